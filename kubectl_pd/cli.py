@@ -1,0 +1,144 @@
+"""The click shell: global flags, lazy subcommands, and the one place that turns errors into exit codes."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from kubectl_pd import __version__
+from kubectl_pd.cluster.config import ClusterOptions, parse_duration
+from kubectl_pd.errors import EXIT_USAGE, PdError
+
+PROG = "kubectl pd"
+
+# name -> (module, attribute, one-line help). Modules load only when their command runs, so
+# `--help` and completion never import what a command needs (the kubernetes client above all).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "create": ("kubectl_pd.commands.create", "create", "Scaffold a multi-role PD ModelDeployment, checked first."),
+    "why-pending": ("kubectl_pd.commands.why_pending", "why_pending",
+                    "Explain why a deployment's pod group is not admitted."),
+    "lint": ("kubectl_pd.commands.lint", "lint", "Find ClusterQueues and ModelDeployments Kueue would refuse."),
+    "completion": ("kubectl_pd.commands.completion", "completion", "Print a shell completion script."),
+    "__complete": ("kubectl_pd.commands.completion", "complete_words", "Complete words (kubectl protocol)."),
+}
+HIDDEN = {"__complete"}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [n for n in COMMANDS if n not in HIDDEN]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        spec = COMMANDS.get(cmd_name)
+        if spec is None:
+            return None
+        module = importlib.import_module(spec[0])
+        return getattr(module, spec[1])
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(n, COMMANDS[n][2]) for n in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _timeout(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return parse_duration(value)
+    except PdError as e:
+        raise click.BadParameter(e.message.split(": ", 1)[-1]) from None
+
+
+_CLUSTER_FLAGS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+    click.option("--kubeconfig", metavar="PATH", help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."),
+    click.option("--context", "kube_context", metavar="NAME", help="The kubeconfig context to use."),
+    click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else `default`)."),
+    click.option("--request-timeout", metavar="DURATION", callback=_timeout, expose_value=True,
+                 help="Wait at most this long for each API request, e.g. 5s, 1m (0: no limit)."),
+]
+
+
+def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command kubectl's connection flags, collected into `cluster: ClusterOptions`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, kubeconfig: str | None, kube_context: str | None, namespace: str | None,
+                request_timeout: float | None, **kwargs: Any) -> Any:
+        mine = ClusterOptions(kubeconfig, kube_context, namespace, request_timeout)
+        parent = click.get_current_context().find_object(ClusterOptions)
+        return fn(*args, cluster=mine.merged(parent), **kwargs)
+
+    for flag in reversed(_CLUSTER_FLAGS):
+        wrapper = flag(wrapper)
+    return wrapper
+
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", prog_name="kubectl-pd", message="%(prog)s %(version)s")
+@click.option("--kubeconfig", metavar="PATH", help="Path to the kubeconfig file.")
+@click.option("--context", "kube_context", metavar="NAME", help="The kubeconfig context to use.")
+@click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else `default`).")
+@click.option("--request-timeout", metavar="DURATION", callback=_timeout, help="Per-request timeout, e.g. 5s.")
+@click.pass_context
+def cli(ctx: click.Context, kubeconfig: str | None, kube_context: str | None, namespace: str | None,
+        request_timeout: float | None) -> None:
+    """Prefill/decode deployments on Kubernetes, admitted all-or-nothing through Kueue.
+
+    \b
+    kubectl pd create NAME --model M --prefill 1 --decode 2 --instance-type IT
+    kubectl pd why-pending NAME            explain a pending deployment
+    kubectl pd lint -f queues.yaml         find ClusterQueues Kueue would refuse
+    """
+    ctx.obj = ClusterOptions(kubeconfig, kube_context, namespace, request_timeout)
+
+
+def _usage_line(e: click.UsageError) -> str:
+    ctx = e.ctx
+    where = ctx.command_path if ctx is not None else PROG
+    msg = e.format_message().strip().replace("\n", " ")
+    return f"error: {msg} (see '{where} --help')"
+
+
+def main(argv: list[str] | None = None, prog_name: str = PROG) -> None:
+    """Run the CLI; every failure becomes one `error:` line and kubectl's exit codes."""
+    debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
+    try:
+        rv = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
+    except click.UsageError as e:  # includes BadParameter, NoSuchOption
+        click.echo(_usage_line(e), err=True)
+        sys.exit(EXIT_USAGE)
+    except click.exceptions.Abort:
+        click.echo("error: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        click.echo(f"error: {e.format_message()}", err=True)
+        sys.exit(e.exit_code)
+    except PdError as e:
+        click.echo(f"error: {e.message}", err=True)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        # the reader went away (`| head`): not an error worth a message
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
+    except Exception as e:  # a bug of ours: still one line, the traceback only on request
+        if debug:
+            raise
+        click.echo(
+            f"error: internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+            "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it",
+            err=True,
+        )
+        sys.exit(1)
+    sys.exit(rv if isinstance(rv, int) else 0)

@@ -1,0 +1,1 @@
+"""Reading the cluster: one `Source` protocol, a live and a snapshot implementation."""

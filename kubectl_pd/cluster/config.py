@@ -1,0 +1,126 @@
+"""kubectl's connection flags and kubeconfig reading, without importing the kubernetes client."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubectl_pd.errors import InputError, PdError
+
+_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
+def parse_duration(text: str, flag: str = "--request-timeout") -> float | None:
+    """kubectl durations: `0` (no timeout), `30` (seconds), `5s`, `1m30s`, `500ms`, `1h`."""
+    t = text.strip()
+    if t in ("0", ""):
+        return None
+    if re.fullmatch(r"\d+", t):
+        return float(t)
+    pos, total = 0, 0.0
+    for m in _DURATION_RE.finditer(t):
+        if m.start() != pos:
+            break
+        value, unit = float(m.group(1)), m.group(2)
+        total += value * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[unit]
+        pos = m.end()
+    if pos != len(t) or pos == 0:
+        raise InputError(
+            f"invalid {flag} value {text!r}: use a duration like 5s, 1m or 500ms (0 means no timeout)"
+        )
+    return total or None
+
+
+@dataclass
+class ClusterOptions:
+    """The flags every command takes to reach a cluster."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    namespace: str | None = None  # as given with -n; None means the context's namespace
+    request_timeout: float | None = None
+
+    def merged(self, parent: ClusterOptions | None) -> ClusterOptions:
+        """Values given on the subcommand win over those given before it."""
+        if parent is None:
+            return self
+        return ClusterOptions(
+            kubeconfig=self.kubeconfig or parent.kubeconfig,
+            context=self.context or parent.context,
+            namespace=self.namespace or parent.namespace,
+            request_timeout=self.request_timeout if self.request_timeout is not None else parent.request_timeout,
+        )
+
+
+def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
+    if opts.kubeconfig:
+        return [opts.kubeconfig]
+    env = os.environ.get("KUBECONFIG")
+    if env:
+        return [p for p in env.split(os.pathsep) if p]
+    return [str(Path.home() / ".kube" / "config")]
+
+
+def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
+    """Merge kubeconfig files like kubectl: the first file to set a value (or named entry) wins."""
+    paths = kubeconfig_paths(opts)
+    merged: dict[str, Any] = {"contexts": [], "clusters": [], "users": []}
+    found = False
+    for p in paths:
+        if not os.path.exists(p):
+            if opts.kubeconfig:
+                raise InputError(f"kubeconfig {p}: no such file")
+            continue
+        try:
+            with open(p, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh) or {}
+        except (OSError, yaml.YAMLError) as e:
+            where = ""
+            mark = getattr(e, "problem_mark", None)
+            if mark is not None:
+                where = f":{mark.line + 1}"
+            raise InputError(f"kubeconfig {p}{where}: cannot be read as YAML") from None
+        if not isinstance(data, dict):
+            raise InputError(f"kubeconfig {p}: not a kubeconfig (expected a mapping)")
+        found = True
+        if "current-context" in data and "current-context" not in merged:
+            merged["current-context"] = data["current-context"]
+        for section in ("contexts", "clusters", "users"):
+            have = {e.get("name") for e in merged[section]}
+            for entry in data.get(section) or []:
+                if isinstance(entry, dict) and entry.get("name") not in have:
+                    merged[section].append(entry)
+    if not found:
+        raise PdError(
+            "no kubeconfig found: set --kubeconfig or KUBECONFIG, or work offline with --from-file/-f"
+        )
+    return merged
+
+
+def resolve_context(opts: ClusterOptions, config: dict[str, Any]) -> dict[str, Any]:
+    """The context entry to use, with a clear error when it does not exist."""
+    name = opts.context or config.get("current-context")
+    names = [c.get("name") for c in config["contexts"]]
+    if not name:
+        raise PdError("the kubeconfig has no current context: pass --context NAME")
+    for c in config["contexts"]:
+        if c.get("name") == name:
+            return c
+    avail = ", ".join(str(n) for n in names) or "none"
+    raise PdError(f'context "{name}" not found in the kubeconfig (available: {avail})')
+
+
+def default_namespace(opts: ClusterOptions) -> str:
+    """-n if given, else the context's namespace, else `default` (also when no kubeconfig exists)."""
+    if opts.namespace:
+        return opts.namespace
+    try:
+        ctx = resolve_context(opts, read_kubeconfig(opts))
+    except PdError:
+        return "default"
+    return str((ctx.get("context") or {}).get("namespace") or "default")

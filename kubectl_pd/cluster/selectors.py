@@ -1,0 +1,90 @@
+"""Label and field selectors, evaluated locally for snapshots (the API server does it live)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubectl_pd.errors import InputError
+
+Predicate = Callable[[Mapping[str, str]], bool]
+
+_SET_RE = re.compile(r"^\s*([^\s!=]+)\s+(in|notin)\s+\(([^)]*)\)\s*$")
+
+
+def _split_terms(selector: str) -> list[str]:
+    """Split on commas that are not inside a `(...)` value set."""
+    terms, depth, cur = [], 0, []
+    for ch in selector:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            terms.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    terms.append("".join(cur))
+    return [t.strip() for t in terms if t.strip()]
+
+
+def parse_label_selector(selector: str | None) -> Predicate:
+    """Compile `a=b,c!=d,e in (x,y),!f,g` into a predicate over a label map."""
+    if not selector:
+        return lambda labels: True
+    checks: list[Predicate] = []
+    for term in _split_terms(selector):
+        m = _SET_RE.match(term)
+        if m:
+            key, op, values = m.group(1), m.group(2), {v.strip() for v in m.group(3).split(",") if v.strip()}
+            if op == "in":
+                checks.append(lambda lb, k=key, vs=values: lb.get(k) in vs)
+            else:
+                checks.append(lambda lb, k=key, vs=values: lb.get(k) not in vs)
+        elif "!=" in term:
+            key, _, value = term.partition("!=")
+            checks.append(lambda lb, k=key.strip(), v=value.strip(): lb.get(k) != v)
+        elif "=" in term:
+            key, _, value = term.partition("=")
+            key = key.strip().rstrip("=")
+            value = value.strip().lstrip("=").strip()
+            checks.append(lambda lb, k=key, v=value: lb.get(k) == v)
+        elif term.startswith("!"):
+            checks.append(lambda lb, k=term[1:].strip(): k not in lb)
+        elif re.fullmatch(r"[A-Za-z0-9_./-]+", term):
+            checks.append(lambda lb, k=term: k in lb)
+        else:
+            raise InputError(f"invalid label selector {selector!r}: cannot parse {term!r}")
+    return lambda labels: all(c(labels) for c in checks)
+
+
+def field_value(obj: Mapping[str, Any], dotted: str) -> str | None:
+    cur: Any = obj
+    for part in dotted.split("."):
+        if not isinstance(cur, Mapping):
+            return None
+        cur = cur.get(part)
+    return None if cur is None else str(cur)
+
+
+def parse_field_selector(selector: str | None) -> Callable[[Mapping[str, Any]], bool]:
+    """Equality field selectors (`involvedObject.name=x,metadata.namespace!=y`)."""
+    if not selector:
+        return lambda obj: True
+    checks = []
+    for term in _split_terms(selector):
+        if "!=" in term:
+            key, _, value = term.partition("!=")
+            checks.append((key.strip(), value.strip(), False))
+        elif "=" in term:
+            key, _, value = term.partition("=")
+            checks.append((key.strip().rstrip("="), value.strip().lstrip("="), True))
+        else:
+            raise InputError(f"invalid field selector {selector!r}: cannot parse {term!r}")
+
+    def pred(obj: Mapping[str, Any]) -> bool:
+        return all((field_value(obj, k) == v) == eq for k, v, eq in checks)
+
+    return pred

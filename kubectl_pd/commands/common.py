@@ -1,0 +1,65 @@
+"""Pieces every command shares: opening a Source, printing data, colour."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+import yaml
+
+from kubectl_pd.cluster.config import ClusterOptions, default_namespace
+from kubectl_pd.cluster.source import Source
+
+
+def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
+    """Files when given (`-f`/`--from-file`), else the live cluster of the chosen context."""
+    if files:
+        from kubectl_pd.cluster.snapshot import SnapshotSource
+
+        return SnapshotSource.from_paths(files)
+    from kubectl_pd.cluster.live import LiveSource
+
+    return LiveSource(cluster)
+
+
+def namespace(cluster: ClusterOptions) -> str:
+    return default_namespace(cluster)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block-style YAML with keys in insertion order, like kubectl prints."""
+
+
+def _str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _str_presenter)
+
+
+def to_yaml(data: Any) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def dump(data: Any, fmt: str) -> str:
+    """`-o json` or `-o yaml` of plain data."""
+    return to_json(data) if fmt == "json" else to_yaml(data)
+
+
+def use_color(stream: IO[str] | None = None) -> bool:
+    """Colour only on a terminal, never with NO_COLOR set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    s = stream or sys.stdout
+    try:
+        return s.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,1 @@
+"""Kueue API knowledge: version normalisation, quantities, message parsing."""

@@ -1,0 +1,85 @@
+"""Kubernetes resource quantities as exact fractions: quota arithmetic must not round."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_RE = re.compile(r"^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$")
+_SUFFIX = {
+    "": Fraction(1), "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
+    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+    "P": Fraction(10**15), "E": Fraction(10**18),
+    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+}
+
+CREDITS_PER_CARD = 1_600_000
+CREDITS_PREFIX = "credits.gpustack.ai/"
+
+
+class QuantityError(ValueError):
+    pass
+
+
+def parse(value: object) -> Fraction:
+    """Parse `1600k`, `500m`, `10Gi`, `1e3`, 4 or 2.5 exactly; raise QuantityError otherwise."""
+    if isinstance(value, bool):
+        raise QuantityError(f"{value!r} is not a quantity")
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(str(value))
+    if not isinstance(value, str):
+        raise QuantityError(f"{value!r} is not a quantity")
+    m = _RE.match(value.strip())
+    if not m:
+        raise QuantityError(f"{value!r} is not a quantity")
+    sign, number, exponent, suffix = m.groups()
+    q = Fraction(number) * (Fraction(10) ** int(exponent[1:]) if exponent else _SUFFIX[suffix or ""])
+    return -q if sign == "-" else q
+
+
+def try_parse(value: object) -> Fraction | None:
+    try:
+        return parse(value)
+    except QuantityError:
+        return None
+
+
+def format_quantity(q: Fraction, resource: str = "") -> str:
+    """Render like Kubernetes would: cpu in cores or `m`, memory in binary units, else decimal."""
+    if q < 0:
+        return "-" + format_quantity(-q, resource)
+    if q.denominator == 1:
+        n = q.numerator
+        if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+            for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+                unit = _SUFFIX[suffix].numerator
+                if n >= unit and n % unit == 0:
+                    return f"{n // unit}{suffix}"
+            return str(n)
+        for suffix in ("E", "P", "T", "G", "M", "k"):
+            unit = _SUFFIX[suffix].numerator
+            if n >= unit and n % unit == 0:
+                return f"{n // unit}{suffix}"
+        return str(n)
+    milli = q * 1000
+    if milli.denominator == 1:
+        return f"{milli.numerator}m"
+    return f"{float(q):g}"
+
+
+def is_credits(resource: str) -> bool:
+    return resource.startswith(CREDITS_PREFIX)
+
+
+def cards(q: Fraction) -> Fraction:
+    """GPUStack credits as accelerator cards (1,600,000 credits per card)."""
+    return q / CREDITS_PER_CARD
+
+
+def format_cards(q: Fraction) -> str:
+    c = cards(q)
+    text = str(c.numerator) if c.denominator == 1 else f"{float(c):.3g}"
+    return f"{text} card" + ("" if c == 1 else "s")

@@ -1,0 +1,323 @@
+"""A small, real HTTP Kubernetes API server on loopback, for integration tests.
+
+It serves discovery, GET/list (namespaced, cluster-scoped and all-namespaces) with label and field
+selectors and pagination, POST with 409 and dryRun, Status bodies for 401/403/404/409, raw paths
+(the visibility API), and keeps a log of every request so a test can assert "only GETs were sent"
+or "no request at all". The real `kubernetes` client talks to it through a real kubeconfig.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import yaml
+
+from kubectl_pd.cluster import kinds as product_kinds
+from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
+
+TOKEN = "loopback-test-token-do-not-print"
+USER = "system:serviceaccount:pd-tests:reader"
+
+DEFAULT_GROUPS: dict[str, list[str]] = {
+    "": ["v1"],
+    "kueue.x-k8s.io": ["v1beta2", "v1beta1"],
+    "worker.gpustack.ai": ["v1alpha1"],
+    "apiextensions.k8s.io": ["v1"],
+    "visibility.kueue.x-k8s.io": ["v1beta2", "v1beta1"],
+}
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any = None
+
+
+@dataclass
+class Forbid:
+    """Answer 403 to `verb` on `plural` (in `namespace`, or anywhere when None)."""
+
+    verb: str
+    plural: str
+    namespace: str | None = None
+
+
+def _kind_info(kind: str, api_version: str) -> tuple[str, str, bool]:
+    group = api_version.rpartition("/")[0] if "/" in api_version else ""
+    k = product_kinds.KINDS.get(kind)
+    if k is not None:
+        return group, k.plural, k.namespaced
+    return group, kind.lower() + "s", True
+
+
+@dataclass
+class FakeApiServer:
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    groups: dict[str, list[str]] = field(default_factory=lambda: copy.deepcopy(DEFAULT_GROUPS))
+    forbid: list[Forbid] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)  # path -> JSON body (200)
+    delay: float = 0.0  # seconds to wait before answering any request
+    token: str = TOKEN
+    page_size: int | None = None  # paginate lists with `continue` when set
+
+    def __post_init__(self) -> None:
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._store: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        self._namespaced: dict[tuple[str, str], bool] = {}
+        for obj in self.objects:
+            self.put(obj)
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # -- object store ---------------------------------------------------------------------
+    def put(self, obj: dict[str, Any]) -> None:
+        group, plural, namespaced = _kind_info(obj["kind"], obj["apiVersion"])
+        meta = obj.setdefault("metadata", {})
+        ns = meta.get("namespace", "default") if namespaced else ""
+        if namespaced:
+            meta["namespace"] = ns
+        meta.setdefault("uid", str(uuid.uuid4()))
+        meta.setdefault("resourceVersion", "1")
+        with self._lock:
+            self._namespaced[(group, plural)] = namespaced
+            self._store[(group, plural, ns, meta["name"])] = copy.deepcopy(obj)
+
+    def delete(self, kind: str, api_version: str, name: str, namespace: str = "") -> None:
+        group, plural, _ = _kind_info(kind, api_version)
+        with self._lock:
+            self._store.pop((group, plural, namespace, name), None)
+
+    def stored(self, kind: str, api_version: str, name: str, namespace: str = "") -> dict[str, Any] | None:
+        group, plural, _ = _kind_info(kind, api_version)
+        with self._lock:
+            obj = self._store.get((group, plural, namespace, name))
+            return copy.deepcopy(obj) if obj else None
+
+    @property
+    def methods(self) -> list[str]:
+        return [r.method for r in self.requests]
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self) -> FakeApiServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                status, body, ctype = server.handle(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # -- kubeconfig -----------------------------------------------------------------------
+    def write_kubeconfig(self, path: Path, *, namespace: str | None = None, token: str | None = None,
+                         context: str = "loopback") -> Path:
+        ctx: dict[str, Any] = {"cluster": "loopback", "user": "tester"}
+        if namespace:
+            ctx["namespace"] = namespace
+        doc = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "loopback", "cluster": {"server": self.url}}],
+            "users": [{"name": "tester", "user": {"token": token if token is not None else self.token}}],
+            "contexts": [{"name": context, "context": ctx}],
+            "current-context": context,
+        }
+        path.write_text(yaml.safe_dump(doc))
+        return path
+
+    # -- request handling -----------------------------------------------------------------
+    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any, str]:
+        parts = urlsplit(target)
+        path = parts.path
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        body = None
+        if raw:
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+        self.requests.append(Request(method, path, query, body))
+        if self.delay:
+            time.sleep(self.delay)
+        if headers.get("authorization") != f"Bearer {self.token}":
+            return 401, _status(401, "Unauthorized", "Unauthorized"), "application/json"
+        if path in self.raw:
+            if method != "GET":
+                return 405, _status(405, "MethodNotAllowed", "method not allowed"), "application/json"
+            value = self.raw[path]
+            if isinstance(value, tuple):  # (status, body)
+                return value[0], value[1], "application/json"
+            return 200, value, "application/json"
+        segs = [unquote(s) for s in path.strip("/").split("/") if s]
+        if segs == ["api"]:
+            return 200, {"kind": "APIVersions", "versions": ["v1"]}, "application/json"
+        if segs == ["apis"]:
+            return 200, self._group_list(), "application/json"
+        if len(segs) == 2 and segs[0] == "apis":
+            if segs[1] not in self.groups or segs[1] == "":
+                return 404, b"404 page not found\n", "text/plain"
+            return 200, self._group(segs[1]), "application/json"
+        if segs[:1] == ["api"] and len(segs) >= 2:
+            group, version, rest = "", segs[1], segs[2:]
+        elif segs[:1] == ["apis"] and len(segs) >= 3:
+            group, version, rest = segs[1], segs[2], segs[3:]
+        else:
+            return 404, b"404 page not found\n", "text/plain"
+        if version not in self.groups.get(group, []):
+            return 404, b"404 page not found\n", "text/plain"
+        if not rest:
+            return 200, {"kind": "APIResourceList", "groupVersion": _gv(group, version), "resources": []}, \
+                "application/json"
+        ns = ""
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            ns, rest = rest[1], rest[2:]
+        plural, name = rest[0], (rest[1] if len(rest) > 1 else None)
+        if len(rest) > 2:
+            return 404, b"404 page not found\n", "text/plain"
+        verb = {"GET": "get" if name else "list", "POST": "create", "PUT": "update", "PATCH": "patch",
+                "DELETE": "delete"}.get(method, method.lower())
+        for rule in self.forbid:
+            if rule.verb == verb and rule.plural == plural and rule.namespace in (None, ns or None):
+                return 403, self._forbidden(verb, plural, group, ns), "application/json"
+        if method == "GET" and name:
+            with self._lock:
+                obj = self._store.get((group, plural, ns, name))
+            if obj is None:
+                return 404, _status(404, "NotFound", f'{_res(plural, group)} "{name}" not found',
+                                    details={"name": name, "group": group, "kind": plural}), "application/json"
+            return 200, obj, "application/json"
+        if method == "GET":
+            return 200, self._list(group, version, plural, ns, query), "application/json"
+        if method == "POST" and not name:
+            return self._create(group, plural, ns, query, body)
+        return 405, _status(405, "MethodNotAllowed", f"{method} is not supported by this test server"), \
+            "application/json"
+
+    def _list(self, group: str, version: str, plural: str, ns: str, query: dict[str, str]) -> dict[str, Any]:
+        labels = parse_label_selector(query.get("labelSelector"))
+        fields = parse_field_selector(query.get("fieldSelector"))
+        with self._lock:
+            items = [copy.deepcopy(o) for (g, p, n, _), o in sorted(self._store.items())
+                     if g == group and p == plural and (not ns or n == ns)]
+        items = [o for o in items if labels(o["metadata"].get("labels") or {}) and fields(o)]
+        meta: dict[str, Any] = {"resourceVersion": "1"}
+        if self.page_size:
+            start = int(query.get("continue") or 0)
+            end = start + self.page_size
+            if end < len(items):
+                meta["continue"] = str(end)
+            items = items[start:end]
+        kind = items[0]["kind"] + "List" if items else "List"
+        return {"kind": kind, "apiVersion": _gv(group, version), "metadata": meta, "items": items}
+
+    def _create(self, group: str, plural: str, ns: str, query: dict[str, str], body: Any) -> tuple[int, Any, str]:
+        if not isinstance(body, dict) or "metadata" not in body:
+            return 400, _status(400, "BadRequest", "the body is not an object"), "application/json"
+        name = body["metadata"].get("name")
+        key = (group, plural, ns, name)
+        with self._lock:
+            exists = key in self._store
+        if exists:
+            return 409, _status(409, "AlreadyExists", f'{_res(plural, group)} "{name}" already exists',
+                                details={"name": name, "group": group, "kind": plural}), "application/json"
+        obj = copy.deepcopy(body)
+        if ns:
+            obj["metadata"]["namespace"] = ns
+        obj["metadata"].setdefault("uid", str(uuid.uuid4()))
+        obj["metadata"].setdefault("creationTimestamp", "2026-11-29T12:00:00Z")
+        if query.get("dryRun") != "All":
+            with self._lock:
+                self._store[key] = copy.deepcopy(obj)
+        return 201, obj, "application/json"
+
+    def _forbidden(self, verb: str, plural: str, group: str, ns: str) -> dict[str, Any]:
+        scope = f'in the namespace "{ns}"' if ns else "at the cluster scope"
+        msg = (f'{_res(plural, group)} is forbidden: User "{USER}" cannot {verb} resource "{plural}" '
+               f'in API group "{group}" {scope}')
+        return _status(403, "Forbidden", msg, details={"group": group, "kind": plural})
+
+    def _group(self, group: str) -> dict[str, Any]:
+        versions = [{"groupVersion": _gv(group, v), "version": v} for v in self.groups[group]]
+        return {"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": versions,
+                "preferredVersion": versions[0]}
+
+    def _group_list(self) -> dict[str, Any]:
+        return {"kind": "APIGroupList", "apiVersion": "v1",
+                "groups": [self._group(g) for g in self.groups if g]}
+
+
+def _gv(group: str, version: str) -> str:
+    return f"{group}/{version}" if group else version
+
+
+def _res(plural: str, group: str) -> str:
+    return f"{plural}.{group}" if group else plural
+
+
+def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                           "message": message, "reason": reason, "code": code}
+    if details:
+        out["details"] = details
+    return out
+
+
+def load_objects(*paths: Path) -> list[dict[str, Any]]:
+    """Every object in fixture files (multi-document YAML or Lists)."""
+    out: list[dict[str, Any]] = []
+    for p in paths:
+        for doc in yaml.safe_load_all(Path(p).read_text()):
+            if not doc:
+                continue
+            if doc.get("kind", "").endswith("List") and isinstance(doc.get("items"), list):
+                out.extend(doc["items"])
+            else:
+                out.append(doc)
+    return out
+
+
+def objects_of(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [copy.deepcopy(d) for d in docs]
