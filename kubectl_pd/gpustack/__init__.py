@@ -1,0 +1,1 @@
+"""GPUStack ModelDeployment knowledge: role rules, profiles of the API, names and credits."""

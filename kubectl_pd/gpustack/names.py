@@ -1,0 +1,41 @@
+"""Names GPUStack derives: hashed pod-group and LocalQueue names (FNV-1a, 64 bit)."""
+
+from __future__ import annotations
+
+import re
+
+FNV_PREFIX = "gpustack-fnv64-"
+_OFFSET = 0xCBF29CE484222325
+_PRIME = 0x100000001B3
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def fnv1a64(text: str) -> int:
+    h = _OFFSET
+    for byte in text.encode("utf-8"):
+        h ^= byte
+        h = (h * _PRIME) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def hashed(text: str) -> str:
+    """`gpustack-fnv64-` + 16 lowercase hex digits of FNV-1a 64 of `text`."""
+    return f"{FNV_PREFIX}{fnv1a64(text):016x}"
+
+
+def is_label_value(value: str) -> bool:
+    return len(value) <= 63 and bool(_LABEL_VALUE.match(value))
+
+
+def pod_group_name(namespace: str, name: str) -> str:
+    """The seed design's group name: the deployment's name, or its hash when not a valid label value
+    (Kueue also needs a DNS subdomain, since the Workload is named after the group)."""
+    if is_label_value(name) and _DNS_SUBDOMAIN.match(name):
+        return name
+    return hashed(f"{namespace}/{name}")
+
+
+def local_queue_name(cluster_queue: str) -> str:
+    """GPUStack's LocalQueue for an InstanceType (= ClusterQueue name): always hashed, 31 characters."""
+    return hashed(cluster_queue)
