@@ -57,7 +57,8 @@ def _timeout(ctx: click.Context, param: click.Parameter, value: str | None) -> f
 
 
 _CLUSTER_FLAGS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-    click.option("--kubeconfig", metavar="PATH", help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."),
+    click.option("--kubeconfig", metavar="PATH",
+                 help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."),
     click.option("--context", "kube_context", metavar="NAME", help="The kubeconfig context to use."),
     click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else `default`)."),
     click.option("--request-timeout", metavar="DURATION", callback=_timeout, expose_value=True,

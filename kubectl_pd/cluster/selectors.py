@@ -45,19 +45,33 @@ def parse_label_selector(selector: str | None) -> Predicate:
                 checks.append(lambda lb, k=key, vs=values: lb.get(k) not in vs)
         elif "!=" in term:
             key, _, value = term.partition("!=")
-            checks.append(lambda lb, k=key.strip(), v=value.strip(): lb.get(k) != v)
+            checks.append(_not_equal(key.strip(), value.strip()))
         elif "=" in term:
             key, _, value = term.partition("=")
-            key = key.strip().rstrip("=")
-            value = value.strip().lstrip("=").strip()
-            checks.append(lambda lb, k=key, v=value: lb.get(k) == v)
+            checks.append(_equal(key.strip().rstrip("="), value.strip().lstrip("=").strip()))
         elif term.startswith("!"):
-            checks.append(lambda lb, k=term[1:].strip(): k not in lb)
+            checks.append(_absent(term[1:].strip()))
         elif re.fullmatch(r"[A-Za-z0-9_./-]+", term):
-            checks.append(lambda lb, k=term: k in lb)
+            checks.append(_present(term))
         else:
             raise InputError(f"invalid label selector {selector!r}: cannot parse {term!r}")
     return lambda labels: all(c(labels) for c in checks)
+
+
+def _equal(k: str, v: str) -> Predicate:
+    return lambda lb: lb.get(k) == v
+
+
+def _not_equal(k: str, v: str) -> Predicate:
+    return lambda lb: lb.get(k) != v
+
+
+def _absent(k: str) -> Predicate:
+    return lambda lb: k not in lb
+
+
+def _present(k: str) -> Predicate:
+    return lambda lb: k in lb
 
 
 def field_value(obj: Mapping[str, Any], dotted: str) -> str | None:
