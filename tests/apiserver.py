@@ -122,7 +122,8 @@ class FakeApiServer:
             def _serve(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                status, body, ctype = server.handle(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, body, ctype = server.handle(self.command, self.path, headers, raw)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
                     self.send_response(status)
