@@ -41,6 +41,16 @@ class LazyGroup(click.Group):
         module = importlib.import_module(spec[0])
         return getattr(module, spec[1])
 
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[Any]:
+        """Subcommand names from the registry: Tab must not import every command's module."""
+        from click.shell_completion import CompletionItem
+
+        items: list[Any] = [CompletionItem(n, help=COMMANDS[n][2]) for n in self.list_commands(ctx)
+                            if n.startswith(incomplete)]
+        if incomplete.startswith("-") or not items:
+            items.extend(click.Command.shell_complete(self, ctx, incomplete))
+        return items
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, COMMANDS[n][2]) for n in self.list_commands(ctx)]
         with formatter.section("Commands"):
@@ -56,11 +66,27 @@ def _timeout(ctx: click.Context, param: click.Parameter, value: str | None) -> f
         raise click.BadParameter(e.message.split(": ", 1)[-1]) from None
 
 
+def _complete_namespaces(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Live namespace names on Tab; imported here so --help never loads the completion code."""
+    from kubectl_pd.completion_live import namespaces
+
+    return namespaces(ctx, param, incomplete)
+
+
+def _complete_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Context names from the kubeconfig (no request)."""
+    from kubectl_pd.completion_live import kube_contexts
+
+    return kube_contexts(ctx, param, incomplete)
+
+
 _CLUSTER_FLAGS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option("--kubeconfig", metavar="PATH",
                  help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."),
-    click.option("--context", "kube_context", metavar="NAME", help="The kubeconfig context to use."),
-    click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else `default`)."),
+    click.option("--context", "kube_context", metavar="NAME", shell_complete=_complete_contexts,
+                 help="The kubeconfig context to use."),
+    click.option("-n", "--namespace", metavar="NS", shell_complete=_complete_namespaces,
+                 help="Namespace (default: the context's, else `default`)."),
     click.option("--request-timeout", metavar="DURATION", callback=_timeout, expose_value=True,
                  help="Wait at most this long for each API request, e.g. 5s, 1m (0: no limit)."),
 ]
@@ -87,8 +113,10 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="kubectl-pd", message="%(prog)s %(version)s")
 @click.option("--kubeconfig", metavar="PATH", help="Path to the kubeconfig file.")
-@click.option("--context", "kube_context", metavar="NAME", help="The kubeconfig context to use.")
-@click.option("-n", "--namespace", metavar="NS", help="Namespace (default: the context's, else `default`).")
+@click.option("--context", "kube_context", metavar="NAME", shell_complete=_complete_contexts,
+              help="The kubeconfig context to use.")
+@click.option("-n", "--namespace", metavar="NS", shell_complete=_complete_namespaces,
+              help="Namespace (default: the context's, else `default`).")
 @click.option("--request-timeout", metavar="DURATION", callback=_timeout, help="Per-request timeout, e.g. 5s.")
 @click.pass_context
 def cli(ctx: click.Context, kubeconfig: str | None, kube_context: str | None, namespace: str | None,
@@ -114,7 +142,7 @@ def main(argv: list[str] | None = None, prog_name: str = PROG) -> None:
     """Run the CLI; every failure becomes one `error:` line and kubectl's exit codes."""
     debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
     try:
-        rv = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
+        rv = cli.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_PD_COMPLETE", standalone_mode=False)
     except click.UsageError as e:  # includes BadParameter, NoSuchOption
         click.echo(_usage_line(e), err=True)
         sys.exit(EXIT_USAGE)

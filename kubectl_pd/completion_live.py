@@ -1,0 +1,136 @@
+"""Completion candidates read from the cluster: namespaces for `-n`, ModelDeployment names for targets.
+
+A Tab press must never hang or print errors into the shell, so every lookup runs under one deadline
+(`--request-timeout`, 2s by default here, covering client import, auth and every request) and
+answers an empty list on any failure. The kubernetes client is imported only inside the lookup.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import click
+from click.shell_completion import CompletionItem
+
+from kubectl_pd.cluster.config import ClusterOptions, default_namespace, parse_duration, read_kubeconfig
+
+DEFAULT_TIMEOUT = 2.0  # seconds: a completion has to feel instant or give up
+
+_KEYS = ("kubeconfig", "kube_context", "namespace", "request_timeout")
+
+
+def options_from_params(chain: Iterable[Mapping[str, Any]]) -> ClusterOptions:
+    """Connection flags from parsed params, innermost command first (its values win)."""
+    found: dict[str, Any] = {}
+    for params in chain:
+        for key in _KEYS:
+            if found.get(key) is None and params.get(key) is not None:
+                found[key] = params[key]
+    timeout = found.get("request_timeout")
+    if isinstance(timeout, str):  # a value whose callback did not run: parse it here, quietly
+        try:
+            timeout = parse_duration(timeout)
+        except Exception:
+            timeout = None
+    return ClusterOptions(
+        kubeconfig=found.get("kubeconfig"),
+        context=found.get("kube_context"),
+        namespace=found.get("namespace"),
+        request_timeout=float(timeout) if timeout else DEFAULT_TIMEOUT,
+    )
+
+
+def matching(names: Iterable[str], incomplete: str) -> list[str]:
+    """Sorted, unique names that start with what was typed."""
+    return sorted({n for n in names if n and n.startswith(incomplete)})
+
+
+def within(deadline: float, lookup: Callable[[], list[str]]) -> list[str]:
+    """Run `lookup` for at most `deadline` seconds; [] if it fails or is late (the thread is abandoned)."""
+    box: list[list[str]] = []
+
+    def run() -> None:
+        try:
+            box.append(list(lookup()))
+        except BaseException:  # noqa: B036 - anything at all: completion stays silent
+            pass
+
+    worker = threading.Thread(target=run, name="kubectl-pd-completion", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    return box[0] if box and not worker.is_alive() else []
+
+
+def _chain(ctx: click.Context | None) -> list[Mapping[str, Any]]:
+    out: list[Mapping[str, Any]] = []
+    while ctx is not None:
+        out.append(ctx.params)
+        ctx = ctx.parent
+    return out
+
+
+def _flag(ctx: click.Context | None, name: str) -> Any:
+    for params in _chain(ctx):
+        if params.get(name) is not None:
+            return params[name]
+    return None
+
+
+def _quiet_client_logs() -> None:
+    """No log line may reach the terminal in the middle of a prompt (logging's last-resort handler would)."""
+    import logging
+
+    for name in ("kubernetes", "urllib3"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
+
+
+def _list_names(opts: ClusterOptions, kind: str, namespace: str | None) -> list[str]:
+    from kubectl_pd.cluster.live import LiveSource  # the kubernetes client loads only on this path
+    from kubectl_pd.cluster.source import name_of
+
+    _quiet_client_logs()
+    return [name_of(obj) for obj in LiveSource(opts).list(kind, namespace=namespace)]
+
+
+def _items(names: list[str]) -> list[CompletionItem]:
+    return [CompletionItem(n) for n in names]
+
+
+def namespaces(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """Namespaces of the cluster, for `-n/--namespace`."""
+    try:
+        opts = options_from_params(_chain(ctx))
+        names = within(opts.request_timeout or DEFAULT_TIMEOUT, lambda: _list_names(opts, "Namespace", None))
+        return _items(matching(names, incomplete))
+    except Exception:
+        return []
+
+
+def modeldeployment_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """ModelDeployments in the namespace (-n, else the context's), or everywhere with -A."""
+    try:
+        opts = options_from_params(_chain(ctx))
+        everywhere = bool(_flag(ctx, "all_namespaces"))
+
+        def lookup() -> list[str]:
+            ns = None if everywhere else default_namespace(opts)
+            return _list_names(opts, "ModelDeployment", ns)
+
+        names = within(opts.request_timeout or DEFAULT_TIMEOUT, lookup)
+        return _items(matching(names, incomplete))
+    except Exception:
+        return []
+
+
+def kube_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """Context names from the kubeconfig (a file read, no request), for `--context`."""
+    try:
+        opts = options_from_params(_chain(ctx))
+        config = read_kubeconfig(ClusterOptions(kubeconfig=opts.kubeconfig))
+        return _items(matching((str(c.get("name") or "") for c in config["contexts"]), incomplete))
+    except Exception:
+        return []

@@ -1,0 +1,326 @@
+"""The krew release: manifest rules, a reproducible archive whose sha256 the manifest carries, and a
+zipapp that runs with nothing but Python (no site-packages), directly and through the real kubectl.
+
+The archive is built once per session by scripts/build-release in a copy of the tree (the build
+rewrites krew-manifest.yaml; the work tree is left alone). It downloads pinned wheels from PyPI.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.apiserver import TOKEN
+from tests.conftest import kubectl_binary
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE = ROOT / "tests" / "fixtures" / "release" / "clusterqueue.yaml"
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+ARCHIVE_NAME = f"kubectl-pd-{VERSION}.tar.gz"
+EPOCH = 315532800  # 1980-01-01, what build-release stamps on every entry
+
+
+@dataclass
+class Release:
+    tree: Path  # the copy the build ran in
+    archive: bytes
+    manifest: dict
+    build_output: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.archive).hexdigest()
+
+
+def _copy_tree(dest: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("pyproject.toml", "LICENSE", "krew-manifest.yaml"):
+        shutil.copy2(ROOT / name, dest / name)
+    for name in ("kubectl_pd", "completions", "scripts"):
+        shutil.copytree(ROOT / name, dest / name, ignore=ignore)
+    wheels = ROOT / "build" / "release-wheels"
+    if wheels.is_dir():  # a warm cache only saves downloads; the build checks every hash anyway
+        shutil.copytree(wheels, dest / "build" / "release-wheels")
+
+
+def _build(tree: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    r = subprocess.run([sys.executable, "scripts/build-release"], cwd=tree, capture_output=True, text=True,
+                       env=env, timeout=600)
+    assert r.returncode == 0, f"build-release failed:\n{r.stdout}\n{r.stderr}"
+    return r.stdout
+
+
+@pytest.fixture(scope="session")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Release:
+    tree = tmp_path_factory.mktemp("release-tree")
+    _copy_tree(tree)
+    out = _build(tree)
+    archive = (tree / "dist" / ARCHIVE_NAME).read_bytes()
+    manifest = yaml.safe_load((tree / "krew-manifest.yaml").read_text())
+    return Release(tree, archive, manifest, out)
+
+
+@pytest.fixture(scope="session")
+def unpacked(release: Release, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The archive unpacked into an empty directory, as krew does."""
+    where = tmp_path_factory.mktemp("unpacked")
+    assert list(where.iterdir()) == []
+    with tarfile.open(fileobj=io.BytesIO(release.archive), mode="r:gz") as tar:
+        tar.extractall(where, filter="data")
+    return where
+
+
+@pytest.fixture(scope="session")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory whose only entry is `python3`: the base interpreter, outside any virtualenv."""
+    d = tmp_path_factory.mktemp("python-only")
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    os.symlink(base, d / "python3")
+    return d
+
+
+def isolated(args: list[str], cwd: Path, *, env: dict[str, str] | None = None,
+             timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`python3 -I -S`: no environment variables, no user or system site-packages, not even a venv's."""
+    full = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "XDG_CACHE_HOME": str(cwd / ".cache"), **(env or {})}
+    return subprocess.run([sys.executable, "-I", "-S", *args], cwd=cwd, capture_output=True, text=True,
+                          env=full, timeout=timeout)
+
+
+# -- krew-manifest.yaml ------------------------------------------------------------------------------
+
+
+def _manifest() -> dict:
+    return yaml.safe_load((ROOT / "krew-manifest.yaml").read_text())
+
+
+def test_manifest_header_and_version() -> None:
+    m = _manifest()
+    assert m["apiVersion"] == "krew.googlecontainertools.github.com/v1alpha2"
+    assert m["kind"] == "Plugin"
+    assert m["metadata"]["name"] == "pd" and re.fullmatch(r"[\w-]+", m["metadata"]["name"])
+    assert m["spec"]["version"] == f"v{VERSION}"
+    assert re.fullmatch(r"v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?", m["spec"]["version"])
+    assert m["spec"]["homepage"].startswith("https://")
+
+
+def test_manifest_descriptions() -> None:
+    spec = _manifest()["spec"]
+    short = spec["shortDescription"]
+    assert short and "\n" not in short and len(short) <= 50
+    desc = spec["description"]
+    assert desc.strip()
+    assert all(len(line) <= 80 for line in desc.splitlines()), "description must wrap at 80 columns"
+    assert not re.search(r"(?m)^\s*(\$ |kubectl )", desc) and "kubectl pd " not in desc, "no usage examples"
+    caveats = spec["caveats"]
+    assert "python3" in caveats and "3.11" in caveats
+
+
+def test_manifest_platforms() -> None:
+    spec = _manifest()["spec"]
+    seen = set()
+    for p in spec["platforms"]:
+        assert set(p["selector"]) == {"matchLabels"}
+        labels = p["selector"]["matchLabels"]
+        assert set(labels) == {"os", "arch"}
+        seen.add((labels["os"], labels["arch"]))
+        assert p["uri"].startswith("https://") and p["uri"].endswith("/" + ARCHIVE_NAME)
+        assert f"/v{VERSION}/" in p["uri"]
+        assert re.fullmatch(r"[a-f0-9]{64}", p["sha256"]), "sha256 must be 64 lowercase hex digits"
+        assert p["bin"] == "kubectl-pd"
+        files = {(f["from"], f["to"]) for f in p["files"]}
+        assert {("kubectl-pd", "."), ("kubectl_complete-pd", "."), ("LICENSE", ".")} == files
+    assert seen == {(o, a) for o in ("linux", "darwin") for a in ("amd64", "arm64")}
+
+
+def test_manifest_sha256_matches_a_fresh_build(release: Release) -> None:
+    shas = {p["sha256"] for p in _manifest()["spec"]["platforms"]}
+    assert shas == {release.sha256}, (
+        "krew-manifest.yaml's sha256 does not match a build of this tree: run scripts/build-release"
+    )
+
+
+def test_build_rewrites_the_manifest_only_where_needed(release: Release) -> None:
+    before = (ROOT / "krew-manifest.yaml").read_text()
+    after = (release.tree / "krew-manifest.yaml").read_text()
+    strip = re.compile(r"(?m)^(\s*sha256:).*$")
+    assert strip.sub(r"\1", before) == strip.sub(r"\1", after)
+    assert {p["sha256"] for p in release.manifest["spec"]["platforms"]} == {release.sha256}
+    assert release.sha256 in release.build_output
+
+
+# -- the archive ------------------------------------------------------------------------------------
+
+
+def test_build_is_reproducible(release: Release) -> None:
+    _build(release.tree)
+    again = (release.tree / "dist" / ARCHIVE_NAME).read_bytes()
+    assert again == release.archive
+
+
+def test_archive_layout(release: Release) -> None:
+    assert release.archive[:3] == b"\x1f\x8b\x08"
+    assert release.archive[3] == 0, "no file name or other optional gzip header fields"
+    assert release.archive[4:8] == b"\0\0\0\0", "gzip header mtime must be 0"
+    with tarfile.open(fileobj=io.BytesIO(release.archive), mode="r:gz") as tar:
+        members = tar.getmembers()
+        assert [m.name for m in members] == ["LICENSE", "kubectl-pd", "kubectl_complete-pd"]
+        modes = {m.name: m.mode for m in members}
+        assert modes == {"LICENSE": 0o644, "kubectl-pd": 0o755, "kubectl_complete-pd": 0o755}
+        assert {m.mtime for m in members} == {EPOCH}
+        assert {(m.uid, m.gid, m.uname, m.gname) for m in members} == {(0, 0, "", "")}
+        assert tar.extractfile("LICENSE").read() == (ROOT / "LICENSE").read_bytes()
+        bridge = tar.extractfile("kubectl_complete-pd").read()
+        assert bridge == (ROOT / "completions" / "kubectl_complete-pd").read_bytes()
+
+
+def test_zipapp_contents(unpacked: Path) -> None:
+    app = (unpacked / "kubectl-pd").read_bytes()
+    assert app.startswith(b"#!/usr/bin/env python3\n")
+    with zipfile.ZipFile(unpacked / "kubectl-pd") as zf:
+        names = zf.namelist()
+        assert names[0] == "__main__.py" and names[1:] == sorted(names[1:])
+        assert not [n for n in names if n.endswith((".pyc", ".pyo", ".so", ".pyd", ".dylib"))]
+        assert not [n for n in names if "__pycache__" in n]
+        assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        for required in ("kubectl_pd/cli.py", "kubectl_pd/completion_bridge.py", "click/__init__.py",
+                         "yaml/__init__.py", "kubernetes/client/__init__.py", "tabulate/__init__.py",
+                         "jsonpatch.py", "jsonpointer.py", "urllib3/__init__.py", "certifi/cacert.pem"):
+            assert required in names, required
+        assert zf.read("__main__.py").startswith(b"# kubectl-pd zipapp bootstrap")
+
+
+# -- running it with nothing but Python -------------------------------------------------------------
+
+
+def test_help_with_no_site_packages(unpacked: Path) -> None:
+    r = isolated(["./kubectl-pd", "--help"], unpacked)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Usage: kubectl pd [OPTIONS] COMMAND [ARGS]...")
+    assert "Traceback" not in r.stderr
+
+
+def test_version_with_no_site_packages(unpacked: Path) -> None:
+    r = isolated(["./kubectl-pd", "--version"], unpacked)
+    assert (r.returncode, r.stdout) == (0, f"kubectl-pd {VERSION}\n")
+
+
+def test_lint_with_no_site_packages(unpacked: Path) -> None:
+    r = isolated(["./kubectl-pd", "lint", "-f", str(EXAMPLE)], unpacked)
+    assert r.returncode in (0, 1), r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert r.stdout or r.stderr
+
+
+INSPECT = """
+import json, runpy, sys
+sys.argv = ["kubectl-pd", "--help"]
+try:
+    runpy.run_path("kubectl-pd", run_name="__main__")
+except SystemExit:
+    pass
+import yaml
+out = {name: sys.modules[name].__file__ for name in ("click", "yaml", "kubectl_pd")}
+out["libyaml"] = yaml.__with_libyaml__
+out["kubernetes_loaded"] = any(m.split(".")[0] == "kubernetes" for m in sys.modules)
+out["site_packages"] = [p for p in sys.path if "site-packages" in p or "dist-packages" in p]
+print("@@" + json.dumps(out))
+"""
+
+
+def test_everything_comes_from_the_archive(unpacked: Path) -> None:
+    r = isolated(["-c", INSPECT], unpacked)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.rsplit("@@", 1)[1])
+    assert got["site_packages"] == []
+    cache = str(unpacked / ".cache" / "kubectl-pd")
+    for name in ("click", "yaml", "kubectl_pd"):
+        assert got[name].startswith(cache), (name, got[name])
+    assert got["libyaml"] is False, "the compiled _yaml extension must not be shipped"
+    assert got["kubernetes_loaded"] is False, "--help must not import the kubernetes client"
+
+
+def test_first_run_unpacks_into_the_user_cache(unpacked: Path, tmp_path: Path) -> None:
+    r = isolated([str(unpacked / "kubectl-pd"), "--version"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    builds = list((tmp_path / ".cache" / "kubectl-pd").iterdir())
+    assert len(builds) == 1 and (builds[0] / ".complete").exists()
+    assert (builds[0] / "kubectl_pd" / "cli.py").exists()
+    assert oct(builds[0].stat().st_mode & 0o777) == oct(0o700)
+
+
+def test_runs_from_the_zip_when_no_cache_can_be_made(unpacked: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    r = isolated([str(unpacked / "kubectl-pd"), "--help"], tmp_path, env={"XDG_CACHE_HOME": str(blocker)})
+    assert r.returncode == 0 and r.stdout.startswith("Usage: kubectl pd "), r.stderr
+    r = isolated([str(unpacked / "kubectl-pd"), "lint", "-f", str(EXAMPLE)], tmp_path,
+                 env={"KUBECTL_PD_NO_CACHE": "1"})
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / ".cache").exists()
+
+
+def test_bundled_kubernetes_client_talks_to_a_cluster(unpacked: Path, apiserver: Callable) -> None:
+    ns = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in ("ml", "mlops", "web")]
+    server, env = apiserver(ns)
+    args = ["./kubectl-pd", "__complete", "why-pending", "--request-timeout", "20s", "-n", "ml"]
+    r = isolated(args, unpacked, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "ml\nmlops\n:4\n"
+    assert set(server.methods) == {"GET"}
+    assert TOKEN not in r.stdout + r.stderr
+
+
+# -- through the real kubectl, with only the unpacked directory added to PATH -----------------------
+
+
+def _kubectl(args: list[str], unpacked: Path, bare_python: Path,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = {"PATH": f"{unpacked}{os.pathsep}{bare_python}", "HOME": str(unpacked),
+            "XDG_CACHE_HOME": str(unpacked / ".cache"), "KUBECONFIG": str(unpacked / "no-kubeconfig"),
+            **(env or {})}
+    return subprocess.run([kubectl_binary(), *args], capture_output=True, text=True, env=full, timeout=120)
+
+
+def test_kubectl_runs_the_unpacked_plugin(unpacked: Path, bare_python: Path) -> None:
+    listed = _kubectl(["plugin", "list"], unpacked, bare_python)
+    assert str(unpacked / "kubectl-pd") in listed.stdout, listed.stdout + listed.stderr
+    r = _kubectl(["pd", "--help"], unpacked, bare_python)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Usage: kubectl pd [OPTIONS] COMMAND [ARGS]...")
+
+
+def test_kubectl_lint_with_the_unpacked_plugin(unpacked: Path, bare_python: Path) -> None:
+    r = _kubectl(["pd", "lint", "-f", str(EXAMPLE)], unpacked, bare_python)
+    assert r.returncode in (0, 1), r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+def test_kubectl_completes_through_the_unpacked_bridge(unpacked: Path, bare_python: Path) -> None:
+    r = _kubectl(["__complete", "pd", "wh"], unpacked, bare_python)
+    assert r.returncode == 0, r.stderr
+    assert f"About to call: {unpacked / 'kubectl_complete-pd'}" in r.stderr
+    assert r.stdout.splitlines()[0].split("\t")[0] == "why-pending"
+    assert r.stdout.splitlines()[-1] == ":4"
+
+
+def test_gzip_member_is_the_plain_tar(release: Release) -> None:
+    raw = gzip.decompress(release.archive)
+    assert len(raw) % 512 == 0 and raw[257:262] == b"ustar"
