@@ -1,15 +1,316 @@
-"""`kubectl pd create` (not built yet)."""
+"""`kubectl pd create`: flags in, a ModelDeployment (or the seed's pod group) out, checked first.
+
+The shell: parse flags, call the pure core in kubectl_pd.create, talk to the cluster, print, and pick
+the exit code. Validation problems are exit 1 and come before any request; malformed flag syntax is
+exit 2.
+"""
 
 from __future__ import annotations
+
+import os
+import sys
+from typing import Any
 
 import click
 
 from kubectl_pd.cli import cluster_options
-from kubectl_pd.errors import PdError
+from kubectl_pd.cluster.config import ClusterOptions, parse_duration
+from kubectl_pd.cluster.kinds import KINDS
+from kubectl_pd.commands.common import dump, namespace
+from kubectl_pd.create import flags
+from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
+from kubectl_pd.errors import ConflictError, ForbiddenError, PdError
+from kubectl_pd.gpustack import names
+from kubectl_pd.gpustack.profiles import CRD_NAME, ApiProfile, ProfileError, from_crd, offline
+from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+
+MD_RESOURCE = "modeldeployment.worker.gpustack.ai"
+DEFAULT_WAIT = "5m"
+POLL_INTERVAL = 1.0
 
 
-@click.command("create", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+class RoleType(click.ParamType):
+    """`name=N,kind=K,replicas=R,...`; completes the keys, and the kinds after `kind=`."""
+
+    name = "role"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> RoleSpec:
+        if isinstance(value, RoleSpec):
+            return value
+        try:
+            return flags.parse_role(str(value))
+        except RoleSyntaxError as e:
+            self.fail(str(e), param, ctx)
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter,
+                       incomplete: str) -> list[click.shell_completion.CompletionItem]:
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(c) for c in flags.complete_role(incomplete)]
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "name=N,kind=K,replicas=R[,...]"
+
+
+def _env_pair(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for v in values:
+        key, eq, val = v.partition("=")
+        if not eq or not key:
+            raise click.BadParameter(f"{v!r} is not K=V", ctx=ctx, param=param)
+        out.append((key, val))
+    return tuple(out)
+
+
+def _fail(problems: list[str], suffix: str = "") -> None:
+    """Every problem on its own `error:` line; the last one is raised so main() sets the exit code."""
+    for p in problems[:-1]:
+        click.echo(f"error: {p}", err=True)
+    raise PdError(problems[-1] + suffix)
+
+
+def _warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)
+
+
+@click.command("create", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.argument("name")
+@click.option("--model", required=True, metavar="MODEL", help="The model id the engine serves (spec.model.name).")
+@click.option("--engine", default="vllm", show_default=True, metavar="vllm|sglang",
+              help="Inference engine (spelled as the installed CRD spells it).")
+@click.option("--engine-version", metavar="V", help="Engine version; needed when a role names no image.")
+@click.option("--role", "roles", multiple=True, type=RoleType(),
+              help="A role (repeatable). Keys: name, kind (server|prefill|decode, default server), replicas, "
+                   "instance-type, accelerator (cards per Pod, default 1), accelerator-key, size, image, arg "
+                   "(repeatable).")
+@click.option("--prefill", metavar="R", help="Shortcut: a role named and kinded prefill with R replicas.")
+@click.option("--decode", metavar="R", help="Shortcut: a role named and kinded decode with R replicas.")
+@click.option("--instance-type", metavar="IT", help="InstanceType for roles that name none.")
+@click.option("--kv-cache-pool", metavar="NAME", help="KVCachePoolBinding in the namespace (spec.kvCache).")
+@click.option("--router", metavar="NAME", help="Request router (spec.router.name), per-replica API only.")
+@click.option("--env", "env", multiple=True, metavar="K=V", callback=_env_pair,
+              help="Environment variable for every role (repeatable).")
+@click.option("--target", type=click.Choice(flags.TARGETS), default="modeldeployment", show_default=True,
+              help="Write a ModelDeployment, or the seed design's pod group as plain Pods.")
+@click.option("--local-queue", metavar="NAME", help="With --target pods: the LocalQueue (overrides the "
+                                                     "InstanceType's entrance).")
+@click.option("--api-profile", type=click.Choice(["auto", PD_ATOMIC, PER_REPLICA]), default="auto",
+              show_default=True, help="ModelDeployment API shape; auto reads the installed CRD "
+                                      "(pd-atomic when offline).")
+@click.option("--dry-run", type=click.Choice(["none", "client", "server"]), default="none", is_flag=False,
+              flag_value="client", show_default=True,
+              help="client: print only, no request at all; server: validate with dryRun=All.")
+@click.option("-o", "--output", type=click.Choice(["yaml", "json", "name"]), help="Print the object(s).")
+@click.option("--wait", "wait", is_flag=False, flag_value=DEFAULT_WAIT, default=None, metavar="[=DURATION]",
+              help=f"Follow admission, a line per role (default {DEFAULT_WAIT}); on timeout explain and exit 1.")
+@click.option("--force", is_flag=True, help="Write even a deployment the quota can never admit.")
 @cluster_options
-def create(cluster: object) -> int:
-    """Not built yet."""
-    raise PdError("kubectl pd create is not built yet")
+def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_version: str | None,
+           roles: tuple[RoleSpec, ...], prefill: str | None, decode: str | None, instance_type: str | None,
+           kv_cache_pool: str | None, router: str | None, env: tuple[tuple[str, str], ...], target: str,
+           local_queue: str | None, api_profile: str, dry_run: str, output: str | None, wait: str | None,
+           force: bool) -> int:
+    """Scaffold a multi-role PD ModelDeployment that will be admitted, or say why it never could.
+
+    \b
+    kubectl pd create qwen --model Qwen/Qwen2.5-7B --engine-version 0.8.5 \\
+        --kv-cache-pool shared-kv --instance-type gpustack--nvidia-h20-linux-amd64 \\
+        --prefill 1 --decode 2 --dry-run=client -o yaml
+    """
+    wait_seconds: float | None = None
+    if wait is not None:
+        if dry_run != "none":
+            raise click.UsageError("--wait cannot be combined with --dry-run: nothing is created to wait for")
+        wait_seconds = parse_duration(wait, "--wait") or 0.0
+    if local_queue and target != "pods":
+        raise click.UsageError("--local-queue applies to --target pods only")
+
+    req = CreateRequest(
+        name=name, namespace=namespace(cluster), model=model, engine=engine, engine_version=engine_version,
+        roles=flags.all_role_specs(roles, prefill, decode),
+        instance_type=instance_type, kv_cache_pool=kv_cache_pool, router=router, env=env, target=target,
+        local_queue=local_queue)
+    checked = flags.check_request(req)
+    if checked.problems:
+        _fail(checked.problems)
+    role_list = checked.roles
+
+    if target == "pods" and api_profile == PER_REPLICA:
+        raise PdError("--target pods renders the seed's pd-atomic pod group: --api-profile per-replica has "
+                      "one group per replica, written by the operator")
+
+    if api_profile == PD_ATOMIC or target == "pods":  # a rule of the named design: before any request
+        early = flags.instance_type_rule(role_list) if not (target == "pods" and local_queue) else []
+        if early:
+            _fail(early)
+
+    if dry_run == "client":
+        profile = offline(PD_ATOMIC if api_profile == "auto" else api_profile)
+        _check_shape(req, role_list, profile)
+        return _emit_offline(req, role_list, profile, output)
+
+    from kubectl_pd.cluster.live import LiveSource
+
+    source = LiveSource(cluster)
+    profile = offline(PD_ATOMIC)
+    if target == "modeldeployment":
+        profile = _read_profile(source, api_profile)
+    _check_shape(req, role_list, profile)
+
+    from kubectl_pd.create import preflight
+
+    report = preflight.run(source, req, role_list, profile.name, req.namespace)
+    for f in report.warnings(force):
+        _warn(f.message)
+    errors = report.errors(force)
+    if errors:
+        _fail([f.message for f in errors], "; nothing was written")
+
+    server_dry = dry_run == "server"
+    suffix = " (server dry run)" if server_dry else ""
+    if target == "pods":
+        created = _create_pods(source, req, role_list, report, server_dry)
+    else:
+        from kubectl_pd.create.scaffold import render_model_deployment
+
+        obj = render_model_deployment(req, role_list, profile)
+        created = [source.create(obj, dry_run=server_dry)]
+    _print_created(created, output, suffix)
+
+    if wait_seconds is None:
+        return 0
+    # the operator (and our pods render) label every Pod app.kubernetes.io/instance=<name>, or the
+    # hashed group name when NAME is too long for a label value
+    label = req.name if names.is_label_value(req.name) else names.pod_group_name(req.namespace, req.name)
+    return _wait(source, req, role_list, label, wait_seconds)
+
+
+def _check_shape(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> None:
+    problems = flags.check_pods(req, roles) if req.target == "pods" else flags.check_profile(req, roles, profile)
+    if problems:
+        _fail(problems)
+
+
+def _read_profile(source: Any, wanted: str) -> ApiProfile:
+    """The installed CRD decides the shape; an explicit --api-profile must agree with it."""
+    try:
+        crd = source.get("CustomResourceDefinition", CRD_NAME)
+    except ForbiddenError as e:
+        fallback = offline(PD_ATOMIC if wanted == "auto" else wanted)
+        _warn(f"cannot read the CRD {CRD_NAME} ({e.message.split(':', 1)[0]}): using the built-in "
+              f"{fallback.name} profile; pass --api-profile to choose")
+        if not source.served_versions("worker.gpustack.ai"):
+            raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} is not served): "
+                          f"install the GPUStack operator, or check the context") from None
+        return fallback
+    if crd is None:
+        raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} not found): "
+                      f"install the GPUStack operator, check the context, or use --dry-run=client")
+    try:
+        # describe the version the POST will go to, so body and path agree
+        prefer = source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for") else None
+        profile = from_crd(crd, prefer)
+    except ProfileError as e:
+        raise PdError(str(e)) from None
+    if wanted != "auto" and wanted != profile.name:
+        raise PdError(f"--api-profile {wanted} does not match the installed CRD ({profile.describe()}: roles "
+                      f"{'have acceleratorKey' if profile.name == PD_ATOMIC else 'have no acceleratorKey'}): "
+                      f"use --api-profile auto or {profile.name}")
+    return profile
+
+
+def _emit_offline(req: CreateRequest, roles: list[Role], profile: ApiProfile, output: str | None) -> int:
+    """--dry-run=client: render and print; not one request."""
+    if req.target == "pods":
+        from kubectl_pd.create.pods import offline_queues, render_pods
+
+        objs = render_pods(req, roles, offline_queues(req, roles))
+    else:
+        from kubectl_pd.create.scaffold import render_model_deployment
+
+        objs = [render_model_deployment(req, roles, profile)]
+    _print_created(objs, output, " (dry run)")
+    return 0
+
+
+def _ref(obj: dict[str, Any]) -> str:
+    name = (obj.get("metadata") or {}).get("name", "")
+    return f"pod/{name}" if obj.get("kind") == "Pod" else f"{MD_RESOURCE}/{name}"
+
+
+def _print_created(objs: list[dict[str, Any]], output: str | None, suffix: str) -> None:
+    if output in ("yaml", "json"):
+        if len(objs) == 1:
+            click.echo(dump(objs[0], output), nl=False)
+        else:
+            from kubectl_pd.create.pods import as_list
+
+            click.echo(dump(as_list(objs), output), nl=False)
+    elif output == "name":
+        for o in objs:
+            click.echo(_ref(o))
+    else:
+        for o in objs:
+            click.echo(f"{_ref(o)} created{suffix}")
+
+
+def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any, dry: bool) -> list[dict]:
+    """All or nothing as far as a client can: refuse before the first POST if any Pod exists."""
+    from kubectl_pd.create.pods import offline_queues, render_pods
+
+    queues = {**offline_queues(req, roles), **report.queues}
+    pods = render_pods(req, roles, queues, report.covered)
+    for p in pods:
+        if source.get("Pod", p["metadata"]["name"], req.namespace) is not None:
+            raise ConflictError(f'pods "{p["metadata"]["name"]}" already exists: kubectl-pd never overwrites; '
+                                f"delete the old group first or choose another name; nothing was written")
+    return [source.create(p, dry_run=dry) for p in pods]
+
+
+def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, seconds: float) -> int:
+    from kubectl_pd.create import wait as waiting
+
+    wanted = [(r.name, r.pods) for r in roles]
+    width = max(len(r.name) for r in roles)
+    tty = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    shown: dict[str, str] = {}
+    state = {"drawn": 0}
+
+    def emit(rows: list[waiting.RoleProgress]) -> None:
+        lines = [waiting.line(r, width) for r in rows]
+        if tty:  # redraw the block in place
+            if state["drawn"]:
+                click.echo(f"\x1b[{state['drawn']}F", err=True, nl=False)
+            for text in lines:
+                click.echo(f"\x1b[2K{text}", err=True)
+            state["drawn"] = len(lines)
+            return
+        for r, text in zip(rows, lines, strict=True):
+            if shown.get(r.role) != text:
+                click.echo(text, err=True)
+                shown[r.role] = text
+
+    ok, rows = waiting.follow(source, req.namespace, waiting.instance_selector(label), wanted,
+                              timeout=seconds, interval=POLL_INTERVAL, emit=emit)
+    if ok:
+        click.echo(f"{req.name}: every role admitted", err=True)
+        return 0
+    target = (f"md/{req.name}" if req.target == "modeldeployment"
+              else f"podgroup/{names.pod_group_name(req.namespace, req.name)}")
+    click.echo(_diagnose(source, target, req, rows), nl=False)
+    raise PdError(f"timed out after {seconds:g}s waiting for {req.name} to be admitted")
+
+
+def _diagnose(source: Any, target: str, req: CreateRequest, rows: list[Any]) -> str:
+    """The why-pending diagnosis when it is available; our own short summary otherwise."""
+    from kubectl_pd.create.wait import fallback_summary
+
+    try:
+        from kubectl_pd.pending import explain  # built in parallel; may not exist yet
+    except (ImportError, AttributeError):
+        return fallback_summary(req.name, req.namespace, rows)
+    try:
+        text = explain(source, target, req.namespace, color=False)
+    except PdError:
+        return fallback_summary(req.name, req.namespace, rows)
+    return text if text.endswith("\n") else text + "\n"

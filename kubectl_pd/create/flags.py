@@ -1,0 +1,353 @@
+"""`--role name=N,kind=K,...` strings to role specs, and every check that needs no cluster.
+
+Two kinds of failure, kept apart on purpose: malformed flag *syntax* (a segment with no `=`, an
+unknown or repeated key) is a usage error (exit 2, raised as RoleSyntaxError); a well-formed flag
+whose *value* breaks a rule (a name Kueue cannot use, `replicas=two`, two prefill roles) is a
+validation problem (exit 1), reported with the field, the value and the rule.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kubectl_pd.gpustack.profiles import ApiProfile
+from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, RoleProblem, validate_roles
+
+ROLE_KEYS = ("name", "kind", "replicas", "instance-type", "accelerator", "accelerator-key", "size", "image", "arg")
+KIND_WORDS = ("server", "prefill", "decode")
+TARGETS = ("modeldeployment", "pods")
+
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
+_WHOLE = re.compile(r"^\d+$")
+
+
+class RoleSyntaxError(ValueError):
+    """A `--role` value that is not `key=value[,key=value...]` with known keys."""
+
+
+@dataclass(frozen=True)
+class RoleSpec:
+    """One role as typed: values are kept as text so validation can quote them."""
+
+    name: str | None = None
+    kind: str | None = None
+    replicas: str | None = None
+    instance_type: str | None = None
+    accelerator: str | None = None
+    accelerator_key: str | None = None
+    size: str | None = None
+    image: str | None = None
+    args: tuple[str, ...] = ()
+    flag: str = ""  # how the user gave it, for messages: `--role name=p,...` or `--prefill 2`
+
+
+_ATTR = {"instance-type": "instance_type", "accelerator-key": "accelerator_key"}
+
+
+def parse_role(text: str) -> RoleSpec:
+    """Parse one `--role` value. Commas inside an `arg=` value are kept unless a known `key=` follows."""
+    if not text.strip():
+        raise RoleSyntaxError("empty role: expected name=N[,kind=K][,replicas=R]...")
+    values: dict[str, str] = {}
+    args: list[str] = []
+    last = ""
+    for seg in text.split(","):
+        key, eq, value = seg.partition("=")
+        key = key.strip()
+        if eq and key in ROLE_KEYS:
+            if key == "arg":
+                args.append(value)
+            elif key in values:
+                raise RoleSyntaxError(f"{key}= is given twice in {text!r}")
+            else:
+                values[key] = value.strip()
+            last = key
+            continue
+        if last == "arg":  # `arg=--x=a,b`: the comma belonged to the argument
+            args[-1] += "," + seg
+            continue
+        if not eq:
+            raise RoleSyntaxError(f"{seg!r} in {text!r} is not key=value (keys: {', '.join(ROLE_KEYS)})")
+        raise RoleSyntaxError(f"unknown key {key!r} in {text!r} (keys: {', '.join(ROLE_KEYS)})")
+    kwargs = {_ATTR.get(k, k): v for k, v in values.items()}
+    return RoleSpec(**kwargs, args=tuple(args), flag=f"--role {text}")
+
+
+def shortcut_role(kind: str, replicas: str) -> RoleSpec:
+    """`--prefill R` / `--decode R`: a role named and kinded so."""
+    return RoleSpec(name=kind, kind=kind, replicas=replicas, flag=f"--{kind} {replicas}")
+
+
+def complete_role(incomplete: str, kinds: tuple[str, ...] = KIND_WORDS) -> list[str]:
+    """Shell completions for a partly typed `--role` value: the keys, and the kinds after `kind=`."""
+    head, sep, last = incomplete.rpartition(",")
+    prefix = head + sep
+    used = {seg.partition("=")[0] for seg in head.split(",") if "=" in seg} if head else set()
+    key, eq, value = last.partition("=")
+    if eq:
+        if key == "kind":
+            return [f"{prefix}kind={k}" for k in kinds if k.startswith(value)]
+        return []
+    return [f"{prefix}{k}=" for k in ROLE_KEYS if k.startswith(last) and (k == "arg" or k not in used)]
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    """Everything the flags say, before any rule is applied."""
+
+    name: str
+    namespace: str
+    model: str
+    engine: str = "vllm"
+    engine_version: str | None = None
+    roles: tuple[RoleSpec, ...] = ()
+    instance_type: str | None = None
+    kv_cache_pool: str | None = None
+    router: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    target: str = "modeldeployment"
+    local_queue: str | None = None
+
+
+@dataclass(frozen=True)
+class Role:
+    """A validated role with typed values (kind lowercase; the profile spells it)."""
+
+    name: str
+    kind: str
+    replicas: int
+    instance_type: str | None
+    accelerator: int
+    accelerator_key: str | None
+    size: int | None
+    image: str | None
+    args: tuple[str, ...]
+    flag: str
+    kind_given: bool = False
+    accelerator_given: bool = False
+
+    @property
+    def pods(self) -> int:
+        return self.replicas * (self.size or 1)
+
+
+@dataclass
+class Checked:
+    roles: list[Role] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _number(value: str | None, default: int) -> int | None:
+    if value is None:
+        return default
+    return int(value) if _WHOLE.match(value.strip()) else None
+
+
+def _role_prefix(spec: RoleSpec) -> str:
+    return f"{spec.flag}: " if spec.flag else ""
+
+
+def all_role_specs(roles: tuple[RoleSpec, ...], prefill: str | None, decode: str | None) -> tuple[RoleSpec, ...]:
+    out = list(roles)
+    if prefill is not None:
+        out.append(shortcut_role("prefill", prefill))
+    if decode is not None:
+        out.append(shortcut_role("decode", decode))
+    return tuple(out)
+
+
+def _api_role(spec: RoleSpec, default_it: str | None) -> dict[str, object]:
+    """The role as the API would carry it, for the shared role rules."""
+    role: dict[str, object] = {"name": spec.name}
+    if spec.kind is not None:
+        role["kind"] = spec.kind
+    if spec.replicas is not None:
+        v = spec.replicas.strip()
+        role["replicas"] = int(v) if re.fullmatch(r"-?\d+", v) else spec.replicas
+    it = spec.instance_type or default_it
+    if it:
+        role["instanceType"] = it
+    if spec.accelerator_key is not None:
+        role["acceleratorKey"] = spec.accelerator_key
+    return role
+
+
+def _describe(problems: list[RoleProblem], specs: tuple[RoleSpec, ...]) -> list[str]:
+    out = []
+    for p in problems:
+        idx = p.path[2] if len(p.path) > 2 and isinstance(p.path[2], int) else None
+        prefix = _role_prefix(specs[idx]) if idx is not None and idx < len(specs) else ""
+        out.append(f"{prefix}{p.message} [rule {p.rule}]")
+    return out
+
+
+def check_request(req: CreateRequest) -> Checked:
+    """Every rule that holds whatever the cluster's API version: before any request is sent."""
+    out = Checked()
+    if len(req.name) > 253 or not _DNS_SUBDOMAIN.match(req.name):
+        out.problems.append(
+            f"NAME {req.name!r} must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
+            f"starting and ending with a letter or digit, at most 253 characters [rule name]")
+    if not req.model or len(req.model) > 253:
+        out.problems.append(f"--model {req.model!r}: spec.model.name must be 1 to 253 characters [rule model]")
+    specs = req.roles
+    if not specs:
+        out.problems.append("no roles: give --role name=N,kind=K,replicas=R (repeatable), or --prefill R and "
+                            "--decode R [rule roles-count]")
+        return out
+    api_roles = [_api_role(s, req.instance_type) for s in specs]
+    out.problems += _describe(validate_roles({"roles": api_roles}, PER_REPLICA), specs)
+
+    for i, s in enumerate(specs):
+        pre = _role_prefix(s)
+        acc = _number(s.accelerator, 1)
+        if acc is None:
+            out.problems.append(f"{pre}spec.roles[{i}].resources.accelerator {s.accelerator!r} is not a number: "
+                                f"accelerator is a whole number of cards per Pod [rule numbers]")
+        size = _number(s.size, 1)
+        if size is None:
+            out.problems.append(f"{pre}spec.roles[{i}].size {s.size!r} is not a number: size is a whole number "
+                                f"of Pods per replica, at least 1 [rule numbers]")
+        elif s.size is not None and size < 1:
+            out.problems.append(f"{pre}spec.roles[{i}].size is {size}: a replica has at least 1 Pod [rule size]")
+        it = s.instance_type or req.instance_type
+        if not it and not (req.target == "pods" and req.local_queue):
+            out.problems.append(f"{pre}spec.roles[{i}].instanceType is required: give instance-type= in the role "
+                                f"or --instance-type for every role [rule instance-type]")
+        if s.image is not None and not (0 < len(s.image) <= 512):
+            out.problems.append(f"{pre}spec.roles[{i}].image {s.image!r} must be 1 to 512 characters [rule image]")
+        n = api_roles[i].get("replicas", 1)
+        if (isinstance(n, int) and n >= 1 and acc is not None and size is not None
+                and isinstance(s.name, str) and s.name):
+            out.roles.append(Role(
+                name=s.name, kind=(s.kind or "server").lower(), replicas=n, instance_type=it or None,
+                accelerator=acc, accelerator_key=s.accelerator_key, size=size if s.size is not None else None,
+                image=s.image, args=s.args, flag=s.flag, kind_given=s.kind is not None,
+                accelerator_given=s.accelerator is not None))
+
+    # an explicit 0 is refused when another role shares the same instanceType (webhook rule, §1.4)
+    for r in out.roles:
+        if r.accelerator == 0 and r.instance_type and sum(o.instance_type == r.instance_type for o in out.roles) > 1:
+            out.problems.append(f"{r.flag}: resources.accelerator=0 on instanceType {r.instance_type!r} shared with "
+                                f"another role: a role without cards on a shared accelerated pool runs uncharged "
+                                f"[rule accelerator]")
+    for k, _ in req.env:
+        if not _ENV_NAME.match(k):
+            out.problems.append(f"--env {k!r}: an environment variable name is letters, digits, '_', '-' and '.', "
+                                f"not starting with a digit [rule env]")
+    if req.target not in TARGETS:
+        out.problems.append(f"--target {req.target!r} is not one of {', '.join(TARGETS)} [rule target]")
+    return out
+
+
+def check_profile(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> list[str]:
+    """Rules of one API version: fields it cannot hold are refused by name, never dropped."""
+    problems: list[str] = []
+    where = f"the ModelDeployment API {profile.describe()} ({profile.source})"
+
+    def cannot(what: str, fld: str, hint: str = "", prefix: str = "") -> None:
+        problems.append(f"{prefix}{where} has no {fld} field, so {what} cannot be written{hint} [rule api-field]")
+
+    if profile.spell_engine(req.engine) is None:
+        problems.append(f"--engine {req.engine!r}: spec.engine must be one of {', '.join(profile.engines)} "
+                        f"in {where} [rule engine]")
+    if req.engine_version is not None:
+        if profile.engine_version_field is None:
+            cannot(f"--engine-version {req.engine_version!r}", "engine version")
+        elif not 1 <= len(req.engine_version) <= 64:
+            problems.append(f"--engine-version {req.engine_version!r} must be 1 to 64 characters [rule engine-version]")
+    elif profile.engine_version_field is not None:
+        imageless = [r.name for r in roles if r.image is None]
+        if profile.engine_version_required:
+            problems.append(f"--engine-version is required: {where} requires spec.{profile.engine_version_field} "
+                            f"[rule engine-version]")
+        elif imageless:
+            problems.append(f"--engine-version is required: role(s) {', '.join(imageless)} name no image, so the "
+                            f"operator assembles one from engine, version and instanceType "
+                            f"(spec.{profile.engine_version_field}) [rule engine-version]")
+    if req.kv_cache_pool is not None and not profile.kv_cache:
+        cannot(f"--kv-cache-pool {req.kv_cache_pool!r}", "spec.kvCache")
+    if req.kv_cache_pool is None and profile.kv_cache_required:
+        problems.append(f"--kv-cache-pool is required: {where} requires spec.kvCache.poolRef.name "
+                        f"(a KVCachePoolBinding in the namespace) [rule kv-cache]")
+    if req.kv_cache_pool is not None and not req.kv_cache_pool:
+        problems.append("--kv-cache-pool '': spec.kvCache.poolRef.name must not be empty [rule kv-cache]")
+    if req.router is not None:
+        if profile.router_names is None:
+            cannot(f"--router {req.router!r}", "spec.router")
+        elif profile.router_names and req.router not in profile.router_names:
+            problems.append(f"--router {req.router!r}: spec.router.name must be one of "
+                            f"{', '.join(profile.router_names)} [rule router]")
+        else:
+            eng = req.engine.lower()
+            if (req.router == "vllm-router" and eng != "vllm") or (req.router == "sglang-gateway" and eng != "sglang"):
+                problems.append(f"--router {req.router!r} cannot front engine {req.engine!r}: vllm-router fronts "
+                                f"vllm only, sglang-gateway sglang only, llm-d-router both [rule router]")
+    if req.env and not profile.has("env"):
+        cannot("--env", "spec.roles[].env")
+
+    for i, r in enumerate(roles):
+        pre = f"{r.flag}: "
+        if r.kind_given and not profile.has("kind") and r.kind != "server":
+            cannot(f"kind={r.kind}", "spec.roles[].kind", prefix=pre)
+        elif profile.kinds and profile.spell_kind(r.kind) is None:
+            problems.append(f"{pre}spec.roles[{i}].kind {r.kind!r} is not one of {', '.join(profile.kinds)} "
+                            f"in {where} [rule role-kind]")
+        if r.accelerator_key is not None and not profile.has("acceleratorKey"):
+            cannot(f"accelerator-key={r.accelerator_key}", "spec.roles[].acceleratorKey",
+                   " (it was withdrawn; choose the hardware with instance-type=)", prefix=pre)
+        if r.size is not None and not profile.has("size"):
+            cannot(f"size={r.size}", "spec.roles[].size", " (in the seed's design a replica is one Pod)",
+                   prefix=pre)
+        if r.image is not None and profile.image_path is None:
+            cannot(f"image={r.image}", "role image", prefix=pre)
+        if r.args and not profile.has("extraArgs"):
+            cannot("arg=", "spec.roles[].extraArgs", prefix=pre)
+        if r.accelerator_given and not profile.has("resources"):
+            cannot(f"accelerator={r.accelerator}", "spec.roles[].resources", prefix=pre)
+        if profile.replicas_max is not None and r.replicas > profile.replicas_max:
+            problems.append(f"{pre}spec.roles[{i}].replicas is {r.replicas}: at most {profile.replicas_max} "
+                            f"[rule replicas]")
+        if profile.size_max is not None and r.size is not None and r.size > profile.size_max:
+            problems.append(f"{pre}spec.roles[{i}].size is {r.size}: at most {profile.size_max} [rule size]")
+        if profile.name == PER_REPLICA:
+            svc = f"{req.name}-{r.name}"
+            if len(svc) > 63 or not _DNS_1035.match(svc):
+                problems.append(f"{pre}the role Service name {svc!r} (<NAME>-<role>) must be a DNS-1035 label: "
+                                f"at most 63 characters, starting with a letter [rule service-name]")
+    if profile.name == PD_ATOMIC:
+        problems += instance_type_rule(roles)
+    return problems
+
+
+def instance_type_rule(roles: list[Role]) -> list[str]:
+    spec = {"roles": [{"name": r.name, "instanceType": r.instance_type} for r in roles]}
+    found = [p for p in validate_roles(spec, PD_ATOMIC) if p.rule == "instance-type-mismatch"]
+    out = []
+    for p in found:
+        idx = p.path[2] if isinstance(p.path[2], int) else 0
+        out.append(f"{roles[idx].flag}: {p.message} [rule {p.rule}]")
+    return out
+
+
+def check_pods(req: CreateRequest, roles: list[Role]) -> list[str]:
+    """`--target pods` renders the seed's one group: one Pod per replica, one queue, an image per role."""
+    problems: list[str] = []
+    for i, r in enumerate(roles):
+        if r.image is None:
+            problems.append(f"{r.flag}: spec.roles[{i}].image is required with --target pods: no operator "
+                            f"assembles an image for plain Pods [rule image]")
+        if r.size is not None and r.size != 1:
+            problems.append(f"{r.flag}: size={r.size}: the seed's pod group has one Pod per replica "
+                            f"(size belongs to the per-replica ModelDeployment) [rule api-field]")
+    if req.router is not None:
+        problems.append("--router: plain Pods have no router; use --target modeldeployment [rule api-field]")
+    if req.kv_cache_pool is not None:
+        problems.append("--kv-cache-pool: plain Pods attach no KV cache pool; use --target modeldeployment "
+                        "[rule api-field]")
+    if not req.local_queue:
+        problems += instance_type_rule(roles)
+    return problems

@@ -1,0 +1,92 @@
+"""Render the seed design's pod group (`--target pods`): what the operator would create, usable on
+plain Kueue. One Pod per replica per role, all in one group so Kueue composes one Workload with one
+PodSet per role (reference/seed-pd-atomic-admission-pr.txt; kueue.md §6; peers.md §1.11).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_pd.create.flags import CreateRequest, Role
+from kubectl_pd.gpustack import names
+from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, CREDITS_PREFIX
+
+GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
+TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
+ROLE_HASH = "kueue.x-k8s.io/role-hash"
+SERVING = "kueue.x-k8s.io/pod-group-serving"
+QUEUE_NAME = "kueue.x-k8s.io/queue-name"
+FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"  # never set: it folds every role into one PodSet
+ACCELERATOR_LABEL = "acceleratable.feature.gpustack.ai/"
+COMPONENT = "app.kubernetes.io/component"
+INSTANCE = "app.kubernetes.io/instance"
+APP_NAME = "app.kubernetes.io/name"
+
+_MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
+
+
+def credits_resource(role: Role, covered: str | None = None) -> str | None:
+    """The credits resource a role's Pods request: the queue's, else `<manufacturer>` of its key."""
+    if covered:
+        return covered
+    if role.accelerator_key and "-" in role.accelerator_key:
+        return CREDITS_PREFIX + role.accelerator_key.split("-", 1)[0]
+    return None
+
+
+def render_pods(req: CreateRequest, roles: list[Role], queues: dict[str, str],
+                covered: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Every Pod of the group. `queues` maps a role name to its LocalQueue; `covered` maps a role name
+    to the credits resource its ClusterQueue covers (when known from the cluster)."""
+    group = names.pod_group_name(req.namespace, req.name)
+    total = sum(r.replicas for r in roles)
+    pods: list[dict[str, Any]] = []
+    for role in roles:
+        resource = credits_resource(role, (covered or {}).get(role.name))
+        for ordinal in range(role.replicas):
+            container: dict[str, Any] = {"name": "engine", "image": role.image}
+            flag = _MODEL_FLAG.get(req.engine.lower())
+            args = ([flag, req.model] if flag else []) + list(role.args)
+            if args:
+                container["args"] = args
+            if req.env:
+                container["env"] = [{"name": k, "value": v} for k, v in req.env]
+            if resource and role.accelerator:
+                amount = str(role.accelerator * CREDITS_PER_CARD)
+                container["resources"] = {"requests": {resource: amount}, "limits": {resource: amount}}
+            spec: dict[str, Any] = {"containers": [container]}
+            if role.accelerator_key:
+                spec["nodeSelector"] = {ACCELERATOR_LABEL + role.accelerator_key: "true"}
+            pods.append({
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": f"{req.name}-{role.name}-{ordinal}",
+                    "namespace": req.namespace,
+                    "labels": {
+                        GROUP_NAME: group,
+                        QUEUE_NAME: queues[role.name],
+                        APP_NAME: "model-deployment",
+                        INSTANCE: req.name if names.is_label_value(req.name) else group,
+                        COMPONENT: role.name,
+                    },
+                    "annotations": {
+                        TOTAL_COUNT: str(total),
+                        ROLE_HASH: role.name,
+                        SERVING: "true",
+                    },
+                },
+                "spec": spec,
+            })
+    return pods
+
+
+def offline_queues(req: CreateRequest, roles: list[Role]) -> dict[str, str]:
+    """LocalQueue per role without a cluster: `--local-queue`, else GPUStack's hashed entrance name
+    (FNV-1a 64 of the ClusterQueue name, which equals the InstanceType name)."""
+    return {r.name: req.local_queue or names.local_queue_name(r.instance_type or "") for r in roles}
+
+
+def as_list(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """What `kubectl get -o yaml` prints for several objects."""
+    return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}

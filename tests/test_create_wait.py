@@ -1,0 +1,146 @@
+"""`create --wait` against the loopback server: a background thread plays the operator and Kueue."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from tests.apiserver import FakeApiServer
+
+H20 = "gpustack--nvidia-h20-linux-amd64"
+CARD = {"credits.gpustack.ai/nvidia": "1600000"}
+BASE = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8.5", "--kv-cache-pool", "kv",
+        "--prefill", "1", "--decode", "2", "--instance-type", H20]
+
+
+def _pod(name: str, role: str, ready: bool = False) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "team-a", "uid": f"uid-{name}",
+                         "labels": {"app.kubernetes.io/instance": "qwen", "app.kubernetes.io/component": role,
+                                    "kueue.x-k8s.io/pod-group-name": "qwen"}},
+            "spec": {"containers": [{"name": "engine", "image": "vllm/vllm-openai:v0.8.5",
+                                     "resources": {"requests": CARD, "limits": CARD}}],
+                     "schedulingGates": [] if ready else [{"name": "kueue.x-k8s.io/admission"}]},
+            "status": {"phase": "Pending", "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
+def _workload(admitted: bool) -> dict:
+    conds = [{"type": "QuotaReserved", "status": "True" if admitted else "False",
+              "reason": "QuotaReserved" if admitted else "Pending",
+              "message": "Quota reserved in ClusterQueue gpustack--nvidia-h20-linux-amd64" if admitted else
+              "couldn't assign flavors to pod set decode: insufficient unused quota for credits.gpustack.ai/nvidia "
+              "in flavor gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d, 1600k more needed"}]
+    if admitted:
+        conds.append({"type": "Admitted", "status": "True", "reason": "Admitted",
+                      "message": "The workload is admitted"})
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"name": "qwen", "namespace": "team-a",
+                         "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
+            "spec": {"queueName": "gpustack-fnv64-5582b5d69c84a5c3",
+                     "podSets": [{"name": "decode", "count": 2}, {"name": "prefill", "count": 1}]},
+            "status": {"conditions": conds}}
+
+
+def _play(server: FakeApiServer, admit_after: float | None, stop: threading.Event) -> None:
+    """Wait for the ModelDeployment, render its Pods and the group's Workload, admit it later."""
+    while not stop.is_set() and server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen",
+                                              "team-a") is None:
+        time.sleep(0.05)
+    for p in (_pod("qwen-prefill-0", "prefill"), _pod("qwen-decode-0", "decode"), _pod("qwen-decode-1", "decode")):
+        server.put(p)
+    server.put(_workload(False))
+    if admit_after is None:
+        return
+    stop.wait(admit_after)
+    server.put(_workload(True))
+    server.put(_pod("qwen-prefill-0", "prefill", ready=True))
+
+
+def test_wait_follows_until_every_role_is_admitted(cli: Callable, apiserver: Callable) -> None:
+    server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a")
+    stop = threading.Event()
+    t = threading.Thread(target=_play, args=(server, 1.5, stop), daemon=True)
+    t.start()
+    try:
+        r = cli([*BASE, "--wait=30s"], env=env)
+    finally:
+        stop.set()
+        t.join(5)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == "modeldeployment.worker.gpustack.ai/qwen created\n"
+    lines = r.stderr.splitlines()
+    assert "prefill  pods 1/1  admitted 0/1  ready 0/1  pending" in lines
+    assert "decode   pods 2/2  admitted 0/2  ready 0/2  pending" in lines
+    assert "prefill  pods 1/1  admitted 1/1  ready 1/1  admitted" in lines
+    assert "decode   pods 2/2  admitted 2/2  ready 0/2  admitted" in lines
+    assert lines[-1] == "qwen: every role admitted"
+    after_post = server.methods[server.methods.index("POST") + 1:]
+    assert after_post and set(after_post) == {"GET"}
+
+
+def test_wait_times_out_with_a_diagnosis(cli: Callable, apiserver: Callable) -> None:
+    server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a")
+    stop = threading.Event()
+    t = threading.Thread(target=_play, args=(server, None, stop), daemon=True)
+    t.start()
+    try:
+        r = cli([*BASE, "--wait=2s"], env=env)
+    finally:
+        stop.set()
+        t.join(5)
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1] == "error: timed out after 2s waiting for qwen to be admitted"
+    assert "qwen" in r.stdout  # the why-pending diagnosis, or our own summary while it is not built
+    try:
+        from kubectl_pd.pending import explain  # noqa: F401
+    except (ImportError, AttributeError):
+        assert "role decode: 0/2 admitted; Workload 'qwen': couldn't assign flavors to pod set decode" in r.stdout
+        assert "next: kubectl pd why-pending qwen -n team-a" in r.stdout
+
+
+def test_wait_on_plain_pods(cli: Callable, apiserver: Callable) -> None:
+    server, env = apiserver("create/cluster.yaml", namespace="team-a")
+
+    def admit() -> None:
+        while len([r for r in server.requests if r.method == "POST"]) < 2:
+            time.sleep(0.05)
+        wl = _workload(True)
+        wl["spec"]["podSets"] = [{"name": "decode", "count": 1}, {"name": "prefill", "count": 1}]
+        server.put(wl)
+
+    t = threading.Thread(target=admit, daemon=True)
+    t.start()
+    r = cli(["create", "qwen", "--model", "m", "--target", "pods", "--instance-type", H20,
+             "--role", "name=prefill,kind=prefill,image=i", "--role", "name=decode,kind=decode,image=i",
+             "--wait", "-o", "name"], env=env)
+    t.join(5)
+    assert r.exit_code == 0, r.stderr
+    assert "decode   pods 1/1  admitted 1/1  ready 0/1  admitted" in r.stderr.splitlines()
+
+
+def test_timeout_falls_back_to_our_summary_without_why_pending(cli: Callable, apiserver: Callable,
+                                                               monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import kubectl_pd.pending
+
+    monkeypatch.delattr(kubectl_pd.pending, "explain")  # as before why-pending was built
+    server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a")
+    stop = threading.Event()
+    t = threading.Thread(target=_play, args=(server, None, stop), daemon=True)
+    t.start()
+    try:
+        r = cli([*BASE, "--wait=2s"], env=env)
+    finally:
+        stop.set()
+        t.join(5)
+    assert r.exit_code == 1 and "timed out after 2s" in r.stderr
+    assert r.stdout.splitlines()[1:] == [
+        "qwen in namespace team-a: not every role is admitted",
+        "  role prefill: 0/1 admitted; Workload 'qwen': couldn't assign flavors to pod set decode: insufficient "
+        "unused quota for credits.gpustack.ai/nvidia in flavor gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d, "
+        "1600k more needed",
+        "  role decode: 0/2 admitted; Workload 'qwen': couldn't assign flavors to pod set decode: insufficient "
+        "unused quota for credits.gpustack.ai/nvidia in flavor gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d, "
+        "1600k more needed",
+        "  next: kubectl pd why-pending qwen -n team-a",
+    ]
