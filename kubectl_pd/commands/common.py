@@ -29,7 +29,7 @@ def namespace(cluster: ClusterOptions) -> str:
     return default_namespace(cluster)
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """Block-style YAML with keys in insertion order, like kubectl prints."""
 
 

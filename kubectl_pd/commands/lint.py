@@ -1,15 +1,228 @@
-"""`kubectl pd lint` (not built yet)."""
+"""`kubectl pd lint`: find ClusterQueues, Cohorts and ModelDeployments that Kueue or the GPUStack
+webhook would refuse, point at file:line, and print the repair (--diff, --fix, --fix -o patch)."""
 
 from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
 from kubectl_pd.cli import cluster_options
-from kubectl_pd.errors import PdError
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.cluster.source import Source
+from kubectl_pd.commands.common import dump, namespace, open_source, to_json, to_yaml, use_color
+from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, InputError
+from kubectl_pd.lint.context import LintContext, Malformed
+from kubectl_pd.lint.engine import LintResult, lint_objects, ref_of
+from kubectl_pd.lint.findings import format_path
+from kubectl_pd.lint.fix import Fix, apply_fix, original_document, plan_fix
+from kubectl_pd.lint.gather import Gathered, gather_files, gather_live
+from kubectl_pd.lint.limits import limits_for, parse_version
+from kubectl_pd.lint.report import (
+    join_documents,
+    object_label,
+    render_data,
+    render_sarif,
+    render_text,
+    unified_diff,
+)
+
+OUTPUTS = ("text", "json", "yaml", "sarif", "patch")
+_STYLES = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},
+           "bold": {"bold": True}, "dim": {"dim": True}}
 
 
-@click.command("lint", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+def _style(text: str, role: str) -> str:
+    return click.style(text, **_STYLES.get(role, {}))
+
+
+def _kueue_version(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        return parse_version(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--kueue-version'") from None
+
+
+def _check_flags(output: str | None, diff: bool, fix: bool) -> str:
+    if diff and fix:
+        raise click.UsageError("--diff and --fix do not go together: --diff shows the fix, --fix prints it")
+    if fix:
+        if output in (None, "yaml", "json", "patch"):
+            return output or "yaml"
+        raise click.UsageError(f"--fix prints yaml, json or patch, not {output}")
+    if output == "patch":
+        raise click.UsageError("-o patch needs --fix (kubectl pd lint --fix -o patch)")
+    if diff and output not in (None, "text"):
+        raise click.UsageError("--diff prints a unified diff; leave out -o")
+    return output or "text"
+
+
+@contextmanager
+def loading_heap() -> Iterator[None]:
+    """Build a large, long-lived object graph without the cyclic GC rescanning it.
+
+    Reading keeps every YAML node (for file:line), millions for 2,000 queues; each full collection
+    walks them all, which made reading 3.5x slower. Nothing read is garbage, so collection is paused
+    while reading and what was read is frozen out of later collections.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
+
+
+def _note(text: str) -> None:
+    click.echo(f"note: {text}", err=True)
+
+
+def _run_checks(gathered: Gathered, source: Source) -> LintResult:
+    try:
+        return lint_objects(gathered.objects, gathered.ctx, origin_of=source.origin)
+    except Malformed as e:
+        origin = source.origin(e.obj)
+        line = origin.line_of(e.path)
+        where = origin.file if line is None else f"{origin.file}:{line}"
+        raise InputError(f"{where}: {object_label(ref_of(e.obj))}: {e.message}") from None
+
+
+def _before_after(fix: Fix, source: Source) -> tuple[dict, dict]:
+    """The object as written (or as served) and the same with the fix applied."""
+    before = original_document(fix.before, source.origin(fix.before).node)
+    return before, apply_fix(fix, before)
+
+
+def _manifest(fix: Fix, source: Source) -> dict:
+    obj = _before_after(fix, source)[1]
+    if source.is_live:
+        obj = {k: v for k, v in obj.items() if k != "status"}
+        meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
+        obj["metadata"] = meta
+    return obj
+
+
+def _plan(gathered: Gathered, result: LintResult) -> list[Fix]:
+    """A fix plan for every object with a finding, in the order they were read."""
+    flagged = {f.obj for f in result.findings}
+    return [plan_fix(o, gathered.ctx) for o in gathered.objects if ref_of(o) in flagged]
+
+
+def _report_unfixable(fixes: list[Fix]) -> bool:
+    """Say which errors no rewrite repairs; True when any remain."""
+    any_left = False
+    for fx in fixes:
+        if not fx.remaining:
+            continue
+        any_left = True
+        if fx.after is None and fx.changes:
+            _note(f"{object_label(fx.ref)}: no automatic fix: after the rewrite ({'; '.join(fx.changes)}) "
+                  f"these errors remain and need a decision:")
+        elif fx.after is None:
+            _note(f"{object_label(fx.ref)}: no automatic fix; these errors need a decision:")
+        elif fx.changed:
+            _note(f"{object_label(fx.ref)}: the fix leaves errors about other objects:")
+        else:
+            _note(f"{object_label(fx.ref)}: nothing to rewrite, but it refers to objects that do not exist:")
+        for f in fx.remaining:
+            click.echo(f"  {f.rule_id} {f.rule.name} {format_path(f.path)}: {f.message}", err=True)
+    return any_left
+
+
+@click.command("lint")
+@click.option("-f", "--filename", "--from-file", "files", multiple=True, metavar="PATH",
+              help="Files, directories (recursive *.yaml|*.yml|*.json) or - for stdin. Default: the cluster.")
+@click.option("-A", "--all-namespaces", is_flag=True, help="Live: ModelDeployments of every namespace.")
+@click.option("-o", "--output", type=click.Choice(OUTPUTS), default=None,
+              help="text (default), json, yaml or sarif; with --fix: yaml (default), json or patch.")
+@click.option("--diff", is_flag=True, help="Print a unified diff of each object the fix changes.")
+@click.option("--fix", is_flag=True, help="Print the fixed manifests (or a JSON patch with -o patch).")
+@click.option("--kueue-version", metavar="VERSION",
+              help="Kueue's limits to apply, e.g. 0.18 (default); below 0.14: 16 flavors per group.")
+@click.option("--api-profile", type=click.Choice(["auto", "pd-atomic", "per-replica"]), default="auto",
+              show_default=True,
+              help="ModelDeployment API: auto picks per-replica when the installed CRD (or one in the "
+                   "files) gives roles a size, else pd-atomic.")
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @cluster_options
-def lint(cluster: object) -> int:
-    """Not built yet."""
-    raise PdError("kubectl pd lint is not built yet")
+def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, output: str | None,
+         diff: bool, fix: bool, kueue_version: str | None, api_profile: str, strict: bool) -> int:
+    """Find ClusterQueues, Cohorts and ModelDeployments Kueue or the webhook would refuse.
+
+    \b
+    kubectl pd lint -f queues.yaml             findings with file:line
+    kubectl pd lint -f queues.yaml --diff      the repair as a unified diff
+    kubectl pd lint --fix -o patch             JSON patches for kubectl patch --type=json
+    kubectl pd lint -A -o sarif > lint.sarif   the live cluster, for code scanning
+
+    Exit status: 0 no error finding (no warning either with --strict), 1 error findings (with
+    --fix: errors no rewrite repairs; with --diff: any difference), 2 bad flags or malformed input.
+    """
+    fmt = _check_flags(output, diff, fix)
+    ctx = LintContext(limits=limits_for(_kueue_version(kueue_version)))
+    if api_profile != "auto":
+        ctx.profile = api_profile
+    try:
+        with loading_heap():
+            source = open_source(cluster, files)
+            if files:
+                gathered = gather_files(source, ctx, api_profile)
+            else:
+                ns = None if all_namespaces else namespace(cluster)
+                gathered = gather_live(source, ctx, api_profile, ns)
+        for n in gathered.notes:
+            _note(n)
+        result = _run_checks(gathered, source)
+        for u in result.unknown_suppressions:
+            _note(f"unknown rule in kubectl-pd.io/ignore on {u}")
+        if fix or diff:
+            return _repair(gathered, result, source, fmt, diff)
+        return _report(result, fmt, strict)
+    finally:
+        gc.unfreeze()  # for callers that run the command in process (tests); free in a real run
+
+
+def _report(result: LintResult, fmt: str, strict: bool) -> int:
+    """Findings in the chosen format; exit 1 on errors (and on warnings with --strict)."""
+    if fmt == "text":
+        click.echo(render_text(result, _style) if use_color() else render_text(result), nl=False)
+    elif fmt == "sarif":
+        click.echo(to_json(render_sarif(result)), nl=False)
+    else:
+        click.echo(dump(render_data(result), fmt), nl=False)
+    if result.errors or (strict and result.warnings):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _repair(gathered: Gathered, result: LintResult, source: Source, fmt: str, diff: bool) -> int:
+    """--diff or --fix: the rewrite of every object that has one, and a note for what remains."""
+    fixes = _plan(gathered, result)
+    changed = [fx for fx in fixes if fx.changed]
+    if diff:
+        for fx in changed:
+            before, after = _before_after(fx, source)
+            click.echo(unified_diff(to_yaml(before), to_yaml(after), object_label(fx.ref)), nl=False)
+    elif fmt == "patch":
+        click.echo(to_json([{"apiVersion": fx.before.get("apiVersion"), "kind": fx.ref.kind,
+                             "name": fx.ref.name, "namespace": fx.ref.namespace, "patch": fx.patch()}
+                            for fx in changed]), nl=False)
+    elif fmt == "json":
+        click.echo(dump({"apiVersion": "v1", "kind": "List",
+                         "items": [_manifest(fx, source) for fx in changed]}, "json"), nl=False)
+    else:
+        click.echo(join_documents(to_yaml(_manifest(fx, source)) for fx in changed), nl=False)
+    for fx in changed:
+        _note(f"{object_label(fx.ref)}: " + "; ".join(fx.changes))
+    left = _report_unfixable(fixes)
+    if not changed and not left:
+        _note("nothing to fix")
+    if diff:  # kubectl diff's convention: 1 when there is a difference
+        return EXIT_FAILED if changed or left else EXIT_OK
+    return EXIT_FAILED if left else EXIT_OK

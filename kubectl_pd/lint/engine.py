@@ -1,0 +1,138 @@
+"""Run every rule over a set of objects: dispatch by kind, suppression, and file:line for each finding."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kubectl_pd.cluster.source import Origin, annotations_of, name_of, namespace_of
+from kubectl_pd.lint.context import LintContext
+from kubectl_pd.lint.findings import Finding, ObjectRef
+from kubectl_pd.lint.gpustack_queues import check_gpustack_queue, is_gpustack_queue
+from kubectl_pd.lint.model_deployments import check_model_deployment
+from kubectl_pd.lint.resource_groups import check_resource_groups, check_shape
+from kubectl_pd.lint.rules import ERROR, WARNING, Rule, resolve
+
+Obj = dict[str, Any]
+IGNORE_ANNOTATION = "kubectl-pd.io/ignore"
+LINTED_KINDS = ("ClusterQueue", "Cohort", "ModelDeployment")
+REFERENCE_KINDS = ("ResourceFlavor", "AdmissionCheck", "CustomResourceDefinition")
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding]
+    linted: Counter[str] = field(default_factory=Counter)  # kind -> objects checked
+    skipped: Counter[str] = field(default_factory=Counter)  # kind -> objects of other kinds
+    suppressed: int = 0
+    unknown_suppressions: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == WARNING)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "suppressed": self.suppressed,
+            "objects": sum(self.linted.values()),
+            "kinds": dict(sorted(self.linted.items())),
+            "skipped": sum(self.skipped.values()),
+            "skippedKinds": dict(sorted(self.skipped.items())),
+        }
+
+
+def ref_of(obj: Obj) -> ObjectRef:
+    return ObjectRef(str(obj.get("kind") or ""), name_of(obj), namespace_of(obj))
+
+
+def suppressed_rules(obj: Obj) -> tuple[set[str], list[str]]:
+    """Rule ids silenced by `kubectl-pd.io/ignore: "PD203,gpustack-single-group"` (`all` silences all)."""
+    text = annotations_of(obj).get(IGNORE_ANNOTATION)
+    if not isinstance(text, str):
+        return set(), []
+    ids: set[str] = set()
+    unknown: list[str] = []
+    for token in text.replace(";", ",").replace(" ", ",").split(","):
+        if not token:
+            continue
+        if token.lower() in ("all", "*"):
+            ids.add("*")
+            continue
+        rule: Rule | None = resolve(token)
+        if rule is None:
+            unknown.append(token)
+        else:
+            ids.add(rule.id)
+    return ids, unknown
+
+
+def check_object(obj: Obj, ctx: LintContext) -> list[Finding]:
+    """Every finding of one object, suppression not applied. Raises Malformed on unreadable shapes."""
+    kind = obj.get("kind")
+    ref = ref_of(obj)
+    if kind in ("ClusterQueue", "Cohort"):
+        check_shape(obj)
+        out = check_resource_groups(obj, ref, ctx)
+        if is_gpustack_queue(obj):
+            out.extend(check_gpustack_queue(obj, ref, ctx.limits))
+        return out
+    if kind == "ModelDeployment":
+        return check_model_deployment(obj, ref, ctx)
+    return []
+
+
+def lint_objects(objs: Iterable[Obj], ctx: LintContext,
+                 origin_of: Callable[[Obj], Origin] | None = None) -> LintResult:
+    """Lint every ClusterQueue, Cohort and ModelDeployment; count the rest as skipped.
+
+    With `origin_of`, each finding gets the file and line of its path (`Origin.line_of`).
+    """
+    result = LintResult([])
+    for obj in objs:
+        kind = str(obj.get("kind") or "")
+        if kind not in LINTED_KINDS:
+            if kind not in REFERENCE_KINDS:
+                result.skipped[kind] += 1
+            continue
+        result.linted[kind] += 1
+        found = check_object(obj, ctx)
+        ignore, unknown = suppressed_rules(obj)
+        result.unknown_suppressions.extend(f"{ref_of(obj)}: {u}" for u in unknown)
+        if ignore:
+            kept = [f for f in found if "*" not in ignore and f.rule_id not in ignore]
+            result.suppressed += len(found) - len(kept)
+            found = kept
+        if origin_of is not None and found:
+            origin = origin_of(obj)
+            found = [replace(f, file=origin.file, line=origin.line_of(f.path)) for f in found]
+            found.sort(key=lambda f: f.line or 0)  # stable: check order within a line
+        result.findings.extend(found)
+    return result
+
+
+def context_from(objs: Iterable[Obj], ctx: LintContext) -> LintContext:
+    """Fill the context from the objects at hand: queues always; flavors and admission checks when any
+    are present (files that hold none leave PD111/PD112 off)."""
+    flavors: dict[str, Obj] = {}
+    checks: set[str] = set()
+    for obj in objs:
+        kind = obj.get("kind")
+        if kind == "ClusterQueue":
+            ctx.queues[name_of(obj)] = obj
+        elif kind == "ResourceFlavor":
+            flavors[name_of(obj)] = obj
+        elif kind == "AdmissionCheck":
+            checks.add(name_of(obj))
+    if flavors and ctx.flavors is None:
+        ctx.flavors = flavors
+    if checks and ctx.admission_checks is None:
+        ctx.admission_checks = checks
+    return ctx

@@ -1,0 +1,174 @@
+"""The canonical fix of a queue's resource groups, and the JSON patch that applies it.
+
+The rewrite: merge groups whose coveredResources are the same set (keeping flavor order), drop a
+flavor repeated inside the merged group, and put every flavor's resources in coveredResources order.
+For a GPUStack queue split at 16 flavors this is the one group a correct buildResourceGroups builds.
+Whatever the rewrite cannot repair (70 flavors of one resource, a negative quota, a missing flavor)
+is reported as such; no fix is invented for it.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonpatch
+import yaml
+
+from kubectl_pd.lint.context import LintContext
+from kubectl_pd.lint.engine import check_object, ref_of, suppressed_rules
+from kubectl_pd.lint.findings import Finding, ObjectRef
+from kubectl_pd.lint.resource_groups import groups_of
+from kubectl_pd.lint.rules import ERROR
+
+Obj = dict[str, Any]
+FIXABLE_KINDS = ("ClusterQueue", "Cohort")
+# Findings about other objects (a missing ResourceFlavor or AdmissionCheck): the manifest itself can
+# still be repaired, so the fix is given and these are reported as remaining.
+EXTERNAL_RULES = ("PD111", "PD112")
+
+
+@dataclass
+class Fix:
+    """The outcome for one object with findings."""
+
+    ref: ObjectRef
+    before: Obj
+    after: Obj | None  # None: no fix is given
+    changes: list[str] = field(default_factory=list)  # what the rewrite did, in words
+    remaining: list[Finding] = field(default_factory=list)  # errors the rewrite does not repair
+
+    @property
+    def changed(self) -> bool:
+        return self.after is not None and self.after != self.before
+
+    def patch(self) -> list[dict[str, Any]]:
+        """RFC 6902 operations turning `before` into `after` (only under /spec/resourceGroups)."""
+        if self.after is None:
+            return []
+        return resource_groups_patch(groups_of(self.before), groups_of(self.after))
+
+
+def canonical_groups(groups: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rewritten groups and a sentence per change. Pure; `groups` is not modified."""
+    out: list[dict[str, Any]] = []
+    changes: list[str] = []
+    by_set: dict[frozenset[str], int] = {}
+    merged: dict[int, list[tuple[int, int]]] = {}  # target index in `out` -> [(source group, flavors)]
+    for i, g in enumerate(groups):
+        cov = list(g.get("coveredResources") or [])
+        key = frozenset(cov)
+        if cov and len(key) == len(cov) and key in by_set:
+            moved = [copy.deepcopy(f) for f in g.get("flavors") or []]
+            out[by_set[key]]["flavors"].extend(moved)
+            merged.setdefault(by_set[key], []).append((i, len(moved)))
+            continue
+        new = copy.deepcopy(g)
+        new["flavors"] = list(new.get("flavors") or [])
+        if cov and len(key) == len(cov):
+            by_set[key] = len(out)
+        out.append(new)
+    for target, sources in merged.items():
+        names = ", ".join(f"[{i}]" for i, _ in sources)
+        moved = sum(n for _, n in sources)
+        cov = ", ".join(out[target].get("coveredResources") or [])
+        changes.append(f"merged spec.resourceGroups{names} ({moved} flavors) into spec.resourceGroups[{target}], "
+                       f"which covers the same {cov}")
+    for i, g in enumerate(out):
+        cov = list(g.get("coveredResources") or [])
+        seen: set[str] = set()
+        kept: list[dict[str, Any]] = []
+        for f in g["flavors"]:
+            if f["name"] in seen:
+                changes.append(f"dropped the repeated flavor {f['name']!r} from spec.resourceGroups[{i}]")
+                continue
+            seen.add(f["name"])
+            kept.append(f)
+        g["flavors"] = kept
+        for f in kept:
+            res = list(f.get("resources") or [])
+            names = [r["name"] for r in res]
+            if names != cov and len(names) == len(set(names)) and sorted(names) == sorted(cov):
+                order = {n: k for k, n in enumerate(cov)}
+                f["resources"] = sorted(res, key=lambda r: order[r["name"]])
+                changes.append(f"reordered the resources of flavor {f['name']!r} to {', '.join(cov)}")
+    return out, changes
+
+
+def with_groups(obj: Obj, groups: list[dict[str, Any]]) -> Obj:
+    out = copy.deepcopy(obj)
+    out.setdefault("spec", {})["resourceGroups"] = groups
+    return out
+
+
+def plan_fix(obj: Obj, ctx: LintContext) -> Fix:
+    """The fix of one object (any kind): the rewrite when it leaves no repairable error behind."""
+    ref = ref_of(obj)
+    ignore, _ = suppressed_rules(obj)
+
+    def errors(o: Obj) -> list[Finding]:
+        return [f for f in check_object(o, ctx)
+                if f.severity == ERROR and "*" not in ignore and f.rule_id not in ignore]
+
+    if obj.get("kind") not in FIXABLE_KINDS:
+        return Fix(ref, obj, None, remaining=errors(obj))
+    groups, changes = canonical_groups(groups_of(obj))
+    after = with_groups(obj, groups) if changes else obj
+    left = errors(after)
+    if any(f.rule_id not in EXTERNAL_RULES for f in left):
+        return Fix(ref, obj, None, changes, left)
+    return Fix(ref, obj, after, changes, left)
+
+
+def resource_groups_patch(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Minimal JSON patch made by jsonpatch, checked by applying it; one `replace` if that ever fails."""
+    src, dst = {"spec": {"resourceGroups": before}}, {"spec": {"resourceGroups": after}}
+    ops = list(jsonpatch.make_patch(src, dst))
+    try:
+        ok = jsonpatch.apply_patch(src, ops) == dst
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException):
+        ok = False
+    if not ok:
+        ops = [{"op": "replace", "path": "/spec/resourceGroups", "value": copy.deepcopy(after)}]
+    return ops
+
+
+def original_document(obj: Obj, node: Any) -> Obj:
+    """The object exactly as written (field names, key order), rebuilt from its YAML node.
+
+    Reading normalises v1beta1 names and moves keys; a fix printed for a file should change nothing
+    but the resource groups. Without a node (live objects) the v1beta1 names are put back instead.
+    """
+    raw = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
+    if not isinstance(raw, dict):
+        return denormalize(obj)
+    if "kind" not in raw:  # an item of a typed List: the kind came from the List
+        raw = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"), **raw}
+    return raw
+
+
+def apply_fix(fix: Fix, original: Obj) -> Obj:
+    """`original` with the fix's patch applied: what --fix prints and --diff compares against."""
+    return jsonpatch.apply_patch(original, fix.patch())
+
+
+def denormalize(obj: Obj) -> Obj:
+    """A v1beta1 ClusterQueue back in v1beta1 field names (kueue.normalize renamed them on reading)."""
+    if obj.get("kind") != "ClusterQueue" or not str(obj.get("apiVersion", "")).endswith("kueue.x-k8s.io/v1beta1"):
+        return obj
+    out = copy.deepcopy(obj)
+    spec = out.get("spec")
+    if not isinstance(spec, dict):
+        return out
+    rebuilt: dict[str, Any] = {}
+    for key, value in spec.items():
+        if key == "cohortName":
+            rebuilt["cohort"] = value
+        elif (key == "admissionChecksStrategy" and isinstance(value, dict) and set(value) == {"admissionChecks"}
+              and all(isinstance(c, dict) and set(c) == {"name"} for c in value["admissionChecks"] or [])):
+            rebuilt["admissionChecks"] = [c["name"] for c in value["admissionChecks"] or []]
+        else:
+            rebuilt[key] = value
+    out["spec"] = rebuilt
+    return out

@@ -1,0 +1,104 @@
+"""Collect what lint reads from a Source: the objects to check and the context they are checked in.
+
+Live: every ClusterQueue, Cohort, ResourceFlavor and AdmissionCheck (cluster scope) and the
+ModelDeployments of one namespace or all. Files: everything in them. Only GET requests are sent.
+A missing ModelDeployment CRD, or RBAC that hides flavors or checks, narrows the lint (with a note)
+instead of failing it; Kueue missing is an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_pd.cluster.source import Source, name_of
+from kubectl_pd.errors import ApiUnavailable, ForbiddenError
+from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.lint.context import LintContext
+from kubectl_pd.lint.engine import context_from
+
+Obj = dict[str, Any]
+MD_CRD = "modeldeployments.worker.gpustack.ai"
+
+
+@dataclass
+class Gathered:
+    objects: list[Obj]
+    ctx: LintContext
+    notes: list[str] = field(default_factory=list)
+
+
+def roles_have_size(crd: Obj) -> bool:
+    """Does any served version of the ModelDeployment CRD give roles a `size` (the per-replica API)?"""
+    versions = (crd.get("spec") or {}).get("versions") or []
+    for v in versions if isinstance(versions, list) else []:
+        try:
+            roles = v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["roles"]
+            props = roles["items"]["properties"]
+        except (KeyError, TypeError):
+            continue
+        if isinstance(props, dict) and "size" in props:
+            return True
+    return False
+
+
+def choose_profile(requested: str, source: Source, notes: list[str]) -> str:
+    """`auto`: per-replica when the installed (or given) CRD has roles[].size, else pd-atomic."""
+    if requested != "auto":
+        return requested
+    try:
+        crd = source.get("CustomResourceDefinition", MD_CRD)
+    except (ForbiddenError, ApiUnavailable) as e:
+        notes.append(f"cannot read the ModelDeployment CRD ({e.message.split(':')[0]}): "
+                     f"using --api-profile {PD_ATOMIC}")
+        return PD_ATOMIC
+    if crd is None:
+        return PD_ATOMIC
+    return PER_REPLICA if roles_have_size(crd) else PD_ATOMIC
+
+
+def gather_files(source: Any, ctx: LintContext, requested_profile: str) -> Gathered:
+    """Everything in the files; PD111/PD112 only when they hold ResourceFlavors / AdmissionChecks."""
+    objects = list(source.all_objects())
+    notes: list[str] = []
+    context_from(objects, ctx)
+    if any(o.get("kind") == "ModelDeployment" for o in objects):
+        ctx.profile = choose_profile(requested_profile, source, notes)
+    return Gathered(objects, ctx, notes)
+
+
+def gather_live(source: Source, ctx: LintContext, requested_profile: str,
+                md_namespace: str | None) -> Gathered:
+    """The cluster's Kueue objects and the ModelDeployments of `md_namespace` (None: all namespaces)."""
+    notes: list[str] = []
+    queues = source.list("ClusterQueue")  # Kueue missing or forbidden: the command fails here
+    objects: list[Obj] = list(queues)
+    try:
+        objects.extend(source.list("Cohort"))
+    except ApiUnavailable:
+        notes.append("this Kueue serves no Cohort API: Cohorts not linted")
+    except ForbiddenError:
+        notes.append("RBAC hides Cohorts: Cohorts not linted")
+    try:
+        flavors = source.list("ResourceFlavor")
+        ctx.flavors = {name_of(f): f for f in flavors}
+    except ForbiddenError:
+        notes.append("RBAC hides ResourceFlavors: PD111 flavor-not-found and the PD306 pool check skipped")
+    try:
+        ctx.admission_checks = {name_of(a) for a in source.list("AdmissionCheck")}
+    except (ForbiddenError, ApiUnavailable):
+        notes.append("cannot list AdmissionChecks: PD112 admission-check-not-found skipped")
+    ctx.queues = {name_of(q): q for q in queues}
+    try:
+        deployments = source.list("ModelDeployment", md_namespace)
+    except ApiUnavailable:
+        notes.append(f"the ModelDeployment CRD ({MD_CRD}) is not installed: ModelDeployments skipped")
+        deployments = []
+    except ForbiddenError:
+        where = f'namespace "{md_namespace}"' if md_namespace else "all namespaces"
+        notes.append(f"RBAC hides ModelDeployments in {where}: ModelDeployments skipped")
+        deployments = []
+    if deployments:
+        ctx.profile = choose_profile(requested_profile, source, notes)
+    objects.extend(deployments)
+    return Gathered(objects, ctx, notes)

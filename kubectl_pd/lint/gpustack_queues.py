@@ -1,0 +1,95 @@
+"""PD201-PD203: what a GPUStack instance-type queue must look like (gpustack-modeldeployment.md §2.2, §4).
+
+GPUStack's operator builds one ClusterQueue per InstanceType, labelled
+`resource.gpustack.ai/type: instancetypes`, covering exactly one resource: the manufacturer's credits
+(1,600,000 per card) for an accelerated pool, or `cpu`. One resource means one resource group.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from kubectl_pd.cluster.source import labels_of
+from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
+from kubectl_pd.lint.context import ACCEL_LABEL_PREFIX
+from kubectl_pd.lint.findings import Finding, ObjectRef
+from kubectl_pd.lint.limits import MODERN, Limits
+from kubectl_pd.lint.resource_groups import GROUPS, QUANTITY_FIELDS, groups_of, quantity
+
+Obj = dict[str, Any]
+TYPE_LABEL = "resource.gpustack.ai/type"
+TYPE_INSTANCETYPES = "instancetypes"
+_CREDITS_RE = re.compile(r"^credits\.gpustack\.ai/[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def is_gpustack_queue(obj: Obj) -> bool:
+    return obj.get("kind") == "ClusterQueue" and labels_of(obj).get(TYPE_LABEL) == TYPE_INSTANCETYPES
+
+
+def expected_manufacturer(obj: Obj) -> str | None:
+    """The manufacturer of the queue's accelerator key label (`acceleratable.feature.gpustack.ai/nvidia-h20`)."""
+    for label in labels_of(obj):
+        if isinstance(label, str) and label.startswith(ACCEL_LABEL_PREFIX):
+            key = label[len(ACCEL_LABEL_PREFIX):]
+            if "-" in key and "." not in key:
+                return key.split("-", 1)[0]
+    return None
+
+
+def _cards(q: Fraction) -> str:
+    c = q / CREDITS_PER_CARD
+    return f"{float(c):.4g}"
+
+
+def check_gpustack_queue(obj: Obj, ref: ObjectRef, limits: Limits = MODERN) -> list[Finding]:
+    out: list[Finding] = []
+    groups = groups_of(obj)
+    covers = [list(g.get("coveredResources") or []) for g in groups]
+    if len(groups) > 1:
+        same = all(sorted(c) == sorted(covers[0]) for c in covers)
+        split16 = same and all(len(g.get("flavors") or []) == 16 for g in groups[:-1])
+        total = sum(len(g.get("flavors") or []) for g in groups)
+        why = ""
+        if same:
+            cause = ("the split the old buildResourceGroups made every 16 flavors" if split16
+                     else "the groups cover the same resource")
+            if total <= limits.flavors_per_group:
+                remedy = f"one group of {total} flavors is what the queue should hold"
+            else:
+                remedy = (f"{total} flavors exceed the {limits.flavors_per_group} one group may hold, so the pool "
+                          f"needs coarser flavors or several queues")
+            why = f": {cause}; {remedy}"
+        out.append(Finding(
+            "PD201", ref, (*GROUPS, 1),
+            f"a GPUStack queue covers one resource, so it can have only one resource group; this one has "
+            f"{len(groups)} groups with {total} flavors in all{why}"))
+    manufacturer = expected_manufacturer(obj)
+    for i, cov in enumerate(covers):
+        path = (*GROUPS, i, "coveredResources")
+        ok = len(cov) == 1 and (cov[0] == "cpu" or bool(_CREDITS_RE.match(cov[0])))
+        if not ok:
+            out.append(Finding(
+                "PD202", ref, path,
+                f"coveredResources [{', '.join(cov)}]: a GPUStack queue covers exactly one resource, "
+                f"credits.gpustack.ai/<manufacturer> for an accelerated pool or cpu otherwise"))
+        elif manufacturer and is_credits(cov[0]) and cov[0] != f"credits.gpustack.ai/{manufacturer}":
+            out.append(Finding(
+                "PD202", ref, path,
+                f"coveredResources [{cov[0]}] does not match the queue's accelerator label "
+                f"({ACCEL_LABEL_PREFIX}{manufacturer}-...): expected credits.gpustack.ai/{manufacturer}"))
+    for i, g in enumerate(groups):
+        for j, fl in enumerate(g.get("flavors") or []):
+            for k, r in enumerate(fl.get("resources") or []):
+                if not is_credits(r["name"]):
+                    continue
+                for fname in QUANTITY_FIELDS:
+                    q = quantity(r.get(fname))
+                    if q is None or q < 0 or (q.denominator == 1 and q.numerator % CREDITS_PER_CARD == 0):
+                        continue
+                    out.append(Finding(
+                        "PD203", ref, (*GROUPS, i, "flavors", j, "resources", k, fname),
+                        f"{fname} {r[fname]} of {r['name']} is {_cards(q)} cards: GPUStack counts 1,600,000 "
+                        f"credits per card, so a quota is a whole number of cards (1600k each)"))
+    return out

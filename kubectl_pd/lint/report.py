@@ -1,0 +1,138 @@
+"""Views over one list of findings: text lines, JSON/YAML data, SARIF 2.1.0, and unified diffs."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from kubectl_pd import __version__
+from kubectl_pd.lint.engine import LintResult
+from kubectl_pd.lint.findings import Finding, ObjectRef
+from kubectl_pd.lint.rules import ERROR, all_rules
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+Style = Callable[[str, str], str]  # (text, role) -> text; role: error | warning | dim | bold
+
+
+def plain(text: str, role: str) -> str:
+    return text
+
+
+def object_label(ref: ObjectRef) -> str:
+    """`ClusterQueue/NAME`; namespaced objects as `ModelDeployment/NS/NAME`."""
+    return f"{ref.kind}/{ref.namespace}/{ref.name}" if ref.namespace else f"{ref.kind}/{ref.name}"
+
+
+def location(f: Finding) -> str:
+    if f.file is None or f.file == "cluster" or f.line is None:
+        return f.file or "cluster"
+    return f"{f.file}:{f.line}"
+
+
+def text_line(f: Finding, style: Style = plain) -> str:
+    sev = style(f.severity, f.severity)
+    return (f"{location(f)}: {sev} {style(f.rule_id, 'bold')} {f.rule.name} {object_label(f.obj)} "
+            f"{f.path_text}: {f.message}")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def summary_line(result: LintResult) -> str:
+    kinds = ", ".join(_plural(n, k) for k, n in sorted(result.linted.items()))
+    objects = _plural(sum(result.linted.values()), "object") + (f" ({kinds})" if kinds else "")
+    if result.findings:
+        head = f"{_plural(result.errors, 'error')}, {_plural(result.warnings, 'warning')} in {objects}"
+    else:
+        head = f"no findings in {objects}"
+    tail = ""
+    if result.suppressed:
+        tail += f"; {result.suppressed} suppressed"
+    if result.skipped:
+        skipped = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
+        tail += f"; {_plural(sum(result.skipped.values()), 'object')} of other kinds skipped ({skipped})"
+    return head + tail
+
+
+def render_text(result: LintResult, style: Style = plain) -> str:
+    lines = [text_line(f, style) for f in result.findings]
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"
+
+
+def finding_data(f: Finding) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": f.rule_id,
+        "rule": f.rule.name,
+        "severity": f.severity,
+        "object": f.obj.as_dict(),
+        "file": f.file,
+        "line": f.line,
+        "path": f.path_text,
+        "message": f.message,
+    }
+    if f.kueue_message:
+        data["kueueMessage"] = f.kueue_message
+    return data
+
+
+def render_data(result: LintResult) -> dict[str, Any]:
+    """The `-o json|yaml` document."""
+    return {"findings": [finding_data(f) for f in result.findings], "summary": result.summary()}
+
+
+def _level(severity: str) -> str:
+    return "error" if severity == ERROR else "warning"
+
+
+def render_sarif(result: LintResult) -> dict[str, Any]:
+    """One SARIF 2.1.0 run: every rule declared with its help, every finding a result with a location."""
+    rules = list(all_rules())
+    index = {r.id: i for i, r in enumerate(rules)}
+    driver = {
+        "name": "kubectl-pd",
+        "semanticVersion": __version__,
+        "rules": [
+            {
+                "id": r.id,
+                "name": r.name,
+                "shortDescription": {"text": r.summary},
+                "fullDescription": {"text": f"{r.summary} Applies to: {r.applies_to}."},
+                "help": {"text": r.remediation, "markdown": f"**{r.id} {r.name}**: {r.remediation}"},
+                "defaultConfiguration": {"level": _level(r.severity)},
+                "properties": {"tags": [r.applies_to]},
+            }
+            for r in rules
+        ],
+    }
+    results = []
+    for f in result.findings:
+        region = {"startLine": f.line} if f.line else None
+        physical: dict[str, Any] = {"artifactLocation": {"uri": f.file or "cluster"}}
+        if region:
+            physical["region"] = region
+        results.append({
+            "ruleId": f.rule_id,
+            "ruleIndex": index[f.rule_id],
+            "level": _level(f.severity),
+            "message": {"text": f"{f.path_text}: {f.message}"},
+            "locations": [{
+                "physicalLocation": physical,
+                "logicalLocations": [{"fullyQualifiedName": f"{object_label(f.obj)}/{f.path_text}",
+                                      "kind": "object"}],
+            }],
+        })
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
+
+
+def unified_diff(before: str, after: str, label: str) -> str:
+    """`diff -u` of one object's YAML, labelled like `kubectl diff` does (a/ and b/)."""
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                 fromfile=f"a/{label}", tofile=f"b/{label}")
+    return "".join(lines)
+
+
+def join_documents(docs: Iterable[str]) -> str:
+    return "".join(("---\n" if i else "") + d for i, d in enumerate(docs))

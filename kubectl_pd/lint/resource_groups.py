@@ -1,0 +1,317 @@
+"""PD101-PD112: what Kueue's CRD schema, CEL rules and `vclusterqueue.kb.io` webhook refuse in
+`spec.resourceGroups`, plus the references Kueue resolves at runtime (reference/kueue.md §5, §4.3).
+
+Messages start with Kueue's own wording (`Duplicate value: "x"`, `Invalid value: ...`) so that
+`<path>: <message>` reads as the line Kueue would print, followed by what it means here.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.lint.context import LintContext, Malformed
+from kubectl_pd.lint.findings import Finding, ObjectRef, PathT, format_path
+from kubectl_pd.lint.limits import Limits
+
+Obj = dict[str, Any]
+QUANTITY_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
+_QUANTITY_REGEX_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+GROUPS: PathT = ("spec", "resourceGroups")
+
+
+@lru_cache(maxsize=8192, typed=True)
+def _parse_cached(raw: str | int | float) -> Fraction | None:
+    return try_parse(raw)
+
+
+def quantity(raw: object) -> Fraction | None:
+    """try_parse, cached: a big queue file repeats the same few quota strings thousands of times."""
+    if isinstance(raw, str | int | float) and not isinstance(raw, bool):
+        return _parse_cached(raw)
+    return None
+
+
+def groups_of(obj: Obj) -> list[dict[str, Any]]:
+    """spec.resourceGroups after `check_shape` (an empty list when absent)."""
+    spec = obj.get("spec")
+    groups = spec.get("resourceGroups") if isinstance(spec, dict) else None
+    return groups if isinstance(groups, list) else []
+
+
+def check_shape(obj: Obj) -> None:
+    """Refuse shapes no rule can read: these are input errors (exit 2), not findings."""
+    spec = obj.get("spec")
+    if spec is None:
+        return
+    if not isinstance(spec, dict):
+        raise Malformed(obj, ("spec",), "spec is not a mapping")
+    groups = spec.get("resourceGroups")
+    if groups is None:
+        return
+    if not isinstance(groups, list):
+        raise Malformed(obj, GROUPS, f"spec.resourceGroups is not a list (got {_type(groups)})")
+    for i, g in enumerate(groups):
+        gp = (*GROUPS, i)
+        if not isinstance(g, dict):
+            raise Malformed(obj, gp, f"{format_path(gp)} is not a mapping (got {_type(g)})")
+        cov = g.get("coveredResources", [])
+        if not isinstance(cov, list) or not all(isinstance(c, str) for c in cov):
+            raise Malformed(obj, (*gp, "coveredResources"),
+                            f"{format_path(gp)}.coveredResources is not a list of resource names")
+        flavors = g.get("flavors", [])
+        if not isinstance(flavors, list):
+            raise Malformed(obj, (*gp, "flavors"), f"{format_path(gp)}.flavors is not a list")
+        for j, f in enumerate(flavors):
+            fp = (*gp, "flavors", j)
+            if not isinstance(f, dict) or not isinstance(f.get("name"), str):
+                raise Malformed(obj, fp, f"{format_path(fp)} is not a mapping with a name")
+            res = f.get("resources", [])
+            if not isinstance(res, list) or not all(isinstance(r, dict) and isinstance(r.get("name"), str)
+                                                    for r in res):
+                raise Malformed(obj, (*fp, "resources"),
+                                f"{format_path(fp)}.resources is not a list of mappings with a name")
+
+
+def _type(v: object) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string"}.get(type(v), type(v).__name__)
+
+
+def _q(value: object) -> str:
+    """A quantity as Kueue quotes it in a field error."""
+    return '"' + (value if isinstance(value, str) else str(value)) + '"'
+
+
+def _same_set(a: list[str], b: list[str]) -> bool:
+    return len(a) == len(b) == len(set(a)) and set(a) == set(b)
+
+
+def split_hint(groups: list[dict[str, Any]], cov: list[str], k: int, i: int, lim: Limits) -> str:
+    """What to say when groups k and i cover the same set: the 16-flavor split, and whether merging fits."""
+    total = sum(len(g.get("flavors") or []) for g in groups
+                if _same_set(list(g.get("coveredResources") or []), cov))
+    head = f"spec.resourceGroups[{k}] and [{i}] cover the same resources"
+    if len(groups[k].get("flavors") or []) == 16:
+        head += ", the signature of a queue split at 16 flavors"
+    if total <= lim.flavors_per_group:
+        return (f"{head}: merge them into one group of {total} flavors ({lim.version_text} allows "
+                f"{lim.flavors_per_group})")
+    return (f"{head}, but merged they would hold {total} flavors, above the {lim.flavors_per_group} "
+            f"{lim.version_text} allows: use coarser flavors or split the pool across ClusterQueues")
+
+
+def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Finding]:
+    """Every PD101-PD112 finding of one ClusterQueue or Cohort, in the order Kueue checks them."""
+    out: list[Finding] = []
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    groups = groups_of(obj)
+    is_cohort = ref.kind == "Cohort"
+    lim = ctx.limits
+
+    def add(rule: str, path: PathT, message: str, kueue: str | None = None) -> None:
+        out.append(Finding(rule, ref, path, message, f"{format_path(path)}: {kueue}" if kueue else None))
+
+    if is_cohort:
+        parent = spec.get("parentName") or spec.get("parent")
+        in_cohort, empty_word = bool(parent), "parent"
+    else:
+        in_cohort, empty_word = bool(spec.get("cohortName")), "cohort"
+
+    if len(groups) > lim.groups:
+        kq = f"Too many: {len(groups)}: must have at most {lim.groups} items"
+        add("PD103", GROUPS, f"{kq}: {len(groups)} resource groups, Kueue allows {lim.groups}", kq)
+
+    seen_resources: dict[str, tuple[int, int]] = {}
+    seen_flavors: dict[str, tuple[int, int]] = {}
+    total_flavors = total_covered = 0
+    for i, g in enumerate(groups):
+        gp = (*GROUPS, i)
+        cov: list[str] = g.get("coveredResources") or []
+        flavors: list[dict[str, Any]] = g.get("flavors") or []
+        total_flavors += len(flavors)
+        total_covered += len(cov)
+
+        for j, res in enumerate(cov):
+            if res in seen_resources:
+                k, m = seen_resources[res]
+                kq = f'Duplicate value: "{res}"'
+                if k == i:
+                    msg = f"{kq}: listed twice in {format_path(gp)}.coveredResources"
+                else:
+                    earlier = groups[k].get("coveredResources") or []
+                    msg = f"{kq}: also covered by spec.resourceGroups[{k}], and a resource belongs to one group"
+                    if _same_set(earlier, cov):
+                        msg += f"; {split_hint(groups, cov, k, i, lim)}"
+                add("PD101", (*gp, "coveredResources", j), msg, kq)
+            else:
+                seen_resources[res] = (i, j)
+
+        if not cov:
+            kq = "Invalid value: 0: should have at least 1 items"
+            add("PD105", (*gp, "coveredResources"), f"{kq}: a resource group covers at least one resource", kq)
+        if not flavors:
+            kq = "Invalid value: 0: should have at least 1 items"
+            add("PD104", (*gp, "flavors"), f"{kq}: a resource group needs at least one flavor", kq)
+        if len(cov) > lim.covered_per_group:
+            kq = f"Too many: {len(cov)}: must have at most {lim.covered_per_group} items"
+            add("PD105", (*gp, "coveredResources"),
+                f"{kq}: {len(cov)} covered resources in one group, {lim.version_text} allows "
+                f"{lim.covered_per_group}", kq)
+        if len(flavors) > lim.flavors_per_group:
+            kq = f"Too many: {len(flavors)}: must have at most {lim.flavors_per_group} items"
+            what = f" of {', '.join(cov)}" if cov else ""
+            add("PD104", (*gp, "flavors"),
+                f"{kq}: {len(flavors)} flavors{what} in one group, {lim.version_text} allows "
+                f"{lim.flavors_per_group}; a resource can be covered by only one group, so use coarser "
+                f"flavors or split the pool across ClusterQueues", kq)
+
+        pairs = 0
+        for j, fl in enumerate(flavors):
+            fp = (*gp, "flavors", j)
+            name = fl["name"]
+            resources: list[dict[str, Any]] = fl.get("resources") or []
+            pairs += len(resources)
+            out.extend(_check_flavor_resources(ref, gp, fp, name, cov, resources))
+            out.extend(_check_quotas(ref, fp, resources, in_cohort, empty_word, is_cohort))
+            if name in seen_flavors:
+                k, m = seen_flavors[name]
+                kq = f'Duplicate value: "{name}"'
+                where = (f"listed twice in this group (first as flavors[{m}])" if k == i
+                         else f"already in spec.resourceGroups[{k}].flavors[{m}]")
+                add("PD102", (*fp, "name"), f"{kq}: {where}; a flavor appears once, in one group", kq)
+            else:
+                seen_flavors[name] = (i, j)
+
+        if lim.pairs_per_group is not None and pairs > lim.pairs_per_group:
+            kq = (f"Invalid value: {pairs}: number of flavor-resource combinations in a resourceGroup "
+                  f"must be ≤ {lim.pairs_per_group}, got {pairs}")
+            add("PD107", gp, kq, kq)
+
+    if lim.flavors_total is not None and total_flavors > lim.flavors_total:
+        kq = (f"Invalid value: {total_flavors}: total number of flavors across all resourceGroups must be "
+              f"≤ {lim.flavors_total}, got {total_flavors}")
+        add("PD104", GROUPS, kq, kq)
+    if lim.covered_total is not None and total_covered > lim.covered_total:
+        kq = (f"Invalid value: {total_covered}: total number of covered resources across all resourceGroups "
+              f"must be ≤ {lim.covered_total}, got {total_covered}")
+        add("PD105", GROUPS, kq, kq)
+
+    if not is_cohort:
+        out.extend(_check_references(obj, ref, ctx))
+    return out
+
+
+def _check_flavor_resources(ref: ObjectRef, gp: PathT, fp: PathT, name: str, cov: list[str],
+                            resources: list[dict[str, Any]]) -> list[Finding]:
+    out: list[Finding] = []
+    names = [r["name"] for r in resources]
+    seen: set[str] = set()
+    for k, n in enumerate(names):
+        if n in seen:
+            kq = f'Duplicate value: "{n}"'
+            out.append(Finding("PD106", ref, (*fp, "resources", k), f"{kq}: flavor {name!r} lists {n} twice",
+                               f"{format_path((*fp, 'resources', k))}: {kq}"))
+        seen.add(n)
+    if len(names) != len(cov):
+        cel = (f"{format_path(gp)}: Invalid value: \"object\": flavors must have the same number of resources "
+               f"as the coveredResources")
+        out.append(Finding(
+            "PD106", ref, (*fp, "resources"),
+            f"flavor {name!r} lists {len(names)} resource{'s' if len(names) != 1 else ''} "
+            f"[{', '.join(names)}] for {len(cov)} coveredResources [{', '.join(cov)}] ({cel})", cel))
+        return out
+    for k, n in enumerate(names):
+        if n != cov[k]:
+            kq = f'Invalid value: "{n}": must match the name in coveredResources'
+            path = (*fp, "resources", k, "name")
+            hint = (f"; list them as [{', '.join(cov)}]" if sorted(names) == sorted(cov)
+                    else f"; coveredResources[{k}] is {cov[k]!r}")
+            out.append(Finding("PD106", ref, path, f"{kq}{hint}", f"{format_path(path)}: {kq}"))
+    return out
+
+
+def _check_quotas(ref: ObjectRef, fp: PathT, resources: list[dict[str, Any]], in_cohort: bool,
+                  empty_word: str, is_cohort: bool) -> list[Finding]:
+    out: list[Finding] = []
+    for k, r in enumerate(resources):
+        rp = (*fp, "resources", k)
+        values: dict[str, Any] = {}
+        for fname in QUANTITY_FIELDS:
+            if fname not in r or (r[fname] is None and fname != "nominalQuota"):
+                continue
+            path = (*rp, fname)
+            raw = r[fname]
+            q = quantity(raw)
+            if raw is None or q is None:
+                if raw is None:
+                    kq = "Required value"
+                    msg = f"{kq}: {fname} of {r['name']!r} is empty"
+                else:
+                    kq = f"Invalid value: {_q(raw)}: {_QUANTITY_REGEX_MSG}"
+                    msg = f"Invalid value: {_q(raw)}: not a Kubernetes quantity (e.g. 4, 500m, 64Gi, 1600k)"
+                out.append(Finding("PD108", ref, path, msg, f"{format_path(path)}: {kq}"))
+                continue
+            values[fname] = q
+            if q < 0:
+                kq = f"Invalid value: {_q(raw)}: must be greater than or equal to 0"
+                out.append(Finding("PD108", ref, path, kq, f"{format_path(path)}: {kq}"))
+            if fname in ("borrowingLimit", "lendingLimit") and not in_cohort:
+                kq = f"Invalid value: {_q(raw)}: must be nil when {empty_word} is empty"
+                field_name = "spec.parentName" if is_cohort else "spec.cohortName (spec.cohort in v1beta1)"
+                out.append(Finding("PD109", ref, path,
+                                   f"{kq}: {fname} needs {field_name}; with no {empty_word} there is nothing "
+                                   f"to {'borrow from' if fname == 'borrowingLimit' else 'lend to'}",
+                                   f"{format_path(path)}: {kq}"))
+        if "nominalQuota" not in r:
+            path = (*rp, "nominalQuota")
+            out.append(Finding("PD108", ref, path, f"Required value: {r['name']!r} has no nominalQuota",
+                               f"{format_path(path)}: Required value"))
+        lend, nominal = values.get("lendingLimit"), values.get("nominalQuota")
+        if not is_cohort and lend is not None and nominal is not None and lend > nominal >= 0:
+            path = (*rp, "lendingLimit")
+            kq = f"Invalid value: {_q(r['lendingLimit'])}: must be less than or equal to the nominalQuota"
+            out.append(Finding("PD110", ref, path, f"{kq} ({_q(r['nominalQuota'])})", f"{format_path(path)}: {kq}"))
+    return out
+
+
+def _check_references(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Finding]:
+    """PD111/PD112: Kueue keeps a queue inactive while a flavor or admission check it names is missing."""
+    out: list[Finding] = []
+    if ctx.flavors is not None:
+        missing: list[tuple[PathT, str]] = []
+        for i, g in enumerate(groups_of(obj)):
+            for j, f in enumerate(g.get("flavors") or []):
+                if f["name"] not in ctx.flavors and f["name"] not in [n for _, n in missing]:
+                    missing.append(((*GROUPS, i, "flavors", j, "name"), f["name"]))
+        if missing:
+            names = ",".join(n for _, n in missing)
+            cond = f"Can't admit new workloads: references missing ResourceFlavor(s): {names}."
+            for path, name in missing:
+                out.append(Finding("PD111", ref, path,
+                                   f'ResourceFlavor "{name}" does not exist: Kueue keeps the queue inactive '
+                                   f'(Active=False, reason FlavorNotFound: "{cond}")', cond))
+    if ctx.admission_checks is not None:
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        strategy = spec.get("admissionChecksStrategy")
+        checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
+        # normalize() turns v1beta1's flat `admissionChecks: [name]` into name-only strategy entries
+        v1beta1 = str(obj.get("apiVersion", "")).endswith("/v1beta1") and all(
+            isinstance(c, dict) and set(c) == {"name"} for c in (checks or []))
+        missing_ac: list[tuple[PathT, str]] = []
+        for i, c in enumerate(checks if isinstance(checks, list) else []):
+            name = c.get("name") if isinstance(c, dict) else None
+            if isinstance(name, str) and name not in ctx.admission_checks:
+                path: PathT = ("spec", "admissionChecks", i) if v1beta1 else (
+                    "spec", "admissionChecksStrategy", "admissionChecks", i, "name")
+                missing_ac.append((path, name))
+        if missing_ac:
+            cond = ("Can't admit new workloads: references missing AdmissionCheck(s): "
+                    f"{','.join(n for _, n in missing_ac)}.")
+            for path, name in missing_ac:
+                out.append(Finding("PD112", ref, path,
+                                   f'AdmissionCheck "{name}" does not exist: Kueue keeps the queue inactive '
+                                   f'(Active=False, reason AdmissionCheckNotFound: "{cond}")', cond))
+    return out
