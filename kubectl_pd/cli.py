@@ -124,7 +124,8 @@ def cli(ctx: click.Context, kubeconfig: str | None, kube_context: str | None, na
     """Prefill/decode deployments on Kubernetes, admitted all-or-nothing through Kueue.
 
     \b
-    kubectl pd create NAME --model M --prefill 1 --decode 2 --instance-type IT
+    kubectl pd create NAME --model M --instance-type IT --prefill 1 --decode 2 \\
+        --engine-version V --kv-cache-pool POOL --dry-run=client -o yaml
     kubectl pd why-pending NAME            explain a pending deployment
     kubectl pd lint -f queues.yaml         find ClusterQueues Kueue would refuse
     """
