@@ -115,6 +115,7 @@ class FakeApiServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            wbufsize = 1 << 16  # one write per response: no Nagle/delayed-ACK stall per request
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass

@@ -42,7 +42,8 @@ _Dumper.add_representer(str, _str_presenter)
 
 
 def to_yaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                     width=1_000_000)
 
 
 def to_json(data: Any) -> str:

@@ -137,6 +137,7 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
 
 @click.command("lint")
 @click.option("-f", "--filename", "--from-file", "files", multiple=True, metavar="PATH",
+              type=click.Path(allow_dash=True),
               help="Files, directories (recursive *.yaml|*.yml|*.json) or - for stdin. Default: the cluster.")
 @click.option("-A", "--all-namespaces", is_flag=True, help="Live: ModelDeployments of every namespace.")
 @click.option("-o", "--output", type=click.Choice(OUTPUTS), default=None,

@@ -1,15 +1,135 @@
-"""`kubectl pd why-pending` (not built yet)."""
+"""`kubectl pd why-pending`: which role blocks a PD deployment, where, by how much, and what to do."""
 
 from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
 
 import click
 
 from kubectl_pd.cli import cluster_options
-from kubectl_pd.errors import PdError
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.cluster.source import Source, name_of, namespace_of
+from kubectl_pd.commands.common import dump, namespace, open_source, use_color
+from kubectl_pd.errors import EXIT_OK
+from kubectl_pd.pending.diagnose import Diagnosis, diagnose
+from kubectl_pd.pending.gather import GROUP_LABEL, Target, gather, gather_all, parse_target
+from kubectl_pd.pending.render import render_list, render_text, to_dict
+
+OUTPUTS = ("text", "json", "yaml")
 
 
-@click.command("why-pending", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+def _snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
+    """With --from-file and no -n: the one namespace of the snapshot that holds the target."""
+    found: set[str] = set()
+    if kind == "PodGroup":
+        for p in source.list("Pod", None, label_selector=f"{GROUP_LABEL}={name}"):
+            found.add(namespace_of(p) or "default")
+        for wl in source.list("Workload", None):
+            if name_of(wl) == name:
+                found.add(namespace_of(wl) or "default")
+    else:
+        for obj in source.list(kind, None):
+            if name_of(obj) == name:
+                found.add(namespace_of(obj) or "default")
+    if len(found) > 1:
+        raise click.UsageError(f"{name} exists in namespaces {', '.join(sorted(found))} of the snapshot: "
+                               f"choose one with -n")
+    return found.pop() if found else None
+
+
+def _one(source: Source, target: Target) -> Diagnosis:
+    return diagnose(gather(source, target))
+
+
+def _emit(d: Diagnosis, output: str, color: bool) -> str:
+    return render_text(d, color=color) if output == "text" else dump(to_dict(d), output)
+
+
+def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """ModelDeployment names on Tab (live, within --request-timeout, silent on any error)."""
+    from kubectl_pd.completion_live import modeldeployment_names
+
+    return modeldeployment_names(ctx, param, incomplete)
+
+
+@click.command("why-pending", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("target", required=False, metavar="[TARGET]", shell_complete=_complete_target)
+@click.option("-A", "--all-namespaces", "all_namespaces", is_flag=True,
+              help="With no TARGET: every namespace.")
+@click.option("-f", "--from-file", "files", multiple=True, metavar="PATH", type=click.Path(allow_dash=True),
+              help="Diagnose from a snapshot (kubectl get -o yaml output, Lists, directories, - for stdin). "
+                   "Repeatable.")
+@click.option("-o", "--output", type=click.Choice(OUTPUTS), default="text", show_default=True,
+              help="Output format.")
+@click.option("-w", "--watch", is_flag=True, help="Re-diagnose on change until admitted (Ctrl-C to stop).")
+@click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
 @cluster_options
-def why_pending(cluster: object) -> int:
-    """Not built yet."""
-    raise PdError("kubectl pd why-pending is not built yet")
+def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
+                output: str, watch: bool, watch_interval: float) -> int:
+    """Explain why a deployment's pod group is not admitted.
+
+    \b
+    TARGET: NAME (a ModelDeployment) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME
+    No TARGET: every pending deployment, pod group and Workload in the namespace (or -A).
+
+    \b
+    Exit codes: 0 a diagnosis was produced (pending or not), 1 the target does not exist, 2 usage.
+    """
+    if target is not None and all_namespaces:
+        raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
+    if watch and files:
+        raise click.UsageError("--watch follows a live cluster; a snapshot (--from-file) does not change")
+    if watch and target is None:
+        raise click.UsageError("--watch needs a TARGET")
+    kind = name = ""
+    if target is not None:
+        try:
+            kind, name = parse_target(target)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="'TARGET'") from None
+    source = open_source(cluster, files)
+    color = output == "text" and use_color()
+    if target is None:
+        ns = None if all_namespaces else namespace(cluster)
+        facts, notes = gather_all(source, ns)
+        pending = [(f.target.namespace, d) for f in facts if (d := diagnose(f)).pending]
+        if output != "text":
+            click.echo(dump({"items": [to_dict(d) for _, d in pending], "notes": notes}, output), nl=False)
+            return EXIT_OK
+        if not pending:
+            where = "any namespace" if all_namespaces else f"namespace {ns}"
+            click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
+        else:
+            click.echo(render_list(pending), nl=False)
+        for n in notes:
+            click.echo(f"note: {n}")
+        return EXIT_OK
+    ns_given = cluster.namespace
+    ns = ns_given
+    if ns is None and files:
+        ns = _snapshot_namespace(source, kind, name)
+    ns = ns or namespace(cluster)
+    t = Target(kind, name, ns)
+    d = _one(source, t)
+    last = _emit(d, output, color)
+    click.echo(last, nl=False)
+    if not watch:
+        return EXIT_OK
+    try:
+        while d.pending:
+            time.sleep(watch_interval)
+            d = _one(source, t)
+            text = _emit(d, output, color)
+            if text != last:
+                stamp = datetime.now(UTC).strftime("%H:%M:%S")
+                if output == "text":
+                    click.echo(f"--- {stamp}")
+                elif output == "yaml":
+                    click.echo("---")
+                click.echo(text, nl=False)
+                last = text
+    except KeyboardInterrupt:
+        return EXIT_OK
+    return EXIT_OK

@@ -1,0 +1,101 @@
+"""Requests and wall time of `why-pending` for one target, on an empty namespace and on one with 10,000
+unrelated Workloads, side by side in one run (run: /work/.venv/bin/python bench/bench_pending.py).
+
+The count must not move with the namespace's size: one target is read with label selectors, direct GETs
+of the group's Workload and field-selected events, never a list of every Workload. For contrast the last
+line times the list a naive tool would send instead.
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kubectl_pd.cluster.config import ClusterOptions  # noqa: E402
+from kubectl_pd.cluster.live import LiveSource  # noqa: E402
+from kubectl_pd.pending import explain  # noqa: E402
+from tests.apiserver import FakeApiServer, load_objects  # noqa: E402
+
+FIXTURES = {
+    "seed shape (1 group, 2 pod sets)": ROOT / "tests/fixtures/pending/quota-exhausted.yaml",
+    "per-replica shape (3 groups)": ROOT / "tests/fixtures/pending/per-replica-joint.yaml",
+}
+RUNS = 5
+
+
+def unrelated(n: int) -> list[dict[str, Any]]:
+    base = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"namespace": "team-a", "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
+            "spec": {"queueName": "batch", "podSets": [{"name": "main", "count": 1, "template": {"spec": {
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]},
+            "status": {"conditions": [{"type": "QuotaReserved", "status": "False", "reason": "Pending",
+                                       "message": "couldn't assign flavors to pod set main: insufficient unused "
+                                                  "quota for cpu in flavor default, 1 more needed"}]}}
+    out = []
+    for i in range(n):
+        wl = copy.deepcopy(base)
+        wl["metadata"]["name"] = f"batch-{i:05d}"
+        out.append(wl)
+    return out
+
+
+def measure(objs: list[dict[str, Any]], tmp: Path) -> tuple[int, float, list[str]]:
+    server = FakeApiServer(objects=objs).start()
+    try:
+        kc = server.write_kubeconfig(tmp / "kubeconfig")
+        times, count, paths = [], 0, []
+        for _ in range(RUNS):
+            before = len(server.requests)
+            source = LiveSource(ClusterOptions(kubeconfig=str(kc)))
+            t0 = time.perf_counter()
+            explain(source, "qwen-pd", "team-a")
+            times.append(time.perf_counter() - t0)
+            count = len(server.requests) - before
+            paths = [r.path for r in server.requests[before:]]
+        return count, statistics.median(times), paths
+    finally:
+        server.stop()
+
+
+def naive_list(objs: list[dict[str, Any]], tmp: Path) -> tuple[int, float]:
+    server = FakeApiServer(objects=objs).start()
+    try:
+        kc = server.write_kubeconfig(tmp / "kubeconfig-naive")
+        source = LiveSource(ClusterOptions(kubeconfig=str(kc)))
+        t0 = time.perf_counter()
+        n = len(source.list("Workload", "team-a"))
+        return n, time.perf_counter() - t0
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    big = unrelated(10_000)
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        print(f"why-pending, one target, median of {RUNS} runs against tests/apiserver.FakeApiServer")
+        print(f"{'fixture':36} {'other Workloads':>15} {'requests':>9} {'wall time':>10}")
+        for label, path in FIXTURES.items():
+            rows = []
+            for extra in (0, 10_000):
+                objs = load_objects(path) + (big if extra else [])
+                count, wall, paths = measure(objs, tmp)
+                assert all(not p.endswith("/workloads") for p in paths), "a Workload list was sent"
+                rows.append((count, wall))
+                print(f"{label:36} {extra:>15,} {count:>9} {wall * 1000:>8.1f}ms")
+            (c0, w0), (c1, w1) = rows
+            print(f"{'':36} {'ratio 10k/empty':>15} {c1 / c0:>9.2f} {w1 / w0:>9.2f}x")
+        n, wall = naive_list(load_objects(FIXTURES["seed shape (1 group, 2 pod sets)"]) + big, tmp)
+        print(f"for contrast: one list of the namespace's Workloads returns {n:,} objects in {wall * 1000:.0f}ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+"""why-pending: gather (bounded reads), diagnose (pure), quota (pure arithmetic), render (views)."""
+
+from __future__ import annotations
+
+from kubectl_pd.cluster.source import Source
+
+
+def explain(source: Source, target: str, namespace: str, *, color: bool = False) -> str:
+    """The rendered text diagnosis of TARGET (`NAME`, `md/NAME`, `wl/NAME`, ...) in `namespace`.
+
+    Raises NotFoundError when the target does not exist; `kubectl pd create --wait` calls this when
+    its time runs out.
+    """
+    from kubectl_pd.errors import InputError
+    from kubectl_pd.pending.diagnose import diagnose
+    from kubectl_pd.pending.gather import Target, gather, parse_target
+    from kubectl_pd.pending.render import render_text
+
+    try:
+        kind, name = parse_target(target)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    facts = gather(source, Target(kind, name, namespace))
+    return render_text(diagnose(facts), color=color)
+
+
+__all__ = ["explain"]

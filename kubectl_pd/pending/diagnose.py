@@ -1,0 +1,591 @@
+"""Pure diagnosis: from the Facts read for one target to a Diagnosis (reasons, roles, queue).
+
+Kueue's conditions and messages are read first (both the 0.18 `Pending`/`Inadmissible` free text and
+the 0.19 reason tokens); our own quota arithmetic (quota.py) then gives every role a verdict and the
+numbers, and still answers when Kueue has said nothing yet. Pod sets are named by role, never by hash.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Any
+
+from kubectl_pd.cluster.source import Obj, labels_of, name_of
+from kubectl_pd.kueue import messages as km
+from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.pending import quota as qa
+from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
+from kubectl_pd.pending.meta import annotation, label
+from kubectl_pd.pending.model import (
+    CODES,
+    Diagnosis,
+    Reason,
+    RoleRow,
+    conditions,
+    dct,
+    is_true,
+    lst,
+    more,
+    short,
+    text,
+    to_int,
+)
+from kubectl_pd.pending.queues import STRUCTURAL, cq_of_queue, structural
+from kubectl_pd.pending.roles import (
+    COMPONENT,
+    FAST_ADMISSION,
+    ROLE_HASH,
+    TOTAL_COUNT,
+    Role,
+    Unit,
+    affinity_terms,
+    group_want,
+    md_roles,
+    pod_requests,
+    pod_role,
+    podset_role,
+    role_order,
+    role_size,
+    runnable,
+)
+from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
+
+MAX_ROLES_018 = 10
+
+
+MAX_ROLES_019 = 18
+
+
+def diagnose(facts: Facts, now: datetime | None = None) -> Diagnosis:
+    """Explain the target. Never raises on odd input: what it cannot read it calls Unknown."""
+    now = now or datetime.now(UTC)
+    md = facts.deployment
+    roles = md_roles(md)
+    role_names = {r.name for r in roles}
+    ns = facts.target.namespace
+    notes = list(facts.notes)
+
+    units: list[Unit] = []
+    for g in facts.groups:
+        members = [p for p in facts.pods if group_of_pod(p) == g]
+        u = Unit(g, members, facts.workloads.get(g), g in facts.workloads)
+        units.append(u)
+    loose = [p for p in facts.pods if not group_of_pod(p)]
+    if loose and not units:
+        units.append(Unit("", loose, None, False))
+
+    # roles seen without a deployment: from pods and pod sets
+    if not roles:
+        seen: dict[str, None] = {}
+        for u in units:
+            for ps in lst(dct(dct(u.workload).get("spec")).get("podSets")):
+                seen.setdefault(podset_role(dct(ps), u.pods, set()), None)
+            for p in u.pods:
+                seen.setdefault(pod_role(p, set()), None)
+        roles = [Role(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
+        role_names = set(seen)
+
+    shape = _shape(units, role_names, facts.pods)
+    reasons: list[Reason] = []
+
+    # 1. pod groups: complete, consistent, composed?
+    for u in units:
+        u.roles = sorted({pod_role(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
+        if u.workload is not None:
+            for ps in lst(dct(u.workload.get("spec")).get("podSets")):
+                r = podset_role(dct(ps), u.pods, role_names)
+                if r not in u.roles:
+                    u.roles.append(r)
+            u.queue = text(dct(u.workload.get("spec")).get("queueName"))
+        if u.pods and not u.queue:
+            u.queue = label(u.pods[0], QUEUE_LABEL)
+        u.reasons.extend(_group_checks(u, facts, roles, role_names, shape))
+
+    # a group or Workload target shows only its own roles
+    if facts.target.kind != "ModelDeployment":
+        mine = {r for u in units for r in u.roles}
+        if mine and any(r.name in mine for r in roles):
+            roles = [r for r in roles if r.name in mine]
+
+    # roles (or, one group per replica, replicas) the operator has not created pods for yet
+    if md is not None and facts.target.kind == "ModelDeployment":
+        reasons.extend(_missing_groups(md, roles, units, shape, ns))
+        notes.extend(_operator_condition(md))
+
+    # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
+    verdicts, bars_by_cq = _arithmetic(facts, units, roles, role_names)
+
+    # 3. each Workload's own story
+    for u in units:
+        if u.workload is None:
+            continue
+        for r in workload_reasons(u, facts, verdicts, now, notes):
+            if r.role is None and len(u.roles) == 1 and shape == "per-replica":
+                r.role = u.roles[0]
+            u.reasons.append(r)
+
+    for u in units:
+        reasons.extend(u.reasons)
+    queue_problems = _queue_reasons_without_workload(facts, units, roles)
+    reasons.extend(queue_problems)
+
+    # secondary: even a not-yet-composed group gets the arithmetic's verdict
+    if any(r.code in ("PodGroupIncomplete", "WorkloadMissing") for r in reasons):
+        for (wl, _ps), v in verdicts.items():
+            unit = next((u for u in units if u.group == wl), None)
+            if unit is not None and unit.workload is None and v.verdict == qa.BLOCKED:
+                reasons.extend(verdict_reasons(v, None, wl, prefix="once composed, "))
+
+    reasons = _dedupe(reasons)
+    pending_reasons = [r for r in reasons if r.code != "NotPending"]
+    pending = bool(pending_reasons) or not units and md is None
+    if not reasons:
+        if not units:
+            reasons.append(Reason("Unknown", "no pods, pod group or Workload found for this target"))
+        else:
+            reasons.append(Reason("NotPending", "every pod group is admitted"))
+    elif pending_reasons:
+        reasons = sorted(pending_reasons, key=_priority)
+
+    rows = _role_rows(roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment")
+    lq, cq = _queue_names(facts, units)
+    position, lq_position = _position(facts, units, cq, ns)
+    if position is not None:
+        for r in reasons:
+            if r.code == "WaitingInQueue" and "position" not in r.message:
+                r.message += f"; position {position} in ClusterQueue {cq}" + (
+                    f" ({position - 1} ahead)" if position > 1 else " (next)")
+    bars = _bars(bars_by_cq, cq)
+    story = _story(rows, reasons, shape)
+    headline = _headline(facts.target, pending, reasons, rows)
+    hints = [h for h in dict.fromkeys(r.hint for r in reasons if r.hint)]
+    if pending and not hints:
+        hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
+    return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position, bars,
+                     notes, hints, story, shape)
+
+
+def _missing_groups(md: Obj, roles: list[Role], units: list[Unit], shape: str, ns: str) -> list[Reason]:
+    out = []
+    hint_of = {r.name: f"check why the operator has not created {r.name} pods (kubectl describe md "
+                       f"{name_of(md)} -n {ns})" for r in roles}
+    for r in roles:
+        want = (r.replicas or 0) * r.size
+        groups = [u for u in units if r.name in u.roles]
+        if not groups and want:
+            out.append(Reason("PodGroupIncomplete", f"role {r.name} has 0 of {want} pods: no pod group exists for it "
+                              f"yet, so Kueue has nothing to compose", role=r.name, hint=hint_of[r.name]))
+        elif shape == "per-replica" and r.replicas and len(groups) < r.replicas and all(
+                u.roles == [r.name] for u in groups):
+            out.append(Reason("PodGroupIncomplete", f"role {r.name} has {len(groups)} of {r.replicas} replica "
+                              f"groups: the joint admission check waits for every replica (assembling)",
+                              role=r.name, hint=hint_of[r.name]))
+    return out
+
+
+def _operator_condition(md: Obj) -> list[str]:
+    """GPUStack's own QuotaReserved verdict over all of the deployment's Workloads, as a note."""
+    c = conditions(md).get("QuotaReserved")
+    if not c or c.get("status") == "True":
+        return []
+    return [f"the operator reports QuotaReserved={c.get('status')} ({c.get('reason')}): {c.get('message') or ''}"
+            .rstrip(": ")]
+
+
+def _kind_of(role: str, pods: list[Obj]) -> str:
+    for p in pods:
+        if label(p, COMPONENT) == role:
+            k = label(p, "modeldeployment.gpustack.ai/role-kind")
+            if k:
+                return k.lower()
+    return role if role in ("prefill", "decode") else "-"
+
+
+def _shape(units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
+    multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1
+                or len(lst(dct(dct(u.workload).get("spec")).get("podSets"))) > 1 for u in units)
+    if multi:
+        return "pd-atomic"
+    if len([u for u in units if u.group]) > 1 or any(
+            "modeldeployment.gpustack.ai/pod-ordinal" in labels_of(p) for p in pods):
+        return "per-replica"
+    return "single"
+
+
+def _events_for(facts: Facts, name: str) -> list[Obj]:
+    return [e for e in facts.events if dct(e.get("involvedObject")).get("name") == name]
+
+
+def _compose_events(facts: Facts, u: Unit) -> list[km.ComposeError]:
+    names = {name_of(p) for p in u.pods} | {u.group}
+    out = []
+    for e in facts.events:
+        if text(dct(e.get("involvedObject")).get("name")) not in names:
+            continue
+        reason = e.get("reason")
+        if reason in ("ErrWorkloadCompose", "WorkloadNameConflict"):
+            out.append(km.parse_compose_error(e.get("message") or e.get("note")))
+    return out
+
+
+def _group_checks(u: Unit, facts: Facts, roles: list[Role], role_names: set[str], shape: str) -> list[Reason]:
+    out: list[Reason] = []
+    if not u.group:
+        return out
+    g = u.group
+    ns = facts.target.namespace
+    queues = {label(p, QUEUE_LABEL) for p in u.pods}
+    counts = {annotation(p, TOTAL_COUNT) for p in u.pods}
+    composes = _compose_events(facts, u)
+    kmsg = next((c.text for c in composes if c.kind != "fewer-pods"), None)
+    if len(queues) > 1:
+        out.append(Reason("PodGroupInvalid", f"pods of group {g} disagree on the queue name "
+                          f"({', '.join(sorted(str(q) for q in queues))}): Kueue refuses to compose the group",
+                          workload=g, kueue_message=kmsg,
+                          hint=f"recreate the pods of group {g} with one {QUEUE_LABEL} label"))
+    if len(counts) > 1:
+        out.append(Reason("PodGroupInvalid", f"pods of group {g} disagree on {TOTAL_COUNT} "
+                          f"({', '.join(sorted(str(c) for c in counts))}): Kueue refuses to compose the group",
+                          workload=g, kueue_message=kmsg,
+                          hint=f"recreate the pods of group {g} with one total count"))
+    fast = [p for p in u.pods if annotation(p, FAST_ADMISSION) == "true"]
+    if fast and (u.workload is None or not is_true(conditions(u.workload), "Admitted")):
+        out.append(Reason("PodGroupInvalid", f"group {g} sets {FAST_ADMISSION}: Kueue composes one pod set "
+                          f"from the first pod with the whole total count, collapsing the roles "
+                          f"({', '.join(u.roles) or '?'}) into one", workload=g,
+                          hint="remove the fast-admission annotation: roles must stay separate pod sets"))
+    hashes = {annotation(p, ROLE_HASH) or pod_role(p, role_names) for p in u.pods if runnable(p)}
+    too_many = next((c for c in composes if c.kind == "too-many-roles"), None)
+    if too_many is not None or len(hashes) > MAX_ROLES_018:
+        limit = "" if too_many else (f" (Kueue 0.18 allows {MAX_ROLES_018} roles per group; 0.19 allows "
+                                     f"{MAX_ROLES_019})")
+        out.append(Reason("PodGroupInvalid", f"group {g} has {len(hashes)} roles: more than Kueue composes "
+                          f"into one Workload{limit}", workload=g,
+                          kueue_message=too_many.text if too_many else None,
+                          hint="split the deployment: at most 10 roles per pod group"))
+    for c in composes:
+        if c.kind in ("name-conflict", "label-conflict", "queue-mismatch", "count-mismatch") and not any(
+                r.kueue_message == c.text for r in out):
+            out.append(Reason("PodGroupInvalid", f"Kueue cannot compose group {g}", workload=g,
+                              kueue_message=c.text,
+                              hint=f"delete the Workload {g} that is not a pod-group Workload"
+                              if c.kind == "name-conflict" else None))
+    if out:
+        return out
+    if u.workload is not None or not u.read:
+        return out
+    want = group_want(u)
+    have = sum(1 for p in u.pods if runnable(p))
+    fewer = next((c for c in composes if c.kind == "fewer-pods"), None)
+    if want is not None and have < want:
+        per_role = _per_role_have_want(u, facts, roles, role_names, shape)
+        detail = "; ".join(f"{r} {h}/{w}" for r, h, w in per_role if w is None or h < w) or f"{have}/{want}"
+        for r, h, w in per_role:
+            if w is not None and h >= w:
+                continue
+            out.append(Reason(
+                "PodGroupIncomplete",
+                f"group {g} has {have} of {want} pods ({detail}): Kueue composes no Workload until every "
+                f"pod exists", role=r, workload=g, kueue_message=fewer.text if fewer else None,
+                hint=f"create the missing {r} pods (or look at why they are not created: "
+                     f"kubectl get pods -n {ns} -l {GROUP_LABEL}={g})"))
+        if not per_role:
+            out.append(Reason("PodGroupIncomplete", f"group {g} has {have} of {want} pods: Kueue composes no "
+                              f"Workload until every pod exists", workload=g,
+                              kueue_message=fewer.text if fewer else None))
+        return out
+    note = f" (a stale ErrWorkloadCompose event says: {fewer.text})" if fewer else ""
+    out.append(Reason("WorkloadMissing", f"group {g} is complete ({have} pods) but Kueue has not composed its "
+                      f"Workload yet{note}", workload=g, kueue_message=fewer.text if fewer else None,
+                      hint="check that Kueue's pod integration is enabled and the kueue-controller-manager "
+                           f"is healthy; kubectl get events -n {ns} --field-selector "
+                           f"involvedObject.name={name_of(u.pods[0]) if u.pods else g}"))
+    return out
+
+
+def _per_role_have_want(u: Unit, facts: Facts, roles: list[Role], role_names: set[str],
+                        shape: str) -> list[tuple[str, int, int | None]]:
+    have: dict[str, int] = {}
+    for p in u.pods:
+        if runnable(p):
+            r = pod_role(p, role_names)
+            have[r] = have.get(r, 0) + 1
+    out: list[tuple[str, int, int | None]] = []
+    want_total = group_want(u)
+    for r in roles:
+        if shape == "pd-atomic" or len(u.roles) > 1:
+            if r.replicas is None:
+                if r.name in have:
+                    out.append((r.name, have[r.name], None))
+                continue
+            out.append((r.name, have.get(r.name, 0), r.replicas * r.size))
+        elif r.name in u.roles:
+            out.append((r.name, have.get(r.name, 0), want_total))
+    if not out:
+        for name in u.roles:
+            out.append((name, have.get(name, 0), want_total if len(u.roles) == 1 else None))
+    return out
+
+
+def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str]) -> list[qa.Demand]:
+    out: list[qa.Demand] = []
+    wl = u.workload
+    if wl is not None:
+        status = dct(wl.get("status"))
+        totals = {str(dct(rr).get("name")): dct(dct(rr).get("resources")) for rr in lst(status.get("resourceRequests"))}
+        reserved = is_true(conditions(wl), "QuotaReserved")
+        for ps in lst(dct(wl.get("spec")).get("podSets")):
+            ps = dct(ps)
+            name = str(ps.get("name") or "main")
+            count = to_int(ps.get("count"))
+            count = 1 if count is None else count
+            tspec = dct(dct(ps.get("template")).get("spec"))
+            if name in totals:
+                req = {k: q for k, v in totals[name].items() if (q := try_parse(v)) is not None}
+            else:
+                req = {k: q * count for k, q in pod_requests(tspec).items()}
+            prole = podset_role(ps, u.pods, role_names)
+            out.append(qa.Demand(prole, u.group, name, count, req, _selector(tspec), affinity_terms(tspec),
+                                 _tolerations(tspec), reserved, role_size(prole, roles)))
+        return out
+    # no Workload: what Kueue would compose, one pod set per role, count = the role's share
+    by_role: dict[str, list[Obj]] = {}
+    for p in u.pods:
+        by_role.setdefault(pod_role(p, role_names), []).append(p)
+    want_total = group_want(u)
+    for r, pods in by_role.items():
+        spec = dct(pods[0].get("spec"))
+        role = next((x for x in roles if x.name == r), None)
+        if len(by_role) == 1 and want_total:
+            count = want_total
+        elif role is not None and role.replicas:
+            count = role.replicas * role.size
+        else:
+            count = len(pods)
+        req = {k: q * count for k, q in pod_requests(spec).items()}
+        out.append(qa.Demand(r, u.group, r, count, req, _selector(spec), affinity_terms(spec), _tolerations(spec),
+                             size=role_size(r, roles)))
+    return out
+
+
+def _selector(spec: Obj) -> dict[str, str]:
+    return {str(k): str(v) for k, v in dct(spec.get("nodeSelector")).items()}
+
+
+def _tolerations(spec: Obj) -> list[dict[str, Any]]:
+    return [t for t in lst(spec.get("tolerations")) if isinstance(t, dict)]
+
+
+def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: set[str],
+                ) -> tuple[dict[tuple[str, str], qa.PodSetVerdict], dict[str, list[qa.FlavorBar]]]:
+    by_cq: dict[str, list[qa.Demand]] = {}
+    for u in units:
+        if u.workload is not None and is_true(conditions(u.workload), "Finished"):
+            continue
+        cq = dct(dct(dct(u.workload).get("status")).get("admission")).get("clusterQueue") or cq_of_queue(facts, u.queue)
+        if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
+            continue
+        by_cq.setdefault(cq, []).extend(_demands(facts, u, roles, role_names))
+    out: dict[tuple[str, str], qa.PodSetVerdict] = {}
+    bars: dict[str, list[qa.FlavorBar]] = {}
+    for cq, demands in by_cq.items():
+        cqo = facts.cluster_queues[cq] or {}
+        demands.sort(key=lambda d: (role_order(d.role, roles), d.workload))
+        # roles that fit alone are placed first: what is left is the joint shortfall of the rest
+        try:
+            alone = {id(v.demand): v.verdict for d in demands for v in qa.assign(cqo, [d], facts.flavors).verdicts}
+            demands.sort(key=lambda d: 0 if alone.get(id(d)) in (qa.FITS, qa.ADMITTED) else 1)
+            result = qa.assign(cqo, demands, facts.flavors)
+        except (ArithmeticError, TypeError, ValueError):
+            continue
+        for v, merged in zip(result.verdicts, qa.by_role(result.verdicts), strict=True):
+            out[(v.demand.workload, v.demand.pod_set)] = merged
+        bars[cq] = result.bars
+    return out, bars
+
+
+def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Reason]:
+    """Queue problems matter before any Workload exists too (they will block it once composed)."""
+    out: list[Reason] = []
+    for u in units:
+        if u.workload is not None or not u.queue:
+            continue
+        for r in structural(facts, u.queue, None):
+            r.message += " (it will block the group once Kueue composes it)"
+            out.append(r)
+    if not units and facts.deployment is not None:
+        for lq in facts.local_queues:
+            out.extend(structural(facts, lq, None))
+    return out
+
+
+def _dedupe(reasons: list[Reason]) -> list[Reason]:
+    """One reason per (code, role, flavor); replicas of one role keep the largest (cumulative) shortfall."""
+    seen: dict[tuple[str, str | None, str], int] = {}
+    out: list[Reason] = []
+    for r in reasons:
+        key = (r.code, r.role, r.flavor or "")
+        if r.code in STRUCTURAL:
+            key = (r.code, None, r.message.split(" (")[0])
+        if key in seen:
+            i = seen[key]
+            if r.needed is not None and (out[i].needed is None or r.needed > out[i].needed):
+                out[i] = r
+            continue
+        seen[key] = len(out)
+        out.append(r)
+    return out
+
+
+_PRIORITY = {c: i for i, c in enumerate((
+    "PodGroupInvalid", "LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
+    "ClusterQueueInactive", "NamespaceNotAllowed", "InvalidResources", "ResourceNotCovered", "Deactivated",
+    "AdmissionCheckRejected", "Evicted", "PodGroupIncomplete", "WorkloadMissing", "QuotaExceedsCapacity",
+    "NoMatchingFlavor", "QuotaExhausted", "PreemptionInProgress", "WaitingForPodsReady", "AdmissionCheckPending",
+    "WaitingInQueue", "Unknown"))}
+
+
+def _priority(r: Reason) -> int:
+    return _PRIORITY.get(r.code, len(_PRIORITY))
+
+
+def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, str], qa.PodSetVerdict],
+               role_names: set[str], whole: bool = True) -> list[RoleRow]:
+    """One row per role; `whole` = the target is the deployment (else only the target's groups count)."""
+    rows = []
+    for r in roles:
+        have = sum(1 for u in units for p in u.pods if runnable(p) and pod_role(p, role_names) == r.name)
+        want = r.replicas * r.size if r.replicas is not None else None
+        own = [u for u in units if u.roles == [r.name]]
+        if not whole and own and all(group_want(u) is not None for u in own):
+            want = sum(group_want(u) or 0 for u in own)
+        vs = [v for v in verdicts.values() if v.demand.role == r.name]
+        per_pod: dict[str, Fraction] = {}
+        for v in vs:
+            if v.demand.count:
+                per_pod = {k: q / v.demand.count for k, q in v.demand.requests.items()}
+                break
+        if not per_pod:
+            pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)
+            if pod is not None:
+                per_pod = pod_requests(pod.get("spec"))
+        flavor = None
+        assigned = _assigned_flavors(units, r.name, role_names)
+        if assigned:
+            flavor = ",".join(assigned)
+        elif vs:
+            flavor = next((v.flavor for v in vs if v.flavor), None)
+            if flavor is None:
+                b = next((v.best for v in vs if v.best is not None), None)
+                flavor = b.flavor if b is not None and b.outcome in (qa.EXHAUSTED, qa.EXCEEDS) else None
+        wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
+        if wl_states and all(is_true(conditions(u.workload), "Admitted") for u in wl_states) and (
+                want is None or len(wl_states) and have >= want):
+            verdict = qa.ADMITTED
+        elif any(v.verdict == qa.BLOCKED for v in vs):
+            verdict = qa.BLOCKED
+        elif vs and all(v.verdict in (qa.FITS, qa.ADMITTED) for v in vs):
+            verdict = qa.FITS
+        else:
+            verdict = qa.UNKNOWN
+        reserved = bool(vs) and all(v.demand.reserved for v in vs)
+        rows.append(RoleRow(r.name, r.kind, have, want, per_pod, flavor, verdict, reserved))
+    return rows
+
+
+def _assigned_flavors(units: list[Unit], role: str, role_names: set[str]) -> list[str]:
+    out: set[str] = set()
+    for u in units:
+        wl = u.workload
+        if wl is None or not is_true(conditions(wl), "QuotaReserved"):
+            continue
+        for psa in lst(dct(dct(wl.get("status")).get("admission")).get("podSetAssignments")):
+            psa = dct(psa)
+            spec_ps = next((dct(p) for p in lst(dct(wl.get("spec")).get("podSets"))
+                            if dct(p).get("name") == psa.get("name")), {"name": psa.get("name")})
+            if podset_role(spec_ps, u.pods, role_names) == role:
+                out.update(str(f) for f in dct(psa.get("flavors")).values())
+    return sorted(out)
+
+
+def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | None]:
+    lq = next((u.queue for u in units if u.queue), None) or next(iter(facts.local_queues), None)
+    cq = None
+    for u in units:
+        adm = dct(dct(dct(u.workload).get("status")).get("admission")).get("clusterQueue")
+        if isinstance(adm, str):
+            cq = adm
+            break
+    cq = cq or cq_of_queue(facts, lq) or next(iter(facts.cluster_queues), None)
+    return lq, cq
+
+
+def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[int | None, int | None]:
+    summary = facts.pending.get(cq or "")
+    names = {u.group for u in units if u.workload is not None}
+    best: tuple[int | None, int | None] = (None, None)
+    for item in lst(dct(summary).get("items")):
+        item = dct(item)
+        meta = dct(item.get("metadata"))
+        if text(meta.get("name")) in names and meta.get("namespace", ns) == ns:
+            p, lp = to_int(item.get("positionInClusterQueue")), to_int(item.get("positionInLocalQueue"))
+            if p is not None and (best[0] is None or p + 1 < best[0]):
+                best = (p + 1, lp + 1 if lp is not None else None)
+    return best
+
+
+def _bars(by_cq: dict[str, list[qa.FlavorBar]], cq: str | None) -> list[qa.FlavorBar]:
+    out: list[qa.FlavorBar] = []
+    for name, bars in by_cq.items():
+        if name == cq:
+            out = bars + out
+        else:
+            out.extend(bars)
+    return out[:6]
+
+
+def _story(rows: list[RoleRow], reasons: list[Reason], shape: str) -> str | None:
+    """The PD story in one line: which role would fit, which needs what, and that admission is atomic."""
+    if len(rows) < 2:
+        return None
+    parts = []
+    for row in rows:
+        r = next((x for x in reasons if x.role == row.name and x.code != "NotPending"), None)
+        if row.verdict == qa.ADMITTED:
+            parts.append(f"{row.name} is admitted")
+        elif row.reserved:
+            parts.append(f"{row.name} holds its quota")
+        elif row.verdict == qa.FITS:
+            parts.append(f"{row.name} would fit now")
+        elif r is not None and r.code in ("QuotaExhausted", "PreemptionInProgress") and r.needed is not None:
+            parts.append(f"{row.name} needs {more(r.needed, r.resource)}")
+        elif r is not None and r.code == "QuotaExceedsCapacity":
+            parts.append(f"{row.name} can never fit as configured")
+        elif r is not None and r.code == "PodGroupIncomplete":
+            parts.append(f"{row.name} has {row.have}/{row.want if row.want is not None else '?'} pods")
+        elif r is not None:
+            parts.append(f"{row.name}: {r.code}")
+        else:
+            parts.append(f"{row.name}: {row.verdict}")
+    if not any(row.verdict != qa.ADMITTED for row in rows):
+        return None
+    tail = "atomic admission holds " + ("both" if len(rows) == 2 else "all of them")
+    return "; ".join(parts) + "; " + tail
+
+
+def _headline(t: Target, pending: bool, reasons: list[Reason], rows: list[RoleRow]) -> str:
+    what = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group",
+            "Pod": "pod"}.get(t.kind, t.kind)
+    if not pending:
+        return f"{what} {t.namespace}/{t.name} is not pending: {reasons[0].message if reasons else 'admitted'}"
+    r = reasons[0]
+    first = re.split(r"; |: it asks ", r.message)[0]
+    if first.count("(") > first.count(")"):
+        first = first[: first.rfind(" (")]
+    who = f"{r.role}: " if r.role and r.role not in first else ""
+    return f"{what} {t.namespace}/{t.name} is pending ({r.code}): {who}{first}"
+
+
+__all__ = ["CODES", "Diagnosis", "Reason", "RoleRow", "diagnose", "more", "short"]

@@ -1,0 +1,143 @@
+"""What a diagnosis is made of (the json/yaml shape follows these), and small readers shared by its parts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
+from kubectl_pd.pending import quota as qa
+from kubectl_pd.pending.gather import Target
+
+CODES = (
+    "NotPending", "PodGroupIncomplete", "PodGroupInvalid", "WorkloadMissing", "LocalQueueMissing",
+    "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueInactive", "ClusterQueueStopped",
+    "NamespaceNotAllowed", "ResourceNotCovered", "QuotaExceedsCapacity", "QuotaExhausted", "NoMatchingFlavor",
+    "PreemptionInProgress", "WaitingInQueue", "AdmissionCheckPending", "AdmissionCheckRejected", "Deactivated",
+    "Evicted", "WaitingForPodsReady", "InvalidResources", "Unknown",
+)
+
+
+@dataclass
+class Reason:
+    """One thing that keeps the target from being admitted, with its numbers and Kueue's own words."""
+
+    code: str
+    message: str
+    role: str | None = None
+    workload: str | None = None
+    kueue_message: str | None = None
+    resource: str | None = None
+    flavor: str | None = None
+    requested: Fraction | None = None
+    available: Fraction | None = None
+    needed: Fraction | None = None
+    hint: str | None = None
+
+
+@dataclass
+class RoleRow:
+    """One role of the per-role table: pods have/want, request per pod, flavor, verdict."""
+
+    name: str
+    kind: str
+    have: int
+    want: int | None
+    requests: dict[str, Fraction]  # per pod
+    flavor: str | None
+    verdict: str
+    reserved: bool = False  # every pod set of the role holds a quota reservation
+
+
+@dataclass
+class Diagnosis:
+    """Everything the text screen and the json/yaml views show."""
+
+    target: Target
+    pending: bool
+    headline: str
+    reasons: list[Reason]
+    roles: list[RoleRow]
+    local_queue: str | None = None
+    cluster_queue: str | None = None
+    position: int | None = None  # 1-based position in the ClusterQueue (visibility API)
+    position_in_local_queue: int | None = None
+    bars: list[qa.FlavorBar] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    story: str | None = None
+    shape: str = "single"  # pd-atomic | per-replica | single
+
+    @property
+    def code(self) -> str:
+        return self.reasons[0].code if self.reasons else "Unknown"
+
+
+def dct(x: Any) -> dict[str, Any]:
+    return x if isinstance(x, dict) else {}
+
+
+def lst(x: Any) -> list[Any]:
+    return x if isinstance(x, list) else []
+
+
+def to_int(x: Any) -> int | None:
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, str) and x.strip().lstrip("-").isdigit():
+        return int(x.strip())
+    return None
+
+
+def text(x: Any) -> str | None:
+    """A string field, or None when the object holds something else there."""
+    return x if isinstance(x, str) else None
+
+
+def conditions(obj: Obj | None) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for c in lst(dct(dct(obj).get("status")).get("conditions")):
+        if isinstance(c, dict) and isinstance(c.get("type"), str):
+            out[c["type"]] = c
+    return out
+
+
+def is_true(conds: dict[str, dict[str, Any]], t: str) -> bool:
+    return dct(conds.get(t)).get("status") == "True"
+
+
+def fmt(q: Fraction | None, resource: str | None) -> str:
+    """Quantities as Kubernetes prints them; GPUStack credits as cards too."""
+    if q is None:
+        return "?"
+    if resource and is_credits(resource):
+        return f"{format_cards(q)} ({format_quantity(q, resource)} {resource})"
+    return f"{format_quantity(q, resource or '')} {resource or ''}".strip()
+
+
+def short(q: Fraction | None, resource: str | None) -> str:
+    if q is None:
+        return "?"
+    if resource and is_credits(resource):
+        return format_cards(q)
+    return f"{format_quantity(q, resource or '')} {resource or ''}".strip()
+
+
+def amount_of(q: Fraction | None, resource: str) -> str:
+    """`6` for 6 cards (the unit follows), else the quantity."""
+    text = short(q, resource)
+    return text.split(" ")[0] if is_credits(resource) else text
+
+
+def more(q: Fraction | None, resource: str | None) -> str:
+    """`4 more cards`, `500m more cpu`."""
+    if resource and is_credits(resource) and q is not None:
+        text = short(q, resource)
+        n, _, unit = text.partition(" ")
+        return f"{n} more {unit}"
+    return f"{short(q, resource)} more"
+

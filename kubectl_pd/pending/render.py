@@ -1,0 +1,162 @@
+"""Views of a Diagnosis: the text screen and the json/yaml dict (one shape, documented in docs/why-pending.md)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from tabulate import tabulate
+
+from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
+from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, short
+from kubectl_pd.pending.quota import FlavorBar
+
+BAR_WIDTH = 24
+_COLORS = {"fits": "32", "admitted": "32", "blocked": "31", "unknown": "33"}
+
+
+def _q(q: Fraction | None, resource: str | None) -> str | None:
+    return None if q is None else format_quantity(q, resource or "")
+
+
+def to_dict(d: Diagnosis) -> dict[str, Any]:
+    """The json/yaml shape: target, pending, reasons, roles, queue (+ notes and next)."""
+    return {
+        "target": {"kind": d.target.kind, "name": d.target.name, "namespace": d.target.namespace},
+        "pending": d.pending,
+        "reasons": [_reason_dict(r) for r in d.reasons],
+        "roles": [_role_dict(r) for r in d.roles],
+        "queue": {"localQueue": d.local_queue, "clusterQueue": d.cluster_queue, "position": d.position},
+        "summary": d.story or d.headline,
+        "notes": list(d.notes),
+        "next": list(d.hints),
+    }
+
+
+def _reason_dict(r: Reason) -> dict[str, Any]:
+    return {
+        "code": r.code, "role": r.role, "workload": r.workload, "message": r.message,
+        "kueueMessage": r.kueue_message, "resource": r.resource, "flavor": r.flavor,
+        "requested": _q(r.requested, r.resource), "available": _q(r.available, r.resource),
+        "needed": _q(r.needed, r.resource),
+    }
+
+
+def _role_dict(r: RoleRow) -> dict[str, Any]:
+    return {
+        "name": r.name, "kind": r.kind, "pods": {"have": r.have, "want": r.want},
+        "requests": {k: format_quantity(v, k) for k, v in sorted(r.requests.items())},
+        "flavor": r.flavor, "verdict": r.verdict,
+    }
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+
+def _per_pod(req: dict[str, Fraction]) -> str:
+    if not req:
+        return "-"
+    parts = []
+    for k, v in sorted(req.items(), key=lambda kv: (not is_credits(kv[0]), kv[0])):
+        parts.append(short(v, k) if is_credits(k) else f"{k}={format_quantity(v, k)}")
+    return ", ".join(parts)
+
+
+def bar(b: FlavorBar, *, unicode: bool) -> str:
+    """used / reserved / needed against nominal, e.g. `[####==++++......]`; overflow past nominal in `!`."""
+    total = b.used + b.reserved + b.needed
+    scale = max(b.nominal, total)
+    if scale <= 0:
+        return "[" + " " * BAR_WIDTH + "]"
+    chars = ("\u2588", "\u2593", "\u2591", "\u00b7", "\u2592") if unicode else ("#", "=", "+", ".", "!")
+    cells = []
+    acc = Fraction(0)
+    for part, ch in ((b.used, chars[0]), (b.reserved, chars[1]), (b.needed, chars[2])):
+        start, acc = acc, acc + part
+        n = round(acc / scale * BAR_WIDTH) - round(start / scale * BAR_WIDTH)
+        cells.extend(ch * n)
+    cells.extend(chars[3] * (BAR_WIDTH - len(cells)))
+    nominal_at = round(b.nominal / scale * BAR_WIDTH) if total > b.nominal else BAR_WIDTH
+    for i in range(nominal_at, BAR_WIDTH):
+        if cells[i] != chars[3]:
+            cells[i] = chars[4]
+    return "[" + "".join(cells[:BAR_WIDTH]) + "]"
+
+
+def _amount(q: Fraction, resource: str) -> str:
+    if is_credits(resource):
+        c = cards(q)
+        return str(c.numerator) if c.denominator == 1 else f"{float(c):.3g}"
+    return format_quantity(q, resource)
+
+
+def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = None) -> str:
+    """The one screen: headline, roles, quota bars, reasons with Kueue's words, next steps."""
+    uni = color if unicode is None else unicode
+    out: list[str] = []
+    state = _paint("PENDING", "1;31", color) if d.pending else _paint("NOT PENDING", "1;32", color)
+    out.append(f"{state}  {d.headline}")
+    if d.story:
+        out.append(f"  {d.story}")
+    q = []
+    if d.local_queue:
+        q.append(f"LocalQueue {d.local_queue}")
+    if d.cluster_queue:
+        q.append(f"ClusterQueue {d.cluster_queue}")
+    if d.position is not None:
+        q.append(f"position {d.position}" + (f" (#{d.position_in_local_queue} in its LocalQueue)"
+                                             if d.position_in_local_queue else ""))
+    if q:
+        out.append("  queue: " + " -> ".join(q[:2]) + (f", {', '.join(q[2:])}" if q[2:] else ""))
+    if d.roles:
+        out.append("")
+        rows = []
+        for r in d.roles:
+            pods = f"{r.have}/{r.want}" if r.want is not None else str(r.have)
+            verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
+            rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
+        table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
+                         tablefmt="plain", disable_numparse=True)
+        out.extend("  " + line for line in table.splitlines())
+    if d.bars:
+        out.append("")
+        out.append("  quota (" + ("\u2588 used \u2593 reserved \u2591 needed \u00b7 free \u2592 over nominal"
+                                  if uni else "# used  = reserved  + needed  . free  ! over nominal") + "):")
+        for b in d.bars:
+            unit = " cards" if is_credits(b.resource) else f" {b.resource}"
+            free = max(b.nominal - b.used - b.reserved, Fraction(0))
+            out.append(f"  {b.flavor}")
+            out.append(f"    {bar(b, unicode=uni)}  used {_amount(b.used, b.resource)}"
+                       f" + reserved {_amount(b.reserved, b.resource)} + needed {_amount(b.needed, b.resource)}"
+                       f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(free, b.resource)})")
+    out.append("")
+    out.append("  reasons:")
+    for r in d.reasons:
+        who = f" [{r.role}]" if r.role else ""
+        out.append(f"  - {_paint(r.code, '1', color)}{who}: {r.message}")
+        if r.kueue_message:
+            out.append(f"      kueue: {_one_line(r.kueue_message)}")
+    for n in d.notes:
+        out.append(f"  note: {n}")
+    if d.hints:
+        out.append("")
+        for h in d.hints[:4]:
+            out.append(f"  next: {h}")
+    return "\n".join(out) + "\n"
+
+
+def _one_line(text: str, limit: int = 600) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= limit else t[: limit - 4] + " ..."
+
+
+def render_list(rows: list[tuple[str, Diagnosis]]) -> str:
+    """No TARGET: one row per pending deployment / pod group / Workload."""
+    table = []
+    for ns, d in rows:
+        r = d.reasons[0]
+        kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
+        table.append([ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(r.message, 90)])
+    return tabulate(table, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",
+                    disable_numparse=True) + "\n"

@@ -1,0 +1,135 @@
+"""Roles, not hashes: which role a pod or pod set plays, what each pod asks for, and the pod groups."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.pending.meta import annotation, label
+from kubectl_pd.pending.model import Reason, dct, lst, to_int
+
+ROLE_HASH = "kueue.x-k8s.io/role-hash"  # the seed's design: the role name, so pod sets are named by role
+TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
+FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"
+COMPONENT = "app.kubernetes.io/component"  # the role name on every GPUStack pod
+
+
+def runnable(pod: Obj) -> bool:
+    """Kueue counts runnable-or-succeeded pods: not Failed, not deleting before it got a node."""
+    if dct(pod.get("status")).get("phase") == "Failed":
+        return False
+    return not (dct(pod.get("metadata")).get("deletionTimestamp") and not dct(pod.get("spec")).get("nodeName"))
+
+
+def pod_requests(pod_spec: Any) -> dict[str, Fraction]:
+    """Effective per-pod requests: sum of containers, at least each init container, plus overhead."""
+    spec = dct(pod_spec)
+    total: dict[str, Fraction] = {}
+
+    def reqs(c: Any) -> dict[str, Fraction]:
+        res = dct(dct(c).get("resources"))
+        src = dict(dct(res.get("limits")))
+        src.update(dct(res.get("requests")))
+        return {str(k): q for k, v in src.items() if (q := try_parse(v)) is not None}
+
+    pod_level = dct(dct(spec.get("resources")).get("requests"))
+    if pod_level:
+        total = {str(k): q for k, v in pod_level.items() if (q := try_parse(v)) is not None}
+    else:
+        for c in lst(spec.get("containers")):
+            for k, q in reqs(c).items():
+                total[k] = total.get(k, Fraction(0)) + q
+        for c in lst(spec.get("initContainers")):
+            for k, q in reqs(c).items():
+                total[k] = max(total.get(k, Fraction(0)), q)
+    for k, v in dct(spec.get("overhead")).items():
+        q = try_parse(v)
+        if q is not None:
+            total[str(k)] = total.get(str(k), Fraction(0)) + q
+    return total
+
+
+def affinity_terms(pod_spec: Any) -> list[list[dict[str, Any]]]:
+    na = dct(dct(dct(pod_spec).get("affinity")).get("nodeAffinity"))
+    req = dct(na.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    return [[e for e in lst(dct(t).get("matchExpressions")) if isinstance(e, dict)]
+            for t in lst(req.get("nodeSelectorTerms"))]
+
+
+@dataclass
+class Role:
+    name: str
+    kind: str
+    replicas: int | None
+    size: int
+    instance_type: str | None
+
+
+def md_roles(md: Obj | None) -> list[Role]:
+    out = []
+    for r in lst(dct(dct(md).get("spec")).get("roles")):
+        if not isinstance(r, dict) or not isinstance(r.get("name"), str):
+            continue
+        kind = r.get("kind") if isinstance(r.get("kind"), str) else "server"
+        out.append(Role(r["name"], kind.lower(), to_int(r.get("replicas", 1)), to_int(r.get("size", 1)) or 1,
+                         r.get("instanceType") if isinstance(r.get("instanceType"), str) else None))
+    return out
+
+
+def pod_role(pod: Obj, role_names: set[str]) -> str:
+    """The role of a pod: the role-hash when it is a role name (the seed's design), else the component."""
+    rh = annotation(pod, ROLE_HASH)
+    if rh and rh in role_names:
+        return rh
+    comp = label(pod, COMPONENT)
+    return comp or rh or "main"
+
+
+def podset_role(ps: dict[str, Any], pods: list[Obj], role_names: set[str]) -> str:
+    """A pod set's role: its name when that is a role, else the 8-hex hash through the pods' component."""
+    name = str(ps.get("name") or "main")
+    if name in role_names:
+        return name
+    for p in pods:
+        if annotation(p, ROLE_HASH) == name:
+            comp = label(p, COMPONENT)
+            if comp:
+                return comp
+    comp = dct(dct(dct(ps.get("template")).get("metadata")).get("labels")).get(COMPONENT)
+    return str(comp) if comp else name
+
+
+@dataclass
+class Unit:
+    """One pod group (or lone Workload) and what we learned about it."""
+
+    group: str
+    pods: list[Obj]
+    workload: Obj | None
+    read: bool  # whether the Workload was read at all
+    roles: list[str] = field(default_factory=list)
+    reasons: list[Reason] = field(default_factory=list)
+    reserved: bool = False
+    admitted: bool = False
+    queue: str | None = None
+
+
+def group_want(u: Unit) -> int | None:
+    counts = {to_int(annotation(p, TOTAL_COUNT)) for p in u.pods}
+    counts.discard(None)
+    return counts.pop() if len(counts) == 1 else None
+
+
+def role_order(role: str, roles: list[Role]) -> tuple[int, str]:
+    for i, r in enumerate(roles):
+        if r.name == role:
+            return i, role
+    return len(roles), role
+
+
+def role_size(role: str, roles: list[Role]) -> int:
+    return next((r.size for r in roles if r.name == role), 1)
+

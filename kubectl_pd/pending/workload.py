@@ -1,0 +1,336 @@
+"""One Workload's story: its conditions, Kueue's message (0.18 free text and 0.19 tokens), admission checks,
+eviction, and our arithmetic's numbers when Kueue gave none."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from fractions import Fraction
+
+from kubectl_pd.kueue import messages as km
+from kubectl_pd.pending import quota as qa
+from kubectl_pd.pending.gather import Facts
+from kubectl_pd.pending.model import Reason, amount_of, conditions, dct, is_true, lst, more, short, to_int
+from kubectl_pd.pending.queues import structural
+from kubectl_pd.pending.roles import Unit, podset_role
+
+# Kueue 0.19 granular QuotaReserved reasons (UnadmittedWorkloadsObservability) -> our codes
+_TOKENS = {
+    "NoMatchingFlavor": "NoMatchingFlavor", "WaitingForQuota": "QuotaExhausted",
+    "ExceedsMaxQuota": "QuotaExceedsCapacity", "TopologyPlacementFailed": "NoMatchingFlavor",
+    "WaitingForPreemptedWorkloads": "PreemptionInProgress", "PendingEvaluation": "WaitingInQueue",
+    "WaitingForPodsReady": "WaitingForPodsReady", "Waiting": "WaitingForPodsReady", "Deactivated": "Deactivated",
+}
+
+
+_MESSAGE_CODES = {
+    "cq-inactive": "ClusterQueueInactive", "cq-not-found": "ClusterQueueMissing", "cq-missing": "ClusterQueueMissing",
+    "cq-stopped": "ClusterQueueStopped", "lq-missing": "LocalQueueMissing", "lq-stopped": "LocalQueueStopped",
+    "namespace-mismatch": "NamespaceNotAllowed", "namespace-missing": "NamespaceNotAllowed",
+    "invalid-resources": "InvalidResources", "overlapping-preemption": "PreemptionInProgress",
+    "preemption-gated": "PreemptionInProgress", "no-longer-fits": "WaitingInQueue",
+    "pending-evaluation": "WaitingInQueue", "bypassed": "WaitingInQueue", "gate-cleared": "WaitingInQueue",
+    "waiting-pods-ready": "WaitingForPodsReady", "deactivated": "Deactivated",
+}
+
+
+_CODE_TEXT = {
+    "NamespaceNotAllowed": "the ClusterQueue's namespaceSelector does not admit this namespace",
+    "InvalidResources": "Kueue refuses the pods' resource requests",
+    "PreemptionInProgress": "Kueue is preempting other Workloads to make room",
+    "WaitingInQueue": "waiting for the scheduler to reach it",
+    "WaitingForPodsReady": "Kueue holds admissions until every admitted Workload's pods are ready",
+    "Deactivated": "the Workload is deactivated",
+    "QuotaExhausted": "not enough unused quota now",
+    "QuotaExceedsCapacity": "the request exceeds what the queue can ever give",
+    "NoMatchingFlavor": "no flavor matches",
+}
+
+
+def scale_hint(role: str, max_pods: int | None, size: int) -> str:
+    """`, or scale decode to 1 replica` when some replicas would fit; else nothing."""
+    replicas = (max_pods or 0) // max(size, 1)
+    if replicas < 1:
+        return ""
+    return f", or scale {role} to {replicas} replica{'s' if replicas != 1 else ''}"
+
+
+def _pods(d: qa.Demand, per_pod: Fraction | None, res: str) -> str:
+    return f" ({d.count} pods x {short(per_pod, res)})" if per_pod is not None and d.count > 1 else ""
+
+
+def verdict_reasons(v: qa.PodSetVerdict, kueue: str | None, wl: str, prefix: str = "") -> list[Reason]:
+    d = v.demand
+    role = d.role
+    if v.code == "ResourceNotCovered":
+        return [Reason("ResourceNotCovered", f"{prefix}{role} requests {', '.join(v.uncovered)}, which the "
+                       f"ClusterQueue does not cover", role=role, workload=wl, kueue_message=kueue,
+                       resource=v.uncovered[0],
+                       hint=f"add {v.uncovered[0]} to the ClusterQueue's coveredResources, or drop the request")]
+    best = v.best
+    if v.code in ("QuotaExhausted", "QuotaExceedsCapacity") and best is not None and best.resource:
+        res = best.resource
+        per_pod = (best.requested / d.count) if best.requested is not None and d.count else None
+        if v.code == "QuotaExhausted":
+            placed = f", {amount_of(best.previous, res)} of them for the roles before it" if best.previous else ""
+            msg = (f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}: it asks "
+                   f"{short(best.requested, res)}{_pods(d, per_pod, res)}; {amount_of(best.free, res)} of "
+                   f"{short(best.nominal, res)} are free{placed}")
+            hint = f"free {short(best.needed, res)} in flavor {best.flavor}"
+            hint += scale_hint(role, v.max_pods, d.size)
+        else:
+            cap = best.capacity
+            before = f" (next to {short(best.previous, res)} for the roles before it)" if best.previous else ""
+            msg = (f"{prefix}{role} asks {short(best.requested, res)}{_pods(d, per_pod, res)}{before} but flavor "
+                   f"{best.flavor} can give at most {short(cap, res)}: never admitted as configured")
+            hint = f"raise nominalQuota of {res} in flavor {best.flavor} by {short(best.needed, res)}"
+            hint += scale_hint(role, v.max_pods, d.size)
+        return [Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res, flavor=best.flavor,
+                       requested=best.requested, available=best.available, needed=best.needed, hint=hint)]
+    if v.code == "NoMatchingFlavor":
+        parts = "; ".join(c.detail or f"{c.flavor}: {c.outcome}" for c in v.checks)
+        return [Reason("NoMatchingFlavor", f"{prefix}no flavor takes {role}: {parts}", role=role, workload=wl,
+                       kueue_message=kueue, flavor=v.checks[0].flavor if v.checks else None,
+                       hint=f"fix {role}'s nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints")]
+    return []
+
+
+def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], qa.PodSetVerdict],
+                      now: datetime, notes: list[str]) -> list[Reason]:
+    wl = u.workload or {}
+    g = u.group
+    ns = facts.target.namespace
+    conds = conditions(wl)
+    spec, status = dct(wl.get("spec")), dct(wl.get("status"))
+    qr = dct(conds.get("QuotaReserved"))
+    u.reserved = qr.get("status") == "True"
+    u.admitted = is_true(conds, "Admitted")
+    ps_roles = {str(dct(ps).get("name")): podset_role(dct(ps), u.pods, {r for r in u.roles})
+                for ps in lst(spec.get("podSets"))}
+    checks = [dct(c) for c in lst(status.get("admissionChecks"))]
+    patch_active = (f"kubectl patch workload {g} -n {ns} --type merge -p '{{\"spec\":{{\"active\":true}}}}'")
+
+    if is_true(conds, "Finished"):
+        return [Reason("NotPending", f"Workload {g} is finished", workload=g)]
+    if spec.get("active") is False:
+        dt = dct(conds.get("DeactivationTarget"))
+        ev = dct(conds.get("Evicted"))
+        parked = next((c for c in checks if km.PARKED_MARKER in str(c.get("message") or "")), None)
+        kmsg = (parked or {}).get("message") or dt.get("message") or ev.get("message")
+        why = "parked by GPUStack's joint admission check after waiting 30 minutes" if parked else \
+            "spec.active is false"
+        return [Reason("Deactivated", f"Workload {g} is deactivated: {why}", workload=g,
+                       kueue_message=str(kmsg) if kmsg else None,
+                       hint=("free capacity for every role, then reactivate: " if parked else "reactivate: ")
+                       + patch_active)]
+    if u.admitted:
+        return [Reason("NotPending", f"Workload {g} is admitted", workload=g)]
+    if u.reserved:
+        out = []
+        for c in checks:
+            state, name, msg = c.get("state"), str(c.get("name") or "?"), str(c.get("message") or "")
+            if state == "Rejected":
+                out.append(Reason("AdmissionCheckRejected", f"admission check {name} rejected Workload {g}",
+                                  workload=g, kueue_message=msg or None,
+                                  hint=f"fix what {name} reports, then reactivate: {patch_active}"))
+            elif state in ("Pending", "Retry"):
+                joint = "joint" in name
+                what = ("waits for every replica of every role to reserve quota" if joint else
+                        "retries: no node has the free devices yet" if state == "Retry" else "has not answered yet")
+                out.append(Reason("AdmissionCheckPending", f"quota is reserved; admission check {name} is "
+                                  f"{state}: it {what}", workload=g, kueue_message=msg or None,
+                                  hint=("the other roles must reserve quota first (see their reasons)" if joint
+                                        else f"wait for {name}, or free devices on the flavor's nodes")))
+        if out:
+            return out
+        adm = dct(conds.get("Admitted"))
+        return [Reason("Unknown", f"quota is reserved but Workload {g} is not admitted yet", workload=g,
+                       kueue_message=adm.get("message") or None)]
+
+    # evicted and not requeued yet: the back-off explains the wait
+    ev = dct(conds.get("Evicted"))
+    requeued = dct(conds.get("Requeued"))
+    if ev.get("status") == "True" and requeued.get("status") != "True":
+        rs = dct(status.get("requeueState"))
+        at = rs.get("requeueAt")
+        when = ""
+        if isinstance(at, str):
+            when = f"; requeued at {at}"
+            t = _parse_time(at)
+            if t is not None and t > now:
+                when += f" (in {_human((t - now).total_seconds())})"
+        count = to_int(rs.get("count"))
+        cause = str(ev.get("reason") or "?")
+        pre = km.parse_preempted(ev.get("message"))
+        detail = f" (preempted for {pre})" if pre else ""
+        return [Reason("Evicted", f"Workload {g} was evicted ({cause}){detail}"
+                       + (f", {count} time{'s' if count != 1 else ''}" if count else "") + when,
+                       workload=g, kueue_message=str(ev.get("message") or "") or None,
+                       hint="wait for the requeue back-off" if at else "wait for Kueue to requeue it")]
+
+    if ev.get("status") == "True":
+        notes.append(f"Workload {g} was evicted ({ev.get('reason')}) and has been requeued: "
+                     f"{ev.get('message') or ''}".rstrip(": "))
+    queue_problems = structural(facts, u.queue, g)
+    qr_reason = str(qr.get("reason") or "")
+    qr_msg = qr.get("message") if qr.get("status") == "False" else None
+    parsed = km.parse_message(qr_msg) if qr_msg else None
+    kueue_reasons = _kueue_reasons(parsed, qr_reason, ps_roles, g, verdicts, facts, u) if parsed else []
+    if queue_problems:
+        if kueue_reasons and not any(r.code == queue_problems[0].code for r in kueue_reasons):
+            notes.append(f"Kueue's last message for {g} says something else: {qr_msg}")
+        elif qr_msg:
+            for r in queue_problems:
+                r.kueue_message = r.kueue_message or qr_msg
+        return queue_problems
+    if kueue_reasons:
+        return kueue_reasons
+    # Kueue has said nothing (yet): our arithmetic answers
+    out = []
+    untouched = not qr
+    for (w, _ps), v in verdicts.items():
+        if w != g:
+            continue
+        if v.verdict == qa.BLOCKED:
+            out.extend(verdict_reasons(v, None, g))
+    if out:
+        if untouched:
+            for r in out:
+                r.message += " (our arithmetic; no scheduler has evaluated this Workload yet)"
+        return out
+    gate = dct(conds.get("QuotaReserved"))
+    if qr_reason in ("Waiting", "WaitingForPodsReady"):
+        return [Reason("WaitingForPodsReady", "Kueue holds admissions until every admitted Workload's pods "
+                       "are ready (waitForPodsReady.blockAdmission)", workload=g,
+                       kueue_message=str(gate.get("message") or "") or None,
+                       hint="wait for the running Workloads' pods to become ready")]
+    msg = "fits the free quota now; waiting for the scheduler to reach it"
+    if untouched:
+        msg += " (no scheduler has evaluated this Workload yet)"
+    return [Reason("WaitingInQueue", msg, workload=g, kueue_message=qr_msg or None,
+                   hint="wait: it is queued behind other Workloads")]
+
+
+def _parse_time(text: str) -> datetime | None:
+    """RFC 3339 as Kubernetes writes it; a time without a zone is taken as UTC."""
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
+def _human(secs: float) -> str:
+    s = int(secs)
+    if s < 120:
+        return f"{s}s"
+    if s < 7200:
+        return f"{s // 60}m"
+    if s < 3 * 86400:
+        return f"{s // 3600}h"
+    return f"{s // 86400}d"
+
+
+def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: str,
+                   verdicts: dict[tuple[str, str], qa.PodSetVerdict], facts: Facts, u: Unit) -> list[Reason]:
+    text = parsed.text
+    ns = facts.target.namespace
+    if parsed.kind in _MESSAGE_CODES:
+        code = _MESSAGE_CODES[parsed.kind]
+        if parsed.kind in ("cq-inactive", "cq-not-found", "cq-missing", "cq-stopped", "lq-missing", "lq-stopped"):
+            return structural(facts, u.queue, g, kueue=text, fallback=(code, parsed.subject))
+        hint = {
+            "NamespaceNotAllowed": f"label namespace {ns} to match the ClusterQueue's namespaceSelector",
+            "InvalidResources": "fix the pods' requests and limits (Kueue's words above)",
+            "PreemptionInProgress": "wait: Kueue is preempting lower-priority Workloads to make room",
+            "WaitingInQueue": "wait: Kueue will try again",
+            "WaitingForPodsReady": "wait for the running Workloads' pods to become ready",
+        }.get(code)
+        return [Reason(code, _CODE_TEXT.get(code, code), workload=g, kueue_message=text, hint=hint)]
+    if parsed.kind == "failed-admission-checks":
+        out = []
+        for c in lst(dct(dct(u.workload).get("status")).get("admissionChecks")):
+            c = dct(c)
+            if c.get("state") == "Rejected":
+                out.append(Reason("AdmissionCheckRejected", f"admission check {c.get('name')} rejected it",
+                                  workload=g, kueue_message=str(c.get("message") or text)))
+            elif c.get("state") == "Retry":
+                out.append(Reason("AdmissionCheckPending", f"admission check {c.get('name')} asks to retry",
+                                  workload=g, kueue_message=str(c.get("message") or text)))
+        return out or [Reason("AdmissionCheckRejected", "an admission check failed", workload=g, kueue_message=text)]
+    if parsed.kind == "hard-error":
+        role = ps_roles.get(parsed.subject or "", parsed.subject)
+        return [Reason("Unknown", f"Kueue could not assign flavors to {role}", role=role, workload=g,
+                       kueue_message=text)]
+    if parsed.kind == "flavors":
+        out = []
+        for psf in parsed.pod_sets:
+            role = ps_roles.get(psf.pod_set, psf.pod_set)
+            ours = verdicts.get((g, psf.pod_set))
+            out.extend(_podset_reasons(psf, role, g, parsed, ours))
+        if out:
+            return out
+    code = _TOKENS.get(token)
+    if code is not None:
+        return [Reason(code, _CODE_TEXT.get(code, code), workload=g, kueue_message=text)]
+    return [Reason("Unknown", "Kueue's reason is not one kubectl-pd knows; its words follow", workload=g,
+                   kueue_message=text, hint=f"kubectl describe workload {g} -n {ns}")]
+
+
+def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message,
+                    ours: qa.PodSetVerdict | None) -> list[Reason]:
+    kinds = {r.kind for r in psf.reasons}
+    if km.RESOURCE_UNAVAILABLE in kinds:
+        res = next(r.resource for r in psf.reasons if r.kind == km.RESOURCE_UNAVAILABLE)
+        return [Reason("ResourceNotCovered", f"{role} requests {res}, which the ClusterQueue does not cover",
+                       role=role, workload=g, kueue_message=psf.text, resource=res,
+                       hint=f"add {res} to the ClusterQueue's coveredResources, or drop the request")]
+    unused = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_UNUSED]
+    over = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_QUOTA]
+    if unused:
+        k = min(unused, key=lambda r: r.needed if r.needed is not None else Fraction(10**30))
+        code = "PreemptionInProgress" if parsed.preempting else "QuotaExhausted"
+        mine = verdict_reasons(ours, None, g) if ours is not None and ours.verdict == qa.BLOCKED else []
+        if mine and mine[0].code in ("QuotaExhausted", "QuotaExceedsCapacity"):
+            r = mine[0]
+            r.kueue_message = psf.text
+            if mine[0].code == "QuotaExhausted":
+                r.code = code
+            if r.needed != k.needed or r.flavor != k.flavor:
+                r.message += (f" (Kueue, counting {role} alone against what is free, says "
+                              f"{more(k.needed, k.resource)} in flavor {k.flavor})")
+        else:
+            r = Reason(code, f"{role} needs {more(k.needed, k.resource)} in flavor {k.flavor}", role=role,
+                       workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
+                       hint=f"free {short(k.needed, k.resource)} in flavor {k.flavor}")
+            if ours is not None and ours.verdict == qa.FITS:
+                r.message += (f"; our arithmetic says {role} fits flavor {ours.flavor} now (quota was freed since "
+                              f"Kueue's last attempt)")
+        if parsed.preempting:
+            r.message += f"; Kueue is preempting {parsed.preempting} workload(s) to make room"
+            r.hint = "wait for the preemption to finish"
+        return [r]
+    if over:
+        k = over[0]
+        need = (k.previous or 0) + (k.requested or 0) - (k.capacity or 0) if k.capacity is not None else None
+        before = f" (after {short(k.previous, k.resource)} for the pod sets before it)" if k.previous else ""
+        r = Reason("QuotaExceedsCapacity",
+                   f"{role} asks {short(k.requested, k.resource)}{before} but flavor {k.flavor} can give at most "
+                   f"{short(k.capacity, k.resource)}: never admitted as configured", role=role, workload=g,
+                   kueue_message=psf.text,
+                   resource=k.resource, flavor=k.flavor, requested=k.requested, available=k.capacity,
+                   needed=Fraction(need) if need is not None else None,
+                   hint=f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}, or scale {role} down")
+        if ours is not None and ours.verdict == qa.BLOCKED:
+            r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}" + scale_hint(
+                role, ours.max_pods, ours.demand.size)
+        return [r]
+    flavorish = [r for r in psf.reasons if r.kind in (km.NODE_AFFINITY, km.UNTOLERATED_TAINT, km.FLAVOR_NOT_FOUND,
+                                                       km.TOPOLOGY, km.SKIPPED)]
+    if flavorish:
+        parts = "; ".join(r.text for r in psf.reasons)
+        return [Reason("NoMatchingFlavor", f"no flavor takes {role}: {parts}", role=role, workload=g,
+                       kueue_message=psf.text, flavor=flavorish[0].flavor,
+                       hint=f"fix {role}'s nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints "
+                            f"(kubectl get resourceflavors -o yaml)")]
+    return [Reason("Unknown", f"Kueue could not place {role}", role=role, workload=g, kueue_message=psf.text)]
+

@@ -1,0 +1,189 @@
+"""Diagnosis variants beyond the one-fixture-per-code set: pure, over snapshots built in memory."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from kubectl_pd.cluster.snapshot import SnapshotSource
+from kubectl_pd.pending.diagnose import Diagnosis, diagnose
+from kubectl_pd.pending.gather import Target, gather
+from tests.apiserver import load_objects
+
+FIX = Path(__file__).parent / "fixtures" / "pending"
+CQ = "gpustack--nvidia-h20-linux-amd64"
+CRED = "credits.gpustack.ai/nvidia"
+
+
+def objs(name: str) -> list[dict[str, Any]]:
+    return copy.deepcopy(load_objects(FIX / f"{name}.yaml"))
+
+
+def run(items: list[dict[str, Any]], target: str = "qwen-pd", kind: str = "ModelDeployment") -> Diagnosis:
+    facts = gather(SnapshotSource.from_objects(items), Target(kind, target, "team-a"))
+    return diagnose(facts, now=datetime(2026, 11, 29, 9, 20, tzinfo=UTC))
+
+
+def of(items: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [o for o in items if o["kind"] == kind]
+
+
+def test_fast_admission_is_invalid() -> None:
+    items = objs("quota-exhausted")
+    for p in of(items, "Pod"):
+        p["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-fast-admission"] = "true"
+    d = run(items)
+    assert d.code == "PodGroupInvalid" and "collapsing the roles" in d.reasons[0].message
+
+
+def test_total_count_disagreement_and_kueues_event() -> None:
+    items = [o for o in objs("pod-group-invalid") if o["kind"] != "Event"]
+    pods = of(items, "Pod")
+    pods[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = pods[1]["metadata"]["labels"][
+        "kueue.x-k8s.io/queue-name"] = pods[2]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
+    pods[1]["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] = "4"
+    d = run(items)
+    assert d.code == "PodGroupInvalid" and "pod-group-total-count (3, 4)" in d.reasons[0].message
+
+
+def test_more_than_ten_roles() -> None:
+    items = objs("workload-missing")
+    template = of(items, "Pod")[0]
+    pods = []
+    for i in range(11):
+        p = copy.deepcopy(template)
+        p["metadata"]["name"] = f"qwen-pd-r{i}-0"
+        p["metadata"]["annotations"]["kueue.x-k8s.io/role-hash"] = f"r{i}"
+        p["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] = "11"
+        p["metadata"]["labels"]["app.kubernetes.io/component"] = f"r{i}"
+        pods.append(p)
+    items = [o for o in items if o["kind"] != "Pod"] + pods
+    d = run(items)
+    assert d.code == "PodGroupInvalid" and "11 roles" in d.reasons[0].message
+    assert "0.19 allows 18" in d.reasons[0].message
+
+
+def test_workload_name_conflict_event() -> None:
+    items = objs("workload-missing")
+    items.append({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "team-a"},
+                  "involvedObject": {"kind": "Pod", "name": "qwen-pd-prefill-0", "namespace": "team-a"},
+                  "reason": "WorkloadNameConflict", "type": "Warning",
+                  "message": 'A Workload named "qwen-pd" already exists but is not a pod group workload; this pod '
+                             "group cannot be admitted"})
+    d = run(items)
+    assert d.code == "PodGroupInvalid" and "not a pod-group Workload" in (d.reasons[0].hint or "")
+
+
+def test_inactive_admission_check_is_named_with_its_message() -> None:
+    items = [o for o in objs("cluster-queue-inactive") if o["kind"] != "AdmissionCheck"]
+    cq = of(items, "ClusterQueue")[0]
+    cq["status"]["conditions"] = [{"type": "Active", "status": "False", "reason": "AdmissionCheckInactive",
+                                   "message": "Can't admit new workloads: references inactive AdmissionCheck(s): "
+                                              "gpustack-node-devices."}]
+    items.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck",
+                  "metadata": {"name": "gpustack-node-devices"}, "spec": {"controllerName": "x"},
+                  "status": {"conditions": [{"type": "Active", "status": "False", "reason": "Inactive",
+                                             "message": "the worker is not running"}]}})
+    items.append(next(o for o in objs("quota-exhausted") if o["kind"] == "ResourceFlavor"))
+    d = run(items)
+    assert d.code == "ClusterQueueInactive"
+    assert "are inactive (gpustack-node-devices: the worker is not running)" in d.reasons[0].message
+
+
+def test_untouched_workload_blocked_by_our_arithmetic() -> None:
+    items = objs("quota-exhausted")
+    for wl in of(items, "Workload"):
+        wl["status"] = {}
+    items = [o for o in items if o["kind"] != "Event"]
+    d = run(items)
+    assert d.code == "QuotaExhausted" and "no scheduler has evaluated" in d.reasons[0].message
+    assert d.reasons[0].kueue_message is None and d.story and "decode needs 4 more cards" in d.story
+
+
+def test_019_tokens_with_kueue_text() -> None:
+    items = objs("quota-exceeds-capacity")
+    wl = of(items, "Workload")[0]
+    wl["status"]["conditions"][0]["reason"] = "ExceedsMaxQuota"
+    assert run(items).code == "QuotaExceedsCapacity"
+    wl["status"]["conditions"][0]["message"] = "something 0.20 might say"
+    d = run(items)
+    assert d.code == "QuotaExceedsCapacity" and d.reasons[0].kueue_message == "something 0.20 might say"
+    wl["status"]["conditions"][0]["reason"] = "PendingEvaluation"
+    wl["status"]["conditions"][0]["message"] = "Workload is pending evaluation in the scheduling queue"
+    assert run(items).code == "WaitingInQueue"
+
+
+def test_preempted_eviction_says_why() -> None:
+    items = objs("evicted")
+    wl = of(items, "Workload")[0]
+    msg = ("Preempted to accommodate a workload (UID: 1f, JobUID: 2a) due to prioritization in the ClusterQueue; "
+           "preemptor path: /gpustack--nvidia-h20-linux-amd64; preemptee path: /gpustack--nvidia-h20-linux-amd64")
+    wl["status"]["conditions"] = [{"type": "Evicted", "status": "True", "reason": "Preempted", "message": msg}]
+    wl["status"]["requeueState"] = {"count": 1, "requeueAt": "2026-11-29T09:30:00Z"}
+    d = run(items)
+    assert d.code == "Evicted"
+    assert "preempted for prioritization in the ClusterQueue" in d.reasons[0].message
+    assert "(in 10m)" in d.reasons[0].message
+
+
+def test_deployment_without_pods_reads_the_instance_type() -> None:
+    items = [o for o in objs("quota-exhausted") if o["kind"] not in ("Pod", "Workload", "Event", "LocalQueue")]
+    items.append({"apiVersion": "worker.gpustack.ai/v1alpha1", "kind": "InstanceType", "metadata": {"name": CQ},
+                  "spec": {"acceleratable": True}, "status": {"entrance": "gpustack-fnv64-5582b5d69c84a5c3"}})
+    d = run(items)
+    codes = [r.code for r in d.reasons]
+    assert codes[0] == "LocalQueueMissing"
+    assert "PodGroupIncomplete" in codes
+    assert d.local_queue == "gpustack-fnv64-5582b5d69c84a5c3"
+
+
+def test_admitted_group_target_and_pod_target() -> None:
+    d = run(objs("not-pending"), "qwen-pd", "PodGroup")
+    assert not d.pending and d.code == "NotPending"
+    d = run(objs("quota-exhausted"), "qwen-pd-decode-1", "Pod")
+    assert d.pending and d.code == "QuotaExhausted"
+
+
+def test_per_replica_group_target_counts_its_own_pods() -> None:
+    from kubectl_pd.gpustack.names import hashed
+
+    d = run(objs("per-replica-joint"), hashed("team-a/qwen-pd/decode/0"), "PodGroup")
+    assert [(r.name, r.have, r.want) for r in d.roles] == [("decode", 1, 1)]
+    assert d.shape == "per-replica"
+
+
+def test_per_replica_missing_replica_group_is_assembling() -> None:
+    from kubectl_pd.gpustack.names import hashed
+
+    gone = hashed("team-a/qwen-pd/decode/1")
+    items = [o for o in objs("per-replica-joint")
+             if o["metadata"].get("name") != gone
+             and o["metadata"].get("labels", {}).get("kueue.x-k8s.io/pod-group-name") != gone]
+    md = of(items, "ModelDeployment")[0]
+    md["status"]["conditions"] = [{"type": "QuotaReserved", "status": "False", "reason": "PodGroupIncomplete",
+                                   "message": "1 of 2 decode replicas exist; waiting in cluster queue " + CQ}]
+    d = run(items)
+    assert d.code == "PodGroupIncomplete"
+    assert "role decode has 1 of 2 replica groups" in d.reasons[0].message
+    assert any("operator reports QuotaReserved=False (PodGroupIncomplete)" in n for n in d.notes)
+
+
+def test_019_misconfigured_and_suspended_tokens_read_the_message() -> None:
+    items = objs("local-queue-missing")
+    for wl in of(items, "Workload"):
+        wl["status"]["conditions"][0]["reason"] = "Misconfigured"
+    assert run(items).code == "LocalQueueMissing"
+    items = objs("local-queue-stopped")
+    wl = of(items, "Workload")[0]
+    wl["status"]["conditions"][0]["reason"] = "Suspended"
+    assert run(items).code == "LocalQueueStopped"
+
+
+def test_forbidden_queue_falls_back_to_kueues_words() -> None:
+    items = [o for o in objs("cluster-queue-stopped") if o["kind"] != "ClusterQueue"]
+    facts = gather(SnapshotSource.from_objects(items), Target("ModelDeployment", "qwen-pd", "team-a"))
+    del facts.cluster_queues[CQ]  # as if RBAC had refused the read
+    d = diagnose(facts)
+    assert d.code == "ClusterQueueInactive" and "Kueue's words" in d.reasons[0].message

@@ -1,0 +1,202 @@
+"""why-pending against the loopback API server and the real kubectl: GET only, bounded requests, degrading
+on Forbidden, exit codes, targets, the no-target list, --watch, and the explain() API."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubectl_pd.cluster.snapshot import SnapshotSource
+from kubectl_pd.errors import NotFoundError
+from kubectl_pd.pending import explain
+from tests.apiserver import TOKEN, Forbid, load_objects
+from tests.conftest import run_kubectl
+
+FIX = Path(__file__).parent / "fixtures" / "pending"
+EXAMPLE = Path(__file__).parent.parent / "examples" / "qwen-pd-pending.yaml"
+CQ = "gpustack--nvidia-h20-linux-amd64"
+VIS_PATH = f"/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/{CQ}/pendingworkloads"
+
+
+def _forbidden(what: str) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403,
+            "message": f'{what} is forbidden: User "system:serviceaccount:pd-tests:reader" cannot get resource'}
+
+
+def test_forbidden_events_and_visibility_degrade_to_notes(cli: Any, apiserver: Any) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml", forbid=[Forbid("list", "events", "team-a")],
+                            raw={VIS_PATH: (403, _forbidden("clusterqueues.visibility.kueue.x-k8s.io"))})
+    r = cli(["why-pending", "qwen-pd", "-n", "team-a"], env=env)
+    assert r.exit_code == 0, r.stderr
+    assert "(QuotaExhausted)" in r.stdout
+    assert "note: could not read events" in r.stdout
+    assert "note: could not read the pending workloads of clusterqueue" in r.stdout
+    assert set(server.methods) == {"GET"}
+    data = json.loads(cli(["why-pending", "qwen-pd", "-n", "team-a", "-o", "json"], env=env).stdout)
+    assert any("events" in n for n in data["notes"])
+
+
+def test_forbidden_cluster_queue_keeps_kueues_words(cli: Any, apiserver: Any) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml", forbid=[Forbid("get", "clusterqueues")])
+    r = cli(["why-pending", "qwen-pd", "-n", "team-a", "-o", "json"], env=env)
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["reasons"][0]["code"] == "QuotaExhausted"
+    assert data["reasons"][0]["needed"] == "3200k"  # Kueue's own number: our arithmetic had no queue to read
+    assert any("clusterqueue" in n for n in data["notes"])
+
+
+def _unrelated(n: int) -> list[dict[str, Any]]:
+    base = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"namespace": "team-a", "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
+            "spec": {"queueName": "other", "podSets": [{"name": "main", "count": 1, "template": {"spec": {
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]},
+            "status": {"conditions": [{"type": "QuotaReserved", "status": "False", "reason": "Pending",
+                                       "message": "ClusterQueue other is inactive"}]}}
+    out = []
+    for i in range(n):
+        wl = copy.deepcopy(base)
+        wl["metadata"]["name"] = f"batch-{i:05d}"
+        out.append(wl)
+    return out
+
+
+def test_request_count_does_not_grow_with_the_namespace(cli: Any, apiserver: Any) -> None:
+    counts = []
+    for extra in (0, 10_000):
+        server, env = apiserver("pending/per-replica-joint.yaml", _unrelated(extra))
+        r = cli(["why-pending", "qwen-pd", "-n", "team-a"], env=env)
+        assert r.exit_code == 0, r.stderr
+        counts.append(len(server.requests))
+        assert not any(q.path.endswith("/workloads") for q in server.requests)
+        assert all(q.method == "GET" for q in server.requests)
+    assert counts[0] == counts[1] <= 14
+
+
+def test_not_found_exits_1(cli: Any, apiserver: Any) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml")
+    r = cli(["why-pending", "nope", "-n", "team-a"], env=env)
+    assert r.exit_code == 1
+    assert r.stderr.startswith("error: ") and "nope" in r.stderr and r.stderr.count("\n") == 1
+    r = cli(["why-pending", "wl/nope", "-n", "team-a", "-f", str(FIX / "quota-exhausted.yaml")])
+    assert r.exit_code == 1 and 'workload "nope" not found' in r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["why-pending", "qwen-pd", "-o", "xml"],
+    ["why-pending", "deployment/qwen-pd"],
+    ["why-pending", "qwen-pd", "-A"],
+    ["why-pending", "qwen-pd", "--watch", "-f", str(FIX / "quota-exhausted.yaml")],
+    ["why-pending", "--watch"],
+])
+def test_usage_errors_exit_2(cli: Any, args: list[str]) -> None:
+    r = cli(args)
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: ")
+
+
+@pytest.mark.parametrize("target", ["wl/qwen-pd", "workload/qwen-pd", "podgroup/qwen-pd", "pod/qwen-pd-decode-0",
+                                    "modeldeployment/qwen-pd"])
+def test_every_target_form(cli: Any, apiserver: Any, target: str) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml")
+    r = cli(["why-pending", target, "-n", "team-a", "-o", "json"], env=env)
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["reasons"][0]["code"] == "QuotaExhausted"
+    assert data["reasons"][0]["role"] == "decode"
+    assert set(server.methods) == {"GET"}
+
+
+def test_per_replica_group_target(cli: Any, apiserver: Any) -> None:
+    from kubectl_pd.gpustack.names import hashed
+
+    group = hashed("team-a/qwen-pd/decode/1")
+    server, env = apiserver("pending/per-replica-joint.yaml")
+    r = cli(["why-pending", f"podgroup/{group}", "-n", "team-a", "-o", "json"], env=env)
+    data = json.loads(r.stdout)
+    assert data["reasons"][0]["code"] == "QuotaExhausted"
+    assert data["reasons"][0]["workload"] == group
+    assert len(server.requests) <= 14
+
+
+def test_through_real_kubectl(apiserver: Any) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml")
+    p = run_kubectl(["pd", "why-pending", "qwen-pd", "-n", "team-a"], env=env)
+    assert p.returncode == 0, p.stderr
+    assert "prefill would fit now; decode needs 4 more cards; atomic admission holds both" in p.stdout
+    assert TOKEN not in p.stdout + p.stderr
+    p = run_kubectl(["pd", "why-pending", "missing", "-n", "team-a"], env=env)
+    assert p.returncode == 1 and p.stderr.startswith("error: ")
+    assert set(server.methods) == {"GET"}
+
+
+def test_watch_until_admitted(cli: Any, apiserver: Any) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml")
+    admitted = next(o for o in load_objects(FIX / "not-pending.yaml") if o["kind"] == "Workload")
+    cq = next(o for o in load_objects(FIX / "not-pending.yaml") if o["kind"] == "ClusterQueue")
+
+    def admit() -> None:
+        time.sleep(0.6)
+        server.put(cq)
+        server.put(admitted)
+
+    t = threading.Thread(target=admit, daemon=True)
+    t.start()
+    started = time.monotonic()
+    r = cli(["why-pending", "qwen-pd", "-n", "team-a", "--watch", "--watch-interval", "0.1"], env=env)
+    t.join()
+    assert r.exit_code == 0, r.stderr
+    assert time.monotonic() - started < 20
+    first, _, rest = r.stdout.partition("\n--- ")
+    assert first.startswith("PENDING") and "(QuotaExhausted)" in first
+    assert "NOT PENDING" in rest and "Workload qwen-pd is admitted" in rest
+    assert set(server.methods) == {"GET"}
+
+
+def test_no_target_lists_pending_ones(cli: Any, apiserver: Any) -> None:
+    r = cli(["why-pending", "-n", "team-a", "-f", str(FIX / "quota-exhausted.yaml")])
+    assert r.exit_code == 0
+    header, row = r.stdout.splitlines()[:2]
+    assert header.split() == ["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"]
+    assert row.split()[:4] == ["team-a", "md/qwen-pd", "decode", "QuotaExhausted"]
+    server, env = apiserver("pending/per-replica-joint.yaml", _unrelated(3))
+    r = cli(["why-pending", "-A"], env=env)
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert any(line.split()[:4] == ["team-a", "md/qwen-pd", "decode", "QuotaExhausted"] for line in lines)
+    assert sum("wl/batch-" in line for line in lines) == 3
+    assert set(server.methods) == {"GET"}
+    r = cli(["why-pending", "-n", "team-a", "-f", str(FIX / "not-pending.yaml")])
+    assert r.stdout.startswith("No pending deployments, pod groups or Workloads in namespace team-a")
+    data = json.loads(cli(["why-pending", "-n", "team-a", "-f", str(FIX / "quota-exhausted.yaml"),
+                           "-o", "json"]).stdout)
+    assert data["items"][0]["reasons"][0]["code"] == "QuotaExhausted"
+
+
+def test_snapshot_finds_the_namespace(cli: Any, tmp_path: Path) -> None:
+    r = cli(["why-pending", "qwen-pd", "--from-file", str(EXAMPLE)])
+    assert r.exit_code == 0, r.stderr
+    assert "modeldeployment team-a/qwen-pd is pending (QuotaExhausted)" in r.stdout
+    objs = load_objects(EXAMPLE)
+    other = copy.deepcopy(next(o for o in objs if o["kind"] == "ModelDeployment"))
+    other["metadata"]["namespace"] = "team-b"
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*objs, other]}))
+    r = cli(["why-pending", "qwen-pd", "-f", str(path)])
+    assert r.exit_code == 2 and "team-a, team-b" in r.stderr
+
+
+def test_explain_api() -> None:
+    source = SnapshotSource.from_paths([str(EXAMPLE)])
+    text = explain(source, "qwen-pd", "team-a")
+    assert text.startswith("PENDING") and "next: free 4 cards" in text
+    colored = explain(source, "md/qwen-pd", "team-a", color=True)
+    assert "\x1b[" in colored and "\u2588" in colored
+    with pytest.raises(NotFoundError):
+        explain(source, "nope", "team-a")
