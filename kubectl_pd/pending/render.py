@@ -1,4 +1,4 @@
-"""Views of a Diagnosis: the text screen and the json/yaml dict (one shape, documented in docs/why-pending.md)."""
+"""Views of a Diagnosis: the text screen and the json/yaml dict (one shape, documented in README.md)."""
 
 from __future__ import annotations
 
