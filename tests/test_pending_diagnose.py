@@ -187,3 +187,15 @@ def test_forbidden_queue_falls_back_to_kueues_words() -> None:
     del facts.cluster_queues[CQ]  # as if RBAC had refused the read
     d = diagnose(facts)
     assert d.code == "ClusterQueueInactive" and "Kueue's words" in d.reasons[0].message
+
+
+def test_listing_gives_one_row_per_object_even_when_a_snapshot_repeats_it(tmp_path) -> None:
+    from pathlib import Path
+
+    from tests.conftest import run_cli
+
+    example = Path(__file__).parent.parent / "examples" / "qwen-pd-pending.yaml"
+    r = run_cli(["why-pending", "-A", "--from-file", str(example), "--from-file", str(example)])
+    assert r.exit_code == 0
+    rows = [line for line in r.stdout.splitlines()[1:] if line.strip()]
+    assert len(rows) == 1 and rows[0].split()[:4] == ["team-a", "md/qwen-pd", "decode", "QuotaExhausted"]

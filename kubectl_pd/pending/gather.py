@@ -449,7 +449,7 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             continue
         targets.append(Target("Workload", name_of(wl), ns))
     out = []
-    for t in targets:
+    for t in dict.fromkeys(targets):  # a snapshot may hold the same object twice: one row each
         try:
             out.append(gather(pre, t))
         except NotFoundError:
