@@ -9,44 +9,34 @@ Obj = dict[str, Any]
 PathT = tuple[str | int, ...]
 
 
+# A compact line index of a parsed document: for a mapping, key -> (line of the key, index of its
+# value); for a sequence, [(line of the item, index of the item)]; None for a scalar.
+Lines = dict[Any, tuple[int, "Lines"]] | list[tuple[int, "Lines"]] | None
+
+
 @dataclass
 class Origin:
     """Where an object came from, so findings can point at `file:line`."""
 
     file: str  # a path, `-` for stdin, or `cluster` for a live object
     line: int | None = None  # 1-based line of the object's first key
-    node: Any = field(default=None, repr=False)  # the YAML node, for `line_of`
+    lines: Lines = field(default=None, repr=False)  # the line index, for `line_of`
+    raw: Any = field(default=None, repr=False)  # the object exactly as written (before normalisation)
 
     def line_of(self, path: PathT) -> int | None:
-        """1-based line of `path` inside the object (the nearest existing ancestor)."""
-        node = self.node
-        if node is None:
-            return self.line
-        line = node.start_mark.line + 1
+        """1-based line of `path` inside the object (the nearest existing ancestor when it is absent)."""
+        line, lines = self.line, self.lines
         for step in path:
-            nxt, key_line = _child(node, step)
-            if nxt is None:
-                return line
-            node = nxt
-            line = key_line if key_line is not None else node.start_mark.line + 1
+            if isinstance(step, int) and isinstance(lines, list) and 0 <= step < len(lines):
+                line, lines = lines[step]
+            elif not isinstance(step, int) and isinstance(lines, dict) and step in lines:
+                line, lines = lines[step]
+            else:
+                break
         return line
 
     def location(self) -> str:
         return self.file if self.line is None else f"{self.file}:{self.line}"
-
-
-def _child(node: Any, step: str | int) -> tuple[Any, int | None]:
-    value = getattr(node, "value", None)
-    if isinstance(step, int):
-        if isinstance(value, list) and node.tag.endswith(":seq") and 0 <= step < len(value):
-            return value[step], None
-        return None, None
-    if isinstance(value, list) and node.tag.endswith(":map"):
-        for k, v in value:
-            if getattr(k, "value", None) == step:
-                # a block value starts on the line after its key: the key's line reads better
-                return v, k.start_mark.line + 1
-    return None, None
 
 
 LIVE = Origin("cluster")

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jsonpatch
-import yaml
 
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.engine import check_object, ref_of, suppressed_rules
@@ -134,13 +133,13 @@ def resource_groups_patch(before: list[dict[str, Any]], after: list[dict[str, An
     return ops
 
 
-def original_document(obj: Obj, node: Any) -> Obj:
-    """The object exactly as written (field names, key order), rebuilt from its YAML node.
+def original_document(obj: Obj, raw: Any) -> Obj:
+    """The object exactly as written (field names, key order), as the snapshot read it.
 
     Reading normalises v1beta1 names and moves keys; a fix printed for a file should change nothing
-    but the resource groups. Without a node (live objects) the v1beta1 names are put back instead.
+    but the resource groups. Without the raw document (live objects) the v1beta1 names are put back.
     """
-    raw = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
+    raw = copy.deepcopy(raw)
     if not isinstance(raw, dict):
         return denormalize(obj)
     if "kind" not in raw:  # an item of a typed List: the kind came from the List
