@@ -111,3 +111,22 @@ def test_empty_documents_are_skipped(tmp_path: Path) -> None:
     f = tmp_path / "e.yaml"
     f.write_text("---\n---\n# only a comment\n")
     assert list(SnapshotSource.from_paths([str(f)]).all_objects()) == []
+
+
+def test_scalars_anchors_and_merge_keys_read_like_yaml_safe_load(tmp_path: Path) -> None:
+    import yaml
+
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {a: '1', b: 2}\n"
+        "data:\n  copy: *l\n  merged:\n    <<: *l\n    c: null\n  when: 2026-11-29\n  flags: [yes, true, 0x10, 1.5, ~]\n"
+    )
+    f = tmp_path / "c.yaml"
+    f.write_text(text)
+    src = SnapshotSource.from_paths([str(f)])
+    cm = src.get("ConfigMap", "c")
+    assert cm == yaml.safe_load(text)
+    origin = src.origin(cm)
+    assert origin.line_of(("data", "copy")) == 7
+    assert origin.line_of(("data", "merged", "c")) == 8  # no index inside a `<<` merge: its key's line
+    assert origin.line_of(("data", "flags", 2)) == 12
+    assert origin.raw is cm
