@@ -199,3 +199,14 @@ def test_listing_gives_one_row_per_object_even_when_a_snapshot_repeats_it(tmp_pa
     assert r.exit_code == 0
     rows = [line for line in r.stdout.splitlines()[1:] if line.strip()]
     assert len(rows) == 1 and rows[0].split()[:4] == ["team-a", "md/qwen-pd", "decode", "QuotaExhausted"]
+
+
+def test_a_name_absent_from_the_snapshot_says_so(tmp_path) -> None:
+    from pathlib import Path
+
+    from tests.conftest import run_cli
+
+    example = str(Path(__file__).parent.parent / "examples" / "qwen-pd-pending.yaml")
+    r = run_cli(["why-pending", "llama-pd", "--from-file", example], env={"KUBECONFIG": str(tmp_path / "none")})
+    assert r.exit_code == 1
+    assert r.stderr == f'error: modeldeployment "llama-pd" not found in any namespace of the snapshot ({example})\n'

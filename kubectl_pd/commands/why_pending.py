@@ -12,7 +12,7 @@ from kubectl_pd.cli import cluster_options
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.source import Source, name_of, namespace_of
 from kubectl_pd.commands.common import dump, namespace, open_source, use_color
-from kubectl_pd.errors import EXIT_OK
+from kubectl_pd.errors import EXIT_OK, NotFoundError
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
 from kubectl_pd.pending.gather import GROUP_LABEL, Target, gather, gather_all, parse_target
 from kubectl_pd.pending.render import render_list, render_text, to_dict
@@ -110,6 +110,10 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     ns = ns_given
     if ns is None and files:
         ns = _snapshot_namespace(source, kind, name)
+        if ns is None:
+            what = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group"}.get(kind, kind.lower())
+            raise NotFoundError(f'{what} "{name}" not found in any namespace of the snapshot '
+                                f"({', '.join(files)})")
     ns = ns or namespace(cluster)
     t = Target(kind, name, ns)
     d = _one(source, t)
