@@ -118,7 +118,8 @@ def test_scalars_anchors_and_merge_keys_read_like_yaml_safe_load(tmp_path: Path)
 
     text = (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {a: '1', b: 2}\n"
-        "data:\n  copy: *l\n  merged:\n    <<: *l\n    c: null\n  when: 2026-11-29\n  flags: [yes, true, 0x10, 1.5, ~]\n"
+        "data:\n  copy: *l\n  merged:\n    <<: *l\n    c: null\n  when: 2026-11-29\n"
+        "  flags: [yes, true, 0x10, 1.5, ~]\n"
     )
     f = tmp_path / "c.yaml"
     f.write_text(text)
