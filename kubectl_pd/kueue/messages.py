@@ -91,18 +91,26 @@ _REASONS: list[tuple[str, re.Pattern[str]]] = [
 _ANY_REASON = re.compile(r".*?" + _BOUNDARY, re.DOTALL)
 
 
+def _first(table: list[tuple[str, re.Pattern[str]]], text: str, pos: int = 0,
+           *, advance: bool = False) -> tuple[str, re.Match[str]] | None:
+    """The first (kind, match) of an ordered pattern table at `pos`; `advance` skips empty matches."""
+    for kind, pat in table:
+        m = pat.match(text, pos)
+        if m and (not advance or m.end() > pos):
+            return kind, m
+    return None
+
+
 def parse_flavor_reasons(text: str) -> list[FlavorReason]:
     """The reasons of one pod set, in Kueue's order (sorted by Kueue), each matched by an anchored pattern."""
     out: list[FlavorReason] = []
     pos = 0
     n = len(text)
     while pos < n:
-        for kind, pat in _REASONS:
-            m = pat.match(text, pos)
-            if m and m.end() > pos:
-                out.append(_reason(kind, m))
-                pos = m.end()
-                break
+        hit = _first(_REASONS, text, pos, advance=True)
+        if hit is not None:
+            out.append(_reason(*hit))
+            pos = hit[1].end()
         else:
             m = _ANY_REASON.match(text, pos)
             end = m.end() if m and m.end() > pos else n
@@ -201,11 +209,10 @@ def parse_message(text: object) -> Message:
     if not isinstance(text, str):
         return Message("unknown", "" if text is None else str(text))
     body = text.strip()
-    for kind, pat in _WHOLE:
-        m = pat.match(body)
-        if m:
-            g = m.groupdict()
-            return Message(kind, text, subject=g.get("s"), detail=g.get("d"))
+    hit = _first(_WHOLE, body)
+    if hit is not None:
+        g = hit[1].groupdict()
+        return Message(hit[0], text, subject=g.get("s"), detail=g.get("d"))
     msg = Message("unknown", text)
     rest = body
     for pat, attr in ((_PREEMPT_SUFFIX, "preempting"), (_PREEMPT_FAILED_SUFFIX, "preemption_failed")):
@@ -280,14 +287,13 @@ def parse_cq_inactive(text: object) -> list[InactiveCause]:
     out: list[InactiveCause] = []
     pos = 0
     while pos < len(parts):
-        for kind, pat in _CQ_PARTS:
-            pm = pat.match(parts, pos)
-            if pm and pm.end() > pos:
-                g = pm.groupdict()
-                names = g["n"].split(",") if g.get("n") else [x for x in (g.get("t"), g.get("f")) if x]
-                out.append(InactiveCause(kind, pm.group(0), names))
-                pos = pm.end()
-                break
+        hit = _first(_CQ_PARTS, parts, pos, advance=True)
+        if hit is not None:
+            kind, pm = hit
+            g = pm.groupdict()
+            names = g["n"].split(",") if g.get("n") else [x for x in (g.get("t"), g.get("f")) if x]
+            out.append(InactiveCause(kind, pm.group(0), names))
+            pos = pm.end()
         else:
             am = _CQ_ANY.match(parts, pos)
             end = am.end() if am and am.end() > pos else len(parts)
@@ -328,16 +334,15 @@ def parse_compose_error(text: object) -> ComposeError:
     if not isinstance(text, str):
         return ComposeError("other", "" if text is None else str(text))
     body = text.strip()
-    for kind, pat in _COMPOSE:
-        m = pat.match(body)
-        if m:
-            g = m.groupdict()
-            group = g.get("g")
-            if group and group.startswith('"'):
-                group = group[1:-1]
-            vals = tuple(v for v in (g.get("a"), g.get("b"), g.get("x"), g.get("y")) if v is not None)
-            return ComposeError(kind, text, group, vals)
-    return ComposeError("other", text)
+    hit = _first(_COMPOSE, body)
+    if hit is None:
+        return ComposeError("other", text)
+    g = hit[1].groupdict()
+    group = g.get("g")
+    if group and group.startswith('"'):
+        group = group[1:-1]
+    vals = tuple(v for v in (g.get("a"), g.get("b"), g.get("x"), g.get("y")) if v is not None)
+    return ComposeError(hit[0], text, group, vals)
 
 
 _CHECKS_MSG = re.compile(r"^(?:(?:Deactivated|Evicted|The workload is deactivated) due to )?"
