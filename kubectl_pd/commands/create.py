@@ -7,7 +7,6 @@ exit 2.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -16,7 +15,7 @@ import click
 from kubectl_pd.cli import cluster_options
 from kubectl_pd.cluster.config import ClusterOptions, parse_duration
 from kubectl_pd.cluster.kinds import KINDS
-from kubectl_pd.commands.common import dump, namespace
+from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
 from kubectl_pd.errors import ConflictError, ForbiddenError, PdError
@@ -272,7 +271,7 @@ def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, second
 
     wanted = [(r.name, r.pods) for r in roles]
     width = max(len(r.name) for r in roles)
-    tty = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    tty = use_color(sys.stderr)  # redraw in place only on a terminal
     shown: dict[str, str] = {}
     state = {"drawn": 0}
 
