@@ -153,6 +153,15 @@ def test_per_replica_bounds_and_service_names() -> None:
     assert any("[rule service-name]" in p for p in found)
 
 
+def test_replicas_and_size_stay_within_int32_whatever_the_schema_says() -> None:
+    req = request("name=s,replicas=99999999999999999999")
+    found = flags.check_profile(req, checked(req), profiles.PD_ATOMIC_OFFLINE)  # states no maximum
+    assert any("replicas is 99999999999999999999: at most 2147483647 [rule replicas]" in p for p in found)
+    req = request("name=s,replicas=1,size=3000000000")
+    found = flags.check_profile(req, checked(req), profiles.PER_REPLICA_OFFLINE)
+    assert any("size is 3000000000: at most 64 [rule size]" in p for p in found)
+
+
 # ----------------------------------------------------------------------------- profiles from CRDs
 def test_profile_from_pd_atomic_crd() -> None:
     p = profiles.from_crd(crd("crd-pd-atomic.yaml"))

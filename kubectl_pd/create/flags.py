@@ -23,6 +23,8 @@ _DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
 _WHOLE = re.compile(r"^\d+$")
 
+INT32_MAX = 2**31 - 1
+
 
 class RoleSyntaxError(ValueError):
     """A `--role` value that is not `key=value[,key=value...]` with known keys."""
@@ -308,11 +310,14 @@ def check_profile(req: CreateRequest, roles: list[Role], profile: ApiProfile) ->
             cannot("arg=", "spec.roles[].extraArgs", prefix=pre)
         if r.accelerator_given and not profile.has("resources"):
             cannot(f"accelerator={r.accelerator}", "spec.roles[].resources", prefix=pre)
-        if profile.replicas_max is not None and r.replicas > profile.replicas_max:
-            problems.append(f"{pre}spec.roles[{i}].replicas is {r.replicas}: at most {profile.replicas_max} "
+        # replicas and size are int32 in every version of the CRD, whatever maximum its schema states
+        replicas_max = min(profile.replicas_max or INT32_MAX, INT32_MAX)
+        if r.replicas > replicas_max:
+            problems.append(f"{pre}spec.roles[{i}].replicas is {r.replicas}: at most {replicas_max} "
                             f"[rule replicas]")
-        if profile.size_max is not None and r.size is not None and r.size > profile.size_max:
-            problems.append(f"{pre}spec.roles[{i}].size is {r.size}: at most {profile.size_max} [rule size]")
+        size_max = min(profile.size_max or INT32_MAX, INT32_MAX)
+        if r.size is not None and r.size > size_max:
+            problems.append(f"{pre}spec.roles[{i}].size is {r.size}: at most {size_max} [rule size]")
         if profile.name == PER_REPLICA:
             svc = f"{req.name}-{r.name}"
             if len(svc) > 63 or not _DNS_1035.match(svc):
