@@ -191,3 +191,14 @@ def test_colour_only_through_the_style(cli: Callable) -> None:
 def test_fix_on_clean_input_says_nothing_to_fix(cli: Callable) -> None:
     res = cli(["lint", "-f", str(CLEAN), "--fix"])
     assert (res.exit_code, res.stdout, res.stderr) == (0, "", "note: nothing to fix\n")
+
+
+def test_an_input_with_nothing_to_lint_says_so(tmp_path) -> None:
+    from tests.conftest import run_cli
+
+    f = tmp_path / "ns.yaml"
+    f.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n")
+    r = run_cli(["lint", "-f", str(f)])
+    assert r.exit_code == 0
+    assert r.stdout == "no findings in 0 objects; 1 object of other kinds skipped (1 Namespace)\n"
+    assert r.stderr.startswith("note: the input holds no ClusterQueue, Cohort or ModelDeployment to lint")

@@ -180,6 +180,9 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
         for n in gathered.notes:
             _note(n)
         result = _run_checks(gathered, source)
+        if not result.linted and files:
+            _note("the input holds no ClusterQueue, Cohort or ModelDeployment to lint "
+                  "(e.g. kubectl get clusterqueues -o yaml > queues.yaml)")
         for u in result.unknown_suppressions:
             _note(f"unknown rule in kubectl-pd.io/ignore on {u}")
         if fix or diff:
