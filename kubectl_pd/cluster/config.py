@@ -124,3 +124,42 @@ def default_namespace(opts: ClusterOptions) -> str:
     except PdError:
         return "default"
     return str((ctx.get("context") or {}).get("namespace") or "default")
+
+
+def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
+    """The proxy kubectl would use for `server`: HTTPS_PROXY/HTTP_PROXY unless NO_PROXY exempts the host.
+
+    The kubernetes client reads only the kubeconfig's `proxy-url`; kubectl users also rely on the
+    environment. NO_PROXY entries are host suffixes, IPs, CIDRs, optional `:port`, or `*`.
+    """
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    env = dict(os.environ) if env is None else env
+
+    def get(name: str) -> str:
+        return env.get(name) or env.get(name.lower()) or ""
+
+    parts = urlsplit(server)
+    proxy = get("HTTPS_PROXY") if parts.scheme == "https" else get("HTTP_PROXY")
+    host = (parts.hostname or "").lower()
+    if not proxy or not host:
+        return None
+    for entry in (e.strip().lower() for e in get("NO_PROXY").split(",")):
+        if not entry:
+            continue
+        if entry == "*":
+            return None
+        name, _, port = entry.rpartition(":") if entry.count(":") == 1 else (entry, "", "")
+        if port and parts.port is not None and port != str(parts.port):
+            continue
+        try:
+            if ipaddress.ip_address(host) in ipaddress.ip_network(name, strict=False):
+                return None
+            continue
+        except ValueError:
+            pass
+        name = name.lstrip("*").lstrip(".")
+        if host == name or host.endswith("." + name):
+            return None
+    return proxy

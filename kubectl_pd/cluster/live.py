@@ -14,7 +14,13 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from kubectl_pd.cluster import kinds
-from kubectl_pd.cluster.config import ClusterOptions, kubeconfig_paths, read_kubeconfig, resolve_context
+from kubectl_pd.cluster.config import (
+    ClusterOptions,
+    kubeconfig_paths,
+    proxy_for,
+    read_kubeconfig,
+    resolve_context,
+)
 from kubectl_pd.cluster.source import LIVE, Obj, Origin
 from kubectl_pd.errors import (
     ApiUnavailable,
@@ -89,6 +95,8 @@ class LiveSource:
         except (OSError, ValueError) as e:
             raise PdError(f"cannot use kubeconfig context {self.context_name!r}: {_first_line(e)}") from None
         cfg.retries = False  # one attempt: a timeout means the timeout the user asked for
+        if not getattr(cfg, "proxy", None):  # kubeconfig `proxy-url` wins, as in kubectl
+            cfg.proxy = proxy_for(cfg.host)
         self._cfg = cfg
         self._pool = kclient.rest.RESTClientObject(cfg).pool_manager
 

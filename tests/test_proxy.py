@@ -1,0 +1,62 @@
+"""HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured like kubectl does (the kubernetes client alone ignores them)."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kubectl_pd.cluster.config import proxy_for
+
+ENV = {"HTTPS_PROXY": "http://proxy:3128", "HTTP_PROXY": "http://plain:3128"}
+
+
+@pytest.mark.parametrize(
+    ("server", "no_proxy", "expected"),
+    [
+        ("https://api.prod.example:6443", "", "http://proxy:3128"),
+        ("http://api.prod.example:6443", "", "http://plain:3128"),
+        ("https://api.prod.example:6443", "example", None),
+        ("https://api.prod.example:6443", ".prod.example", None),
+        ("https://api.prod.example:6443", "other.example,*.example", None),
+        ("https://api.prod.example:6443", "api.prod.example:443", "http://proxy:3128"),
+        ("https://api.prod.example:6443", "api.prod.example:6443", None),
+        ("https://10.1.2.3:6443", "10.0.0.0/8", None),
+        ("https://10.1.2.3:6443", "192.168.0.0/16", "http://proxy:3128"),
+        ("https://[fd00::1]:6443", "fd00::/8", None),
+        ("https://anything:6443", "*", None),
+        ("https://examples.org:6443", "example.org", "http://proxy:3128"),
+    ],
+)
+def test_proxy_for(server: str, no_proxy: str, expected: str | None) -> None:
+    assert proxy_for(server, {**ENV, "no_proxy": no_proxy}) == expected
+
+
+def test_no_proxy_variables_means_direct() -> None:
+    assert proxy_for("https://api:6443", {}) is None
+
+
+def _kubeconfig(path: Path, token: str) -> Path:
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "behind-proxy",
+        "clusters": [{"name": "c", "cluster": {"server": "http://kube.invalid:6443"}}],
+        "users": [{"name": "u", "user": {"token": token}}],
+        "contexts": [{"name": "behind-proxy", "context": {"cluster": "c", "user": "u"}}],
+    }))
+    return path
+
+
+def test_requests_go_through_the_proxy(cli: Callable, apiserver: Callable, tmp_path: Path) -> None:
+    cq = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "gpu"},
+          "spec": {"namespaceSelector": {}}}
+    proxy, _ = apiserver(cq)  # the loopback server answers absolute-URI requests as a forward proxy would
+    kc = _kubeconfig(tmp_path / "kc", proxy.token)
+    r = cli(["lint", "--request-timeout", "5s"], env={"KUBECONFIG": str(kc), "HTTP_PROXY": proxy.url,
+                                                       "NO_PROXY": "localhost"})
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == "no findings in 1 object (1 ClusterQueue)\n"
+    assert "/apis/kueue.x-k8s.io/v1beta2/clusterqueues" in [q.path for q in proxy.requests]
+    direct = cli(["lint", "--request-timeout", "5s"], env={"KUBECONFIG": str(kc), "HTTP_PROXY": proxy.url,
+                                                            "NO_PROXY": ".invalid"})
+    assert direct.exit_code == 1
+    assert "cannot reach the API server at http://kube.invalid:6443" in direct.stderr
