@@ -8,7 +8,6 @@ line times the list a naive tool would send instead.
 
 from __future__ import annotations
 
-import copy
 import statistics
 import sys
 import tempfile
@@ -22,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 from kubectl_pd.cluster.config import ClusterOptions  # noqa: E402
 from kubectl_pd.cluster.live import LiveSource  # noqa: E402
 from kubectl_pd.pending import explain  # noqa: E402
-from tests.apiserver import FakeApiServer, load_objects  # noqa: E402
+from tests.apiserver import FakeApiServer, load_objects, unrelated_workloads  # noqa: E402
 
 FIXTURES = {
     "seed shape (1 group, 2 pod sets)": ROOT / "tests/fixtures/pending/quota-exhausted.yaml",
@@ -32,19 +31,8 @@ RUNS = 5
 
 
 def unrelated(n: int) -> list[dict[str, Any]]:
-    base = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-            "metadata": {"namespace": "team-a", "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
-            "spec": {"queueName": "batch", "podSets": [{"name": "main", "count": 1, "template": {"spec": {
-                "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]},
-            "status": {"conditions": [{"type": "QuotaReserved", "status": "False", "reason": "Pending",
-                                       "message": "couldn't assign flavors to pod set main: insufficient unused "
-                                                  "quota for cpu in flavor default, 1 more needed"}]}}
-    out = []
-    for i in range(n):
-        wl = copy.deepcopy(base)
-        wl["metadata"]["name"] = f"batch-{i:05d}"
-        out.append(wl)
-    return out
+    return unrelated_workloads(n, message="couldn't assign flavors to pod set main: insufficient unused "
+                               "quota for cpu in flavor default, 1 more needed")
 
 
 def measure(objs: list[dict[str, Any]], tmp: Path) -> tuple[int, float, list[str]]:

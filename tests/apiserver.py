@@ -322,5 +322,23 @@ def load_objects(*paths: Path) -> list[dict[str, Any]]:
     return out
 
 
+def unrelated_workloads(n: int, *, namespace: str = "team-a", queue: str = "batch",
+                        message: str = "ClusterQueue batch is inactive") -> list[dict[str, Any]]:
+    """`n` pending single-pod-set group Workloads that have nothing to do with the target: the noise a
+    bounded diagnosis must not read (request-count tests and benchmarks)."""
+    base = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"namespace": namespace, "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
+            "spec": {"queueName": queue, "podSets": [{"name": "main", "count": 1, "template": {"spec": {
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]},
+            "status": {"conditions": [{"type": "QuotaReserved", "status": "False", "reason": "Pending",
+                                       "message": message}]}}
+    out = []
+    for i in range(n):
+        wl = copy.deepcopy(base)
+        wl["metadata"]["name"] = f"batch-{i:05d}"
+        out.append(wl)
+    return out
+
+
 def objects_of(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [copy.deepcopy(d) for d in docs]

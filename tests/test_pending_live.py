@@ -15,7 +15,7 @@ import pytest
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.errors import NotFoundError
 from kubectl_pd.pending import explain
-from tests.apiserver import TOKEN, Forbid, load_objects
+from tests.apiserver import TOKEN, Forbid, load_objects, unrelated_workloads
 from tests.conftest import run_kubectl
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
@@ -53,18 +53,7 @@ def test_forbidden_cluster_queue_keeps_kueues_words(cli: Any, apiserver: Any) ->
 
 
 def _unrelated(n: int) -> list[dict[str, Any]]:
-    base = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-            "metadata": {"namespace": "team-a", "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
-            "spec": {"queueName": "other", "podSets": [{"name": "main", "count": 1, "template": {"spec": {
-                "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]},
-            "status": {"conditions": [{"type": "QuotaReserved", "status": "False", "reason": "Pending",
-                                       "message": "ClusterQueue other is inactive"}]}}
-    out = []
-    for i in range(n):
-        wl = copy.deepcopy(base)
-        wl["metadata"]["name"] = f"batch-{i:05d}"
-        out.append(wl)
-    return out
+    return unrelated_workloads(n, queue="other", message="ClusterQueue other is inactive")
 
 
 def test_request_count_does_not_grow_with_the_namespace(cli: Any, apiserver: Any) -> None:
