@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from tests.apiserver import FakeApiServer
 
@@ -57,16 +58,22 @@ def _play(server: FakeApiServer, admit_after: float | None, stop: threading.Even
     server.put(_pod("qwen-prefill-0", "prefill", ready=True))
 
 
-def test_wait_follows_until_every_role_is_admitted(cli: Callable, apiserver: Callable) -> None:
+def _create_while_playing(cli: Callable, apiserver: Callable, admit_after: float | None,
+                          wait: str) -> tuple[FakeApiServer, Any]:
+    """Run `create --wait` while a thread plays the operator and Kueue on the loopback server."""
     server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a")
     stop = threading.Event()
-    t = threading.Thread(target=_play, args=(server, 1.5, stop), daemon=True)
+    t = threading.Thread(target=_play, args=(server, admit_after, stop), daemon=True)
     t.start()
     try:
-        r = cli([*BASE, "--wait=30s"], env=env)
+        return server, cli([*BASE, f"--wait={wait}"], env=env)
     finally:
         stop.set()
         t.join(5)
+
+
+def test_wait_follows_until_every_role_is_admitted(cli: Callable, apiserver: Callable) -> None:
+    server, r = _create_while_playing(cli, apiserver, 1.5, "30s")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == "modeldeployment.worker.gpustack.ai/qwen created\n"
     lines = r.stderr.splitlines()
@@ -80,23 +87,14 @@ def test_wait_follows_until_every_role_is_admitted(cli: Callable, apiserver: Cal
 
 
 def test_wait_times_out_with_a_diagnosis(cli: Callable, apiserver: Callable) -> None:
-    server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a")
-    stop = threading.Event()
-    t = threading.Thread(target=_play, args=(server, None, stop), daemon=True)
-    t.start()
-    try:
-        r = cli([*BASE, "--wait=2s"], env=env)
-    finally:
-        stop.set()
-        t.join(5)
+    _, r = _create_while_playing(cli, apiserver, None, "2s")
     assert r.exit_code == 1
     assert r.stderr.splitlines()[-1] == "error: timed out after 2s waiting for qwen to be admitted"
-    assert "qwen" in r.stdout  # the why-pending diagnosis, or our own summary while it is not built
-    try:
-        from kubectl_pd.pending import explain  # noqa: F401
-    except (ImportError, AttributeError):
-        assert "role decode: 0/2 admitted; Workload 'qwen': couldn't assign flavors to pod set decode" in r.stdout
-        assert "next: kubectl pd why-pending qwen -n team-a" in r.stdout
+    # the why-pending diagnosis, with each role placed on the flavor its Pods' requests fit
+    assert "PENDING  modeldeployment team-a/qwen is pending (QuotaExhausted)" in r.stdout
+    assert "  decode   decode   2/2     1 card         gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d  fits" \
+        in r.stdout.splitlines()
+    assert "flavor None" not in r.stdout
 
 
 def test_wait_on_plain_pods(cli: Callable, apiserver: Callable) -> None:
@@ -124,15 +122,7 @@ def test_timeout_falls_back_to_our_summary_without_why_pending(cli: Callable, ap
     import kubectl_pd.pending
 
     monkeypatch.delattr(kubectl_pd.pending, "explain")  # as before why-pending was built
-    server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a")
-    stop = threading.Event()
-    t = threading.Thread(target=_play, args=(server, None, stop), daemon=True)
-    t.start()
-    try:
-        r = cli([*BASE, "--wait=2s"], env=env)
-    finally:
-        stop.set()
-        t.join(5)
+    _, r = _create_while_playing(cli, apiserver, None, "2s")
     assert r.exit_code == 1 and "timed out after 2s" in r.stderr
     assert r.stdout.splitlines()[1:] == [
         "qwen in namespace team-a: not every role is admitted",

@@ -210,3 +210,17 @@ def test_a_name_absent_from_the_snapshot_says_so(tmp_path) -> None:
     r = run_cli(["why-pending", "llama-pd", "--from-file", example], env={"KUBECONFIG": str(tmp_path / "none")})
     assert r.exit_code == 1
     assert r.stderr == f'error: modeldeployment "llama-pd" not found in any namespace of the snapshot ({example})\n'
+
+
+def test_a_pod_set_without_template_is_measured_by_its_pods() -> None:
+    from kubectl_pd.pending.diagnose import diagnose
+    from tests.test_pending_property import _facts
+
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    for o in objs:
+        if o["kind"] == "Workload":
+            for ps in o["spec"]["podSets"]:
+                ps.pop("template", None)
+            o.get("status", {}).pop("resourceRequests", None)
+    rows = {r.name: r for r in diagnose(_facts(objs)).roles}
+    assert rows["decode"].flavor and rows["decode"].requests

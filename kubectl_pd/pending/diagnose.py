@@ -342,11 +342,14 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str]) -> 
             count = to_int(ps.get("count"))
             count = 1 if count is None else count
             tspec = dct(dct(ps.get("template")).get("spec"))
+            prole = podset_role(ps, u.pods, role_names)
+            if not lst(tspec.get("containers")):  # a trimmed pod set: its role's Pods say what it asks
+                pod = next((p for p in u.pods if pod_role(p, role_names) == prole), None)
+                tspec = dct(pod.get("spec")) if pod is not None else tspec
             if name in totals:
                 req = {k: q for k, v in totals[name].items() if (q := try_parse(v)) is not None}
             else:
                 req = {k: q * count for k, q in pod_requests(tspec).items()}
-            prole = podset_role(ps, u.pods, role_names)
             out.append(qa.Demand(prole, u.group, name, count, req, _selector(tspec), affinity_terms(tspec),
                                  _tolerations(tspec), reserved, role_size(prole, roles)))
         return out
