@@ -52,7 +52,7 @@ QUOTA_UNKNOWN = "quota-unknown"
 # Kueue's internal preemption modes (flavorassigner.go: noFit < noPreemptionCandidates < preempt < reclaim < fit)
 _P_NOFIT, _P_NOCAND, _P_PREEMPT, _P_RECLAIM, _P_FIT = range(5)
 _P_TO_MODE = {_P_NOFIT: NO_FIT, _P_NOCAND: PREEMPT, _P_PREEMPT: PREEMPT, _P_RECLAIM: PREEMPT, _P_FIT: FIT}
-_INF = 1 << 62
+KUEUE_DEFAULT = (0, 18)  # the version the seed deploys (0.18.4); 0.19 ranks flavors slightly differently
 
 # An oracle answers "could preemption make room for this much?": (possibility, borrowing height after).
 PREEMPT_POSSIBLE, RECLAIM_POSSIBLE, NO_CANDIDATES_FOUND = "Preempt", "Reclaim", "NoCandidates"
@@ -406,12 +406,14 @@ _POSSIBILITY = {PREEMPT_POSSIBLE: _P_PREEMPT, RECLAIM_POSSIBLE: _P_RECLAIM, NO_C
 # ---------------------------------------------------------------------------------------- assignment
 
 
-def _preferred(a: tuple[int, int], b: tuple[int, int], ff: FlavorFungibility) -> bool:
+def _preferred(a: tuple[int, int], b: tuple[int, int], ff: FlavorFungibility, kueue: tuple[int, int]) -> bool:
     """Kueue's isPreferred over (preemption mode, borrowing level)."""
     if a[0] == _P_NOFIT:
         return False
     if b[0] == _P_NOFIT:
         return True
+    if kueue >= (0, 19) and (a[0] == _P_NOCAND) != (b[0] == _P_NOCAND):
+        return a[0] != _P_NOCAND  # 0.19: a flavor with nothing to preempt ranks below every viable one
     if ff.preference == "PreemptionOverBorrowing":
         if a[1] != b[1]:
             return a[1] < b[1]
@@ -442,16 +444,18 @@ def _outcome(p: int, borrow: int, exceeds: bool) -> str:
 
 
 class _Assigner:
-    def __init__(self, snap: Snapshot, cq: ClusterQueue, tree: Tree, oracle: Oracle, fair_sharing: bool) -> None:
+    def __init__(self, snap: Snapshot, cq: ClusterQueue, tree: Tree, oracle: Oracle, fair_sharing: bool,
+                 kueue: tuple[int, int]) -> None:
         self.snap, self.cq, self.tree, self.oracle, self.fair = snap, cq, tree, oracle, fair_sharing
+        self.kueue = kueue
         self.node = tree.nodes[cq.name]
 
     def check_flavor(self, name: str, members: list[PodSetDemand]) -> FlavorAttempt | None:
         """Kueue's checkFlavorForPodSets: None when the flavor may hold every pod set of the group."""
-        flavor = self.snap.flavors.get(name)
+        flavor = self.snap.flavor_state(name)
         if flavor is None:
-            if not self.snap.flavors_complete:
-                return None  # not read: selectors and taints are not judged
+            return None  # not read: selectors and taints are not judged
+        if flavor is False:
             return FlavorAttempt(name, FLAVOR_MISSING, NO_FIT)
         for ps in members:
             taint = untolerated(flavor, ps.tolerations)
@@ -474,6 +478,13 @@ class _Assigner:
             return _P_NOFIT, 0, replace(base, outcome=QUOTA_UNKNOWN, unknown=rq.unknown[0])
         if fr in self.cq.usage_unknown:
             return _P_NOFIT, 0, replace(base, outcome=QUOTA_UNKNOWN, unknown="status.flavorsReservation")
+        if self.cq.cohort and not self.snap.peers_complete:
+            # the cohort could not be read: only a borrowingLimit bounds what it might lend
+            upper = nominal + rq.borrowing_limit if rq is not None and rq.borrowing_limit is not None else None
+            partial = replace(base, available=None, capacity=upper)
+            if upper is not None and val > upper:
+                return _P_NOFIT, 0, replace(partial, outcome=EXCEEDS, needed=val - upper)
+            return _P_NOFIT, 0, replace(partial, outcome=QUOTA_UNKNOWN, unknown="cohort")
         if val > capacity:
             return _P_NOFIT, 0, replace(base, outcome=EXCEEDS, needed=val - capacity)
         borrow, may_reclaim = tree.borrow_height(node, fr, val)
@@ -507,7 +518,7 @@ class _Assigner:
                 if check.outcome == QUOTA_UNKNOWN:
                     worst = (-1, 0)
                     break
-                if _preferred(worst, (p, borrow), ff):
+                if _preferred(worst, (p, borrow), ff, self.kueue):
                     worst = (p, borrow)
                 if worst[0] == _P_NOFIT:
                     break
@@ -521,7 +532,7 @@ class _Assigner:
             if not _try_next(worst, ff):
                 best = (fq.name, worst)
                 break
-            if best is None or _preferred(worst, best[1], ff):
+            if best is None or _preferred(worst, best[1], ff, self.kueue):
                 best = (fq.name, worst)
         if best is None or best[1][0] == _P_NOFIT:
             return GroupResult(covered, tuple(attempts), None, NO_FIT)
@@ -538,7 +549,7 @@ def kueue_oracle_default(cq: ClusterQueue, fr: FlavorResource, val: Fraction, bo
 
 
 def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
-           fair_sharing: bool = False,
+           fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT,
            extra_usage: Mapping[str, Mapping[FlavorResource, Fraction]] | None = None) -> Assignment:
     """Assign flavors to every pod set of `demand` on `cluster_queue`, as Kueue would now.
 
@@ -547,7 +558,7 @@ def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle
     mark the later ones `evaluated=False` so nobody mistakes them for Kueue's verdict."""
     cq = snap.cluster_queues[cluster_queue]
     tree = Tree(snap, extra_usage)
-    a = _Assigner(snap, cq, tree, oracle, fair_sharing)
+    a = _Assigner(snap, cq, tree, oracle, fair_sharing, kueue)
     covers_pods = cq.group_of("pods") is not None
     # pod-set groups (podSetGroupName) are placed together, in order of first appearance
     groups: dict[str, list[int]] = {}

@@ -484,14 +484,24 @@ def limit_range(obj: Any) -> tuple[LimitRangeItem, ...]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The cluster-scoped Kueue objects admission depends on. `flavors` absent from the map were not
-    read (or do not exist when `flavors_complete`); cohort peers are every ClusterQueue of the map."""
+    """The cluster-scoped Kueue objects admission depends on. A flavor in `missing_flavors` was looked
+    up and does not exist; one in neither map was not read (does not exist when `flavors_complete`).
+    Cohort peers are every ClusterQueue of the map; `peers_complete` says whether that is all of them."""
 
     cluster_queues: Mapping[str, ClusterQueue] = field(default_factory=dict)
     cohorts: Mapping[str, Cohort] = field(default_factory=dict)
     flavors: Mapping[str, ResourceFlavor] = field(default_factory=dict)
-    flavors_complete: bool = True  # every flavor a queue names was looked up (absent = does not exist)
-    peers_complete: bool = True  # every ClusterQueue and Cohort of the cohort trees was read
+    flavors_complete: bool = True
+    peers_complete: bool = True
+    missing_flavors: frozenset[str] = frozenset()
+
+    def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
+        """The flavor; False when it does not exist; None when it was not read."""
+        if name in self.flavors:
+            return self.flavors[name]
+        if name in self.missing_flavors or self.flavors_complete:
+            return False
+        return None
 
     @staticmethod
     def of(objects: Iterable[Any], *, flavors_complete: bool = True, peers_complete: bool = True) -> Snapshot:
@@ -510,3 +520,17 @@ class Snapshot:
                 f = resource_flavor(o)
                 flavors[f.name] = f
         return Snapshot(cqs, cohorts, flavors, flavors_complete, peers_complete)
+
+    @staticmethod
+    def read(cluster_queues: Mapping[str, Any], flavors: Mapping[str, Any], peers: Iterable[Any] | None = (),
+             cohorts: Iterable[Any] | None = ()) -> Snapshot:
+        """From what a command read: name -> object, None = read and does not exist, absent = not read;
+        `peers`/`cohorts` None = could not be read."""
+        cqs = {n: cluster_queue(o) for n, o in cluster_queues.items() if o is not None}
+        for o in peers or ():
+            q = cluster_queue(o)
+            cqs.setdefault(q.name, q)
+        cos = {c.name: c for c in map(cohort, cohorts or ())}
+        fls = {n: resource_flavor(o) for n, o in flavors.items() if o is not None}
+        missing = frozenset(n for n, o in flavors.items() if o is None)
+        return Snapshot(cqs, cos, fls, False, peers is not None and cohorts is not None, missing)
