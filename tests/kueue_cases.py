@@ -110,11 +110,11 @@ def _qty(resource, amount):
     if resource == "cpu":
         if amount % 1000 == 0:
             return str(amount // 1000)
-        return "%dm" % amount
+        return f"{amount}m"
     if resource == "memory":
         for suffix, unit in (("Gi", Gi), ("Mi", Mi), ("Ki", 1024)):
             if amount and amount % unit == 0:
-                return "%d%s" % (amount // unit, suffix)
+                return f"{amount // unit}{suffix}"
     return str(amount)
 
 
@@ -346,7 +346,7 @@ def case(src, line, tag, name, *, flavors, cq, pods, want_mode, pod_sets,
     for o, u in extra:
         objs.append(with_usage(o, u))
     c = {
-        "id": "%s:%d@%s %s" % (src, line, tag, name),
+        "id": f"{src}:{line}@{tag} {name}",
         "objects": objs,
         "workload": workload(pods, reclaimable),
         "cluster_queue": cq["metadata"]["name"],
