@@ -628,6 +628,8 @@ def _joint(a: _Assigner, demand: Demand, pod_sets: tuple[PodSetAssignment, ...])
     unused now; the shortfall per flavor and resource (never Kueue's per-pod-set number)."""
     want: dict[FlavorResource, Fraction] = {}
     for p in pod_sets:
+        if p.mode == UNKNOWN:
+            continue
         for r, q in p.requests.items():
             f = p.flavors.get(r)
             if f is None:
@@ -637,6 +639,9 @@ def _joint(a: _Assigner, demand: Demand, pod_sets: tuple[PodSetAssignment, ...])
                 want[(f, r)] = want.get((f, r), Fraction(0)) + q
     out = {}
     for fr, q in want.items():
+        rq = a.cq.quota(*fr)
+        if rq is not None and rq.unknown or fr in a.cq.usage_unknown:
+            continue
         available = max(Fraction(0), a.tree.available(a.node, fr))
         if q > available:
             out[fr] = q - available

@@ -79,6 +79,8 @@ class Facts:
     namespace_obj: Obj | None = None
     events: list[Obj] = field(default_factory=list)
     pending: dict[str, Obj | None] = field(default_factory=dict)  # cq -> PendingWorkloadsSummary
+    peer_queues: list[Obj] | None = field(default_factory=list)  # every ClusterQueue, when a cohort needs them
+    cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
     notes: list[str] = field(default_factory=list)
     live: bool = False
 
@@ -264,8 +266,22 @@ def _read_rest(rd: _Reader, ns: str) -> None:
                 and facts.namespace_obj is None:
             facts.namespace_obj, _ = rd.optional(f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None)
     if needs_explaining:
+        _read_cohorts(rd)
         _read_events(rd, ns)
         _read_visibility(rd, ns, cq_names)
+
+
+def _read_cohorts(rd: _Reader) -> None:
+    """A queue in a cohort borrows from its peers: two cluster-scoped lists (ClusterQueues and Cohorts are
+    few), whatever the number of Workloads. Unreadable = None, and the verdict says unknown."""
+    facts = rd.facts
+    if not any(((o or {}).get("spec") or {}).get("cohortName") or ((o or {}).get("spec") or {}).get("cohort")
+               for o in facts.cluster_queues.values() if isinstance(o, dict)):
+        return
+    peers, ok = rd.optional("clusterqueues (the cohort's peers)", lambda: rd.source.list("ClusterQueue"), [])
+    facts.peer_queues = peers if ok else None
+    cohorts, ok = rd.optional("cohorts", lambda: rd.source.list("Cohort"), [])
+    facts.cohorts = cohorts if ok else None
 
 
 def _cq_active(cq: Obj) -> bool:

@@ -8,16 +8,11 @@ from typing import Any
 
 from kubectl_pd.cluster.source import Obj
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
-from kubectl_pd.pending import quota as qa
+from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Target
+from kubectl_pd.registry import REASONS
 
-CODES = (
-    "NotPending", "PodGroupIncomplete", "PodGroupInvalid", "WorkloadMissing", "LocalQueueMissing",
-    "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueInactive", "ClusterQueueStopped",
-    "NamespaceNotAllowed", "ResourceNotCovered", "QuotaExceedsCapacity", "QuotaExhausted", "NoMatchingFlavor",
-    "PreemptionInProgress", "WaitingInQueue", "AdmissionCheckPending", "AdmissionCheckRejected", "Deactivated",
-    "Evicted", "WaitingForPodsReady", "InvalidResources", "Unknown",
-)
+CODES = tuple(e.id for e in REASONS)
 
 
 @dataclass
@@ -35,6 +30,8 @@ class Reason:
     available: Fraction | None = None
     needed: Fraction | None = None
     hint: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)  # the code's further parameters (registry entry)
+    summary: str | None = None  # the headline's clause, when shorter than the message
 
 
 @dataclass
@@ -64,7 +61,7 @@ class Diagnosis:
     cluster_queue: str | None = None
     position: int | None = None  # 1-based position in the ClusterQueue (visibility API)
     position_in_local_queue: int | None = None
-    bars: list[qa.FlavorBar] = field(default_factory=list)
+    bars: list[vd.FlavorBar] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
     story: str | None = None

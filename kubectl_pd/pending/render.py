@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, short
-from kubectl_pd.pending.quota import FlavorBar
+from kubectl_pd.pending.verdicts import FlavorBar
 
 BAR_WIDTH = 24
 _COLORS = {"fits": "32", "admitted": "32", "blocked": "31", "unknown": "33"}
@@ -39,6 +39,7 @@ def _reason_dict(r: Reason) -> dict[str, Any]:
         "kueueMessage": r.kueue_message, "resource": r.resource, "flavor": r.flavor,
         "requested": _q(r.requested, r.resource), "available": _q(r.available, r.resource),
         "needed": _q(r.needed, r.resource),
+        "params": {k: _q(v, r.resource) if isinstance(v, Fraction) else v for k, v in r.params.items()},
     }
 
 
