@@ -22,6 +22,7 @@ from kubectl_pd.kueue.model import (
     ClusterQueue,
     FlavorFungibility,
     FlavorResource,
+    LimitRangeItem,
     PodSet,
     Requirement,
     ResourceFlavor,
@@ -60,6 +61,19 @@ Oracle = Callable[[ClusterQueue, FlavorResource, Fraction, int], tuple[str, int]
 
 
 @dataclass(frozen=True)
+class Invalid:
+    """A request Kueue refuses before any flavor is tried: above the container's limit, or above a
+    LimitRange maximum (Kueue: `resources validation failed` / `resources didn't satisfy LimitRange
+    constraints`)."""
+
+    rule: str  # requests-exceed-limits | limitrange-max
+    container: str
+    resource: str
+    requested: Fraction
+    limit: Fraction
+
+
+@dataclass(frozen=True)
 class PodSetDemand:
     """What one pod set asks: per-pod requests x count; `role` is ours, for the printers."""
 
@@ -72,6 +86,7 @@ class PodSetDemand:
     group: str | None = None
     role: str | None = None
     unknown: tuple[str, ...] = ()
+    invalid: tuple[Invalid, ...] = ()  # what Kueue refuses before assigning flavors
 
     def total(self, count: int | None = None) -> dict[str, Fraction]:
         n = self.count if count is None else count
@@ -92,9 +107,25 @@ def demand_of(wl: Workload, roles: Mapping[str, str] | None = None) -> Demand:
                   wl.priority, wl.reclaimable)
 
 
-def demand_of_pod_set(ps: PodSet, role: str | None = None, count: int | None = None) -> PodSetDemand:
+def demand_of_pod_set(ps: PodSet, role: str | None = None, count: int | None = None,
+                      limit_ranges: tuple[LimitRangeItem, ...] = ()) -> PodSetDemand:
     return PodSetDemand(ps.name, ps.count if count is None else count, ps.requests, ps.node_selector, ps.affinity,
-                        ps.tolerations, ps.group, role, ps.unknown)
+                        ps.tolerations, ps.group, role, ps.unknown, invalid_requests(ps, limit_ranges))
+
+
+def invalid_requests(ps: PodSet, limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[Invalid, ...]:
+    """Kueue's checks before flavor assignment: a container's request above its own limit, and requests
+    above the namespace's LimitRange maxima (per container, and for the pod's total)."""
+    out = [Invalid("requests-exceed-limits", c, r, req, lim) for c, rs in ps.limits.items()
+           for r, (req, lim) in rs.items()]
+    for item in limit_ranges:
+        for r, cap in item.max.items():
+            if item.type == "Container":
+                out += [Invalid("limitrange-max", c, r, q, cap) for c, reqs in ps.containers.items()
+                        if (q := reqs.get(r)) is not None and q > cap]
+            elif item.type == "Pod" and ps.requests.get(r, Fraction(0)) > cap:
+                out.append(Invalid("limitrange-max", "", r, ps.requests[r], cap))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -152,6 +183,7 @@ class PodSetAssignment:
     borrow: int = 0
     evaluated: bool = True  # False: Kueue stopped at an earlier failing pod set; ours went on for the numbers
     unknown: tuple[str, ...] = ()
+    invalid: tuple[Invalid, ...] = ()
 
     @property
     def attempts(self) -> tuple[FlavorAttempt, ...]:
@@ -557,6 +589,10 @@ def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle
     Kueue stops at the first pod set that cannot be placed; we go on so every role gets its numbers, and
     mark the later ones `evaluated=False` so nobody mistakes them for Kueue's verdict."""
     cq = snap.cluster_queues[cluster_queue]
+    if any(ps.invalid for ps in demand.pod_sets):  # refused before any flavor is tried
+        refused = tuple(PodSetAssignment(ps.name, ps.role, ps.count, ps.total(), {}, NO_FIT, invalid=ps.invalid)
+                        for ps in demand.pod_sets)
+        return Assignment(cq.name, refused, NO_FIT, 0)
     tree = Tree(snap, extra_usage)
     a = _Assigner(snap, cq, tree, oracle, fair_sharing, kueue)
     covers_pods = cq.group_of("pods") is not None

@@ -311,7 +311,9 @@ class PodSet:
     name: str
     count: int
     requests: Mapping[str, Fraction]  # per pod, effective (containers, init containers, overhead)
-    limits: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)  # container -> limits below requests
+    limits: Mapping[str, Mapping[str, tuple[Fraction, Fraction]]] = field(default_factory=dict)  # container ->
+    # resource -> (request, limit) where the request is above the limit
+    containers: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)  # container -> requests
     node_selector: Mapping[str, str] = field(default_factory=dict)
     affinity: tuple[tuple[Requirement, ...], ...] | None = None  # required nodeSelectorTerms; None = none
     tolerations: tuple[Toleration, ...] = ()
@@ -367,8 +369,8 @@ def pod_requests(spec: Any, bad: list[str] | None = None) -> dict[str, Fraction]
     return total
 
 
-def _limits_below_requests(spec: dict[str, Any]) -> dict[str, dict[str, Fraction]]:
-    out: dict[str, dict[str, Fraction]] = {}
+def _limits_below_requests(spec: dict[str, Any]) -> dict[str, dict[str, tuple[Fraction, Fraction]]]:
+    out: dict[str, dict[str, tuple[Fraction, Fraction]]] = {}
     for c in _l(spec.get("containers")) + _l(spec.get("initContainers")):
         c = _d(c)
         res = _d(c.get("resources"))
@@ -376,8 +378,13 @@ def _limits_below_requests(spec: dict[str, Any]) -> dict[str, dict[str, Fraction
             lim = try_parse(_d(res.get("limits")).get(k)) if k in _d(res.get("limits")) else None
             req = try_parse(v)
             if lim is not None and req is not None and req > lim:
-                out.setdefault(str(c.get("name") or "?"), {})[str(k)] = req
+                out.setdefault(str(c.get("name") or "?"), {})[str(k)] = (req, lim)
     return out
+
+
+def _container_table(spec: dict[str, Any]) -> dict[str, dict[str, Fraction]]:
+    return {str(_d(c).get("name") or "?"): _container_requests(_d(c), [])
+            for c in _l(spec.get("containers")) + _l(spec.get("initContainers"))}
 
 
 def affinity_of(spec: Any) -> tuple[tuple[Requirement, ...], ...] | None:
@@ -397,7 +404,7 @@ def pod_set_of_spec(name: str, count: int, spec: Any, group: str | None = None,
     spec = _d(spec)
     bad: list[str] = []
     reqs = pod_requests(spec, bad)
-    return PodSet(name, count, reqs, _limits_below_requests(spec),
+    return PodSet(name, count, reqs, _limits_below_requests(spec), _container_table(spec),
                   {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, affinity_of(spec),
                   tolerations(spec.get("tolerations")), group, tuple(dict.fromkeys(bad)), dict(labels or {}),
                   bool(_l(spec.get("containers"))))

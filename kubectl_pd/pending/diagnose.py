@@ -13,7 +13,7 @@ from fractions import Fraction
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Snapshot, pod_requests
+from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
@@ -331,6 +331,7 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[Role], role_names: se
 def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
              ) -> list[tuple[vd.Demand, ad.PodSetDemand]]:
     sizes = {r.name: r.size for r in roles}
+    limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
     wl = u.workload
     if wl is not None:
         role_of = {str(dct(ps).get("name") or "main"): podset_role(dct(ps), u.pods, role_names)
@@ -338,7 +339,7 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
         specs = {}
         for p in u.pods:
             specs.setdefault(pod_role(p, role_names), dct(p.get("spec")))
-        return vd.pod_set_demands(wl, u.group, role_of, specs, sizes)
+        return vd.pod_set_demands(wl, u.group, role_of, specs, sizes, limits)
     # no Workload: what Kueue would compose, one pod set per role, count = the role's share
     by_role: dict[str, list[Obj]] = {}
     for p in u.pods:
@@ -353,7 +354,7 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
             count = role.replicas * role.size
         else:
             count = len(pods)
-        out.append(vd.spec_demand(r, u.group, count, dct(pods[0].get("spec")), role_size(r, roles)))
+        out.append(vd.spec_demand(r, u.group, count, dct(pods[0].get("spec")), role_size(r, roles), limits))
     return out
 
 

@@ -17,6 +17,7 @@ from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selec
 from kubectl_pd.cluster.source import Obj, Origin, Source, labels_of, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
+from kubectl_pd.kueue.model import conditions_of, is_true
 from kubectl_pd.pending.meta import annotation, label
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
@@ -81,6 +82,7 @@ class Facts:
     pending: dict[str, Obj | None] = field(default_factory=dict)  # cq -> PendingWorkloadsSummary
     peer_queues: list[Obj] | None = field(default_factory=list)  # every ClusterQueue, when a cohort needs them
     cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
+    limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
     notes: list[str] = field(default_factory=list)
     live: bool = False
 
@@ -267,6 +269,7 @@ def _read_rest(rd: _Reader, ns: str) -> None:
             facts.namespace_obj, _ = rd.optional(f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None)
     if needs_explaining:
         _read_cohorts(rd)
+        facts.limit_ranges, _ = rd.optional(f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [])
         _read_events(rd, ns)
         _read_visibility(rd, ns, cq_names)
 
@@ -285,17 +288,12 @@ def _read_cohorts(rd: _Reader) -> None:
 
 
 def _cq_active(cq: Obj) -> bool:
-    for c in (cq.get("status") or {}).get("conditions") or []:
-        if isinstance(c, dict) and c.get("type") == "Active":
-            return c.get("status") == "True"
-    return False
+    return is_true(conditions_of(cq), "Active")
 
 
 def _admitted(wl: Obj) -> bool:
-    for c in (wl.get("status") or {}).get("conditions") or []:
-        if isinstance(c, dict) and c.get("type") in ("Admitted", "Finished") and c.get("status") == "True":
-            return True
-    return False
+    conds = conditions_of(wl)
+    return is_true(conds, "Admitted") or is_true(conds, "Finished")
 
 
 def _needs_explaining(facts: Facts) -> bool:
@@ -337,8 +335,7 @@ def _read_events(rd: _Reader, ns: str) -> None:
 def _read_visibility(rd: _Reader, ns: str, cq_names: list[str]) -> None:
     facts, source = rd.facts, rd.source
     waiting = [wl for wl in facts.workloads.values() if wl is not None and not _admitted(wl)
-               and not any(isinstance(c, dict) and c.get("type") == "QuotaReserved" and c.get("status") == "True"
-                           for c in (wl.get("status") or {}).get("conditions") or [])]
+               and not is_true(conditions_of(wl), "QuotaReserved")]
     if not waiting:
         return
     for cq in cq_names[:2]:

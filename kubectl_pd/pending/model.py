@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue.model import conditions_of
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Target
@@ -96,11 +97,10 @@ def text(x: Any) -> str | None:
 
 
 def conditions(obj: Obj | None) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for c in lst(dct(dct(obj).get("status")).get("conditions")):
-        if isinstance(c, dict) and isinstance(c.get("type"), str):
-            out[c["type"]] = c
-    return out
+    """The conditions as the one reader (kueue.model.conditions_of) parsed them, keyed by type, in the
+    field names of the API (the reason and message code of this package reads them so)."""
+    return {t: {"type": t, "status": c.status, "reason": c.reason, "message": c.message,
+                "lastTransitionTime": c.last_transition} for t, c in conditions_of(obj).items()}
 
 
 def is_true(conds: dict[str, dict[str, Any]], t: str) -> bool:

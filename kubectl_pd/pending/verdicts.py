@@ -9,11 +9,11 @@ numbers are the joint view; Kueue's own number rides along as `own`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import ClusterQueue, Snapshot, Taint
+from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint
 from kubectl_pd.kueue.model import workload as parse_workload
 from kubectl_pd.kueue.quantity import try_parse
 
@@ -95,6 +95,8 @@ def blocker(psa: ad.PodSetAssignment) -> Blocker | None:
 
 def code_of(psa: ad.PodSetAssignment) -> str | None:
     """The reason code of one pod set's assignment; None when it fits now."""
+    if psa.invalid:
+        return "InvalidResources"
     if psa.not_covered:
         return "ResourceNotCovered"
     if psa.mode == ad.FIT:
@@ -234,7 +236,8 @@ def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction]) -> list[
 
 
 def pod_set_demands(wl_obj: dict, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, dict],
-                    size_of: Mapping[str, int]) -> list[tuple[Demand, ad.PodSetDemand]]:
+                    size_of: Mapping[str, int], limit_ranges: tuple[LimitRangeItem, ...] = (),
+                    ) -> list[tuple[Demand, ad.PodSetDemand]]:
     """A Workload's pod sets as demands. A trimmed pod set (no containers) is measured by its role's Pods;
     `status.resourceRequests`, where Kueue wrote it, is the authority for totals."""
     from kubectl_pd.kueue.model import pod_set_of_spec
@@ -249,19 +252,19 @@ def pod_set_demands(wl_obj: dict, group: str, role_of: Mapping[str, str], pod_sp
         totals = wl.totals.get(ps.name)
         if totals and ps.count:
             per_pod = {k: q / ps.count for k, q in totals.items()}
-        psd = ad.demand_of_pod_set(ps, role)
-        psd = ad.PodSetDemand(psd.name, psd.count, per_pod, psd.node_selector, psd.affinity, psd.tolerations,
-                              psd.group, role, psd.unknown)
+        psd = ad.demand_of_pod_set(ps, role, limit_ranges=limit_ranges)
+        psd = replace(psd, requests=per_pod)
         d = Demand(role, group, ps.name, ps.count, psd.total(), size_of.get(role, 1), wl.reserved)
         out.append((d, psd))
     return out
 
 
-def spec_demand(role: str, group: str, count: int, spec: dict, size: int) -> tuple[Demand, ad.PodSetDemand]:
+def spec_demand(role: str, group: str, count: int, spec: dict, size: int,
+                limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[Demand, ad.PodSetDemand]:
     """What Kueue would compose from a role's Pods (no Workload yet): one pod set per role."""
     from kubectl_pd.kueue.model import pod_set_of_spec
 
-    psd = ad.demand_of_pod_set(pod_set_of_spec(role, count, spec), role)
+    psd = ad.demand_of_pod_set(pod_set_of_spec(role, count, spec), role, limit_ranges=limit_ranges)
     return Demand(role, group, role, count, psd.total(), size), psd
 
 

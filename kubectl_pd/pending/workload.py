@@ -150,6 +150,20 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
     if v.code == "QuotaUnknown":
         return [Reason("QuotaUnknown", f"{prefix}whether {role} fits is unknown: a request could not be read",
                        role=role, workload=wl, kueue_message=kueue)]
+    if v.code == "InvalidResources" and v.assignment is not None:
+        out = []
+        for bad in v.assignment.invalid:
+            where = f"container {bad.container}" if bad.container else "the pod"
+            limit = "its limit" if bad.rule == "requests-exceed-limits" else "the namespace's LimitRange maximum"
+            out.append(Reason("InvalidResources", f"{prefix}{role}: {where} requests "
+                              f"{short(bad.requested, bad.resource)}, above {limit} "
+                              f"({short(bad.limit, bad.resource)}): Kueue refuses it before trying any flavor",
+                              role=role, workload=wl, kueue_message=kueue, resource=bad.resource,
+                              requested=bad.requested, params={"rule": bad.rule, "container": bad.container,
+                                                               "limit": bad.limit},
+                              hint=f"lower {role}'s {bad.resource} request to at most "
+                                   f"{short(bad.limit, bad.resource)}, or raise the limit"))
+        return out[:3]
     return []
 
 
