@@ -20,7 +20,7 @@ from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import Snapshot, conditions_of
+from kubectl_pd.kueue.model import Snapshot, cluster_queue, conditions_of
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.workload import attempt_text
@@ -95,15 +95,6 @@ def _active(obj: dict[str, Any]) -> tuple[bool | None, str]:
     return c.true, ": ".join(x for x in (c.reason, c.message) if x)
 
 
-def _flavor_names(cq: dict[str, Any]) -> list[str]:
-    out: list[str] = []
-    for group in ((cq.get("spec") or {}).get("resourceGroups") or []):
-        for fl in (group.get("flavors") or []) if isinstance(group, dict) else []:
-            if isinstance(fl, dict) and fl.get("name") and fl["name"] not in out:
-                out.append(str(fl["name"]))
-    return out
-
-
 def offered_keys(flavor: dict[str, Any]) -> set[str]:
     """Accelerator keys a ResourceFlavor offers: its nodeLabels `acceleratable.feature.gpustack.ai/<key>`."""
     labels = (flavor.get("spec") or {}).get("nodeLabels") or {}
@@ -113,15 +104,6 @@ def offered_keys(flavor: dict[str, Any]) -> set[str]:
             key = k[len(ACCEL_PREFIX):]
             if not key.endswith((".count", ".capacity")):
                 out.add(key)
-    return out
-
-
-def _covered_credits(cq: dict[str, Any]) -> list[str]:
-    out: list[str] = []
-    for group in ((cq.get("spec") or {}).get("resourceGroups") or []):
-        for r in (group.get("coveredResources") or []) if isinstance(group, dict) else []:
-            if isinstance(r, str) and is_credits(r) and r not in out:
-                out.append(r)
     return out
 
 
@@ -278,8 +260,9 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             out.findings.append(Finding(ERROR, "cluster-queue", (
                 f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
             continue
+        model = cluster_queue(cq)
         active, detail = _active(cq)
-        stop = (cq.get("spec") or {}).get("stopPolicy")
+        stop = model.stop_policy
         if active is False:
             out.findings.append(Finding(ERROR, "cluster-queue", (
                 f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
@@ -292,8 +275,7 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
         if active is False or stop in ("Hold", "HoldAndDrain"):
             continue  # fix the queue first; its flavors are weighed on the next run
         if profile_name == PER_REPLICA and len(roles) > 1:
-            checks = [c.get("name") for c in (((cq.get("spec") or {}).get("admissionChecksStrategy") or {})
-                                              .get("admissionChecks") or []) if isinstance(c, dict)]
+            checks = model.admission_checks
             if JOINT_CHECK not in checks:
                 out.findings.append(Finding(WARNING, "joint-check", (
                     f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
@@ -301,7 +283,7 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
 
         flavor_objs: dict[str, dict[str, Any]] = {}
         missing: set[str] = set()
-        for fname in _flavor_names(cq):
+        for fname in model.flavor_names:
             fl = rd.get("ResourceFlavor", fname)
             if isinstance(fl, dict):
                 flavor_objs[fname] = fl
@@ -321,8 +303,8 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
                     key_refused = True
         if key_refused:
             continue
-        resources = _covered_credits(cq)
-        if not resources or not _flavor_names(cq):
+        resources = [r for r in model.covered if is_credits(r)]
+        if not resources or not model.flavor_names:
             continue  # a CPU pool, or no flavors yet: nothing to weigh
         resource = resources[0]
         for r in cq_roles:
@@ -331,10 +313,9 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
                 resource = want if want in resources else resource
         peers: list[dict[str, Any]] | None = []
         cohorts: list[dict[str, Any]] | None = []
-        spec = cq.get("spec") if isinstance(cq.get("spec"), dict) else {}
-        if spec.get("cohortName") or spec.get("cohort"):
+        if model.cohort:
             peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
-        flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in _flavor_names(cq)
+        flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
                                                      if f in flavor_objs or f in missing}
         snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts)
         per_replica = profile_name == PER_REPLICA

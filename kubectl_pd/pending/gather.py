@@ -17,7 +17,7 @@ from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selec
 from kubectl_pd.cluster.source import Obj, Origin, Source, labels_of, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
-from kubectl_pd.kueue.model import conditions_of, is_true
+from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true
 from kubectl_pd.pending.meta import annotation, label
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
@@ -253,18 +253,14 @@ def _read_rest(rd: _Reader, ns: str) -> None:
         obj = rd.get_into(facts.cluster_queues, "ClusterQueue", cq, None, f'clusterqueue "{cq}"')
         if obj is None or not needs_explaining:
             continue
-        spec = obj.get("spec") or {}
-        flavor_names = [f.get("name") for rg in spec.get("resourceGroups") or [] if isinstance(rg, dict)
-                        for f in rg.get("flavors") or [] if isinstance(f, dict)]
-        for f in [f for f in flavor_names if isinstance(f, str)][:MAX_FLAVORS]:
+        model = cluster_queue(obj)
+        for f in model.flavor_names[:MAX_FLAVORS]:
             rd.get_into(facts.flavors, "ResourceFlavor", f, None, f'resourceflavor "{f}"')
         if not _cq_active(obj):
-            checks = [c.get("name") for c in (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
-                      if isinstance(c, dict)]
-            for c in [c for c in checks if isinstance(c, str)][:MAX_CHECKS]:
+            for c in model.admission_checks[:MAX_CHECKS]:
                 rd.get_into(facts.checks, "AdmissionCheck", c, None, f'admissioncheck "{c}"')
-        sel = spec.get("namespaceSelector")
-        if isinstance(sel, dict) and (sel.get("matchLabels") or sel.get("matchExpressions")) \
+        sel = model.namespace_selector
+        if sel is not None and (sel.get("matchLabels") or sel.get("matchExpressions")) \
                 and facts.namespace_obj is None:
             facts.namespace_obj, _ = rd.optional(f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None)
     if needs_explaining:
