@@ -33,10 +33,10 @@ CASES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "resource-not-covered": ("ResourceNotCovered", True, ("nvidia.com/gpu",)),
     "quota-exceeds-capacity": ("QuotaExceedsCapacity", True, ("asks 24 cards", "at most 16 cards",
                                                               "never admitted as configured",
-                                                              "scale decode to 1 replica")),
+                                                              "scale decode from 3 to 1 replica")),
     "quota-exhausted": ("QuotaExhausted", True, ("prefill would fit alone; decode needs 2 more cards; together they "
                                                  "need 4 more cards", "3200k more needed",
-                                                 "scale decode to 1 replica")),
+                                                 "scale decode from 2 to 1 replica")),
     "needs-preemption": ("NeedsPreemption", True, ("fits only by preempting", "together they need 6 more cards")),
     "quota-unknown": ("QuotaUnknown", True, ("nominalQuota is unreadable", "whether it fits is unknown")),
     "no-matching-flavor": ("NoMatchingFlavor", True, ("doesn't match node affinity", "untolerated taint")),

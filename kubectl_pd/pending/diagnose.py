@@ -14,6 +14,7 @@ from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests
+from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
@@ -56,8 +57,9 @@ MAX_ROLES_018 = 10
 MAX_ROLES_019 = 18
 
 
-def diagnose(facts: Facts, now: datetime | None = None) -> Diagnosis:
-    """Explain the target. Never raises on odd input: what it cannot read it calls Unknown."""
+def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None) -> Diagnosis:
+    """Explain the target. Never raises on odd input: what it cannot read it calls Unknown. `what_if`
+    (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing."""
     now = now or datetime.now(UTC)
     md = facts.deployment
     roles = md_roles(md)
@@ -113,13 +115,13 @@ def diagnose(facts: Facts, now: datetime | None = None) -> Diagnosis:
         notes.extend(_operator_condition(md))
 
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
-    verdicts, bars_by_cq, joint = _arithmetic(facts, units, roles, role_names)
+    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {})
 
     # 3. each Workload's own story
     for u in units:
         if u.workload is None:
             continue
-        for r in workload_reasons(u, facts, verdicts, now, notes):
+        for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=bool(what_if)):
             if r.role is None and len(u.roles) == 1 and shape == "per-replica":
                 r.role = u.roles[0]
             u.reasons.append(r)
@@ -163,7 +165,7 @@ def diagnose(facts: Facts, now: datetime | None = None) -> Diagnosis:
     if pending and not hints:
         hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
     return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position, bars,
-                     notes, hints, story, shape)
+                     notes, hints, story, shape, suggestions if pending else [], dict(what_if or {}))
 
 
 def _missing_groups(md: Obj, roles: list[Role], units: list[Unit], shape: str, ns: str) -> list[Reason]:
@@ -364,8 +366,9 @@ def snapshot_of(facts: Facts) -> Snapshot:
 
 
 def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: set[str],
-                ) -> tuple[dict[tuple[str, str], vd.PodSetVerdict], dict[str, list[vd.FlavorBar]],
-                           dict[tuple[str, str], Fraction]]:
+                what_if: dict[str, int]) -> tuple[dict[tuple[str, str], vd.PodSetVerdict],
+                                                  dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
+                                                  list[sg.Suggestion]]:
     by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
         if u.workload is not None and is_true(conditions(u.workload), "Finished"):
@@ -377,16 +380,20 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: 
     out: dict[tuple[str, str], vd.PodSetVerdict] = {}
     bars: dict[str, list[vd.FlavorBar]] = {}
     joint: dict[tuple[str, str], Fraction] = {}
+    suggestions: list[sg.Suggestion] = []
     if not by_cq:
-        return out, bars, joint
+        return out, bars, joint, suggestions
     snap = snapshot_of(facts)
     for cq, queue in by_cq.items():
         queue.workloads.sort(key=lambda w: (min((role_order(d.role, roles) for d, _ in w[1]), default=(0, "")), w[0]))
+        if what_if:
+            queue = sg.what_if(queue, what_if)
         result = vd.evaluate(snap, cq, queue)
         out.update(result.verdicts)
         bars[cq] = result.bars
         joint.update(result.joint)
-    return out, bars, joint
+        suggestions += sg.suggest(snap, cq, queue, result.verdicts)
+    return out, bars, joint, suggestions
 
 
 def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Reason]:

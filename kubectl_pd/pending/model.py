@@ -67,6 +67,8 @@ class Diagnosis:
     hints: list[str] = field(default_factory=list)
     story: str | None = None
     shape: str = "single"  # pd-atomic | per-replica | single
+    suggestions: list[Any] = field(default_factory=list)  # suggest.Suggestion: what would admit it now
+    what_if: dict[str, int] = field(default_factory=dict)  # --what-if role=N the diagnosis assumed
 
     @property
     def code(self) -> str:

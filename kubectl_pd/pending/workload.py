@@ -48,14 +48,6 @@ _CODE_TEXT = {
 }
 
 
-def scale_hint(role: str, max_pods: int | None, size: int) -> str:
-    """`, or scale decode to 1 replica` when some replicas would fit; else nothing."""
-    replicas = (max_pods or 0) // max(size, 1)
-    if replicas < 1:
-        return ""
-    return f", or scale {role} to {replicas} replica{'s' if replicas != 1 else ''}"
-
-
 def _pods(d: vd.Demand, per_pod: Fraction | None, res: str) -> str:
     return f" ({d.count} pods x {short(per_pod, res)})" if per_pod is not None and d.count > 1 else ""
 
@@ -127,7 +119,6 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
             free = v.joint_needed if v.joint_needed is not None and v.joint_needed > (best.needed or 0) else None
             hint = f"free {short(free or best.needed, res)} in flavor {best.flavor}"
             hint += " (what the roles need together)" if free is not None else ""
-            hint += scale_hint(role, v.max_pods, d.size)
             summary = f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}"
         else:
             cap = best.capacity
@@ -135,7 +126,6 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
             msg = (f"{prefix}{role} asks {short(best.requested, res)}{_pods(d, per_pod, res)}{before} but flavor "
                    f"{best.flavor} can give at most {short(cap, res)}: never admitted as configured")
             hint = f"raise nominalQuota of {res} in flavor {best.flavor} by {short(best.needed, res)}"
-            hint += scale_hint(role, v.max_pods, d.size)
             summary = (f"{prefix}{role} asks {short(best.requested, res)}{before} but flavor {best.flavor} can give at "
                        f"most {short(cap, res)}")
         return [Reason(v.code or "Unknown", msg, role=role, workload=wl, kueue_message=kueue, resource=res,
@@ -168,7 +158,9 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
 
 
 def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-                      now: datetime, notes: list[str]) -> list[Reason]:
+                      now: datetime, notes: list[str], hypothetical: bool = False) -> list[Reason]:
+    """`hypothetical` (--what-if): Kueue's last message is about the real demand, so only our engine speaks
+    for quota."""
     wl = u.workload or {}
     g = u.group
     ns = facts.target.namespace
@@ -246,6 +238,7 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.P
     queue_problems = structural(facts, u.queue, g)
     qr_reason = str(qr.get("reason") or "")
     qr_msg = qr.get("message") if qr.get("status") == "False" else None
+    qr_msg = None if hypothetical else qr_msg
     parsed = km.parse_message(qr_msg) if qr_msg else None
     kueue_reasons = _kueue_reasons(parsed, qr_reason, ps_roles, g, verdicts, facts, u) if parsed else []
     if queue_problems:
@@ -394,8 +387,7 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
                    needed=Fraction(need) if need is not None else None,
                    hint=f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}, or scale {role} down")
         if ours is not None and ours.verdict == vd.BLOCKED:
-            r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}" + scale_hint(
-                role, ours.max_pods, ours.demand.size)
+            r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}"
         return [r]
     flavorish = [r for r in psf.reasons if r.kind in (km.NODE_AFFINITY, km.UNTOLERATED_TAINT, km.FLAVOR_NOT_FOUND,
                                                        km.TOPOLOGY, km.SKIPPED)]
