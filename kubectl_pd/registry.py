@@ -141,6 +141,19 @@ REASONS: tuple[Entry, ...] = _reasons(
      'quota reserved, a check is Pending/Retry (e.g. `gpustack-node-devices`, `gpustack-model-deployment-joint`)',
      "Wait, or see the check's message.",
      '`status.admissionChecks`'),
+    ('PodsUnschedulable', ERROR,
+     'admitted, ungated, and the kube-scheduler refuses the role\'s Pods: its `0/N nodes are available` causes '
+     'counted, the flavor\'s nodes that could take them, and nodeSelector keys Kueue ignored because the flavor '
+     'does not declare them',
+     "Fix the role's nodeSelector or the flavor's nodeLabels so Kueue's choice and the nodes agree; free the "
+     'nodes the causes name.',
+     'Pod `PodScheduled=False` reason `Unschedulable` (kube-scheduler FitError); the flavor\'s Nodes by label'),
+    ('PodsGated', WARNING,
+     'admitted, but the role\'s Pods still carry a scheduling gate (Kueue\'s `kueue.x-k8s.io/admission`, or '
+     'another, named)',
+     "Kueue removes its gate on admission: check the kueue-controller-manager's pod integration; another "
+     'gate belongs to the controller that set it.',
+     'Pod `spec.schedulingGates`'),
     ('WaitingInQueue', INFO,
      'fits, others ahead: the position comes from the visibility API',
      'Wait.',

@@ -39,6 +39,10 @@ CASES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
                                                  "scale decode from 2 to 1 replica")),
     "needs-preemption": ("NeedsPreemption", True, ("fits only by preempting", "together they need 6 more cards")),
     "quota-unknown": ("QuotaUnknown", True, ("nominalQuota is unreadable", "whether it fits is unknown")),
+    "pods-gated": ("PodsGated", True, ("kueue.x-k8s.io/admission", "although Workload qwen-pd is admitted")),
+    "pods-unschedulable": ("PodsUnschedulable", True, ("Kueue ignored nodeSelector acceleratable.feature.gpustack.ai/"
+                                                       "nvidia-l40s=true", "0 carry what the pod selects",
+                                                       "scheduler: 0/12 nodes are available")),
     "no-matching-flavor": ("NoMatchingFlavor", True, ("doesn't match node affinity", "untolerated taint")),
     "preemption-in-progress": ("PreemptionInProgress", True, ("preempting 1 workload(s)",)),
     "waiting-in-queue": ("WaitingInQueue", True, ("position 2", "no scheduler has evaluated")),

@@ -129,10 +129,16 @@ def test_watch_until_admitted(cli: Any, apiserver: Any) -> None:
     server, env = apiserver("pending/quota-exhausted.yaml")
     admitted = next(o for o in load_objects(FIX / "not-pending.yaml") if o["kind"] == "Workload")
     cq = next(o for o in load_objects(FIX / "not-pending.yaml") if o["kind"] == "ClusterQueue")
+    running = [o for o in load_objects(FIX / "not-pending.yaml") if o["kind"] == "Pod"]
 
-    def admit() -> None:
-        time.sleep(0.6)
+    def admit() -> None:  # Kueue admits the Workload and ungates the Pods, which then run
+        deadline = time.monotonic() + 15
+        while len(server.requests) < 8 and time.monotonic() < deadline:  # the first diagnosis has read
+            time.sleep(0.05)
+        time.sleep(0.5)
         server.put(cq)
+        for p in running:
+            server.put(p)
         server.put(admitted)
 
     t = threading.Thread(target=admit, daemon=True)

@@ -47,6 +47,7 @@ KINDS: dict[str, Kind] = {
         Kind("Event", "", ("v1",), "events", True, ("event", "ev")),
         Kind("LimitRange", "", ("v1",), "limitranges", True, ("limitrange", "limits")),
         Kind("Namespace", "", ("v1",), "namespaces", False, ("namespace", "ns")),
+        Kind("Node", "", ("v1",), "nodes", False, ("node", "no")),
         Kind("CustomResourceDefinition", "apiextensions.k8s.io", ("v1",), "customresourcedefinitions",
              False, ("crd", "crds")),
     )

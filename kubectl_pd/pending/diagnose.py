@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from fractions import Fraction
+from typing import Any
 
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests
+from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests, resource_flavor
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
@@ -32,6 +33,12 @@ from kubectl_pd.pending.model import (
     text,
     to_int,
 )
+from kubectl_pd.pending.pods import KUEUE_GATE
+from kubectl_pd.pending.pods import gates as pod_gates
+from kubectl_pd.pending.pods import ignored_selector as pod_ignored_selector
+from kubectl_pd.pending.pods import node_fits as pod_node_fits
+from kubectl_pd.pending.pods import unschedulable as pod_unschedulable
+from kubectl_pd.pending.pods import waiting as pod_waiting
 from kubectl_pd.pending.queues import STRUCTURAL, cq_of_queue, structural
 from kubectl_pd.pending.roles import (
     COMPONENT,
@@ -125,6 +132,10 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
             if r.role is None and len(u.roles) == 1 and shape == "per-replica":
                 r.role = u.roles[0]
             u.reasons.append(r)
+        if u.admitted:
+            after = _after_admission(u, facts, role_names)
+            if after:  # admitted is not running: the Pods say what holds them
+                u.reasons = [r for r in u.reasons if r.code != "NotPending"] + after
 
     for u in units:
         reasons.extend(u.reasons)
@@ -394,6 +405,61 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: 
         joint.update(result.joint)
         suggestions += sg.suggest(snap, cq, queue, result.verdicts)
     return out, bars, joint, suggestions
+
+
+def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason]:
+    """PodsGated / PodsUnschedulable per role of an admitted Workload, with the scheduler's counts and,
+    when the flavor's Nodes were read, which of them could take the Pods."""
+    out: list[Reason] = []
+    by_role: dict[str, list[Obj]] = {}
+    for p in u.pods:
+        if runnable(p) and pod_waiting(p):
+            by_role.setdefault(pod_role(p, role_names), []).append(p)
+    for role, pods in by_role.items():
+        gated = [p for p in pods if pod_gates(p)]
+        if gated:
+            names = sorted({g for p in gated for g in pod_gates(p)})
+            kueue = KUEUE_GATE in names
+            out.append(Reason("PodsGated", f"{role}: {len(gated)} of {len(pods)} waiting pods still carry scheduling "
+                              f"gate(s) {', '.join(names)} although Workload {u.group} is admitted", role=role,
+                              workload=u.group, params={"gates": names, "pods": len(gated)},
+                              hint=("Kueue removes its gate on admission: check kueue-controller-manager's logs and "
+                                    "that pod integration is enabled" if kueue else
+                                    f"the gate {names[0]} belongs to another controller: ask what it waits for")))
+            continue
+        refused = [(p, x) for p in pods if (x := pod_unschedulable(p)) is not None]
+        if not refused:
+            continue
+        p0, first = refused[0]
+        flavors = _assigned_flavors([u], role, role_names)
+        flavor = facts.flavors.get(flavors[0]) if flavors else None
+        ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
+        causes = "; ".join(f"{n} {c}" for n, c in first.causes) or first.message
+        msg = (f"{role}: {len(refused)} of {len(pods)} pods admitted on flavor {flavors[0] if flavors else '?'} but "
+               f"the kube-scheduler places none: {causes}"
+               + (f" (of {first.nodes} nodes)" if first.nodes is not None else ""))
+        hint = None
+        if ignored:
+            keys = ", ".join(f"{k}={v}" for k, v in ignored.items())
+            msg += (f"; Kueue ignored nodeSelector {keys} because flavor {flavors[0]} does not declare "
+                    f"{'that key' if len(ignored) == 1 else 'those keys'}")
+            hint = (f"no node of flavor {flavors[0]} need carry {keys}: give {role} an InstanceType whose flavors "
+                    f"declare it, or drop it from {role}'s nodeSelector")
+        nodes = facts.nodes.get(flavors[0]) if flavors else None
+        params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
+                                  "nodes": first.nodes, "pods": len(refused), "ignoredSelector": ignored,
+                                  "schedulerMessage": first.message}
+        if nodes is not None and flavors:
+            fits = pod_node_fits(p0, nodes)
+            able = [f for f in fits if f.matches and (f.pods or 0) > 0]
+            params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
+            msg += (f"; of flavor {flavors[0]}'s {len(fits)} node(s), {len(able)} carry what the pod selects and "
+                    f"could hold {sum(f.pods or 0 for f in able)} such pod(s) by allocatable (running pods not "
+                    f"counted)")
+        out.append(Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
+                          params=params,
+                          hint=hint or f"kubectl describe pod {name_of(p0)} -n {facts.target.namespace}"))
+    return out
 
 
 def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Reason]:

@@ -17,8 +17,9 @@ from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selec
 from kubectl_pd.cluster.source import Obj, Origin, Source, labels_of, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
-from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true
+from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true, resource_flavor
 from kubectl_pd.pending.meta import annotation, label
+from kubectl_pd.pending.pods import unschedulable
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -83,6 +84,7 @@ class Facts:
     peer_queues: list[Obj] | None = field(default_factory=list)  # every ClusterQueue, when a cohort needs them
     cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
     limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
+    nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
     notes: list[str] = field(default_factory=list)
     live: bool = False
 
@@ -263,11 +265,37 @@ def _read_rest(rd: _Reader, ns: str) -> None:
         if sel is not None and (sel.get("matchLabels") or sel.get("matchExpressions")) \
                 and facts.namespace_obj is None:
             facts.namespace_obj, _ = rd.optional(f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None)
+    _read_nodes(rd)
     if needs_explaining:
         _read_cohorts(rd)
         facts.limit_ranges, _ = rd.optional(f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [])
         _read_events(rd, ns)
         _read_visibility(rd, ns, cq_names)
+
+
+def _read_nodes(rd: _Reader) -> None:
+    """Admitted, yet the scheduler refuses the Pods: the assigned flavors' nodes, one label-selected list per
+    flavor (at most MAX_FLAVORS), never all nodes; a flavor without nodeLabels is not listed."""
+    facts = rd.facts
+    if not any(_admitted(wl) for wl in facts.workloads.values() if wl is not None):
+        return
+    if not any(unschedulable(p) is not None for p in facts.pods):
+        return
+    assigned: list[str] = []
+    for wl in facts.workloads.values():
+        for psa in ((((wl or {}).get("status") or {}).get("admission") or {}).get("podSetAssignments") or []):
+            for f in ((psa or {}).get("flavors") or {}).values() if isinstance(psa, dict) else []:
+                if isinstance(f, str) and f not in assigned:
+                    assigned.append(f)
+    for f in assigned[:MAX_FLAVORS]:
+        flavor = rd.get_into(facts.flavors, "ResourceFlavor", f, None, f'resourceflavor "{f}"')
+        labels = resource_flavor(flavor).node_labels if flavor is not None else {}
+        if not labels:
+            continue
+        selector = ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
+        nodes, ok = rd.optional(f"the nodes of flavor {f}", lambda s=selector: rd.source.list("Node", None,
+                                                                                           label_selector=s), [])
+        facts.nodes[f] = nodes if ok else None
 
 
 def _read_cohorts(rd: _Reader) -> None:

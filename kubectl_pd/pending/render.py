@@ -163,6 +163,8 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
         out.append(f"  - {_paint(r.code, '1', color)}{who}: {r.message}")
         if r.kueue_message:
             out.append(f"      kueue: {_one_line(r.kueue_message)}")
+        if r.params.get("schedulerMessage"):
+            out.append(f"      scheduler: {_one_line(r.params['schedulerMessage'])}")
     for n in d.notes:
         out.append(f"  note: {n}")
     if d.what_if:

@@ -1,0 +1,98 @@
+"""Pending after admission: a role's Pods still gated, or refused by the kube-scheduler.
+
+Kueue removes its `kueue.x-k8s.io/admission` scheduling gate when it admits a pod group; a Pod still
+gated after that waits on Kueue's pod integration, or on another controller's gate. An ungated Pod the
+scheduler cannot place carries `PodScheduled=False`, reason `Unschedulable`, and the scheduler's
+`0/N nodes are available: <count> <cause>, ...` histogram (kube-scheduler's FitError, sorted causes),
+parsed here into counts per cause. The classic PD failure: a role admitted on a flavor whose nodes lack
+what the role's nodeSelector asks, because Kueue judges only the label keys the flavor declares.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd.kueue.model import ResourceFlavor, pod_requests
+from kubectl_pd.kueue.quantity import try_parse
+
+KUEUE_GATE = "kueue.x-k8s.io/admission"
+_FIT = re.compile(r"^0/(?P<n>\d+) nodes are available:(?P<causes>.*?)\.?(?: preemption: .*)?$", re.S)
+_CAUSE = re.compile(r"^\s*(?P<n>\d+) (?P<cause>.+?)\s*$")
+
+
+def _d(x: object) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+@dataclass(frozen=True)
+class Unschedulable:
+    nodes: int | None  # N of `0/N nodes are available`
+    causes: tuple[tuple[int, str], ...]  # (count, cause) as the scheduler sorted them
+    message: str
+
+
+def parse_unschedulable(message: str) -> Unschedulable:
+    """The scheduler's histogram; a message in another shape keeps its words and no counts."""
+    m = _FIT.match(message.strip())
+    if not m:
+        return Unschedulable(None, (), message)
+    causes = []
+    for part in m.group("causes").split(", "):
+        c = _CAUSE.match(part)
+        if c:
+            causes.append((int(c.group("n")), c.group("cause").rstrip(".")))
+    return Unschedulable(int(m.group("n")), tuple(causes), message)
+
+
+def gates(pod: Obj) -> tuple[str, ...]:
+    return tuple(str(_d(g).get("name")) for g in _d(pod.get("spec")).get("schedulingGates") or [] if _d(g))
+
+
+def unschedulable(pod: Obj) -> Unschedulable | None:
+    for c in _d(pod.get("status")).get("conditions") or []:
+        c = _d(c)
+        if c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") == "Unschedulable":
+            return parse_unschedulable(str(c.get("message") or ""))
+    return None
+
+
+def waiting(pod: Obj) -> bool:
+    """Not yet on a node (and not finished)."""
+    return not _d(pod.get("spec")).get("nodeName") and _d(pod.get("status")).get("phase") in (None, "Pending")
+
+
+def ignored_selector(pod: Obj, flavor: ResourceFlavor) -> dict[str, str]:
+    """nodeSelector entries Kueue did not judge for this flavor (it does not declare the key)."""
+    sel = {str(k): str(v) for k, v in _d(_d(pod.get("spec")).get("nodeSelector")).items()}
+    return {k: v for k, v in sel.items() if k not in flavor.node_labels}
+
+
+@dataclass(frozen=True)
+class NodeFit:
+    name: str
+    matches: bool  # carries every nodeSelector label the Pod asks
+    pods: int | None  # how many such Pods its allocatable could hold (running Pods not counted)
+
+
+def node_fits(pod: Obj, nodes: list[Obj]) -> list[NodeFit]:
+    sel = {str(k): str(v) for k, v in _d(_d(pod.get("spec")).get("nodeSelector")).items()}
+    reqs = pod_requests(pod.get("spec"))
+    out = []
+    for n in nodes:
+        labels = {str(k): str(v) for k, v in _d(_d(n.get("metadata")).get("labels")).items()}
+        alloc = {str(k): try_parse(v) for k, v in _d(_d(n.get("status")).get("allocatable")).items()}
+        counts = []
+        for r, q in reqs.items():
+            a = alloc.get(r)
+            if q > 0:
+                counts.append(int(a // q) if a is not None else 0)
+        out.append(NodeFit(name_of(n), all(labels.get(k) == v for k, v in sel.items()),
+                           min(counts) if counts else None))
+    return out
+
+
+def per_pod_requests(pod: Obj) -> dict[str, Fraction]:
+    return pod_requests(pod.get("spec"))
