@@ -15,13 +15,19 @@ from kubectl_pd.errors import InputError, PdError
 _DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 
 
+MAX_DURATION = 2562047 * 3600.0  # Go's time.Duration tops out at about 2562047h: kubectl refuses more
+
+
 def parse_duration(text: str, flag: str = "--request-timeout") -> float | None:
-    """kubectl durations: `0` (no timeout), `30` (seconds), `5s`, `1m30s`, `500ms`, `1h`."""
+    """kubectl durations: `0` (no timeout: 0.0), `30` (seconds), `5s`, `1m30s`, `500ms`, `1h`.
+
+    "" gives None (not given); `0` gives 0.0 so that callers can tell "no limit" from "not given".
+    """
     t = text.strip()
-    if t in ("0", ""):
+    if t == "":
         return None
     if re.fullmatch(r"\d+", t):
-        return float(t)
+        return _bounded(float(t), text, flag)
     pos, total = 0, 0.0
     for m in _DURATION_RE.finditer(t):
         if m.start() != pos:
@@ -33,7 +39,14 @@ def parse_duration(text: str, flag: str = "--request-timeout") -> float | None:
         raise InputError(
             f"invalid {flag} value {text!r}: use a duration like 5s, 1m or 500ms (0 means no timeout)"
         )
-    return total or None
+    return _bounded(total, text, flag)
+
+
+def _bounded(seconds: float, text: str, flag: str) -> float:
+    if seconds > MAX_DURATION:
+        raise InputError(f"invalid {flag} value {text!r}: longer than the longest duration kubectl accepts "
+                         f"(about 2562047h)")
+    return seconds
 
 
 @dataclass
@@ -71,6 +84,7 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     paths = kubeconfig_paths(opts)
     merged: dict[str, Any] = {"contexts": [], "clusters": [], "users": []}
     found = False
+    origins: dict[tuple[str, Any], str] = {}
     for p in paths:
         if not os.path.exists(p):
             if opts.kubeconfig:
@@ -78,7 +92,7 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
             continue
         try:
             with open(p, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh) or {}
+                data = yaml.load(fh, Loader=_LOADER) or {}
         except (OSError, yaml.YAMLError) as e:
             where = ""
             mark = getattr(e, "problem_mark", None)
@@ -95,11 +109,21 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
             for entry in data.get(section) or []:
                 if isinstance(entry, dict) and entry.get("name") not in have:
                     merged[section].append(entry)
+                    origins[(section, entry.get("name"))] = os.path.dirname(os.path.abspath(p))
     if not found:
         raise PdError(
             "no kubeconfig found: set --kubeconfig or KUBECONFIG, or work offline with --from-file/-f"
         )
+    merged["_origins"] = origins
     return merged
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def origin_of(config: dict[str, Any], section: str, entry: dict[str, Any]) -> str | None:
+    """The directory of the kubeconfig file that defined `entry`: its relative paths are relative to it."""
+    return (config.get("_origins") or {}).get((section, entry.get("name")))
 
 
 def resolve_context(opts: ClusterOptions, config: dict[str, Any]) -> dict[str, Any]:

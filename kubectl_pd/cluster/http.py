@@ -1,0 +1,329 @@
+"""Our own small HTTP path to the API server, over urllib3 (no kubernetes client on it).
+
+One pool per context: TLS (CA file or data, client certificates, insecure, tls-server-name), proxies
+(kubeconfig `proxy-url`, else HTTPS_PROXY/NO_PROXY), bearer tokens, basic auth, impersonation and exec
+plugins. A deadline bounds the whole request (connect, headers, a body trickled a byte at a time,
+client-go style retries after `Retry-After`). Nothing here ever formats a header or credential into
+a message.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import ssl
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
+
+import urllib3
+
+from kubectl_pd.cluster import execcred
+from kubectl_pd.cluster.endpoint import Endpoint
+from kubectl_pd.errors import ClusterError, PdError
+
+DEFAULT_READ_TIMEOUT = 60.0  # seconds per GET when --request-timeout is not given (read-only work)
+MAX_RETRIES = 10  # client-go's maxRetries for a response with Retry-After
+POOL_SIZE = 8
+
+T = TypeVar("T")
+_HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+_warned_insecure: set[str] = set()
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+    headers: dict[str, str]  # lower-case names
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip()
+
+
+class Throttled(ClusterError):
+    """The server kept answering 429 (or 5xx with Retry-After) past the retries or the deadline."""
+
+
+class Timeout(ClusterError):
+    """The whole request did not finish within the deadline."""
+
+
+class Transport:
+    """Sends requests for one Endpoint; thread-safe (why-pending reads in parallel)."""
+
+    def __init__(self, ep: Endpoint, timeout: float | None, *, exec_dir: str | None = None,
+                 client_auth: Callable[[], dict[str, str]] | None = None) -> None:
+        self.ep = ep
+        self.timeout = timeout  # None: not given (defaults apply); 0: no limit
+        self.exec_dir = exec_dir
+        self._client_auth = client_auth
+        self._lock = threading.Lock()
+        self._manager: Any = None
+        self._auth: dict[str, str] | None = None
+        self._token_read = 0.0
+        self._exec: execcred.Credential | None = None
+
+    # -- deadlines ------------------------------------------------------------------------------
+    def deadline_for(self, method: str) -> float | None:
+        """Seconds for one request: the flag; else the read default for GETs; none for writes."""
+        if self.timeout is not None:
+            return self.timeout or None
+        return DEFAULT_READ_TIMEOUT if method == "GET" else None
+
+    def _timeout_error(self, seconds: float) -> Timeout:
+        how = "(--request-timeout)" if self.timeout else "(the default for reads; set --request-timeout)"
+        return Timeout(f"the API server at {self.ep.origin} did not answer within {seconds:g}s {how}: "
+                       f"check the network or raise the timeout")
+
+    # -- credentials ----------------------------------------------------------------------------
+    def _credentials(self, seconds: float | None) -> dict[str, str]:
+        with self._lock:
+            ep = self.ep
+            if self._auth is not None and not (ep.token_file and time.monotonic() - self._token_read > 60):
+                return self._auth
+            headers: dict[str, str] = {}
+            token = ep.token
+            if ep.token_file:
+                token = _read_token(ep.token_file, ep.context)
+                self._token_read = time.monotonic()
+            if ep.exec_spec is not None and not (token or ep.cert_file or ep.cert_data):
+                if self._exec is None:
+                    self._exec = execcred.run(ep.exec_spec, cluster=ep.cluster, server=ep.server,
+                                              base_dir=self.exec_dir, timeout=seconds)
+                token = token or self._exec.token
+            if self._client_auth is not None:
+                headers.update(self._client_auth())
+            if token:
+                token = token.strip()
+                if not _HEADER_SAFE.fullmatch(token):
+                    raise PdError(f"the token of user {ep.user!r} (context {ep.context!r}) contains characters "
+                                  f"that an HTTP header cannot carry: check the kubeconfig user")
+                headers["Authorization"] = f"Bearer {token}"
+            elif ep.basic is not None and "Authorization" not in headers:
+                raw = f"{ep.basic[0]}:{ep.basic[1]}".encode()
+                headers["Authorization"] = "Basic " + base64.b64encode(raw).decode()
+            for name, values in ep.impersonate.items():
+                headers[name] = ", ".join(values)
+            self._auth = headers
+            return headers
+
+    # -- the pool -------------------------------------------------------------------------------
+    def _pool(self) -> Any:
+        with self._lock:
+            if self._manager is None:
+                self._manager = self._build()
+            return self._manager
+
+    def _build(self) -> Any:
+        ep = self.ep
+        kw: dict[str, Any] = {"maxsize": POOL_SIZE, "block": False, "retries": False}
+        if ep.server.startswith("https://"):
+            kw["ssl_context"] = self._ssl_context()
+            if ep.insecure:
+                kw["assert_hostname"] = False
+                warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
+                if ep.origin not in _warned_insecure:
+                    _warned_insecure.add(ep.origin)
+                    sys.stderr.write(f"warning: not verifying the certificate of the API server at {ep.origin} "
+                                     f"(insecure-skip-tls-verify in context {ep.context!r}): the connection is "
+                                     f"not secure\n")
+            elif ep.tls_server_name:
+                kw["server_hostname"] = ep.tls_server_name
+                kw["assert_hostname"] = ep.tls_server_name
+        if not ep.proxy:
+            return urllib3.PoolManager(num_pools=2, **kw)
+        proxy = urlsplit(ep.proxy)
+        if proxy.scheme.startswith("socks"):
+            try:
+                from urllib3.contrib.socks import SOCKSProxyManager
+            except ImportError:
+                raise PdError(f"context {ep.context!r} uses a SOCKS proxy, which needs the PySocks package: "
+                              f"pip install pysocks") from None
+            return SOCKSProxyManager(ep.proxy, num_pools=2, **kw)
+        headers = None
+        if proxy.username:
+            headers = urllib3.make_headers(proxy_basic_auth=f"{unquote(proxy.username)}:"
+                                                            f"{unquote(proxy.password or '')}")
+        bare = f"{proxy.scheme}://{proxy.hostname}" + (f":{proxy.port}" if proxy.port else "")
+        return urllib3.ProxyManager(bare, num_pools=2, proxy_headers=headers, **kw)
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        ep = self.ep
+        ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+        if ep.insecure:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        try:
+            if ep.ca_data:
+                ctx.load_verify_locations(cadata=ep.ca_data.decode("ascii", "replace"))
+            elif ep.ca_file:
+                ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ep.ca_file)
+        except FileNotFoundError:
+            raise PdError(f"context {ep.context!r}: certificate-authority {ep.ca_file}: no such file") from None
+        except (ssl.SSLError, ValueError, OSError):
+            raise PdError(f"context {ep.context!r}: the certificate-authority is not a PEM certificate") from None
+        cert, key = ep.cert_data, ep.key_data
+        if self._exec is not None and self._exec.cert_data:
+            cert, key = self._exec.cert_data, self._exec.key_data
+        if cert or ep.cert_file:
+            _load_client_cert(ctx, ep, cert, key)
+        return ctx
+
+    # -- sending --------------------------------------------------------------------------------
+    def send(self, method: str, url: str, *, body: bytes | None = None,
+             headers: dict[str, str] | None = None) -> Reply:
+        """One request within its deadline, retried like client-go on 429/5xx with Retry-After."""
+        seconds = self.deadline_for(method)
+        started = time.monotonic()
+        auth = self._credentials(seconds)  # before the pool: an exec plugin may give a client certificate
+        pool = self._pool()
+        all_headers = {"Accept": "application/json", "User-Agent": "kubectl-pd", **(headers or {}), **auth}
+        try:
+            if seconds is None:
+                return self._attempts(pool, method, url, body, all_headers, None, started)
+            left = seconds - (time.monotonic() - started)
+            return _within(left, lambda: self._attempts(pool, method, url, body, all_headers, seconds, started),
+                           lambda: self._timeout_error(seconds))
+        except urllib3.exceptions.NewConnectionError as e:  # (a ConnectTimeoutError subclass: first)
+            raise self._unreachable(e) from None
+        except urllib3.exceptions.TimeoutError:
+            raise self._timeout_error(seconds or 0) from None
+        except urllib3.exceptions.SSLError:
+            raise ClusterError(f"TLS handshake with the API server at {self.ep.origin} failed: check the "
+                               f"cluster's certificate-authority (and the user's client certificate) in the "
+                               f"kubeconfig") from None
+        except urllib3.exceptions.ProxyError as e:
+            raise ClusterError(f"cannot reach the API server at {self.ep.origin} through the proxy "
+                               f"({_reason(e)}): check HTTPS_PROXY/NO_PROXY or the kubeconfig's proxy-url") from None
+        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.DecodeError) as e:
+            raise ClusterError(f"the API server at {self.ep.origin} broke off its answer to {method} "
+                               f"{urlsplit(url).path} ({_reason(e)}): retry, or check the network") from None
+        except urllib3.exceptions.HTTPError as e:
+            raise self._unreachable(e) from None
+
+    def _unreachable(self, e: BaseException) -> ClusterError:
+        return ClusterError(f"cannot reach the API server at {self.ep.origin} ({_reason(e)}): "
+                            f"is the cluster up, and is context {self.ep.context!r} the right one?")
+
+    def _attempts(self, pool: Any, method: str, url: str, body: bytes | None, headers: dict[str, str],
+                  seconds: float | None, started: float) -> Reply:
+        for attempt in range(MAX_RETRIES + 1):
+            left = None if seconds is None else max(0.05, seconds - (time.monotonic() - started))
+            t = urllib3.Timeout(connect=left, read=left) if left else urllib3.Timeout(connect=30, read=None)
+            r = pool.request(method, url, body=body, headers=headers, timeout=t, retries=False,
+                             redirect=False)
+            reply = Reply(r.status, r.data, {k.lower(): v for k, v in r.headers.items()})
+            wait = _retry_after(reply)
+            if wait is None:
+                return reply
+            if attempt == MAX_RETRIES or (seconds is not None and
+                                          time.monotonic() - started + wait >= seconds):
+                raise Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
+            time.sleep(wait)
+        raise AssertionError("unreachable")
+
+
+def _reason(e: BaseException) -> str:
+    """A short cause from a urllib3 error, never its text wholesale (it may carry a URL with userinfo)."""
+    reason = getattr(e, "reason", None) or e
+    text = str(reason)
+    if "Connection refused" in text or "Errno 111" in text:
+        return "connection refused"
+    if "Name or service not known" in text or "nodename nor servname" in text or "Errno -2" in text \
+            or "Errno -3" in text:
+        return "host name not found"
+    if "timed out" in text:
+        return "connection timed out"
+    if "IncompleteRead" in text or "incomplete" in text.lower():
+        return "the body ended early"
+    if "Connection aborted" in text or "reset" in text.lower() or "RemoteDisconnected" in text:
+        return "connection closed"
+    return type(reason).__name__
+
+
+def _retry_after(reply: Reply) -> float | None:
+    """client-go's checkWait: 429 or 5xx with an integer Retry-After means "try again after N s"."""
+    if reply.status != 429 and reply.status < 500:
+        return None
+    value = reply.headers.get("retry-after", "").strip()
+    if not value.isdigit():
+        return None
+    return float(min(int(value), 3600))
+
+
+def _throttled(origin: str, reply: Reply, method: str, url: str, attempt: int) -> str:
+    path = urlsplit(url).path
+    what = "429 Too Many Requests" if reply.status == 429 else f"{reply.status} with Retry-After"
+    tries = f" after {attempt + 1} tries" if attempt else ""
+    return (f"the API server at {origin} is throttling requests ({what} to {method} {path}{tries}): "
+            f"wait and retry, or raise --request-timeout")
+
+
+def is_throttled(reply: Reply) -> bool:
+    return reply.status == 429
+
+
+def _within(seconds: float, fn: Callable[[], T], on_timeout: Callable[[], Exception]) -> T:
+    """Run fn in a worker thread and give up after `seconds` (the worker is abandoned: a daemon thread
+    whose socket timeouts end it). This bounds what socket timeouts cannot: a trickled body."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: B036 - handed back to the caller below
+            box["error"] = e
+
+    worker = threading.Thread(target=run, name="kubectl-pd-request", daemon=True)
+    worker.start()
+    worker.join(max(seconds, 0.001))
+    if worker.is_alive():
+        raise on_timeout()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _read_token(path: str, context: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().strip()
+    except OSError as e:
+        raise PdError(f"context {context!r}: cannot read tokenFile {path} ({e.strerror or e})") from None
+
+
+def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key: bytes | None) -> None:
+    """ssl reads certificates from files only: in-memory data goes through private temporary files."""
+    tmp: list[str] = []
+    try:
+        cert_path, key_path = ep.cert_file, ep.key_file
+        if cert is not None:
+            cert_path = _private_file(cert, tmp)
+        if key is not None:
+            key_path = _private_file(key, tmp)
+        ctx.load_cert_chain(certfile=str(cert_path), keyfile=key_path)
+    except FileNotFoundError as e:
+        raise PdError(f"context {ep.context!r}: client certificate or key {e.filename}: no such file") from None
+    except (ssl.SSLError, ValueError, OSError):
+        raise PdError(f"context {ep.context!r}: the client certificate and key of user {ep.user!r} cannot be "
+                      f"loaded (not PEM, or they do not match)") from None
+    finally:
+        for p in tmp:
+            os.unlink(p)
+
+
+def _private_file(data: bytes, tmp: list[str]) -> str:
+    fd, path = tempfile.mkstemp(prefix="kubectl-pd-")
+    tmp.append(path)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    return path
