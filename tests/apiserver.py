@@ -9,7 +9,10 @@ or "no request at all". The real `kubernetes` client talks to it through a real 
 from __future__ import annotations
 
 import copy
+import fnmatch
 import json
+import socket
+import ssl
 import threading
 import time
 import uuid
@@ -63,6 +66,41 @@ def _kind_info(kind: str, api_version: str) -> tuple[str, str, bool]:
 
 
 @dataclass
+class Fault:
+    """Answer matching requests with a fault instead of the real answer (fault-injection tests).
+
+    `path` is an exact path or an fnmatch pattern; `times` limits how often the fault fires (then the real
+    answer comes). A body is sent as is (bytes) or as JSON; `trickle` sends it a byte at a time with that
+    pause; `close_after` promises the whole body in Content-Length, sends that many bytes and closes;
+    `hang` waits before answering at all.
+    """
+
+    path: str
+    status: int = 200
+    body: Any = b""
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+    method: str = "GET"
+    times: int | None = None
+    trickle: float = 0.0
+    close_after: int | None = None
+    hang: float = 0.0
+    before_auth: bool = False  # a proxy's answer: sent whatever the credentials
+
+    def matches(self, method: str, path: str) -> bool:
+        return method == self.method and (path == self.path or fnmatch.fnmatchcase(path, self.path))
+
+
+@dataclass
+class TLS:
+    """Serve HTTPS with this certificate; with `client_ca`, a client certificate it signed authenticates."""
+
+    cert: Path
+    key: Path
+    client_ca: Path | None = None
+
+
+@dataclass
 class FakeApiServer:
     objects: list[dict[str, Any]] = field(default_factory=list)
     groups: dict[str, list[str]] = field(default_factory=lambda: copy.deepcopy(DEFAULT_GROUPS))
@@ -71,6 +109,8 @@ class FakeApiServer:
     delay: float = 0.0  # seconds to wait before answering any request
     token: str = TOKEN
     page_size: int | None = None  # paginate lists with `continue` when set
+    faults: list[Fault] = field(default_factory=list)
+    tls: TLS | None = None
 
     def __post_init__(self) -> None:
         self.requests: list[Request] = []
@@ -124,6 +164,14 @@ class FakeApiServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 headers = {k.lower(): v for k, v in self.headers.items()}
+                if server.tls is not None and server.tls.client_ca is not None:
+                    peer = self.connection.getpeercert()  # type: ignore[attr-defined]
+                    if peer:
+                        headers["x-client-cert"] = "verified"
+                fault = server.fault_for(self.command, self.path, headers)
+                if fault is not None:
+                    self._fault(fault)
+                    return
                 status, body, ctype = server.handle(self.command, self.path, headers, raw)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
@@ -135,9 +183,44 @@ class FakeApiServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
+            def _fault(self, f: Fault) -> None:
+                if f.hang:
+                    time.sleep(f.hang)
+                data = f.body if isinstance(f.body, bytes) else json.dumps(f.body).encode()
+                try:
+                    self.send_response(f.status)
+                    self.send_header("Content-Type", f.content_type)
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in f.headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    if f.close_after is not None:
+                        self.wfile.write(data[:f.close_after])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
+                    if f.trickle:
+                        self.wfile.flush()
+                        for i in range(len(data)):
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(f.trickle)
+                        return
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    self.close_connection = True
+
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if self.tls is not None:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(str(self.tls.cert), str(self.tls.key))
+            if self.tls.client_ca is not None:
+                ctx.load_verify_locations(str(self.tls.client_ca))
+                ctx.verify_mode = ssl.CERT_OPTIONAL
+            self._httpd.socket = ctx.wrap_socket(self._httpd.socket, server_side=True)
         self._httpd.daemon_threads = True
         serve = self._httpd.serve_forever
         threading.Thread(target=serve, kwargs={"poll_interval": 0.02}, daemon=True).start()
@@ -152,19 +235,38 @@ class FakeApiServer:
     def url(self) -> str:
         assert self._httpd is not None
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{port}"
+
+    def fault_for(self, method: str, target: str, headers: dict[str, str]) -> Fault | None:
+        """The first fault rule that fires for this request (counted, and logged like any request)."""
+        path = urlsplit(target).path
+        authorised = self._authorised(headers)
+        for f in self.faults:
+            if f.matches(method, path) and (f.before_auth or authorised) and (f.times is None or f.times > 0):
+                if f.times is not None:
+                    f.times -= 1
+                self.requests.append(Request(method, path, {k: v[-1] for k, v in
+                                                            parse_qs(urlsplit(target).query).items()}))
+                return f
+        return None
+
+    def _authorised(self, headers: dict[str, str]) -> bool:
+        return headers.get("authorization") == f"Bearer {self.token}" or headers.get("x-client-cert") == "verified"
 
     # -- kubeconfig -----------------------------------------------------------------------
     def write_kubeconfig(self, path: Path, *, namespace: str | None = None, token: str | None = None,
-                         context: str = "loopback") -> Path:
+                         context: str = "loopback", user: dict[str, Any] | None = None,
+                         cluster: dict[str, Any] | None = None) -> Path:
+        """A kubeconfig for this server; `user` replaces the token user, `cluster` adds to the cluster."""
         ctx: dict[str, Any] = {"cluster": "loopback", "user": "tester"}
         if namespace:
             ctx["namespace"] = namespace
         doc = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "loopback", "cluster": {"server": self.url}}],
-            "users": [{"name": "tester", "user": {"token": token if token is not None else self.token}}],
+            "clusters": [{"name": "loopback", "cluster": {"server": self.url, **(cluster or {})}}],
+            "users": [{"name": "tester", "user": user if user is not None else
+                       {"token": token if token is not None else self.token}}],
             "contexts": [{"name": context, "context": ctx}],
             "current-context": context,
         }
@@ -185,7 +287,7 @@ class FakeApiServer:
         self.requests.append(Request(method, path, query, body))
         if self.delay:
             time.sleep(self.delay)
-        if headers.get("authorization") != f"Bearer {self.token}":
+        if not self._authorised(headers):
             return 401, _status(401, "Unauthorized", "Unauthorized"), "application/json"
         if path in self.raw:
             if method != "GET":

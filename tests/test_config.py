@@ -10,7 +10,8 @@ from kubectl_pd.errors import InputError, PdError
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("5s", 5), ("30", 30), ("1m30s", 90), ("500ms", 0.5), ("1h", 3600), ("0", 0), ("0s", 0), ("", None), ("2.5s", 2.5)],
+    [("5s", 5), ("30", 30), ("1m30s", 90), ("500ms", 0.5), ("1h", 3600), ("0", 0), ("0s", 0), ("", None),
+     ("2.5s", 2.5)],
 )
 def test_durations(text: str, seconds: float | None) -> None:
     assert parse_duration(text) == seconds
