@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -71,6 +72,7 @@ class LiveSource:
         self._config = config
         self._transport: Any = None
         self._served: dict[str, list[str]] = {}
+        self._discovery = threading.Lock()
         self.requests: int = 0  # count of HTTP requests sent, for benchmarks
 
     # -- connection -------------------------------------------------------------------------
@@ -155,6 +157,12 @@ class LiveSource:
     # -- discovery --------------------------------------------------------------------------
     def served_versions(self, group: str) -> list[str]:
         """Versions of `group` the server serves, preferred first; [] only when the server says 404."""
+        if group in self._served:
+            return self._served[group]
+        with self._discovery:  # reads that run together ask once
+            return self._discover(group)
+
+    def _discover(self, group: str) -> list[str]:
         if group not in self._served:
             if group == "":
                 self._served[group] = ["v1"]
