@@ -8,11 +8,15 @@ or "no request at all". The real `kubernetes` client talks to it through a real 
 
 from __future__ import annotations
 
+import base64
 import copy
 import fnmatch
 import json
+import shutil
 import socket
 import ssl
+import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -93,11 +97,45 @@ class Fault:
 
 @dataclass
 class TLS:
-    """Serve HTTPS with this certificate; with `client_ca`, a client certificate it signed authenticates."""
+    """Serve HTTPS with this certificate; with `client_ca`, a client certificate it signed authenticates.
+
+    `ca`: the CA that signed `cert`; when set, `write_kubeconfig` trusts it (certificate-authority-data).
+    """
 
     cert: Path
     key: Path
     client_ca: Path | None = None
+    ca: Path | None = None
+
+
+_DEFAULT_TLS: list[TLS | None] = []
+
+
+def default_tls() -> TLS | None:
+    """A CA and a certificate for 127.0.0.1, made once per process with the openssl CLI (None without it).
+
+    The loopback server speaks HTTPS by default, as API servers do: kubectl (like client-go) does not send
+    a bearer token to a plain http:// server, and neither do we.
+    """
+    if _DEFAULT_TLS:
+        return _DEFAULT_TLS[0]
+    tls = None
+    if shutil.which("openssl"):
+        d = Path(tempfile.mkdtemp(prefix="loopback-pki-"))
+        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+        def run(*args: str) -> None:
+            subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=60)
+
+        run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3", "-subj", "/CN=loopback-ca",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        (d / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
+        run("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost")
+        run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "server.crt", "-days", "3", "-extfile", "server.ext")
+        tls = TLS(d / "server.crt", d / "server.key", ca=d / "ca.crt")
+    _DEFAULT_TLS.append(tls)
+    return tls
 
 
 @dataclass
@@ -110,9 +148,14 @@ class FakeApiServer:
     token: str = TOKEN
     page_size: int | None = None  # paginate lists with `continue` when set
     faults: list[Fault] = field(default_factory=list)
-    tls: TLS | None = None
+    tls: TLS | bool | None = True  # True: HTTPS with the default test CA; False/None: plain HTTP
+    anonymous: bool = False  # like `kubectl proxy`: a request without credentials is served
 
     def __post_init__(self) -> None:
+        if self.tls is True:
+            self.tls = default_tls()
+        elif self.tls is False:
+            self.tls = None
         self.requests: list[Request] = []
         self._lock = threading.Lock()
         self._store: dict[tuple[str, str, str, str], dict[str, Any]] = {}
@@ -164,7 +207,7 @@ class FakeApiServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                if server.tls is not None and server.tls.client_ca is not None:
+                if isinstance(server.tls, TLS) and server.tls.client_ca is not None:
                     peer = self.connection.getpeercert()  # type: ignore[attr-defined]
                     if peer:
                         headers["x-client-cert"] = "verified"
@@ -214,7 +257,7 @@ class FakeApiServer:
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        if self.tls is not None:
+        if isinstance(self.tls, TLS):
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(str(self.tls.cert), str(self.tls.key))
             if self.tls.client_ca is not None:
@@ -251,6 +294,8 @@ class FakeApiServer:
         return None
 
     def _authorised(self, headers: dict[str, str]) -> bool:
+        if self.anonymous and "authorization" not in headers:
+            return True
         return headers.get("authorization") == f"Bearer {self.token}" or headers.get("x-client-cert") == "verified"
 
     # -- kubeconfig -----------------------------------------------------------------------
@@ -261,10 +306,14 @@ class FakeApiServer:
         ctx: dict[str, Any] = {"cluster": "loopback", "user": "tester"}
         if namespace:
             ctx["namespace"] = namespace
+        trust: dict[str, Any] = {}
+        tls_keys = ("certificate-authority", "certificate-authority-data", "insecure-skip-tls-verify")
+        if isinstance(self.tls, TLS) and self.tls.ca is not None and not any(k in (cluster or {}) for k in tls_keys):
+            trust["certificate-authority-data"] = base64.b64encode(self.tls.ca.read_bytes()).decode()
         doc = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "loopback", "cluster": {"server": self.url, **(cluster or {})}}],
+            "clusters": [{"name": "loopback", "cluster": {"server": self.url, **trust, **(cluster or {})}}],
             "users": [{"name": "tester", "user": user if user is not None else
                        {"token": token if token is not None else self.token}}],
             "contexts": [{"name": context, "context": ctx}],
@@ -314,8 +363,7 @@ class FakeApiServer:
         if version not in self.groups.get(group, []):
             return 404, b"404 page not found\n", "text/plain"
         if not rest:
-            return 200, {"kind": "APIResourceList", "groupVersion": _gv(group, version), "resources": []}, \
-                "application/json"
+            return 200, _resources(group, version), "application/json"
         ns = ""
         if rest[0] == "namespaces" and len(rest) >= 3:
             ns, rest = rest[1], rest[2:]
@@ -392,6 +440,15 @@ class FakeApiServer:
     def _group_list(self) -> dict[str, Any]:
         return {"kind": "APIGroupList", "apiVersion": "v1",
                 "groups": [self._group(g) for g in self.groups if g]}
+
+
+def _resources(group: str, version: str) -> dict[str, Any]:
+    """The APIResourceList kubectl's discovery reads, for the kinds this project knows in that group."""
+    resources = [{"name": k.plural, "singularName": k.kind.lower(), "namespaced": k.namespaced, "kind": k.kind,
+                  "verbs": ["get", "list", "create"], "shortNames": [a for a in k.aliases if len(a) <= 3]}
+                 for k in product_kinds.KINDS.values() if k.group == group and version in k.versions]
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": _gv(group, version),
+            "resources": resources}
 
 
 def _gv(group: str, version: str) -> str:

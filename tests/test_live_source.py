@@ -96,7 +96,7 @@ def test_unreachable_and_timeout(tmp_path: Path) -> None:
     dead = FakeApiServer().start()
     kc = dead.write_kubeconfig(tmp_path / "dead")
     dead.stop()
-    refused = r"cannot reach the API server at http://127\.0\.0\.1:\d+ \(connection refused\)"
+    refused = r"cannot reach the API server at https?://127\.0\.0\.1:\d+ \(connection refused\)"
     with pytest.raises(ClusterError, match=refused):
         LiveSource(ClusterOptions(kubeconfig=str(kc), request_timeout=2)).list("cq")
     slow = FakeApiServer(delay=2).start()

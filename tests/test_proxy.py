@@ -49,7 +49,9 @@ def _kubeconfig(path: Path, token: str) -> Path:
 def test_requests_go_through_the_proxy(cli: Callable, apiserver: Callable, tmp_path: Path) -> None:
     cq = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "gpu"},
           "spec": {"namespaceSelector": {}}}
-    proxy, _ = apiserver(cq)  # the loopback server answers absolute-URI requests as a forward proxy would
+    # the loopback server answers absolute-URI requests as a forward proxy would; plain http and, like
+    # `kubectl proxy`, serving requests without credentials (none are sent to an http:// server)
+    proxy, _ = apiserver(cq, tls=False, anonymous=True)
     kc = _kubeconfig(tmp_path / "kc", proxy.token)
     r = cli(["lint", "--request-timeout", "5s"], env={"KUBECONFIG": str(kc), "HTTP_PROXY": proxy.url,
                                                        "NO_PROXY": "localhost"})

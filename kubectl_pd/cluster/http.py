@@ -71,6 +71,7 @@ class Transport:
         self._auth: dict[str, str] | None = None
         self._token_read = 0.0
         self._exec: execcred.Credential | None = None
+        self.withheld = False  # credentials exist but were not sent (plain http://)
 
     # -- deadlines ------------------------------------------------------------------------------
     def deadline_for(self, method: str) -> float | None:
@@ -113,6 +114,11 @@ class Transport:
                 headers["Authorization"] = "Basic " + base64.b64encode(raw).decode()
             for name, values in ep.impersonate.items():
                 headers[name] = ", ".join(values)
+            if "Authorization" in headers and not ep.server.startswith("https://"):
+                # kubectl (client-go) sends no credentials to a plain http:// server (it still sends the
+                # request: `kubectl proxy` needs none); a 401 then says why
+                del headers["Authorization"]
+                self.withheld = True
             self._auth = headers
             return headers
 

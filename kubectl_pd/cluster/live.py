@@ -123,6 +123,12 @@ class LiveSource:
         resp = Response(r.status, r.body, r.headers)
         what = f"{method} {resource or path}"
         if resp.status == 401:
+            if transport.withheld:
+                raise ClusterError(
+                    f"the API server at {self.server} asks for credentials (401 Unauthorized), and those of "
+                    f"context {self.context_name!r} are not sent over plain http:// (kubectl does not either): "
+                    f"use the server's https:// URL"
+                )
             raise ClusterError(
                 f"the API server at {self.server} rejected the credentials of context "
                 f"{self.context_name!r} (401 Unauthorized): log in again or refresh the kubeconfig user"
