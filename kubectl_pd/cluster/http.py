@@ -1,4 +1,4 @@
-"""Our own small HTTP path to the API server, over urllib3 (no kubernetes client on it).
+"""Our own small HTTP path to the API server (no kubernetes client, no urllib3 on it: cluster/pool.py).
 
 One pool per context: TLS (CA file or data, client certificates, insecure, tls-server-name), proxies
 (kubeconfig `proxy-url`, else HTTPS_PROXY/NO_PROXY), bearer tokens, basic auth, impersonation and exec
@@ -10,28 +10,29 @@ a message.
 from __future__ import annotations
 
 import base64
+import http.client
 import os
 import re
-import ssl
+import socket
 import sys
-import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
-from urllib.parse import unquote, urlsplit
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
 
-import urllib3
-
-from kubectl_pd.cluster import execcred
 from kubectl_pd.cluster.endpoint import Endpoint
 from kubectl_pd.errors import ClusterError, PdError
 
 DEFAULT_READ_TIMEOUT = 60.0  # seconds per GET when --request-timeout is not given (read-only work)
 MAX_RETRIES = 10  # client-go's maxRetries for a response with Retry-After
 POOL_SIZE = 8
+
+if TYPE_CHECKING:
+    import ssl
+
+    from kubectl_pd.cluster import execcred
 
 T = TypeVar("T")
 _HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
@@ -98,6 +99,8 @@ class Transport:
                 self._token_read = time.monotonic()
             if ep.exec_spec is not None and not (token or ep.cert_file or ep.cert_data):
                 if self._exec is None:
+                    from kubectl_pd.cluster import execcred
+
                     self._exec = execcred.run(ep.exec_spec, cluster=ep.cluster, server=ep.server,
                                               base_dir=self.exec_dir, timeout=seconds)
                 token = token or self._exec.token
@@ -130,53 +133,42 @@ class Transport:
             return self._manager
 
     def _build(self) -> Any:
+        from kubectl_pd.cluster.pool import Pool, ProxyUnsupported, Route
+
         ep = self.ep
-        kw: dict[str, Any] = {"maxsize": POOL_SIZE, "block": False, "retries": False}
+        context = None
         if ep.server.startswith("https://"):
-            kw["ssl_context"] = self._ssl_context()
-            if ep.insecure:
-                kw["assert_hostname"] = False
-                warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
-                if ep.origin not in _warned_insecure:
-                    _warned_insecure.add(ep.origin)
-                    sys.stderr.write(f"warning: not verifying the certificate of the API server at {ep.origin} "
-                                     f"(insecure-skip-tls-verify in context {ep.context!r}): the connection is "
-                                     f"not secure\n")
-            elif ep.tls_server_name:
-                kw["server_hostname"] = ep.tls_server_name
-                kw["assert_hostname"] = ep.tls_server_name
-        if not ep.proxy:
-            return urllib3.PoolManager(num_pools=2, **kw)
-        proxy = urlsplit(ep.proxy)
-        if proxy.scheme.startswith("socks"):
-            try:
-                from urllib3.contrib.socks import SOCKSProxyManager
-            except ImportError:
-                raise PdError(f"context {ep.context!r} uses a SOCKS proxy, which needs the PySocks package: "
-                              f"pip install pysocks") from None
-            return SOCKSProxyManager(ep.proxy, num_pools=2, **kw)
-        headers = None
-        if proxy.username:
-            headers = urllib3.make_headers(proxy_basic_auth=f"{unquote(proxy.username)}:"
-                                                            f"{unquote(proxy.password or '')}")
-        bare = f"{proxy.scheme}://{proxy.hostname}" + (f":{proxy.port}" if proxy.port else "")
-        return urllib3.ProxyManager(bare, num_pools=2, proxy_headers=headers, **kw)
+            context = self._ssl_context()
+            if ep.insecure and ep.origin not in _warned_insecure:
+                _warned_insecure.add(ep.origin)
+                sys.stderr.write(f"warning: not verifying the certificate of the API server at {ep.origin} "
+                                 f"(insecure-skip-tls-verify in context {ep.context!r}): the connection is "
+                                 f"not secure\n")
+        try:
+            route = Route.of(ep.server, ep.proxy, None if ep.insecure else ep.tls_server_name)
+        except ProxyUnsupported as e:
+            raise PdError(f"context {ep.context!r}: proxy scheme {e.args[0]!r} is not supported by kubectl-pd "
+                          f"(use an http:// proxy)") from None
+        return Pool(route, context, POOL_SIZE)
 
     def _ssl_context(self) -> ssl.SSLContext:
+        import ssl
+
         ep = self.ep
-        ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
-        if ep.insecure:
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
         try:
-            if ep.ca_data:
-                ctx.load_verify_locations(cadata=ep.ca_data.decode("ascii", "replace"))
+            if ep.ca_data:  # the kubeconfig's CA, and only it (like client-go)
+                ctx = ssl.create_default_context(cadata=ep.ca_data.decode("ascii", "replace"))
             elif ep.ca_file:
-                ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ep.ca_file)
+                ctx = ssl.create_default_context(cafile=ep.ca_file)
+            else:
+                ctx = ssl.create_default_context()
         except FileNotFoundError:
             raise PdError(f"context {ep.context!r}: certificate-authority {ep.ca_file}: no such file") from None
         except (ssl.SSLError, ValueError, OSError):
             raise PdError(f"context {ep.context!r}: the certificate-authority is not a PEM certificate") from None
+        if ep.insecure:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
         cert, key = ep.cert_data, ep.key_data
         if self._exec is not None and self._exec.cert_data:
             cert, key = self._exec.cert_data, self._exec.key_data
@@ -199,35 +191,47 @@ class Transport:
             left = seconds - (time.monotonic() - started)
             return _within(left, lambda: self._attempts(pool, method, url, body, all_headers, seconds, started),
                            lambda: self._timeout_error(seconds))
-        except urllib3.exceptions.NewConnectionError as e:  # (a ConnectTimeoutError subclass: first)
-            raise self._unreachable(e) from None
-        except urllib3.exceptions.TimeoutError:
+        except (Throttled, Timeout):
+            raise
+        except TimeoutError:
             raise self._timeout_error(seconds or 0) from None
-        except urllib3.exceptions.SSLError:
-            raise ClusterError(f"TLS handshake with the API server at {self.ep.origin} failed: check the "
-                               f"cluster's certificate-authority (and the user's client certificate) in the "
-                               f"kubeconfig") from None
-        except urllib3.exceptions.ProxyError as e:
-            raise ClusterError(f"cannot reach the API server at {self.ep.origin} through the proxy "
-                               f"({_reason(e)}): check HTTPS_PROXY/NO_PROXY or the kubeconfig's proxy-url") from None
-        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.DecodeError) as e:
-            raise ClusterError(f"the API server at {self.ep.origin} broke off its answer to {method} "
-                               f"{urlsplit(url).path} ({_reason(e)}): retry, or check the network") from None
-        except urllib3.exceptions.HTTPError as e:
-            raise self._unreachable(e) from None
+        except OSError as e:
+            import ssl
+
+            if isinstance(e, ssl.SSLError | ssl.CertificateError):
+                raise ClusterError(f"TLS handshake with the API server at {self.ep.origin} failed: check the "
+                                   f"cluster's certificate-authority (and the user's client certificate) in the "
+                                   f"kubeconfig") from None
+            if self.ep.proxy and "Tunnel connection failed" in str(e):
+                raise ClusterError(f"cannot reach the API server at {self.ep.origin} through the proxy "
+                                   f"(it refused the tunnel): check HTTPS_PROXY/NO_PROXY or the kubeconfig's "
+                                   f"proxy-url") from None
+            if isinstance(e, ConnectionRefusedError | socket.gaierror) or not isinstance(e, ConnectionError):
+                raise self._unreachable(e) from None
+            raise self._broken(method, url, e) from None
+        except http.client.HTTPException as e:
+            raise self._broken(method, url, e) from None
+
+    def _broken(self, method: str, url: str, e: BaseException) -> ClusterError:
+        from kubectl_pd.cluster.pool import describe
+
+        return ClusterError(f"the API server at {self.ep.origin} broke off its answer to {method} "
+                            f"{urlsplit(url).path} ({describe(e)}): retry, or check the network")
 
     def _unreachable(self, e: BaseException) -> ClusterError:
-        return ClusterError(f"cannot reach the API server at {self.ep.origin} ({_reason(e)}): "
+        from kubectl_pd.cluster.pool import describe
+
+        return ClusterError(f"cannot reach the API server at {self.ep.origin} ({describe(e)}): "
                             f"is the cluster up, and is context {self.ep.context!r} the right one?")
 
     def _attempts(self, pool: Any, method: str, url: str, body: bytes | None, headers: dict[str, str],
                   seconds: float | None, started: float) -> Reply:
         for attempt in range(MAX_RETRIES + 1):
             left = None if seconds is None else max(0.05, seconds - (time.monotonic() - started))
-            t = urllib3.Timeout(connect=left, read=left) if left else urllib3.Timeout(connect=30, read=None)
-            r = pool.request(method, url, body=body, headers=headers, timeout=t, retries=False,
-                             redirect=False)
-            reply = Reply(r.status, r.data, {k.lower(): v for k, v in r.headers.items()})
+            parts = urlsplit(url)
+            status, rheaders, data = pool.request(method, parts.path + (f"?{parts.query}" if parts.query else ""),
+                                                  body, headers, left)
+            reply = Reply(status, data, rheaders)
             wait = _retry_after(reply)
             if wait is None:
                 return reply
@@ -236,24 +240,6 @@ class Transport:
                 raise Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
             time.sleep(wait)
         raise AssertionError("unreachable")
-
-
-def _reason(e: BaseException) -> str:
-    """A short cause from a urllib3 error, never its text wholesale (it may carry a URL with userinfo)."""
-    reason = getattr(e, "reason", None) or e
-    text = str(reason)
-    if "Connection refused" in text or "Errno 111" in text:
-        return "connection refused"
-    if "Name or service not known" in text or "nodename nor servname" in text or "Errno -2" in text \
-            or "Errno -3" in text:
-        return "host name not found"
-    if "timed out" in text:
-        return "connection timed out"
-    if "IncompleteRead" in text or "incomplete" in text.lower():
-        return "the body ended early"
-    if "Connection aborted" in text or "reset" in text.lower() or "RemoteDisconnected" in text:
-        return "connection closed"
-    return type(reason).__name__
 
 
 def _retry_after(reply: Reply) -> float | None:
@@ -328,6 +314,8 @@ def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key
 
 
 def _private_file(data: bytes, tmp: list[str]) -> str:
+    import tempfile
+
     fd, path = tempfile.mkstemp(prefix="kubectl-pd-")
     tmp.append(path)
     with os.fdopen(fd, "wb") as fh:
