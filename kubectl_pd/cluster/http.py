@@ -37,6 +37,15 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 _HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 _warned_insecure: set[str] = set()
+_SECRETS: set[str] = set()  # credentials of this process: never in a message, whoever echoes them
+
+
+def redact(text: str) -> str:
+    """`text` with every credential this process holds replaced (a server or proxy may echo headers)."""
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        if secret and secret in text:
+            text = text.replace(secret, "<redacted>")
+    return text
 
 
 @dataclass
@@ -122,6 +131,14 @@ class Transport:
                 # request: `kubectl proxy` needs none); a 401 then says why
                 del headers["Authorization"]
                 self.withheld = True
+            for name in ("Authorization",):
+                if name in headers:
+                    _SECRETS.add(headers[name])
+                    _SECRETS.add(headers[name].split(" ", 1)[-1])
+            if token:
+                _SECRETS.add(token)
+            if ep.basic is not None:
+                _SECRETS.add(ep.basic[1])
             self._auth = headers
             return headers
 

@@ -314,9 +314,11 @@ def _is_status(r: Response) -> bool:
 
 
 def _status_message(r: Response) -> str:
+    from kubectl_pd.cluster.http import redact
+
     doc = r.json()
     if isinstance(doc, dict) and doc.get("message"):
-        return str(doc["message"]).splitlines()[0][:300]
+        return redact(str(doc["message"]).splitlines()[0][:300])
     return _describe(r)
 
 
