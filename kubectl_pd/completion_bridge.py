@@ -1,16 +1,61 @@
 """`kubectl_complete-pd`: kubectl (1.26+) runs it with the words typed after `kubectl pd`.
 
-It answers in Cobra's `__complete` format through the hidden `kubectl pd __complete` command. Only
-click, PyYAML and the command modules load on this path; the kubernetes client is imported solely
-when a live candidate (a namespace, a ModelDeployment name) is asked for.
+It answers in Cobra's `__complete` format through the hidden `kubectl pd __complete` command. The most
+common live Tab, a why-pending target right after the command (`kubectl pd why-pending <TAB>`, with only
+connection flags around), is answered here without loading click or the command tree: a Tab press
+should cost little more than kubectl's own. Everything else goes through the real command tree.
 """
 
 from __future__ import annotations
 
 import sys
 
+# flags of why-pending that take a value, and the ClusterOptions field each sets
+_VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "context",
+                "--kubeconfig": "kubeconfig", "--request-timeout": "request_timeout"}
+_DIRECTIVE_NO_FILE_COMP = 4
+
+
+def fast_target(words: list[str]) -> list[str] | None:
+    """Cobra lines for `why-pending [connection flags] <incomplete target>`, or None: not this case."""
+    if len(words) < 2 or words[0] != "why-pending" or words[-1].startswith("-"):
+        return None
+    found: dict[str, str] = {}
+    everywhere = False
+    rest = words[1:-1]
+    i = 0
+    while i < len(rest):
+        w = rest[i]
+        if w in ("-A", "--all-namespaces"):
+            everywhere = True
+        elif w in _VALUE_FLAGS and i + 1 < len(rest):
+            found[_VALUE_FLAGS[w]] = rest[i + 1]
+            i += 1
+        else:  # a positional already given, `--flag=value`, `--`, or anything else: the full path decides
+            return None
+        i += 1
+    from kubectl_pd.cluster.config import ClusterOptions, parse_duration
+    from kubectl_pd.completion_live import DEFAULT_TIMEOUT, deployment_names
+
+    try:
+        timeout = parse_duration(found["request_timeout"]) if "request_timeout" in found else None
+    except Exception:
+        timeout = None
+    opts = ClusterOptions(kubeconfig=found.get("kubeconfig"), context=found.get("context"),
+                          namespace=found.get("namespace"), request_timeout=timeout or DEFAULT_TIMEOUT)
+    try:
+        names = deployment_names(opts, everywhere, words[-1])
+    except Exception:
+        names = []
+    return [n.replace("\t", " ") for n in names] + [f":{_DIRECTIVE_NO_FILE_COMP}"]
+
 
 def main() -> None:
+    words = sys.argv[1:]
+    lines = fast_target(words)
+    if lines is not None:
+        sys.stdout.write("\n".join(lines) + "\n")
+        return
     from kubectl_pd.cli import main as cli_main
 
-    cli_main(["__complete", *sys.argv[1:]])
+    cli_main(["__complete", *words])
