@@ -9,6 +9,10 @@ should cost little more than kubectl's own. Everything else goes through the rea
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.config import ClusterOptions
 
 # flags of why-pending that take a value, and the ClusterOptions field each sets
 _VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "context",
@@ -43,11 +47,38 @@ def fast_target(words: list[str]) -> list[str] | None:
         timeout = None
     opts = ClusterOptions(kubeconfig=found.get("kubeconfig"), context=found.get("context"),
                           namespace=found.get("namespace"), request_timeout=timeout or DEFAULT_TIMEOUT)
+    names: list[str] = []
     try:
-        names = deployment_names(opts, everywhere, words[-1])
+        if _reachable(opts):
+            names = deployment_names(opts, everywhere, words[-1])
     except Exception:
         names = []
     return [n.replace("\t", " ") for n in names] + [f":{_DIRECTIVE_NO_FILE_COMP}"]
+
+
+def _reachable(opts: ClusterOptions) -> bool:
+    """Cheap checks before the HTTP and TLS machinery loads: a kubeconfig exists, and (no proxy in the way)
+    the server accepts a TCP connection. Either failing gives what the full lookup would: no names."""
+    from kubectl_pd.cluster.config import kubeconfig_exists
+    from kubectl_pd.cluster.endpoint import in_cluster_only, resolve
+
+    if not kubeconfig_exists(opts) and not in_cluster_only(opts):
+        return False
+    if in_cluster_only(opts):
+        return True
+    ep = resolve(opts)
+    if ep.proxy:
+        return True
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(ep.server)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname or "", port), timeout=opts.request_timeout).close()
+    except OSError:
+        return False
+    return True
 
 
 def main() -> None:

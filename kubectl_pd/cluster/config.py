@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubectl_pd.errors import InputError, PdError
 
 _DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -70,6 +68,11 @@ class ClusterOptions:
         )
 
 
+def kubeconfig_exists(opts: ClusterOptions) -> bool:
+    """Whether any kubeconfig file is there to read (a cheap check before parsing anything)."""
+    return any(os.path.exists(p) for p in kubeconfig_paths(opts))
+
+
 def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
     if opts.kubeconfig:
         return [opts.kubeconfig]
@@ -81,6 +84,9 @@ def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
 
 def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     """Merge kubeconfig files like kubectl: the first file to set a value (or named entry) wins."""
+    import yaml  # here, not at the top: a Tab with no kubeconfig never needs the YAML parser
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     paths = kubeconfig_paths(opts)
     merged: dict[str, Any] = {"contexts": [], "clusters": [], "users": []}
     found = False
@@ -92,7 +98,7 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
             continue
         try:
             with open(p, encoding="utf-8") as fh:
-                data = yaml.load(fh, Loader=_LOADER) or {}
+                data = yaml.load(fh, Loader=loader) or {}
         except (OSError, yaml.YAMLError) as e:
             where = ""
             mark = getattr(e, "problem_mark", None)
@@ -118,7 +124,6 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     return merged
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def origin_of(config: dict[str, Any], section: str, entry: dict[str, Any]) -> str | None:
