@@ -8,11 +8,8 @@ should cost little more than kubectl's own. Everything else goes through the rea
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from kubectl_pd.cluster.config import ClusterOptions
 
 # flags of why-pending that take a value, and the ClusterOptions field each sets
 _VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "context",
@@ -38,6 +35,8 @@ def fast_target(words: list[str]) -> list[str] | None:
         else:  # a positional already given, `--flag=value`, `--`, or anything else: the full path decides
             return None
         i += 1
+    if not _any_kubeconfig(found.get("kubeconfig")):  # nothing to ask, and nothing else to load
+        return [f":{_DIRECTIVE_NO_FILE_COMP}"]
     from kubectl_pd.cluster.config import ClusterOptions, parse_duration
     from kubectl_pd.completion_live import DEFAULT_TIMEOUT, deployment_names
 
@@ -56,14 +55,20 @@ def fast_target(words: list[str]) -> list[str] | None:
     return [n.replace("\t", " ") for n in names] + [f":{_DIRECTIVE_NO_FILE_COMP}"]
 
 
-def _reachable(opts: ClusterOptions) -> bool:
-    """Cheap checks before the HTTP and TLS machinery loads: a kubeconfig exists, and (no proxy in the way)
-    the server accepts a TCP connection. Either failing gives what the full lookup would: no names."""
-    from kubectl_pd.cluster.config import kubeconfig_exists
+def _any_kubeconfig(flag: str | None) -> bool:
+    """kubeconfig_paths' rule with nothing but `os` loaded: --kubeconfig, $KUBECONFIG, ~/.kube/config;
+    inside a Pod the service account counts too."""
+    env = os.environ.get("KUBECONFIG")
+    paths = [flag] if flag else [p for p in env.split(os.pathsep) if p] if env else \
+        [os.path.join(os.path.expanduser("~"), ".kube", "config")]
+    return any(os.path.exists(p) for p in paths) or bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+
+
+def _reachable(opts: ClusterOptions) -> bool:  # noqa: F821 - imported by the caller, only when needed
+    """A cheap check before the HTTP and TLS machinery loads: with no proxy in the way, the server accepts a
+    TCP connection. Failing gives what the full lookup would: no names."""
     from kubectl_pd.cluster.endpoint import in_cluster_only, resolve
 
-    if not kubeconfig_exists(opts) and not in_cluster_only(opts):
-        return False
     if in_cluster_only(opts):
         return True
     ep = resolve(opts)
