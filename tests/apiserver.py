@@ -199,6 +199,7 @@ class FakeApiServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             wbufsize = 1 << 16  # one write per response: no Nagle/delayed-ACK stall per request
+            disable_nagle_algorithm = True  # as Go's API server does (TLS handshakes write several records)
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
