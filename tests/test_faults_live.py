@@ -132,10 +132,13 @@ def test_create_wait_polls_through_a_failing_list_then_says_so(cli: Callable, ap
 ], ids=["429", "302", "html", "text", "500"])
 def test_only_a_404_means_kueue_is_not_installed(cli: Callable, apiserver: Callable, fault: Fault,
                                                  words: str) -> None:
-    server, env = apiserver(CQ, faults=[fault])
+    # a version that is not served answers a bare 404, which sends the client to discovery
+    unserved = Fault(CQ_LIST, status=404, body=b"404 page not found\n", content_type="text/plain")
+    server, env = apiserver(CQ, faults=[unserved, fault])
     r = cli(["lint", "--request-timeout", "5s"], env=env)
     line = _one_error(r.stderr)
     assert r.exit_code == 1 and "not installed" not in line and words in line
+    assert [q.path for q in server.requests][:2] == [CQ_LIST, KUEUE]
     server, env = apiserver(CQ, groups={"": ["v1"]})
     assert "Kueue is not installed" in _one_error(cli(["lint"], env=env).stderr)
 

@@ -206,19 +206,37 @@ class LiveSource:
             f"(it reads {', '.join(kind.versions)})"
         )
 
-    def path(self, kind: kinds.Kind, namespace: str | None, name: str | None = None) -> str:
-        version = self.version_for(kind)
+    def path(self, kind: kinds.Kind, namespace: str | None, name: str | None = None,
+             version: str | None = None) -> str:
+        version = version or self.version_for(kind)
         base = f"/apis/{kind.group}/{version}" if kind.group else f"/api/{version}"
         if kind.namespaced and namespace:
             base += f"/namespaces/{quote(namespace, safe='')}"
         base += f"/{kind.plural}"
         return base + (f"/{quote(name, safe='')}" if name else "")
 
+    def _read(self, k: kinds.Kind, ns: str | None, name: str | None,
+              query: dict[str, Any] | None) -> tuple[Response, str]:
+        """GET at our preferred version without asking discovery first (kubectl's discovery is cached on
+        disk; ours would be a request per group per run). Only a bare 404 there, the answer of a version
+        that is not served, sends us to discovery: v1beta1 on old Kueue, or "not installed"."""
+        guessed = bool(k.group) and k.group not in self._served
+        version = k.versions[0] if guessed else self.version_for(k)
+        verb = "get" if name else "list"
+        path = self.path(k, ns, name, version)
+        r = self.request("GET", path, query, verb=verb, resource=k.resource, namespace=ns)
+        if guessed and r.status == 404 and not _is_status(r):
+            served = self.version_for(k)  # raises ApiUnavailable when the group is not served at all
+            if served != version:
+                path = self.path(k, ns, name, served)
+                r = self.request("GET", path, query, verb=verb, resource=k.resource, namespace=ns)
+        return r, path
+
     # -- Source -----------------------------------------------------------------------------
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = _kind(kind)
         ns = namespace if k.namespaced else None
-        r = self.request("GET", self.path(k, ns, name), verb="get", resource=k.resource, namespace=ns)
+        r, _ = self._read(k, ns, name, None)
         if r.status == 404:
             if not _is_status(r):  # a bare 404 page: the resource type itself is gone
                 raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
@@ -245,9 +263,8 @@ class LiveSource:
         if field_selector:
             query["fieldSelector"] = field_selector
         items: list[Obj] = []
-        path = self.path(k, ns)
+        r, path = self._read(k, ns, None, query or None)
         while True:
-            r = self.request("GET", path, query or None, verb="list", resource=k.resource, namespace=ns)
             if r.status == 404:
                 raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
             _expect_ok(r, "GET", k.resource)
@@ -268,6 +285,7 @@ class LiveSource:
             if not cont:
                 return items
             query = {**query, "continue": cont}
+            r = self.request("GET", path, query, verb="list", resource=k.resource, namespace=ns)
 
     def origin(self, obj: Obj) -> Origin:
         return LIVE
