@@ -43,15 +43,32 @@ def _snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
 
 
 def _one(source: Source, target: Target) -> tuple[Diagnosis, Facts]:
-    """The diagnosis of one target; an IncompleteError when it would rest on a read that failed."""
-    from kubectl_pd.pending.diagnose import diagnose
+    """The diagnosis of one target; an IncompleteError when it would rest on a read that failed.
+
+    On a live cluster the reads start first and the diagnosis code loads while they are in flight (its
+    import costs about as much as the reads themselves)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from kubectl_pd.pending.gather import IncompleteError, gather
 
-    facts = gather(source, target, strict=False)
+    if getattr(source, "is_live", False):
+        with ThreadPoolExecutor(1, thread_name_prefix="kubectl-pd-gather") as pool:
+            pending = pool.submit(gather, source, target, strict=False)
+            _load_diagnosis()
+            facts = pending.result()
+    else:
+        facts = gather(source, target, strict=False)
+    from kubectl_pd.pending.diagnose import diagnose
+
     d = diagnose(facts)
     if not stands(d, facts):
         raise IncompleteError(target, facts.incomplete)
     return d, facts
+
+
+def _load_diagnosis() -> None:
+    import kubectl_pd.pending.diagnose  # noqa: F401 - loaded while the reads are in flight
+    import kubectl_pd.pending.render  # noqa: F401
 
 
 def stands(d: Diagnosis, facts: Facts) -> bool:
