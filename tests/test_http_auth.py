@@ -163,3 +163,26 @@ def test_a_token_kubeconfig_never_imports_the_kubernetes_client(apiserver: Any, 
         assert out[0] in ("0", "None"), p.stderr
         assert out[1].strip() == "[]", f"{args} imported {out[1][:200]}"
     assert len(server.requests) >= 3
+
+
+def _b64url(doc: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(doc).encode()).rstrip(b"=").decode()
+
+
+def test_auth_provider_is_resolved_by_the_kubernetes_package(tmp_path: Path) -> None:
+    import time
+
+    jwt = ".".join([_b64url({"alg": "none", "typ": "JWT"}),
+                    _b64url({"iss": "https://issuer.example", "sub": "tester", "exp": int(time.time()) + 3600}),
+                    "sig"])
+    server = FakeApiServer(objects=[dict(CQ)], token=jwt).start()
+    try:
+        kc = server.write_kubeconfig(tmp_path / "kc", user={"auth-provider": {"name": "oidc", "config": {
+            "id-token": jwt, "idp-issuer-url": "https://issuer.example", "client-id": "kubectl"}}})
+        p = subprocess.run([sys.executable, "-c", PROBE, "lint", "--kubeconfig", str(kc)], capture_output=True,
+                           text=True, timeout=60)
+        code, modules = p.stdout.rsplit("@@", 1)[1].split(None, 1)
+        assert code == "0", p.stderr
+        assert "kubernetes.config" in modules  # the one shape that loads it
+    finally:
+        server.stop()
