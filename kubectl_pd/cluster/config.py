@@ -68,11 +68,6 @@ class ClusterOptions:
         )
 
 
-def kubeconfig_exists(opts: ClusterOptions) -> bool:
-    """Whether any kubeconfig file is there to read (a cheap check before parsing anything)."""
-    return any(os.path.exists(p) for p in kubeconfig_paths(opts))
-
-
 def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
     if opts.kubeconfig:
         return [opts.kubeconfig]

@@ -54,10 +54,6 @@ class Reply:
     body: bytes
     headers: dict[str, str]  # lower-case names
 
-    @property
-    def content_type(self) -> str:
-        return self.headers.get("content-type", "").split(";")[0].strip()
-
 
 class Throttled(ClusterError):
     """The server kept answering 429 (or 5xx with Retry-After) past the retries or the deadline."""
@@ -275,10 +271,6 @@ def _throttled(origin: str, reply: Reply, method: str, url: str, attempt: int) -
     tries = f" after {attempt + 1} tries" if attempt else ""
     return (f"the API server at {origin} is throttling requests ({what} to {method} {path}{tries}): "
             f"wait and retry, or raise --request-timeout")
-
-
-def is_throttled(reply: Reply) -> bool:
-    return reply.status == 429
 
 
 def _within(seconds: float, fn: Callable[[], T], on_timeout: Callable[[], Exception]) -> T:
