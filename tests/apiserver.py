@@ -502,3 +502,65 @@ def unrelated_workloads(n: int, *, namespace: str = "team-a", queue: str = "batc
 
 def objects_of(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [copy.deepcopy(d) for d in docs]
+
+
+class ConnectProxy:
+    """A forward proxy that answers `CONNECT host:port` with a byte tunnel (how HTTPS goes through a proxy);
+    with `auth`, it wants that Proxy-Authorization value. `tunnels` logs the targets it connected."""
+
+    def __init__(self, auth: str | None = None) -> None:
+        self.auth = auth
+        self.tunnels: list[str] = []
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+
+    def stop(self) -> None:
+        self._sock.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = client.recv(4096)
+            if not chunk:
+                client.close()
+                return
+            head += chunk
+        lines = head.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+        method, target = lines[0].split()[:2]
+        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
+        if method != "CONNECT" or (self.auth and headers.get("proxy-authorization") != self.auth):
+            client.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n")
+            client.close()
+            return
+        host, _, port = target.rpartition(":")
+        upstream = socket.create_connection((host.strip("[]"), int(port)))
+        self.tunnels.append(target)
+        client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+        def pipe(a: socket.socket, b: socket.socket) -> None:
+            try:
+                while data := a.recv(65536):
+                    b.sendall(data)
+            except OSError:
+                pass
+            finally:
+                for s in (a, b):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+        threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+        pipe(client, upstream)
