@@ -49,6 +49,9 @@ def run(spec: dict[str, Any], *, cluster: dict[str, Any], server: str, base_dir:
     args = [str(a) for a in spec.get("args") or []]
     mode = str(spec.get("interactiveMode") or "IfAvailable")
     interactive = mode != "Never" and sys.stdin is not None and _isatty(sys.stdin)
+    if mode == "Always" and not interactive:  # client-go refuses this too
+        raise ClusterError(f"exec credential plugin {command!r} needs a terminal (interactiveMode: Always), and "
+                           f"standard input is not one")
     info: dict[str, Any] = {"apiVersion": api_version, "kind": "ExecCredential",
                             "spec": {"interactive": interactive}}
     if spec.get("provideClusterInfo"):
