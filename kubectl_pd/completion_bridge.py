@@ -67,17 +67,17 @@ def _any_kubeconfig(flag: str | None) -> bool:
 def _reachable(opts: ClusterOptions) -> bool:  # noqa: F821 - imported by the caller, only when needed
     """A cheap check before the HTTP and TLS machinery loads: with no proxy in the way, the server accepts a
     TCP connection. Failing gives what the full lookup would: no names."""
-    from kubectl_pd.cluster.endpoint import in_cluster_only, resolve
+    from kubectl_pd.cluster.config import server_and_proxy
 
-    if in_cluster_only(opts):
-        return True
-    ep = resolve(opts)
-    if ep.proxy:
+    if not opts.kubeconfig and not os.environ.get("KUBECONFIG") and os.environ.get("KUBERNETES_SERVICE_HOST"):
+        return True  # perhaps in a Pod: the full lookup decides
+    server, proxy = server_and_proxy(opts)
+    if proxy:
         return True
     import socket
     from urllib.parse import urlsplit
 
-    parts = urlsplit(ep.server)
+    parts = urlsplit(server)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
         socket.create_connection((parts.hostname or "", port), timeout=opts.request_timeout).close()

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kubectl_pd.errors import InputError, PdError
 
@@ -47,9 +45,8 @@ def _bounded(seconds: float, text: str, flag: str) -> float:
     return seconds
 
 
-@dataclass
-class ClusterOptions:
-    """The flags every command takes to reach a cluster."""
+class ClusterOptions(NamedTuple):
+    """The flags every command takes to reach a cluster (a NamedTuple: no dataclasses import on Tab)."""
 
     kubeconfig: str | None = None
     context: str | None = None
@@ -74,7 +71,7 @@ def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
     env = os.environ.get("KUBECONFIG")
     if env:
         return [p for p in env.split(os.pathsep) if p]
-    return [str(Path.home() / ".kube" / "config")]
+    return [os.path.join(os.path.expanduser("~"), ".kube", "config")]
 
 
 def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
@@ -137,6 +134,21 @@ def resolve_context(opts: ClusterOptions, config: dict[str, Any]) -> dict[str, A
             return c
     avail = ", ".join(str(n) for n in names) or "none"
     raise PdError(f'context "{name}" not found in the kubeconfig (available: {avail})')
+
+
+def server_and_proxy(opts: ClusterOptions) -> tuple[str, str | None]:
+    """The chosen context's server URL and the proxy in front of it (kubeconfig proxy-url, else the
+    environment's), read without resolving credentials: Tab's cheap reachability check."""
+    config = read_kubeconfig(opts)
+    ctx = resolve_context(opts, config)
+    body = ctx.get("context") if isinstance(ctx.get("context"), dict) else {}
+    for entry in config["clusters"]:
+        if entry.get("name") == body.get("cluster") and isinstance(entry.get("cluster"), dict):
+            server = str(entry["cluster"].get("server") or "")
+            server = server if "://" in server else "https://" + server
+            proxy = entry["cluster"].get("proxy-url")
+            return server, str(proxy) if proxy else proxy_for(server)
+    raise PdError(f"context {ctx.get('name')!r} names a cluster the kubeconfig does not define")
 
 
 def default_namespace(opts: ClusterOptions) -> str:
