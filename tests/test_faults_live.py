@@ -279,3 +279,13 @@ def test_reads_have_a_default_deadline_writes_do_not(apiserver: Callable, tmp_pa
     assert Transport(ep, None).deadline_for("POST") is None
     assert Transport(ep, 0.0).deadline_for("GET") is None  # --request-timeout 0: no limit, like kubectl
     assert Transport(ep, 5.0).deadline_for("POST") == 5.0
+
+
+def test_why_pending_list_mode_never_says_nothing_pending_from_a_failed_list(cli: Callable,
+                                                                             apiserver: Callable) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml",
+                            faults=[Fault(f"{KUEUE}/v1beta2/namespaces/team-a/workloads", status=504,
+                                          body={"kind": "Status", "code": 504, "message": "timeout"})])
+    r = cli(["why-pending", "-n", "team-a", "--request-timeout", "5s"], env=env)
+    assert r.exit_code == 1 and "No pending" not in r.stdout
+    assert "504" in _one_error(r.stderr)

@@ -186,3 +186,23 @@ def test_auth_provider_is_resolved_by_the_kubernetes_package(tmp_path: Path) -> 
         assert "kubernetes.config" in modules  # the one shape that loads it
     finally:
         server.stop()
+
+
+def test_an_expired_exec_credential_is_fetched_again_once(tls_server: FakeApiServer, pki: Pki,
+                                                          tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    script = tmp_path / "rotating.py"
+    script.write_text(textwrap.dedent(f"""
+        import json, os, pathlib
+        runs = pathlib.Path({str(counter)!r})
+        n = int(runs.read_text()) if runs.exists() else 0
+        runs.write_text(str(n + 1))
+        token = "expired" if n == 0 else {TOKEN!r}
+        info = json.loads(os.environ["KUBERNETES_EXEC_INFO"])
+        print(json.dumps({{"apiVersion": info["apiVersion"], "kind": "ExecCredential", "status": {{"token": token}}}}))
+    """))
+    user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": sys.executable,
+                     "args": [str(script)], "interactiveMode": "Never"}}
+    kc = tls_server.write_kubeconfig(tmp_path / "kc", user=user, cluster={"certificate-authority": str(pki.ca)})
+    assert _names(kc) == ["gpu"]
+    assert counter.read_text() == "2"

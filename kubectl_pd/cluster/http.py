@@ -138,6 +138,17 @@ class Transport:
             self._auth = headers
             return headers
 
+    def refresh_exec(self) -> bool:
+        """After a 401, forget an exec plugin's credential so the next request runs the plugin again
+        (client-go does the same once: the cached token may have expired). False: nothing to refresh."""
+        with self._lock:
+            if self._exec is None:
+                return False
+            self._exec = None
+            self._auth = None
+            self._manager = None  # a client certificate lives in the pool's TLS context
+            return True
+
     # -- the pool -------------------------------------------------------------------------------
     def _pool(self) -> Any:
         with self._lock:

@@ -120,6 +120,9 @@ class LiveSource:
         url = self.endpoint.server + path + (("?" + urlencode(query)) if query else "")
         self.requests += 1
         r = transport.send(method, url, body=data, headers=headers)
+        if r.status == 401 and transport.refresh_exec():  # an exec credential that expired: once more
+            self.requests += 1
+            r = transport.send(method, url, body=data, headers=headers)
         resp = Response(r.status, r.body, r.headers)
         what = f"{method} {resource or path}"
         if resp.status == 401:
