@@ -87,6 +87,9 @@ class Transport:
         return DEFAULT_READ_TIMEOUT if method == "GET" else None
 
     def _timeout_error(self, seconds: float) -> Timeout:
+        if not seconds:  # no deadline of ours: the operating system's connect timeout
+            return Timeout(f"the API server at {self.ep.origin} did not answer (connection timed out): "
+                           f"check the network")
         how = "(--request-timeout)" if self.timeout else "(the default for reads; set --request-timeout)"
         return Timeout(f"the API server at {self.ep.origin} did not answer within {seconds:g}s {how}: "
                        f"check the network or raise the timeout")
@@ -127,10 +130,8 @@ class Transport:
                 # request: `kubectl proxy` needs none); a 401 then says why
                 del headers["Authorization"]
                 self.withheld = True
-            for name in ("Authorization",):
-                if name in headers:
-                    _SECRETS.add(headers[name])
-                    _SECRETS.add(headers[name].split(" ", 1)[-1])
+            if "Authorization" in headers:
+                _SECRETS.update((headers["Authorization"], headers["Authorization"].split(" ", 1)[-1]))
             if token:
                 _SECRETS.add(token)
             if ep.basic is not None:
