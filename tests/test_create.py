@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,8 @@ from kubectl_pd.create import flags, pods, preflight, scaffold, wait
 from kubectl_pd.create.flags import CreateRequest, RoleSyntaxError, parse_role
 from kubectl_pd.gpustack import names, profiles
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.kueue.model import Snapshot
+from kubectl_pd.pending import verdicts as vd
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "create"
@@ -262,49 +263,61 @@ def test_pods_target_rules() -> None:
 
 
 # ----------------------------------------------------------------------------- quota arithmetic
-def cap(flavor: str, cards: int, borrow: int = 0) -> preflight.FlavorCapacity:
-    m = preflight.CREDITS_PER_CARD
-    return preflight.FlavorCapacity(flavor, Fraction(cards * m), Fraction(borrow * m))
+CARD = preflight.CREDITS_PER_CARD
+RES = "credits.gpustack.ai/nvidia"
 
 
 def role(name: str, replicas: int, accelerator: int = 1, size: int | None = None) -> flags.Role:
     return flags.Role(name, "server", replicas, "it", accelerator, None, size, None, (), f"--role name={name}")
 
 
-def test_feasibility_per_role_in_one_flavor() -> None:
-    demands = preflight.role_demands([role("p", 3, 3)], PD_ATOMIC, {"p": ("f8",)})
-    found = preflight.feasibility("cq", "credits.gpustack.ai/nvidia", demands, [cap("f8", 8)])
-    assert len(found) == 1 and found[0].forceable
-    msg = found[0].message
-    assert "can never be admitted" in msg and "14,400,000" in msg and "9 cards" in msg and "8 cards" in msg
+def queue(*flavors: tuple[str, int], used: dict[str, int] | None = None, cohort: str | None = None) -> dict:
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+            "spec": {**({"cohortName": cohort} if cohort else {}), "resourceGroups": [{
+                "coveredResources": [RES],
+                "flavors": [{"name": f, "resources": [{"name": RES, "nominalQuota": str(n * CARD)}]}
+                            for f, n in flavors]}]},
+            "status": {"flavorsReservation": [{"name": f, "resources": [{"name": RES, "total": str(n * CARD)}]}
+                                              for f, n in (used or {}).items()]}}
 
 
-def test_feasibility_packing_and_totals() -> None:
-    # two roles of 5 cards each: total 10 fits two 5-card flavors, not two 4+6 when each needs 5... exactly
-    fits = preflight.role_demands([role("p", 5), role("d", 5)], PD_ATOMIC, {"p": ("a", "b"), "d": ("a", "b")})
-    assert preflight.feasibility("cq", "r", fits, [cap("a", 5), cap("b", 5)]) == []
-    frag = preflight.feasibility("cq", "r", fits, [cap("a", 4), cap("b", 6)])
-    assert len(frag) == 1 and "no assignment of the roles" in frag[0].message
-    # per-replica: each replica is its own unit; 4 replicas of 3 cards on one 8-card flavor
-    per = preflight.role_demands([role("s", 4, 3, size=1)], PER_REPLICA, {"s": ("a",)})
-    found = preflight.feasibility("cq", "r", per, [cap("a", 8)])
-    assert len(found) == 1 and "12 cards" in found[0].message and "8 cards" in found[0].message
+def findings(cq: dict, roles: list[flags.Role], profile: str = PD_ATOMIC, *extra: dict) -> list[tuple]:
+    snap = Snapshot.read({"cq": cq}, {}, list(extra), [])
+    result = vd.evaluate(snap, "cq", preflight.role_demands(roles, profile, RES, "cq"))
+    return [(f.check, f.params.get("role"), f.params.get("code"), f.params.get("flavor"),
+             f.params.get("needed") and f.params["needed"] / CARD)
+            for f in preflight.quota_findings("cq", RES, result, profile == PER_REPLICA)]
+
+
+@pytest.mark.parametrize("cq, roles, profile, want", [
+    # one role larger than its only flavor: never
+    (queue(("f8", 8)), [role("p", 3, 3)], PD_ATOMIC, [("never-fits", "p", "QuotaExceedsCapacity", "f8", 1)]),
+    # 5 + 5 cards on flavors of 4 and 6: Kueue goes first-fit (p in b, then d fits nowhere): never
+    (queue(("a", 4), ("b", 6)), [role("p", 5), role("d", 5)], PD_ATOMIC,
+     [("never-fits", "d", "QuotaExceedsCapacity", "a", 1)]),
+    (queue(("a", 5), ("b", 5)), [role("p", 5), role("d", 5)], PD_ATOMIC, []),
+    # per-replica: 4 replicas of 3 cards are judged together on one 8-card flavor
+    (queue(("a", 8)), [role("s", 4, 3, size=1)], PER_REPLICA, [("never-fits", "s", "QuotaExceedsCapacity", "a", 1)]),
+    # fits the pool, not its unused quota now: a warning with the numbers
+    (queue(("a", 8), used={"a": 6}), [role("p", 1, 4)], PD_ATOMIC,
+     [("waits-for-quota", "p", "QuotaExhausted", "a", 2)]),
     # accelerator 0 demands nothing
-    assert preflight.role_demands([role("z", 3, 0)], PD_ATOMIC, {"z": ()}) == []
+    (queue(("a", 1)), [role("z", 3, 0)], PD_ATOMIC, []),
+])
+def test_quota_findings_are_the_engines_verdicts(cq: dict, roles: list, profile: str, want: list) -> None:
+    assert findings(cq, roles, profile) == want
 
 
-def test_flavor_capacity_borrows_from_the_cohort() -> None:
-    objs = {o["metadata"]["name"]: o for o in load_objects(FIX / "cluster.yaml") if o["kind"] == "ClusterQueue"}
-    from kubectl_pd.kueue.normalize import normalize
-
-    mine = objs["gpustack--nvidia-h100-linux-amd64"]
-    peers = [normalize(objs["spare-h100"])]
-    c = preflight.flavor_capacity(mine, "gpustack--amd-epyc-9004--nvidia-h100-linux-amd64-1d",
-                                  "credits.gpustack.ai/nvidia", peers)
-    assert (c.nominal, c.borrow) == (Fraction(1_600_000), Fraction(3_200_000))  # lendingLimit caps the peer
-    alone = preflight.flavor_capacity(objs[H20], "gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d",
-                                      "credits.gpustack.ai/nvidia", [])
-    assert alone.total == Fraction(12_800_000)
+def test_cohort_peer_lends_what_the_queue_lacks() -> None:
+    """The issue's case: 2 cards of its own, no borrowingLimit, a cohort peer with 8: a 4-card role fits
+    (create and why-pending agree); without the peer it waits; with the peers unreadable it is unknown."""
+    mine = queue(("a", 2), cohort="pool")
+    peer = {**queue(("a", 8), cohort="pool"), "metadata": {"name": "peer"}}
+    assert findings(mine, [role("p", 1, 4)], PD_ATOMIC, peer) == []
+    assert findings(mine, [role("p", 1, 4)]) == [("never-fits", "p", "QuotaExceedsCapacity", "a", 2)]
+    snap = Snapshot.read({"cq": mine}, {}, None, None)
+    result = vd.evaluate(snap, "cq", preflight.role_demands([role("p", 1, 4)], PD_ATOMIC, RES, "cq"))
+    assert [f.check for f in preflight.quota_findings("cq", RES, result, False)] == ["fit-unknown"]
 
 
 def test_offered_keys_ignore_count_labels() -> None:

@@ -202,17 +202,21 @@ def test_unreadable_crd_falls_back_to_the_named_profile(cli: Callable, apiserver
     (["--role", "name=p,kind=prefill,accelerator-key=nvidia-l40s", "--decode", "1", "--instance-type", H20],
      "acceleratorKey 'nvidia-l40s' is not offered by any flavor of ClusterQueue "
      "'gpustack--nvidia-h20-linux-amd64' (offered: nvidia-h20)"),
+    # the admission engine's verdicts, in the words why-pending uses for the same cluster
     (["--role", "name=p,kind=prefill,replicas=3,accelerator=3", "--decode", "1", "--instance-type", H20],
-     "role 'p' needs 14,400,000 credits.gpustack.ai/nvidia (3 replica(s) x 3 card(s) x 1,600,000 = 9 cards) in "
-     "one flavor, but the largest flavor of ClusterQueue 'gpustack--nvidia-h20-linux-amd64' holds "
-     "gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d: nominal 12,800,000 = 8 cards: it can never be admitted"),
+     "role 'p' asks 14,400,000 credits.gpustack.ai/nvidia (3 replica(s) x 3 card(s) x 1,600,000 = 9 cards), but "
+     "flavor gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d of ClusterQueue 'gpustack--nvidia-h20-linux-amd64' "
+     "can give at most 12,800,000 (8 cards: its nominal quota): it can never be admitted (why-pending would say "
+     "QuotaExceedsCapacity"),
     (["--role", "name=p,kind=prefill,replicas=4,accelerator=2", "--decode", "1", "--instance-type", H20],
-     "the deployment needs 14,400,000 credits.gpustack.ai/nvidia (9 cards: p 12,800,000, decode 1,600,000) at "
-     "once on ClusterQueue 'gpustack--nvidia-h20-linux-amd64', but its flavors hold 12,800,000 (8 cards) in all"),
+     "role 'decode' asks 1,600,000 credits.gpustack.ai/nvidia (1 replica(s) x 1 card(s) x 1,600,000 = 1 card) next "
+     "to 12,800,000 for the roles before it"),
     (["--prefill", "4", "--decode", "1", "--instance-type", "gpustack--nvidia-h100-linux-amd64"],
-     "nominal 1,600,000 + borrowing 3,200,000 = 3 cards: it can never be admitted"),
+     "can give at most 4,800,000 (3 cards: nominal 1,600,000 + 3,200,000 its cohort may lend): it can never be "
+     "admitted"),
     (["--prefill", "2", "--decode", "2", "--instance-type", "gpustack--nvidia-h100-linux-amd64"],
-     "its flavors hold 4,800,000 (3 cards, borrowing included) in all"),
+     "role 'decode' asks 3,200,000 credits.gpustack.ai/nvidia (2 replica(s) x 1 card(s) x 1,600,000 = 2 cards) next "
+     "to 3,200,000 for the roles before it"),
 ])
 def test_each_preflight_refusal_writes_nothing(cli: Callable, apiserver: Callable, extra: list[str],
                                                fragment: str) -> None:
@@ -242,7 +246,7 @@ def test_force_writes_what_can_never_be_admitted_but_not_a_missing_queue(cli: Ca
     big = ["--role", "name=p,kind=prefill,replicas=3,accelerator=3", "--decode", "1", "--instance-type", H20]
     r = cli([*BASE, "--kv-cache-pool", "kv", *big, "--force"], env=env)
     assert r.exit_code == 0, r.stderr
-    assert r.stderr.startswith("warning: role 'p' needs") and "can never be admitted" in r.stderr
+    assert r.stderr.startswith("warning: role 'p' asks") and "can never be admitted" in r.stderr
     assert server.methods.count("POST") == 1
     r = cli([*BASE, "--kv-cache-pool", "kv", "--decode", "1", "--instance-type", "gpustack--nvidia-a10g-linux-amd64",
              "--force"], env=env)

@@ -99,7 +99,8 @@ def test_untouched_workload_blocked_by_our_arithmetic() -> None:
     items = [o for o in items if o["kind"] != "Event"]
     d = run(items)
     assert d.code == "QuotaExhausted" and "no scheduler has evaluated" in d.reasons[0].message
-    assert d.reasons[0].kueue_message is None and d.story and "decode needs 4 more cards" in d.story
+    assert d.reasons[0].kueue_message is None and d.story and "decode needs 2 more cards" in d.story
+    assert "together they need 4 more cards" in d.story
 
 
 def test_019_tokens_with_kueue_text() -> None:

@@ -33,9 +33,12 @@ CASES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "resource-not-covered": ("ResourceNotCovered", True, ("nvidia.com/gpu",)),
     "quota-exceeds-capacity": ("QuotaExceedsCapacity", True, ("asks 24 cards", "at most 16 cards",
                                                               "never admitted as configured",
-                                                              "scale decode to 1 replica")),
-    "quota-exhausted": ("QuotaExhausted", True, ("prefill would fit now; decode needs 4 more cards; atomic admission "
-                                                 "holds both", "3200k more needed", "scale decode to 1 replica")),
+                                                              "scale decode from 3 to 1 replica")),
+    "quota-exhausted": ("QuotaExhausted", True, ("prefill would fit alone; decode needs 2 more cards; together they "
+                                                 "need 4 more cards", "3200k more needed",
+                                                 "scale decode from 2 to 1 replica")),
+    "needs-preemption": ("NeedsPreemption", True, ("fits only by preempting", "together they need 6 more cards")),
+    "quota-unknown": ("QuotaUnknown", True, ("nominalQuota is unreadable", "whether it fits is unknown")),
     "no-matching-flavor": ("NoMatchingFlavor", True, ("doesn't match node affinity", "untolerated taint")),
     "preemption-in-progress": ("PreemptionInProgress", True, ("preempting 1 workload(s)",)),
     "waiting-in-queue": ("WaitingInQueue", True, ("position 2", "no scheduler has evaluated")),
@@ -46,7 +49,8 @@ CASES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "waiting-for-pods-ready": ("WaitingForPodsReady", True, ("PodsReady condition",)),
     "invalid-resources": ("InvalidResources", True, ("requests must not exceed its limits",)),
     "unknown": ("Unknown", True, ("the object has been modified",)),
-    "per-replica-joint": ("QuotaExhausted", True, ("prefill holds its quota; decode needs 6 more cards",
+    "per-replica-joint": ("QuotaExhausted", True, ("prefill holds its quota; decode needs 2 more cards each; "
+                                                   "together they need 6 more cards",
                                                    "gpustack-model-deployment-joint")),
 }
 
@@ -74,7 +78,7 @@ def test_from_file(cli: Any, name: str) -> None:
     assert {r["name"] for r in data["roles"]} == {"prefill", "decode"}
     for reason in data["reasons"]:
         assert set(reason) == {"code", "role", "workload", "message", "kueueMessage", "resource", "flavor",
-                               "requested", "available", "needed"}
+                               "requested", "available", "needed", "params"}
     assert set(data["queue"]) == {"localQueue", "clusterQueue", "position"}
 
 
@@ -107,7 +111,8 @@ def test_seed_and_per_replica_shapes_map_pod_sets_to_roles(cli: Any) -> None:
     assert [(r["name"], r["pods"]) for r in per["roles"]] == [("prefill", {"have": 1, "want": 1}),
                                                               ("decode", {"have": 2, "want": 2})]
     decode = next(r for r in per["reasons"] if r["role"] == "decode")
-    assert decode["needed"] == "9600k" and decode["flavor"] == H20
+    # Kueue's number (one replica's Workload alone) and the joint one (every pending replica at once)
+    assert decode["needed"] == "3200k" and decode["params"]["jointNeeded"] == "9600k" and decode["flavor"] == H20
     assert any(r["code"] == "AdmissionCheckPending" and r["role"] == "prefill" for r in per["reasons"])
 
 

@@ -118,7 +118,7 @@ def test_through_real_kubectl(apiserver: Any) -> None:
     server, env = apiserver("pending/quota-exhausted.yaml")
     p = run_kubectl(["pd", "why-pending", "qwen-pd", "-n", "team-a"], env=env)
     assert p.returncode == 0, p.stderr
-    assert "prefill would fit now; decode needs 4 more cards; atomic admission holds both" in p.stdout
+    assert "prefill would fit alone; decode needs 2 more cards; together they need 4 more cards" in p.stdout
     assert TOKEN not in p.stdout + p.stderr
     p = run_kubectl(["pd", "why-pending", "missing", "-n", "team-a"], env=env)
     assert p.returncode == 1 and p.stderr.startswith("error: ")
@@ -184,7 +184,7 @@ def test_snapshot_finds_the_namespace(cli: Any, tmp_path: Path) -> None:
 def test_explain_api() -> None:
     source = SnapshotSource.from_paths([str(EXAMPLE)])
     text = explain(source, "qwen-pd", "team-a")
-    assert text.startswith("PENDING") and "next: free 4 cards" in text
+    assert text.startswith("PENDING") and "next: free 4 cards" in text and "(what the roles need together)" in text
     colored = explain(source, "md/qwen-pd", "team-a", color=True)
     assert "\x1b[" in colored and "\u2588" in colored
     with pytest.raises(NotFoundError):

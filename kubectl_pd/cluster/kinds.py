@@ -45,6 +45,7 @@ KINDS: dict[str, Kind] = {
              ("instancetype", "instype")),
         Kind("Pod", "", ("v1",), "pods", True, ("pod", "po")),
         Kind("Event", "", ("v1",), "events", True, ("event", "ev")),
+        Kind("LimitRange", "", ("v1",), "limitranges", True, ("limitrange", "limits")),
         Kind("Namespace", "", ("v1",), "namespaces", False, ("namespace", "ns")),
         Kind("CustomResourceDefinition", "apiextensions.k8s.io", ("v1",), "customresourcedefinitions",
              False, ("crd", "crds")),

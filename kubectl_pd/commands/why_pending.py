@@ -42,7 +42,7 @@ def _snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
     return found.pop() if found else None
 
 
-def _one(source: Source, target: Target) -> tuple[Diagnosis, Facts]:
+def _one(source: Source, target: Target, what_if: dict[str, int] | None = None) -> tuple[Diagnosis, Facts]:
     """The diagnosis of one target; an IncompleteError when it would rest on a read that failed.
 
     On a live cluster the reads start first and the diagnosis code loads while they are in flight (its
@@ -60,10 +60,22 @@ def _one(source: Source, target: Target) -> tuple[Diagnosis, Facts]:
         facts = gather(source, target, strict=False)
     from kubectl_pd.pending.diagnose import diagnose
 
-    d = diagnose(facts)
+    d = diagnose(facts, what_if=what_if)
     if not stands(d, facts):
         raise IncompleteError(target, facts.incomplete)
     return d, facts
+
+
+def _what_if(values: tuple[str, ...]) -> dict[str, int]:
+    """`--what-if decode=1` (repeatable) -> {"decode": 1}; a role's replicas, at least 1."""
+    out: dict[str, int] = {}
+    for v in values:
+        role, sep, n = v.partition("=")
+        if not sep or not role or not (n.isascii() and n.isdigit()) or not 1 <= int(n) <= 1024:
+            raise click.BadParameter(f"{v!r}: expected ROLE=N with N replicas from 1 to 1024",
+                                     param_hint="'--what-if'")
+        out[role.strip()] = int(n)
+    return out
 
 
 def _load_diagnosis() -> None:
@@ -115,10 +127,12 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("-o", "--output", type=click.Choice(OUTPUTS), default="text", show_default=True,
               help="Output format.")
 @click.option("-w", "--watch", is_flag=True, help="Re-diagnose on change until admitted (Ctrl-C to stop).")
+@click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
+              help="Re-diagnose as if ROLE had N replicas (repeatable); nothing is changed in the cluster.")
 @click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
 @cluster_options
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
-                output: str, watch: bool, watch_interval: float) -> int:
+                output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...]) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
@@ -138,6 +152,9 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         raise click.UsageError("--watch follows a live cluster; a snapshot (--from-file) does not change")
     if watch and target is None:
         raise click.UsageError("--watch needs a TARGET")
+    if what_if and target is None:
+        raise click.UsageError("--what-if needs a TARGET")
+    replicas = _what_if(what_if)
     kind = name = ""
     if target is not None:
         try:
@@ -185,7 +202,11 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
                                 f"({', '.join(files)})")
     ns = ns or namespace(cluster)
     t = Target(kind, name, ns)
-    d, facts = _one(source, t)
+    d, facts = _one(source, t, replicas)
+    unknown = sorted(set(replicas) - {r.name for r in d.roles})
+    if unknown:
+        raise click.BadParameter(f"no role {', '.join(unknown)} in {name} (roles: "
+                                 f"{', '.join(r.name for r in d.roles) or 'none'})", param_hint="'--what-if'")
     last = _emit(d, facts, output, color)
     click.echo(last, nl=False)
     if not watch:
@@ -193,7 +214,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     try:
         while d.pending:
             time.sleep(watch_interval)
-            d, facts = _one(source, t)
+            d, facts = _one(source, t, replicas)
             text = _emit(d, facts, output, color)
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")

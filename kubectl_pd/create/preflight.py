@@ -3,7 +3,8 @@
 Each role's InstanceType must exist, its LocalQueue (the InstanceType's `status.entrance`) must exist
 in the namespace, its ClusterQueue must be active, its `acceleratorKey` must be offered by a flavor of
 the pool (a pool with no flavors yet passes), and its demand must fit the pool's flavors
-(nominal quota plus what the cohort can lend). Reads go through a Source; the arithmetic is pure.
+(through the one admission engine, exactly as why-pending would judge the same cluster). Reads go through
+a Source; the arithmetic is kueue.admission's.
 """
 
 from __future__ import annotations
@@ -13,26 +14,30 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.cluster.source import Source, name_of
+from kubectl_pd.cluster.source import Source
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
-from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
-from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits, try_parse
+from kubectl_pd.gpustack.roles import PER_REPLICA
+from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue.model import Snapshot, cluster_queue, conditions_of
+from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
+from kubectl_pd.pending import verdicts as vd
+from kubectl_pd.pending.workload import attempt_text
 
 ERROR = "error"
 WARNING = "warning"
 JOINT_CHECK = "gpustack-model-deployment-joint"
 ACCEL_PREFIX = "acceleratable.feature.gpustack.ai/"
-EXACT_PACKING_LIMIT = 12  # items; beyond it only the necessary conditions are checked
 
 
 @dataclass(frozen=True)
 class Finding:
     severity: str  # error | warning
-    check: str  # instance-type | local-queue | cluster-queue | accelerator-key | feasibility | joint-check | skipped
+    check: str  # an id of registry.CHECKS
     message: str
     forceable: bool = False  # --force turns it into a warning (only "can never be admitted")
+    params: dict[str, Any] = field(default_factory=dict, compare=False)  # the numbers behind the message
 
 
 @dataclass
@@ -84,20 +89,10 @@ _FORBIDDEN = object()
 
 def _active(obj: dict[str, Any]) -> tuple[bool | None, str]:
     """(True/False/None=unknown, 'reason: message') from the `Active` condition."""
-    for c in ((obj.get("status") or {}).get("conditions") or []):
-        if isinstance(c, dict) and c.get("type") == "Active":
-            detail = ": ".join(str(x) for x in (c.get("reason"), c.get("message")) if x)
-            return (str(c.get("status")) == "True"), detail
-    return None, ""
-
-
-def _flavor_names(cq: dict[str, Any]) -> list[str]:
-    out: list[str] = []
-    for group in ((cq.get("spec") or {}).get("resourceGroups") or []):
-        for fl in (group.get("flavors") or []) if isinstance(group, dict) else []:
-            if isinstance(fl, dict) and fl.get("name") and fl["name"] not in out:
-                out.append(str(fl["name"]))
-    return out
+    c = conditions_of(obj).get("Active")
+    if c is None:
+        return None, ""
+    return c.true, ": ".join(x for x in (c.reason, c.message) if x)
 
 
 def offered_keys(flavor: dict[str, Any]) -> set[str]:
@@ -112,150 +107,92 @@ def offered_keys(flavor: dict[str, Any]) -> set[str]:
     return out
 
 
-def _covered_credits(cq: dict[str, Any]) -> list[str]:
-    out: list[str] = []
-    for group in ((cq.get("spec") or {}).get("resourceGroups") or []):
-        for r in (group.get("coveredResources") or []) if isinstance(group, dict) else []:
-            if isinstance(r, str) and is_credits(r) and r not in out:
-                out.append(r)
-    return out
-
-
-def _quota(cq: dict[str, Any], flavor: str, resource: str) -> dict[str, Any] | None:
-    for group in ((cq.get("spec") or {}).get("resourceGroups") or []):
-        for fl in (group.get("flavors") or []) if isinstance(group, dict) else []:
-            if isinstance(fl, dict) and fl.get("name") == flavor:
-                for r in fl.get("resources") or []:
-                    if isinstance(r, dict) and r.get("name") == resource:
-                        return r
-    return None
-
-
-@dataclass(frozen=True)
-class FlavorCapacity:
-    flavor: str
-    nominal: Fraction
-    borrow: Fraction
-
-    @property
-    def total(self) -> Fraction:
-        return self.nominal + self.borrow
-
-
-def flavor_capacity(cq: dict[str, Any], flavor: str, resource: str,
-                    cohort_peers: list[dict[str, Any]]) -> FlavorCapacity:
-    """Nominal quota plus what the queue may borrow from the other queues of its cohort."""
-    q = _quota(cq, flavor, resource) or {}
-    nominal = try_parse(q.get("nominalQuota")) or Fraction(0)
-    if not (cq.get("spec") or {}).get("cohortName"):
-        return FlavorCapacity(flavor, nominal, Fraction(0))
-    lendable = Fraction(0)
-    for peer in cohort_peers:
-        pq = _quota(peer, flavor, resource)
-        if pq is None:
-            continue
-        limit = try_parse(pq.get("lendingLimit")) if pq.get("lendingLimit") is not None else None
-        lendable += limit if limit is not None else (try_parse(pq.get("nominalQuota")) or Fraction(0))
-    cap = try_parse(q.get("borrowingLimit")) if q.get("borrowingLimit") is not None else None
-    return FlavorCapacity(flavor, nominal, min(cap, lendable) if cap is not None else lendable)
-
-
-@dataclass(frozen=True)
-class Demand:
-    role: str
-    amount: Fraction  # credits, for one admission unit (a role in pd-atomic, a replica otherwise)
-    units: int  # how many such units
-    formula: str  # "2 replicas x 3 cards x 1,600,000"
-    eligible: tuple[str, ...]  # flavors that may hold it
-
-
-def credits(q: Fraction) -> str:
+def credits(q: Fraction | None) -> str:
+    if q is None:
+        return "?"
     return f"{int(q):,}" if q.denominator == 1 else f"{float(q):,.3f}"
 
 
-def role_demands(roles: list[Role], profile_name: str, eligible: dict[str, tuple[str, ...]]) -> list[Demand]:
-    """pd-atomic (and --target pods): one PodSet per role, so a role's whole demand lands on one flavor.
-    per-replica: each replica group is its own Workload, so one replica's demand lands on one flavor."""
-    out = []
+def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: str) -> vd.QueueDemand:
+    """The request as the Workloads Kueue will see: pd-atomic (and --target pods) one Workload with a pod
+    set per role, in role order; per-replica one Workload per replica group. The acceleratorKey becomes
+    the Pods' nodeSelector, judged (as Kueue does) only against flavors that declare that label."""
+    queue = vd.QueueDemand()
+    atomic: list[tuple[vd.Demand, ad.PodSetDemand]] = []
     for r in roles:
         if r.accelerator <= 0:
             continue
+        per_pod = {resource: Fraction(r.accelerator * CREDITS_PER_CARD)}
+        selector = {ACCEL_PREFIX + r.accelerator_key: "true"} if r.accelerator_key else {}
+        size = r.size or 1
         if profile_name == PER_REPLICA:
-            size = r.size or 1
-            amount = Fraction(size * r.accelerator * CREDITS_PER_CARD)
-            formula = f"{size} Pod(s) x {r.accelerator} card(s) x {CREDITS_PER_CARD:,}"
-            out.append(Demand(r.name, amount, r.replicas, formula, eligible[r.name]))
+            for i in range(r.replicas):
+                wl = f"{r.name}-{i}"
+                p = ad.PodSetDemand(r.name, size, per_pod, selector, role=r.name)
+                queue.workloads.append((wl, [(vd.Demand(r.name, wl, r.name, size, p.total(), size), p)]))
         else:
-            amount = Fraction(r.replicas * r.accelerator * CREDITS_PER_CARD)
-            formula = f"{r.replicas} replica(s) x {r.accelerator} card(s) x {CREDITS_PER_CARD:,}"
-            out.append(Demand(r.name, amount, 1, formula, eligible[r.name]))
-    return out
+            count = r.replicas * size
+            p = ad.PodSetDemand(r.name, count, per_pod, selector, role=r.name)
+            atomic.append((vd.Demand(r.name, cq_name, r.name, count, p.total(), size), p))
+    if atomic:
+        queue.workloads.append((cq_name, atomic))
+    return queue
 
 
-def _packs(items: list[tuple[Fraction, tuple[str, ...]]], caps: dict[str, Fraction]) -> bool:
-    """Is there an assignment of every item to one eligible flavor within capacity? (small inputs)"""
-    items = sorted(items, key=lambda t: -t[0])
-    names_ = list(caps)
-    seen: set[tuple[int, tuple[Fraction, ...]]] = set()
-
-    def go(i: int, remaining: tuple[Fraction, ...]) -> bool:
-        if i == len(items):
-            return True
-        if (i, remaining) in seen:
-            return False
-        seen.add((i, remaining))
-        amount, eligible = items[i]
-        for j, n in enumerate(names_):
-            if n in eligible and remaining[j] >= amount:
-                nxt = remaining[:j] + (remaining[j] - amount,) + remaining[j + 1:]
-                if go(i + 1, nxt):
-                    return True
-        return False
-
-    return go(0, tuple(caps[n] for n in names_))
+def _formula(d: vd.Demand, resource: str, per_replica: bool) -> str:
+    per_pod = d.requests.get(resource, Fraction(0)) / max(d.count, 1)
+    cards = per_pod / CREDITS_PER_CARD
+    what = f"{d.count} Pod(s)" if per_replica else f"{d.count // max(d.size, 1)} replica(s)"
+    if d.size > 1 and not per_replica:
+        what += f" x {d.size} Pod(s)"
+    return f"{what} x {credits(cards)} card(s) x {CREDITS_PER_CARD:,}"
 
 
-def feasibility(cq_name: str, resource: str, demands: list[Demand],
-                capacities: list[FlavorCapacity]) -> list[Finding]:
-    """Refuse a demand no flavor can ever hold (forceable), with the numbers."""
-    caps = {c.flavor: c for c in capacities}
+def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool) -> list[Finding]:
+    """The engine's verdict on the request, in the codes why-pending would give the same cluster:
+    QuotaExceedsCapacity and NoMatchingFlavor refuse (forceable); QuotaExhausted and NeedsPreemption warn
+    that it will wait; QuotaUnknown says so."""
     out: list[Finding] = []
-
-    def cap_text(c: FlavorCapacity) -> str:
-        extra = f" + borrowing {credits(c.borrow)}" if c.borrow else ""
-        return f"{c.flavor}: nominal {credits(c.nominal)}{extra} = {format_cards(c.total)}"
-
-    for d in demands:
-        eligible = [caps[f] for f in d.eligible if f in caps]
-        best = max(eligible, key=lambda c: c.total, default=None)
-        if best is None or best.total < d.amount:
-            unit = "each replica of role" if d.units > 1 or "Pod(s)" in d.formula else "role"
-            held = cap_text(best) if best else "no flavor of the queue offers its accelerator"
-            out.append(Finding(ERROR, "feasibility", (
-                f"{unit} {d.role!r} needs {credits(d.amount)} {resource} ({d.formula} = {format_cards(d.amount)}) "
-                f"in one flavor, but the largest flavor of ClusterQueue {cq_name!r} holds {held}: it can never "
-                f"be admitted (use another instanceType, fewer replicas or cards; --force writes it anyway)"),
-                forceable=True))
-    if out:
-        return out
-    items = [(d.amount, d.eligible) for d in demands for _ in range(d.units)]
-    if not items:
-        return out
-    total = sum((a for a, _ in items), Fraction(0))
-    pool = {f for d in demands for f in d.eligible if f in caps}
-    room = sum((caps[f].total for f in pool), Fraction(0))
-    fits = total <= room
-    if fits and len(items) <= EXACT_PACKING_LIMIT and len(pool) <= 16:
-        fits = _packs(items, {f: caps[f].total for f in caps if f in pool})
-    if not fits:
-        parts = ", ".join(f"{d.role} {credits(d.amount * d.units)}" for d in demands)
-        borrowed = ", borrowing included" if any(caps[f].borrow for f in pool) else ""
-        why = (f"its flavors hold {credits(room)} ({format_cards(room)}{borrowed}) in all" if total > room else
-               "no assignment of the roles to its flavors fits, although the total does")
-        out.append(Finding(ERROR, "feasibility", (
-            f"the deployment needs {credits(total)} {resource} ({format_cards(total)}: {parts}) at once on "
-            f"ClusterQueue {cq_name!r}, but {why}: it can never be admitted (--force writes it anyway)"),
-            forceable=True))
+    seen: set[tuple[str, str]] = set()
+    for v in result.verdicts.values():
+        d, b = v.demand, v.best
+        if v.code is None or (v.code, d.role) in seen:
+            continue
+        seen.add((v.code, d.role))
+        unit = "each replica of role" if per_replica else "role"
+        asks = (f"{unit} {d.role!r} asks {credits(d.requests.get(resource))} {resource} "
+                f"({_formula(d, resource, per_replica)} = {format_cards(d.requests.get(resource, Fraction(0)))})")
+        before = (f" next to {credits(b.previous)} for the roles before it"
+                  if b is not None and b.previous else "")
+        params: dict[str, Any] = {"role": d.role, "code": v.code, "clusterQueue": cq_name}
+        if b is not None:
+            params.update(flavor=b.flavor, requested=b.requested, previous=b.previous, available=b.available,
+                          capacity=b.capacity, nominal=b.nominal, needed=b.needed)
+        if v.code == "QuotaExceedsCapacity" and b is not None:
+            cap = b.capacity or Fraction(0)
+            lent = f"nominal {credits(b.nominal)} + {credits(cap - (b.nominal or 0))} its cohort may lend" \
+                if b.nominal is not None and cap > b.nominal else "its nominal quota"
+            out.append(Finding(ERROR, "never-fits", (
+                f"{asks}{before}, but flavor {b.flavor} of ClusterQueue {cq_name!r} can give at most "
+                f"{credits(cap)} ({format_cards(cap)}: {lent}): it can never be admitted (why-pending would say "
+                f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)"),
+                forceable=True, params=params))
+        elif v.code == "NoMatchingFlavor":
+            parts = "; ".join(attempt_text(x) for x in v.attempts)
+            out.append(Finding(ERROR, "no-matching-flavor", (
+                f"{unit} {d.role!r}: no flavor of ClusterQueue {cq_name!r} takes it ({parts}): it can never be "
+                f"admitted (--force writes it anyway)"), forceable=True, params=params))
+        elif v.code in ("QuotaExhausted", "NeedsPreemption") and b is not None:
+            how = "by preempting other Workloads" if v.code == "NeedsPreemption" else "once quota frees"
+            out.append(Finding(WARNING, "waits-for-quota", (
+                f"{asks}{before}; flavor {b.flavor} has {credits(b.available)} unused now: it will stay pending "
+                f"until it gets {credits(b.needed)} more ({format_cards(b.needed or Fraction(0))}), {how} "
+                f"(why-pending would say {v.code})"), params=params))
+        elif v.code == "QuotaUnknown":
+            what = "its cohort could not be read" if b is not None and b.unknown == "cohort" else \
+                "a quota could not be read"
+            out.append(Finding(WARNING, "fit-unknown", (
+                f"{unit} {d.role!r}: whether it fits ClusterQueue {cq_name!r} is unknown: {what}"), params=params))
     return out
 
 
@@ -323,8 +260,9 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             out.findings.append(Finding(ERROR, "cluster-queue", (
                 f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
             continue
+        model = cluster_queue(cq)
         active, detail = _active(cq)
-        stop = (cq.get("spec") or {}).get("stopPolicy")
+        stop = model.stop_policy
         if active is False:
             out.findings.append(Finding(ERROR, "cluster-queue", (
                 f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
@@ -337,20 +275,21 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
         if active is False or stop in ("Hold", "HoldAndDrain"):
             continue  # fix the queue first; its flavors are weighed on the next run
         if profile_name == PER_REPLICA and len(roles) > 1:
-            checks = [c.get("name") for c in (((cq.get("spec") or {}).get("admissionChecksStrategy") or {})
-                                              .get("admissionChecks") or []) if isinstance(c, dict)]
+            checks = model.admission_checks
             if JOINT_CHECK not in checks:
                 out.findings.append(Finding(WARNING, "joint-check", (
                     f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
                     f"replica groups are admitted one by one, not together with the other roles")))
 
         flavor_objs: dict[str, dict[str, Any]] = {}
-        for fname in _flavor_names(cq):
+        missing: set[str] = set()
+        for fname in model.flavor_names:
             fl = rd.get("ResourceFlavor", fname)
             if isinstance(fl, dict):
                 flavor_objs[fname] = fl
+            elif fl is None:
+                missing.add(fname)
         offered = {f: offered_keys(o) for f, o in flavor_objs.items()}
-        eligible: dict[str, tuple[str, ...]] = {}
         key_refused = False
         for r in cq_roles:
             if r.accelerator_key and flavor_objs:
@@ -362,27 +301,26 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
                         f"ClusterQueue {cq_name!r} (offered: {', '.join(all_keys) or 'none'}); Kueue would drop "
                         f"the selector, admit, and the Pod would hang at the scheduler")))
                     key_refused = True
-                eligible[r.name] = fits
-            else:
-                eligible[r.name] = tuple(flavor_objs) or tuple(_flavor_names(cq))
         if key_refused:
             continue
-        resources = _covered_credits(cq)
-        if not resources or not _flavor_names(cq):
+        resources = [r for r in model.covered if is_credits(r)]
+        if not resources or not model.flavor_names:
             continue  # a CPU pool, or no flavors yet: nothing to weigh
         resource = resources[0]
         for r in cq_roles:
             if r.accelerator_key and len(resources) > 1:
                 want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
                 resource = want if want in resources else resource
-        peers: list[dict[str, Any]] = []
-        cohort = (cq.get("spec") or {}).get("cohortName")
-        if cohort:
-            every = rd.list("ClusterQueue") or []
-            peers = [q for q in every if (q.get("spec") or {}).get("cohortName") == cohort and name_of(q) != cq_name]
-        capacities = [flavor_capacity(cq, f, resource, peers) for f in _flavor_names(cq)]
-        unit = PD_ATOMIC if profile_name != PER_REPLICA else PER_REPLICA
-        out.findings += feasibility(cq_name, resource, role_demands(cq_roles, unit, eligible), capacities)
+        peers: list[dict[str, Any]] | None = []
+        cohorts: list[dict[str, Any]] | None = []
+        if model.cohort:
+            peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
+        flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
+                                                     if f in flavor_objs or f in missing}
+        snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts)
+        per_replica = profile_name == PER_REPLICA
+        result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
+        out.findings += quota_findings(cq_name, resource, result, per_replica)
         for r in cq_roles:
             out.covered[r.name] = resource
     return out

@@ -7,15 +7,15 @@ numbers, and still answers when Kueue has said nothing yet. Pod sets are named b
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from fractions import Fraction
-from typing import Any
 
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
+from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.quantity import try_parse
-from kubectl_pd.pending import quota as qa
+from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests
+from kubectl_pd.pending import suggest as sg
+from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
@@ -40,10 +40,8 @@ from kubectl_pd.pending.roles import (
     TOTAL_COUNT,
     Role,
     Unit,
-    affinity_terms,
     group_want,
     md_roles,
-    pod_requests,
     pod_role,
     podset_role,
     role_order,
@@ -51,6 +49,7 @@ from kubectl_pd.pending.roles import (
     runnable,
 )
 from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
+from kubectl_pd.registry import reason_priority
 
 MAX_ROLES_018 = 10
 
@@ -58,8 +57,9 @@ MAX_ROLES_018 = 10
 MAX_ROLES_019 = 18
 
 
-def diagnose(facts: Facts, now: datetime | None = None) -> Diagnosis:
-    """Explain the target. Never raises on odd input: what it cannot read it calls Unknown."""
+def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None) -> Diagnosis:
+    """Explain the target. Never raises on odd input: what it cannot read it calls Unknown. `what_if`
+    (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing."""
     now = now or datetime.now(UTC)
     md = facts.deployment
     roles = md_roles(md)
@@ -115,13 +115,13 @@ def diagnose(facts: Facts, now: datetime | None = None) -> Diagnosis:
         notes.extend(_operator_condition(md))
 
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
-    verdicts, bars_by_cq = _arithmetic(facts, units, roles, role_names)
+    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {})
 
     # 3. each Workload's own story
     for u in units:
         if u.workload is None:
             continue
-        for r in workload_reasons(u, facts, verdicts, now, notes):
+        for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=bool(what_if)):
             if r.role is None and len(u.roles) == 1 and shape == "per-replica":
                 r.role = u.roles[0]
             u.reasons.append(r)
@@ -135,7 +135,7 @@ def diagnose(facts: Facts, now: datetime | None = None) -> Diagnosis:
     if any(r.code in ("PodGroupIncomplete", "WorkloadMissing") for r in reasons):
         for (wl, _ps), v in verdicts.items():
             unit = next((u for u in units if u.group == wl), None)
-            if unit is not None and unit.workload is None and v.verdict == qa.BLOCKED:
+            if unit is not None and unit.workload is None and v.verdict == vd.BLOCKED:
                 reasons.extend(verdict_reasons(v, None, wl, prefix="once composed, "))
 
     reasons = _dedupe(reasons)
@@ -154,17 +154,18 @@ def diagnose(facts: Facts, now: datetime | None = None) -> Diagnosis:
     position, lq_position = _position(facts, units, cq, ns)
     if position is not None:
         for r in reasons:
-            if r.code == "WaitingInQueue" and "position" not in r.message:
+            if r.code == "WaitingInQueue" and "position" not in r.params:
+                r.params["position"] = position
                 r.message += f"; position {position} in ClusterQueue {cq}" + (
                     f" ({position - 1} ahead)" if position > 1 else " (next)")
     bars = _bars(bars_by_cq, cq)
-    story = _story(rows, reasons, shape)
+    story = _story(rows, reasons, shape, joint)
     headline = _headline(facts.target, pending, reasons, rows)
     hints = [h for h in dict.fromkeys(r.hint for r in reasons if r.hint)]
     if pending and not hints:
         hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
     return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position, bars,
-                     notes, hints, story, shape)
+                     notes, hints, story, shape, suggestions if pending else [], dict(what_if or {}))
 
 
 def _missing_groups(md: Obj, roles: list[Role], units: list[Unit], shape: str, ns: str) -> list[Reason]:
@@ -329,37 +330,25 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[Role], role_names: se
     return out
 
 
-def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str]) -> list[qa.Demand]:
-    out: list[qa.Demand] = []
+def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
+             ) -> list[tuple[vd.Demand, ad.PodSetDemand]]:
+    sizes = {r.name: r.size for r in roles}
+    limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
     wl = u.workload
     if wl is not None:
-        status = dct(wl.get("status"))
-        totals = {str(dct(rr).get("name")): dct(dct(rr).get("resources")) for rr in lst(status.get("resourceRequests"))}
-        reserved = is_true(conditions(wl), "QuotaReserved")
-        for ps in lst(dct(wl.get("spec")).get("podSets")):
-            ps = dct(ps)
-            name = str(ps.get("name") or "main")
-            count = to_int(ps.get("count"))
-            count = 1 if count is None else count
-            tspec = dct(dct(ps.get("template")).get("spec"))
-            prole = podset_role(ps, u.pods, role_names)
-            if not lst(tspec.get("containers")):  # a trimmed pod set: its role's Pods say what it asks
-                pod = next((p for p in u.pods if pod_role(p, role_names) == prole), None)
-                tspec = dct(pod.get("spec")) if pod is not None else tspec
-            if name in totals:
-                req = {k: q for k, v in totals[name].items() if (q := try_parse(v)) is not None}
-            else:
-                req = {k: q * count for k, q in pod_requests(tspec).items()}
-            out.append(qa.Demand(prole, u.group, name, count, req, _selector(tspec), affinity_terms(tspec),
-                                 _tolerations(tspec), reserved, role_size(prole, roles)))
-        return out
+        role_of = {str(dct(ps).get("name") or "main"): podset_role(dct(ps), u.pods, role_names)
+                   for ps in lst(dct(wl.get("spec")).get("podSets"))}
+        specs = {}
+        for p in u.pods:
+            specs.setdefault(pod_role(p, role_names), dct(p.get("spec")))
+        return vd.pod_set_demands(wl, u.group, role_of, specs, sizes, limits)
     # no Workload: what Kueue would compose, one pod set per role, count = the role's share
     by_role: dict[str, list[Obj]] = {}
     for p in u.pods:
         by_role.setdefault(pod_role(p, role_names), []).append(p)
     want_total = group_want(u)
+    out = []
     for r, pods in by_role.items():
-        spec = dct(pods[0].get("spec"))
         role = next((x for x in roles if x.name == r), None)
         if len(by_role) == 1 and want_total:
             count = want_total
@@ -367,46 +356,44 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str]) -> 
             count = role.replicas * role.size
         else:
             count = len(pods)
-        req = {k: q * count for k, q in pod_requests(spec).items()}
-        out.append(qa.Demand(r, u.group, r, count, req, _selector(spec), affinity_terms(spec), _tolerations(spec),
-                             size=role_size(r, roles)))
+        out.append(vd.spec_demand(r, u.group, count, dct(pods[0].get("spec")), role_size(r, roles), limits))
     return out
 
 
-def _selector(spec: Obj) -> dict[str, str]:
-    return {str(k): str(v) for k, v in dct(spec.get("nodeSelector")).items()}
-
-
-def _tolerations(spec: Obj) -> list[dict[str, Any]]:
-    return [t for t in lst(spec.get("tolerations")) if isinstance(t, dict)]
+def snapshot_of(facts: Facts) -> Snapshot:
+    """The engine's view of what was read; a cohort whose peers could not be read stays unknown."""
+    return Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts)
 
 
 def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: set[str],
-                ) -> tuple[dict[tuple[str, str], qa.PodSetVerdict], dict[str, list[qa.FlavorBar]]]:
-    by_cq: dict[str, list[qa.Demand]] = {}
+                what_if: dict[str, int]) -> tuple[dict[tuple[str, str], vd.PodSetVerdict],
+                                                  dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
+                                                  list[sg.Suggestion]]:
+    by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
         if u.workload is not None and is_true(conditions(u.workload), "Finished"):
             continue
         cq = dct(dct(dct(u.workload).get("status")).get("admission")).get("clusterQueue") or cq_of_queue(facts, u.queue)
         if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
             continue
-        by_cq.setdefault(cq, []).extend(_demands(facts, u, roles, role_names))
-    out: dict[tuple[str, str], qa.PodSetVerdict] = {}
-    bars: dict[str, list[qa.FlavorBar]] = {}
-    for cq, demands in by_cq.items():
-        cqo = facts.cluster_queues[cq] or {}
-        demands.sort(key=lambda d: (role_order(d.role, roles), d.workload))
-        # roles that fit alone are placed first: what is left is the joint shortfall of the rest
-        try:
-            alone = {id(v.demand): v.verdict for d in demands for v in qa.assign(cqo, [d], facts.flavors).verdicts}
-            demands.sort(key=lambda d: 0 if alone.get(id(d)) in (qa.FITS, qa.ADMITTED) else 1)
-            result = qa.assign(cqo, demands, facts.flavors)
-        except (ArithmeticError, TypeError, ValueError):
-            continue
-        for v, merged in zip(result.verdicts, qa.by_role(result.verdicts), strict=True):
-            out[(v.demand.workload, v.demand.pod_set)] = merged
+        by_cq.setdefault(cq, vd.QueueDemand()).workloads.append((u.group, _demands(facts, u, roles, role_names)))
+    out: dict[tuple[str, str], vd.PodSetVerdict] = {}
+    bars: dict[str, list[vd.FlavorBar]] = {}
+    joint: dict[tuple[str, str], Fraction] = {}
+    suggestions: list[sg.Suggestion] = []
+    if not by_cq:
+        return out, bars, joint, suggestions
+    snap = snapshot_of(facts)
+    for cq, queue in by_cq.items():
+        queue.workloads.sort(key=lambda w: (min((role_order(d.role, roles) for d, _ in w[1]), default=(0, "")), w[0]))
+        if what_if:
+            queue = sg.what_if(queue, what_if)
+        result = vd.evaluate(snap, cq, queue)
+        out.update(result.verdicts)
         bars[cq] = result.bars
-    return out, bars
+        joint.update(result.joint)
+        suggestions += sg.suggest(snap, cq, queue, result.verdicts)
+    return out, bars, joint, suggestions
 
 
 def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Reason]:
@@ -431,7 +418,7 @@ def _dedupe(reasons: list[Reason]) -> list[Reason]:
     for r in reasons:
         key = (r.code, r.role, r.flavor or "")
         if r.code in STRUCTURAL:
-            key = (r.code, None, r.message.split(" (")[0])
+            key = (r.code, None, str(r.params.get("queue")))
         if key in seen:
             i = seen[key]
             if r.needed is not None and (out[i].needed is None or r.needed > out[i].needed):
@@ -442,19 +429,14 @@ def _dedupe(reasons: list[Reason]) -> list[Reason]:
     return out
 
 
-_PRIORITY = {c: i for i, c in enumerate((
-    "PodGroupInvalid", "LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
-    "ClusterQueueInactive", "NamespaceNotAllowed", "InvalidResources", "ResourceNotCovered", "Deactivated",
-    "AdmissionCheckRejected", "Evicted", "PodGroupIncomplete", "WorkloadMissing", "QuotaExceedsCapacity",
-    "NoMatchingFlavor", "QuotaExhausted", "PreemptionInProgress", "WaitingForPodsReady", "AdmissionCheckPending",
-    "WaitingInQueue", "Unknown"))}
-
-
 def _priority(r: Reason) -> int:
-    return _PRIORITY.get(r.code, len(_PRIORITY))
+    return reason_priority(r.code)
 
 
-def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, str], qa.PodSetVerdict],
+_NOT_QUOTA = (ad.FLAVOR_MISSING, ad.NOT_MATCHING, ad.UNTOLERATED)
+
+
+def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
                role_names: set[str], whole: bool = True) -> list[RoleRow]:
     """One row per role; `whole` = the target is the deployment (else only the target's groups count)."""
     rows = []
@@ -482,17 +464,17 @@ def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, s
             flavor = next((v.flavor for v in vs if v.flavor), None)
             if flavor is None:
                 b = next((v.best for v in vs if v.best is not None), None)
-                flavor = b.flavor if b is not None and b.outcome in (qa.EXHAUSTED, qa.EXCEEDS) else None
+                flavor = b.flavor if b is not None and b.outcome not in _NOT_QUOTA else None
         wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
         if wl_states and all(is_true(conditions(u.workload), "Admitted") for u in wl_states) and (
                 want is None or len(wl_states) and have >= want):
-            verdict = qa.ADMITTED
-        elif any(v.verdict == qa.BLOCKED for v in vs):
-            verdict = qa.BLOCKED
-        elif vs and all(v.verdict in (qa.FITS, qa.ADMITTED) for v in vs):
-            verdict = qa.FITS
+            verdict = vd.ADMITTED
+        elif any(v.verdict == vd.BLOCKED for v in vs):
+            verdict = vd.BLOCKED
+        elif vs and all(v.verdict in (vd.FITS, vd.ADMITTED) for v in vs):
+            verdict = vd.FITS
         else:
-            verdict = qa.UNKNOWN
+            verdict = vd.UNKNOWN
         reserved = bool(vs) and all(v.demand.reserved for v in vs)
         rows.append(RoleRow(r.name, r.kind, have, want, per_pod, flavor, verdict, reserved))
     return rows
@@ -539,8 +521,8 @@ def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple
     return best
 
 
-def _bars(by_cq: dict[str, list[qa.FlavorBar]], cq: str | None) -> list[qa.FlavorBar]:
-    out: list[qa.FlavorBar] = []
+def _bars(by_cq: dict[str, list[vd.FlavorBar]], cq: str | None) -> list[vd.FlavorBar]:
+    out: list[vd.FlavorBar] = []
     for name, bars in by_cq.items():
         if name == cq:
             out = bars + out
@@ -549,21 +531,25 @@ def _bars(by_cq: dict[str, list[qa.FlavorBar]], cq: str | None) -> list[qa.Flavo
     return out[:6]
 
 
-def _story(rows: list[RoleRow], reasons: list[Reason], shape: str) -> str | None:
-    """The PD story in one line: which role would fit, which needs what, and that admission is atomic."""
+def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
+           joint: dict[tuple[str, str], Fraction]) -> str | None:
+    """The PD story in one line: which role would fit, which needs what (Kueue's per-pod-set number), what
+    they need together (the joint shortfall), and that admission is atomic."""
     if len(rows) < 2:
         return None
     parts = []
     for row in rows:
         r = next((x for x in reasons if x.role == row.name and x.code != "NotPending"), None)
-        if row.verdict == qa.ADMITTED:
+        if row.verdict == vd.ADMITTED:
             parts.append(f"{row.name} is admitted")
         elif row.reserved:
             parts.append(f"{row.name} holds its quota")
-        elif row.verdict == qa.FITS:
-            parts.append(f"{row.name} would fit now")
-        elif r is not None and r.code in ("QuotaExhausted", "PreemptionInProgress") and r.needed is not None:
-            parts.append(f"{row.name} needs {more(r.needed, r.resource)}")
+        elif row.verdict == vd.FITS:
+            parts.append(f"{row.name} would fit now" if not joint else f"{row.name} would fit alone")
+        elif r is not None and r.code in ("QuotaExhausted", "NeedsPreemption", "PreemptionInProgress") \
+                and r.needed is not None:
+            each = " each" if shape == "per-replica" and (row.want or 0) > 1 else ""
+            parts.append(f"{row.name} needs {more(r.needed, r.resource)}{each}")
         elif r is not None and r.code == "QuotaExceedsCapacity":
             parts.append(f"{row.name} can never fit as configured")
         elif r is not None and r.code == "PodGroupIncomplete":
@@ -572,10 +558,15 @@ def _story(rows: list[RoleRow], reasons: list[Reason], shape: str) -> str | None
             parts.append(f"{row.name}: {r.code}")
         else:
             parts.append(f"{row.name}: {row.verdict}")
-    if not any(row.verdict != qa.ADMITTED for row in rows):
+    if not any(row.verdict != vd.ADMITTED for row in rows):
         return None
+    together = [f"{more(q, res)} in flavor {f}" for (f, res), q in sorted(joint.items())]
+    if together and sum(1 for row in rows if row.verdict != vd.ADMITTED and not row.reserved) > 1 \
+            or together and shape == "per-replica":
+        parts.append("together they need " + " and ".join(together))
     tail = "atomic admission holds " + ("both" if len(rows) == 2 else "all of them")
     return "; ".join(parts) + "; " + tail
+
 
 
 def _headline(t: Target, pending: bool, reasons: list[Reason], rows: list[RoleRow]) -> str:
@@ -584,10 +575,8 @@ def _headline(t: Target, pending: bool, reasons: list[Reason], rows: list[RoleRo
     if not pending:
         return f"{what} {t.namespace}/{t.name} is not pending: {reasons[0].message if reasons else 'admitted'}"
     r = reasons[0]
-    first = re.split(r"; |: it asks ", r.message)[0]
-    if first.count("(") > first.count(")"):
-        first = first[: first.rfind(" (")]
-    who = f"{r.role}: " if r.role and r.role not in first else ""
+    first = r.summary or r.message
+    who = f"{r.role}: " if r.role and not first.startswith(r.role) else ""
     return f"{what} {t.namespace}/{t.name} is pending ({r.code}): {who}{first}"
 
 

@@ -23,6 +23,7 @@ from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selec
 from kubectl_pd.cluster.source import Obj, Origin, Source, labels_of, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
+from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true
 from kubectl_pd.pending.meta import annotation, label
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
@@ -105,6 +106,9 @@ class Facts:
     namespace_obj: Obj | None = None
     events: list[Obj] = field(default_factory=list)
     pending: dict[str, Obj | None] = field(default_factory=dict)  # cq -> PendingWorkloadsSummary
+    peer_queues: list[Obj] | None = field(default_factory=list)  # every ClusterQueue, when a cohort needs them
+    cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
+    limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
     notes: list[str] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
@@ -328,16 +332,12 @@ def _read_rest(rd: _Reader, ns: str) -> None:
         obj = facts.cluster_queues.get(cq)
         if obj is None:
             continue
-        spec = obj.get("spec") or {}
-        flavor_names = [f.get("name") for rg in spec.get("resourceGroups") or [] if isinstance(rg, dict)
-                        for f in rg.get("flavors") or [] if isinstance(f, dict)]
-        flavors.extend(f for f in [f for f in flavor_names if isinstance(f, str)][:MAX_FLAVORS] if f not in flavors)
+        model = cluster_queue(obj)
+        flavors.extend(f for f in model.flavor_names[:MAX_FLAVORS] if f not in flavors)
         if not _cq_active(obj):
-            names = [c.get("name") for c in (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
-                     if isinstance(c, dict)]
-            checks.extend(c for c in [c for c in names if isinstance(c, str)][:MAX_CHECKS] if c not in checks)
-        sel = spec.get("namespaceSelector")
-        if isinstance(sel, dict) and (sel.get("matchLabels") or sel.get("matchExpressions")):
+            checks.extend(c for c in model.admission_checks[:MAX_CHECKS] if c not in checks)
+        sel = model.namespace_selector
+        if sel is not None and (sel.get("matchLabels") or sel.get("matchExpressions")):
             wants_namespace = True
     calls: list[tuple[str, Callable[[], Any], Any, bool]] = []
     calls += [(f'resourceflavor "{f}"', lambda f=f: source.get("ResourceFlavor", f, None), None, False)
@@ -346,6 +346,11 @@ def _read_rest(rd: _Reader, ns: str) -> None:
               for c in checks if c not in facts.checks]
     if wants_namespace and facts.namespace_obj is None:
         calls.append((f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None, False))
+    cohort = _in_a_cohort(facts)
+    if cohort:  # a queue in a cohort borrows from its peers: two cluster-scoped lists, few objects
+        calls.append(("clusterqueues (the cohort's peers)", lambda: source.list("ClusterQueue"), [], False))
+        calls.append(("cohorts", lambda: source.list("Cohort"), [], False))
+    calls.append((f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [], False))
     event_names = _event_names(facts)
     calls += [(f'events in namespace "{ns}"',
                lambda n=n: source.list("Event", ns, field_selector=f"involvedObject.name={n}"), [], False)
@@ -365,6 +370,12 @@ def _read_rest(rd: _Reader, ns: str) -> None:
                 facts.checks[c] = obj
     if wants_namespace and facts.namespace_obj is None:
         facts.namespace_obj, _ = next(results)
+    if cohort:  # unreadable = None: the verdict says unknown
+        peers, ok = next(results)
+        facts.peer_queues = peers if ok else None
+        cohorts, ok = next(results)
+        facts.cohorts = cohorts if ok else None
+    facts.limit_ranges, _ = next(results)
     events_ok = True
     for _n in event_names:
         evs, ok = next(results)
@@ -380,18 +391,19 @@ def _read_rest(rd: _Reader, ns: str) -> None:
     _snapshot_visibility(rd, cq_names)
 
 
+def _in_a_cohort(facts: Facts) -> bool:
+    """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
+    return any(((o or {}).get("spec") or {}).get("cohortName") or ((o or {}).get("spec") or {}).get("cohort")
+               for o in facts.cluster_queues.values() if isinstance(o, dict))
+
+
 def _cq_active(cq: Obj) -> bool:
-    for c in (cq.get("status") or {}).get("conditions") or []:
-        if isinstance(c, dict) and c.get("type") == "Active":
-            return c.get("status") == "True"
-    return False
+    return is_true(conditions_of(cq), "Active")
 
 
 def _admitted(wl: Obj) -> bool:
-    for c in (wl.get("status") or {}).get("conditions") or []:
-        if isinstance(c, dict) and c.get("type") in ("Admitted", "Finished") and c.get("status") == "True":
-            return True
-    return False
+    conds = conditions_of(wl)
+    return is_true(conds, "Admitted") or is_true(conds, "Finished")
 
 
 def _needs_explaining(facts: Facts) -> bool:
@@ -420,9 +432,7 @@ def _event_names(facts: Facts) -> list[str]:
 
 
 def _waiting(facts: Facts) -> bool:
-    return any(wl is not None and not _admitted(wl)
-               and not any(isinstance(c, dict) and c.get("type") == "QuotaReserved" and c.get("status") == "True"
-                           for c in (wl.get("status") or {}).get("conditions") or [])
+    return any(wl is not None and not _admitted(wl) and not is_true(conditions_of(wl), "QuotaReserved")
                for wl in facts.workloads.values())
 
 

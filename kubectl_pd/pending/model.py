@@ -7,17 +7,13 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue.model import conditions_of
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
-from kubectl_pd.pending import quota as qa
+from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Target
+from kubectl_pd.registry import REASONS
 
-CODES = (
-    "NotPending", "PodGroupIncomplete", "PodGroupInvalid", "WorkloadMissing", "LocalQueueMissing",
-    "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueInactive", "ClusterQueueStopped",
-    "NamespaceNotAllowed", "ResourceNotCovered", "QuotaExceedsCapacity", "QuotaExhausted", "NoMatchingFlavor",
-    "PreemptionInProgress", "WaitingInQueue", "AdmissionCheckPending", "AdmissionCheckRejected", "Deactivated",
-    "Evicted", "WaitingForPodsReady", "InvalidResources", "Unknown",
-)
+CODES = tuple(e.id for e in REASONS)
 
 
 @dataclass
@@ -35,6 +31,8 @@ class Reason:
     available: Fraction | None = None
     needed: Fraction | None = None
     hint: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)  # the code's further parameters (registry entry)
+    summary: str | None = None  # the headline's clause, when shorter than the message
 
 
 @dataclass
@@ -64,11 +62,13 @@ class Diagnosis:
     cluster_queue: str | None = None
     position: int | None = None  # 1-based position in the ClusterQueue (visibility API)
     position_in_local_queue: int | None = None
-    bars: list[qa.FlavorBar] = field(default_factory=list)
+    bars: list[vd.FlavorBar] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
     story: str | None = None
     shape: str = "single"  # pd-atomic | per-replica | single
+    suggestions: list[Any] = field(default_factory=list)  # suggest.Suggestion: what would admit it now
+    what_if: dict[str, int] = field(default_factory=dict)  # --what-if role=N the diagnosis assumed
 
     @property
     def code(self) -> str:
@@ -99,11 +99,10 @@ def text(x: Any) -> str | None:
 
 
 def conditions(obj: Obj | None) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for c in lst(dct(dct(obj).get("status")).get("conditions")):
-        if isinstance(c, dict) and isinstance(c.get("type"), str):
-            out[c["type"]] = c
-    return out
+    """The conditions as the one reader (kueue.model.conditions_of) parsed them, keyed by type, in the
+    field names of the API (the reason and message code of this package reads them so)."""
+    return {t: {"type": t, "status": c.status, "reason": c.reason, "message": c.message,
+                "lastTransitionTime": c.last_transition} for t, c in conditions_of(obj).items()}
 
 
 def is_true(conds: dict[str, dict[str, Any]], t: str) -> bool:

@@ -21,7 +21,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     if lq in facts.local_queues and facts.local_queues[lq] is None:
         cq_guess = cq_of_queue(facts, lq)
         return [Reason("LocalQueueMissing", f"LocalQueue {lq} does not exist in namespace {ns}", workload=g,
-                       kueue_message=kueue,
+                       kueue_message=kueue, params={"queue": lq},
                        hint=f"create LocalQueue {lq} in {ns}"
                        + (f" (spec.clusterQueue: {cq_guess})" if cq_guess else "")
                        + "; GPUStack creates it in every non-system namespace")]
@@ -31,7 +31,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     stop = dct(lqo.get("spec")).get("stopPolicy")
     if stop in ("Hold", "HoldAndDrain"):
         return [Reason("LocalQueueStopped", f"LocalQueue {lq} is stopped (stopPolicy {stop})", workload=g,
-                       kueue_message=kueue,
+                       kueue_message=kueue, params={"queue": lq},
                        hint=f"kubectl patch localqueue {lq} -n {ns} --type merge -p "
                             f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'")]
     cq = dct(lqo.get("spec")).get("clusterQueue")
@@ -39,7 +39,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
         return _from_fallback(fallback, g, kueue)
     if cq in facts.cluster_queues and facts.cluster_queues[cq] is None:
         return [Reason("ClusterQueueMissing", f"ClusterQueue {cq} (named by LocalQueue {lq}) does not exist",
-                       workload=g, kueue_message=kueue,
+                       workload=g, kueue_message=kueue, params={"queue": cq},
                        hint=f"create ClusterQueue {cq}, or point LocalQueue {lq} at an existing one")]
     cqo = facts.cluster_queues.get(cq)
     if cqo is None:
@@ -47,7 +47,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     cstop = dct(cqo.get("spec")).get("stopPolicy")
     if cstop in ("Hold", "HoldAndDrain"):
         return [Reason("ClusterQueueStopped", f"ClusterQueue {cq} is stopped (stopPolicy {cstop})", workload=g,
-                       kueue_message=kueue,
+                       kueue_message=kueue, params={"queue": cq},
                        hint=f"kubectl patch clusterqueue {cq} --type merge -p "
                             f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}' (GPUStack holds a queue whose "
                             f"InstanceType is inactive)")]
@@ -57,11 +57,12 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
         cause_text = "; ".join(_cause_text(c, facts) for c in causes) or str(active.get("reason") or "not active")
         hint = _cause_hint(causes, cq)
         return [Reason("ClusterQueueInactive", f"ClusterQueue {cq} is inactive: {cause_text}", workload=g,
-                       kueue_message=kueue or str(active.get("message") or "") or None, hint=hint)]
+                       kueue_message=kueue or str(active.get("message") or "") or None, hint=hint,
+                       params={"queue": cq})]
     nsr = _namespace_mismatch(facts, cqo)
     if nsr:
         return [Reason("NamespaceNotAllowed", f"ClusterQueue {cq}'s namespaceSelector does not select "
-                       f"namespace {ns} ({nsr})", workload=g, kueue_message=kueue,
+                       f"namespace {ns} ({nsr})", workload=g, kueue_message=kueue, params={"queue": cq},
                        hint=f"label namespace {ns} to match the selector, or widen the ClusterQueue's "
                             f"namespaceSelector")]
     return _from_fallback(fallback, g, kueue)
@@ -76,7 +77,7 @@ def _from_fallback(fallback: tuple[str, str | None] | None, g: str | None, kueue
             "ClusterQueueStopped": "ClusterQueue {} is stopped",
             "ClusterQueueInactive": "ClusterQueue {} is inactive"}.get(code, code + " {}")
     return [Reason(code, what.format(subject or "?") + " (Kueue's words; the queue itself was not read)",
-                   workload=g, kueue_message=kueue)]
+                   workload=g, kueue_message=kueue, params={"queue": subject})]
 
 
 def _cause_text(c: km.InactiveCause, facts: Facts) -> str:

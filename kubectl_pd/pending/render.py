@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, short
-from kubectl_pd.pending.quota import FlavorBar
+from kubectl_pd.pending.verdicts import FlavorBar
 
 BAR_WIDTH = 24
 _COLORS = {"fits": "32", "admitted": "32", "blocked": "31", "unknown": "33"}
@@ -30,7 +30,32 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "summary": d.story or d.headline,
         "notes": list(d.notes),
         "next": list(d.hints),
+        "suggestions": [_suggestion_dict(s) for s in d.suggestions],
+        **({"whatIf": dict(d.what_if)} if d.what_if else {}),
     }
+
+
+def _suggestion_dict(s: Any) -> dict[str, Any]:
+    params = {k: format_quantity(v, s.params.get("resource", "")) if isinstance(v, Fraction) else v
+              for k, v in s.params.items()}
+    src, dst = (format_quantity(v, s.params.get("resource", "")) if isinstance(v, Fraction) else v
+                for v in (s.source, s.target))
+    return {"kind": s.kind, "role": s.role, "from": src, "to": dst, **params}
+
+
+def suggestion_text(s: Any) -> str:
+    """One suggestion in English; the engine checked that it would admit the deployment now."""
+    if s.kind == "scale":
+        return (f"scale {s.role} from {s.source} to {s.target} replica{'s' if s.target != 1 else ''}: "
+                f"then every role fits now")
+    if s.kind == "queue":
+        return f"ClusterQueue {s.target} (InstanceType {s.target} on GPUStack) has room for every role now"
+    if s.kind == "borrowing-limit":
+        res = s.params.get("resource", "")
+        return (f"raise borrowingLimit of {res} in flavor {s.params.get('flavor')} from "
+                f"{short(s.source, res)} to {short(s.target, res)}: the cohort can lend it now")
+    return "nothing short of more quota admits it now: no fewer replicas, other queue or borrowing would"
+
 
 
 def _reason_dict(r: Reason) -> dict[str, Any]:
@@ -39,6 +64,7 @@ def _reason_dict(r: Reason) -> dict[str, Any]:
         "kueueMessage": r.kueue_message, "resource": r.resource, "flavor": r.flavor,
         "requested": _q(r.requested, r.resource), "available": _q(r.available, r.resource),
         "needed": _q(r.needed, r.resource),
+        "params": {k: _q(v, r.resource) if isinstance(v, Fraction) else v for k, v in r.params.items()},
     }
 
 
@@ -139,9 +165,13 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
             out.append(f"      kueue: {_one_line(r.kueue_message)}")
     for n in d.notes:
         out.append(f"  note: {n}")
-    if d.hints:
+    if d.what_if:
+        out.append("  what-if: " + ", ".join(f"{r} at {n} replica{'s' if n != 1 else ''}" for r, n in d.what_if.items())
+                   + " (assumed; nothing was changed in the cluster)")
+    hints = [suggestion_text(s) for s in d.suggestions] + d.hints
+    if hints:
         out.append("")
-        for h in d.hints[:4]:
+        for h in hints[:5]:
             out.append(f"  next: {h}")
     return "\n".join(out) + "\n"
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj
-from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import Reason, dct, lst, to_int
 
@@ -22,41 +20,6 @@ def runnable(pod: Obj) -> bool:
     if dct(pod.get("status")).get("phase") == "Failed":
         return False
     return not (dct(pod.get("metadata")).get("deletionTimestamp") and not dct(pod.get("spec")).get("nodeName"))
-
-
-def pod_requests(pod_spec: Any) -> dict[str, Fraction]:
-    """Effective per-pod requests: sum of containers, at least each init container, plus overhead."""
-    spec = dct(pod_spec)
-    total: dict[str, Fraction] = {}
-
-    def reqs(c: Any) -> dict[str, Fraction]:
-        res = dct(dct(c).get("resources"))
-        src = dict(dct(res.get("limits")))
-        src.update(dct(res.get("requests")))
-        return {str(k): q for k, v in src.items() if (q := try_parse(v)) is not None}
-
-    pod_level = dct(dct(spec.get("resources")).get("requests"))
-    if pod_level:
-        total = {str(k): q for k, v in pod_level.items() if (q := try_parse(v)) is not None}
-    else:
-        for c in lst(spec.get("containers")):
-            for k, q in reqs(c).items():
-                total[k] = total.get(k, Fraction(0)) + q
-        for c in lst(spec.get("initContainers")):
-            for k, q in reqs(c).items():
-                total[k] = max(total.get(k, Fraction(0)), q)
-    for k, v in dct(spec.get("overhead")).items():
-        q = try_parse(v)
-        if q is not None:
-            total[str(k)] = total.get(str(k), Fraction(0)) + q
-    return total
-
-
-def affinity_terms(pod_spec: Any) -> list[list[dict[str, Any]]]:
-    na = dct(dct(dct(pod_spec).get("affinity")).get("nodeAffinity"))
-    req = dct(na.get("requiredDuringSchedulingIgnoredDuringExecution"))
-    return [[e for e in lst(dct(t).get("matchExpressions")) if isinstance(e, dict)]
-            for t in lst(req.get("nodeSelectorTerms"))]
 
 
 @dataclass

@@ -6,8 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from fractions import Fraction
 
+from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.pending import quota as qa
+from kubectl_pd.kueue.model import Taint
+from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Facts
 from kubectl_pd.pending.model import Reason, amount_of, conditions, dct, is_true, lst, more, short, to_int
 from kubectl_pd.pending.queues import structural
@@ -46,19 +48,41 @@ _CODE_TEXT = {
 }
 
 
-def scale_hint(role: str, max_pods: int | None, size: int) -> str:
-    """`, or scale decode to 1 replica` when some replicas would fit; else nothing."""
-    replicas = (max_pods or 0) // max(size, 1)
-    if replicas < 1:
-        return ""
-    return f", or scale {role} to {replicas} replica{'s' if replicas != 1 else ''}"
-
-
-def _pods(d: qa.Demand, per_pod: Fraction | None, res: str) -> str:
+def _pods(d: vd.Demand, per_pod: Fraction | None, res: str) -> str:
     return f" ({d.count} pods x {short(per_pod, res)})" if per_pod is not None and d.count > 1 else ""
 
 
-def verdict_reasons(v: qa.PodSetVerdict, kueue: str | None, wl: str, prefix: str = "") -> list[Reason]:
+def taint_text(t: Taint | None) -> str:
+    """A taint as Kueue prints it (Go `%s` of a v1.Taint): `{key value Effect <nil>}`."""
+    return f"{{{t.key} {t.value} {t.effect} <nil>}}" if t is not None else "?"
+
+
+def attempt_text(b: vd.Blocker) -> str:
+    """One refused flavor in Kueue's own words (flavorassigner.go's format strings)."""
+    if b.outcome == ad.FLAVOR_MISSING:
+        return f"flavor {b.flavor} not found"
+    if b.outcome == ad.UNTOLERATED:
+        return f"untolerated taint {taint_text(b.taint)} in flavor {b.flavor}"
+    if b.outcome == ad.NOT_MATCHING:
+        return f"flavor {b.flavor} doesn't match node affinity"
+    return f"{b.flavor}: {b.outcome}"
+
+
+def _own_note(v: vd.PodSetVerdict, res: str) -> str:
+    """Kueue's own number (its Workload alone), said apart from the joint one when they differ."""
+    own = v.own
+    if own is None:
+        return ""
+    ob = vd.blocker(own)
+    b = v.best
+    if ob is None or b is None or ob.needed is None or (ob.needed, ob.flavor) == (b.needed, b.flavor):
+        return ""
+    if vd.code_of(own) is None:
+        return f" (its Workload alone would fit flavor {next(iter(own.flavors.values()), '?')} now)"
+    return f" (its Workload alone: {more(ob.needed, ob.resource or res)} in flavor {ob.flavor})"
+
+
+def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str = "") -> list[Reason]:
     d = v.demand
     role = d.role
     if v.code == "ResourceNotCovered":
@@ -67,35 +91,76 @@ def verdict_reasons(v: qa.PodSetVerdict, kueue: str | None, wl: str, prefix: str
                        resource=v.uncovered[0],
                        hint=f"add {v.uncovered[0]} to the ClusterQueue's coveredResources, or drop the request")]
     best = v.best
-    if v.code in ("QuotaExhausted", "QuotaExceedsCapacity") and best is not None and best.resource:
+    quota_codes = ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity", "QuotaUnknown")
+    if v.code in quota_codes and best is not None and best.resource:
         res = best.resource
-        per_pod = (best.requested / d.count) if best.requested is not None and d.count else None
-        if v.code == "QuotaExhausted":
+        total = d.requests.get(res, best.requested)
+        per_pod = (total / d.count) if total is not None and d.count else None
+        params = {"outcome": best.outcome, "previous": best.previous, "capacity": best.capacity,
+                  "nominal": best.nominal, "jointNeeded": v.joint_needed}
+        if v.own is not None and (ob := vd.blocker(v.own)) is not None:
+            params["kueueNeeded"] = ob.needed
+        if v.code == "QuotaUnknown":
+            what = "its cohort could not be read" if best.unknown == "cohort" else f"{best.unknown} is unreadable"
+            msg = (f"{prefix}{role} asks {short(best.requested, res)} in flavor {best.flavor}, but {what}: whether "
+                   f"it fits is unknown")
+            hint = ("grant get/list on clusterqueues and cohorts.kueue.x-k8s.io, or pass them with --from-file"
+                    if best.unknown == "cohort" else f"fix {best.unknown} of {res} in flavor {best.flavor}")
+            return [Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res,
+                           flavor=best.flavor, requested=best.requested, hint=hint, params=params)]
+        if v.code in ("QuotaExhausted", "NeedsPreemption"):
             placed = f", {amount_of(best.previous, res)} of them for the roles before it" if best.previous else ""
             msg = (f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}: it asks "
-                   f"{short(best.requested, res)}{_pods(d, per_pod, res)}; {amount_of(best.free, res)} of "
-                   f"{short(best.nominal, res)} are free{placed}")
-            hint = f"free {short(best.needed, res)} in flavor {best.flavor}"
-            hint += scale_hint(role, v.max_pods, d.size)
+                   f"{short(best.requested, res)}{_pods(d, per_pod, res)}; {amount_of(best.available, res)} "
+                   f"{'are' if best.available != 1 else 'is'} free of {short(best.nominal, res)} nominal{placed}")
+            msg += _own_note(v, res)
+            if v.code == "NeedsPreemption":
+                msg += "; it fits only by preempting other Workloads (which ones cannot be known from a snapshot)"
+            free = v.joint_needed if v.joint_needed is not None and v.joint_needed > (best.needed or 0) else None
+            hint = f"free {short(free or best.needed, res)} in flavor {best.flavor}"
+            hint += " (what the roles need together)" if free is not None else ""
+            summary = f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}"
         else:
             cap = best.capacity
             before = f" (next to {short(best.previous, res)} for the roles before it)" if best.previous else ""
             msg = (f"{prefix}{role} asks {short(best.requested, res)}{_pods(d, per_pod, res)}{before} but flavor "
                    f"{best.flavor} can give at most {short(cap, res)}: never admitted as configured")
             hint = f"raise nominalQuota of {res} in flavor {best.flavor} by {short(best.needed, res)}"
-            hint += scale_hint(role, v.max_pods, d.size)
-        return [Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res, flavor=best.flavor,
-                       requested=best.requested, available=best.available, needed=best.needed, hint=hint)]
+            summary = (f"{prefix}{role} asks {short(best.requested, res)}{before} but flavor {best.flavor} can give at "
+                       f"most {short(cap, res)}")
+        return [Reason(v.code or "Unknown", msg, role=role, workload=wl, kueue_message=kueue, resource=res,
+                       flavor=best.flavor, requested=best.requested, available=best.available, needed=best.needed,
+                       hint=hint, params=params, summary=summary)]
     if v.code == "NoMatchingFlavor":
-        parts = "; ".join(c.detail or f"{c.flavor}: {c.outcome}" for c in v.checks)
+        parts = "; ".join(attempt_text(b) for b in v.attempts)
+        first = v.attempts[0].flavor if v.attempts else None
         return [Reason("NoMatchingFlavor", f"{prefix}no flavor takes {role}: {parts}", role=role, workload=wl,
-                       kueue_message=kueue, flavor=v.checks[0].flavor if v.checks else None,
+                       kueue_message=kueue, flavor=first,
                        hint=f"fix {role}'s nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints")]
+    if v.code == "QuotaUnknown":
+        return [Reason("QuotaUnknown", f"{prefix}whether {role} fits is unknown: a request could not be read",
+                       role=role, workload=wl, kueue_message=kueue)]
+    if v.code == "InvalidResources" and v.assignment is not None:
+        out = []
+        for bad in v.assignment.invalid:
+            where = f"container {bad.container}" if bad.container else "the pod"
+            limit = "its limit" if bad.rule == "requests-exceed-limits" else "the namespace's LimitRange maximum"
+            out.append(Reason("InvalidResources", f"{prefix}{role}: {where} requests "
+                              f"{short(bad.requested, bad.resource)}, above {limit} "
+                              f"({short(bad.limit, bad.resource)}): Kueue refuses it before trying any flavor",
+                              role=role, workload=wl, kueue_message=kueue, resource=bad.resource,
+                              requested=bad.requested, params={"rule": bad.rule, "container": bad.container,
+                                                               "limit": bad.limit},
+                              hint=f"lower {role}'s {bad.resource} request to at most "
+                                   f"{short(bad.limit, bad.resource)}, or raise the limit"))
+        return out[:3]
     return []
 
 
-def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], qa.PodSetVerdict],
-                      now: datetime, notes: list[str]) -> list[Reason]:
+def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+                      now: datetime, notes: list[str], hypothetical: bool = False) -> list[Reason]:
+    """`hypothetical` (--what-if): Kueue's last message is about the real demand, so only our engine speaks
+    for quota."""
     wl = u.workload or {}
     g = u.group
     ns = facts.target.namespace
@@ -173,6 +238,7 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], qa.P
     queue_problems = structural(facts, u.queue, g)
     qr_reason = str(qr.get("reason") or "")
     qr_msg = qr.get("message") if qr.get("status") == "False" else None
+    qr_msg = None if hypothetical else qr_msg
     parsed = km.parse_message(qr_msg) if qr_msg else None
     kueue_reasons = _kueue_reasons(parsed, qr_reason, ps_roles, g, verdicts, facts, u) if parsed else []
     if queue_problems:
@@ -190,7 +256,7 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], qa.P
     for (w, _ps), v in verdicts.items():
         if w != g:
             continue
-        if v.verdict == qa.BLOCKED:
+        if v.verdict in (vd.BLOCKED, vd.UNKNOWN):
             out.extend(verdict_reasons(v, None, g))
     if out:
         if untouched:
@@ -231,7 +297,7 @@ def _human(secs: float) -> str:
 
 
 def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: str,
-                   verdicts: dict[tuple[str, str], qa.PodSetVerdict], facts: Facts, u: Unit) -> list[Reason]:
+                   verdicts: dict[tuple[str, str], vd.PodSetVerdict], facts: Facts, u: Unit) -> list[Reason]:
     text = parsed.text
     ns = facts.target.namespace
     if parsed.kind in _MESSAGE_CODES:
@@ -277,7 +343,7 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
 
 
 def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message,
-                    ours: qa.PodSetVerdict | None) -> list[Reason]:
+                    ours: vd.PodSetVerdict | None) -> list[Reason]:
     kinds = {r.kind for r in psf.reasons}
     if km.RESOURCE_UNAVAILABLE in kinds:
         res = next(r.resource for r in psf.reasons if r.kind == km.RESOURCE_UNAVAILABLE)
@@ -289,11 +355,11 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
     if unused:
         k = min(unused, key=lambda r: r.needed if r.needed is not None else Fraction(10**30))
         code = "PreemptionInProgress" if parsed.preempting else "QuotaExhausted"
-        mine = verdict_reasons(ours, None, g) if ours is not None and ours.verdict == qa.BLOCKED else []
-        if mine and mine[0].code in ("QuotaExhausted", "QuotaExceedsCapacity"):
+        mine = verdict_reasons(ours, None, g) if ours is not None and ours.verdict == vd.BLOCKED else []
+        if mine and mine[0].code in ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity"):
             r = mine[0]
             r.kueue_message = psf.text
-            if mine[0].code == "QuotaExhausted":
+            if mine[0].code == "QuotaExhausted" or parsed.preempting:
                 r.code = code
             if r.needed != k.needed or r.flavor != k.flavor:
                 r.message += (f" (Kueue, counting {role} alone against what is free, says "
@@ -302,7 +368,7 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
             r = Reason(code, f"{role} needs {more(k.needed, k.resource)} in flavor {k.flavor}", role=role,
                        workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
                        hint=f"free {short(k.needed, k.resource)} in flavor {k.flavor}")
-            if ours is not None and ours.verdict == qa.FITS:
+            if ours is not None and ours.verdict == vd.FITS:
                 r.message += (f"; our arithmetic says {role} fits flavor {ours.flavor} now (quota was freed since "
                               f"Kueue's last attempt)")
         if parsed.preempting:
@@ -320,9 +386,8 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
                    resource=k.resource, flavor=k.flavor, requested=k.requested, available=k.capacity,
                    needed=Fraction(need) if need is not None else None,
                    hint=f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}, or scale {role} down")
-        if ours is not None and ours.verdict == qa.BLOCKED:
-            r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}" + scale_hint(
-                role, ours.max_pods, ours.demand.size)
+        if ours is not None and ours.verdict == vd.BLOCKED:
+            r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}"
         return [r]
     flavorish = [r for r in psf.reasons if r.kind in (km.NODE_AFFINITY, km.UNTOLERATED_TAINT, km.FLAVOR_NOT_FOUND,
                                                        km.TOPOLOGY, km.SKIPPED)]

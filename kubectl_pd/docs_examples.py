@@ -1,0 +1,121 @@
+"""The `$ kubectl pd ...` examples of the README and docs/, found, run and compared, so none can drift.
+
+An example is a fenced block whose lines starting with `$ ` are commands, each followed by its output
+(stdout, then stderr). A block is checked when every command in it runs offline: `kubectl pd` with
+`-f`/`--from-file` (or `create ... --dry-run=client`), or `echo $?` for the exit code of the one before.
+Blocks that need a live cluster are listed as unchecked. `scripts/refresh-examples` rewrites the
+outputs; tests/test_docs_examples.py fails when one is stale.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+@dataclass(frozen=True)
+class Step:
+    command: str  # without the `$ `, continuation lines joined
+    output: str
+
+
+@dataclass(frozen=True)
+class Example:
+    path: Path
+    start: int  # offset of the block's body in the file
+    end: int
+    steps: tuple[Step, ...]
+
+    @property
+    def runnable(self) -> bool:
+        return bool(self.steps) and all(_offline(s.command) for s in self.steps) and \
+            _offline(self.steps[0].command) != "echo"
+
+
+def _offline(command: str) -> str | None:
+    if command.strip() == "echo $?":
+        return "echo"
+    if not command.startswith("kubectl pd ") or "..." in command or "#" in command:
+        return None
+    args = shlex.split(command)
+    if "-f" in args or "--from-file" in args or any(a.startswith("--from-file=") for a in args):
+        return "file"
+    if args[2:3] == ["create"] and "--dry-run=client" in args:
+        return "file"
+    return None
+
+
+def _steps(body: str) -> tuple[Step, ...]:
+    steps: list[Step] = []
+    lines = body.split("\n")
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("$ "):
+            if not steps and lines[i].strip():
+                return ()  # output before any command: not an example
+            i += 1
+            continue
+        cmd = lines[i][2:]
+        while cmd.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            cmd = cmd[:-1].rstrip() + " " + lines[i].strip()
+        i += 1
+        out: list[str] = []
+        while i < len(lines) and not lines[i].startswith("$ "):
+            out.append(lines[i])
+            i += 1
+        steps.append(Step(cmd, "\n".join(out).rstrip("\n")))
+    return tuple(steps)
+
+
+def examples(path: Path) -> list[Example]:
+    text = path.read_text()
+    return [Example(path, m.start(1), m.end(1), _steps(m.group(1))) for m in FENCE.finditer(text)
+            if m.group(1).startswith("$ ")]
+
+
+def run(example: Example, root: Path, executable: str = "kubectl-pd") -> tuple[Step, ...]:
+    """Each step's real output (no colour, a wide terminal so nothing wraps)."""
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    env.pop("KUBECONFIG", None)
+    got: list[Step] = []
+    code = 0
+    for step in example.steps:
+        if _offline(step.command) == "echo":
+            got.append(Step(step.command, str(code)))
+            continue
+        args = shlex.split(step.command)[2:]
+        p = subprocess.run([executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        code = p.returncode
+        got.append(Step(step.command, (p.stdout + p.stderr).rstrip("\n")))
+    return tuple(got)
+
+
+def render(steps: tuple[Step, ...], original: str) -> str:
+    """The block body with fresh outputs, keeping each command as it was written."""
+    cmds = [m.group(0) for m in re.finditer(r"^\$ (?:[^\n]*\\\n)*[^\n]*", original, re.M)]
+    parts = []
+    for raw, step in zip(cmds, steps, strict=True):
+        parts.append(raw + ("\n" + step.output if step.output else ""))
+    return "\n".join(parts) + "\n"
+
+
+def refresh(path: Path, root: Path) -> int:
+    """Rewrite the outputs of every runnable example in `path`; the number changed."""
+    text = path.read_text()
+    changed = 0
+    for ex in reversed(examples(path)):
+        if not ex.runnable:
+            continue
+        body = render(run(ex, root), text[ex.start:ex.end])
+        if body != text[ex.start:ex.end]:
+            text = text[:ex.start] + body + text[ex.end:]
+            changed += 1
+    path.write_text(text)
+    return changed

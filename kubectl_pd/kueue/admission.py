@@ -1,0 +1,684 @@
+"""The one admission engine: Kueue's flavor assignment for a workload-like demand, as a pure function.
+
+`assign(snapshot, cluster_queue, demand)` is the small cousin of Kueue's
+`pkg/scheduler/flavorassigner` (v0.18.4; v0.19 where it differs): pod sets in the Workload's order,
+pod-set groups assigned together, resource groups and flavors in queue order, each flavor judged by its
+own taints and node labels, then by quota through the cohort tree (`pkg/cache/scheduler/resource_node.go`:
+available, potential available, lending and borrowing limits), then chosen by `flavorFungibility`.
+Every flavor tried is kept with its outcome and numbers; the result carries codes and parameters only.
+why-pending builds the demand from Workloads or Pods, create from the request; nothing else in the code
+base computes quota.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+from kubectl_pd.kueue.model import (
+    NEVER,
+    TRY_NEXT_FLAVOR,
+    ClusterQueue,
+    FlavorFungibility,
+    FlavorResource,
+    LimitRangeItem,
+    PodSet,
+    Requirement,
+    ResourceFlavor,
+    ResourceQuota,
+    Snapshot,
+    Taint,
+    Toleration,
+    Workload,
+)
+
+# Kueue's FlavorAssignmentMode, worst first; UNKNOWN is ours: a number the verdict needs could not be read
+NO_FIT, PREEMPT, FIT = "NoFit", "Preempt", "Fit"
+UNKNOWN = "Unknown"
+_MODE_RANK = {UNKNOWN: -1, NO_FIT: 0, PREEMPT: 1, FIT: 2}
+
+# Outcome of one flavor tried for one pod set (or pod-set group)
+FITS = "fits"
+BORROWS = "fits-borrowing"
+PREEMPTS = "needs-preemption"  # quota would hold it once candidates are preempted (or reclaimed)
+NO_CANDIDATES = "no-preemption-candidates"  # it fits the quota, but nothing it may preempt is running
+NO_FIT_NOW = "no-fit"  # over unused quota, and policy allows no preemption
+EXCEEDS = "exceeds-capacity"  # more than the flavor can ever give, borrowing included
+NOT_MATCHING = "node-affinity-mismatch"
+UNTOLERATED = "untolerated-taint"
+FLAVOR_MISSING = "flavor-not-found"
+QUOTA_UNKNOWN = "quota-unknown"
+
+# Kueue's internal preemption modes (flavorassigner.go: noFit < noPreemptionCandidates < preempt < reclaim < fit)
+_P_NOFIT, _P_NOCAND, _P_PREEMPT, _P_RECLAIM, _P_FIT = range(5)
+_P_TO_MODE = {_P_NOFIT: NO_FIT, _P_NOCAND: PREEMPT, _P_PREEMPT: PREEMPT, _P_RECLAIM: PREEMPT, _P_FIT: FIT}
+KUEUE_DEFAULT = (0, 18)  # the version the seed deploys (0.18.4); 0.19 ranks flavors slightly differently
+
+# An oracle answers "could preemption make room for this much?": (possibility, borrowing height after).
+PREEMPT_POSSIBLE, RECLAIM_POSSIBLE, NO_CANDIDATES_FOUND = "Preempt", "Reclaim", "NoCandidates"
+Oracle = Callable[[ClusterQueue, FlavorResource, Fraction, int], tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A request Kueue refuses before any flavor is tried: above the container's limit, or above a
+    LimitRange maximum (Kueue: `resources validation failed` / `resources didn't satisfy LimitRange
+    constraints`)."""
+
+    rule: str  # requests-exceed-limits | limitrange-max
+    container: str
+    resource: str
+    requested: Fraction
+    limit: Fraction
+
+
+@dataclass(frozen=True)
+class PodSetDemand:
+    """What one pod set asks: per-pod requests x count; `role` is ours, for the printers."""
+
+    name: str
+    count: int
+    requests: Mapping[str, Fraction]
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    affinity: tuple[tuple[Requirement, ...], ...] | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    group: str | None = None
+    role: str | None = None
+    unknown: tuple[str, ...] = ()
+    invalid: tuple[Invalid, ...] = ()  # what Kueue refuses before assigning flavors
+
+    def total(self, count: int | None = None) -> dict[str, Fraction]:
+        n = self.count if count is None else count
+        return {r: q * n for r, q in self.requests.items()}
+
+
+@dataclass(frozen=True)
+class Demand:
+    """A Workload, real or hypothetical (create's request), as the engine sees it."""
+
+    pod_sets: tuple[PodSetDemand, ...]
+    priority: int = 0
+    reclaimable: Mapping[str, int] = field(default_factory=dict)
+
+
+def demand_of(wl: Workload, roles: Mapping[str, str] | None = None) -> Demand:
+    return Demand(tuple(demand_of_pod_set(ps, (roles or {}).get(ps.name)) for ps in wl.pod_sets),
+                  wl.priority, wl.reclaimable)
+
+
+def demand_of_pod_set(ps: PodSet, role: str | None = None, count: int | None = None,
+                      limit_ranges: tuple[LimitRangeItem, ...] = ()) -> PodSetDemand:
+    return PodSetDemand(ps.name, ps.count if count is None else count, ps.requests, ps.node_selector, ps.affinity,
+                        ps.tolerations, ps.group, role, ps.unknown, invalid_requests(ps, limit_ranges))
+
+
+def invalid_requests(ps: PodSet, limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[Invalid, ...]:
+    """Kueue's checks before flavor assignment: a container's request above its own limit, and requests
+    above the namespace's LimitRange maxima (per container, and for the pod's total)."""
+    out = [Invalid("requests-exceed-limits", c, r, req, lim) for c, rs in ps.limits.items()
+           for r, (req, lim) in rs.items()]
+    for item in limit_ranges:
+        for r, cap in item.max.items():
+            if item.type == "Container":
+                out += [Invalid("limitrange-max", c, r, q, cap) for c, reqs in ps.containers.items()
+                        if (q := reqs.get(r)) is not None and q > cap]
+            elif item.type == "Pod" and ps.requests.get(r, Fraction(0)) > cap:
+                out.append(Invalid("limitrange-max", "", r, ps.requests[r], cap))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ResourceCheck:
+    """One resource of one flavor: Kueue's numbers for it (all in the resource's base unit)."""
+
+    resource: str
+    outcome: str
+    requested: Fraction  # this pod set (or group)
+    previous: Fraction  # earlier pod sets of the same Workload already placed in this flavor
+    available: Fraction | None  # unused now, borrowing included (Kueue's Available)
+    capacity: Fraction | None  # the most it could ever get (Kueue's PotentialAvailable)
+    nominal: Fraction
+    needed: Fraction | None = None  # how much more than `available` (or `capacity` when it exceeds)
+    borrow: int = 0  # cohort height it borrows from (0 = within its own nominal quota)
+    unknown: str | None = None  # the field that could not be read
+
+
+@dataclass(frozen=True)
+class FlavorAttempt:
+    flavor: str
+    outcome: str
+    mode: str  # Kueue's mode for this flavor: Fit | Preempt | NoFit
+    checks: tuple[ResourceCheck, ...] = ()
+    taint: Taint | None = None
+    borrow: int = 0
+
+    @property
+    def deciding(self) -> ResourceCheck | None:
+        """The resource whose outcome decided this flavor (the worst one)."""
+        bad = [c for c in self.checks if c.outcome == self.outcome]
+        return bad[0] if bad else (self.checks[0] if self.checks else None)
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """One resource group's search for one pod set (or pod-set group)."""
+
+    covered: tuple[str, ...]
+    attempts: tuple[FlavorAttempt, ...]
+    chosen: str | None
+    mode: str
+
+
+@dataclass(frozen=True)
+class PodSetAssignment:
+    name: str
+    role: str | None
+    count: int
+    requests: Mapping[str, Fraction]  # total for the pod set (pods included when covered)
+    flavors: Mapping[str, str]  # resource -> flavor
+    mode: str
+    groups: tuple[GroupResult, ...] = ()
+    not_covered: tuple[str, ...] = ()  # requested resources no resource group covers
+    borrow: int = 0
+    evaluated: bool = True  # False: Kueue stopped at an earlier failing pod set; ours went on for the numbers
+    unknown: tuple[str, ...] = ()
+    invalid: tuple[Invalid, ...] = ()
+
+    @property
+    def attempts(self) -> tuple[FlavorAttempt, ...]:
+        return tuple(a for g in self.groups for a in g.attempts)
+
+    @property
+    def blocking(self) -> FlavorAttempt | None:
+        """The attempt that explains a pod set that does not fit now: the quota attempt closest to fitting
+        (needs preemption, then smallest shortfall), else the first attempt."""
+        if self.mode == FIT:
+            return None
+        for g in self.groups:
+            if g.mode == FIT:
+                continue
+            quota = [a for a in g.attempts if a.checks and a.outcome not in (FITS, BORROWS)]
+            if quota:
+                return min(quota, key=_closeness)
+            if g.attempts:
+                return g.attempts[0]
+        return None
+
+
+def _closeness(a: FlavorAttempt) -> tuple[int, Fraction]:
+    order = {PREEMPTS: 0, NO_CANDIDATES: 0, NO_FIT_NOW: 1, QUOTA_UNKNOWN: 2, EXCEEDS: 3}
+    c = a.deciding
+    return order.get(a.outcome, 4), (c.needed if c is not None and c.needed is not None else Fraction(0))
+
+
+@dataclass(frozen=True)
+class Assignment:
+    cluster_queue: str
+    pod_sets: tuple[PodSetAssignment, ...]
+    mode: str
+    borrowing: int
+    joint: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # all pod sets at once: shortfall
+
+    @property
+    def fits(self) -> bool:
+        return self.mode == FIT
+
+
+# ---------------------------------------------------------------------------------------- cohort tree
+
+
+@dataclass
+class _Node:
+    """A ClusterQueue or Cohort as Kueue's resourceNode: quotas, subtree quota, usage."""
+
+    name: str
+    quotas: dict[FlavorResource, ResourceQuota]
+    parent: _Node | None = None
+    is_cq: bool = False
+    subtree: dict[FlavorResource, Fraction] = field(default_factory=dict)
+    usage: dict[FlavorResource, Fraction] = field(default_factory=dict)
+    children: list[_Node] = field(default_factory=list)
+
+    def local_quota(self, fr: FlavorResource) -> Fraction:
+        q = self.quotas.get(fr)
+        if q is not None and q.lending_limit is not None:
+            return max(Fraction(0), self.subtree.get(fr, Fraction(0)) - q.lending_limit)
+        return Fraction(0)
+
+    def local_available(self, fr: FlavorResource) -> Fraction:
+        return max(Fraction(0), self.local_quota(fr) - self.usage.get(fr, Fraction(0)))
+
+    def height(self) -> int:
+        h = min(len(self.children), 1)
+        for c in self.children:
+            if not c.is_cq:
+                h = max(h, c.height() + 1)
+        return h
+
+
+def _quota_map(groups: tuple) -> dict[FlavorResource, ResourceQuota]:
+    return {(f.name, r.name): r for g in groups for f in g.flavors for r in f.resources}
+
+
+class Tree:
+    """The cohort forest of a snapshot, with usage as the queues' status reports it."""
+
+    def __init__(self, snap: Snapshot, extra_usage: Mapping[str, Mapping[FlavorResource, Fraction]] | None = None):
+        self.nodes: dict[str, _Node] = {}
+        cohorts: dict[str, _Node] = {}
+        self.cycle = False
+
+        def cohort_node(name: str, seen: tuple[str, ...] = ()) -> _Node:
+            if name in cohorts:
+                return cohorts[name]
+            c = snap.cohorts.get(name)
+            node = _Node(name, _quota_map(c.resource_groups) if c else {})
+            cohorts[name] = node
+            if c is not None and c.parent:
+                if c.parent in seen + (name,):
+                    self.cycle = True
+                else:
+                    parent = cohort_node(c.parent, seen + (name,))
+                    node.parent = parent
+                    parent.children.append(node)
+            return node
+
+        for cq in snap.cluster_queues.values():
+            node = _Node(cq.name, _quota_map(cq.resource_groups), is_cq=True)
+            node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
+            node.usage = dict(cq.reserved)
+            for fr, q in ((extra_usage or {}).get(cq.name) or {}).items():
+                node.usage[fr] = node.usage.get(fr, Fraction(0)) + q
+            if cq.cohort:
+                parent = cohort_node(cq.cohort)
+                node.parent = parent
+                parent.children.append(node)
+            self.nodes[cq.name] = node
+        for name in snap.cohorts:
+            cohort_node(name)
+        for root in [c for c in cohorts.values() if c.parent is None]:
+            self._accumulate(root)
+
+    def _accumulate(self, node: _Node) -> None:
+        node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
+        node.usage = {}
+        for child in node.children:
+            if not child.is_cq:
+                self._accumulate(child)
+            for fr, q in child.subtree.items():
+                node.subtree[fr] = node.subtree.get(fr, Fraction(0)) + q - child.local_quota(fr)
+            for fr, u in child.usage.items():
+                node.usage[fr] = node.usage.get(fr, Fraction(0)) + max(Fraction(0), u - child.local_quota(fr))
+
+    def available(self, node: _Node, fr: FlavorResource) -> Fraction:
+        if node.parent is None:
+            return node.subtree.get(fr, Fraction(0)) - node.usage.get(fr, Fraction(0))
+        parent_available = self.available(node.parent, fr)
+        q = node.quotas.get(fr)
+        if q is not None and q.borrowing_limit is not None:
+            lq = node.local_quota(fr)
+            stored = node.subtree.get(fr, Fraction(0)) - lq
+            used_in_parent = max(Fraction(0), node.usage.get(fr, Fraction(0)) - lq)
+            parent_available = min(stored - used_in_parent + q.borrowing_limit, parent_available)
+        return node.local_available(fr) + parent_available
+
+    def potential(self, node: _Node, fr: FlavorResource) -> Fraction:
+        if node.parent is None:
+            return node.subtree.get(fr, Fraction(0))
+        avail = node.local_quota(fr) + self.potential(node.parent, fr)
+        q = node.quotas.get(fr)
+        if q is not None and q.borrowing_limit is not None:
+            avail = min(node.subtree.get(fr, Fraction(0)) + q.borrowing_limit, avail)
+        return avail
+
+    def borrow_height(self, node: _Node, fr: FlavorResource, val: Fraction) -> tuple[int, bool]:
+        """Kueue's FindHeightOfLowestSubtreeThatFits: (height, may reclaim within the hierarchy)."""
+        q = node.quotas.get(fr)
+        nominal = q.nominal if q is not None else Fraction(0)
+        if node.parent is None or nominal >= node.usage.get(fr, Fraction(0)) + val:
+            return 0, node.parent is not None
+        remaining = val - node.local_available(fr)
+        t = node.parent
+        root = t
+        while t is not None:
+            if t.subtree.get(fr, Fraction(0)) >= t.usage.get(fr, Fraction(0)) + remaining:
+                return t.height(), t.parent is not None
+            remaining -= t.local_available(fr)
+            root = t
+            t = t.parent
+        return root.height(), False
+
+
+def add_usage(extra: dict[str, dict[FlavorResource, Fraction]], cq: str,
+              usage: Mapping[FlavorResource, Fraction]) -> None:
+    """Accumulate a Workload's assigned usage for a later `Tree` (the per-replica shape's joint view)."""
+    mine = extra.setdefault(cq, {})
+    for fr, q in usage.items():
+        mine[fr] = mine.get(fr, Fraction(0)) + q
+
+
+# ---------------------------------------------------------------------------------------- matching
+
+
+def _tolerates(t: Toleration, taint: Taint) -> bool:
+    if t.effect and t.effect != taint.effect:
+        return False
+    if t.operator == "Exists":
+        return not t.key or t.key == taint.key
+    return t.key == taint.key and t.value == taint.value
+
+
+def untolerated(flavor: ResourceFlavor, tolerations: tuple[Toleration, ...]) -> Taint | None:
+    tols = tolerations + flavor.tolerations
+    for taint in flavor.node_taints:
+        if taint.effect not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(_tolerates(t, taint) for t in tols):
+            return taint
+    return None
+
+
+def _requirement(e: Requirement, labels: Mapping[str, str]) -> bool:
+    v = labels.get(e.key)
+    if e.operator == "In":
+        return v is not None and v in e.values
+    if e.operator == "NotIn":
+        return v is None or v not in e.values
+    if e.operator == "Exists":
+        return v is not None
+    if e.operator == "DoesNotExist":
+        return v is None
+    if e.operator in ("Gt", "Lt") and v is not None and len(e.values) == 1:
+        try:
+            a, b = int(v), int(e.values[0])
+        except ValueError:
+            return False
+        return a > b if e.operator == "Gt" else a < b
+    return False
+
+
+def matches(ps: PodSetDemand, flavor: ResourceFlavor) -> bool:
+    """Kueue's flavorSelector: only the label keys this flavor declares are judged (Kueue 0.17.8+/0.18.2+)."""
+    keys = set(flavor.node_labels)
+    labels = flavor.node_labels
+    for k, v in ps.node_selector.items():
+        if k in keys and labels.get(k) != v:
+            return False
+    if ps.affinity is None:
+        return True
+    terms = []
+    for term in ps.affinity:
+        kept = tuple(e for e in term if e.key in keys)
+        if not kept:
+            return True  # a term with no judged key drops the whole affinity, as Kueue does
+        terms.append(kept)
+    if not terms:
+        return True
+    return any(all(_requirement(e, labels) for e in term) for term in terms)
+
+
+# ---------------------------------------------------------------------------------------- oracle
+
+
+def policy_oracle(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: int) -> tuple[str, int]:
+    """What a snapshot without the running Workloads can say: preemption is possible only where the
+    queue's policy allows it; whether candidates exist is not known (the verdict says so)."""
+    p = cq.preemption
+    if p.within_cluster_queue == NEVER and p.reclaim_within_cohort == NEVER and p.borrow_within_cohort == NEVER:
+        return NO_CANDIDATES_FOUND, borrow
+    if p.within_cluster_queue == NEVER and p.reclaim_within_cohort != NEVER and cq.cohort:
+        return RECLAIM_POSSIBLE, borrow
+    return PREEMPT_POSSIBLE, borrow
+
+
+_POSSIBILITY = {PREEMPT_POSSIBLE: _P_PREEMPT, RECLAIM_POSSIBLE: _P_RECLAIM, NO_CANDIDATES_FOUND: _P_NOCAND}
+
+
+# ---------------------------------------------------------------------------------------- assignment
+
+
+def _preferred(a: tuple[int, int], b: tuple[int, int], ff: FlavorFungibility, kueue: tuple[int, int]) -> bool:
+    """Kueue's isPreferred over (preemption mode, borrowing level)."""
+    if a[0] == _P_NOFIT:
+        return False
+    if b[0] == _P_NOFIT:
+        return True
+    if kueue >= (0, 19) and (a[0] == _P_NOCAND) != (b[0] == _P_NOCAND):
+        return a[0] != _P_NOCAND  # 0.19: a flavor with nothing to preempt ranks below every viable one
+    if ff.preference == "PreemptionOverBorrowing":
+        if a[1] != b[1]:
+            return a[1] < b[1]
+        return a[0] > b[0]
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    return a[1] < b[1]
+
+
+def _try_next(mode: tuple[int, int], ff: FlavorFungibility) -> bool:
+    if mode[0] in (_P_NOFIT, _P_NOCAND):
+        return True
+    if mode[0] in (_P_PREEMPT, _P_RECLAIM) and ff.when_can_preempt == TRY_NEXT_FLAVOR:
+        return True
+    return mode[1] != 0 and ff.when_can_borrow == TRY_NEXT_FLAVOR
+
+
+def _can_preempt_while_borrowing(cq: ClusterQueue, fair_sharing: bool) -> bool:
+    p = cq.preemption
+    return p.borrow_within_cohort != NEVER or (fair_sharing and p.reclaim_within_cohort != NEVER)
+
+
+def _outcome(p: int, borrow: int, exceeds: bool) -> str:
+    if exceeds:
+        return EXCEEDS
+    return {_P_FIT: BORROWS if borrow else FITS, _P_PREEMPT: PREEMPTS, _P_RECLAIM: PREEMPTS,
+            _P_NOCAND: NO_CANDIDATES}.get(p, NO_FIT_NOW)
+
+
+class _Assigner:
+    def __init__(self, snap: Snapshot, cq: ClusterQueue, tree: Tree, oracle: Oracle, fair_sharing: bool,
+                 kueue: tuple[int, int]) -> None:
+        self.snap, self.cq, self.tree, self.oracle, self.fair = snap, cq, tree, oracle, fair_sharing
+        self.kueue = kueue
+        self.node = tree.nodes[cq.name]
+
+    def check_flavor(self, name: str, members: list[PodSetDemand]) -> FlavorAttempt | None:
+        """Kueue's checkFlavorForPodSets: None when the flavor may hold every pod set of the group."""
+        flavor = self.snap.flavor_state(name)
+        if flavor is None:
+            return None  # not read: selectors and taints are not judged
+        if flavor is False:
+            return FlavorAttempt(name, FLAVOR_MISSING, NO_FIT)
+        for ps in members:
+            taint = untolerated(flavor, ps.tolerations)
+            if taint is not None:
+                return FlavorAttempt(name, UNTOLERATED, NO_FIT, taint=taint)
+            if not matches(ps, flavor):
+                return FlavorAttempt(name, NOT_MATCHING, NO_FIT)
+        return None
+
+    def fits_quota(self, fr: FlavorResource, assumed: Fraction, request: Fraction, rq: ResourceQuota | None,
+                   priority: int) -> tuple[int, int, ResourceCheck]:
+        """Kueue's fitsResourceQuota, with the numbers kept."""
+        node, tree = self.node, self.tree
+        nominal = rq.nominal if rq is not None else Fraction(0)
+        available = max(Fraction(0), tree.available(node, fr))
+        capacity = tree.potential(node, fr)
+        val = assumed + request
+        base = ResourceCheck(fr[1], FITS, request, assumed, available, capacity, nominal)
+        if rq is not None and rq.unknown:
+            return _P_NOFIT, 0, replace(base, outcome=QUOTA_UNKNOWN, unknown=rq.unknown[0])
+        if fr in self.cq.usage_unknown:
+            return _P_NOFIT, 0, replace(base, outcome=QUOTA_UNKNOWN, unknown="status.flavorsReservation")
+        if self.cq.cohort and not self.snap.peers_complete:
+            # the cohort could not be read: only a borrowingLimit bounds what it might lend
+            upper = nominal + rq.borrowing_limit if rq is not None and rq.borrowing_limit is not None else None
+            partial = replace(base, available=None, capacity=upper)
+            if upper is not None and val > upper:
+                return _P_NOFIT, 0, replace(partial, outcome=EXCEEDS, needed=val - upper)
+            return _P_NOFIT, 0, replace(partial, outcome=QUOTA_UNKNOWN, unknown="cohort")
+        if val > capacity:
+            return _P_NOFIT, 0, replace(base, outcome=EXCEEDS, needed=val - capacity)
+        borrow, may_reclaim = tree.borrow_height(node, fr, val)
+        if val <= available:
+            return _P_FIT, borrow, replace(base, outcome=BORROWS if borrow else FITS, borrow=borrow)
+        needed = val - available
+        if nominal >= val or may_reclaim or _can_preempt_while_borrowing(self.cq, self.fair):
+            possibility, after = self.oracle(self.cq, fr, val, borrow)
+            p = _POSSIBILITY.get(possibility, _P_PREEMPT)
+            return p, after, replace(base, outcome=_outcome(p, after, False), needed=needed, borrow=after)
+        return _P_NOFIT, borrow, replace(base, outcome=NO_FIT_NOW, needed=needed, borrow=borrow)
+
+    def find(self, members: list[PodSetDemand], requests: Mapping[str, Fraction], covered: tuple[str, ...],
+             flavors: tuple, assumed: Mapping[FlavorResource, Fraction], priority: int) -> GroupResult:
+        """Kueue's findFlavorForPodSets for one resource group."""
+        ff = self.cq.fungibility
+        reqs = {r: q for r, q in requests.items() if r in covered}
+        best: tuple[str, tuple[int, int]] | None = None
+        attempts: list[FlavorAttempt] = []
+        for fq in flavors:
+            refused = self.check_flavor(fq.name, members)
+            if refused is not None:
+                attempts.append(refused)
+                continue
+            worst = (_P_FIT, 0)
+            checks: list[ResourceCheck] = []
+            for r, q in reqs.items():
+                fr = (fq.name, r)
+                p, borrow, check = self.fits_quota(fr, assumed.get(fr, Fraction(0)), q, fq.quota(r), priority)
+                checks.append(check)
+                if check.outcome == QUOTA_UNKNOWN:
+                    worst = (-1, 0)
+                    break
+                if _preferred(worst, (p, borrow), ff, self.kueue):
+                    worst = (p, borrow)
+                if worst[0] == _P_NOFIT:
+                    break
+            if worst[0] == -1:
+                # an unreadable quota: whether Kueue stops here or goes on is not knowable
+                attempts.append(FlavorAttempt(fq.name, QUOTA_UNKNOWN, UNKNOWN, tuple(checks)))
+                return GroupResult(covered, tuple(attempts), None, UNKNOWN)
+            exceeds = any(c.outcome == EXCEEDS for c in checks)
+            attempts.append(FlavorAttempt(fq.name, _outcome(worst[0], worst[1], exceeds), _P_TO_MODE[worst[0]],
+                                          tuple(checks), borrow=max((c.borrow for c in checks), default=0)))
+            if not _try_next(worst, ff):
+                best = (fq.name, worst)
+                break
+            if best is None or _preferred(worst, best[1], ff, self.kueue):
+                best = (fq.name, worst)
+        if best is None or best[1][0] == _P_NOFIT:
+            return GroupResult(covered, tuple(attempts), None, NO_FIT)
+        return GroupResult(covered, tuple(attempts), best[0], _P_TO_MODE[best[1][0]])
+
+
+def _worst(modes: list[str]) -> str:
+    return min(modes, key=lambda m: _MODE_RANK[m]) if modes else FIT
+
+
+def kueue_oracle_default(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: int) -> tuple[str, int]:
+    """Kueue's test oracle: preemption always possible (for translating Kueue's own test tables)."""
+    return PREEMPT_POSSIBLE, 0
+
+
+def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
+           fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT,
+           extra_usage: Mapping[str, Mapping[FlavorResource, Fraction]] | None = None) -> Assignment:
+    """Assign flavors to every pod set of `demand` on `cluster_queue`, as Kueue would now.
+
+    Pod sets go in order; usage of earlier pod sets accumulates (Kueue's "previously considered podsets").
+    Kueue stops at the first pod set that cannot be placed; we go on so every role gets its numbers, and
+    mark the later ones `evaluated=False` so nobody mistakes them for Kueue's verdict."""
+    cq = snap.cluster_queues[cluster_queue]
+    if any(ps.invalid for ps in demand.pod_sets):  # refused before any flavor is tried
+        refused = tuple(PodSetAssignment(ps.name, ps.role, ps.count, ps.total(), {}, NO_FIT, invalid=ps.invalid)
+                        for ps in demand.pod_sets)
+        return Assignment(cq.name, refused, NO_FIT, 0)
+    tree = Tree(snap, extra_usage)
+    a = _Assigner(snap, cq, tree, oracle, fair_sharing, kueue)
+    covers_pods = cq.group_of("pods") is not None
+    # pod-set groups (podSetGroupName) are placed together, in order of first appearance
+    groups: dict[str, list[int]] = {}
+    for i, ps in enumerate(demand.pod_sets):
+        groups.setdefault(ps.group or f"#{i}", []).append(i)
+    assumed: dict[FlavorResource, Fraction] = {}
+    results: dict[int, PodSetAssignment] = {}
+    failed = False
+    for idxs in groups.values():
+        members = [demand.pod_sets[i] for i in idxs]
+        totals: list[dict[str, Fraction]] = []
+        for ps in members:
+            count = max(0, ps.count - demand.reclaimable.get(ps.name, 0))
+            t = ps.total(count)
+            if covers_pods:
+                t["pods"] = Fraction(count)
+            totals.append(t)
+        requests: dict[str, Fraction] = {}
+        for t in totals:
+            for r, q in t.items():
+                requests[r] = requests.get(r, Fraction(0)) + q
+        chosen: dict[str, str] = {}
+        group_results: list[GroupResult] = []
+        not_covered = tuple(r for r, q in requests.items() if q > 0 and cq.group_of(r) is None)
+        unknown = tuple(dict.fromkeys(u for ps in members for u in ps.unknown))
+        mode = FIT
+        if not_covered:
+            mode = NO_FIT
+        elif unknown:
+            mode = UNKNOWN
+        else:
+            for rg in cq.resource_groups:
+                if not any(r in rg.covered for r in requests):
+                    continue
+                g = a.find(members, requests, rg.covered, rg.flavors, assumed, demand.priority)
+                group_results.append(g)
+                if g.chosen is None:
+                    mode = g.mode
+                    chosen = {}
+                    break
+                chosen.update({r: g.chosen for r in requests if r in rg.covered})
+                mode = _worst([mode, g.mode])
+        borrow = max((at.borrow for g in group_results for at in g.attempts if at.flavor == g.chosen), default=0)
+        for i, ps, t in zip(idxs, members, totals, strict=True):
+            flv = {r: f for r, f in chosen.items() if r in t}
+            results[i] = PodSetAssignment(ps.name, ps.role, ps.count, t, flv, mode,
+                                          tuple(group_results), not_covered, borrow if flv else 0, not failed, unknown)
+        if chosen and mode != NO_FIT:
+            for t in totals:
+                for r, q in t.items():
+                    if r in chosen and q:
+                        fr = (chosen[r], r)
+                        assumed[fr] = assumed.get(fr, Fraction(0)) + q
+        if mode in (NO_FIT, UNKNOWN) or not chosen and any(q > 0 for q in requests.values()):
+            failed = True
+    pod_sets = tuple(results[i] for i in range(len(demand.pod_sets)))
+    evaluated = [p for p in pod_sets if p.evaluated]
+    mode = _worst([p.mode for p in evaluated]) if evaluated else NO_FIT
+    if any(p.mode == UNKNOWN for p in pod_sets) and mode != NO_FIT:
+        mode = UNKNOWN
+    borrowing = max((p.borrow for p in evaluated), default=0)
+    return Assignment(cq.name, pod_sets, mode, borrowing, _joint(a, demand, pod_sets))
+
+
+def _joint(a: _Assigner, demand: Demand, pod_sets: tuple[PodSetAssignment, ...]) -> dict[FlavorResource, Fraction]:
+    """The atomic view: every pod set in the flavor it got or is blocked on, all at once, against what is
+    unused now; the shortfall per flavor and resource (never Kueue's per-pod-set number)."""
+    want: dict[FlavorResource, Fraction] = {}
+    for p in pod_sets:
+        if p.mode == UNKNOWN:
+            continue
+        for r, q in p.requests.items():
+            f = p.flavors.get(r)
+            if f is None:
+                b = p.blocking
+                f = b.flavor if b is not None and any(c.resource == r for c in b.checks) else None
+            if f is not None and q:
+                want[(f, r)] = want.get((f, r), Fraction(0)) + q
+    out = {}
+    for fr, q in want.items():
+        rq = a.cq.quota(*fr)
+        if rq is not None and rq.unknown or fr in a.cq.usage_unknown:
+            continue
+        available = max(Fraction(0), a.tree.available(a.node, fr))
+        if q > available:
+            out[fr] = q - available
+    return out

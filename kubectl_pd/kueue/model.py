@@ -1,0 +1,543 @@
+"""Kueue's objects as typed, frozen values, parsed once where they are read.
+
+Every command reads ClusterQueues, Cohorts, ResourceFlavors, LocalQueues and Workloads through these
+types (v1beta1 is already turned into v1beta2 by `normalize`). Parsing never raises: a field that is
+absent takes Kueue's default, a field that is present but cannot be read is recorded as unknown, so the
+admission engine can answer "unknown" instead of building a verdict on a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from kubectl_pd.kueue.normalize import normalize
+from kubectl_pd.kueue.quantity import try_parse
+
+FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
+
+# Kueue v1beta2 defaults (apis/kueue/v1beta2/clusterqueue_types.go@v0.18.4)
+MAY_STOP_SEARCH = "MayStopSearch"
+TRY_NEXT_FLAVOR = "TryNextFlavor"
+NEVER = "Never"
+
+
+def _d(x: Any) -> dict[str, Any]:
+    return x if isinstance(x, dict) else {}
+
+
+def _l(x: Any) -> list[Any]:
+    return x if isinstance(x, list) else []
+
+
+def _s(x: Any) -> str | None:
+    return x if isinstance(x, str) and x else None
+
+
+def _int(x: Any) -> int | None:
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, str) and x.strip().lstrip("-").isascii() and x.strip().lstrip("-").isdigit():
+        return int(x.strip())
+    return None
+
+
+@dataclass(frozen=True)
+class Condition:
+    type: str
+    status: str  # True | False | Unknown
+    reason: str = ""
+    message: str = ""
+    last_transition: str = ""
+
+    @property
+    def true(self) -> bool:
+        return self.status == "True"
+
+
+def conditions_of(obj: Any) -> Mapping[str, Condition]:
+    """`status.conditions` by type; the one reader of conditions in the code base."""
+    out: dict[str, Condition] = {}
+    for c in _l(_d(_d(obj).get("status")).get("conditions")):
+        c = _d(c)
+        t = _s(c.get("type"))
+        if t:
+            out[t] = Condition(t, str(c.get("status") or "Unknown"), str(c.get("reason") or ""),
+                               str(c.get("message") or ""), str(c.get("lastTransitionTime") or ""))
+    return out
+
+
+def is_true(conds: Mapping[str, Condition], t: str) -> bool:
+    c = conds.get(t)
+    return c is not None and c.true
+
+
+@dataclass(frozen=True)
+class ResourceQuota:
+    """One resource of one flavor: None limits are absent (no limit); `unknown` names fields not readable."""
+
+    name: str
+    nominal: Fraction
+    borrowing_limit: Fraction | None = None
+    lending_limit: Fraction | None = None
+    unknown: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FlavorQuotas:
+    name: str
+    resources: tuple[ResourceQuota, ...]
+
+    def quota(self, resource: str) -> ResourceQuota | None:
+        return next((r for r in self.resources if r.name == resource), None)
+
+
+@dataclass(frozen=True)
+class ResourceGroup:
+    covered: tuple[str, ...]
+    flavors: tuple[FlavorQuotas, ...]
+
+
+@dataclass(frozen=True)
+class FlavorFungibility:
+    when_can_borrow: str = MAY_STOP_SEARCH
+    when_can_preempt: str = TRY_NEXT_FLAVOR
+    preference: str | None = None  # BorrowingOverPreemption | PreemptionOverBorrowing
+
+
+@dataclass(frozen=True)
+class Preemption:
+    within_cluster_queue: str = NEVER  # Never | LowerPriority | LowerOrNewerEqualPriority
+    reclaim_within_cohort: str = NEVER  # Never | LowerPriority | Any
+    borrow_within_cohort: str = NEVER  # Never | LowerPriority
+    borrow_threshold: int | None = None  # borrowWithinCohort.maxPriorityThreshold
+
+
+def _groups(spec: dict[str, Any]) -> tuple[ResourceGroup, ...]:
+    out = []
+    for rg in _l(spec.get("resourceGroups")):
+        rg = _d(rg)
+        covered = tuple(str(r) for r in _l(rg.get("coveredResources")) if isinstance(r, str))
+        flavors = []
+        for f in _l(rg.get("flavors")):
+            f = _d(f)
+            if not _s(f.get("name")):
+                continue
+            quotas = []
+            for r in _l(f.get("resources")):
+                r = _d(r)
+                if not _s(r.get("name")):
+                    continue
+                unknown: list[str] = []
+                nominal = try_parse(r.get("nominalQuota"))
+                if nominal is None:
+                    unknown.append("nominalQuota")
+                limits: dict[str, Fraction | None] = {}
+                for key in ("borrowingLimit", "lendingLimit"):
+                    v = r.get(key)
+                    limits[key] = try_parse(v) if v is not None else None
+                    if v is not None and limits[key] is None:
+                        unknown.append(key)
+                quotas.append(ResourceQuota(r["name"], nominal if nominal is not None else Fraction(0),
+                                            limits["borrowingLimit"], limits["lendingLimit"], tuple(unknown)))
+            flavors.append(FlavorQuotas(f["name"], tuple(quotas)))
+        out.append(ResourceGroup(covered, tuple(flavors)))
+    return tuple(out)
+
+
+def _totals(status: dict[str, Any], key: str) -> tuple[dict[FlavorResource, Fraction], frozenset[FlavorResource]]:
+    out: dict[FlavorResource, Fraction] = {}
+    bad: set[FlavorResource] = set()
+    for f in _l(status.get(key)):
+        f = _d(f)
+        for r in _l(f.get("resources")):
+            r = _d(r)
+            fr = (str(f.get("name")), str(r.get("name")))
+            q = try_parse(r.get("total"))
+            if q is None:
+                bad.add(fr)
+            else:
+                out[fr] = q
+    return out, frozenset(bad)
+
+
+@dataclass(frozen=True)
+class ClusterQueue:
+    name: str
+    cohort: str | None
+    resource_groups: tuple[ResourceGroup, ...]
+    fungibility: FlavorFungibility = FlavorFungibility()
+    preemption: Preemption = Preemption()
+    stop_policy: str | None = None
+    admission_checks: tuple[str, ...] = ()
+    namespace_selector: Mapping[str, Any] | None = None
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+    reserved: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsReservation
+    admitted: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsUsage
+    usage_unknown: frozenset[FlavorResource] = frozenset()
+    unknown: tuple[str, ...] = ()  # fields present but unreadable (resourceGroups not a list, ...)
+
+    def group_of(self, resource: str) -> ResourceGroup | None:
+        return next((g for g in self.resource_groups if resource in g.covered), None)
+
+    def quota(self, flavor: str, resource: str) -> ResourceQuota | None:
+        for g in self.resource_groups:
+            for f in g.flavors:
+                if f.name == flavor:
+                    return f.quota(resource)
+        return None
+
+    @property
+    def flavor_names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(f.name for g in self.resource_groups for f in g.flavors))
+
+    @property
+    def covered(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r for g in self.resource_groups for r in g.covered))
+
+
+def cluster_queue(obj: Any) -> ClusterQueue:
+    obj = normalize(_d(obj))
+    spec, status = _d(obj.get("spec")), _d(obj.get("status"))
+    unknown = tuple(k for k in ("resourceGroups",) if k in spec and not isinstance(spec[k], list))
+    ff = _d(spec.get("flavorFungibility"))
+    pre = _d(spec.get("preemption"))
+    bwc = _d(pre.get("borrowWithinCohort"))
+    checks = [_s(_d(c).get("name")) for c in _l(_d(spec.get("admissionChecksStrategy")).get("admissionChecks"))]
+    reserved, bad_r = _totals(status, "flavorsReservation")
+    admitted, _ = _totals(status, "flavorsUsage")
+    return ClusterQueue(
+        name=str(_d(obj.get("metadata")).get("name") or ""),
+        cohort=_s(spec.get("cohortName")),
+        resource_groups=_groups(spec),
+        fungibility=FlavorFungibility(_s(ff.get("whenCanBorrow")) or MAY_STOP_SEARCH,
+                                      _s(ff.get("whenCanPreempt")) or TRY_NEXT_FLAVOR, _s(ff.get("preference"))),
+        preemption=Preemption(_s(pre.get("withinClusterQueue")) or NEVER, _s(pre.get("reclaimWithinCohort")) or NEVER,
+                              _s(bwc.get("policy")) or NEVER, _int(bwc.get("maxPriorityThreshold"))),
+        stop_policy=_s(spec.get("stopPolicy")),
+        admission_checks=tuple(c for c in checks if c),
+        namespace_selector=spec.get("namespaceSelector") if isinstance(spec.get("namespaceSelector"), dict) else None,
+        conditions=conditions_of(obj),
+        reserved=reserved, admitted=admitted, usage_unknown=bad_r, unknown=unknown,
+    )
+
+
+@dataclass(frozen=True)
+class Cohort:
+    name: str
+    parent: str | None
+    resource_groups: tuple[ResourceGroup, ...] = ()
+
+
+def cohort(obj: Any) -> Cohort:
+    obj = _d(obj)
+    spec = _d(obj.get("spec"))
+    return Cohort(str(_d(obj.get("metadata")).get("name") or ""), _s(spec.get("parentName")), _groups(spec))
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
+class Toleration:
+    key: str
+    operator: str  # Equal | Exists
+    value: str
+    effect: str  # "" = every effect
+
+
+def _taints(x: Any) -> tuple[Taint, ...]:
+    return tuple(Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
+                 for t in map(_d, _l(x)) if t)
+
+
+def tolerations(x: Any) -> tuple[Toleration, ...]:
+    return tuple(Toleration(str(t.get("key") or ""), str(t.get("operator") or "Equal"), str(t.get("value") or ""),
+                            str(t.get("effect") or "")) for t in map(_d, _l(x)) if t)
+
+
+@dataclass(frozen=True)
+class ResourceFlavor:
+    name: str
+    node_labels: Mapping[str, str] = field(default_factory=dict)
+    node_taints: tuple[Taint, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
+    topology: str | None = None
+
+
+def resource_flavor(obj: Any) -> ResourceFlavor:
+    obj = _d(obj)
+    spec = _d(obj.get("spec"))
+    labels = {str(k): str(v) for k, v in _d(spec.get("nodeLabels")).items()}
+    return ResourceFlavor(str(_d(obj.get("metadata")).get("name") or ""), labels, _taints(spec.get("nodeTaints")),
+                          tolerations(spec.get("tolerations")), _s(spec.get("topologyName")))
+
+
+@dataclass(frozen=True)
+class LocalQueue:
+    name: str
+    namespace: str
+    cluster_queue: str | None
+    stop_policy: str | None = None
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+
+
+def local_queue(obj: Any) -> LocalQueue:
+    obj = _d(obj)
+    meta, spec = _d(obj.get("metadata")), _d(obj.get("spec"))
+    return LocalQueue(str(meta.get("name") or ""), str(meta.get("namespace") or ""), _s(spec.get("clusterQueue")),
+                      _s(spec.get("stopPolicy")), conditions_of(obj))
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A node selector requirement (matchExpressions entry)."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PodSet:
+    name: str
+    count: int
+    requests: Mapping[str, Fraction]  # per pod, effective (containers, init containers, overhead)
+    limits: Mapping[str, Mapping[str, tuple[Fraction, Fraction]]] = field(default_factory=dict)  # container ->
+    # resource -> (request, limit) where the request is above the limit
+    containers: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)  # container -> requests
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    affinity: tuple[tuple[Requirement, ...], ...] | None = None  # required nodeSelectorTerms; None = none
+    tolerations: tuple[Toleration, ...] = ()
+    group: str | None = None  # topologyRequest.podSetGroupName
+    unknown: tuple[str, ...] = ()  # resources whose request could not be read
+    template_labels: Mapping[str, str] = field(default_factory=dict)
+    has_template: bool = True  # false when Kueue trimmed the template (no containers)
+
+
+def _container_requests(c: dict[str, Any], bad: list[str]) -> dict[str, Fraction]:
+    res = _d(c.get("resources"))
+    src = dict(_d(res.get("limits")))  # the API server defaults a missing request to the limit
+    src.update(_d(res.get("requests")))
+    out = {}
+    for k, v in src.items():
+        q = try_parse(v)
+        if q is None:
+            bad.append(str(k))
+        else:
+            out[str(k)] = q
+    return out
+
+
+def pod_requests(spec: Any, bad: list[str] | None = None) -> dict[str, Fraction]:
+    """Effective per-pod requests as Kueue counts them: containers summed, each init container (and
+    restartable sidecars, which run beside the containers) as a floor, pod-level resources, overhead."""
+    spec = _d(spec)
+    bad = [] if bad is None else bad
+    pod_level = _d(_d(spec.get("resources")).get("requests"))
+    total: dict[str, Fraction] = {}
+    if pod_level:
+        total = _container_requests({"resources": {"requests": pod_level}}, bad)
+    else:
+        for c in _l(spec.get("containers")):
+            for k, q in _container_requests(_d(c), bad).items():
+                total[k] = total.get(k, Fraction(0)) + q
+        sidecars: dict[str, Fraction] = {}
+        for c in _l(spec.get("initContainers")):
+            reqs = _container_requests(_d(c), bad)
+            if _d(c).get("restartPolicy") == "Always":
+                for k, q in reqs.items():
+                    sidecars[k] = sidecars.get(k, Fraction(0)) + q
+                    total[k] = total.get(k, Fraction(0)) + q
+                continue
+            for k, q in reqs.items():
+                total[k] = max(total.get(k, Fraction(0)), q + sidecars.get(k, Fraction(0)))
+    for k, v in _d(spec.get("overhead")).items():
+        q = try_parse(v)
+        if q is None:
+            bad.append(str(k))
+        else:
+            total[str(k)] = total.get(str(k), Fraction(0)) + q
+    return total
+
+
+def _limits_below_requests(spec: dict[str, Any]) -> dict[str, dict[str, tuple[Fraction, Fraction]]]:
+    out: dict[str, dict[str, tuple[Fraction, Fraction]]] = {}
+    for c in _l(spec.get("containers")) + _l(spec.get("initContainers")):
+        c = _d(c)
+        res = _d(c.get("resources"))
+        for k, v in _d(res.get("requests")).items():
+            lim = try_parse(_d(res.get("limits")).get(k)) if k in _d(res.get("limits")) else None
+            req = try_parse(v)
+            if lim is not None and req is not None and req > lim:
+                out.setdefault(str(c.get("name") or "?"), {})[str(k)] = (req, lim)
+    return out
+
+
+def _container_table(spec: dict[str, Any]) -> dict[str, dict[str, Fraction]]:
+    return {str(_d(c).get("name") or "?"): _container_requests(_d(c), [])
+            for c in _l(spec.get("containers")) + _l(spec.get("initContainers"))}
+
+
+def affinity_of(spec: Any) -> tuple[tuple[Requirement, ...], ...] | None:
+    na = _d(_d(_d(spec).get("affinity")).get("nodeAffinity"))
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(req, dict):
+        return None
+    return tuple(tuple(Requirement(str(e.get("key") or ""), str(e.get("operator") or ""),
+                                   tuple(str(v) for v in _l(e.get("values"))))
+                       for e in map(_d, _l(_d(t).get("matchExpressions"))) if e)
+                 for t in _l(req.get("nodeSelectorTerms")))
+
+
+def pod_set_of_spec(name: str, count: int, spec: Any, group: str | None = None,
+                    labels: Mapping[str, str] | None = None) -> PodSet:
+    """A pod set from a pod spec: what a Workload's template or a Pod of a not-yet-composed group asks."""
+    spec = _d(spec)
+    bad: list[str] = []
+    reqs = pod_requests(spec, bad)
+    return PodSet(name, count, reqs, _limits_below_requests(spec), _container_table(spec),
+                  {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, affinity_of(spec),
+                  tolerations(spec.get("tolerations")), group, tuple(dict.fromkeys(bad)), dict(labels or {}),
+                  bool(_l(spec.get("containers"))))
+
+
+@dataclass(frozen=True)
+class PodSetAdmission:
+    name: str
+    flavors: Mapping[str, str]
+    count: int | None
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    namespace: str
+    queue_name: str | None
+    priority: int
+    active: bool
+    pod_sets: tuple[PodSet, ...]
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+    cluster_queue: str | None = None  # status.admission.clusterQueue
+    admission: tuple[PodSetAdmission, ...] = ()
+    totals: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)  # status.resourceRequests
+    reclaimable: Mapping[str, int] = field(default_factory=dict)  # status.reclaimablePods
+    unknown: tuple[str, ...] = ()
+
+    @property
+    def reserved(self) -> bool:
+        return is_true(self.conditions, "QuotaReserved")
+
+    @property
+    def admitted(self) -> bool:
+        return is_true(self.conditions, "Admitted")
+
+    @property
+    def finished(self) -> bool:
+        return is_true(self.conditions, "Finished")
+
+
+def workload(obj: Any) -> Workload:
+    obj = normalize(_d(obj))
+    meta, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
+    unknown = [k for k in ("spec", "status") if k in obj and not isinstance(obj[k], dict)]
+    if "podSets" in spec and not isinstance(spec["podSets"], list):
+        unknown.append("spec.podSets")
+    pod_sets = []
+    for ps in map(_d, _l(spec.get("podSets"))):
+        count = _int(ps.get("count"))
+        tpl = _d(ps.get("template"))
+        group = _s(_d(ps.get("topologyRequest")).get("podSetGroupName"))
+        pod_sets.append(pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count,
+                                        tpl.get("spec"), group, _d(_d(tpl.get("metadata")).get("labels"))))
+    adm = _d(status.get("admission"))
+    admission = tuple(PodSetAdmission(str(a.get("name") or ""), {str(k): str(v) for k, v in
+                                                                 _d(a.get("flavors")).items()}, _int(a.get("count")))
+                      for a in map(_d, _l(adm.get("podSetAssignments"))))
+    totals = {}
+    for rr in map(_d, _l(status.get("resourceRequests"))):
+        totals[str(rr.get("name") or "main")] = {str(k): q for k, v in _d(rr.get("resources")).items()
+                                                 if (q := try_parse(v)) is not None}
+    reclaim = {str(r.get("name")): c for r in map(_d, _l(status.get("reclaimablePods")))
+               if (c := _int(r.get("count"))) is not None}
+    priority = _int(spec.get("priority"))
+    return Workload(
+        name=str(meta.get("name") or ""), namespace=str(meta.get("namespace") or ""),
+        queue_name=_s(spec.get("queueName")), priority=priority or 0, active=spec.get("active") is not False,
+        pod_sets=tuple(pod_sets), conditions=conditions_of(obj), cluster_queue=_s(adm.get("clusterQueue")),
+        admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown))
+
+
+@dataclass(frozen=True)
+class LimitRangeItem:
+    type: str  # Container | Pod
+    max: Mapping[str, Fraction]
+
+
+def limit_range(obj: Any) -> tuple[LimitRangeItem, ...]:
+    spec = _d(_d(obj).get("spec"))
+    return tuple(LimitRangeItem(str(i.get("type") or ""), {str(k): q for k, v in _d(i.get("max")).items()
+                                                            if (q := try_parse(v)) is not None})
+                 for i in map(_d, _l(spec.get("limits"))))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The cluster-scoped Kueue objects admission depends on. A flavor in `missing_flavors` was looked
+    up and does not exist; one in neither map was not read (does not exist when `flavors_complete`).
+    Cohort peers are every ClusterQueue of the map; `peers_complete` says whether that is all of them."""
+
+    cluster_queues: Mapping[str, ClusterQueue] = field(default_factory=dict)
+    cohorts: Mapping[str, Cohort] = field(default_factory=dict)
+    flavors: Mapping[str, ResourceFlavor] = field(default_factory=dict)
+    flavors_complete: bool = True
+    peers_complete: bool = True
+    missing_flavors: frozenset[str] = frozenset()
+
+    def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
+        """The flavor; False when it does not exist; None when it was not read."""
+        if name in self.flavors:
+            return self.flavors[name]
+        if name in self.missing_flavors or self.flavors_complete:
+            return False
+        return None
+
+    @staticmethod
+    def of(objects: Iterable[Any], *, flavors_complete: bool = True, peers_complete: bool = True) -> Snapshot:
+        cqs: dict[str, ClusterQueue] = {}
+        cohorts: dict[str, Cohort] = {}
+        flavors: dict[str, ResourceFlavor] = {}
+        for o in objects:
+            kind = _d(o).get("kind")
+            if kind == "ClusterQueue":
+                q = cluster_queue(o)
+                cqs[q.name] = q
+            elif kind == "Cohort":
+                c = cohort(o)
+                cohorts[c.name] = c
+            elif kind == "ResourceFlavor":
+                f = resource_flavor(o)
+                flavors[f.name] = f
+        return Snapshot(cqs, cohorts, flavors, flavors_complete, peers_complete)
+
+    @staticmethod
+    def read(cluster_queues: Mapping[str, Any], flavors: Mapping[str, Any], peers: Iterable[Any] | None = (),
+             cohorts: Iterable[Any] | None = ()) -> Snapshot:
+        """From what a command read: name -> object, None = read and does not exist, absent = not read;
+        `peers`/`cohorts` None = could not be read."""
+        cqs = {n: cluster_queue(o) for n, o in cluster_queues.items() if o is not None}
+        for o in peers or ():
+            q = cluster_queue(o)
+            cqs.setdefault(q.name, q)
+        cos = {c.name: c for c in map(cohort, cohorts or ())}
+        fls = {n: resource_flavor(o) for n, o in flavors.items() if o is not None}
+        missing = frozenset(n for n, o in flavors.items() if o is None)
+        return Snapshot(cqs, cos, fls, False, peers is not None and cohorts is not None, missing)

@@ -1,0 +1,337 @@
+"""One registry of everything the tool can say: why-pending reasons, lint rules and create checks.
+
+Each entry has a stable id, a kebab name, a severity, a priority (lower = shown first), a one-line
+summary and a remediation. The core returns ids with parameters; printers turn them into English and
+the docs' tables are generated from here (`tables()`), so none of them can drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+
+REASON = "reason"
+RULE = "rule"
+CHECK = "check"
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    name: str
+    kind: str  # reason | rule | check
+    severity: str
+    summary: str
+    remediation: str
+    applies_to: str = ""
+    priority: int = 0
+    source: str = ""  # where the evidence comes from (Kueue's words, objects, our engine)
+
+
+def _rule(id: str, name: str, severity: str, summary: str, remediation: str, applies_to: str) -> Entry:
+    return Entry(id, name, RULE, severity, summary, remediation, applies_to, int(id[2:]))
+
+
+def _reasons(*rows: tuple[str, str, str, str, str]) -> tuple[Entry, ...]:
+    """Reasons in priority order: the first one found is the headline."""
+    out = []
+    for i, (code, severity, summary, remediation, source) in enumerate(rows):
+        name = "".join("-" + c.lower() if c.isupper() else c for c in code).lstrip("-")
+        out.append(Entry(code, name, REASON, severity, summary, remediation, "why-pending", i, source))
+    return tuple(out)
+
+
+REASONS: tuple[Entry, ...] = _reasons(
+    ('PodGroupInvalid', ERROR,
+     'pods disagree on queue name or total count; `pod-group-fast-admission` set (collapses the roles into one pod '
+     'set); more than 10 roles (0.18; 18 in 0.19); a same-named non-group Workload',
+     "Recreate the group's pods with one queue name and one total count.",
+     'the Pods; `ErrWorkloadCompose` / `WorkloadNameConflict` events'),
+    ('LocalQueueMissing', ERROR,
+     "the queue in `kueue.x-k8s.io/queue-name` (GPUStack: the InstanceType's `status.entrance`) does not exist",
+     'Create the LocalQueue, or fix the kueue.x-k8s.io/queue-name label.',
+     'the LocalQueue; `Inadmissible` messages'),
+    ('LocalQueueStopped', ERROR,
+     'the LocalQueue has `stopPolicy` Hold or HoldAndDrain',
+     "Clear the LocalQueue's stopPolicy.",
+     'the LocalQueue; `Inadmissible` messages'),
+    ('ClusterQueueMissing', ERROR,
+     "the LocalQueue's ClusterQueue does not exist",
+     'Create the ClusterQueue, or point the LocalQueue at an existing one.',
+     'the ClusterQueue; `Inadmissible` messages'),
+    ('ClusterQueueStopped', ERROR,
+     'the ClusterQueue has `stopPolicy` Hold or HoldAndDrain (GPUStack holds the queue of an inactive InstanceType)',
+     "Clear the ClusterQueue's stopPolicy.",
+     'the ClusterQueue; `Inadmissible` messages'),
+    ('ClusterQueueInactive', ERROR,
+     "`Active=False`, with the cause: missing ResourceFlavor, missing or inactive AdmissionCheck (and that check's "
+     'own message), missing Topology',
+     'Create what its Active condition names; `kubectl pd lint` shows what Kueue refuses.',
+     "`Can't admit new workloads: ...`"),
+    ('NamespaceNotAllowed', ERROR,
+     "the ClusterQueue's `namespaceSelector` does not select the namespace (which label is missing)",
+     'Label the namespace, or widen the selector.',
+     "the Namespace's labels; `[Ww]orkload namespace doesn't match ClusterQueue selector`"),
+    ('InvalidResources', ERROR,
+     'requests above the limits or a LimitRange maximum: Kueue refuses them before trying any flavor',
+     'Fix the requests and limits of the pod template.',
+     "`resources validation failed: ...`, `resources didn't satisfy LimitRange constraints: ...`; the "
+     'admission engine'),
+    ('ResourceNotCovered', ERROR,
+     'a role asks for a resource no resource group covers',
+     'Add the resource to coveredResources, or drop the request.',
+     '`resource %s unavailable in ClusterQueue`; the admission engine'),
+    ('Deactivated', ERROR,
+     "`spec.active: false`; GPUStack's joint check parks a set after 30 minutes (`parked rather than held`)",
+     'Free capacity, then reactivate the Workload.',
+     'the Workload; `Deactivated` token'),
+    ('AdmissionCheckRejected', ERROR,
+     'a check rejected the Workload',
+     'Fix what the check reports, then reactivate.',
+     '`status.admissionChecks`, `DeactivationTarget`'),
+    ('Evicted', WARNING,
+     'evicted and not requeued yet, with the requeue back-off (`requeueState`) and, for preemption, why',
+     'See the eviction reason.',
+     '`Evicted` condition'),
+    ('PodGroupIncomplete', WARNING,
+     'fewer pods than `pod-group-total-count`: Kueue composes **no Workload**; have/want per role',
+     'Create the missing pods, or find why the operator does not.',
+     "the Pods; Warning event `ErrWorkloadCompose` (`'<g>' group has fewer runnable pods than expected`)"),
+    ('WorkloadMissing', WARNING,
+     'the group is complete but no Workload exists yet',
+     "Check Kueue's pod integration and the controller's health.",
+     'Pods + a 404 on `workloads/<group>`'),
+    ('QuotaExceedsCapacity', ERROR,
+     'larger than its flavor can ever give (nominal + what the cohort may lend, within `borrowingLimit`), alone or '
+     'next to the roles admitted with it: never admitted as configured',
+     'Raise nominalQuota (or borrowingLimit), or ask for less.',
+     '`insufficient quota ... > maximum capacity (...)`; the admission engine'),
+    ('NoMatchingFlavor', ERROR,
+     'node affinity / selector, untolerated taint or missing flavor, for every candidate flavor',
+     "Fix the role's nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints.",
+     "`flavor %s doesn't match node affinity`, `untolerated taint {...} in flavor %s`, `flavor %s not found`; our "
+     'arithmetic'),
+    ('QuotaUnknown', WARNING,
+     'a quota, usage or the cohort the verdict needs could not be read: fits or not is unknown, never guessed as zero',
+     'Fix the unreadable quantity, or grant read access to ClusterQueues and Cohorts.',
+     'an unreadable `nominalQuota`/`borrowingLimit`/`lendingLimit` or `flavorsReservation`; ClusterQueues/Cohorts '
+     'RBAC refused'),
+    ('NeedsPreemption', WARNING,
+     "fits the queue's quota only by preempting other Workloads (the queue's `preemption` policy allows it); which "
+     'ones a snapshot cannot say',
+     'Wait for Kueue to preempt, or free quota yourself.',
+     'the admission engine (`Preempt` mode with candidates allowed by policy)'),
+    ('QuotaExhausted', WARNING,
+     "fits the queue, not its unused quota now, and nothing may be preempted: Kueue's own per-pod-set number, with "
+     "the roles' joint shortfall said apart",
+     'Free quota in the flavor, or scale the role down.',
+     '`insufficient unused quota ..., N more needed`; `WaitingForQuota`; the admission engine'),
+    ('PreemptionInProgress', INFO,
+     'Kueue is preempting to make room',
+     'Wait.',
+     '`. Pending the preemption of N workload(s)`, overlapping targets, `WaitingForPreemptedWorkloads`'),
+    ('WaitingForPodsReady', INFO,
+     'Kueue holds admissions until admitted Workloads are ready',
+     'Wait.',
+     'reason `Waiting` / `WaitingForPodsReady`'),
+    ('AdmissionCheckPending', INFO,
+     'quota reserved, a check is Pending/Retry (e.g. `gpustack-node-devices`, `gpustack-model-deployment-joint`)',
+     "Wait, or see the check's message.",
+     '`status.admissionChecks`'),
+    ('WaitingInQueue', INFO,
+     'fits, others ahead: the position comes from the visibility API',
+     'Wait.',
+     'visibility `pendingworkloads`; no condition yet; `PendingEvaluation`'),
+    ('Unknown', WARNING,
+     "anything else: Kueue's text is passed through verbatim rather than guessed at",
+     'kubectl describe the Workload.',
+     ''),
+    ('NotPending', INFO,
+     'admitted (or finished)',
+     '',
+     'Workload `Admitted=True`'),
+)
+
+CHECKS: tuple[Entry, ...] = tuple(Entry(i, i, CHECK, s, summary, fix, "create", n) for n, (i, s, summary, fix) in
+                                  enumerate((
+    ("instance-type", ERROR, "Each role's InstanceType exists.",
+     "Use an InstanceType from `kubectl get instancetypes`."),
+    ("local-queue", ERROR, "The role's LocalQueue (the InstanceType's status.entrance) exists and is active.",
+     "Use a namespace GPUStack serves."),
+    ("cluster-queue", ERROR, "The LocalQueue's ClusterQueue exists, is active and not stopped.",
+     "Fix the ClusterQueue first."),
+    ("accelerator-key", ERROR, "The role's acceleratorKey is offered by a flavor of the pool.",
+     "Use a key the pool's flavors carry."),
+    ("never-fits", ERROR, "The admission engine finds a role larger than its flavor can ever give "
+     "(why-pending would say QuotaExceedsCapacity); --force writes it anyway.",
+     "Use another instanceType, fewer replicas or cards."),
+    ("no-matching-flavor", ERROR, "No flavor of the pool takes a role (why-pending would say NoMatchingFlavor).",
+     "Fix the role's selector, or the flavors."),
+    ("waits-for-quota", WARNING, "The deployment fits the pool but not its unused quota now (why-pending would "
+     "say QuotaExhausted or NeedsPreemption).", "Expect it to stay pending until quota frees."),
+    ("fit-unknown", WARNING, "Whether the deployment fits could not be decided (an unreadable quota, a cohort "
+     "that could not be read).", "Grant read access to ClusterQueues and Cohorts."),
+    ("joint-check", WARNING, "per-replica: the ClusterQueue references the joint admission check.",
+     "Add gpustack-model-deployment-joint to the queue's admission checks."),
+    ("skipped", WARNING, "A check could not be made (RBAC).", "Ask for read access."),
+)))
+
+RULES: tuple[Entry, ...] = (
+    _rule("PD101", "duplicate-covered-resource", ERROR,
+         'A resource is covered by more than one group. The finding is placed at the later '
+         "`spec.resourceGroups[i].coveredResources[j]` (Kueue's `Duplicate value`). When both groups cover the same "
+         'set of resources, the message names this as the 16-flavor split signature and says whether merging would '
+         'fit.',
+         "Merge groups that cover the same resources into one group (keep the flavor order); a group may "
+         "hold 64 flavors on Kueue 0.14+. `kubectl pd lint --fix` does this when the groups are identical.",
+         "ClusterQueue, Cohort"),
+    _rule("PD102", "duplicate-flavor", ERROR,
+         'A flavor appears in two groups, or twice in one (`...flavors[j].name: Duplicate value`).',
+         "Keep each ResourceFlavor once in the whole ClusterQueue; drop the repeated entry.",
+         "ClusterQueue, Cohort"),
+    _rule("PD103", "too-many-resource-groups", ERROR,
+         'More than 16 groups (`Too many: N: must have at most 16 items`).',
+         "Merge groups: at most 16 resource groups are allowed.",
+         "ClusterQueue, Cohort"),
+    _rule("PD104", "too-many-flavors", ERROR,
+         'A group with no flavor, more than 64 flavors in a group (16 before Kueue 0.14), or more than 256 across all'
+         ' groups (`total number of flavors across all resourceGroups must be ≤ 256, got N`).',
+         "Use fewer flavors: coarser ResourceFlavors, or split the pool into several ClusterQueues.",
+         "ClusterQueue, Cohort"),
+    _rule("PD105", "too-many-covered-resources", ERROR,
+         'A group covering no resource, more than 64 covered resources in a group (16 before 0.14), or more than 256 '
+         'across all groups.',
+         "Cover fewer resources: drop resources no workload requests.",
+         "ClusterQueue, Cohort"),
+    _rule("PD106", "flavor-resources-mismatch", ERROR,
+         "A flavor's resources differ from `coveredResources` in number (CEL: `flavors must have the same number of "
+         'resources as the coveredResources`) or in order (`must match the name in coveredResources`), or list a '
+         'resource twice.',
+         "List exactly the coveredResources in every flavor, in the same order.",
+         "ClusterQueue, Cohort"),
+    _rule("PD107", "too-many-flavor-resources", ERROR,
+         'More than 512 flavor×resource entries in one group (Kueue 0.14+).',
+         "Use fewer flavors or fewer covered resources in the group.",
+         "ClusterQueue, Cohort"),
+    _rule("PD108", "invalid-quantity", ERROR,
+         'A `nominalQuota`, `borrowingLimit` or `lendingLimit` that is missing, unparseable or negative (`must be '
+         'greater than or equal to 0`).',
+         "Write a non-negative Kubernetes quantity such as 4, 500m, 64Gi or 1600k.",
+         "ClusterQueue, Cohort"),
+    _rule("PD109", "limit-without-cohort", ERROR,
+         'A `borrowingLimit` or `lendingLimit` with no cohort: no `cohortName`, or no `cohort` in v1beta1 (`must be '
+         'nil when cohort is empty`). A Cohort with no parent gets `must be nil when parent is empty`.',
+         "Set spec.cohortName (spec.cohort in v1beta1), or remove the limit: with no cohort there is "
+         "nothing to borrow from or lend to.",
+         "ClusterQueue, Cohort"),
+    _rule("PD110", "lending-limit-exceeds-nominal", ERROR,
+         'A `lendingLimit` above `nominalQuota` (`must be less than or equal to the nominalQuota`). Checked on '
+         'ClusterQueues only, as in Kueue.',
+         "Lower lendingLimit to at most nominalQuota.",
+         "ClusterQueue"),
+    _rule("PD111", "flavor-not-found", ERROR,
+         'A ClusterQueue references a ResourceFlavor that does not exist, so Kueue marks it `Active=False`, reason '
+         '`FlavorNotFound`. Checked in live mode, or when the files contain ResourceFlavors.',
+         "Create the ResourceFlavor, or remove it from the queue.",
+         "ClusterQueue, Cohort"),
+    _rule("PD112", "admission-check-not-found", ERROR,
+         'A ClusterQueue references an AdmissionCheck that does not exist (`AdmissionCheckNotFound`). Checked under '
+         'the same condition as PD111.',
+         "Create the AdmissionCheck, or remove it from spec.admissionChecksStrategy.",
+         "ClusterQueue"),
+    _rule("PD201", "gpustack-single-group", ERROR,
+         'A GPUStack queue (label `resource.gpustack.ai/type: instancetypes`) with more than one resource group. Such'
+         ' a queue covers one resource, so it can only have one group.',
+         "Put every flavor in one group (up to 64); `kubectl pd lint --fix` merges a 16-flavor split.",
+         "GPUStack ClusterQueue"),
+    _rule("PD202", "gpustack-covered-resource", ERROR,
+         'A GPUStack queue that covers anything other than exactly `credits.gpustack.ai/<manufacturer>` or `cpu`. The'
+         " manufacturer is checked against the queue's `acceleratable.feature.gpustack.ai/<key>` label.",
+         "Cover exactly one resource: credits.gpustack.ai/<manufacturer> for an accelerated pool, cpu "
+         "otherwise.",
+         "GPUStack ClusterQueue"),
+    _rule("PD203", "gpustack-credit-multiple", WARNING,
+         'A credits quota that is not a whole number of cards (1,600,000 credits each).',
+         "Use a multiple of 1600k credits per card.",
+         "GPUStack ClusterQueue"),
+    _rule("PD301", "roles-count", ERROR,
+         'A ModelDeployment without 1 to 10 roles.',
+         "Declare 1 to 10 roles.",
+         "ModelDeployment"),
+    _rule("PD302", "role-name", ERROR,
+         'A role name that does not match `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`, is longer than 63 characters, or is '
+         'repeated.',
+         "Use unique lowercase role names such as prefill and decode.",
+         "ModelDeployment"),
+    _rule("PD303", "instance-type-mismatch", ERROR,
+         "pd-atomic only: roles on different instanceTypes. One Workload carries one queueName, so the group can't be"
+         ' admitted atomically; use `acceleratorKey` to choose hardware inside one pool.',
+         "Keep every role on one instanceType; choose hardware inside the pool with acceleratorKey.",
+         "ModelDeployment"),
+    _rule("PD304", "role-kind", ERROR,
+         'A kind other than server/prefill/decode, server mixed with prefill/decode, or prefill or decode twice.',
+         "Use prefill and decode roles (one each), or server roles only.",
+         "ModelDeployment"),
+    _rule("PD305", "replicas", ERROR,
+         'A role with fewer than 1 replica.',
+         "Set replicas to 1 or more.",
+         "ModelDeployment"),
+    _rule("PD306", "accelerator-key", ERROR,
+         'An `acceleratorKey` that is not `<manufacturer>-<model>`. Also flagged when ResourceFlavors are known '
+         "(live, or in the files) and no flavor of the role's pool carries `acceleratable.feature.gpustack.ai/<key>`."
+         " The pool's flavors are those of the ClusterQueue named like the role's instanceType; a pool with no "
+         'flavors yet is not a finding.',
+         "Use a key the pool's ResourceFlavors carry as acceleratable.feature.gpustack.ai/<key>.",
+         "ModelDeployment"),
+)
+
+
+_ALL = {e.id: e for e in REASONS + CHECKS + RULES}
+
+
+def entry(id: str) -> Entry:
+    return _ALL[id]
+
+
+def reason_priority(code: str) -> int:
+    e = _ALL.get(code)
+    return e.priority if e is not None and e.kind == REASON else len(REASONS)
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") or " " for c in cells) + " |"
+
+
+def reasons_table() -> str:
+    """why-pending's codes, in priority order (the first found is the headline)."""
+    out = ["| code | severity | meaning | where it comes from |", "|---|---|---|---|"]
+    out += [_row(f"`{e.id}`", e.severity, e.summary, e.source) for e in REASONS]
+    return "\n".join(out) + "\n"
+
+
+def rules_table() -> str:
+    out = ["| id | name | severity | applies to | what | fix |", "|---|---|---|---|---|---|"]
+    out += [_row(e.id, e.name, e.severity, e.applies_to, e.summary, e.remediation) for e in RULES]
+    return "\n".join(out) + "\n"
+
+
+def checks_table() -> str:
+    out = ["| check | severity | what | fix |", "|---|---|---|---|"]
+    out += [_row(f"`{e.id}`", e.severity, e.summary, e.remediation) for e in CHECKS]
+    return "\n".join(out) + "\n"
+
+
+TABLES = {"reasons": reasons_table, "rules": rules_table, "checks": checks_table}
+
+
+def render_docs(text: str) -> str:
+    """`text` with every `<!-- registry:NAME -->` ... `<!-- /registry:NAME -->` section regenerated."""
+    for name, make in TABLES.items():
+        start, end = f"<!-- registry:{name} -->", f"<!-- /registry:{name} -->"
+        i, j = text.find(start), text.find(end)
+        if i != -1 and j > i:
+            text = text[: i + len(start)] + "\n" + make() + text[j:]
+    return text

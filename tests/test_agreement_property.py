@@ -1,0 +1,120 @@
+"""create's preflight and why-pending judge the same cluster the same way: generated queues, cohorts and
+role demands, each role's verdict compared (never fits <=> QuotaExceedsCapacity; fits now <=> fits)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kubectl_pd.cluster.snapshot import SnapshotSource
+from kubectl_pd.create import flags, preflight
+from kubectl_pd.gpustack.roles import PD_ATOMIC
+from kubectl_pd.pending.diagnose import diagnose
+from kubectl_pd.pending.gather import Facts, Target
+
+CARD = 1_600_000
+RES = "credits.gpustack.ai/nvidia"
+NS = "team-a"
+KUEUE = "kueue.x-k8s.io/v1beta2"
+QUOTA_CODES = {"QuotaExceedsCapacity", "QuotaExhausted", "NeedsPreemption", "QuotaUnknown", "NoMatchingFlavor"}
+CREATE_CODE = {"never-fits": "QuotaExceedsCapacity", "no-matching-flavor": "NoMatchingFlavor"}
+
+
+def _cq(name: str, flavors: list[tuple[str, int, int, int | None, int | None]], cohort: str | None,
+        policy: str) -> dict[str, Any]:
+    """flavors: (name, nominal cards, used cards, borrowingLimit, lendingLimit)."""
+    def quota(n: int, b: int | None, lend: int | None) -> dict[str, Any]:
+        q: dict[str, Any] = {"name": RES, "nominalQuota": str(n * CARD)}
+        if b is not None:
+            q["borrowingLimit"] = str(b * CARD)
+        if lend is not None:
+            q["lendingLimit"] = str(min(lend, n) * CARD)
+        return q
+    spec: dict[str, Any] = {"resourceGroups": [{"coveredResources": [RES], "flavors": [
+        {"name": f, "resources": [quota(n, b if cohort else None, lend if cohort else None)]}
+        for f, n, _, b, lend in flavors]}], "preemption": {"withinClusterQueue": policy}}
+    if cohort:
+        spec["cohortName"] = cohort
+    return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec,
+            "status": {"conditions": [{"type": "Active", "status": "True", "reason": "Ready", "message": ""}],
+                       "flavorsReservation": [{"name": f, "resources": [{"name": RES, "total": str(u * CARD)}]}
+                                              for f, _, u, _, _ in flavors if u]}}
+
+
+flavor_rows = st.lists(st.tuples(st.integers(0, 8), st.integers(0, 10), st.one_of(st.none(), st.integers(0, 6)),
+                                 st.one_of(st.none(), st.integers(0, 6))), min_size=1, max_size=3)
+role_rows = st.lists(st.tuples(st.integers(1, 3), st.integers(1, 4)), min_size=1, max_size=3)
+
+
+@st.composite
+def clusters(draw: Any) -> tuple[list[dict[str, Any]], list[tuple[int, int]]]:
+    rows = draw(flavor_rows)
+    names = [f"f{i}" for i in range(len(rows))]
+    cohort = "pool" if draw(st.booleans()) else None
+    policy = draw(st.sampled_from(["Never", "LowerPriority"]))
+    objs = [_cq("cq", [(n, *r) for n, r in zip(names, rows, strict=True)], cohort, policy)]
+    if cohort:
+        for i, peer in enumerate(draw(st.lists(flavor_rows, max_size=2))):
+            objs.append(_cq(f"peer{i}", [(n, *r) for n, r in zip(names, peer, strict=False)], cohort, "Never"))
+    objs += [{"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": n}, "spec": {}} for n in names]
+    return objs, draw(role_rows)
+
+
+def _create_codes(objs: list[dict[str, Any]], roles: list[flags.Role]) -> dict[str, str | None]:
+    extra = [{"apiVersion": "worker.gpustack.ai/v1alpha1", "kind": "InstanceType", "metadata": {"name": "cq"},
+              "status": {"entrance": "lq"}},
+             {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": NS},
+              "spec": {"clusterQueue": "cq"},
+              "status": {"conditions": [{"type": "Active", "status": "True", "reason": "Ready"}]}}]
+    req = flags.CreateRequest("m", NS, "model")
+    report = preflight.run(SnapshotSource.from_objects(objs + extra), req, roles, PD_ATOMIC, NS)
+    out: dict[str, str | None] = {r.name: None for r in roles}
+    for f in report.findings:
+        role = f.params.get("role")
+        if role is not None and f.params.get("code") in QUOTA_CODES:
+            out[role] = f.params["code"]
+        assert f.check in ("never-fits", "no-matching-flavor", "waits-for-quota", "fit-unknown"), f.message
+    return out
+
+
+def _why_pending_codes(objs: list[dict[str, Any]], roles: list[flags.Role]) -> dict[str, str | None]:
+    wl = {"apiVersion": KUEUE, "kind": "Workload", "metadata": {"name": "grp", "namespace": NS},
+          "spec": {"queueName": "lq", "podSets": [
+              {"name": r.name, "count": r.replicas, "template": {"spec": {"containers": [
+                  {"name": "c", "resources": {"requests": {RES: str(r.accelerator * CARD)}}}]}}} for r in roles]}}
+    facts = Facts(Target("Workload", "grp", NS), workloads={"grp": wl}, groups=["grp"])
+    facts.local_queues["lq"] = {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": NS},
+                                "spec": {"clusterQueue": "cq"}}
+    cqs = [o for o in objs if o["kind"] == "ClusterQueue"]
+    facts.cluster_queues["cq"] = cqs[0]
+    facts.peer_queues = cqs
+    facts.cohorts = []
+    facts.flavors = {o["metadata"]["name"]: o for o in objs if o["kind"] == "ResourceFlavor"}
+    d = diagnose(facts)
+    out: dict[str, str | None] = {r.name: None for r in roles}
+    for reason in d.reasons:
+        if reason.role in out and reason.code in QUOTA_CODES:
+            out[reason.role] = reason.code
+    for row in d.roles:
+        assert (row.verdict == "fits") == (out[row.name] is None), (row, out)
+    return out
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_create_and_why_pending_agree(cluster: tuple[list[dict[str, Any]], list[tuple[int, int]]]) -> None:
+    objs, rows = cluster
+    roles = [flags.Role(f"r{i}", "server", replicas, "cq", cards, None, None, None, (), f"--role name=r{i}")
+             for i, (replicas, cards) in enumerate(rows)]
+    assert _create_codes(objs, roles) == _why_pending_codes(objs, roles)
+
+
+def test_the_issues_cohort_case_agrees() -> None:
+    """2 cards of its own, no borrowingLimit, a cohort peer with 8: a 4-card role fits in both commands."""
+    objs = [_cq("cq", [("f0", 2, 0, None, None)], "pool", "Never"),
+            _cq("peer0", [("f0", 8, 0, None, None)], "pool", "Never"),
+            {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "f0"}, "spec": {}}]
+    roles = [flags.Role("p", "prefill", 1, "cq", 4, None, None, None, (), "--prefill 1")]
+    assert _create_codes(objs, roles) == _why_pending_codes(objs, roles) == {"p": None}
