@@ -47,15 +47,26 @@ def _one(source: Source, target: Target, what_if: dict[str, int] | None = None) 
 
     On a live cluster the reads start first and the diagnosis code loads while they are in flight (its
     import costs about as much as the reads themselves)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from kubectl_pd.pending.gather import IncompleteError, gather
 
     if getattr(source, "is_live", False):
-        with ThreadPoolExecutor(1, thread_name_prefix="kubectl-pd-gather") as pool:
-            pending = pool.submit(gather, source, target, strict=False)
-            _load_diagnosis()
-            facts = pending.result()
+        import threading
+
+        box: dict[str, Any] = {}
+
+        def read() -> None:
+            try:
+                box["facts"] = gather(source, target, strict=False)
+            except BaseException as e:  # noqa: B036 - handed back to the command below
+                box["error"] = e
+
+        reader = threading.Thread(target=read, name="kubectl-pd-gather", daemon=True)
+        reader.start()
+        _load_diagnosis()
+        reader.join()
+        if "error" in box:
+            raise box["error"]
+        facts = box["facts"]
     else:
         facts = gather(source, target, strict=False)
     from kubectl_pd.pending.diagnose import diagnose

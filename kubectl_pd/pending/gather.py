@@ -13,8 +13,8 @@ it is never evidence that the group is admitted or missing.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -178,8 +178,25 @@ def _together(fns: list[Callable[[], Any]], live: bool) -> list[tuple[bool, Any]
     """Results of fns, in order; concurrently (bounded) when the source is a live cluster."""
     if len(fns) <= 1 or not live:
         return [_attempt(f) for f in fns]
-    with ThreadPoolExecutor(max_workers=min(PARALLEL, len(fns)), thread_name_prefix="kubectl-pd-read") as pool:
-        return list(pool.map(_attempt, fns))
+    results: list[tuple[bool, Any]] = [(False, None)] * len(fns)
+    todo = iter(enumerate(fns))
+    lock = threading.Lock()
+
+    def worker() -> None:  # plain threads: concurrent.futures would also load logging
+        while True:
+            with lock:
+                job = next(todo, None)
+            if job is None:
+                return
+            results[job[0]] = _attempt(job[1])
+
+    threads = [threading.Thread(target=worker, name="kubectl-pd-read", daemon=True)
+               for _ in range(min(PARALLEL, len(fns)))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
 
 
 def _owned_by_md(pod: Obj, md_name: str) -> bool:
