@@ -2,7 +2,8 @@
 
 A Tab press must never hang or print errors into the shell, so every lookup runs under one deadline
 (`--request-timeout`, 2s by default here, covering client import, auth and every request) and
-answers an empty list on any failure. The kubernetes client is imported only inside the lookup.
+answers an empty list on any failure. The HTTP client (ours, not the kubernetes package) loads only
+inside the lookup.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 It serves discovery, GET/list (namespaced, cluster-scoped and all-namespaces) with label and field
 selectors and pagination, POST with 409 and dryRun, Status bodies for 401/403/404/409, raw paths
 (the visibility API), and keeps a log of every request so a test can assert "only GETs were sent"
-or "no request at all". The real `kubernetes` client talks to it through a real kubeconfig.
+or "no request at all". kubectl-pd and the real kubectl talk to it through a real kubeconfig, over
+HTTPS by default.
 """
 
 from __future__ import annotations

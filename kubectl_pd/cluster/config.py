@@ -165,8 +165,8 @@ def default_namespace(opts: ClusterOptions) -> str:
 def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
     """The proxy kubectl would use for `server`: HTTPS_PROXY/HTTP_PROXY unless NO_PROXY exempts the host.
 
-    The kubernetes client reads only the kubeconfig's `proxy-url`; kubectl users also rely on the
-    environment. NO_PROXY entries are host suffixes, IPs, CIDRs, optional `:port`, or `*`.
+    kubectl honours both the kubeconfig's `proxy-url` (which wins) and the environment. NO_PROXY
+    entries are host suffixes, IPs, CIDRs, optional `:port`, or `*`.
     """
     import ipaddress
     from urllib.parse import urlsplit
