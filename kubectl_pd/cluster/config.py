@@ -168,7 +168,6 @@ def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
     kubectl honours both the kubeconfig's `proxy-url` (which wins) and the environment. NO_PROXY
     entries are host suffixes, IPs, CIDRs, optional `:port`, or `*`.
     """
-    import ipaddress
     from urllib.parse import urlsplit
 
     env = dict(os.environ) if env is None else env
@@ -181,6 +180,8 @@ def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
     host = (parts.hostname or "").lower()
     if not proxy or not host:
         return None
+    import ipaddress  # only with a proxy to exempt from
+
     for entry in (e.strip().lower() for e in get("NO_PROXY").split(",")):
         if not entry:
             continue
