@@ -1,16 +1,97 @@
 """`kubectl_complete-pd`: kubectl (1.26+) runs it with the words typed after `kubectl pd`.
 
-It answers in Cobra's `__complete` format through the hidden `kubectl pd __complete` command. Only
-click, PyYAML and the command modules load on this path; the kubernetes client is imported solely
-when a live candidate (a namespace, a ModelDeployment name) is asked for.
+It answers in Cobra's `__complete` format through the hidden `kubectl pd __complete` command. The most
+common live Tab, a why-pending target right after the command (`kubectl pd why-pending <TAB>`, with only
+connection flags around), is answered here without loading click or the command tree: a Tab press
+should cost little more than kubectl's own. Everything else goes through the real command tree.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+
+# flags of why-pending that take a value, and the ClusterOptions field each sets
+_VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "context",
+                "--kubeconfig": "kubeconfig", "--request-timeout": "request_timeout"}
+_DIRECTIVE_NO_FILE_COMP = 4
+
+
+def fast_target(words: list[str]) -> list[str] | None:
+    """Cobra lines for `why-pending [connection flags] <incomplete target>`, or None: not this case."""
+    if len(words) < 2 or words[0] != "why-pending" or words[-1].startswith("-"):
+        return None
+    found: dict[str, str] = {}
+    everywhere = False
+    rest = words[1:-1]
+    i = 0
+    while i < len(rest):
+        w = rest[i]
+        if w in ("-A", "--all-namespaces"):
+            everywhere = True
+        elif w in _VALUE_FLAGS and i + 1 < len(rest):
+            found[_VALUE_FLAGS[w]] = rest[i + 1]
+            i += 1
+        else:  # a positional already given, `--flag=value`, `--`, or anything else: the full path decides
+            return None
+        i += 1
+    if not _any_kubeconfig(found.get("kubeconfig")):  # nothing to ask, and nothing else to load
+        return [f":{_DIRECTIVE_NO_FILE_COMP}"]
+    from kubectl_pd.cluster.config import ClusterOptions, parse_duration
+    from kubectl_pd.completion_live import DEFAULT_TIMEOUT, deployment_names
+
+    try:
+        timeout = parse_duration(found["request_timeout"]) if "request_timeout" in found else None
+    except Exception:
+        timeout = None
+    opts = ClusterOptions(kubeconfig=found.get("kubeconfig"), context=found.get("context"),
+                          namespace=found.get("namespace"), request_timeout=timeout or DEFAULT_TIMEOUT)
+    names: list[str] = []
+    try:
+        if _reachable(opts):
+            names = deployment_names(opts, everywhere, words[-1])
+    except Exception:
+        names = []
+    return [n.replace("\t", " ") for n in names] + [f":{_DIRECTIVE_NO_FILE_COMP}"]
+
+
+def _any_kubeconfig(flag: str | None) -> bool:
+    """kubeconfig_paths' rule with nothing but `os` loaded: --kubeconfig, $KUBECONFIG, ~/.kube/config;
+    inside a Pod the service account counts too."""
+    env = os.environ.get("KUBECONFIG")
+    paths = [flag] if flag else [p for p in env.split(os.pathsep) if p] if env else \
+        [os.path.join(os.path.expanduser("~"), ".kube", "config")]
+    return any(os.path.exists(p) for p in paths) or bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+
+
+def _reachable(opts: ClusterOptions) -> bool:  # noqa: F821 - imported by the caller, only when needed
+    """A cheap check before the HTTP and TLS machinery loads: with no proxy in the way, the server accepts a
+    TCP connection. Failing gives what the full lookup would: no names."""
+    from kubectl_pd.cluster.config import server_and_proxy
+
+    if not opts.kubeconfig and not os.environ.get("KUBECONFIG") and os.environ.get("KUBERNETES_SERVICE_HOST"):
+        return True  # perhaps in a Pod: the full lookup decides
+    server, proxy = server_and_proxy(opts)
+    if proxy:
+        return True
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(server)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname or "", port), timeout=opts.request_timeout).close()
+    except OSError:
+        return False
+    return True
 
 
 def main() -> None:
+    words = sys.argv[1:]
+    lines = fast_target(words)
+    if lines is not None:
+        sys.stdout.write("\n".join(lines) + "\n")
+        return
     from kubectl_pd.cli import main as cli_main
 
-    cli_main(["__complete", *sys.argv[1:]])
+    cli_main(["__complete", *words])

@@ -2,19 +2,21 @@
 
 A Tab press must never hang or print errors into the shell, so every lookup runs under one deadline
 (`--request-timeout`, 2s by default here, covering client import, auth and every request) and
-answers an empty list on any failure. The kubernetes client is imported only inside the lookup.
+answers an empty list on any failure. The HTTP client (ours, not the kubernetes package) loads only
+inside the lookup.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
-
-import click
-from click.shell_completion import CompletionItem
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace, parse_duration, read_kubeconfig
+
+if TYPE_CHECKING:  # click is not imported here: the bridge's fast path answers without it
+    import click
+    from click.shell_completion import CompletionItem
 
 DEFAULT_TIMEOUT = 2.0  # seconds: a completion has to feel instant or give up
 
@@ -78,25 +80,16 @@ def _flag(ctx: click.Context | None, name: str) -> Any:
     return None
 
 
-def _quiet_client_logs() -> None:
-    """No log line may reach the terminal in the middle of a prompt (logging's last-resort handler would)."""
-    import logging
-
-    for name in ("kubernetes", "urllib3"):
-        logger = logging.getLogger(name)
-        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
-            logger.addHandler(logging.NullHandler())
-
-
 def _list_names(opts: ClusterOptions, kind: str, namespace: str | None) -> list[str]:
-    from kubectl_pd.cluster.live import LiveSource  # the kubernetes client loads only on this path
+    from kubectl_pd.cluster.live import LiveSource  # our own HTTP path: no kubernetes client on Tab
     from kubectl_pd.cluster.source import name_of
 
-    _quiet_client_logs()
     return [name_of(obj) for obj in LiveSource(opts).list(kind, namespace=namespace)]
 
 
 def _items(names: list[str]) -> list[CompletionItem]:
+    from click.shell_completion import CompletionItem
+
     return [CompletionItem(n) for n in names]
 
 
@@ -114,16 +107,19 @@ def modeldeployment_names(ctx: click.Context, param: click.Parameter, incomplete
     """ModelDeployments in the namespace (-n, else the context's), or everywhere with -A."""
     try:
         opts = options_from_params(_chain(ctx))
-        everywhere = bool(_flag(ctx, "all_namespaces"))
-
-        def lookup() -> list[str]:
-            ns = None if everywhere else default_namespace(opts)
-            return _list_names(opts, "ModelDeployment", ns)
-
-        names = within(opts.request_timeout or DEFAULT_TIMEOUT, lookup)
-        return _items(matching(names, incomplete))
+        return _items(deployment_names(opts, bool(_flag(ctx, "all_namespaces")), incomplete))
     except Exception:
         return []
+
+
+def deployment_names(opts: ClusterOptions, everywhere: bool, incomplete: str) -> list[str]:
+    """ModelDeployment names starting with `incomplete`, within the deadline; [] on any failure."""
+
+    def lookup() -> list[str]:
+        ns = None if everywhere else default_namespace(opts)
+        return _list_names(opts, "ModelDeployment", ns)
+
+    return matching(within(opts.request_timeout or DEFAULT_TIMEOUT, lookup), incomplete)
 
 
 def kube_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:

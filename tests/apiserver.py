@@ -3,13 +3,21 @@
 It serves discovery, GET/list (namespaced, cluster-scoped and all-namespaces) with label and field
 selectors and pagination, POST with 409 and dryRun, Status bodies for 401/403/404/409, raw paths
 (the visibility API), and keeps a log of every request so a test can assert "only GETs were sent"
-or "no request at all". The real `kubernetes` client talks to it through a real kubeconfig.
+or "no request at all". kubectl-pd and the real kubectl talk to it through a real kubeconfig, over
+HTTPS by default.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
+import fnmatch
 import json
+import shutil
+import socket
+import ssl
+import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -63,6 +71,75 @@ def _kind_info(kind: str, api_version: str) -> tuple[str, str, bool]:
 
 
 @dataclass
+class Fault:
+    """Answer matching requests with a fault instead of the real answer (fault-injection tests).
+
+    `path` is an exact path or an fnmatch pattern; `times` limits how often the fault fires (then the real
+    answer comes). A body is sent as is (bytes) or as JSON; `trickle` sends it a byte at a time with that
+    pause; `close_after` promises the whole body in Content-Length, sends that many bytes and closes;
+    `hang` waits before answering at all.
+    """
+
+    path: str
+    status: int = 200
+    body: Any = b""
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+    method: str = "GET"
+    times: int | None = None
+    trickle: float = 0.0
+    close_after: int | None = None
+    hang: float = 0.0
+    before_auth: bool = False  # a proxy's answer: sent whatever the credentials
+
+    def matches(self, method: str, path: str) -> bool:
+        return method == self.method and (path == self.path or fnmatch.fnmatchcase(path, self.path))
+
+
+@dataclass
+class TLS:
+    """Serve HTTPS with this certificate; with `client_ca`, a client certificate it signed authenticates.
+
+    `ca`: the CA that signed `cert`; when set, `write_kubeconfig` trusts it (certificate-authority-data).
+    """
+
+    cert: Path
+    key: Path
+    client_ca: Path | None = None
+    ca: Path | None = None
+
+
+_DEFAULT_TLS: list[TLS | None] = []
+
+
+def default_tls() -> TLS | None:
+    """A CA and a certificate for 127.0.0.1, made once per process with the openssl CLI (None without it).
+
+    The loopback server speaks HTTPS by default, as API servers do: kubectl (like client-go) does not send
+    a bearer token to a plain http:// server, and neither do we.
+    """
+    if _DEFAULT_TLS:
+        return _DEFAULT_TLS[0]
+    tls = None
+    if shutil.which("openssl"):
+        d = Path(tempfile.mkdtemp(prefix="loopback-pki-"))
+        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+        def run(*args: str) -> None:
+            subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=60)
+
+        run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3", "-subj", "/CN=loopback-ca",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        (d / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
+        run("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost")
+        run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "server.crt", "-days", "3", "-extfile", "server.ext")
+        tls = TLS(d / "server.crt", d / "server.key", ca=d / "ca.crt")
+    _DEFAULT_TLS.append(tls)
+    return tls
+
+
+@dataclass
 class FakeApiServer:
     objects: list[dict[str, Any]] = field(default_factory=list)
     groups: dict[str, list[str]] = field(default_factory=lambda: copy.deepcopy(DEFAULT_GROUPS))
@@ -71,8 +148,15 @@ class FakeApiServer:
     delay: float = 0.0  # seconds to wait before answering any request
     token: str = TOKEN
     page_size: int | None = None  # paginate lists with `continue` when set
+    faults: list[Fault] = field(default_factory=list)
+    tls: TLS | bool | None = True  # True: HTTPS with the default test CA; False/None: plain HTTP
+    anonymous: bool = False  # like `kubectl proxy`: a request without credentials is served
 
     def __post_init__(self) -> None:
+        if self.tls is True:
+            self.tls = default_tls()
+        elif self.tls is False:
+            self.tls = None
         self.requests: list[Request] = []
         self._lock = threading.Lock()
         self._store: dict[tuple[str, str, str, str], dict[str, Any]] = {}
@@ -116,6 +200,7 @@ class FakeApiServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             wbufsize = 1 << 16  # one write per response: no Nagle/delayed-ACK stall per request
+            disable_nagle_algorithm = True  # as Go's API server does (TLS handshakes write several records)
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
@@ -124,6 +209,14 @@ class FakeApiServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 headers = {k.lower(): v for k, v in self.headers.items()}
+                if isinstance(server.tls, TLS) and server.tls.client_ca is not None:
+                    peer = self.connection.getpeercert()  # type: ignore[attr-defined]
+                    if peer:
+                        headers["x-client-cert"] = "verified"
+                fault = server.fault_for(self.command, self.path, headers)
+                if fault is not None:
+                    self._fault(fault)
+                    return
                 status, body, ctype = server.handle(self.command, self.path, headers, raw)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
@@ -135,9 +228,44 @@ class FakeApiServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
+            def _fault(self, f: Fault) -> None:
+                if f.hang:
+                    time.sleep(f.hang)
+                data = f.body if isinstance(f.body, bytes) else json.dumps(f.body).encode()
+                try:
+                    self.send_response(f.status)
+                    self.send_header("Content-Type", f.content_type)
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in f.headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    if f.close_after is not None:
+                        self.wfile.write(data[:f.close_after])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
+                    if f.trickle:
+                        self.wfile.flush()
+                        for i in range(len(data)):
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(f.trickle)
+                        return
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    self.close_connection = True
+
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if isinstance(self.tls, TLS):
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(str(self.tls.cert), str(self.tls.key))
+            if self.tls.client_ca is not None:
+                ctx.load_verify_locations(str(self.tls.client_ca))
+                ctx.verify_mode = ssl.CERT_OPTIONAL
+            self._httpd.socket = ctx.wrap_socket(self._httpd.socket, server_side=True)
         self._httpd.daemon_threads = True
         serve = self._httpd.serve_forever
         threading.Thread(target=serve, kwargs={"poll_interval": 0.02}, daemon=True).start()
@@ -152,19 +280,44 @@ class FakeApiServer:
     def url(self) -> str:
         assert self._httpd is not None
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{port}"
+
+    def fault_for(self, method: str, target: str, headers: dict[str, str]) -> Fault | None:
+        """The first fault rule that fires for this request (counted, and logged like any request)."""
+        path = urlsplit(target).path
+        authorised = self._authorised(headers)
+        for f in self.faults:
+            if f.matches(method, path) and (f.before_auth or authorised) and (f.times is None or f.times > 0):
+                if f.times is not None:
+                    f.times -= 1
+                self.requests.append(Request(method, path, {k: v[-1] for k, v in
+                                                            parse_qs(urlsplit(target).query).items()}))
+                return f
+        return None
+
+    def _authorised(self, headers: dict[str, str]) -> bool:
+        if self.anonymous and "authorization" not in headers:
+            return True
+        return headers.get("authorization") == f"Bearer {self.token}" or headers.get("x-client-cert") == "verified"
 
     # -- kubeconfig -----------------------------------------------------------------------
     def write_kubeconfig(self, path: Path, *, namespace: str | None = None, token: str | None = None,
-                         context: str = "loopback") -> Path:
+                         context: str = "loopback", user: dict[str, Any] | None = None,
+                         cluster: dict[str, Any] | None = None) -> Path:
+        """A kubeconfig for this server; `user` replaces the token user, `cluster` adds to the cluster."""
         ctx: dict[str, Any] = {"cluster": "loopback", "user": "tester"}
         if namespace:
             ctx["namespace"] = namespace
+        trust: dict[str, Any] = {}
+        tls_keys = ("certificate-authority", "certificate-authority-data", "insecure-skip-tls-verify")
+        if isinstance(self.tls, TLS) and self.tls.ca is not None and not any(k in (cluster or {}) for k in tls_keys):
+            trust["certificate-authority-data"] = base64.b64encode(self.tls.ca.read_bytes()).decode()
         doc = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "loopback", "cluster": {"server": self.url}}],
-            "users": [{"name": "tester", "user": {"token": token if token is not None else self.token}}],
+            "clusters": [{"name": "loopback", "cluster": {"server": self.url, **trust, **(cluster or {})}}],
+            "users": [{"name": "tester", "user": user if user is not None else
+                       {"token": token if token is not None else self.token}}],
             "contexts": [{"name": context, "context": ctx}],
             "current-context": context,
         }
@@ -185,7 +338,7 @@ class FakeApiServer:
         self.requests.append(Request(method, path, query, body))
         if self.delay:
             time.sleep(self.delay)
-        if headers.get("authorization") != f"Bearer {self.token}":
+        if not self._authorised(headers):
             return 401, _status(401, "Unauthorized", "Unauthorized"), "application/json"
         if path in self.raw:
             if method != "GET":
@@ -212,8 +365,7 @@ class FakeApiServer:
         if version not in self.groups.get(group, []):
             return 404, b"404 page not found\n", "text/plain"
         if not rest:
-            return 200, {"kind": "APIResourceList", "groupVersion": _gv(group, version), "resources": []}, \
-                "application/json"
+            return 200, _resources(group, version), "application/json"
         ns = ""
         if rest[0] == "namespaces" and len(rest) >= 3:
             ns, rest = rest[1], rest[2:]
@@ -292,6 +444,15 @@ class FakeApiServer:
                 "groups": [self._group(g) for g in self.groups if g]}
 
 
+def _resources(group: str, version: str) -> dict[str, Any]:
+    """The APIResourceList kubectl's discovery reads, for the kinds this project knows in that group."""
+    resources = [{"name": k.plural, "singularName": k.kind.lower(), "namespaced": k.namespaced, "kind": k.kind,
+                  "verbs": ["get", "list", "create"], "shortNames": [a for a in k.aliases if len(a) <= 3]}
+                 for k in product_kinds.KINDS.values() if k.group == group and version in k.versions]
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": _gv(group, version),
+            "resources": resources}
+
+
 def _gv(group: str, version: str) -> str:
     return f"{group}/{version}" if group else version
 
@@ -342,3 +503,65 @@ def unrelated_workloads(n: int, *, namespace: str = "team-a", queue: str = "batc
 
 def objects_of(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [copy.deepcopy(d) for d in docs]
+
+
+class ConnectProxy:
+    """A forward proxy that answers `CONNECT host:port` with a byte tunnel (how HTTPS goes through a proxy);
+    with `auth`, it wants that Proxy-Authorization value. `tunnels` logs the targets it connected."""
+
+    def __init__(self, auth: str | None = None) -> None:
+        self.auth = auth
+        self.tunnels: list[str] = []
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+
+    def stop(self) -> None:
+        self._sock.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = client.recv(4096)
+            if not chunk:
+                client.close()
+                return
+            head += chunk
+        lines = head.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+        method, target = lines[0].split()[:2]
+        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
+        if method != "CONNECT" or (self.auth and headers.get("proxy-authorization") != self.auth):
+            client.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n")
+            client.close()
+            return
+        host, _, port = target.rpartition(":")
+        upstream = socket.create_connection((host.strip("[]"), int(port)))
+        self.tunnels.append(target)
+        client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+        def pipe(a: socket.socket, b: socket.socket) -> None:
+            try:
+                while data := a.recv(65536):
+                    b.sendall(data)
+            except OSError:
+                pass
+            finally:
+                for s in (a, b):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+        threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+        pipe(client, upstream)

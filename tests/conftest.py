@@ -95,3 +95,38 @@ def run_kubectl(args: list[str], *, env: dict[str, str] | None = None, timeout: 
     full_env["PATH"] = bindir + os.pathsep + full_env.get("PATH", "")
     return subprocess.run([kubectl_binary(), *args], capture_output=True, text=True, env=full_env,
                           timeout=timeout, input=input)
+
+
+@dataclass
+class Pki:
+    """A throw-away CA, a server certificate for 127.0.0.1/localhost and a client certificate (openssl CLI)."""
+
+    dir: Path
+    ca: Path
+    server_cert: Path
+    server_key: Path
+    client_cert: Path
+    client_key: Path
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="session")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make test certificates")
+    d = tmp_path_factory.mktemp("pki")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3", "-subj", "/CN=loopback-ca",
+             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+             cwd=d)
+    for name, cn, ext in (("server", "/CN=localhost", "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                                                      "extendedKeyUsage=serverAuth\n"),
+                          ("client", "/O=system:masters/CN=tester", "extendedKeyUsage=clientAuth\n")):
+        (d / f"{name}.ext").write_text(ext)
+        _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", cn, cwd=d)
+        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                 "-out", f"{name}.crt", "-days", "3", "-extfile", f"{name}.ext", cwd=d)
+    return Pki(d, d / "ca.crt", d / "server.crt", d / "server.key", d / "client.crt", d / "client.key")

@@ -1,6 +1,7 @@
 """Every error the foundation promises, through the real entry point: one `error:` line, the right exit code,
 no traceback, never the token."""
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +28,7 @@ def test_unreachable(cli: Callable, tmp_path: Path, command: list[str]) -> None:
     dead.stop()
     r = cli([*command, "--request-timeout", "2s"], env={"KUBECONFIG": str(kc)})
     assert r.exit_code == 1
-    assert "cannot reach the API server at http://127.0.0.1:" in _one_error_line(r.stderr)
+    assert re.search(r"cannot reach the API server at https?://127\.0\.0\.1:", _one_error_line(r.stderr))
     assert "connection refused" in r.stderr
 
 

@@ -64,13 +64,24 @@ def test_offline_completion_does_not_import_the_kubernetes_client(words: list[st
 
 
 def test_live_completion_is_the_one_path_that_loads_it(tmp_path: Path) -> None:
-    # The probe's positive control: a namespace lookup (here against a closed port) does load it.
+    """A token kubeconfig completes without the kubernetes package; the probe's positive control is an
+    auth-provider user (OIDC), the one shape that still goes through it."""
     kc = tmp_path / "kubeconfig"
     kc.write_text(
         "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-        "clusters: [{name: x, cluster: {server: 'http://127.0.0.1:9'}}]\n"
+        "clusters: [{name: x, cluster: {server: 'https://127.0.0.1:9'}}]\n"
         "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: x, user: u}}]\n"
     )
     got = probe(["__complete", "why-pending", "-n", ""], kubeconfig=str(kc))
+    assert got["code"] in (0, None)
+    assert "kubernetes" not in got["heavy"]
+    oidc = tmp_path / "kubeconfig-oidc"
+    oidc.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        "clusters: [{name: x, cluster: {server: 'https://127.0.0.1:9'}}]\n"
+        "users: [{name: u, user: {auth-provider: {name: oidc, config: {id-token: t, client-id: c, "
+        "idp-issuer-url: 'https://127.0.0.1:9'}}}}]\ncontexts: [{name: c, context: {cluster: x, user: u}}]\n"
+    )
+    got = probe(["__complete", "why-pending", "-n", ""], kubeconfig=str(oidc))
     assert got["code"] in (0, None)
     assert "kubernetes" in got["heavy"]

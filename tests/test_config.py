@@ -10,13 +10,14 @@ from kubectl_pd.errors import InputError, PdError
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("5s", 5), ("30", 30), ("1m30s", 90), ("500ms", 0.5), ("1h", 3600), ("0", None), ("2.5s", 2.5)],
+    [("5s", 5), ("30", 30), ("1m30s", 90), ("500ms", 0.5), ("1h", 3600), ("0", 0), ("0s", 0), ("", None),
+     ("2.5s", 2.5)],
 )
 def test_durations(text: str, seconds: float | None) -> None:
     assert parse_duration(text) == seconds
 
 
-@pytest.mark.parametrize("bad", ["5x", "s", "-1s", "1m junk", "five"])
+@pytest.mark.parametrize("bad", ["5x", "s", "-1s", "1m junk", "five", "999999999999h"])
 def test_bad_durations(bad: str) -> None:
     with pytest.raises(InputError, match="--request-timeout"):
         parse_duration(bad)

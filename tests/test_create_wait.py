@@ -59,9 +59,9 @@ def _play(server: FakeApiServer, admit_after: float | None, stop: threading.Even
 
 
 def _create_while_playing(cli: Callable, apiserver: Callable, admit_after: float | None,
-                          wait: str) -> tuple[FakeApiServer, Any]:
+                          wait: str, **server_kw: Any) -> tuple[FakeApiServer, Any]:
     """Run `create --wait` while a thread plays the operator and Kueue on the loopback server."""
-    server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a")
+    server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a", **server_kw)
     stop = threading.Event()
     t = threading.Thread(target=_play, args=(server, admit_after, stop), daemon=True)
     t.start()

@@ -35,11 +35,10 @@ def test_reads_v1beta2(apiserver: Callable, tmp_path: Path) -> None:
     assert sorted(w["metadata"]["name"] for w in src.list("wl")) == ["w1", "w2"]
     assert [w["metadata"]["name"] for w in src.list("wl", None, label_selector="r=1")] == ["w1"]
     paths = [r.path for r in server.requests]
-    assert paths[0] == "/apis/kueue.x-k8s.io"  # discovery once, then v1beta2 paths
-    assert "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/a" in paths
+    assert paths[0] == "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/a"  # v1beta2 first: no discovery needed
     assert "/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads" in paths
     assert set(server.methods) == {"GET"}
-    assert paths.count("/apis/kueue.x-k8s.io") == 1
+    assert paths.count("/apis/kueue.x-k8s.io") == 0
 
 
 def test_falls_back_to_v1beta1_and_normalises(apiserver: Callable, tmp_path: Path) -> None:
@@ -49,7 +48,11 @@ def test_falls_back_to_v1beta1_and_normalises(apiserver: Callable, tmp_path: Pat
     cq = src.get("ClusterQueue", "old")
     assert cq["spec"] == {"cohortName": "pool", "admissionChecksStrategy": {"admissionChecks": [{"name": "ac"}]}}
     assert cq["apiVersion"] == "kueue.x-k8s.io/v1beta1"
-    assert any(r.path == "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/old" for r in server.requests)
+    src.list("ClusterQueue")
+    # v1beta2 answered a bare 404: discovery once, then v1beta1 only
+    assert [r.path for r in server.requests] == [
+        "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/old", "/apis/kueue.x-k8s.io",
+        "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/old", "/apis/kueue.x-k8s.io/v1beta1/clusterqueues"]
 
 
 def test_pagination(apiserver: Callable, tmp_path: Path) -> None:
@@ -96,7 +99,7 @@ def test_unreachable_and_timeout(tmp_path: Path) -> None:
     dead = FakeApiServer().start()
     kc = dead.write_kubeconfig(tmp_path / "dead")
     dead.stop()
-    refused = r"cannot reach the API server at http://127\.0\.0\.1:\d+ \(connection refused\)"
+    refused = r"cannot reach the API server at https?://127\.0\.0\.1:\d+ \(connection refused\)"
     with pytest.raises(ClusterError, match=refused):
         LiveSource(ClusterOptions(kubeconfig=str(kc), request_timeout=2)).list("cq")
     slow = FakeApiServer(delay=2).start()

@@ -49,7 +49,9 @@ def _kubeconfig(path: Path, token: str) -> Path:
 def test_requests_go_through_the_proxy(cli: Callable, apiserver: Callable, tmp_path: Path) -> None:
     cq = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "gpu"},
           "spec": {"namespaceSelector": {}}}
-    proxy, _ = apiserver(cq)  # the loopback server answers absolute-URI requests as a forward proxy would
+    # the loopback server answers absolute-URI requests as a forward proxy would; plain http and, like
+    # `kubectl proxy`, serving requests without credentials (none are sent to an http:// server)
+    proxy, _ = apiserver(cq, tls=False, anonymous=True)
     kc = _kubeconfig(tmp_path / "kc", proxy.token)
     r = cli(["lint", "--request-timeout", "5s"], env={"KUBECONFIG": str(kc), "HTTP_PROXY": proxy.url,
                                                        "NO_PROXY": "localhost"})
@@ -60,3 +62,32 @@ def test_requests_go_through_the_proxy(cli: Callable, apiserver: Callable, tmp_p
                                                             "NO_PROXY": ".invalid"})
     assert direct.exit_code == 1
     assert "cannot reach the API server at http://kube.invalid:6443" in direct.stderr
+
+
+def test_https_goes_through_a_connect_tunnel_like_kubectl(cli: Callable, apiserver: Callable,
+                                                         tmp_path: Path) -> None:
+    import base64
+
+    from tests.apiserver import ConnectProxy
+    from tests.conftest import run_kubectl
+
+    cq = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "gpu"},
+          "spec": {"namespaceSelector": {}}}
+    server, _ = apiserver(cq)  # HTTPS
+    auth = "Basic " + base64.b64encode(b"proxyuser:p@ss").decode()
+    proxy = ConnectProxy(auth=auth)
+    try:
+        with_creds = proxy.url.replace("http://", "http://proxyuser:p%40ss@")
+        kc = server.write_kubeconfig(tmp_path / "kc", cluster={"proxy-url": with_creds})
+        r = cli(["lint", "--kubeconfig", str(kc), "--request-timeout", "5s"])
+        assert r.exit_code == 0, r.stderr
+        assert proxy.tunnels == [server.url.removeprefix("https://")]
+        assert "p@ss" not in r.stderr
+        p = run_kubectl(["get", "--raw", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues", "--kubeconfig", str(kc)])
+        assert p.returncode == 0, p.stderr
+        assert len(proxy.tunnels) >= 2  # kubectl tunnelled through the same proxy
+        bad = server.write_kubeconfig(tmp_path / "bad", cluster={"proxy-url": proxy.url})  # no credentials
+        r = cli(["lint", "--kubeconfig", str(bad), "--request-timeout", "5s"])
+        assert r.exit_code == 1 and "through the proxy" in r.stderr
+    finally:
+        proxy.stop()

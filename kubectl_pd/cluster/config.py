@@ -4,24 +4,26 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import Any, NamedTuple
 
 from kubectl_pd.errors import InputError, PdError
 
 _DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 
 
+MAX_DURATION = 2562047 * 3600.0  # Go's time.Duration tops out at about 2562047h: kubectl refuses more
+
+
 def parse_duration(text: str, flag: str = "--request-timeout") -> float | None:
-    """kubectl durations: `0` (no timeout), `30` (seconds), `5s`, `1m30s`, `500ms`, `1h`."""
+    """kubectl durations: `0` (no timeout: 0.0), `30` (seconds), `5s`, `1m30s`, `500ms`, `1h`.
+
+    "" gives None (not given); `0` gives 0.0 so that callers can tell "no limit" from "not given".
+    """
     t = text.strip()
-    if t in ("0", ""):
+    if t == "":
         return None
     if re.fullmatch(r"\d+", t):
-        return float(t)
+        return _bounded(float(t), text, flag)
     pos, total = 0, 0.0
     for m in _DURATION_RE.finditer(t):
         if m.start() != pos:
@@ -33,12 +35,18 @@ def parse_duration(text: str, flag: str = "--request-timeout") -> float | None:
         raise InputError(
             f"invalid {flag} value {text!r}: use a duration like 5s, 1m or 500ms (0 means no timeout)"
         )
-    return total or None
+    return _bounded(total, text, flag)
 
 
-@dataclass
-class ClusterOptions:
-    """The flags every command takes to reach a cluster."""
+def _bounded(seconds: float, text: str, flag: str) -> float:
+    if seconds > MAX_DURATION:
+        raise InputError(f"invalid {flag} value {text!r}: longer than the longest duration kubectl accepts "
+                         f"(about 2562047h)")
+    return seconds
+
+
+class ClusterOptions(NamedTuple):
+    """The flags every command takes to reach a cluster (a NamedTuple: no dataclasses import on Tab)."""
 
     kubeconfig: str | None = None
     context: str | None = None
@@ -63,14 +71,18 @@ def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
     env = os.environ.get("KUBECONFIG")
     if env:
         return [p for p in env.split(os.pathsep) if p]
-    return [str(Path.home() / ".kube" / "config")]
+    return [os.path.join(os.path.expanduser("~"), ".kube", "config")]
 
 
 def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     """Merge kubeconfig files like kubectl: the first file to set a value (or named entry) wins."""
+    import yaml  # here, not at the top: a Tab with no kubeconfig never needs the YAML parser
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     paths = kubeconfig_paths(opts)
     merged: dict[str, Any] = {"contexts": [], "clusters": [], "users": []}
     found = False
+    origins: dict[tuple[str, Any], str] = {}
     for p in paths:
         if not os.path.exists(p):
             if opts.kubeconfig:
@@ -78,7 +90,7 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
             continue
         try:
             with open(p, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh) or {}
+                data = yaml.load(fh, Loader=loader) or {}
         except (OSError, yaml.YAMLError) as e:
             where = ""
             mark = getattr(e, "problem_mark", None)
@@ -95,11 +107,20 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
             for entry in data.get(section) or []:
                 if isinstance(entry, dict) and entry.get("name") not in have:
                     merged[section].append(entry)
+                    origins[(section, entry.get("name"))] = os.path.dirname(os.path.abspath(p))
     if not found:
         raise PdError(
             "no kubeconfig found: set --kubeconfig or KUBECONFIG, or work offline with --from-file/-f"
         )
+    merged["_origins"] = origins
     return merged
+
+
+
+
+def origin_of(config: dict[str, Any], section: str, entry: dict[str, Any]) -> str | None:
+    """The directory of the kubeconfig file that defined `entry`: its relative paths are relative to it."""
+    return (config.get("_origins") or {}).get((section, entry.get("name")))
 
 
 def resolve_context(opts: ClusterOptions, config: dict[str, Any]) -> dict[str, Any]:
@@ -113,6 +134,21 @@ def resolve_context(opts: ClusterOptions, config: dict[str, Any]) -> dict[str, A
             return c
     avail = ", ".join(str(n) for n in names) or "none"
     raise PdError(f'context "{name}" not found in the kubeconfig (available: {avail})')
+
+
+def server_and_proxy(opts: ClusterOptions) -> tuple[str, str | None]:
+    """The chosen context's server URL and the proxy in front of it (kubeconfig proxy-url, else the
+    environment's), read without resolving credentials: Tab's cheap reachability check."""
+    config = read_kubeconfig(opts)
+    ctx = resolve_context(opts, config)
+    body = ctx.get("context") if isinstance(ctx.get("context"), dict) else {}
+    for entry in config["clusters"]:
+        if entry.get("name") == body.get("cluster") and isinstance(entry.get("cluster"), dict):
+            server = str(entry["cluster"].get("server") or "")
+            server = server if "://" in server else "https://" + server
+            proxy = entry["cluster"].get("proxy-url")
+            return server, str(proxy) if proxy else proxy_for(server)
+    raise PdError(f"context {ctx.get('name')!r} names a cluster the kubeconfig does not define")
 
 
 def default_namespace(opts: ClusterOptions) -> str:
@@ -129,10 +165,9 @@ def default_namespace(opts: ClusterOptions) -> str:
 def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
     """The proxy kubectl would use for `server`: HTTPS_PROXY/HTTP_PROXY unless NO_PROXY exempts the host.
 
-    The kubernetes client reads only the kubeconfig's `proxy-url`; kubectl users also rely on the
-    environment. NO_PROXY entries are host suffixes, IPs, CIDRs, optional `:port`, or `*`.
+    kubectl honours both the kubeconfig's `proxy-url` (which wins) and the environment. NO_PROXY
+    entries are host suffixes, IPs, CIDRs, optional `:port`, or `*`.
     """
-    import ipaddress
     from urllib.parse import urlsplit
 
     env = dict(os.environ) if env is None else env
@@ -145,6 +180,8 @@ def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
     host = (parts.hostname or "").lower()
     if not proxy or not host:
         return None
+    import ipaddress  # only with a proxy to exempt from
+
     for entry in (e.strip().lower() for e in get("NO_PROXY").split(",")):
         if not entry:
             continue

@@ -1,26 +1,23 @@
-"""A Source over a live API server through the `kubernetes` client (imported only here, lazily).
+"""A Source over a live API server, through our own HTTP transport (cluster/http.py).
 
-Requests go through the client's configured connection pool (TLS, client certificates, exec and
-token auth all come from `load_kube_config`); paths are built here so that Kueue, GPUStack, core,
-discovery and visibility reads share one error mapping.
+The kubernetes package is not on this path: the kubeconfig is resolved by cluster/endpoint.py, exec
+plugins run in cluster/execcred.py, and only an auth-provider user loads the package (clientauth.py).
+Paths are built here so that Kueue, GPUStack, core, discovery and visibility reads share one error
+mapping, and every answer is checked for being what was asked for: a list that is not a list of that
+kind is an error, never "nothing there".
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
+import threading
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from kubectl_pd.cluster import kinds
-from kubectl_pd.cluster.config import (
-    ClusterOptions,
-    kubeconfig_paths,
-    proxy_for,
-    read_kubeconfig,
-    resolve_context,
-)
+from kubectl_pd.cluster.config import ClusterOptions, read_kubeconfig
+from kubectl_pd.cluster.endpoint import Endpoint, in_cluster, in_cluster_only, resolve
 from kubectl_pd.cluster.source import LIVE, Obj, Origin
 from kubectl_pd.errors import (
     ApiUnavailable,
@@ -54,6 +51,10 @@ class Response:
             return None
 
 
+class UnexpectedAnswer(ClusterError):
+    """The server answered 2xx with something that is not what was asked for (HTML, cut JSON, null)."""
+
+
 class LiveSource:
     """Reads (and, for `create`, writes) through one kubeconfig context."""
 
@@ -61,50 +62,42 @@ class LiveSource:
 
     def __init__(self, opts: ClusterOptions) -> None:
         self.opts = opts
-        config = read_kubeconfig(opts) if not _in_cluster_only(opts) else None
-        self.context_name = ""
-        if config is not None:
-            ctx = resolve_context(opts, config)
-            self.context_name = str(ctx.get("name"))
-        self._cfg: Any = None
-        self._pool: Any = None
+        if in_cluster_only(opts):
+            self.endpoint: Endpoint = in_cluster()
+            config: dict[str, Any] | None = None
+        else:
+            config = read_kubeconfig(opts)
+            self.endpoint = resolve(opts, config)
+        self.context_name = self.endpoint.context
+        self._config = config
+        self._transport: Any = None
         self._served: dict[str, list[str]] = {}
+        self._discovery = threading.Lock()
         self.requests: int = 0  # count of HTTP requests sent, for benchmarks
 
     # -- connection -------------------------------------------------------------------------
-    def _connect(self) -> None:
-        if self._cfg is not None:
-            return
-        from kubernetes import client as kclient  # lazy: keeps --help and file-only work fast
-        from kubernetes import config as kconfig
-        from kubernetes.config.config_exception import ConfigException
+    def _connect(self) -> Any:
+        if self._transport is None:
+            from kubectl_pd.cluster.config import origin_of
+            from kubectl_pd.cluster.http import Transport
 
-        cfg = kclient.Configuration()
-        try:
-            if _in_cluster_only(self.opts):
-                kconfig.load_incluster_config(client_configuration=cfg)
-            else:
-                kconfig.load_kube_config(
-                    config_file=os.pathsep.join(kubeconfig_paths(self.opts)),
-                    context=self.context_name or None,
-                    client_configuration=cfg,
-                    persist_config=False,
-                )
-        except ConfigException as e:
-            raise PdError(f"cannot use kubeconfig context {self.context_name!r}: {_first_line(e)}") from None
-        except (OSError, ValueError) as e:
-            raise PdError(f"cannot use kubeconfig context {self.context_name!r}: {_first_line(e)}") from None
-        cfg.retries = False  # one attempt: a timeout means the timeout the user asked for
-        if not getattr(cfg, "proxy", None):  # kubeconfig `proxy-url` wins, as in kubectl
-            cfg.proxy = proxy_for(cfg.host)
-        self._cfg = cfg
-        self._pool = kclient.rest.RESTClientObject(cfg).pool_manager
+            ep = self.endpoint
+            client_auth = None
+            if ep.needs_client:
+                from kubectl_pd.cluster.clientauth import provider_headers
+
+                def client_auth() -> dict[str, str]:
+                    return provider_headers(self.opts, ep.context)
+            exec_dir = None
+            if self._config is not None and ep.exec_spec is not None:
+                user = next((u for u in self._config["users"] if u.get("name") == ep.user), {})
+                exec_dir = origin_of(self._config, "users", user)
+            self._transport = Transport(ep, self.opts.request_timeout, exec_dir=exec_dir, client_auth=client_auth)
+        return self._transport
 
     @property
     def server(self) -> str:
-        self._connect()
-        parts = urlsplit(self._cfg.host)
-        return f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+        return self.endpoint.origin
 
     def request(
         self,
@@ -117,49 +110,28 @@ class LiveSource:
         resource: str = "",
         namespace: str | None = None,
     ) -> Response:
-        """Send one request; map transport failures and 401/403/5xx to one-line errors."""
-        import urllib3
-
-        self._connect()
-        cfg = self._cfg
-        if getattr(cfg, "refresh_api_key_hook", None) is not None:
-            cfg.refresh_api_key_hook(cfg)
-        headers = {"Accept": "application/json", "User-Agent": "kubectl-pd"}
-        for auth in cfg.auth_settings().values():
-            if auth.get("in") == "header" and auth.get("value"):
-                headers[auth["key"]] = auth["value"]
+        """Send one request; map transport failures and 401/403/429/3xx/5xx to one-line errors."""
+        transport = self._connect()
         data = None
+        headers: dict[str, str] = {}
         if body is not None:
             headers["Content-Type"] = "application/json"
             data = json.dumps(body).encode()
-        url = cfg.host.rstrip("/") + path + (("?" + urlencode(query)) if query else "")
-        t = self.opts.request_timeout
-        timeout = urllib3.Timeout(connect=t, read=t) if t else urllib3.Timeout(connect=30, read=None)
+        url = self.endpoint.server + path + (("?" + urlencode(query)) if query else "")
         self.requests += 1
-        try:
-            r = self._pool.request(method, url, body=data, headers=headers, timeout=timeout, retries=False)
-        except urllib3.exceptions.NewConnectionError as e:  # (a ConnectTimeoutError subclass: first)
-            raise ClusterError(
-                f"cannot reach the API server at {self.server} ({_reason(e)}): "
-                f"is the cluster up, and is context {self.context_name!r} the right one?"
-            ) from None
-        except urllib3.exceptions.TimeoutError:
-            raise ClusterError(
-                f"the API server at {self.server} did not answer within {_secs(t)} "
-                f"(--request-timeout): check the network or raise the timeout"
-            ) from None
-        except urllib3.exceptions.SSLError:
-            raise ClusterError(
-                f"TLS handshake with the API server at {self.server} failed: "
-                f"check the cluster's certificate-authority in the kubeconfig"
-            ) from None
-        except urllib3.exceptions.HTTPError as e:
-            raise ClusterError(
-                f"cannot reach the API server at {self.server} ({_reason(e)}): "
-                f"is the cluster up, and is context {self.context_name!r} the right one?"
-            ) from None
-        resp = Response(r.status, r.data, dict(r.headers))
+        r = transport.send(method, url, body=data, headers=headers)
+        if r.status == 401 and transport.refresh_exec():  # an exec credential that expired: once more
+            self.requests += 1
+            r = transport.send(method, url, body=data, headers=headers)
+        resp = Response(r.status, r.body, r.headers)
+        what = f"{method} {resource or path}"
         if resp.status == 401:
+            if transport.withheld:
+                raise ClusterError(
+                    f"the API server at {self.server} asks for credentials (401 Unauthorized), and those of "
+                    f"context {self.context_name!r} are not sent over plain http:// (kubectl does not either): "
+                    f"use the server's https:// URL"
+                )
             raise ClusterError(
                 f"the API server at {self.server} rejected the credentials of context "
                 f"{self.context_name!r} (401 Unauthorized): log in again or refresh the kubeconfig user"
@@ -177,26 +149,50 @@ class LiveSource:
                 resource=resource,
                 namespace=namespace or "",
             )
+        if resp.status == 429:
+            from kubectl_pd.cluster.http import Throttled
+
+            raise Throttled(f"the API server at {self.server} is throttling requests (429 Too Many Requests to "
+                            f"{what}): wait and retry")
+        if 300 <= resp.status < 400:
+            to = urlsplit(resp.headers.get("location", "")).hostname
+            raise ClusterError(f"the API server at {self.server} answered {resp.status} (a redirect"
+                               + (f" to {to}" if to else "") + f") to {what}: a proxy or login page is in the "
+                               f"way; check the server of context {self.context_name!r}")
         if resp.status >= 500:
-            raise ClusterError(f"the API server answered {resp.status} to {method} {path}: {_status_message(resp)}")
+            raise ClusterError(f"the API server answered {resp.status} to {what}: {_status_message(resp)}")
         return resp
 
     # -- discovery --------------------------------------------------------------------------
     def served_versions(self, group: str) -> list[str]:
-        """Versions of `group` the server serves, preferred first; [] when the group is absent."""
+        """Versions of `group` the server serves, preferred first; [] only when the server says 404."""
+        if group in self._served:
+            return self._served[group]
+        with self._discovery:  # reads that run together ask once
+            return self._discover(group)
+
+    def _discover(self, group: str) -> list[str]:
         if group not in self._served:
             if group == "":
                 self._served[group] = ["v1"]
             else:
-                r = self.request("GET", f"/apis/{group}", verb="get", resource=f"apigroups/{group}")
-                versions: list[str] = []
-                doc = r.json() if r.status == 200 else None
-                if isinstance(doc, dict):
-                    pref = (doc.get("preferredVersion") or {}).get("version")
-                    versions = [v.get("version") for v in doc.get("versions") or [] if v.get("version")]
-                    if pref in versions:
-                        versions.remove(pref)
-                        versions.insert(0, pref)
+                path = f"/apis/{group}"
+                r = self.request("GET", path, verb="get", resource=f"apigroups/{group}")
+                if r.status == 404:
+                    self._served[group] = []
+                    return []
+                _expect_ok(r, "GET", path)
+                doc = _json_object(r, "GET", path, "an APIGroup")
+                versions = [v.get("version") for v in doc.get("versions") or []
+                            if isinstance(v, dict) and isinstance(v.get("version"), str)]
+                if doc.get("kind") not in (None, "APIGroup") or not isinstance(doc.get("versions"), list):
+                    raise UnexpectedAnswer(f"the API server answered GET {path} with {_describe(r)}, not an "
+                                           f"APIGroup: check the server of context {self.context_name!r}")
+                pref = (doc.get("preferredVersion") or {}).get("version") \
+                    if isinstance(doc.get("preferredVersion"), dict) else None
+                if pref in versions:
+                    versions.remove(pref)
+                    versions.insert(0, pref)
                 self._served[group] = versions
         return self._served[group]
 
@@ -213,25 +209,47 @@ class LiveSource:
             f"(it reads {', '.join(kind.versions)})"
         )
 
-    def path(self, kind: kinds.Kind, namespace: str | None, name: str | None = None) -> str:
-        version = self.version_for(kind)
+    def path(self, kind: kinds.Kind, namespace: str | None, name: str | None = None,
+             version: str | None = None) -> str:
+        version = version or self.version_for(kind)
         base = f"/apis/{kind.group}/{version}" if kind.group else f"/api/{version}"
         if kind.namespaced and namespace:
             base += f"/namespaces/{quote(namespace, safe='')}"
         base += f"/{kind.plural}"
         return base + (f"/{quote(name, safe='')}" if name else "")
 
+    def _read(self, k: kinds.Kind, ns: str | None, name: str | None,
+              query: dict[str, Any] | None) -> tuple[Response, str]:
+        """GET at our preferred version without asking discovery first (kubectl's discovery is cached on
+        disk; ours would be a request per group per run). Only a bare 404 there, the answer of a version
+        that is not served, sends us to discovery: v1beta1 on old Kueue, or "not installed"."""
+        guessed = bool(k.group) and k.group not in self._served
+        version = k.versions[0] if guessed else self.version_for(k)
+        verb = "get" if name else "list"
+        path = self.path(k, ns, name, version)
+        r = self.request("GET", path, query, verb=verb, resource=k.resource, namespace=ns)
+        if guessed and r.status == 404 and not _is_status(r):
+            served = self.version_for(k)  # raises ApiUnavailable when the group is not served at all
+            if served != version:
+                path = self.path(k, ns, name, served)
+                r = self.request("GET", path, query, verb=verb, resource=k.resource, namespace=ns)
+        return r, path
+
     # -- Source -----------------------------------------------------------------------------
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = _kind(kind)
         ns = namespace if k.namespaced else None
-        r = self.request("GET", self.path(k, ns, name), verb="get", resource=k.resource, namespace=ns)
+        r, _ = self._read(k, ns, name, None)
         if r.status == 404:
             if not _is_status(r):  # a bare 404 page: the resource type itself is gone
                 raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
             return None
         _expect_ok(r, "GET", k.resource)
-        return normalize(r.json())
+        doc = _json_object(r, "GET", f'{k.resource} "{name}"', f"a {k.kind}")
+        if doc.get("kind") not in (None, k.kind) or not isinstance(doc.get("metadata"), dict):
+            raise UnexpectedAnswer(f'the API server answered GET {k.resource} "{name}" with {_describe(r)}, '
+                                   f"not a {k.kind}")
+        return normalize(doc)
 
     def list(
         self,
@@ -248,23 +266,29 @@ class LiveSource:
         if field_selector:
             query["fieldSelector"] = field_selector
         items: list[Obj] = []
-        path = self.path(k, ns)
+        r, path = self._read(k, ns, None, query or None)
         while True:
-            r = self.request("GET", path, query or None, verb="list", resource=k.resource, namespace=ns)
             if r.status == 404:
                 raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
             _expect_ok(r, "GET", k.resource)
-            doc = r.json() or {}
+            doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
+            found = doc.get("items")
+            if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
+                    or not all(isinstance(i, dict) for i in found):
+                raise UnexpectedAnswer(f"the API server answered list {k.resource} with {_describe(r)}, not a "
+                                       f"list of {k.resource}: nothing was read")
             api_version = doc.get("apiVersion", "")
-            for item in doc.get("items") or []:
+            for item in found:
                 item.setdefault("kind", k.kind)
                 if api_version:
                     item.setdefault("apiVersion", api_version)
                 items.append(normalize(item))
-            cont = (doc.get("metadata") or {}).get("continue")
+            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            cont = meta.get("continue")
             if not cont:
                 return items
             query = {**query, "continue": cont}
+            r = self.request("GET", path, query, verb="list", resource=k.resource, namespace=ns)
 
     def origin(self, obj: Obj) -> Origin:
         return LIVE
@@ -277,7 +301,7 @@ class LiveSource:
         if r.status == 404:
             return None
         _expect_ok(r, "GET", resource or path)
-        return r.json()
+        return _json_object(r, "GET", resource or path, "a JSON object")
 
     def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
         """POST one object; `dry_run` asks the server to validate it without persisting (dryRun=All)."""
@@ -295,7 +319,7 @@ class LiveSource:
         if r.status in (400, 404, 422):
             raise PdError(f'the API server refused {k.resource} "{name}": {_status_message(r)}')
         _expect_ok(r, "POST", k.resource)
-        return r.json()
+        return _json_object(r, "POST", k.resource, f"the {k.kind} created")
 
 
 def _kind(kind: str) -> kinds.Kind:
@@ -311,10 +335,12 @@ def _is_status(r: Response) -> bool:
 
 
 def _status_message(r: Response) -> str:
+    from kubectl_pd.cluster.http import redact
+
     doc = r.json()
     if isinstance(doc, dict) and doc.get("message"):
-        return str(doc["message"]).splitlines()[0]
-    return (r.body or b"").decode("utf-8", "replace").strip().splitlines()[0][:200] if r.body else "no detail"
+        return redact(str(doc["message"]).splitlines()[0][:300])
+    return _describe(r)
 
 
 def _expect_ok(r: Response, method: str, resource: str) -> None:
@@ -325,32 +351,33 @@ def _expect_ok(r: Response, method: str, resource: str) -> None:
     raise ClusterError(f"the API server answered {r.status} to {method} {resource}: {_status_message(r)}")
 
 
-def _in_cluster_only(opts: ClusterOptions) -> bool:
-    """Inside a Pod with no kubeconfig anywhere, use the service account like kubectl does."""
-    if opts.kubeconfig or os.environ.get("KUBECONFIG"):
-        return False
-    paths = kubeconfig_paths(opts)
-    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and not any(os.path.exists(p) for p in paths)
+def _describe(r: Response) -> str:
+    """What came back, in a few words (never the body itself: it may be a login page or worse)."""
+    body = (r.body or b"").strip()
+    ctype = r.headers.get("content-type", "").split(";")[0].strip()
+    if not body:
+        return "an empty body"
+    if ctype == "text/html" or body[:1] == b"<":
+        return f"an HTML page ({len(body)} bytes)"
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        if body[:1] in (b"{", b"["):
+            return f"JSON cut short ({len(body)} bytes)"
+        return f"text that is not JSON ({ctype or 'no content type'}, {len(body)} bytes)"
+    if doc is None:
+        return "null"
+    if isinstance(doc, dict):
+        kind = doc.get("kind")
+        return f"a {kind}" if isinstance(kind, str) and kind else "a JSON object without a kind"
+    return f"a JSON {type(doc).__name__}"
 
 
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return text[0] if text else type(e).__name__
-
-
-def _reason(e: BaseException) -> str:
-    reason = getattr(e, "reason", None) or e
-    text = str(reason)
-    if "Connection refused" in text or "Errno 111" in text:
-        return "connection refused"
-    if "Name or service not known" in text or "nodename nor servname" in text or "Errno -2" in text:
-        return "host name not found"
-    if "timed out" in text:
-        return "connection timed out"
-    return type(reason).__name__
-
-
-def _secs(t: float | None) -> str:
-    if t is None:
-        return "the default timeout"
-    return f"{t:g}s"
+def _json_object(r: Response, verb: str, what: str, wanted: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(r.body) if r.body else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        raise UnexpectedAnswer(f"the API server answered {verb} {what} with {_describe(r)}, not {wanted}")
+    return doc

@@ -4,24 +4,27 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_pd.cli import cluster_options
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.cluster.source import Source, name_of, namespace_of
-from kubectl_pd.commands.common import dump, namespace, open_source, use_color
 from kubectl_pd.errors import EXIT_OK, NotFoundError
-from kubectl_pd.pending.diagnose import Diagnosis, diagnose
-from kubectl_pd.pending.gather import GROUP_LABEL, Target, gather, gather_all, parse_target
-from kubectl_pd.pending.render import render_list, render_text, to_dict
+
+if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
+    from kubectl_pd.cluster.source import Source
+    from kubectl_pd.pending.diagnose import Diagnosis
+    from kubectl_pd.pending.gather import Facts, Target
 
 OUTPUTS = ("text", "json", "yaml")
 
 
 def _snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
     """With --from-file and no -n: the one namespace of the snapshot that holds the target."""
+    from kubectl_pd.cluster.source import name_of, namespace_of
+    from kubectl_pd.pending.gather import GROUP_LABEL
+
     found: set[str] = set()
     if kind == "PodGroup":
         for p in source.list("Pod", None, label_selector=f"{GROUP_LABEL}={name}"):
@@ -39,8 +42,39 @@ def _snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
     return found.pop() if found else None
 
 
-def _one(source: Source, target: Target, what_if: dict[str, int] | None = None) -> Diagnosis:
-    return diagnose(gather(source, target), what_if=what_if)
+def _one(source: Source, target: Target, what_if: dict[str, int] | None = None) -> tuple[Diagnosis, Facts]:
+    """The diagnosis of one target; an IncompleteError when it would rest on a read that failed.
+
+    On a live cluster the reads start first and the diagnosis code loads while they are in flight (its
+    import costs about as much as the reads themselves)."""
+    from kubectl_pd.pending.gather import IncompleteError, gather
+
+    if getattr(source, "is_live", False):
+        import threading
+
+        box: dict[str, Any] = {}
+
+        def read() -> None:
+            try:
+                box["facts"] = gather(source, target, strict=False)
+            except BaseException as e:  # noqa: B036 - handed back to the command below
+                box["error"] = e
+
+        reader = threading.Thread(target=read, name="kubectl-pd-gather", daemon=True)
+        reader.start()
+        _load_diagnosis()
+        reader.join()
+        if "error" in box:
+            raise box["error"]
+        facts = box["facts"]
+    else:
+        facts = gather(source, target, strict=False)
+    from kubectl_pd.pending.diagnose import diagnose
+
+    d = diagnose(facts, what_if=what_if)
+    if not stands(d, facts):
+        raise IncompleteError(target, facts.incomplete)
+    return d, facts
 
 
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:
@@ -55,8 +89,36 @@ def _what_if(values: tuple[str, ...]) -> dict[str, int]:
     return out
 
 
-def _emit(d: Diagnosis, output: str, color: bool) -> str:
-    return render_text(d, color=color) if output == "text" else dump(to_dict(d), output)
+def _load_diagnosis() -> None:
+    import kubectl_pd.pending.diagnose  # noqa: F401 - loaded while the reads are in flight
+    import kubectl_pd.pending.render  # noqa: F401
+
+
+def stands(d: Diagnosis, facts: Facts) -> bool:
+    """A verdict stands without the reads that failed only if it is "pending" because of a Workload that
+    was read (a failed read is never evidence of "admitted" or "missing"; doubt means no verdict)."""
+    if not facts.incomplete:
+        return True
+    if not d.pending:
+        return False
+    unread = {u.what.removeprefix('workload "').removesuffix('"') for u in facts.incomplete}
+    return any(r.code not in ("NotPending", "Unknown", "WorkloadMissing") and r.workload is not None
+               and r.workload not in unread for r in d.reasons)
+
+
+def _emit(d: Diagnosis, facts: Facts, output: str, color: bool) -> str:
+    from kubectl_pd.commands.common import dump
+
+    if output == "text":
+        from kubectl_pd.pending.render import render_text
+
+        return render_text(d, color=color)
+    from kubectl_pd.pending.render import to_dict
+
+    data = to_dict(d)
+    if facts.incomplete:
+        data["incomplete"] = [{"read": u.what, "error": u.why} for u in facts.incomplete]
+    return dump(data, output)
 
 
 def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -89,8 +151,12 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     No TARGET: every pending deployment, pod group and Workload in the namespace (or -A).
 
     \b
-    Exit codes: 0 a diagnosis was produced (pending or not), 1 the target does not exist, 2 usage.
+    Exit codes: 0 a diagnosis was produced (pending or not), 1 the target does not exist or a read the
+    verdict depends on failed (the diagnosis is incomplete), 2 usage.
     """
+    from kubectl_pd.commands.common import dump, namespace, open_source, use_color
+    from kubectl_pd.pending.gather import IncompleteError, Target, parse_target
+
     if target is not None and all_namespaces:
         raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
     if watch and files:
@@ -109,19 +175,33 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     source = open_source(cluster, files)
     color = output == "text" and use_color()
     if target is None:
+        from kubectl_pd.pending.diagnose import diagnose
+        from kubectl_pd.pending.gather import gather_all
+        from kubectl_pd.pending.render import render_list, to_dict
+
         ns = None if all_namespaces else namespace(cluster)
-        facts, notes = gather_all(source, ns)
-        pending = [(f.target.namespace, d) for f in facts if (d := diagnose(f)).pending]
+        all_facts, notes = gather_all(source, ns)
+        pending, unknown = [], []
+        for f in all_facts:
+            d = diagnose(f)
+            if not stands(d, f):
+                unknown.append(IncompleteError(f.target, f.incomplete))
+            elif d.pending:
+                pending.append((f.target.namespace, d))
         if output != "text":
             click.echo(dump({"items": [to_dict(d) for _, d in pending], "notes": notes}, output), nl=False)
-            return EXIT_OK
-        if not pending:
+        elif not pending and not unknown:
             where = "any namespace" if all_namespaces else f"namespace {ns}"
             click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
-        else:
+        elif pending:
             click.echo(render_list(pending), nl=False)
-        for n in notes:
-            click.echo(f"note: {n}")
+        if output == "text":
+            for n in notes:
+                click.echo(f"note: {n}")
+        if unknown:
+            for e in unknown[1:]:
+                click.echo(f"error: {e.message}", err=True)
+            raise unknown[0]
         return EXIT_OK
     ns_given = cluster.namespace
     ns = ns_given
@@ -133,20 +213,20 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
                                 f"({', '.join(files)})")
     ns = ns or namespace(cluster)
     t = Target(kind, name, ns)
-    d = _one(source, t, replicas)
+    d, facts = _one(source, t, replicas)
     unknown = sorted(set(replicas) - {r.name for r in d.roles})
     if unknown:
         raise click.BadParameter(f"no role {', '.join(unknown)} in {name} (roles: "
                                  f"{', '.join(r.name for r in d.roles) or 'none'})", param_hint="'--what-if'")
-    last = _emit(d, output, color)
+    last = _emit(d, facts, output, color)
     click.echo(last, nl=False)
     if not watch:
         return EXIT_OK
     try:
         while d.pending:
             time.sleep(watch_interval)
-            d = _one(source, t, replicas)
-            text = _emit(d, output, color)
+            d, facts = _one(source, t, replicas)
+            text = _emit(d, facts, output, color)
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if output == "text":

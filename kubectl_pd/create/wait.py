@@ -13,6 +13,7 @@ from typing import Any
 
 from kubectl_pd.cluster.source import Source, annotations_of, labels_of, meta, name_of
 from kubectl_pd.create.pods import COMPONENT, GROUP_NAME, INSTANCE
+from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError
 
 Obj = dict[str, Any]
 
@@ -120,10 +121,23 @@ def follow(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[bool, list[RoleProgress]]:
-    """Poll until every role is admitted (True) or `timeout` seconds pass (False)."""
+    """Poll until every role is admitted (True) or `timeout` seconds pass (False).
+
+    A poll that fails (throttling, a 5xx, a broken answer) is not an observation: it is tried again until
+    the time is up, then the failure itself is the error (never the last rows as a verdict).
+    """
     deadline = clock() + timeout
     while True:
-        rows = observe(source, namespace, selector, roles)
+        try:
+            rows = observe(source, namespace, selector, roles)
+        except (ForbiddenError, ApiUnavailable):
+            raise
+        except ClusterError as e:
+            left = deadline - clock()
+            if left <= 0:
+                raise ClusterError(f"could not observe the new deployment's admission: {e.message}") from None
+            sleep(min(interval, left))
+            continue
         emit(rows)
         if all(r.done for r in rows):
             return True, rows

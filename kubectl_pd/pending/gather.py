@@ -4,10 +4,16 @@ One target costs about a dozen requests whatever the namespace holds: Pods by la
 Workloads by a direct GET of the group name (Kueue names a group's Workload after the group),
 events by field selector, queues and flavors by name. Nothing here lists every Workload. Optional
 reads that RBAC refuses (events, the visibility API, cluster-scoped queues) become notes.
+
+Reads that do not depend on each other go out together (at most PARALLEL at a time) on a live
+cluster; results are merged in a fixed order, so the output never depends on which answer came first.
+A failed read that the verdict depends on (a pod group's Workload) is recorded in `Facts.incomplete`:
+it is never evidence that the group is admitted or missing.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -31,6 +37,7 @@ MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not 
 MAX_FLAVORS = 4
 MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
+PARALLEL = 4  # concurrent reads of one diagnosis on a live cluster
 
 T = TypeVar("T")
 
@@ -63,6 +70,25 @@ def parse_target(text: str) -> tuple[str, str]:
     return kind, name
 
 
+@dataclass(frozen=True)
+class Unread:
+    """A read the verdict depends on that failed: what it was and why (the error's own line)."""
+
+    what: str
+    why: str
+
+
+class IncompleteError(ClusterError):
+    """The diagnosis would rest on reads that failed: say so instead of a verdict."""
+
+    def __init__(self, target: Target, unread: list[Unread]) -> None:
+        what = "; ".join(f"{u.what}: {u.why}" for u in unread[:3])
+        kind = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group"}.get(target.kind, target.kind.lower())
+        super().__init__(f"the diagnosis of {kind} {target.namespace}/{target.name} is incomplete, so there is no "
+                         f"verdict: could not read {what}")
+        self.unread = unread
+
+
 @dataclass
 class Facts:
     """Everything read for one target. A dict value None means "read, does not exist"; a missing key
@@ -87,6 +113,7 @@ class Facts:
     nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
     notes: list[str] = field(default_factory=list)
     live: bool = False
+    incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
 
 
 def group_of_pod(pod: Obj) -> str | None:
@@ -95,33 +122,83 @@ def group_of_pod(pod: Obj) -> str | None:
 
 
 class _Reader:
-    """Wraps a Source: turns optional-read failures into notes and remembers what it read."""
+    """Wraps a Source: turns optional-read failures into notes (and, for reads the verdict depends on,
+    into `Facts.incomplete`), and runs independent reads together on a live cluster."""
 
     def __init__(self, source: Source, facts: Facts) -> None:
         self.source = source
         self.facts = facts
 
-    def optional(self, what: str, fn: Callable[[], T], default: T) -> tuple[T, bool]:
-        try:
-            return fn(), True
-        except ForbiddenError as e:
-            self.facts.notes.append(f"could not read {what}: {e.message.split(': ask for')[0]}")
-        except ApiUnavailable as e:
-            self.facts.notes.append(f"could not read {what}: {e.message}")
-        except NotFoundError:
+    def optional(self, what: str, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
+        return self._settle(what, _attempt(fn), default, dependent)
+
+    def _settle(self, what: str, result: tuple[bool, Any], default: T, dependent: bool) -> tuple[T, bool]:
+        ok, value = result
+        if ok:
+            return value, True
+        if isinstance(value, NotFoundError):
             return default, True
-        except ClusterError as e:
-            self.facts.notes.append(f"could not read {what}: {e.message}")
+        if not isinstance(value, PdError):
+            raise value
+        message = value.message.split(": ask for")[0] if isinstance(value, ForbiddenError) else value.message
+        note = f"could not read {what}: {message}"
+        if note not in self.facts.notes:  # reads of the same thing that ran together fail together
+            self.facts.notes.append(note)
+        if dependent:
+            self.facts.incomplete.append(Unread(what, message))
         return default, False
 
+    def many(self, calls: list[tuple[str, Callable[[], Any], Any, bool]]) -> list[tuple[Any, bool]]:
+        """Run (what, fn, default, dependent) calls together; settle them in the order given."""
+        results = _together([c[1] for c in calls], self.facts.live)
+        return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
+                                                                                              strict=True)]
+
     def get_into(self, table: dict[str, Obj | None], kind: str, name: str, namespace: str | None,
-                 what: str) -> Obj | None:
-        if name in table:
-            return table[name]
-        obj, ok = self.optional(what, lambda: self.source.get(kind, name, namespace), None)
-        if ok:
-            table[name] = obj
-        return obj
+                 what: str, *, dependent: bool = False) -> Obj | None:
+        self.get_many(table, kind, [name], namespace, lambda _n: what, dependent=dependent)
+        return table.get(name)
+
+    def get_many(self, table: dict[str, Obj | None], kind: str, names: list[str], namespace: str | None,
+                 what: Callable[[str], str], *, dependent: bool = False) -> None:
+        """GET each name not yet in `table`, together; a name is added only when its read succeeded."""
+        todo = [n for n in dict.fromkeys(names) if n not in table]
+        calls = [(what(n), lambda n=n: self.source.get(kind, n, namespace), None, dependent) for n in todo]
+        for n, (obj, ok) in zip(todo, self.many(calls), strict=True):
+            if ok:
+                table[n] = obj
+
+
+def _attempt(fn: Callable[[], T]) -> tuple[bool, Any]:
+    try:
+        return True, fn()
+    except Exception as e:  # settled by the caller: PdError becomes a note, anything else is re-raised
+        return False, e
+
+
+def _together(fns: list[Callable[[], Any]], live: bool) -> list[tuple[bool, Any]]:
+    """Results of fns, in order; concurrently (bounded) when the source is a live cluster."""
+    if len(fns) <= 1 or not live:
+        return [_attempt(f) for f in fns]
+    results: list[tuple[bool, Any]] = [(False, None)] * len(fns)
+    todo = iter(enumerate(fns))
+    lock = threading.Lock()
+
+    def worker() -> None:  # plain threads: concurrent.futures would also load logging
+        while True:
+            with lock:
+                job = next(todo, None)
+            if job is None:
+                return
+            results[job[0]] = _attempt(job[1])
+
+    threads = [threading.Thread(target=worker, name="kubectl-pd-read", daemon=True)
+               for _ in range(min(PARALLEL, len(fns)))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
 
 
 def _owned_by_md(pod: Obj, md_name: str) -> bool:
@@ -132,17 +209,27 @@ def _owned_by_md(pod: Obj, md_name: str) -> bool:
     return any(r.get("kind") == "ModelDeployment" and r.get("name") == md_name for r in ctrl)
 
 
-def gather(source: Source, target: Target) -> Facts:
-    """Read the target and what explains it; raise NotFoundError when the target does not exist."""
+def gather(source: Source, target: Target, *, strict: bool = True) -> Facts:
+    """Read the target and what explains it; raise NotFoundError when the target does not exist.
+
+    `strict`: raise IncompleteError when a read the verdict depends on failed (callers that render a
+    diagnosis without looking at `Facts.incomplete`); why-pending passes False and decides itself.
+    """
     facts = Facts(target, live=bool(getattr(source, "is_live", False)))
     rd = _Reader(source, facts)
     ns = target.namespace
     if target.kind == "ModelDeployment":
-        md = source.get("ModelDeployment", target.name, ns)
+        # the deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone
+        (md_ok, md), (pods_ok, pods) = _together([
+            lambda: source.get("ModelDeployment", target.name, ns),
+            lambda: source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")], facts.live)
+        if not md_ok:
+            raise md
         if md is None:
             raise NotFoundError(f'modeldeployment "{target.name}" not found in namespace "{ns}"')
+        if not pods_ok:
+            raise pods
         facts.deployment = md
-        pods = source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")
         facts.pods = [p for p in pods if _owned_by_md(p, target.name)]
     elif target.kind in ("Workload", "PodGroup", "Pod"):
         group = target.name
@@ -164,7 +251,9 @@ def gather(source: Source, target: Target) -> Facts:
             if target.kind == "Workload" and not facts.pods:
                 facts.pods = _pods_by_owner(rd, facts.workloads[group] or {}, ns)
             if target.kind == "PodGroup":
-                rd.get_into(facts.workloads, "Workload", group, ns, f'workload "{group}"')
+                rd.get_into(facts.workloads, "Workload", group, ns, f'workload "{group}"', dependent=True)
+                if group not in facts.workloads and not facts.pods:
+                    raise IncompleteError(target, facts.incomplete)
                 if not facts.pods and facts.workloads.get(group) is None:
                     raise NotFoundError(f'pod group "{group}" not found in namespace "{ns}" '
                                         f"(no pods labelled {GROUP_LABEL}={group}, no Workload)")
@@ -179,6 +268,8 @@ def gather(source: Source, target: Target) -> Facts:
     else:
         raise PdError(f"cannot diagnose a {target.kind}")
     _read_rest(rd, ns)
+    if strict and facts.incomplete:
+        raise IncompleteError(target, facts.incomplete)
     return facts
 
 
@@ -187,21 +278,18 @@ def _single_pod_workload(rd: _Reader, pod: Obj, ns: str) -> None:
     if not uid:
         return
     found, _ = rd.optional("the pod's Workload",
-                           lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), [])
+                           lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), [],
+                           dependent=True)
     for wl in found[:1]:
         rd.facts.workloads[name_of(wl)] = wl
         rd.facts.groups.append(name_of(wl))
 
 
 def _pods_by_owner(rd: _Reader, wl: Obj, ns: str) -> list[Obj]:
-    out = []
     refs = [r for r in (wl.get("metadata") or {}).get("ownerReferences") or []
             if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("name")]
-    for r in refs[:4]:
-        pod, _ = rd.optional(f'pod "{r["name"]}"', lambda r=r: rd.source.get("Pod", r["name"], ns), None)
-        if pod is not None:
-            out.append(pod)
-    return out
+    calls = [(f'pod "{r["name"]}"', lambda r=r: rd.source.get("Pod", r["name"], ns), None, False) for r in refs[:4]]
+    return [pod for pod, _ in rd.many(calls) if pod is not None]
 
 
 def _read_rest(rd: _Reader, ns: str) -> None:
@@ -210,14 +298,12 @@ def _read_rest(rd: _Reader, ns: str) -> None:
     for g in sorted({g for g in (group_of_pod(p) for p in facts.pods) if g}):
         if g not in facts.groups:
             facts.groups.append(g)
-    for i, g in enumerate(facts.groups):
-        if g in facts.workloads:
-            continue
-        if i >= MAX_GROUPS:
-            facts.notes.append(f"{len(facts.groups) - MAX_GROUPS} more pod groups were not read "
-                               f"(at most {MAX_GROUPS} Workloads per target)")
-            break
-        rd.get_into(facts.workloads, "Workload", g, ns, f'workload "{g}"')
+    unread = [g for g in facts.groups[MAX_GROUPS:] if g not in facts.workloads]
+    if unread:
+        facts.notes.append(f"{len(facts.groups) - MAX_GROUPS} more pod groups were not read "
+                           f"(at most {MAX_GROUPS} Workloads per target)")
+    rd.get_many(facts.workloads, "Workload", facts.groups[:MAX_GROUPS], ns, lambda g: f'workload "{g}"',
+                dependent=True)
 
     # queues: from Workloads, pods, then the roles' InstanceTypes
     lq_names: list[str] = []
@@ -237,13 +323,16 @@ def _read_rest(rd: _Reader, ns: str) -> None:
     roles = ((md or {}).get("spec") or {}).get("roles") or []
     role_types = [r.get("instanceType") for r in roles if isinstance(r, dict)]
     if md is not None and not facts.pods:
-        for it in dict.fromkeys(t for t in role_types if isinstance(t, str) and t):
-            obj = rd.get_into(facts.instance_types, "InstanceType", it, None, f'instancetype "{it}"')
+        types = list(dict.fromkeys(t for t in role_types if isinstance(t, str) and t))
+        rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: f'instancetype "{it}"')
+        for it in types:
+            obj = facts.instance_types.get(it)
             entrance = ((obj or {}).get("status") or {}).get("entrance")
             add(lq_names, entrance if isinstance(entrance, str) and entrance else local_queue_name(it))
             add(cq_names, it)
+    rd.get_many(facts.local_queues, "LocalQueue", lq_names[:3], ns, lambda lq: f'localqueue "{lq}" in "{ns}"')
     for lq in lq_names[:3]:
-        obj = rd.get_into(facts.local_queues, "LocalQueue", lq, ns, f'localqueue "{lq}" in "{ns}"')
+        obj = facts.local_queues.get(lq)
         if obj is not None:
             add(cq_names, (obj.get("spec") or {}).get("clusterQueue"))
         else:
@@ -251,26 +340,81 @@ def _read_rest(rd: _Reader, ns: str) -> None:
                 if isinstance(t, str) and local_queue_name(t) == lq:
                     add(cq_names, t)
     needs_explaining = _needs_explaining(facts)
+    rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: f'clusterqueue "{cq}"')
+    _read_nodes(rd)
+    if not needs_explaining:
+        return
+    # what explains a queue (flavors, checks, the namespace), events and queue positions: all together
+    flavors: list[str] = []
+    checks: list[str] = []
+    wants_namespace = False
     for cq in cq_names[:3]:
-        obj = rd.get_into(facts.cluster_queues, "ClusterQueue", cq, None, f'clusterqueue "{cq}"')
-        if obj is None or not needs_explaining:
+        obj = facts.cluster_queues.get(cq)
+        if obj is None:
             continue
         model = cluster_queue(obj)
-        for f in model.flavor_names[:MAX_FLAVORS]:
-            rd.get_into(facts.flavors, "ResourceFlavor", f, None, f'resourceflavor "{f}"')
+        flavors.extend(f for f in model.flavor_names[:MAX_FLAVORS] if f not in flavors)
         if not _cq_active(obj):
-            for c in model.admission_checks[:MAX_CHECKS]:
-                rd.get_into(facts.checks, "AdmissionCheck", c, None, f'admissioncheck "{c}"')
+            checks.extend(c for c in model.admission_checks[:MAX_CHECKS] if c not in checks)
         sel = model.namespace_selector
-        if sel is not None and (sel.get("matchLabels") or sel.get("matchExpressions")) \
-                and facts.namespace_obj is None:
-            facts.namespace_obj, _ = rd.optional(f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None)
-    _read_nodes(rd)
-    if needs_explaining:
-        _read_cohorts(rd)
-        facts.limit_ranges, _ = rd.optional(f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [])
-        _read_events(rd, ns)
-        _read_visibility(rd, ns, cq_names)
+        if sel is not None and (sel.get("matchLabels") or sel.get("matchExpressions")):
+            wants_namespace = True
+    calls: list[tuple[str, Callable[[], Any], Any, bool]] = []
+    calls += [(f'resourceflavor "{f}"', lambda f=f: source.get("ResourceFlavor", f, None), None, False)
+              for f in flavors if f not in facts.flavors]
+    calls += [(f'admissioncheck "{c}"', lambda c=c: source.get("AdmissionCheck", c, None), None, False)
+              for c in checks if c not in facts.checks]
+    if wants_namespace and facts.namespace_obj is None:
+        calls.append((f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None, False))
+    cohort = _in_a_cohort(facts)
+    if cohort:  # a queue in a cohort borrows from its peers: two cluster-scoped lists, few objects
+        calls.append(("clusterqueues (the cohort's peers)", lambda: source.list("ClusterQueue"), [], False))
+        calls.append(("cohorts", lambda: source.list("Cohort"), [], False))
+    calls.append((f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [], False))
+    event_names = _event_names(facts)
+    calls += [(f'events in namespace "{ns}"',
+               lambda n=n: source.list("Event", ns, field_selector=f"involvedObject.name={n}"), [], False)
+              for n in event_names]
+    vis = _visibility_calls(rd, cq_names)
+    calls += [c for _cq, c in vis]
+    results = iter(rd.many(calls))
+    for f in flavors:
+        if f not in facts.flavors:
+            obj, ok = next(results)
+            if ok:
+                facts.flavors[f] = obj
+    for c in checks:
+        if c not in facts.checks:
+            obj, ok = next(results)
+            if ok:
+                facts.checks[c] = obj
+    if wants_namespace and facts.namespace_obj is None:
+        facts.namespace_obj, _ = next(results)
+    if cohort:  # unreadable = None: the verdict says unknown
+        peers, ok = next(results)
+        facts.peer_queues = peers if ok else None
+        cohorts, ok = next(results)
+        facts.cohorts = cohorts if ok else None
+    facts.limit_ranges, _ = next(results)
+    events_ok = True
+    for _n in event_names:
+        evs, ok = next(results)
+        if events_ok:
+            facts.events.extend(evs)
+        events_ok = events_ok and ok
+    for cq, _call in vis:
+        doc, ok = next(results)
+        if ok:
+            if doc is None:
+                facts.notes.append("the Kueue visibility API is not served: queue positions are not known")
+            facts.pending[cq] = doc if isinstance(doc, dict) else None
+    _snapshot_visibility(rd, cq_names)
+
+
+def _in_a_cohort(facts: Facts) -> bool:
+    """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
+    return any(((o or {}).get("spec") or {}).get("cohortName") or ((o or {}).get("spec") or {}).get("cohort")
+               for o in facts.cluster_queues.values() if isinstance(o, dict))
 
 
 def _read_nodes(rd: _Reader) -> None:
@@ -298,19 +442,6 @@ def _read_nodes(rd: _Reader) -> None:
         facts.nodes[f] = nodes if ok else None
 
 
-def _read_cohorts(rd: _Reader) -> None:
-    """A queue in a cohort borrows from its peers: two cluster-scoped lists (ClusterQueues and Cohorts are
-    few), whatever the number of Workloads. Unreadable = None, and the verdict says unknown."""
-    facts = rd.facts
-    if not any(((o or {}).get("spec") or {}).get("cohortName") or ((o or {}).get("spec") or {}).get("cohort")
-               for o in facts.cluster_queues.values() if isinstance(o, dict)):
-        return
-    peers, ok = rd.optional("clusterqueues (the cohort's peers)", lambda: rd.source.list("ClusterQueue"), [])
-    facts.peer_queues = peers if ok else None
-    cohorts, ok = rd.optional("cohorts", lambda: rd.source.list("Cohort"), [])
-    facts.cohorts = cohorts if ok else None
-
-
 def _cq_active(cq: Obj) -> bool:
     return is_true(conditions_of(cq), "Active")
 
@@ -329,8 +460,8 @@ def _needs_explaining(facts: Facts) -> bool:
                for wl in facts.workloads.values())
 
 
-def _read_events(rd: _Reader, ns: str) -> None:
-    facts = rd.facts
+def _event_names(facts: Facts) -> list[str]:
+    """Objects whose events explain the target: the Workload, else the group's first Pod (bounded)."""
     names: list[str] = []
     for g in facts.groups:
         wl = facts.workloads.get(g)
@@ -342,41 +473,39 @@ def _read_events(rd: _Reader, ns: str) -> None:
                 names.append(name_of(members[0]))
         elif not _admitted(wl):
             names.append(g)
-    seen: set[str] = set()
-    for n in names:
-        if n in seen:
-            continue
-        if len(seen) >= MAX_EVENT_LISTS:
-            break
-        seen.add(n)
-        evs, ok = rd.optional(f'events in namespace "{ns}"',
-                              lambda n=n: rd.source.list("Event", ns, field_selector=f"involvedObject.name={n}"), [])
-        facts.events.extend(evs)
-        if not ok:
-            break
+    return list(dict.fromkeys(names))[:MAX_EVENT_LISTS]
 
 
-def _read_visibility(rd: _Reader, ns: str, cq_names: list[str]) -> None:
+def _waiting(facts: Facts) -> bool:
+    return any(wl is not None and not _admitted(wl) and not is_true(conditions_of(wl), "QuotaReserved")
+               for wl in facts.workloads.values())
+
+
+def _visibility_calls(rd: _Reader, cq_names: list[str]) -> list[tuple[str, tuple[str, Callable[[], Any], Any, bool]]]:
+    """The visibility API's pending workloads of each ClusterQueue, on a live cluster."""
     facts, source = rd.facts, rd.source
-    waiting = [wl for wl in facts.workloads.values() if wl is not None and not _admitted(wl)
-               and not is_true(conditions_of(wl), "QuotaReserved")]
-    if not waiting:
+    if not _waiting(facts) or not (facts.live and hasattr(source, "get_raw")):
+        return []
+    out = []
+    for cq in cq_names[:2]:
+        if facts.cluster_queues.get(cq) is None:
+            continue
+        path = f"/apis/{kinds.VISIBILITY_GROUP}/v1beta2/clusterqueues/{cq}/pendingworkloads"
+        out.append((cq, (f'the pending workloads of clusterqueue "{cq}" (visibility API)',
+                         lambda path=path: source.get_raw(path, resource="clusterqueues/pendingworkloads"),  # type: ignore[attr-defined]
+                         None, False)))
+    return out
+
+
+def _snapshot_visibility(rd: _Reader, cq_names: list[str]) -> None:
+    facts = rd.facts
+    if not _waiting(facts) or (facts.live and hasattr(rd.source, "get_raw")):
         return
     for cq in cq_names[:2]:
         if facts.cluster_queues.get(cq) is None:
             continue
-        if facts.live and hasattr(source, "get_raw"):
-            path = f"/apis/{kinds.VISIBILITY_GROUP}/v1beta2/clusterqueues/{cq}/pendingworkloads"
-            doc, ok = rd.optional(f'the pending workloads of clusterqueue "{cq}" (visibility API)',
-                                  lambda path=path: source.get_raw(path, resource="clusterqueues/pendingworkloads"),
-                                  None)
-            if ok:
-                if doc is None:
-                    facts.notes.append("the Kueue visibility API is not served: queue positions are not known")
-                facts.pending[cq] = doc if isinstance(doc, dict) else None
-        else:
-            for doc in _snapshot_summaries(source):
-                facts.pending.setdefault(cq, doc)
+        for doc in _snapshot_summaries(rd.source):
+            facts.pending.setdefault(cq, doc)
 
 
 def _snapshot_summaries(source: Source) -> list[Obj]:

@@ -1,0 +1,344 @@
+"""Our own small HTTP path to the API server (no kubernetes client, no urllib3 on it: cluster/pool.py).
+
+One pool per context: TLS (CA file or data, client certificates, insecure, tls-server-name), proxies
+(kubeconfig `proxy-url`, else HTTPS_PROXY/NO_PROXY), bearer tokens, basic auth, impersonation and exec
+plugins. A deadline bounds the whole request (connect, headers, a body trickled a byte at a time,
+client-go style retries after `Retry-After`). Nothing here ever formats a header or credential into
+a message.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import os
+import re
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
+
+from kubectl_pd.cluster.endpoint import Endpoint
+from kubectl_pd.errors import ClusterError, PdError
+
+DEFAULT_READ_TIMEOUT = 60.0  # seconds per GET when --request-timeout is not given (read-only work)
+MAX_RETRIES = 10  # client-go's maxRetries for a response with Retry-After
+POOL_SIZE = 8
+
+if TYPE_CHECKING:
+    import ssl
+
+    from kubectl_pd.cluster import execcred
+
+T = TypeVar("T")
+_HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+_warned_insecure: set[str] = set()
+_SECRETS: set[str] = set()  # credentials of this process: never in a message, whoever echoes them
+
+
+def redact(text: str) -> str:
+    """`text` with every credential this process holds replaced (a server or proxy may echo headers)."""
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        if secret and secret in text:
+            text = text.replace(secret, "<redacted>")
+    return text
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+    headers: dict[str, str]  # lower-case names
+
+
+class Throttled(ClusterError):
+    """The server kept answering 429 (or 5xx with Retry-After) past the retries or the deadline."""
+
+
+class Timeout(ClusterError):
+    """The whole request did not finish within the deadline."""
+
+
+class Transport:
+    """Sends requests for one Endpoint; thread-safe (why-pending reads in parallel)."""
+
+    def __init__(self, ep: Endpoint, timeout: float | None, *, exec_dir: str | None = None,
+                 client_auth: Callable[[], dict[str, str]] | None = None) -> None:
+        self.ep = ep
+        self.timeout = timeout  # None: not given (defaults apply); 0: no limit
+        self.exec_dir = exec_dir
+        self._client_auth = client_auth
+        self._lock = threading.Lock()
+        self._manager: Any = None
+        self._auth: dict[str, str] | None = None
+        self._token_read = 0.0
+        self._exec: execcred.Credential | None = None
+        self.withheld = False  # credentials exist but were not sent (plain http://)
+
+    # -- deadlines ------------------------------------------------------------------------------
+    def deadline_for(self, method: str) -> float | None:
+        """Seconds for one request: the flag; else the read default for GETs; none for writes."""
+        if self.timeout is not None:
+            return self.timeout or None
+        return DEFAULT_READ_TIMEOUT if method == "GET" else None
+
+    def _timeout_error(self, seconds: float) -> Timeout:
+        if not seconds:  # no deadline of ours: the operating system's connect timeout
+            return Timeout(f"the API server at {self.ep.origin} did not answer (connection timed out): "
+                           f"check the network")
+        how = "(--request-timeout)" if self.timeout else "(the default for reads; set --request-timeout)"
+        return Timeout(f"the API server at {self.ep.origin} did not answer within {seconds:g}s {how}: "
+                       f"check the network or raise the timeout")
+
+    # -- credentials ----------------------------------------------------------------------------
+    def _credentials(self, seconds: float | None) -> dict[str, str]:
+        with self._lock:
+            ep = self.ep
+            if self._auth is not None and not (ep.token_file and time.monotonic() - self._token_read > 60):
+                return self._auth
+            headers: dict[str, str] = {}
+            token = ep.token
+            if ep.token_file:
+                token = _read_token(ep.token_file, ep.context)
+                self._token_read = time.monotonic()
+            if ep.exec_spec is not None and not (token or ep.cert_file or ep.cert_data):
+                if self._exec is None:
+                    from kubectl_pd.cluster import execcred
+
+                    self._exec = execcred.run(ep.exec_spec, cluster=ep.cluster, server=ep.server,
+                                              base_dir=self.exec_dir, timeout=seconds)
+                token = token or self._exec.token
+            if self._client_auth is not None:
+                headers.update(self._client_auth())
+            if token:
+                token = token.strip()
+                if not _HEADER_SAFE.fullmatch(token):
+                    raise PdError(f"the token of user {ep.user!r} (context {ep.context!r}) contains characters "
+                                  f"that an HTTP header cannot carry: check the kubeconfig user")
+                headers["Authorization"] = f"Bearer {token}"
+            elif ep.basic is not None and "Authorization" not in headers:
+                raw = f"{ep.basic[0]}:{ep.basic[1]}".encode()
+                headers["Authorization"] = "Basic " + base64.b64encode(raw).decode()
+            for name, values in ep.impersonate.items():
+                headers[name] = ", ".join(values)
+            if "Authorization" in headers and not ep.server.startswith("https://"):
+                # kubectl (client-go) sends no credentials to a plain http:// server (it still sends the
+                # request: `kubectl proxy` needs none); a 401 then says why
+                del headers["Authorization"]
+                self.withheld = True
+            if "Authorization" in headers:
+                _SECRETS.update((headers["Authorization"], headers["Authorization"].split(" ", 1)[-1]))
+            if token:
+                _SECRETS.add(token)
+            if ep.basic is not None:
+                _SECRETS.add(ep.basic[1])
+            self._auth = headers
+            return headers
+
+    def refresh_exec(self) -> bool:
+        """After a 401, forget an exec plugin's credential so the next request runs the plugin again
+        (client-go does the same once: the cached token may have expired). False: nothing to refresh."""
+        with self._lock:
+            if self._exec is None:
+                return False
+            self._exec = None
+            self._auth = None
+            self._manager = None  # a client certificate lives in the pool's TLS context
+            return True
+
+    # -- the pool -------------------------------------------------------------------------------
+    def _pool(self) -> Any:
+        with self._lock:
+            if self._manager is None:
+                self._manager = self._build()
+            return self._manager
+
+    def _build(self) -> Any:
+        from kubectl_pd.cluster.pool import Pool, ProxyUnsupported, Route
+
+        ep = self.ep
+        context = None
+        if ep.server.startswith("https://"):
+            context = self._ssl_context()
+            if ep.insecure and ep.origin not in _warned_insecure:
+                _warned_insecure.add(ep.origin)
+                sys.stderr.write(f"warning: not verifying the certificate of the API server at {ep.origin} "
+                                 f"(insecure-skip-tls-verify in context {ep.context!r}): the connection is "
+                                 f"not secure\n")
+        try:
+            route = Route.of(ep.server, ep.proxy, None if ep.insecure else ep.tls_server_name)
+        except ProxyUnsupported as e:
+            raise PdError(f"context {ep.context!r}: proxy scheme {e.args[0]!r} is not supported by kubectl-pd "
+                          f"(use an http:// proxy)") from None
+        return Pool(route, context, POOL_SIZE)
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        import ssl
+
+        ep = self.ep
+        try:
+            if ep.ca_data:  # the kubeconfig's CA, and only it (like client-go)
+                ctx = ssl.create_default_context(cadata=ep.ca_data.decode("ascii", "replace"))
+            elif ep.ca_file:
+                ctx = ssl.create_default_context(cafile=ep.ca_file)
+            else:
+                ctx = ssl.create_default_context()
+        except FileNotFoundError:
+            raise PdError(f"context {ep.context!r}: certificate-authority {ep.ca_file}: no such file") from None
+        except (ssl.SSLError, ValueError, OSError):
+            raise PdError(f"context {ep.context!r}: the certificate-authority is not a PEM certificate") from None
+        if ep.insecure:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        cert, key = ep.cert_data, ep.key_data
+        if self._exec is not None and self._exec.cert_data:
+            cert, key = self._exec.cert_data, self._exec.key_data
+        if cert or ep.cert_file:
+            _load_client_cert(ctx, ep, cert, key)
+        return ctx
+
+    # -- sending --------------------------------------------------------------------------------
+    def send(self, method: str, url: str, *, body: bytes | None = None,
+             headers: dict[str, str] | None = None) -> Reply:
+        """One request within its deadline, retried like client-go on 429/5xx with Retry-After."""
+        seconds = self.deadline_for(method)
+        started = time.monotonic()
+        auth = self._credentials(seconds)  # before the pool: an exec plugin may give a client certificate
+        pool = self._pool()
+        all_headers = {"Accept": "application/json", "User-Agent": "kubectl-pd", **(headers or {}), **auth}
+        try:
+            if seconds is None:
+                return self._attempts(pool, method, url, body, all_headers, None, started)
+            left = seconds - (time.monotonic() - started)
+            return _within(left, lambda: self._attempts(pool, method, url, body, all_headers, seconds, started),
+                           lambda: self._timeout_error(seconds))
+        except (Throttled, Timeout):
+            raise
+        except TimeoutError:
+            raise self._timeout_error(seconds or 0) from None
+        except OSError as e:
+            import ssl
+
+            if isinstance(e, ssl.SSLError | ssl.CertificateError):
+                raise ClusterError(f"TLS handshake with the API server at {self.ep.origin} failed: check the "
+                                   f"cluster's certificate-authority (and the user's client certificate) in the "
+                                   f"kubeconfig") from None
+            if self.ep.proxy and "Tunnel connection failed" in str(e):
+                raise ClusterError(f"cannot reach the API server at {self.ep.origin} through the proxy "
+                                   f"(it refused the tunnel): check HTTPS_PROXY/NO_PROXY or the kubeconfig's "
+                                   f"proxy-url") from None
+            if isinstance(e, ConnectionRefusedError | socket.gaierror) or not isinstance(e, ConnectionError):
+                raise self._unreachable(e) from None
+            raise self._broken(method, url, e) from None
+        except http.client.HTTPException as e:
+            raise self._broken(method, url, e) from None
+
+    def _broken(self, method: str, url: str, e: BaseException) -> ClusterError:
+        from kubectl_pd.cluster.pool import describe
+
+        return ClusterError(f"the API server at {self.ep.origin} broke off its answer to {method} "
+                            f"{urlsplit(url).path} ({describe(e)}): retry, or check the network")
+
+    def _unreachable(self, e: BaseException) -> ClusterError:
+        from kubectl_pd.cluster.pool import describe
+
+        return ClusterError(f"cannot reach the API server at {self.ep.origin} ({describe(e)}): "
+                            f"is the cluster up, and is context {self.ep.context!r} the right one?")
+
+    def _attempts(self, pool: Any, method: str, url: str, body: bytes | None, headers: dict[str, str],
+                  seconds: float | None, started: float) -> Reply:
+        for attempt in range(MAX_RETRIES + 1):
+            left = None if seconds is None else max(0.05, seconds - (time.monotonic() - started))
+            parts = urlsplit(url)
+            status, rheaders, data = pool.request(method, parts.path + (f"?{parts.query}" if parts.query else ""),
+                                                  body, headers, left)
+            reply = Reply(status, data, rheaders)
+            wait = _retry_after(reply)
+            if wait is None:
+                return reply
+            if attempt == MAX_RETRIES or (seconds is not None and
+                                          time.monotonic() - started + wait >= seconds):
+                raise Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
+            time.sleep(wait)
+        raise AssertionError("unreachable")
+
+
+def _retry_after(reply: Reply) -> float | None:
+    """client-go's checkWait: 429 or 5xx with an integer Retry-After means "try again after N s"."""
+    if reply.status != 429 and reply.status < 500:
+        return None
+    value = reply.headers.get("retry-after", "").strip()
+    if not value.isdigit():
+        return None
+    return float(min(int(value), 3600))
+
+
+def _throttled(origin: str, reply: Reply, method: str, url: str, attempt: int) -> str:
+    path = urlsplit(url).path
+    what = "429 Too Many Requests" if reply.status == 429 else f"{reply.status} with Retry-After"
+    tries = f" after {attempt + 1} tries" if attempt else ""
+    return (f"the API server at {origin} is throttling requests ({what} to {method} {path}{tries}): "
+            f"wait and retry, or raise --request-timeout")
+
+
+def _within(seconds: float, fn: Callable[[], T], on_timeout: Callable[[], Exception]) -> T:
+    """Run fn in a worker thread and give up after `seconds` (the worker is abandoned: a daemon thread
+    whose socket timeouts end it). This bounds what socket timeouts cannot: a trickled body."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: B036 - handed back to the caller below
+            box["error"] = e
+
+    worker = threading.Thread(target=run, name="kubectl-pd-request", daemon=True)
+    worker.start()
+    worker.join(max(seconds, 0.001))
+    if worker.is_alive():
+        raise on_timeout()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _read_token(path: str, context: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().strip()
+    except OSError as e:
+        raise PdError(f"context {context!r}: cannot read tokenFile {path} ({e.strerror or e})") from None
+
+
+def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key: bytes | None) -> None:
+    """ssl reads certificates from files only: in-memory data goes through private temporary files."""
+    tmp: list[str] = []
+    try:
+        cert_path, key_path = ep.cert_file, ep.key_file
+        if cert is not None:
+            cert_path = _private_file(cert, tmp)
+        if key is not None:
+            key_path = _private_file(key, tmp)
+        ctx.load_cert_chain(certfile=str(cert_path), keyfile=key_path)
+    except FileNotFoundError as e:
+        raise PdError(f"context {ep.context!r}: client certificate or key {e.filename}: no such file") from None
+    except (ssl.SSLError, ValueError, OSError):
+        raise PdError(f"context {ep.context!r}: the client certificate and key of user {ep.user!r} cannot be "
+                      f"loaded (not PEM, or they do not match)") from None
+    finally:
+        for p in tmp:
+            os.unlink(p)
+
+
+def _private_file(data: bytes, tmp: list[str]) -> str:
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="kubectl-pd-")
+    tmp.append(path)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    return path

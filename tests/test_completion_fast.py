@@ -1,0 +1,50 @@
+"""The bridge's fast path (why-pending targets without click) answers exactly what the command tree does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+
+from kubectl_pd.completion_bridge import fast_target
+from tests.apiserver import Fault
+
+
+@pytest.mark.parametrize("words", [
+    ["why-pending", ""],
+    ["why-pending", "q"],
+    ["why-pending", "zz"],
+    ["why-pending", "-n", "team-a", ""],
+    ["why-pending", "-A", ""],
+    ["why-pending", "--context", "loopback", "-n", "team-b", ""],
+])
+def test_fast_path_matches_the_command_tree(cli: Callable, apiserver: Callable, words: list[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml", namespace="team-a")
+    full = cli(["__complete", *words], env=env)
+    assert full.exit_code == 0
+    monkeypatch.setenv("KUBECONFIG", env["KUBECONFIG"])  # the environment kubectl gives the bridge
+    fast = fast_target(words)
+    assert fast is not None
+    assert "\n".join(fast) + "\n" == full.stdout
+
+
+@pytest.mark.parametrize("words", [["why-pending", "-"], ["why-pending", "qwen-pd", ""], ["lint", ""],
+                                   ["why-pending", "--namespace=x", ""], ["why-pending", "-o", ""]])
+def test_everything_else_takes_the_full_path(words: list[str]) -> None:
+    assert fast_target(words) is None
+
+
+def test_fast_path_gives_up_within_its_deadline_and_loads_no_click(apiserver: Callable) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml", namespace="team-a",
+                            faults=[Fault("/apis/worker.gpustack.ai/*", hang=10)])
+    code = ("import sys; from kubectl_pd.completion_bridge import main; sys.argv=['x','why-pending','']; main(); "
+            "print('click' in sys.modules, 'kubernetes' in sys.modules)")
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30,
+                       env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", **env})
+    assert time.monotonic() - t0 < 5
+    assert p.stdout == ":4\nFalse False\n" and p.stderr == ""
