@@ -10,6 +10,7 @@ node stand for many and the expansion must be counted (an alias bomb is refused,
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -83,7 +84,8 @@ class YamlSpanFinder:
 
     __slots__ = ("text", "start", "end", "line", "column", "prefix", "_lines", "_done")
 
-    def __init__(self, text: str, start: int, end: int, line: int, column: int, prefix: PathT = ()) -> None:
+    def __init__(self, text: str | bytes, start: int, end: int, line: int, column: int,
+                 prefix: PathT = ()) -> None:
         self.text, self.start, self.end, self.line, self.column, self.prefix = text, start, end, line, column, prefix
         self._lines: Lines = None
         self._done = False
@@ -170,10 +172,14 @@ def _is_container(text: str, pos: int) -> bool:
 # --------------------------------------------------------------------------------------------------- YAML
 
 
-def yaml_documents(text: str, file: str) -> Iterator[Parsed]:
-    """Every top-level document of a YAML stream, Lists expanded by the caller."""
-    careful = "*" in text  # only aliases can make one node stand for many
-    loader = _Loader(text)
+def yaml_documents(text: str | bytes, file: str) -> Iterator[Parsed]:
+    """Every top-level document of a YAML stream, Lists expanded by the caller.
+
+    ASCII input may come as bytes: the parser streams it instead of holding a second, encoded copy
+    of the whole text (its marks count characters, which are bytes then).
+    """
+    careful = ("*" if isinstance(text, str) else b"*") in text  # only aliases make one node stand for many
+    loader = _Loader(io.BytesIO(text) if isinstance(text, bytes) else text)
     try:
         while True:
             try:
@@ -205,7 +211,7 @@ def yaml_documents(text: str, file: str) -> Iterator[Parsed]:
         loader.dispose()
 
 
-def _span_finder(text: str, node: yaml.Node) -> YamlSpanFinder:
+def _span_finder(text: str | bytes, node: yaml.Node) -> YamlSpanFinder:
     start, end = node.start_mark, node.end_mark
     return YamlSpanFinder(text, start.index, end.index, start.line + 1, start.column)
 
@@ -215,7 +221,7 @@ class _ListItems:
 
     __slots__ = ("whole", "items")
 
-    def __init__(self, whole: YamlSpanFinder, text: str, node: yaml.MappingNode) -> None:
+    def __init__(self, whole: YamlSpanFinder, text: str | bytes, node: yaml.MappingNode) -> None:
         self.whole = whole
         self.items: list[tuple[int, YamlSpanFinder]] | None = None
         for k, v in node.value:
@@ -344,9 +350,10 @@ def _short(value: object) -> str:
     return repr(text) if len(text) <= 40 else f"a {len(text):,}-character value"
 
 
-def yaml_span_index(text: str, start: int, end: int, offset: int, column: int) -> Lines:
+def yaml_span_index(text: str | bytes, start: int, end: int, offset: int, column: int) -> Lines:
     """The line index of one object from its span of text (None when the span does not compose alone)."""
-    loader = _Loader(" " * column + text[start:end])
+    span = text[start:end]
+    loader = _Loader(" " * column + (span if isinstance(span, str) else span.decode()))
     try:
         node = loader.get_single_node()
         return _index(node, loader, offset) if node is not None else None
@@ -490,6 +497,7 @@ def _deep_line(text: str) -> int:
     return 1
 
 
-def looks_like_json(text: str) -> bool:
+def looks_like_json(text: str | bytes) -> bool:
     """A `{` first: `kubectl get -o json` output, whatever the file is called."""
-    return text.lstrip(" \t\r\n").startswith("{")
+    head = text[:4096].lstrip()
+    return head.startswith("{" if isinstance(head, str) else b"{")

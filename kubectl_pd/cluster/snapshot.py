@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import errno
 import gc
 import os
@@ -97,19 +98,21 @@ def format_size(n: int) -> str:
     return str(n)
 
 
-def read_text(path: str, budget: Budget | None = None) -> str:
-    """The file (or stdin) as text, at most the budget's bytes; a UTF-8 BOM is dropped, as YAML does."""
+def read_input(path: str, budget: Budget | None = None) -> str | bytes:
+    """The file (or stdin), at most the budget's bytes, UTF-8 checked, a BOM dropped (YAML and JSON
+    alike). ASCII comes back as bytes: the YAML parser streams it without a second copy."""
     budget = budget or Budget()
     try:
         if path == "-":
             raw = getattr(sys.stdin, "buffer", None)
-            if raw is None:  # a text stream stands in for stdin (embedding, tests)
-                return budget.read(_Encoded(sys.stdin), "stdin").decode("utf-8-sig")
-            data = budget.read(raw, "stdin")
+            # a text stream may stand in for stdin (embedding, tests)
+            data = budget.read(raw if raw is not None else _Encoded(sys.stdin), "stdin")
         else:
             with open(path, "rb") as fh:
                 data = budget.read(fh, path)
-        return data.decode("utf-8-sig")
+        if data.startswith(codecs.BOM_UTF8):
+            data = data[len(codecs.BOM_UTF8):]
+        return data if data.isascii() else data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except MemoryError:
@@ -120,23 +123,32 @@ def read_text(path: str, budget: Budget | None = None) -> str:
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
 
 
-def parse_documents(text: str, file: str, *, as_json: bool = False) -> Iterator[Loaded]:
+def read_text(path: str, budget: Budget | None = None) -> str:
+    data = read_input(path, budget)
+    return data if isinstance(data, str) else data.decode("ascii")
+
+
+def parse_documents(text: str | bytes, file: str, *, as_json: bool = False) -> Iterator[Loaded]:
     """Yield every Kubernetes object in `text`, expanding `List`s, with its origin.
 
     JSON (a `.json` file, or any text that starts with `{`) is read by the JSON parser, once; YAML
     when it is not JSON.
     """
     if as_json:
-        parsed: Iterator[Parsed] = json_documents(text, file)
+        parsed: Iterator[Parsed] = json_documents(_str(text), file)
     elif looks_like_json(text):
         try:
-            parsed = iter(list(json_documents(text, file)))
+            parsed = iter(list(json_documents(_str(text), file)))
         except InputError:  # flow-style YAML that is not strict JSON
             parsed = yaml_documents(text, file)
     else:
         parsed = yaml_documents(text, file)
     for p in parsed:
         yield from _objects(p.obj, p.line, p.where, file)
+
+
+def _str(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("ascii")
 
 
 def _objects(data: object, line: int, where: LineFinder, file: str) -> Iterator[Loaded]:
@@ -188,7 +200,7 @@ class SnapshotSource:
         gc.disable()
         try:
             for file in expand_paths(paths):
-                text = read_text(file, budget)
+                text = read_input(file, budget)
                 loaded.extend(parse_documents(text, file, as_json=file.lower().endswith(".json")))
         finally:
             if was_enabled:
