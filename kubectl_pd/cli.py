@@ -57,13 +57,38 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
+# Go's time.Duration (int64 nanoseconds) cannot hold more: kubectl refuses longer durations too
+MAX_DURATION = (2**63 - 1) / 1e9
+
+
+def checked_duration(value: str, flag: str) -> float | None:
+    """A kubectl duration that kubectl itself would accept: None for 0, else seconds."""
+    seconds = parse_duration(value, flag)
+    if seconds is not None and not seconds <= MAX_DURATION:  # also NaN and inf
+        raise PdError(f"{flag}: {value} is longer than the longest duration kubectl accepts "
+                      f"(2562047h47m16s)", exit_code=EXIT_USAGE)
+    return seconds
+
+
 def _timeout(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
     if value is None:
         return None
     try:
-        return parse_duration(value)
+        return checked_duration(value, "--request-timeout")
     except PdError as e:
         raise click.BadParameter(e.message.split(": ", 1)[-1]) from None
+
+
+def _input_size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """`--max-input-size 512Mi`: whole bytes, binary or decimal suffixes; 0 means no limit."""
+    if value is None:
+        return None
+    from kubectl_pd.kueue.quantity import try_parse
+
+    q = try_parse(value)
+    if q is None or q < 0 or q.denominator != 1:
+        raise click.BadParameter(f"{value!r} is not a size in bytes (e.g. 512Mi, 2Gi; 0 for no limit)")
+    return int(q)
 
 
 def _complete_namespaces(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -104,6 +129,26 @@ def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     for flag in reversed(_CLUSTER_FLAGS):
         wrapper = flag(wrapper)
+    if "files" in fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
+        wrapper = _INPUT_FLAG(_input_options(wrapper))
+    return wrapper
+
+
+INPUT_LIMIT = "kubectl_pd.max_input_size"
+_INPUT_FLAG = click.option(
+    "--max-input-size", "max_input_size", metavar="SIZE", callback=_input_size,
+    help="Refuse files (all together) larger than this, e.g. 1Gi (default 256Mi; 0: no limit).")
+
+
+def _input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Keep --max-input-size out of the command's signature: open_source reads it from the context."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, max_input_size: int | None, **kwargs: Any) -> Any:
+        if max_input_size is not None:
+            click.get_current_context().meta[INPUT_LIMIT] = max_input_size
+        return fn(*args, **kwargs)
+
     return wrapper
 
 

@@ -6,6 +6,7 @@ import codecs
 import errno
 import gc
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -74,11 +75,35 @@ class Budget:
             return fh.read()
         data = fh.read(self.left + 1)
         if len(data) > self.left:
-            raise InputError(f"{path}: the input is larger than {format_size(self.limit)} "
-                             f"(--max-input-size): is it the right file? If so, raise the limit, e.g. "
-                             f"--max-input-size {format_size(self.limit * 4)}")
+            raise InputError(f"{path}: {self._what(fh)}more input than --max-input-size {format_size(self.limit)} "
+                             f"allows{self._hint(fh)}")
         self.left -= len(data)
         return data
+
+    def _what(self, fh: Any) -> str:
+        """Name what is being read when it is not a file: /dev/zero, a pipe, a socket never end."""
+        try:
+            mode = os.fstat(fh.fileno()).st_mode
+        except (OSError, AttributeError, ValueError):
+            return ""
+        if stat.S_ISREG(mode):
+            return ""
+        if stat.S_ISCHR(mode):
+            return "a device, not a file, that gives "
+        return "a pipe or socket that gives "
+
+    def _hint(self, fh: Any) -> str:
+        """For a regular file: its size, and a limit that would take it."""
+        try:
+            st = os.fstat(fh.fileno())
+        except (OSError, AttributeError, ValueError):
+            return ""
+        if not stat.S_ISREG(st.st_mode):
+            return ": is it the right input?"
+        need = self.limit - self.left + st.st_size
+        mib = 1 << max(0, (need - 1).bit_length() - 20)
+        return (f" ({st.st_size:,} bytes, {need:,} in all): if it is the right file, raise the limit, "
+                f"e.g. --max-input-size {format_size(mib * 2**20)}")
 
 
 class _Encoded:

@@ -17,9 +17,14 @@ from kubectl_pd.cluster.source import Source
 def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
     """Files when given (`-f`/`--from-file`), else the live cluster of the chosen context."""
     if files:
-        from kubectl_pd.cluster.snapshot import SnapshotSource
+        import click
 
-        return SnapshotSource.from_paths(files)
+        from kubectl_pd.cli import INPUT_LIMIT
+        from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT, SnapshotSource
+
+        ctx = click.get_current_context(silent=True)
+        limit = ctx.meta.get(INPUT_LIMIT, DEFAULT_MAX_INPUT) if ctx is not None else DEFAULT_MAX_INPUT
+        return SnapshotSource.from_paths(files, max_bytes=limit)
     from kubectl_pd.cluster.live import LiveSource
 
     return LiveSource(cluster)

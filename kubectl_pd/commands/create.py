@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
-from kubectl_pd.cli import cluster_options
-from kubectl_pd.cluster.config import ClusterOptions, parse_duration
+from kubectl_pd.cli import checked_duration, cluster_options
+from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.kinds import KINDS
 from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
@@ -120,7 +120,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     if wait is not None:
         if dry_run != "none":
             raise click.UsageError("--wait cannot be combined with --dry-run: nothing is created to wait for")
-        wait_seconds = parse_duration(wait, "--wait") or 0.0
+        wait_seconds = checked_duration(wait, "--wait") or 0.0
     if local_queue and target != "pods":
         raise click.UsageError("--local-queue applies to --target pods only")
 
