@@ -155,7 +155,8 @@ def _input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS, invoke_without_command=True,
+             subcommand_metavar="COMMAND [ARGS]...")
 @click.version_option(__version__, "--version", prog_name="kubectl-pd", message="%(prog)s %(version)s")
 @click.option("--kubeconfig", metavar="PATH", help="Path to the kubeconfig file.")
 @click.option("--context", "kube_context", metavar="NAME", shell_complete=_complete_contexts,
@@ -175,6 +176,9 @@ def cli(ctx: click.Context, kubeconfig: str | None, kube_context: str | None, na
     kubectl pd lint -f queues.yaml         find ClusterQueues Kueue would refuse
     """
     ctx.obj = ClusterOptions(kubeconfig, kube_context, namespace, request_timeout)
+    if ctx.invoked_subcommand is None:  # bare `kubectl pd`: the help, as kubectl does (stdout, exit 0)
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 def _usage_line(e: click.UsageError) -> str:
