@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import importlib
 import os
@@ -193,6 +194,7 @@ def main(argv: list[str] | None = None, prog_name: str = PROG) -> None:
     debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
     try:
         rv = cli.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_PD_COMPLETE", standalone_mode=False)
+        sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
     except click.UsageError as e:  # includes BadParameter, NoSuchOption
         click.echo(_usage_line(e), err=True)
         sys.exit(EXIT_USAGE)
@@ -209,15 +211,37 @@ def main(argv: list[str] | None = None, prog_name: str = PROG) -> None:
         sys.exit(130)
     except BrokenPipeError:
         # the reader went away (`| head`): not an error worth a message
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         sys.exit(0)
-    except Exception as e:  # a bug of ours: still one line, the traceback only on request
-        if debug:
-            raise
-        click.echo(
-            f"error: internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
-            "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it",
-            err=True,
-        )
+    except OSError as e:
+        if e.errno not in _WRITE_ERRORS:
+            _internal(e, debug)
+        _drop_stdout()
+        click.echo(f"error: cannot write the output: {e.strerror or e} (is the disk full?)", err=True)
         sys.exit(1)
+    except Exception as e:  # a bug of ours: still one line, the traceback only on request
+        _internal(e, debug)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+# Errors only writing can raise: reading files and the network turn theirs into PdErrors first.
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush does not fail a second time."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _internal(e: BaseException, debug: bool) -> None:
+    if debug:
+        raise e
+    click.echo(
+        f"error: internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+        "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it",
+        err=True,
+    )
+    sys.exit(1)
