@@ -198,7 +198,25 @@ def _objects(data: object, line: int, where: LineFinder, file: str) -> Iterator[
                 item = {"kind": kind[: -len("List")], "apiVersion": data["apiVersion"], **item}
             yield from _objects(item, item_line, sub, file)
         return
+    _check_envelope(data, kind, line, where, file)
     yield Loaded(data, Origin(file, line, where, raw=data))
+
+
+_ENVELOPE = ("metadata", "spec", "status")
+
+
+def _check_envelope(data: Obj, kind: str, line: int, where: LineFinder, file: str) -> None:
+    """The kinds we read keep metadata, spec and status as mappings, as every Kubernetes API does;
+    anything else is malformed input, said here with its line rather than deep inside a command."""
+    if kinds.lookup(kind) is None:
+        return
+    for key in _ENVELOPE:
+        value = data.get(key)
+        if value is not None and not isinstance(value, dict):
+            got = "a list" if isinstance(value, list) else type(value).__name__
+            name = name_of(data) if key != "metadata" else ""
+            raise InputError(f"{file}:{where.line_of((key,)) or line}: {kind}{'/' + name if name else ''}: "
+                             f"{key} is not a mapping (got {got})")
 
 
 class SnapshotSource:

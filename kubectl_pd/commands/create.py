@@ -181,7 +181,24 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     # the operator (and our pods render) label every Pod app.kubernetes.io/instance=<name>, or the
     # hashed group name when NAME is too long for a label value
     label = req.name if names.is_label_value(req.name) else names.pod_group_name(req.namespace, req.name)
-    return _wait(source, req, role_list, label, wait_seconds)
+    try:
+        return _wait(source, req, role_list, label, wait_seconds)
+    except KeyboardInterrupt:
+        click.echo(f"\n{_interrupted(req, created)}", err=True)
+        raise
+
+
+def _interrupted(req: CreateRequest, created: list[dict[str, Any]]) -> str:
+    """Ctrl-C stops the wait, not the deployment: say what exists now and how to follow or remove it."""
+    ns = req.namespace
+    if req.target == "pods":
+        group = names.pod_group_name(ns, req.name)
+        return (f"interrupted: the {len(created)} Pods of pod group {group} were created and remain in namespace "
+                f"{ns}; follow them with `kubectl pd why-pending podgroup/{group} -n {ns}`, remove them with "
+                f"`kubectl delete pods -l kueue.x-k8s.io/pod-group-name={group} -n {ns}`")
+    ref = _ref(created[0]) if created else f"{MD_RESOURCE}/{req.name}"
+    return (f"interrupted: {ref} was created and remains in namespace {ns}; follow it with "
+            f"`kubectl pd why-pending md/{req.name} -n {ns}`, remove it with `kubectl delete {ref} -n {ns}`")
 
 
 def _check_shape(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> None:
