@@ -213,6 +213,9 @@ def main(argv: list[str] | None = None, prog_name: str = PROG) -> None:
         # the reader went away (`| head`): not an error worth a message
         _drop_stdout()
         sys.exit(0)
+    except RecursionError:  # nothing of ours recurses without bound but the input's own nesting
+        click.echo("error: the input is nested too deeply to process (more levels than Python follows)", err=True)
+        sys.exit(EXIT_USAGE)
     except OSError as e:
         if e.errno not in _WRITE_ERRORS:
             _internal(e, debug)

@@ -184,8 +184,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     try:
         return _wait(source, req, role_list, label, wait_seconds)
     except KeyboardInterrupt:
-        click.echo(f"\n{_interrupted(req, created)}", err=True)
-        raise
+        raise PdError(_interrupted(req, created), exit_code=130) from None
 
 
 def _interrupted(req: CreateRequest, created: list[dict[str, Any]]) -> str:
