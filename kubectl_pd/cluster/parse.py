@@ -195,7 +195,7 @@ def yaml_documents(text: str | bytes, file: str) -> Iterator[Parsed]:
                 else:
                     data = _data(node, loader, file, 0)
                     where = _span_finder(text, node)
-                    if isinstance(data, dict) and isinstance(node, yaml.MappingNode):
+                    if isinstance(data, dict) and isinstance(data.get("items"), list):
                         where = _ListItems(where, text, node)
                 del node  # the composed tree is the biggest thing in memory: drop it before the next
             except yaml.MarkedYAMLError as e:
@@ -391,7 +391,8 @@ def json_documents(text: str, file: str) -> Iterator[Parsed]:
         raise InputError(f"{file}{at}: cannot read a number: {str(e).split(';')[0]}") from None
     start = _WS.match(text).end()  # type: ignore[union-attr]
     line = text.count("\n", 0, start) + 1
-    yield Parsed(data, line, _JsonList(text, start, line, spans))
+    yield Parsed(data, line, _JsonList(text, start, line, spans) if spans is not None
+                 else JsonSpanFinder(text, start, line))
 
 
 class _JsonList:
