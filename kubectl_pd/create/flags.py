@@ -166,7 +166,10 @@ def _role_prefix(spec: RoleSpec) -> str:
 
 
 def _flag_text(text: str) -> str:
-    """The flag as typed, for messages; a flood of characters is cut (it is still one line)."""
+    """The flag as typed, for messages: control characters escaped (one line, no terminal codes), a
+    flood of characters cut."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
     return text if len(text) <= 120 else text[:100] + f"... ({len(text):,} characters)"
 
 
