@@ -153,12 +153,20 @@ def _input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """click.version_option, without the gettext and locale lookups it pays at import time."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"kubectl-pd {__version__}")
+        ctx.exit(0)
+
+
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS, invoke_without_command=True,
              subcommand_metavar="COMMAND [ARGS]...")
-@click.version_option(__version__, "--version", prog_name="kubectl-pd", message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 @click.option("--kubeconfig", metavar="PATH", help="Path to the kubeconfig file.")
 @click.option("--context", "kube_context", metavar="NAME", shell_complete=_complete_contexts,
               help="The kubeconfig context to use.")

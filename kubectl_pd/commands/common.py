@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
-from kubectl_pd.cluster.source import Source
+
+if TYPE_CHECKING:  # create --dry-run never needs it at run time
+    from kubectl_pd.cluster.source import Source
 
 
 def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
@@ -52,6 +53,8 @@ def to_yaml(data: Any) -> str:
 
 
 def to_json(data: Any) -> str:
+    import json  # here: the YAML and text paths (create --dry-run above all) never pay for it
+
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

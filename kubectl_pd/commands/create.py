@@ -14,12 +14,10 @@ import click
 
 from kubectl_pd.cli import checked_duration, cluster_options
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.cluster.kinds import KINDS
 from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
 from kubectl_pd.errors import ConflictError, ForbiddenError, PdError
-from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.profiles import CRD_NAME, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 
@@ -180,6 +178,8 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         return 0
     # the operator (and our pods render) label every Pod app.kubernetes.io/instance=<name>, or the
     # hashed group name when NAME is too long for a label value
+    from kubectl_pd.gpustack import names
+
     label = req.name if names.is_label_value(req.name) else names.pod_group_name(req.namespace, req.name)
     try:
         return _wait(source, req, role_list, label, wait_seconds)
@@ -189,6 +189,8 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
 
 def _interrupted(req: CreateRequest, created: list[dict[str, Any]]) -> str:
     """Ctrl-C stops the wait, not the deployment: say what exists now and how to follow or remove it."""
+    from kubectl_pd.gpustack import names
+
     ns = req.namespace
     if req.target == "pods":
         group = names.pod_group_name(ns, req.name)
@@ -223,6 +225,8 @@ def _read_profile(source: Any, wanted: str) -> ApiProfile:
                       f"install the GPUStack operator, check the context, or use --dry-run=client")
     try:
         # describe the version the POST will go to, so body and path agree
+        from kubectl_pd.cluster.kinds import KINDS
+
         prefer = source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for") else None
         profile = from_crd(crd, prefer)
     except ProfileError as e:
@@ -310,6 +314,8 @@ def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, second
     if ok:
         click.echo(f"{req.name}: every role admitted", err=True)
         return 0
+    from kubectl_pd.gpustack import names
+
     target = (f"md/{req.name}" if req.target == "modeldeployment"
               else f"podgroup/{names.pod_group_name(req.namespace, req.name)}")
     click.echo(_diagnose(source, target, req, rows), nl=False)
