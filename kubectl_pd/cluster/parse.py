@@ -104,65 +104,75 @@ class YamlSpanFinder:
 
 
 class JsonSpanFinder:
-    """Lines inside one JSON value: the path is walked through its text, skipping values in C."""
+    """Lines inside one JSON value: the path is walked through its text, skipping values in C. Each
+    object or array on a walked path is scanned once; its members' offsets are kept for the next
+    question (a queue with four findings walks its spec once)."""
 
-    __slots__ = ("text", "start", "line", "prefix")
+    __slots__ = ("text", "start", "line", "prefix", "cache")
 
-    def __init__(self, text: str, start: int, line: int, prefix: PathT = ()) -> None:
+    def __init__(self, text: str, start: int, line: int, prefix: PathT = (),
+                 cache: dict[int, dict[str, int] | list[int]] | None = None) -> None:
         self.text, self.start, self.line, self.prefix = text, start, line, prefix
+        self.cache = cache if cache is not None else {}
 
     def line_of(self, path: PathT) -> int | None:
-        pos = json_path_position(self.text, self.start, (*self.prefix, *path))
+        path = (*self.prefix, *path)
+        if not path:
+            return self.line
+        pos = json_path_position(self.text, self.start, path, self.cache)
         return self.line + self.text.count("\n", self.start, pos)
 
     def at(self, path: PathT) -> JsonSpanFinder:
-        return JsonSpanFinder(self.text, self.start, self.line, (*self.prefix, *path))
+        return JsonSpanFinder(self.text, self.start, self.line, (*self.prefix, *path), self.cache)
 
 
-def json_path_position(text: str, pos: int, path: PathT) -> int:
+def json_path_position(text: str, pos: int, path: PathT,
+                       cache: dict[int, dict[str, int] | list[int]] | None = None) -> int:
     """Offset of the last step of `path` that exists (a key, or an item) in the JSON value at `pos`."""
+    cache = {} if cache is None else cache
     try:
         for step in path:
             pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-            found = _json_key(text, pos, step) if text.startswith("{", pos) else _json_item(text, pos, step)
-            if found is None:
+            known = cache.get(pos)
+            if known is None:
+                known = cache[pos] = _json_members(text, pos)
+            if isinstance(known, dict) and isinstance(step, str) and step in known:
+                pos = known[step]
+            elif isinstance(known, list) and isinstance(step, int) and 0 <= step < len(known):
+                pos = known[step]
+            else:
                 break
-            pos = found
     except (ValueError, IndexError):  # not reachable for text that parsed; never worse than the object's line
         pass
     return pos
 
 
-def _json_key(text: str, pos: int, key: str | int) -> int | None:
-    """The offset of the last member named `key` of the object at `pos` (its value's for descent)."""
-    if not isinstance(key, str):
-        return None
-    found = None
+def _json_members(text: str, pos: int) -> dict[str, int] | list[int]:
+    """Where each member of the object (the last of a repeated key, as json.loads keeps) or each item
+    of the array at `pos` is: a container's own offset, so a walk can go on into it, else its key's."""
+    if text.startswith("[", pos):
+        items: list[int] = []
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+        while not text.startswith("]", pos):
+            items.append(pos)
+            _, pos = _DECODER.raw_decode(text, pos)
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+            if text.startswith(",", pos):
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+        return items
+    members: dict[str, int] = {}
+    if not text.startswith("{", pos):
+        return members
     pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
     while not text.startswith("}", pos):
         name, after = _DECODER.raw_decode(text, pos)
         value_at = _WS.match(text, _WS.match(text, after).end() + 1).end()  # type: ignore[union-attr]
-        if name == key:
-            found = value_at if _is_container(text, value_at) else pos
+        members[name] = value_at if _is_container(text, value_at) else pos
         _, pos = _DECODER.raw_decode(text, value_at)
         pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
         if text.startswith(",", pos):
             pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-    return found
-
-
-def _json_item(text: str, pos: int, index: str | int) -> int | None:
-    if not isinstance(index, int) or index < 0 or not text.startswith("[", pos):
-        return None
-    pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-    for _ in range(index):
-        if text.startswith("]", pos):
-            return None
-        _, pos = _DECODER.raw_decode(text, pos)
-        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-        if text.startswith(",", pos):
-            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-    return None if text.startswith("]", pos) else pos
+    return members
 
 
 def _is_container(text: str, pos: int) -> bool:
@@ -401,7 +411,7 @@ class _JsonList:
     __slots__ = ("whole", "spans", "lines")
 
     def __init__(self, text: str, start: int, line: int, spans: list[int] | None) -> None:
-        self.whole = JsonSpanFinder(text, start, line)
+        self.whole = JsonSpanFinder(text, start, line)  # its cache is shared by every item's finder
         self.spans = spans
         self.lines: list[int] | None = None
 
@@ -419,7 +429,7 @@ class _JsonList:
                     out.append(line)
                 self.lines = out
             i = path[1]
-            return JsonSpanFinder(self.whole.text, self.spans[i], self.lines[i], path[2:])
+            return JsonSpanFinder(self.whole.text, self.spans[i], self.lines[i], path[2:], self.whole.cache)
         return self.whole.at(path)
 
 
