@@ -283,7 +283,21 @@ def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any
         if source.get("Pod", p["metadata"]["name"], req.namespace) is not None:
             raise ConflictError(f'pods "{p["metadata"]["name"]}" already exists: kubectl-pd never overwrites; '
                                 f"delete the old group first or choose another name; nothing was written")
-    return [source.create(p, dry_run=dry) for p in pods]
+    created: list[dict] = []
+    try:
+        for p in pods:
+            created.append(source.create(p, dry_run=dry))
+    except KeyboardInterrupt:
+        if not created or dry:
+            raise
+        from kubectl_pd.gpustack import names
+
+        group, ns = names.pod_group_name(req.namespace, req.name), req.namespace
+        raise PdError(f"interrupted after {len(created)} of the {len(pods)} Pods of pod group {group} were created; "
+                      f"they remain in namespace {ns} and Kueue admits no incomplete group: remove them with "
+                      f"`kubectl delete pods -l kueue.x-k8s.io/pod-group-name={group} -n {ns}`",
+                      exit_code=130) from None
+    return created
 
 
 def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, seconds: float) -> int:
