@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from kubectl_pd.cluster.source import LineFinder, Lines, Obj, PathT
+from kubectl_pd.cluster.source import LineFinder, Lines, Obj, PathT, descend
 from kubectl_pd.errors import InputError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -53,30 +53,11 @@ class IndexFinder:
         self.line, self.lines = line, lines
 
     def line_of(self, path: PathT) -> int | None:
-        return walk_index(self.line, self.lines, path)
+        return descend(self.line, self.lines, path)[0]
 
     def at(self, path: PathT) -> IndexFinder:
-        line, lines = self.line, self.lines
-        for step in path:
-            if isinstance(step, int) and isinstance(lines, list) and 0 <= step < len(lines):
-                line, lines = lines[step]
-            elif not isinstance(step, int) and isinstance(lines, dict) and step in lines:
-                line, lines = lines[step]
-            else:
-                return IndexFinder(line, None)
-        return IndexFinder(line, lines)
-
-
-def walk_index(line: int | None, lines: Lines, path: PathT) -> int | None:
-    """The line of `path` in an index; the nearest existing ancestor's when it is absent."""
-    for step in path:
-        if isinstance(step, int) and isinstance(lines, list) and 0 <= step < len(lines):
-            line, lines = lines[step]
-        elif not isinstance(step, int) and isinstance(lines, dict) and step in lines:
-            line, lines = lines[step]
-        else:
-            break
-    return line
+        line, lines, _ = descend(self.line, self.lines, path)
+        return IndexFinder(line or self.line, lines)
 
 
 class YamlSpanFinder:
@@ -97,7 +78,7 @@ class YamlSpanFinder:
         return self._lines
 
     def line_of(self, path: PathT) -> int | None:
-        return walk_index(self.line, self._index(), (*self.prefix, *path))
+        return descend(self.line, self._index(), (*self.prefix, *path))[0]
 
     def at(self, path: PathT) -> YamlSpanFinder:
         return YamlSpanFinder(self.text, self.start, self.end, self.line, self.column, (*self.prefix, *path))

@@ -36,18 +36,23 @@ class Origin:
         """1-based line of `path` inside the object (the nearest existing ancestor when it is absent)."""
         if isinstance(self.lines, LineFinder):
             return self.lines.line_of(path)
-        line, lines = self.line, self.lines
-        for step in path:
-            if isinstance(step, int) and isinstance(lines, list) and 0 <= step < len(lines):
-                line, lines = lines[step]
-            elif not isinstance(step, int) and isinstance(lines, dict) and step in lines:
-                line, lines = lines[step]
-            else:
-                break
-        return line
+        return descend(self.line, self.lines, path)[0]
 
     def location(self) -> str:
         return self.file if self.line is None else f"{self.file}:{self.line}"
+
+
+def descend(line: int | None, lines: Lines, path: PathT) -> tuple[int | None, Lines, bool]:
+    """Follow `path` through a line index: the line reached, the index below it, and whether every
+    step existed (when not, the line is the nearest existing ancestor's)."""
+    for step in path:
+        if isinstance(step, int) and isinstance(lines, list) and 0 <= step < len(lines):
+            line, lines = lines[step]
+        elif not isinstance(step, int) and isinstance(lines, dict) and step in lines:
+            line, lines = lines[step]
+        else:
+            return line, None, False
+    return line, lines, True
 
 
 LIVE = Origin("cluster")
