@@ -100,3 +100,18 @@ def test_non_ascii_yaml_lines(tmp_path: Path) -> None:
     lazy = list(parse_documents(text, "u.yaml"))
     assert table(lazy) == table(eager(text, "u.yaml"))
     assert lazy[1].origin.line_of(("data", "x")) == 13
+
+
+@pytest.mark.parametrize("text", [
+    "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n"
+    "    data:\n      k: [1, 2]\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: b\n",
+    "apiVersion: v1\nkind: List\nitems:\n-\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n",
+    "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a}},\n"
+    "  {apiVersion: v1, kind: ConfigMap,\n   metadata: {name: b}, data: {x: y}}]\n",
+    "---\n# a comment\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  s: |\n    line\n    line\n"
+    "  t: x\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n",
+    "apiVersion: v1\nkind: ConfigMapList\nitems:\n- metadata: {name: a}\n  data: {x: '1'}\n",
+], ids=["indented-items", "dash-alone", "flow-items", "block-scalar", "typed-list"])
+def test_odd_layouts_lazy_equals_eager(text: str) -> None:
+    lazy = list(parse_documents(text, "o.yaml"))
+    assert lazy and table(lazy) == table(eager(text, "o.yaml"))
