@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.apiserver import TOKEN, load_objects
+from tests.apiserver import TOKEN, Forbid, load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
 CQ = "gpustack--nvidia-h20-linux-amd64"
@@ -38,7 +38,8 @@ CASES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
                                                  "need 4 more cards", "3200k more needed",
                                                  "scale decode from 2 to 1 replica")),
     "needs-preemption": ("NeedsPreemption", True, ("fits only by preempting", "together they need 6 more cards")),
-    "quota-unknown": ("QuotaUnknown", True, ("nominalQuota is unreadable", "whether it fits is unknown")),
+    "quota-unknown": ("QuotaUnknown", True, ("its cohort could not be read", "whether it fits is unknown",
+                                             "holds no other member of cohort gpu-pool")),
     "pods-gated": ("PodsGated", True, ("kueue.x-k8s.io/admission", "although Workload qwen-pd is admitted")),
     "pods-unschedulable": ("PodsUnschedulable", True, ("Kueue ignored nodeSelector acceleratable.feature.gpustack.ai/"
                                                        "nvidia-l40s=true", "0 carry what the pod selects",
@@ -92,7 +93,9 @@ def test_through_the_api_server(cli: Any, apiserver: Any, name: str) -> None:
     raw = {}
     if name == "waiting-in-queue":
         raw[VIS_PATH] = json.loads((FIX / "waiting-in-queue-visibility.json").read_text())
-    server, env = apiserver(f"pending/{name}.yaml", raw=raw)
+    # live, the list of ClusterQueues is the cohort: unknown only when RBAC refuses it
+    forbid = [Forbid("list", "clusterqueues")] if name == "quota-unknown" else []
+    server, env = apiserver(f"pending/{name}.yaml", raw=raw, forbid=forbid)
     r = cli(["why-pending", "qwen-pd", "-n", "team-a", "-o", "json"], env=env)
     assert r.exit_code == 0, r.stderr
     data = json.loads(r.stdout)

@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
+import codecs
+import errno
 import gc
-import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import IO, Any
 
 from kubectl_pd.cluster import kinds
+from kubectl_pd.cluster.parse import Parsed, json_documents, looks_like_json, yaml_documents
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
-from kubectl_pd.cluster.source import Lines, Obj, Origin, labels_of, name_of, namespace_of
+from kubectl_pd.cluster.source import LineFinder, Obj, Origin, labels_of, name_of, namespace_of
 from kubectl_pd.errors import InputError
 from kubectl_pd.kueue.normalize import normalize
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SUFFIXES = (".yaml", ".yml", ".json")
+DEFAULT_MAX_INPUT = 256 * 2**20  # bytes, all inputs together; --max-input-size raises it (0: no limit)
 
 
 @dataclass
@@ -36,124 +37,186 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
         if p == "-":
             out.append(p)
             continue
+        _check_exists(p)
         path = Path(p)
         if path.is_dir():
             found = sorted(
                 str(f) for f in path.rglob("*") if f.is_file() and f.suffix.lower() in _SUFFIXES
             )
             out.extend(found)
-        elif path.exists():
-            out.append(p)
         else:
-            raise InputError(f"{p}: no such file or directory")
+            out.append(p)
     return out
 
 
-def read_text(path: str) -> str:
+def _check_exists(p: str) -> None:
+    """Say what is wrong with a path: absent, a dangling link, a loop of links, unreadable."""
+    try:
+        os.stat(p)
+    except FileNotFoundError:
+        if os.path.islink(p):
+            raise InputError(f"{p}: a symbolic link to {os.readlink(p)!r}, which does not exist") from None
+        raise InputError(f"{p}: no such file or directory") from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise InputError(f"{p}: a loop of symbolic links: it never reaches a file") from None
+        raise InputError(f"{p}: cannot read: {e.strerror or e}") from None
+
+
+class Budget:
+    """How many bytes of input are still allowed, across every file and stdin."""
+
+    def __init__(self, limit: int = DEFAULT_MAX_INPUT) -> None:
+        self.limit = limit
+        self.left = limit if limit > 0 else None
+
+    def read(self, fh: Any, path: str) -> bytes:
+        if self.left is None:
+            return fh.read()
+        data = fh.read(self.left + 1)
+        if len(data) > self.left:
+            raise InputError(f"{path}: {self._what(fh)}more input than --max-input-size {format_size(self.limit)} "
+                             f"allows{self._hint(fh)}")
+        self.left -= len(data)
+        return data
+
+    def _what(self, fh: Any) -> str:
+        """Name what is being read when it is not a file: /dev/zero, a pipe, a socket never end."""
+        try:
+            mode = os.fstat(fh.fileno()).st_mode
+        except (OSError, AttributeError, ValueError):
+            return ""
+        if stat.S_ISREG(mode):
+            return ""
+        if stat.S_ISCHR(mode):
+            return "a device, not a file, that gives "
+        return "a pipe or socket that gives "
+
+    def _hint(self, fh: Any) -> str:
+        """For a regular file: its size, and a limit that would take it."""
+        try:
+            st = os.fstat(fh.fileno())
+        except (OSError, AttributeError, ValueError):
+            return ""
+        if not stat.S_ISREG(st.st_mode):
+            return ": is it the right input?"
+        need = self.limit - self.left + st.st_size
+        mib = 1 << max(0, (need - 1).bit_length() - 20)
+        return (f" ({st.st_size:,} bytes, {need:,} in all): if it is the right file, raise the limit, "
+                f"e.g. --max-input-size {format_size(mib * 2**20)}")
+
+
+class _Encoded:
+    """A text stream read as UTF-8 bytes, so one budget counts both."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def read(self, n: int = -1) -> bytes:
+        return self.stream.read(n).encode()
+
+
+def format_size(n: int) -> str:
+    for unit, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if n >= size and n % size == 0:
+            return f"{n // size}{unit}"
+    return str(n)
+
+
+def read_input(path: str, budget: Budget | None = None) -> str | bytes:
+    """The file (or stdin), at most the budget's bytes, UTF-8 checked, a BOM dropped (YAML and JSON
+    alike). ASCII comes back as bytes: the YAML parser streams it without a second copy."""
+    budget = budget or Budget()
     try:
         if path == "-":
-            return sys.stdin.read()
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+            raw = getattr(sys.stdin, "buffer", None)
+            # a text stream may stand in for stdin (embedding, tests)
+            data = budget.read(raw if raw is not None else _Encoded(sys.stdin), "stdin")
+        else:
+            with open(path, "rb") as fh:
+                data = budget.read(fh, path)
+        if data.startswith(codecs.BOM_UTF8):
+            data = data[len(codecs.BOM_UTF8):]
+        return data if data.isascii() else data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except MemoryError:
+        raise InputError(f"{path}: too large to hold in memory: lower --max-input-size") from None
     except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise InputError(f"{path}: a loop of symbolic links: it never reaches a file") from None
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
 
 
-def parse_documents(text: str, file: str) -> Iterator[Loaded]:
-    """Yield every Kubernetes object in `text`, expanding `List`s, with its origin."""
-    loader = _Loader(text)
-    try:
-        while True:
-            try:
-                if not loader.check_node():
-                    break
-                node = loader.get_node()
-                if node is None:
-                    continue
-                data, lines = build(node, loader)
-                line = node.start_mark.line + 1
-                del node  # only the compact line index is kept, not the node tree
-            except yaml.MarkedYAMLError as e:
-                mark = e.problem_mark or e.context_mark
-                line = f":{mark.line + 1}" if mark is not None else ""
-                problem = e.problem or e.context or "invalid YAML"
-                raise InputError(f"{file}{line}: malformed YAML: {problem}") from None
-            except yaml.YAMLError as e:
-                raise InputError(f"{file}: malformed YAML: {e}") from None
-            if data is None:
-                continue
-            yield from _objects(data, line, lines, file)
-    finally:
-        loader.dispose()
+def read_text(path: str, budget: Budget | None = None) -> str:
+    data = read_input(path, budget)
+    return data if isinstance(data, str) else data.decode("ascii")
 
 
-def build(node: yaml.Node, loader: Any) -> tuple[Any, Lines]:
-    """Python data and a compact line index from one composed node.
+def parse_documents(text: str | bytes, file: str, *, as_json: bool = False) -> Iterator[Loaded]:
+    """Yield every Kubernetes object in `text`, expanding `List`s, with its origin.
 
-    Keeping the composed nodes (each with two Mark objects) for file:line made memory, and so time,
-    grow faster than the input: reading 2,000 queues took 2.3x as long as 1,000. The index keeps one
-    (line, children) pair per key or item instead.
+    JSON (a `.json` file, or any text that starts with `{`) is read by the JSON parser, once; YAML
+    when it is not JSON.
     """
-    if isinstance(node, yaml.MappingNode):
-        if any(k.tag == "tag:yaml.org,2002:merge" for k, _ in node.value):
-            return loader.construct_document(node), None  # `<<` merges: rare in manifests; no lines
-        data: dict[Any, Any] = {}
-        lines: dict[Any, tuple[int, Lines]] = {}
-        for k, v in node.value:
-            key = _scalar(k, loader) if isinstance(k, yaml.ScalarNode) else loader.construct_document(k)
-            value, sub = build(v, loader)
-            data[key] = value
-            lines[key] = (k.start_mark.line + 1, sub)
-        return data, lines
-    if isinstance(node, yaml.SequenceNode):
-        items: list[Any] = []
-        item_lines: list[tuple[int, Lines]] = []
-        for v in node.value:
-            value, sub = build(v, loader)
-            items.append(value)
-            item_lines.append((v.start_mark.line + 1, sub))
-        return items, item_lines
-    return _scalar(node, loader), None
+    if as_json:
+        parsed: Iterator[Parsed] = json_documents(_str(text), file)
+    elif looks_like_json(text):
+        try:
+            parsed = iter(list(json_documents(_str(text), file)))
+        except InputError:  # flow-style YAML that is not strict JSON
+            parsed = yaml_documents(text, file)
+    else:
+        parsed = yaml_documents(text, file)
+    for p in parsed:
+        yield from _objects(p.obj, p.line, p.where, file)
 
 
-def _scalar(node: yaml.Node, loader: Any) -> Any:
-    construct = loader.yaml_constructors.get(node.tag)
-    if construct is None:  # an unknown tag: let the constructor say what is wrong
-        return loader.construct_document(node)
-    return construct(loader, node)
+def _str(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("ascii")
 
 
-def _objects(data: object, line: int, lines: Lines, file: str) -> Iterator[Loaded]:
+def _objects(data: object, line: int, where: LineFinder, file: str) -> Iterator[Loaded]:
     if not isinstance(data, dict):
         what = type(data).__name__ if not isinstance(data, list) else "a list"
         raise InputError(f"{file}:{line}: not a Kubernetes object (a document must be a mapping, got {what})")
     if not data.get("kind") or not data.get("apiVersion"):
         missing = "apiVersion" if data.get("kind") else "kind"
         raise InputError(f"{file}:{line}: not a Kubernetes object (no {missing})")
-    kind = str(data["kind"])
+    kind = data["kind"]
+    if not isinstance(kind, str) or not isinstance(data["apiVersion"], str):
+        bad = "kind" if not isinstance(kind, str) else "apiVersion"
+        raise InputError(f"{file}:{where.line_of((bad,)) or line}: not a Kubernetes object ({bad} is not a string)")
     if kind == "List" or (kind.endswith("List") and isinstance(data.get("items"), list)):
         items = data.get("items") or []
         if not isinstance(items, list):
-            raise InputError(f"{file}:{line}: {kind}.items is not a list")
-        entry = lines.get("items") if isinstance(lines, dict) else None
-        item_lines = entry[1] if entry is not None and isinstance(entry[1], list) else None
+            raise InputError(f"{file}:{where.line_of(('items',)) or line}: {kind}.items is not a list")
         for i, item in enumerate(items):
-            item_line, sub = item_lines[i] if item_lines is not None else (line, None)
+            sub = where.at(("items", i))
+            item_line = sub.line_of(()) or line
             if isinstance(item, dict) and "kind" not in item and kind != "List":
                 item = {"kind": kind[: -len("List")], "apiVersion": data["apiVersion"], **item}
             yield from _objects(item, item_line, sub, file)
         return
-    yield Loaded(data, Origin(file, line, lines, raw=data))
+    _check_envelope(data, kind, line, where, file)
+    yield Loaded(data, Origin(file, line, where, raw=data))
 
 
-def load_json_fallback(text: str, file: str) -> None:
-    """Give JSON files JSON's own error position when YAML's is less helpful."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{file}:{e.lineno}: malformed JSON: {e.msg}") from None
+_ENVELOPE = ("metadata", "spec", "status")
+
+
+def _check_envelope(data: Obj, kind: str, line: int, where: LineFinder, file: str) -> None:
+    """The kinds we read keep metadata, spec and status as mappings, as every Kubernetes API does;
+    anything else is malformed input, said here with its line rather than deep inside a command."""
+    if kinds.lookup(kind) is None:
+        return
+    for key in _ENVELOPE:
+        value = data.get(key)
+        if value is not None and not isinstance(value, dict):
+            got = "a list" if isinstance(value, list) else type(value).__name__
+            name = name_of(data) if key != "metadata" else ""
+            raise InputError(f"{file}:{where.line_of((key,)) or line}: {kind}{'/' + name if name else ''}: "
+                             f"{key} is not a mapping (got {got})")
 
 
 class SnapshotSource:
@@ -170,18 +233,18 @@ class SnapshotSource:
             self._by_kind.setdefault(str(obj.get("kind")), []).append(obj)
 
     @classmethod
-    def from_paths(cls, paths: Iterable[str]) -> SnapshotSource:
+    def from_paths(cls, paths: Iterable[str], max_bytes: int = DEFAULT_MAX_INPUT) -> SnapshotSource:
+        """Read files, directories and `-`; at most `max_bytes` of input in all (0: no limit)."""
         loaded: list[Loaded] = []
+        budget = Budget(max_bytes)
         # Reading builds millions of long-lived containers for a big file and none of it is garbage,
         # so the cyclic collector is paused instead of rescanning them over and over.
         was_enabled = gc.isenabled()
         gc.disable()
         try:
             for file in expand_paths(paths):
-                text = read_text(file)
-                if file.lower().endswith(".json"):
-                    load_json_fallback(text, file)
-                loaded.extend(parse_documents(text, file))
+                text = read_input(file, budget)
+                loaded.extend(parse_documents(text, file, as_json=file.lower().endswith(".json")))
         finally:
             if was_enabled:
                 gc.enable()

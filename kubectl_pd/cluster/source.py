@@ -14,29 +14,45 @@ PathT = tuple[str | int, ...]
 Lines = dict[Any, tuple[int, "Lines"]] | list[tuple[int, "Lines"]] | None
 
 
+@runtime_checkable
+class LineFinder(Protocol):
+    """Answers `file:line` questions about one object, building what it needs only when asked."""
+
+    def line_of(self, path: PathT) -> int | None: ...
+
+    def at(self, path: PathT) -> LineFinder: ...
+
+
 @dataclass
 class Origin:
     """Where an object came from, so findings can point at `file:line`."""
 
     file: str  # a path, `-` for stdin, or `cluster` for a live object
     line: int | None = None  # 1-based line of the object's first key
-    lines: Lines = field(default=None, repr=False)  # the line index, for `line_of`
+    lines: Lines | LineFinder = field(default=None, repr=False)  # a line index or a finder, for `line_of`
     raw: Any = field(default=None, repr=False)  # the object exactly as written (before normalisation)
 
     def line_of(self, path: PathT) -> int | None:
         """1-based line of `path` inside the object (the nearest existing ancestor when it is absent)."""
-        line, lines = self.line, self.lines
-        for step in path:
-            if isinstance(step, int) and isinstance(lines, list) and 0 <= step < len(lines):
-                line, lines = lines[step]
-            elif not isinstance(step, int) and isinstance(lines, dict) and step in lines:
-                line, lines = lines[step]
-            else:
-                break
-        return line
+        if isinstance(self.lines, LineFinder):
+            return self.lines.line_of(path)
+        return descend(self.line, self.lines, path)[0]
 
     def location(self) -> str:
         return self.file if self.line is None else f"{self.file}:{self.line}"
+
+
+def descend(line: int | None, lines: Lines, path: PathT) -> tuple[int | None, Lines, bool]:
+    """Follow `path` through a line index: the line reached, the index below it, and whether every
+    step existed (when not, the line is the nearest existing ancestor's)."""
+    for step in path:
+        if isinstance(step, int) and isinstance(lines, list) and 0 <= step < len(lines):
+            line, lines = lines[step]
+        elif not isinstance(step, int) and isinstance(lines, dict) and step in lines:
+            line, lines = lines[step]
+        else:
+            return line, None, False
+    return line, lines, True
 
 
 LIVE = Origin("cluster")

@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
-from kubectl_pd.cluster.source import Source
+
+if TYPE_CHECKING:  # create --dry-run never needs it at run time
+    from kubectl_pd.cluster.source import Source
 
 
 def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
     """Files when given (`-f`/`--from-file`), else the live cluster of the chosen context."""
     if files:
-        from kubectl_pd.cluster.snapshot import SnapshotSource
+        import click
 
-        return SnapshotSource.from_paths(files)
+        from kubectl_pd.cli import INPUT_LIMIT
+        from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT, SnapshotSource
+
+        ctx = click.get_current_context(silent=True)
+        limit = ctx.meta.get(INPUT_LIMIT, DEFAULT_MAX_INPUT) if ctx is not None else DEFAULT_MAX_INPUT
+        return SnapshotSource.from_paths(files, max_bytes=limit)
     from kubectl_pd.cluster.live import LiveSource
 
     return LiveSource(cluster)
@@ -47,6 +53,8 @@ def to_yaml(data: Any) -> str:
 
 
 def to_json(data: Any) -> str:
+    import json  # here: the YAML and text paths (create --dry-run above all) never pay for it
+
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -12,14 +12,12 @@ from typing import Any
 
 import click
 
-from kubectl_pd.cli import cluster_options
-from kubectl_pd.cluster.config import ClusterOptions, parse_duration
-from kubectl_pd.cluster.kinds import KINDS
+from kubectl_pd.cli import checked_duration, cluster_options
+from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
 from kubectl_pd.errors import ConflictError, ForbiddenError, PdError
-from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.profiles import CRD_NAME, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 
@@ -120,7 +118,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     if wait is not None:
         if dry_run != "none":
             raise click.UsageError("--wait cannot be combined with --dry-run: nothing is created to wait for")
-        wait_seconds = parse_duration(wait, "--wait") or 0.0
+        wait_seconds = checked_duration(wait, "--wait") or 0.0
     if local_queue and target != "pods":
         raise click.UsageError("--local-queue applies to --target pods only")
 
@@ -180,8 +178,28 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         return 0
     # the operator (and our pods render) label every Pod app.kubernetes.io/instance=<name>, or the
     # hashed group name when NAME is too long for a label value
+    from kubectl_pd.gpustack import names
+
     label = req.name if names.is_label_value(req.name) else names.pod_group_name(req.namespace, req.name)
-    return _wait(source, req, role_list, label, wait_seconds)
+    try:
+        return _wait(source, req, role_list, label, wait_seconds)
+    except KeyboardInterrupt:
+        raise PdError(_interrupted(req, created), exit_code=130) from None
+
+
+def _interrupted(req: CreateRequest, created: list[dict[str, Any]]) -> str:
+    """Ctrl-C stops the wait, not the deployment: say what exists now and how to follow or remove it."""
+    from kubectl_pd.gpustack import names
+
+    ns = req.namespace
+    if req.target == "pods":
+        group = names.pod_group_name(ns, req.name)
+        return (f"interrupted: the {len(created)} Pods of pod group {group} were created and remain in namespace "
+                f"{ns}; follow them with `kubectl pd why-pending podgroup/{group} -n {ns}`, remove them with "
+                f"`kubectl delete pods -l kueue.x-k8s.io/pod-group-name={group} -n {ns}`")
+    ref = _ref(created[0]) if created else f"{MD_RESOURCE}/{req.name}"
+    return (f"interrupted: {ref} was created and remains in namespace {ns}; follow it with "
+            f"`kubectl pd why-pending md/{req.name} -n {ns}`, remove it with `kubectl delete {ref} -n {ns}`")
 
 
 def _check_shape(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> None:
@@ -207,6 +225,8 @@ def _read_profile(source: Any, wanted: str) -> ApiProfile:
                       f"install the GPUStack operator, check the context, or use --dry-run=client")
     try:
         # describe the version the POST will go to, so body and path agree
+        from kubectl_pd.cluster.kinds import KINDS
+
         prefer = source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for") else None
         profile = from_crd(crd, prefer)
     except ProfileError as e:
@@ -263,7 +283,21 @@ def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any
         if source.get("Pod", p["metadata"]["name"], req.namespace) is not None:
             raise ConflictError(f'pods "{p["metadata"]["name"]}" already exists: kubectl-pd never overwrites; '
                                 f"delete the old group first or choose another name; nothing was written")
-    return [source.create(p, dry_run=dry) for p in pods]
+    created: list[dict] = []
+    try:
+        for p in pods:
+            created.append(source.create(p, dry_run=dry))
+    except KeyboardInterrupt:
+        if not created or dry:
+            raise
+        from kubectl_pd.gpustack import names
+
+        group, ns = names.pod_group_name(req.namespace, req.name), req.namespace
+        raise PdError(f"interrupted after {len(created)} of the {len(pods)} Pods of pod group {group} were created; "
+                      f"they remain in namespace {ns} and Kueue admits no incomplete group: remove them with "
+                      f"`kubectl delete pods -l kueue.x-k8s.io/pod-group-name={group} -n {ns}`",
+                      exit_code=130) from None
+    return created
 
 
 def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, seconds: float) -> int:
@@ -294,6 +328,8 @@ def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, second
     if ok:
         click.echo(f"{req.name}: every role admitted", err=True)
         return 0
+    from kubectl_pd.gpustack import names
+
     target = (f"md/{req.name}" if req.target == "modeldeployment"
               else f"podgroup/{names.pod_group_name(req.namespace, req.name)}")
     click.echo(_diagnose(source, target, req, rows), nl=False)

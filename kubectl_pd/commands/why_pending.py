@@ -173,6 +173,10 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="'TARGET'") from None
     source = open_source(cluster, files)
+    if files:
+        from kubectl_pd.pending.inputs import check
+
+        check(source)
     color = output == "text" and use_color()
     if target is None:
         from kubectl_pd.pending.diagnose import diagnose

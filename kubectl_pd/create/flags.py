@@ -9,7 +9,7 @@ validation problem (exit 1), reported with the field, the value and the rule.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kubectl_pd.gpustack.profiles import ApiProfile
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, RoleProblem, validate_roles
@@ -21,17 +21,26 @@ TARGETS = ("modeldeployment", "pods")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
-_WHOLE = re.compile(r"^\d+$")
+# ASCII digits only: Python's int() also takes '٣' (Arabic-Indic three); Kubernetes does not
+_INT = re.compile(r"-?[0-9]{1,30}")
 
 INT32_MAX = 2**31 - 1
+# A Kueue Workload has at most 10 pod sets (one per role) of int32 pods each (kueue v0.18
+# apis/kueue/v1beta2/workload_types.go: podSets MaxItems=10, PodSet.count int32). Kubernetes is
+# tested to 150,000 Pods in a whole cluster (kubernetes.io/docs/setup/best-practices/cluster-large):
+# one pod group beyond that can never run, and rendering it would take minutes and gigabytes.
+MAX_GROUP_PODS = 150_000
 
 
 class RoleSyntaxError(ValueError):
     """A `--role` value that is not `key=value[,key=value...]` with known keys."""
 
 
-@dataclass(frozen=True)
-class RoleSpec:
+# The value types below are NamedTuples, not frozen dataclasses: `create --dry-run=client` is on the
+# startup budget (issue 12), and a dataclass costs about 2 ms to define, a NamedTuple 0.3 ms.
+
+
+class RoleSpec(NamedTuple):
     """One role as typed: values are kept as text so validation can quote them."""
 
     name: str | None = None
@@ -75,12 +84,12 @@ def parse_role(text: str) -> RoleSpec:
             raise RoleSyntaxError(f"{seg!r} in {text!r} is not key=value (keys: {', '.join(ROLE_KEYS)})")
         raise RoleSyntaxError(f"unknown key {key!r} in {text!r} (keys: {', '.join(ROLE_KEYS)})")
     kwargs = {_ATTR.get(k, k): v for k, v in values.items()}
-    return RoleSpec(**kwargs, args=tuple(args), flag=f"--role {text}")
+    return RoleSpec(**kwargs, args=tuple(args), flag=_flag_text(f"--role {text}"))
 
 
 def shortcut_role(kind: str, replicas: str) -> RoleSpec:
     """`--prefill R` / `--decode R`: a role named and kinded so."""
-    return RoleSpec(name=kind, kind=kind, replicas=replicas, flag=f"--{kind} {replicas}")
+    return RoleSpec(name=kind, kind=kind, replicas=replicas, flag=_flag_text(f"--{kind} {replicas}"))
 
 
 def complete_role(incomplete: str, kinds: tuple[str, ...] = KIND_WORDS) -> list[str]:
@@ -96,8 +105,7 @@ def complete_role(incomplete: str, kinds: tuple[str, ...] = KIND_WORDS) -> list[
     return [f"{prefix}{k}=" for k in ROLE_KEYS if k.startswith(last) and (k == "arg" or k not in used)]
 
 
-@dataclass(frozen=True)
-class CreateRequest:
+class CreateRequest(NamedTuple):
     """Everything the flags say, before any rule is applied."""
 
     name: str
@@ -114,8 +122,7 @@ class CreateRequest:
     local_queue: str | None = None
 
 
-@dataclass(frozen=True)
-class Role:
+class Role(NamedTuple):
     """A validated role with typed values (kind lowercase; the profile spells it)."""
 
     name: str
@@ -136,20 +143,42 @@ class Role:
         return self.replicas * (self.size or 1)
 
 
-@dataclass
 class Checked:
-    roles: list[Role] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    """The typed roles and every problem found; filled in by check_request."""
+
+    def __init__(self) -> None:
+        self.roles: list[Role] = []
+        self.problems: list[str] = []
 
 
 def _number(value: str | None, default: int) -> int | None:
+    """A whole number as typed (a sign allowed, ASCII digits only), else None."""
     if value is None:
         return default
-    return int(value) if _WHOLE.match(value.strip()) else None
+    v = value.strip()
+    return int(v) if _INT.fullmatch(v) else None
+
+
+def _plain(value: str) -> bool:
+    """Text the shared role rules may quote and convert: ASCII, and short enough for int()."""
+    return value.isascii() and len(value) <= 30
 
 
 def _role_prefix(spec: RoleSpec) -> str:
     return f"{spec.flag}: " if spec.flag else ""
+
+
+def _flag_text(text: str) -> str:
+    """The flag as typed, for messages: control characters escaped (one line, no terminal codes), a
+    flood of characters cut."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return text if len(text) <= 120 else text[:100] + f"... ({len(text):,} characters)"
+
+
+def _quote(value: str) -> str:
+    """A value as typed, or its length when quoting it would flood the terminal."""
+    return repr(value) if len(value) <= 40 else f"({len(value):,} characters)"
 
 
 def all_role_specs(roles: tuple[RoleSpec, ...], prefill: str | None, decode: str | None) -> tuple[RoleSpec, ...]:
@@ -168,7 +197,8 @@ def _api_role(spec: RoleSpec, default_it: str | None) -> dict[str, object]:
         role["kind"] = spec.kind
     if spec.replicas is not None:
         v = spec.replicas.strip()
-        role["replicas"] = int(v) if re.fullmatch(r"-?\d+", v) else spec.replicas
+        # refused by check_request with its own message (not ASCII, too long): 1 keeps the role rules quiet
+        role["replicas"] = int(v) if _INT.fullmatch(v) else (spec.replicas if _plain(v) else 1)
     it = spec.instance_type or default_it
     if it:
         role["instanceType"] = it
@@ -205,14 +235,22 @@ def check_request(req: CreateRequest) -> Checked:
 
     for i, s in enumerate(specs):
         pre = _role_prefix(s)
+        replicas_ok = s.replicas is None or _plain(s.replicas.strip())
+        if not replicas_ok:
+            out.problems.append(f"{pre}spec.roles[{i}].replicas {_quote(s.replicas)} is not a whole number of at most "
+                                f"{INT32_MAX:,}, in the digits 0-9 [rule numbers]")
         acc = _number(s.accelerator, 1)
         if acc is None:
-            out.problems.append(f"{pre}spec.roles[{i}].resources.accelerator {s.accelerator!r} is not a number: "
-                                f"accelerator is a whole number of cards per Pod [rule numbers]")
+            out.problems.append(f"{pre}spec.roles[{i}].resources.accelerator {_quote(s.accelerator)} is not a number: "
+                                f"accelerator is a whole number of cards per Pod, digits 0-9 [rule numbers]")
+        elif acc < 0:
+            out.problems.append(f"{pre}spec.roles[{i}].resources.accelerator is {acc}: must be at least 0 "
+                                f"[rule accelerator]")
+            acc = None
         size = _number(s.size, 1)
         if size is None:
-            out.problems.append(f"{pre}spec.roles[{i}].size {s.size!r} is not a number: size is a whole number "
-                                f"of Pods per replica, at least 1 [rule numbers]")
+            out.problems.append(f"{pre}spec.roles[{i}].size {_quote(s.size)} is not a number: size is a whole number "
+                                f"of Pods per replica, at least 1, digits 0-9 [rule numbers]")
         elif s.size is not None and size < 1:
             out.problems.append(f"{pre}spec.roles[{i}].size is {size}: a replica has at least 1 Pod [rule size]")
         it = s.instance_type or req.instance_type
@@ -222,7 +260,7 @@ def check_request(req: CreateRequest) -> Checked:
         if s.image is not None and not (0 < len(s.image) <= 512):
             out.problems.append(f"{pre}spec.roles[{i}].image {s.image!r} must be 1 to 512 characters [rule image]")
         n = api_roles[i].get("replicas", 1)
-        if (isinstance(n, int) and n >= 1 and acc is not None and size is not None
+        if (replicas_ok and isinstance(n, int) and n >= 1 and acc is not None and size is not None
                 and isinstance(s.name, str) and s.name):
             out.roles.append(Role(
                 name=s.name, kind=(s.kind or "server").lower(), replicas=n, instance_type=it or None,
@@ -243,6 +281,18 @@ def check_request(req: CreateRequest) -> Checked:
     if req.target not in TARGETS:
         out.problems.append(f"--target {req.target!r} is not one of {', '.join(TARGETS)} [rule target]")
     return out
+
+
+def group_size_rule(roles: list[Role]) -> list[str]:
+    """Refuse, before anything is rendered, a pod group Kueue cannot count or no cluster can hold."""
+    problems = [f"{r.flag}: {r.replicas:,} replicas x {r.size or 1} Pods is {r.pods:,} Pods in one pod set: "
+                f"Kueue counts a pod set in an int32 (at most {INT32_MAX:,}) [rule replicas]"
+                for r in roles if r.pods > INT32_MAX]
+    total = sum(r.pods for r in roles)
+    if not problems and total > MAX_GROUP_PODS:
+        problems.append(f"the roles add up to {total:,} Pods in one pod group: Kubernetes supports at most "
+                        f"{MAX_GROUP_PODS:,} Pods in a whole cluster, so Kueue could never admit it [rule replicas]")
+    return problems
 
 
 def check_profile(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> list[str]:
@@ -348,6 +398,7 @@ def check_pods(req: CreateRequest, roles: list[Role]) -> list[str]:
         if r.size is not None and r.size != 1:
             problems.append(f"{r.flag}: size={r.size}: the seed's pod group has one Pod per replica "
                             f"(size belongs to the per-replica ModelDeployment) [rule api-field]")
+    problems += group_size_rule(roles)
     if req.router is not None:
         problems.append("--router: plain Pods have no router; use --target modeldeployment [rule api-field]")
     if req.kv_cache_pool is not None:

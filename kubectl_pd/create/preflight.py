@@ -317,7 +317,7 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
         flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
                                                      if f in flavor_objs or f in missing}
-        snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts)
+        snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
         per_replica = profile_name == PER_REPLICA
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
         out.findings += quota_findings(cq_name, resource, result, per_replica)

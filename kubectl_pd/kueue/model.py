@@ -530,14 +530,30 @@ class Snapshot:
 
     @staticmethod
     def read(cluster_queues: Mapping[str, Any], flavors: Mapping[str, Any], peers: Iterable[Any] | None = (),
-             cohorts: Iterable[Any] | None = ()) -> Snapshot:
+             cohorts: Iterable[Any] | None = (), *, from_file: bool = False) -> Snapshot:
         """From what a command read: name -> object, None = read and does not exist, absent = not read;
-        `peers`/`cohorts` None = could not be read."""
+        `peers`/`cohorts` None = could not be read. `from_file`: a file holding a queue that names a cohort
+        but no other member of it (nor the Cohort) did not carry the cohort, so its peers are unknown."""
         cqs = {n: cluster_queue(o) for n, o in cluster_queues.items() if o is not None}
+        own = set(cqs)
         for o in peers or ():
             q = cluster_queue(o)
             cqs.setdefault(q.name, q)
         cos = {c.name: c for c in map(cohort, cohorts or ())}
         fls = {n: resource_flavor(o) for n, o in flavors.items() if o is not None}
         missing = frozenset(n for n, o in flavors.items() if o is None)
-        return Snapshot(cqs, cos, fls, False, peers is not None and cohorts is not None, missing)
+        complete = peers is not None and cohorts is not None
+        if complete and from_file:
+            complete = not lone_cohorts(cqs, own, cos)
+        return Snapshot(cqs, cos, fls, False, complete, missing)
+
+
+def lone_cohorts(cqs: Mapping[str, ClusterQueue], own: Iterable[str], cohorts: Mapping[str, Cohort],
+                 ) -> list[tuple[str, str]]:
+    """(queue, cohort) for each of `own` whose cohort has no other member and no Cohort object here."""
+    out = []
+    for name in own:
+        c = cqs[name].cohort
+        if c and c not in cohorts and not any(q.cohort == c and q.name != name for q in cqs.values()):
+            out.append((name, c))
+    return out

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-_RE = re.compile(r"^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$")
+_RE = re.compile(  # ASCII digits only: Kubernetes refuses `٣`, though Python's int() takes it
+    r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?\Z")
 _SUFFIX = {
     "": Fraction(1), "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
     "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
@@ -18,6 +19,12 @@ CREDITS_PER_CARD = 1_600_000
 CREDITS_PREFIX = "credits.gpustack.ai/"
 
 
+# Kubernetes caps a quantity at 2^63-1 of its unit and 3 decimals; these bounds are far beyond any
+# real one and keep a hostile value (5,000 digits, 1e999999999) from costing time or raising.
+MAX_DIGITS = 100
+MAX_EXPONENT = 100
+
+
 class QuantityError(ValueError):
     pass
 
@@ -27,17 +34,31 @@ def parse(value: object) -> Fraction:
     if isinstance(value, bool):
         raise QuantityError(f"{value!r} is not a quantity")
     if isinstance(value, int):
+        if value.bit_length() > MAX_DIGITS * 4:
+            raise QuantityError(f"an integer of {value.bit_length():,} bits is not a quantity")
         return Fraction(value)
     if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise QuantityError(f"{value!r} is not a quantity")
         return Fraction(str(value))
     if not isinstance(value, str):
-        raise QuantityError(f"{value!r} is not a quantity")
-    m = _RE.match(value.strip())
+        raise QuantityError(f"{_short(value)} is not a quantity")
+    text = value.strip()
+    if len(text) > MAX_DIGITS + 8:
+        raise QuantityError(f"a {len(text):,}-character string is not a quantity")
+    m = _RE.match(text)
     if not m:
         raise QuantityError(f"{value!r} is not a quantity")
     sign, number, exponent, suffix = m.groups()
+    if exponent and abs(int(exponent[1:])) > MAX_EXPONENT:
+        raise QuantityError(f"{value!r}: an exponent beyond {MAX_EXPONENT} is not a quantity")
     q = Fraction(number) * (Fraction(10) ** int(exponent[1:]) if exponent else _SUFFIX[suffix or ""])
     return -q if sign == "-" else q
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"a {type(value).__name__} value"
 
 
 def try_parse(value: object) -> Fraction | None:

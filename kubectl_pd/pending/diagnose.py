@@ -14,7 +14,7 @@ from typing import Any
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests, resource_flavor
+from kubectl_pd.kueue.model import Snapshot, limit_range, lone_cohorts, pod_requests, resource_flavor
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
@@ -123,6 +123,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
 
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
     verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {})
+    notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
 
     # 3. each Workload's own story
     for u in units:
@@ -372,8 +373,17 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
 
 
 def snapshot_of(facts: Facts) -> Snapshot:
-    """The engine's view of what was read; a cohort whose peers could not be read stays unknown."""
-    return Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts)
+    """The engine's view of what was read; a cohort whose peers could not be read stays unknown. A file
+    that holds a queue naming a cohort but none of its other members (nor the Cohort) did not carry the
+    cohort: what it may lend is unknown, not nothing."""
+    snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
+                         from_file=not facts.live)
+    if not facts.live and facts.peer_queues is not None and facts.cohorts is not None:
+        for name, c in lone_cohorts(snap.cluster_queues, [n for n, o in facts.cluster_queues.items() if o], {
+                n: snap.cohorts[n] for n in snap.cohorts}):
+            facts.notes.append(f"the snapshot holds no other member of cohort {c} (ClusterQueue {name}'s): what it "
+                               f"may borrow is unknown; add `kubectl get clusterqueues,cohorts -o yaml` to it")
+    return snap
 
 
 def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: set[str],
