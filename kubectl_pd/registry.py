@@ -288,6 +288,64 @@ RULES: tuple[Entry, ...] = (
          "ModelDeployment"),
 )
 
+# PD4xx: what Kueue's CRD schema, CEL rules and webhook refuse outside resource groups (lint/kueue_facts.py)
+RULES += (
+    _rule("PD401", "unsupported-value", ERROR,
+          'A ClusterQueue field outside its enum: `queueingStrategy`, `stopPolicy`, the preemption policies '
+          '(`reclaimWithinCohort`, `withinClusterQueue`, `borrowWithinCohort.policy`), `flavorFungibility` '
+          '(`whenCanBorrow`, `whenCanPreempt`, `preference`), `admissionScope.admissionMode` '
+          '(`Unsupported value: "X": supported values: ...`). v1beta1 also accepts Borrow and Preempt.',
+          "Use one of the supported values the message lists.",
+          "ClusterQueue"),
+    _rule("PD402", "invalid-name", ERROR,
+          'A flavor name, `cohortName` (`cohort` in v1beta1) or Cohort `parentName` that is not a DNS-1123 '
+          'subdomain of at most 253 characters, or a covered resource that is not a qualified name.',
+          "Use lowercase letters, digits, '-' and '.' for flavors and cohorts, and a name such as "
+          "nvidia.com/gpu for resources.",
+          "ClusterQueue, Cohort"),
+    _rule("PD403", "invalid-namespace-selector", ERROR,
+          '`spec.namespaceSelector` that the webhook refuses: In/NotIn without values, Exists/DoesNotExist with '
+          'values, an unknown operator, a key or value that is not a valid label.',
+          "Fix the selector: In and NotIn need values, Exists and DoesNotExist take none.",
+          "ClusterQueue"),
+    _rule("PD404", "preemption-policy-conflict", ERROR,
+          '`reclaimWithinCohort: Never` (the default) with a `borrowWithinCohort` policy other than Never (CEL: '
+          '`reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never`).',
+          "Set reclaimWithinCohort to LowerPriority or Any, or borrowWithinCohort.policy to Never.",
+          "ClusterQueue"),
+    _rule("PD405", "fungibility-preference", ERROR,
+          '`flavorFungibility.preference` without both `whenCanBorrow` and `whenCanPreempt` at TryNextFlavor '
+          '(CEL; whenCanBorrow defaults to MayStopSearch).',
+          "Set whenCanBorrow and whenCanPreempt to TryNextFlavor, or remove preference.",
+          "ClusterQueue"),
+    _rule("PD406", "fair-sharing-weight", ERROR,
+          'A `fairSharing.weight` that is negative, not a quantity, or above 0 but at most 1n (`When not 0, weight '
+          'must be > 10e-9`).',
+          "Use 0 or a positive weight above 1n, such as 1 or 500m.",
+          "ClusterQueue, Cohort"),
+    _rule("PD407", "admission-check-unknown-flavor", ERROR,
+          'An `admissionChecksStrategy.admissionChecks[i].onFlavors` entry naming a flavor the queue does not hold '
+          '(`Unsupported value: "f": supported values: ...`).',
+          "Name only flavors of this queue's resource groups in onFlavors.",
+          "ClusterQueue"),
+    _rule("PD408", "empty-admission-checks", ERROR,
+          'An `admissionChecksStrategy` with no `admissionChecks`, or an empty list (v1beta2: at least 1 item).',
+          "List at least one admission check, or remove admissionChecksStrategy.",
+          "ClusterQueue"),
+    _rule("PD409", "unknown-field", ERROR,
+          'A field the served version does not have, so `kubectl apply` refuses it (strict field validation) or '
+          'the server drops it: `cohortName` in a v1beta1 ClusterQueue, `cohort` in v1beta2, `parent` in a Cohort '
+          '(the parent is `parentName`). Only for objects read from files.',
+          "Use the field of the version you write: v1beta1 spec.cohort, v1beta2 spec.cohortName, Cohort "
+          "spec.parentName.",
+          "ClusterQueue, Cohort"),
+    _rule("PD410", "concurrent-admission", ERROR,
+          'With `--feature-gates ConcurrentAdmission=true` only: a `concurrentAdmissionPolicy` on a queue with other '
+          'than one resource group, more than 16 flavors, StrictFIFO, or migration constraints Kueue refuses.',
+          "Keep one resource group of at most 16 flavors and BestEffortFIFO with a concurrentAdmissionPolicy.",
+          "ClusterQueue"),
+)
+
 
 _ALL = {e.id: e for e in REASONS + CHECKS + RULES}
 

@@ -38,6 +38,7 @@ class LintContext:
     flavors: dict[str, Obj] | None = None
     admission_checks: set[str] | None = None
     queues: dict[str, Obj] = field(default_factory=dict)
+    feature_gates: dict[str, bool] = field(default_factory=dict)  # Kueue's gates, as --feature-gates says
 
     def pool_accelerator_keys(self, instance_type: str) -> set[str] | None:
         """Accelerator keys offered by the flavors of the pool (ClusterQueue) named `instance_type`.

@@ -11,6 +11,7 @@ from kubectl_pd.cluster.source import Origin, annotations_of, name_of, namespace
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.findings import Finding, ObjectRef
 from kubectl_pd.lint.gpustack_queues import check_gpustack_queue, is_gpustack_queue
+from kubectl_pd.lint.kueue_facts import check_kueue_facts
 from kubectl_pd.lint.model_deployments import check_model_deployment
 from kubectl_pd.lint.resource_groups import check_resource_groups, check_shape
 from kubectl_pd.lint.rules import ERROR, WARNING, Rule, resolve
@@ -74,13 +75,18 @@ def suppressed_rules(obj: Obj) -> tuple[set[str], list[str]]:
     return ids, unknown
 
 
-def check_object(obj: Obj, ctx: LintContext) -> list[Finding]:
-    """Every finding of one object, suppression not applied. Raises Malformed on unreadable shapes."""
+def check_object(obj: Obj, ctx: LintContext, raw: Obj | None = None) -> list[Finding]:
+    """Every finding of one object, suppression not applied. Raises Malformed on unreadable shapes.
+
+    `raw` is the object as written, before v1beta1 normalisation (None when unknown, e.g. live): fields
+    the served version does not know are visible only there.
+    """
     kind = obj.get("kind")
     ref = ref_of(obj)
     if kind in ("ClusterQueue", "Cohort"):
         check_shape(obj)
-        out = check_resource_groups(obj, ref, ctx)
+        out = check_resource_groups(obj, ref, ctx, raw)
+        out.extend(check_kueue_facts(obj, ref, ctx, raw))
         if is_gpustack_queue(obj):
             out.extend(check_gpustack_queue(obj, ref, ctx.limits))
         return out
@@ -103,15 +109,16 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
                 result.skipped[kind] += 1
             continue
         result.linted[kind] += 1
-        found = check_object(obj, ctx)
+        origin = origin_of(obj) if origin_of is not None else None
+        raw = origin.raw if origin is not None and isinstance(origin.raw, dict) else None
+        found = check_object(obj, ctx, raw)
         ignore, unknown = suppressed_rules(obj)
         result.unknown_suppressions.extend(f"{ref_of(obj)}: {u}" for u in unknown)
         if ignore:
             kept = [f for f in found if "*" not in ignore and f.rule_id not in ignore]
             result.suppressed += len(found) - len(kept)
             found = kept
-        if origin_of is not None and found:
-            origin = origin_of(obj)
+        if origin is not None and found:
             found = [replace(f, file=origin.file, line=origin.line_of(f.path)) for f in found]
             found.sort(key=lambda f: f.line or 0)  # stable: check order within a line
         result.findings.extend(found)
