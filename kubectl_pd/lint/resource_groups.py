@@ -21,7 +21,7 @@ Obj = dict[str, Any]
 QUANTITY_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
 _QUANTITY_REGEX_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 # The CRD's own pattern for every quota (config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml@v0.18.4):
-# stricter than the Quantity parser (no surrounding blanks, no `u` suffix), and checked by the API server first.
+# stricter than the Quantity parser (no surrounding blanks), and checked by the API server before the webhook.
 CRD_QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
                         r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
 _CRD_QUANTITY_RE = re.compile(CRD_QUANTITY_PATTERN)
