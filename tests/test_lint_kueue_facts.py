@@ -164,7 +164,8 @@ def test_cohort_keeps_per_group_limits() -> None:
 
 def test_concurrent_admission_only_with_the_gate() -> None:
     """clusterqueue_webhook.go:231@v0.18.4: checked only when the ConcurrentAdmission gate is on."""
-    text = CQ2 + "  queueingStrategy: StrictFIFO\n  concurrentAdmissionPolicy:\n    migration: {mode: TryPreferredFlavors}\n"
+    text = (CQ2 + "  queueingStrategy: StrictFIFO\n  concurrentAdmissionPolicy:\n"
+            "    migration: {mode: TryPreferredFlavors}\n")
     assert found(lint(text)) == []
     gated = found(lint(text, LintContext(feature_gates={"ConcurrentAdmission": True})))
     assert gated == [("PD410", "spec.resourceGroups"), ("PD410", "spec.queueingStrategy")]
