@@ -29,6 +29,8 @@ class LintResult:
     skipped: Counter[str] = field(default_factory=Counter)  # kind -> objects of other kinds
     suppressed: int = 0
     unknown_suppressions: list[str] = field(default_factory=list)
+    objects: list[tuple[ObjectRef, str | None]] = field(default_factory=list)  # linted, with their file
+    baselined: int | None = None  # findings a --baseline already recorded (None: no baseline)
 
     @property
     def errors(self) -> int:
@@ -47,6 +49,7 @@ class LintResult:
             "kinds": dict(sorted(self.linted.items())),
             "skipped": sum(self.skipped.values()),
             "skippedKinds": dict(sorted(self.skipped.items())),
+            **({"baselined": self.baselined} if self.baselined is not None else {}),
         }
 
 
@@ -110,6 +113,7 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
             continue
         result.linted[kind] += 1
         origin = origin_of(obj) if origin_of is not None else None
+        result.objects.append((ref_of(obj), origin.file if origin is not None else None))
         raw = origin.raw if origin is not None and isinstance(origin.raw, dict) else None
         found = check_object(obj, ctx, raw)
         ignore, unknown = suppressed_rules(obj)
