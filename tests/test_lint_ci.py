@@ -73,7 +73,7 @@ def test_junit_one_case_per_object_and_rule(cli: Callable) -> None:
     assert int(suite.get("tests")) == len(cases) and int(root.get("tests")) == len(cases)
     failed = [c for c in cases if c.find("failure") is not None]
     assert int(suite.get("failures")) == len(failed) > 0
-    keys = [(c.get("classname"), c.get("name").split()[0]) for c in failed]
+    keys = [(c.get("file"), c.get("classname"), c.get("name").split()[0]) for c in failed]
     assert len(keys) == len(set(keys))  # one case per object and rule
     split = [c for c in failed if c.get("classname") == "ClusterQueue/gpustack--nvidia-h20-linux-amd64"
              and c.get("file") == str(SPLIT)]
