@@ -346,6 +346,23 @@ RULES += (
           "ClusterQueue"),
 )
 
+# PD5xx: the CRD's own schema and CEL rules (lint/schema/), when the CRD is known
+RULES += (
+    _rule("PD501", "schema-violation", ERROR,
+          "What the object's CRD schema refuses: a wrong type, a missing required field, a value outside an "
+          "enum, a pattern, length, range or item limit, a duplicate list-map key, an unknown field. Checked when "
+          "the CRD is known: live (read with GET), a CRD among the inputs, or `--crd PATH`. Quotes the API "
+          "server (`Unsupported value`, `in body should match`, `must be of type`).",
+          "Change the field as the message says; `kubectl explain KIND.FIELD` shows the schema.",
+          "any object whose CRD is known"),
+    _rule("PD502", "cel-rule", ERROR,
+          "An `x-kubernetes-validations` CEL rule of the CRD that the object fails, with the rule's own message "
+          "(`Invalid value: \"object\": <message>`). Rules that use Kubernetes-only CEL functions are not "
+          "evaluated; a note names them.",
+          "Change the object so the rule holds; the message is the CRD author's.",
+          "any object whose CRD is known"),
+)
+
 
 _ALL = {e.id: e for e in REASONS + CHECKS + RULES}
 

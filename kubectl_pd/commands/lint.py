@@ -160,13 +160,17 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
               help="Report and fail only on findings this baseline does not record (rule, object, path).")
 @click.option("--write-baseline", "write_baseline", metavar="FILE", type=click.Path(dir_okay=False),
               help="Record today's findings in FILE (then use --baseline FILE); exits 0.")
+@click.option("--crd", "crds", multiple=True, metavar="PATH", type=click.Path(allow_dash=False),
+              help="CRD files (kubectl get crd NAME -o yaml) whose schema and CEL rules objects are checked "
+                   "against (PD501/PD502). Repeatable. Live mode reads the installed CRDs.")
 @click.option("--feature-gates", "feature_gates", metavar="GATES",
               help="Kueue's feature gates as the cluster runs them, e.g. ConcurrentAdmission=true: "
                    "gated rules (PD410) run only when their gate is on.")
 @cluster_options
 def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, output: str | None,
          diff: bool, fix: bool, kueue_version: str | None, api_profile: str, strict: bool,
-         baseline: str | None = None, write_baseline: str | None = None, feature_gates: str | None = None) -> int:
+         baseline: str | None = None, write_baseline: str | None = None, feature_gates: str | None = None,
+         crds: tuple[str, ...] = ()) -> int:
     """Find ClusterQueues, Cohorts and ModelDeployments Kueue or the webhook would refuse.
 
     \b
@@ -191,6 +195,7 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
             else:
                 ns = None if all_namespaces else namespace(cluster)
                 gathered = gather_live(source, ctx, api_profile, ns)
+            _load_schemas(gathered, source, crds, live=not files)
         for n in gathered.notes:
             _note(n)
         result = _run_checks(gathered, source)
@@ -199,6 +204,8 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
                   "(e.g. kubectl get clusterqueues -o yaml > queues.yaml)")
         for u in result.unknown_suppressions:
             _note(f"unknown rule in kubectl-pd.io/ignore on {u}")
+        for u in dict.fromkeys(result.unchecked):
+            _note(f"not checked: {u}")
         if fix or diff:
             return _repair(gathered, result, source, fmt, diff)
         if write_baseline:
@@ -209,6 +216,19 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
         return EXIT_OK if write_baseline else code
     finally:
         gc.unfreeze()  # for callers that run the command in process (tests); free in a real run
+
+
+def _load_schemas(gathered: Gathered, source: Source, crds: tuple[str, ...], live: bool) -> None:
+    """CRD schemas for PD501/PD502: --crd files, then (live) the installed CRDs; lazily imported."""
+    if not crds and not live:
+        return
+    from kubectl_pd.lint.schema import sources
+
+    ctx = gathered.ctx
+    if crds:
+        ctx.schemas = sources.from_files(crds, ctx.schemas)
+    if live:
+        ctx.schemas = sources.from_cluster(source, ctx.schemas, gathered.notes)
 
 
 def _gates(text: str | None) -> dict[str, bool]:

@@ -15,6 +15,7 @@ from kubectl_pd.lint.kueue_facts import check_kueue_facts
 from kubectl_pd.lint.model_deployments import check_model_deployment
 from kubectl_pd.lint.resource_groups import check_resource_groups, check_shape
 from kubectl_pd.lint.rules import ERROR, WARNING, Rule, resolve
+from kubectl_pd.lint.schema.crds import SchemaIndex, is_crd
 
 Obj = dict[str, Any]
 IGNORE_ANNOTATION = "kubectl-pd.io/ignore"
@@ -31,6 +32,7 @@ class LintResult:
     unknown_suppressions: list[str] = field(default_factory=list)
     objects: list[tuple[ObjectRef, str | None]] = field(default_factory=list)  # linted, with their file
     baselined: int | None = None  # findings a --baseline already recorded (None: no baseline)
+    unchecked: list[str] = field(default_factory=list)  # CEL rules that could not be evaluated
 
     @property
     def errors(self) -> int:
@@ -105,9 +107,11 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
     With `origin_of`, each finding gets the file and line of its path (`Origin.line_of`).
     """
     result = LintResult([])
+    schemas = ctx.schemas
     for obj in objs:
         kind = str(obj.get("kind") or "")
-        if kind not in LINTED_KINDS:
+        by_schema = kind not in LINTED_KINDS and bool(schemas) and schemas.knows_kind(obj)  # type: ignore[union-attr]
+        if kind not in LINTED_KINDS and not by_schema:
             if kind not in REFERENCE_KINDS:
                 result.skipped[kind] += 1
             continue
@@ -115,7 +119,9 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
         origin = origin_of(obj) if origin_of is not None else None
         result.objects.append((ref_of(obj), origin.file if origin is not None else None))
         raw = origin.raw if origin is not None and isinstance(origin.raw, dict) else None
-        found = check_object(obj, ctx, raw)
+        found = [] if by_schema else check_object(obj, ctx, raw)
+        if schemas:
+            found.extend(_schema_findings(obj, raw, found, schemas, result))
         ignore, unknown = suppressed_rules(obj)
         result.unknown_suppressions.extend(f"{ref_of(obj)}: {u}" for u in unknown)
         if ignore:
@@ -127,6 +133,19 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
             found.sort(key=lambda f: f.line or 0)  # stable: check order within a line
         result.findings.extend(found)
     return result
+
+
+def _schema_findings(obj: Obj, raw: Obj | None, found: list[Finding], schemas: SchemaIndex,
+                     result: LintResult) -> list[Finding]:
+    """PD501/PD502 from the object's CRD. A v1beta1 Kueue object read live was renamed to v1beta2 fields
+    on the way in, so only its written form (files) can be checked against the v1beta1 schema."""
+    if raw is None and obj.get("apiVersion") == "kueue.x-k8s.io/v1beta1":
+        return []
+    from kubectl_pd.lint.schema.layer import check_schema
+
+    more, unchecked = check_schema(obj, raw, ref_of(obj), schemas, found)
+    result.unchecked.extend(f"{ref_of(obj)}: {u}" for u in unchecked)
+    return more
 
 
 def context_from(objs: Iterable[Obj], ctx: LintContext) -> LintContext:
@@ -142,6 +161,10 @@ def context_from(objs: Iterable[Obj], ctx: LintContext) -> LintContext:
             flavors[name_of(obj)] = obj
         elif kind == "AdmissionCheck":
             checks.add(name_of(obj))
+        elif kind == "CustomResourceDefinition" and is_crd(obj):
+            if ctx.schemas is None:
+                ctx.schemas = SchemaIndex()
+            ctx.schemas.add(obj, "the input")
     if flavors and ctx.flavors is None:
         ctx.flavors = flavors
     if checks and ctx.admission_checks is None:
