@@ -228,7 +228,8 @@ def _load_schemas(gathered: Gathered, source: Source, crds: tuple[str, ...], liv
     if crds:
         ctx.schemas = sources.from_files(crds, ctx.schemas)
     if live:
-        ctx.schemas = sources.from_cluster(source, ctx.schemas, gathered.notes)
+        kinds = {str(o.get("kind")) for o in gathered.objects}
+        ctx.schemas = sources.from_cluster(source, kinds, ctx.schemas, gathered.notes)
 
 
 def _gates(text: str | None) -> dict[str, bool]:

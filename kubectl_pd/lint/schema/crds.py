@@ -12,8 +12,9 @@ from typing import Any
 Obj = dict[str, Any]
 
 # the CRDs of the kinds lint reads, fetched by name in live mode
-LIVE_CRDS = ("clusterqueues.kueue.x-k8s.io", "cohorts.kueue.x-k8s.io", "resourceflavors.kueue.x-k8s.io",
-             "admissionchecks.kueue.x-k8s.io", "modeldeployments.worker.gpustack.ai")
+LIVE_CRDS = {"ClusterQueue": "clusterqueues.kueue.x-k8s.io", "Cohort": "cohorts.kueue.x-k8s.io",
+             "ResourceFlavor": "resourceflavors.kueue.x-k8s.io", "AdmissionCheck": "admissionchecks.kueue.x-k8s.io",
+             "ModelDeployment": "modeldeployments.worker.gpustack.ai"}
 
 
 @dataclass

@@ -23,10 +23,12 @@ def from_files(paths: Sequence[str], index: SchemaIndex | None) -> SchemaIndex:
     return index
 
 
-def from_cluster(source: Source, index: SchemaIndex | None, notes: list[str]) -> SchemaIndex:
-    """The installed CRDs of the kinds lint reads, one GET each; what cannot be read is said in a note."""
+def from_cluster(source: Source, kinds: set[str], index: SchemaIndex | None, notes: list[str]) -> SchemaIndex:
+    """The installed CRDs of the `kinds` read, one GET each; what cannot be read is said in a note."""
     index = index if index is not None else SchemaIndex()
-    for name in LIVE_CRDS:
+    for kind, name in LIVE_CRDS.items():
+        if kind not in kinds:
+            continue
         try:
             crd = source.get("CustomResourceDefinition", name)
         except ForbiddenError:
