@@ -33,11 +33,19 @@ def available() -> str | None:
     return None
 
 
-def evaluate(rule: str, value: Any) -> tuple[bool | None, str]:
-    """(True|False, "") for a rule that ran; (None, why) when it cannot be compiled or evaluated."""
+COMPILE = "compile"
+RUNTIME = "runtime"
+
+
+def evaluate(rule: str, value: Any) -> tuple[bool | None, str, str]:
+    """(True|False, "", "") for a rule that ran; (None, why, COMPILE|RUNTIME) when it could not run.
+
+    A runtime error (a field the rule reads is absent) matters only when the schema found nothing:
+    the API server refuses an object with schema errors before its CEL verdict counts.
+    """
     missing = available()
     if missing:
-        return None, missing
+        return None, missing, COMPILE
     expr = _compiled.get(rule)
     if expr is None:
         try:
@@ -46,12 +54,12 @@ def evaluate(rule: str, value: Any) -> tuple[bool | None, str]:
             expr = str(e).splitlines()[0]
         _compiled[rule] = expr
     if isinstance(expr, str):
-        return None, expr
+        return None, expr, COMPILE
     try:
         result = expr.eval(data={"self": value})
     except (RuntimeError, TypeError, ValueError) as e:
-        return None, str(e).splitlines()[0]
+        return None, str(e).splitlines()[0], RUNTIME
     got = result.value()
     if isinstance(got, bool):
-        return got, ""
-    return None, str(got).splitlines()[0] if got is not None else "no result"
+        return got, "", ""
+    return None, (str(got).splitlines()[0] if got is not None else "no result"), RUNTIME

@@ -37,6 +37,7 @@ class Violation:
 class Outcome:
     violations: list[Violation] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # CEL rules that could not be evaluated, and why
+    runtime_errors: list[str] = field(default_factory=list)  # rules that failed on this object's data
 
 
 def _json_type(v: object) -> str:
@@ -83,6 +84,8 @@ def validate(obj: Obj, schema: Obj) -> Outcome:
     for k in _SKIP_ROOT:
         props.setdefault(k, {"x-kubernetes-preserve-unknown-fields": True})
     _walk(root, {**schema, "properties": props}, (), out)
+    if not any(not v.cel for v in out.violations):
+        out.unchecked.extend(out.runtime_errors)  # with schema errors the object is refused anyway
     return out
 
 
@@ -213,13 +216,14 @@ def _cel(v: Any, s: Obj, rules: list[Any], path: PathT, out: Outcome) -> None:
         text = r["rule"]
         if "oldSelf" in text:
             continue  # a transition rule: the API server runs it on updates only
-        ok, why = cel.evaluate(text, v)
+        ok, why, failure = cel.evaluate(text, v)
         where = path
         fp = r.get("fieldPath")
         if isinstance(fp, str) and fp.startswith("."):
             where = (*path, *[p for p in re.split(r"\.|\[|\]", fp[1:]) if p])
         if ok is None:
-            out.unchecked.append(f"{format_path(where) or '<root>'}: rule {text!r} not evaluated: {why}")
+            note = f"{format_path(where) or '<root>'}: rule {text!r} not evaluated: {why}"
+            (out.unchecked if failure == cel.COMPILE else out.runtime_errors).append(note)
             continue
         if ok:
             continue
