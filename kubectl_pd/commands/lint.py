@@ -204,8 +204,7 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
                   "(e.g. kubectl get clusterqueues -o yaml > queues.yaml)")
         for u in result.unknown_suppressions:
             _note(f"unknown rule in kubectl-pd.io/ignore on {u}")
-        for u in dict.fromkeys(result.unchecked):
-            _note(f"not checked: {u}")
+        _note_unchecked(result.unchecked)
         if fix or diff:
             return _repair(gathered, result, source, fmt, diff)
         if write_baseline:
@@ -216,6 +215,17 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
         return EXIT_OK if write_baseline else code
     finally:
         gc.unfreeze()  # for callers that run the command in process (tests); free in a real run
+
+
+def _note_unchecked(unchecked: list[str]) -> None:
+    """One note per CEL rule that could not run, naming the object, or how many objects it concerns."""
+    by_rule: dict[str, list[str]] = {}
+    for u in unchecked:
+        obj, _, rest = u.partition(": ")
+        by_rule.setdefault(rest, []).append(obj)
+    for rest, objs in by_rule.items():
+        who = objs[0] if len(objs) == 1 else f"{len(objs)} objects ({objs[0]}, ...)"
+        _note(f"not checked on {who}: {rest}")
 
 
 def _load_schemas(gathered: Gathered, source: Source, crds: tuple[str, ...], live: bool) -> None:
