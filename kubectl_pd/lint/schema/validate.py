@@ -90,16 +90,20 @@ def validate(obj: Obj, schema: Obj) -> Outcome:
 
 
 def _walk(v: Any, s: Obj, path: PathT, out: Outcome) -> Any:
-    """Check `v` against `s`; return `v` with the schema's defaults filled in (what CEL sees)."""
-    where = format_path(path)
+    """Check `v` against `s`; return `v` with the schema's defaults filled in (what CEL sees).
+
+    Hot path (2,000 queues x 64 flavors): the path text is only built for a violation.
+    """
     add = out.violations.append
     if s.get("x-kubernetes-int-or-string"):
         if not (isinstance(v, str) or _type_ok(v, "integer")):
             t = _json_type(v)
+            where = format_path(path)
             add(Violation(path, f'Invalid value: "{t}": {where} in body must be of type integer,string: "{t}"'))
             return v
     elif isinstance(s.get("type"), str) and not _type_ok(v, s["type"]):
         t = _json_type(v)
+        where = format_path(path)
         add(Violation(path, f'Invalid value: "{t}": {where} in body must be of type {s["type"]}: "{t}"'))
         return v
     enum = s.get("enum")
@@ -107,11 +111,11 @@ def _walk(v: Any, s: Obj, path: PathT, out: Outcome) -> Any:
         add(Violation(path, f"Unsupported value: {_shown(v)}: supported values: "
                             + ", ".join(_shown(e) for e in enum)))
     if isinstance(v, str):
-        _string(v, s, path, where, out)
+        _string(v, s, path, out)
     elif isinstance(v, int | float) and not isinstance(v, bool):
-        _number(v, s, path, where, out)
+        _number(v, s, path, out)
     if isinstance(v, list):
-        v = _array(v, s, path, where, out)
+        v = _array(v, s, path, out)
     elif isinstance(v, dict):
         v = _object(v, s, path, out)
     rules = s.get("x-kubernetes-validations")
@@ -120,21 +124,23 @@ def _walk(v: Any, s: Obj, path: PathT, out: Outcome) -> Any:
     return v
 
 
-def _string(v: str, s: Obj, path: PathT, where: str, out: Outcome) -> None:
+def _string(v: str, s: Obj, path: PathT, out: Outcome) -> None:
     if isinstance(s.get("maxLength"), int) and len(v) > s["maxLength"]:
         out.violations.append(Violation(path, f"Too long: may not be more than {s['maxLength']} bytes"))
     if isinstance(s.get("minLength"), int) and len(v) < s["minLength"]:
-        out.violations.append(Violation(path, f"Invalid value: \"{v}\": {where} in body should be at least "
+        out.violations.append(Violation(path, f"Invalid value: \"{v}\": {format_path(path)} in body should be at least "
                                               f"{s['minLength']} chars long"))
     pattern = s.get("pattern")
     if isinstance(pattern, str):
         rx = _regex(pattern)
         if rx is not None and not rx.search(v):
-            out.violations.append(Violation(path, f"Invalid value: \"{v}\": {where} in body should match '{pattern}'"))
+            out.violations.append(Violation(path, f"Invalid value: \"{v}\": {format_path(path)} in body should "
+                                                  f"match '{pattern}'"))
 
 
-def _number(v: float, s: Obj, path: PathT, where: str, out: Outcome) -> None:
+def _number(v: float, s: Obj, path: PathT, out: Outcome) -> None:
     lo, hi = s.get("minimum"), s.get("maximum")
+    where = format_path(path) if lo is not None or hi is not None else ""
     if isinstance(lo, int | float) and (v < lo or (s.get("exclusiveMinimum") and v == lo)):
         word = "greater than" if s.get("exclusiveMinimum") else "greater than or equal to"
         out.violations.append(Violation(path, f"Invalid value: {_shown(v)}: {where} in body should be {word} {lo}"))
@@ -143,14 +149,18 @@ def _number(v: float, s: Obj, path: PathT, where: str, out: Outcome) -> None:
         out.violations.append(Violation(path, f"Invalid value: {_shown(v)}: {where} in body should be {word} {hi}"))
 
 
-def _array(v: list[Any], s: Obj, path: PathT, where: str, out: Outcome) -> list[Any]:
+def _array(v: list[Any], s: Obj, path: PathT, out: Outcome) -> list[Any]:
     if isinstance(s.get("maxItems"), int) and len(v) > s["maxItems"]:
         out.violations.append(Violation(path, f"Too many: {len(v)}: must have at most {s['maxItems']} items"))
     if isinstance(s.get("minItems"), int) and len(v) < s["minItems"]:
-        out.violations.append(Violation(path, f"Invalid value: {len(v)}: {where} in body should have at least "
-                                              f"{s['minItems']} items"))
+        out.violations.append(Violation(path, f"Invalid value: {len(v)}: {format_path(path)} in body should have "
+                                              f"at least {s['minItems']} items"))
     items = s.get("items") if isinstance(s.get("items"), dict) else None
-    checked = [_walk(x, items, (*path, i), out) for i, x in enumerate(v)] if items else v
+    checked = v
+    if items:
+        walked = [_walk(x, items, (*path, i), out) for i, x in enumerate(v)]
+        if any(a is not b for a, b in zip(walked, v, strict=True)):
+            checked = walked
     list_type = s.get("x-kubernetes-list-type")
     if list_type == "map" and isinstance(s.get("x-kubernetes-list-map-keys"), list):
         keys = s["x-kubernetes-list-map-keys"]
@@ -178,33 +188,42 @@ def _go(v: object) -> str:
 
 
 def _object(v: Obj, s: Obj, path: PathT, out: Outcome) -> Obj:
+    """Check an object's fields; copy it only when CEL must see something else (defaults, pruned nulls)."""
     props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
     additional = s.get("additionalProperties")
     preserve = bool(s.get("x-kubernetes-preserve-unknown-fields")) or additional is True
     embedded = bool(s.get("x-kubernetes-embedded-resource"))
-    result: Obj = {}
+    result: Obj | None = None  # copy-on-write: most objects have no default to fill in
     for k, x in v.items():
         ps = props.get(k)
         if x is None and not (isinstance(ps, dict) and ps.get("nullable")):
+            result = result if result is not None else {kk: vv for kk, vv in v.items() if vv is not None}
             continue  # the server prunes nulls of non-nullable fields
         if isinstance(ps, dict):
-            result[k] = _walk(x, ps, (*path, k), out)
+            y = _walk(x, ps, (*path, k), out)
         elif isinstance(additional, dict):
-            result[k] = _walk(x, additional, (*path, k), out)
+            y = _walk(x, additional, (*path, k), out)
         elif preserve or (embedded and k in ("apiVersion", "kind", "metadata")):
-            result[k] = x
+            continue
         elif props or additional is False or s.get("type") == "object":
             unknown = format_path((*path, k))
             out.violations.append(Violation((*path, k), f'strict decoding error: unknown field "{unknown}"'))
+            continue
         else:
-            result[k] = x
+            continue
+        if y is not x:
+            result = result if result is not None else dict(v)
+            result[k] = y
+    seen = result if result is not None else v
     for k, ps in props.items():
-        if k not in result and isinstance(ps, dict) and "default" in ps:
+        if k not in seen and isinstance(ps, dict) and "default" in ps:
+            result = result if result is not None else dict(v)
             result[k] = copy.deepcopy(ps["default"])
+            seen = result
     for k in s.get("required") or []:
-        if k not in result:
+        if seen.get(k) is None:
             out.violations.append(Violation((*path, k), "Required value"))
-    return result
+    return seen
 
 
 def _cel(v: Any, s: Obj, rules: list[Any], path: PathT, out: Outcome) -> None:
