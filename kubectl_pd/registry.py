@@ -288,6 +288,25 @@ RULES: tuple[Entry, ...] = (
          "ModelDeployment"),
 )
 
+# PD307-PD309: prefill/decode pairing under the per-replica API (lint/pd_routing.py)
+RULES += (
+    _rule("PD307", "pd-without-router", WARNING,
+          "per-replica only: prefill/decode roles and no `spec.router`. Nothing pairs them: the deployment can go "
+          "Ready and never exchange a KV block. The message names the roles.",
+          "Add spec.router (llm-d-router fronts vLLM and SGLang).",
+          "ModelDeployment"),
+    _rule("PD308", "router-engine-mismatch", ERROR,
+          "per-replica only: a router that cannot front the engine (`vllm-router` only vLLM, `sglang-gateway` only "
+          "SGLang), or `disaggregationThresholdTokens` with a router other than llm-d-router.",
+          "Use llm-d-router, or the router made for the engine.",
+          "ModelDeployment"),
+    _rule("PD309", "router-ports", ERROR,
+          "per-replica only: under a router, routed roles that would not serve one common TCP port (each role's "
+          "`--port` in extraArgs, 8000 otherwise; a non-TCP port). The message lists each role's port.",
+          "Serve every routed role on one port over TCP: drop the differing --port flags.",
+          "ModelDeployment"),
+)
+
 # PD4xx: what Kueue's CRD schema, CEL rules and webhook refuse outside resource groups (lint/kueue_facts.py)
 RULES += (
     _rule("PD401", "unsupported-value", ERROR,

@@ -1,0 +1,81 @@
+"""PD307-PD309: how a prefill/decode deployment is paired and fronted (gpustack-modeldeployment.md §1.2, §1.8).
+
+Per-replica API only: a router (`spec.router`) is what pairs prefill with decode; it must be able to
+front the engine (`vllm-router` only vLLM, `sglang-gateway` only SGLang, `llm-d-router` both), and
+every routed role must serve one common port. Each finding carries its evidence (kinds, names, ports).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kubectl_pd.gpustack.roles import PER_REPLICA
+from kubectl_pd.lint.findings import Finding, ObjectRef
+
+Obj = dict[str, Any]
+ROUTER_ENGINES = {"llm-d-router": {"vllm", "sglang"}, "vllm-router": {"vllm"}, "sglang-gateway": {"sglang"}}
+DEFAULT_PORT = 8000  # the operator's serving port when a role does not pass --port
+_PORT_RE = re.compile(r"^--port(?:=(\d+))?$")
+
+
+def _engine_name(spec: Obj) -> str | None:
+    engine = spec.get("engine")
+    name = engine.get("name") if isinstance(engine, dict) else engine
+    return name.lower() if isinstance(name, str) and name else None
+
+
+def serving_port(role: Obj) -> int | None:
+    """The port a role serves on: `--port N` in extraArgs, else the operator's default; None if unreadable."""
+    args = role.get("extraArgs")
+    args = args if isinstance(args, list) else []
+    for i, a in enumerate(args):
+        m = _PORT_RE.match(str(a))
+        if not m:
+            continue
+        value = m.group(1) or (str(args[i + 1]) if i + 1 < len(args) else "")
+        return int(value) if value.isdigit() else None
+    return DEFAULT_PORT
+
+
+def check_pd_routing(spec: Any, ref: ObjectRef, profile: str) -> list[Finding]:
+    if profile != PER_REPLICA or not isinstance(spec, dict):
+        return []
+    roles = [r for r in spec.get("roles") or [] if isinstance(r, dict)] if isinstance(spec.get("roles"), list) else []
+    out: list[Finding] = []
+    router = spec.get("router")
+    pd = [f"{r.get('name')} ({r.get('kind')})" for r in roles
+          if str(r.get("kind", "")).lower() in ("prefill", "decode")]
+    if router is None:
+        if pd:
+            out.append(Finding("PD307", ref, ("spec", "router"),
+                               f"roles {', '.join(pd)} are prefill/decode but spec.router is not set: nothing "
+                               "pairs them, so the deployment can go Ready and never exchange a KV block; add "
+                               "spec.router (llm-d-router fronts vLLM and SGLang)"))
+        return out
+    if not isinstance(router, dict):
+        return out
+    name = router.get("name")
+    engine = _engine_name(spec)
+    allowed = ROUTER_ENGINES.get(str(name))
+    if allowed is not None and engine is not None and engine not in allowed:
+        out.append(Finding("PD308", ref, ("spec", "router", "name"),
+                           f'Invalid value: "{name}": {name} fronts only {", ".join(sorted(allowed))}, and '
+                           f'spec.engine is {engine}; use llm-d-router, or the router of {engine}'))
+    if router.get("disaggregationThresholdTokens") is not None and name != "llm-d-router":
+        out.append(Finding("PD308", ref, ("spec", "router", "disaggregationThresholdTokens"),
+                           f"disaggregationThresholdTokens is only legal with llm-d-router (router is {name})"))
+    ports = {str(r.get("name")): serving_port(r) for r in roles if not r.get("command")}
+    known = {n: p for n, p in ports.items() if p is not None}
+    if len(set(known.values())) > 1:
+        shown = ", ".join(f"{n}: {p}" for n, p in known.items())
+        out.append(Finding("PD309", ref, ("spec", "roles"),
+                           f"under router {name} every routed role serves one common port, and these differ "
+                           f"({shown}; {DEFAULT_PORT} when extraArgs has no --port)"))
+    for i, r in enumerate(roles):
+        for j, p in enumerate(r.get("ports") or [] if isinstance(r.get("ports"), list) else []):
+            proto = p.get("protocol", "TCP") if isinstance(p, dict) else "TCP"
+            if proto != "TCP":
+                out.append(Finding("PD309", ref, ("spec", "roles", i, "ports", j, "protocol"),
+                                   f'Unsupported value: "{proto}": under router {name} routed roles serve TCP'))
+    return out
