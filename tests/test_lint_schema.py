@@ -153,3 +153,20 @@ def test_real_kueue_crds_agree_with_the_built_in_facts(tag: str) -> None:
                 checked += 1
                 assert path in got_text, (case, rule, path, got_text)
     assert checked >= 15
+
+
+def test_without_the_cel_runtime_rules_are_unchecked_not_passed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The krew zipapp carries pure-Python dependencies only: without the CEL wheel, every rule is a note."""
+    import sys
+
+    from kubectl_pd.lint.schema import cel
+
+    monkeypatch.setitem(sys.modules, "cel_expr_python", None)  # import fails as when the wheel is absent
+    monkeypatch.setattr(cel, "_env", None)
+    monkeypatch.setattr(cel, "_compiled", {})
+    index = SchemaIndex()
+    index.add(yaml.safe_load(SUBSET.read_text()), "test")
+    obj = yaml.safe_load(QUEUE.read_text())
+    outcome = validate(obj, index.schema_for(obj))
+    assert not any(v.cel for v in outcome.violations)
+    assert outcome.unchecked and all("cel-expr-python" in u for u in outcome.unchecked)
