@@ -170,3 +170,53 @@ def test_without_the_cel_runtime_rules_are_unchecked_not_passed(monkeypatch: pyt
     outcome = validate(obj, index.schema_for(obj))
     assert not any(v.cel for v in outcome.violations)
     assert outcome.unchecked and all("cel-expr-python" in u for u in outcome.unchecked)
+
+
+BAD_QUEUE = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: bad}
+spec:
+  queueingStrategy: FIFO
+  cohortName: Team_A
+  preemption:
+    borrowWithinCohort: {policy: LowerPriority}
+  flavorFungibility: {whenCanBorrow: TryNextFlavor, whenCanPreempt: TryNextFlavor, preference: Sooner}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources:
+      - {name: cpu, nominalQuota: 2.5}
+"""
+
+
+@pytest.mark.parametrize("tag", ["v0.18.4", "v0.19.2"])
+def test_directory_of_kueue_crds_and_queues(cli: Callable, tmp_path: Path, tag: str) -> None:
+    """The issue's done-when: Kueue's CRDs beside a queue; enum, pattern and CEL in the API server's words."""
+    for name in ("kueue.x-k8s.io_clusterqueues.yaml", "kueue.x-k8s.io_cohorts.yaml"):
+        (tmp_path / name).write_text(yaml.safe_dump(_kueue_crd(tag, name)))
+    (tmp_path / "queue.yaml").write_text(BAD_QUEUE)
+    res = cli(["lint", "-f", str(tmp_path), "-o", "json"])
+    assert res.exit_code == 1 and "not checked" not in res.stderr
+    lines = {f["kueueMessage"] for f in json.loads(res.stdout)["findings"]}
+    assert 'spec.queueingStrategy: Unsupported value: "FIFO": supported values: "StrictFIFO", "BestEffortFIFO"' \
+        in lines
+    assert any(x.startswith('spec.cohortName: Invalid value: "Team_A": spec.cohortName in body should match')
+               for x in lines)
+    assert ('spec.preemption: Invalid value: "object": reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never'
+            in lines)
+    assert ('spec.flavorFungibility.preference: Unsupported value: "Sooner": supported values: '
+            '"BorrowingOverPreemption", "PreemptionOverBorrowing"') in lines
+    assert any('nominalQuota in body must be of type integer,string: "number"' in x for x in lines)
+
+
+def test_live_with_kueue_crd_installed(cli: Callable, apiserver: Callable) -> None:
+    crd = _kueue_crd("v0.18.4", "kueue.x-k8s.io_clusterqueues.yaml")
+    queue = yaml.safe_load(BAD_QUEUE)
+    queue["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "2"
+    queue["spec"]["admissionWindow"] = "5m"  # a field this Kueue does not have
+    server, env = apiserver([queue, crd, RF])
+    res = cli(["lint", "-o", "json"], env=env)
+    got = {(f["id"], f["path"]) for f in json.loads(res.stdout)["findings"]}
+    assert ("PD501", "spec.admissionWindow") in got and ("PD401", "spec.queueingStrategy") in got
+    assert set(server.methods) == {"GET"}
