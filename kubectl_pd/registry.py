@@ -288,7 +288,7 @@ RULES: tuple[Entry, ...] = (
          "ModelDeployment"),
 )
 
-# PD307-PD309: prefill/decode pairing under the per-replica API (lint/pd_routing.py)
+# PD307-PD310: prefill/decode pairing under the per-replica API (lint/pd_routing.py)
 RULES += (
     _rule("PD307", "pd-without-router", WARNING,
           "per-replica only: prefill/decode roles and no `spec.router`. Nothing pairs them: the deployment can go "
@@ -304,6 +304,12 @@ RULES += (
           "per-replica only: under a router, routed roles that would not serve one common TCP port (each role's "
           "`--port` in extraArgs, 8000 otherwise; a non-TCP port). The message lists each role's port.",
           "Serve every routed role on one port over TCP: drop the differing --port flags.",
+          "ModelDeployment"),
+    _rule("PD310", "router-owned-flag", ERROR,
+          "per-replica only: a flag in `spec.router.extraArgs` that the operator derives itself for that router "
+          "(llm-d-router: `--endpoint-selector`, `--endpoint-target-ports`, `--config-file`, `--secure-serving`, "
+          "`--grpc-health-port`, `--metrics-endpoint-auth`); the operator refuses it rather than merge it.",
+          "Remove the flag from spec.router.extraArgs; the operator sets it.",
           "ModelDeployment"),
 )
 

@@ -23,7 +23,7 @@ def per_replica(engine: Any = "vllm", router: dict[str, Any] | None = None,
 
 def found(obj: dict[str, Any], profile: str = PER_REPLICA) -> list[tuple[str, str]]:
     r = run(obj, ctx=LintContext(profile=profile))
-    return [(f.rule_id, f.path_text) for f in r.findings if f.rule_id in ("PD307", "PD308", "PD309")]
+    return [(f.rule_id, f.path_text) for f in r.findings if f.rule_id in ("PD307", "PD308", "PD309", "PD310")]
 
 
 CASES = [
@@ -37,6 +37,8 @@ CASES = [
      [("PD308", "spec.router.disaggregationThresholdTokens")]),
     ("ports differ", per_replica(router={"name": "llm-d-router"}, decode_args=["--port", "9000"]),
      [("PD309", "spec.roles")]),
+    ("llm-d owned flag", per_replica(router={"name": "llm-d-router", "extraArgs": ["--v=2", "--config-file=x"]}),
+     [("PD310", "spec.router.extraArgs[1]")]),
     ("same explicit port", per_replica(router={"name": "llm-d-router"}, prefill_args=["--port=8000"]), []),
 ]
 

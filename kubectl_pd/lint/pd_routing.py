@@ -1,4 +1,4 @@
-"""PD307-PD309: how a prefill/decode deployment is paired and fronted (gpustack-modeldeployment.md §1.2, §1.8).
+"""PD307-PD310: how a prefill/decode deployment is paired and fronted (gpustack-modeldeployment.md §1.2, §1.8).
 
 Per-replica API only: a router (`spec.router`) is what pairs prefill with decode; it must be able to
 front the engine (`vllm-router` only vLLM, `sglang-gateway` only SGLang, `llm-d-router` both), and
@@ -15,6 +15,10 @@ from kubectl_pd.lint.findings import Finding, ObjectRef
 
 Obj = dict[str, Any]
 ROUTER_ENGINES = {"llm-d-router": {"vllm", "sglang"}, "vllm-router": {"vllm"}, "sglang-gateway": {"sglang"}}
+# router flags the operator derives itself, refused in spec.router.extraArgs (gpustack-operator docs,
+# "The router block"); only llm-d-router's catalog is written out there, so only it is checked
+OWNED_ROUTER_FLAGS = {"llm-d-router": ("--endpoint-selector", "--endpoint-target-ports", "--config-file",
+                                       "--secure-serving", "--grpc-health-port", "--metrics-endpoint-auth")}
 DEFAULT_PORT = 8000  # the operator's serving port when a role does not pass --port
 _PORT_RE = re.compile(r"^--port(?:=(\d+))?$")
 
@@ -65,6 +69,13 @@ def check_pd_routing(spec: Any, ref: ObjectRef, profile: str) -> list[Finding]:
     if router.get("disaggregationThresholdTokens") is not None and name != "llm-d-router":
         out.append(Finding("PD308", ref, ("spec", "router", "disaggregationThresholdTokens"),
                            f"disaggregationThresholdTokens is only legal with llm-d-router (router is {name})"))
+    args = router.get("extraArgs")
+    for k, a in enumerate(args if isinstance(args, list) else []):
+        flag = str(a).split("=", 1)[0]
+        if flag in OWNED_ROUTER_FLAGS.get(str(name), ()):
+            out.append(Finding("PD310", ref, ("spec", "router", "extraArgs", k),
+                               f'Forbidden: "{flag}" is derived by the operator for {name}: it is refused rather '
+                               f"than merged, so the setting has one source; remove it from spec.router.extraArgs"))
     ports = {str(r.get("name")): serving_port(r) for r in roles if not r.get("command")}
     known = {n: p for n, p in ports.items() if p is not None}
     if len(set(known.values())) > 1:
