@@ -220,3 +220,13 @@ def test_live_with_kueue_crd_installed(cli: Callable, apiserver: Callable) -> No
     got = {(f["id"], f["path"]) for f in json.loads(res.stdout)["findings"]}
     assert ("PD501", "spec.admissionWindow") in got and ("PD401", "spec.queueingStrategy") in got
     assert set(server.methods) == {"GET"}
+
+
+def test_schema_without_properties_declares_no_unknown_field() -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "x"},
+           "spec": {"group": "g.io", "names": {"kind": "Thing"}, "versions": [
+               {"name": "v1", "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
+    index = SchemaIndex()
+    index.add(crd, "test")
+    obj = {"apiVersion": "g.io/v1", "kind": "Thing", "metadata": {"name": "t"}, "spec": {"a": 1}}
+    assert validate(obj, index.schema_for(obj)).violations == []

@@ -80,6 +80,8 @@ def validate(obj: Obj, schema: Obj) -> Outcome:
     """Every schema and CEL violation of `obj` (as written) against `schema` (a version's openAPIV3Schema)."""
     out = Outcome()
     root = {k: v for k, v in obj.items() if k not in _SKIP_ROOT}
+    if not isinstance(schema.get("properties"), dict) or not schema["properties"]:
+        schema = {**schema, "x-kubernetes-preserve-unknown-fields": True}  # no fields declared: none unknown
     props = dict(schema.get("properties") or {})
     for k in _SKIP_ROOT:
         props.setdefault(k, {"x-kubernetes-preserve-unknown-fields": True})
