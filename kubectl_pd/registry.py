@@ -288,7 +288,7 @@ RULES: tuple[Entry, ...] = (
          "ModelDeployment"),
 )
 
-# PD307-PD310: prefill/decode pairing under the per-replica API (lint/pd_routing.py)
+# PD307-PD311: prefill/decode pairing, router flags, operator-owned keys (lint/pd_routing.py)
 RULES += (
     _rule("PD307", "pd-without-router", WARNING,
           "per-replica only: prefill/decode roles and no `spec.router`. Nothing pairs them: the deployment can go "
@@ -310,6 +310,14 @@ RULES += (
           "(llm-d-router: `--endpoint-selector`, `--endpoint-target-ports`, `--config-file`, `--secure-serving`, "
           "`--grpc-health-port`, `--metrics-endpoint-auth`); the operator refuses it rather than merge it.",
           "Remove the flag from spec.router.extraArgs; the operator sets it.",
+          "ModelDeployment"),
+    _rule("PD311", "operator-owned-key", ERROR,
+          "An engine flag in `roles[].extraArgs` or a variable in `roles[].env` that the operator renders for "
+          "that engine and refuses to merge: vLLM `--kv-transfer-config`, `--kv-events-config`, "
+          "`MOONCAKE_CONFIG_PATH`, `VLLM_MOONCAKE_BOOTSTRAP_PORT`; SGLang `--hicache-storage-backend`, "
+          "`--hicache-storage-backend-extra-config` and its `MOONCAKE_*` variables (`MOONCAKE_TENANT_ID` among "
+          "them). A role with `command` owns its argv and is not checked.",
+          "Remove the key; to set it yourself, take over the role's command line (roles[].command).",
           "ModelDeployment"),
 )
 

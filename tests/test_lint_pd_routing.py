@@ -66,3 +66,28 @@ def test_non_tcp_port_under_a_router() -> None:
 
 def test_seed_profile_has_no_router() -> None:
     assert found(per_replica(), PD_ATOMIC) == []
+
+
+OWNED = [
+    # (engine, extraArgs, env, expected paths); gpustack-operator docs/reference/model-deployment.md "What the
+    # operator owns": per (engine, key), so a key one engine owns is a plain argument on the other
+    ("vllm", ["--kv-transfer-config={}", "--max-model-len", "8192"], [], ["spec.roles[0].extraArgs[0]"]),
+    ("vllm", [], [{"name": "MOONCAKE_CONFIG_PATH", "value": "/x"}], ["spec.roles[0].env[0].name"]),
+    ("sglang", ["--kv-transfer-config={}"], [], []),
+    ({"name": "SGLang"}, [], [{"name": "MOONCAKE_TENANT_ID", "value": "t"}], ["spec.roles[0].env[0].name"]),
+    ("sglang", ["--hicache-storage-backend", "mooncake"], [], ["spec.roles[0].extraArgs[0]"]),
+]
+
+
+@pytest.mark.parametrize(("engine", "args", "env", "want"), OWNED)
+def test_operator_owned_keys(engine: Any, args: list[str], env: list[dict[str, str]], want: list[str]) -> None:
+    obj = per_replica(engine, {"name": "llm-d-router"}, prefill_args=args)
+    obj["spec"]["roles"][0]["env"] = env
+    r = run(obj, ctx=LintContext(profile=PER_REPLICA))
+    assert [f.path_text for f in r.findings if f.rule_id == "PD311"] == want
+
+
+def test_take_over_role_owns_its_argv() -> None:
+    obj = per_replica("vllm", {"name": "llm-d-router"}, prefill_args=["--kv-transfer-config={}"])
+    obj["spec"]["roles"][0]["command"] = ["python", "-m", "vllm.entrypoints.openai.api_server"]
+    assert not [f for f in run(obj, ctx=LintContext(profile=PER_REPLICA)).findings if f.rule_id == "PD311"]

@@ -90,3 +90,44 @@ def check_pd_routing(spec: Any, ref: ObjectRef, profile: str) -> list[Finding]:
                 out.append(Finding("PD309", ref, ("spec", "roles", i, "ports", j, "protocol"),
                                    f'Unsupported value: "{proto}": under router {name} routed roles serve TCP'))
     return out
+
+
+# (engine -> keys) the operator renders itself and refuses in roles[].extraArgs / roles[].env
+# (gpustack-operator docs/reference/model-deployment.md, "What the operator owns"); per engine, not per prefix
+OWNED_ARGS = {"vllm": ("--kv-transfer-config", "--kv-events-config"),
+              "sglang": ("--hicache-storage-backend", "--hicache-storage-backend-extra-config")}
+OWNED_ENV = {"vllm": ("MOONCAKE_CONFIG_PATH", "VLLM_MOONCAKE_BOOTSTRAP_PORT"),
+             "sglang": ("SGLANG_HICACHE_MOONCAKE_CONFIG_PATH", "MOONCAKE_MASTER", "MOONCAKE_TE_META_DATA_SERVER",
+                        "MOONCAKE_PROTOCOL", "MOONCAKE_DEVICE", "MOONCAKE_GLOBAL_SEGMENT_SIZE",
+                        "MOONCAKE_LOCAL_HOSTNAME", "MOONCAKE_TENANT_ID")}
+
+
+def check_owned_keys(spec: Any, ref: ObjectRef) -> list[Finding]:
+    """PD311: an operator-owned engine flag in extraArgs, or owned variable in env, of a managed role."""
+    if not isinstance(spec, dict):
+        return []
+    engine = _engine_name(spec)
+    if engine not in OWNED_ARGS:
+        return []
+    out: list[Finding] = []
+    roles = spec.get("roles") if isinstance(spec.get("roles"), list) else []
+    for i, r in enumerate(roles):
+        if not isinstance(r, dict) or r.get("command"):
+            continue  # a take-over role owns its whole argv: extraArgs is not read
+        args = r.get("extraArgs") if isinstance(r.get("extraArgs"), list) else []
+        for k, a in enumerate(args):
+            flag = str(a).split("=", 1)[0]
+            if flag in OWNED_ARGS[engine]:
+                out.append(Finding("PD311", ref, ("spec", "roles", i, "extraArgs", k),
+                                   f'Forbidden: "{flag}" is owned by the operator for engine {engine}: it renders '
+                                   f"it and refuses a second value; to own it, take over the command line "
+                                   f"(spec.roles[{i}].command)"))
+        env = r.get("env") if isinstance(r.get("env"), list) else []
+        for k, e in enumerate(env):
+            name = e.get("name") if isinstance(e, dict) else None
+            if name in OWNED_ENV[engine]:
+                out.append(Finding("PD311", ref, ("spec", "roles", i, "env", k, "name"),
+                                   f'Forbidden: "{name}" is owned by the operator for engine {engine}: it renders '
+                                   f"it and refuses a second value; to own it, take over the command line "
+                                   f"(spec.roles[{i}].command)"))
+    return out
