@@ -198,27 +198,29 @@ RULES: tuple[Entry, ...] = (
          "ClusterQueue, Cohort"),
     _rule("PD104", "too-many-flavors", ERROR,
          'A group with no flavor, more than 64 flavors in a group (16 before Kueue 0.14), or more than 256 across all'
-         ' groups (`total number of flavors across all resourceGroups must be ≤ 256, got N`).',
+         ' groups (`total number of flavors across all resourceGroups must be ≤ 256, got N`; ClusterQueues only: '
+         "Kueue's Cohort webhook checks no totals).",
          "Use fewer flavors: coarser ResourceFlavors, or split the pool into several ClusterQueues.",
          "ClusterQueue, Cohort"),
     _rule("PD105", "too-many-covered-resources", ERROR,
          'A group covering no resource, more than 64 covered resources in a group (16 before 0.14), or more than 256 '
-         'across all groups.',
+         'across all groups (ClusterQueues only).',
          "Cover fewer resources: drop resources no workload requests.",
          "ClusterQueue, Cohort"),
     _rule("PD106", "flavor-resources-mismatch", ERROR,
          "A flavor's resources differ from `coveredResources` in number (CEL: `flavors must have the same number of "
-         'resources as the coveredResources`) or in order (`must match the name in coveredResources`), or list a '
-         'resource twice.',
+         'resources as the coveredResources`) or in order (`must match the name in coveredResources`), list a '
+         'resource twice, list none (`resources` is required, at least 1 item) or more than 64.',
          "List exactly the coveredResources in every flavor, in the same order.",
          "ClusterQueue, Cohort"),
     _rule("PD107", "too-many-flavor-resources", ERROR,
-         'More than 512 flavor×resource entries in one group (Kueue 0.14+).',
+         'More than 512 flavor×resource entries in one group (Kueue 0.14+). ClusterQueues only, as in Kueue.',
          "Use fewer flavors or fewer covered resources in the group.",
-         "ClusterQueue, Cohort"),
+         "ClusterQueue"),
     _rule("PD108", "invalid-quantity", ERROR,
          'A `nominalQuota`, `borrowingLimit` or `lendingLimit` that is missing, unparseable or negative (`must be '
-         'greater than or equal to 0`).',
+         'greater than or equal to 0`), or that the CRD refuses before the webhook: an unquoted YAML float such as '
+         '2.5 (`must be of type integer,string`), blanks around it (`should match`).',
          "Write a non-negative Kubernetes quantity such as 4, 500m, 64Gi or 1600k.",
          "ClusterQueue, Cohort"),
     _rule("PD109", "limit-without-cohort", ERROR,
