@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kubectl_pd.cluster.snapshot import SnapshotSource
@@ -53,22 +54,28 @@ def write_queues(path: Path, queues: int, flavors: int) -> None:
                     f"        nominalQuota: {cards * 1600 * (1 + f % 3)}k\n")
 
 
-def run_command(path: Path) -> tuple[float, int, int]:
+def run_command(path: Path, crd: str | None = None) -> tuple[float, int, int]:
     """Wall time, exit code and output lines of the real console script."""
     exe = Path(sys.executable).parent / "kubectl-pd"
     t0 = time.perf_counter()
-    p = subprocess.run([str(exe), "lint", "-f", str(path)], capture_output=True, text=True,
+    extra = ["--crd", crd] if crd else []
+    p = subprocess.run([str(exe), "lint", "-f", str(path), *extra], capture_output=True, text=True,
                        env={**os.environ, "NO_COLOR": "1"})
     return time.perf_counter() - t0, p.returncode, len(p.stdout.splitlines())
 
 
-def in_process(path: Path) -> tuple[float, float, int]:
+def in_process(path: Path, crd: str | None = None) -> tuple[float, float, int]:
     t0 = time.perf_counter()
     with loading_heap():  # as the command reads
         source = SnapshotSource.from_paths([str(path)])
     t1 = time.perf_counter()
     objs = list(source.all_objects())
-    result = lint_objects(objs, context_from(objs, LintContext()), origin_of=source.origin)
+    ctx = LintContext()
+    if crd:
+        from kubectl_pd.lint.schema.sources import from_files
+
+        ctx.schemas = from_files([crd], None)
+    result = lint_objects(objs, context_from(objs, ctx), origin_of=source.origin)
     t2 = time.perf_counter()
     return t1 - t0, t2 - t1, len(result.findings)
 
@@ -78,7 +85,14 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,2000", help="comma-separated queue counts (default 1000,2000)")
     ap.add_argument("--flavors", type=int, default=64)
     ap.add_argument("--repeat", type=int, default=3, help="runs per size; the best is reported")
+    ap.add_argument("--crd", help="also check against this CRD (PD501/PD502), e.g. "
+                                  "tests/fixtures/lint/crds/clusterqueues-subset.yaml")
+    ap.add_argument("--compare-cel", action="store_true",
+                    help="only time the CEL libraries that were candidates, on Kueue's rules (those installed)")
     args = ap.parse_args()
+    if args.compare_cel:
+        compare_cel(args.flavors)
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,12 +104,12 @@ def main() -> None:
         outcome: dict[int, tuple[int, int]] = {}
         for _ in range(args.repeat):  # sizes interleaved, best of N: the machine is shared and noisy
             for n in sizes:
-                wall, rc, lines = run_command(paths[n])
+                wall, rc, lines = run_command(paths[n], args.crd)
                 walls[n].append(wall)
                 outcome[n] = (rc, lines)
         for n in sizes:
             mb = paths[n].stat().st_size / 1e6
-            parse, rules, findings = in_process(paths[n])
+            parse, rules, findings = in_process(paths[n], args.crd)
             wall = min(walls[n])
             rc, lines = outcome[n]
             rows.append((n, wall))
@@ -105,6 +119,54 @@ def main() -> None:
     if len(rows) >= 2:
         (n1, t1), (n2, t2) = rows[0], rows[-1]
         print(f"ratio {n2}/{n1} queues: time x{t2 / t1:.2f} for size x{n2 / n1:.2f} (linear = equal)")
+
+
+KUEUE_RULES = (
+    "self.flavors.all(x, size(x.resources) == size(self.coveredResources))",
+    "!has(self.cohortName) && has(self.resourceGroups) ? self.resourceGroups.all(rg, rg.flavors.all(f, "
+    "f.resources.all(r, !has(r.borrowingLimit)))) : true",
+    "!(self.reclaimWithinCohort == 'Never' && has(self.borrowWithinCohort) &&  self.borrowWithinCohort.policy "
+    "!= 'Never')",
+)
+
+
+def compare_cel(flavors: int, runs: int = 200) -> None:
+    """Milliseconds to evaluate Kueue's three CEL rules on one queue of `flavors` flavors, per library."""
+    group = {"coveredResources": ["cpu"], "flavors": [
+        {"name": f"f{i}", "resources": [{"name": "cpu", "nominalQuota": "4"}]} for i in range(flavors)]}
+    inputs = (group, {"resourceGroups": [group]}, {"reclaimWithinCohort": "Never",
+                                                   "borrowWithinCohort": {"policy": "LowerPriority"}})
+
+    def timed(name: str, run: Callable[[str, object], object]) -> None:
+        t0 = time.perf_counter()
+        for _ in range(runs):
+            for rule, value in zip(KUEUE_RULES, inputs, strict=True):
+                run(rule, value)
+        print(f"{name:32} {(time.perf_counter() - t0) / runs * 1000:8.3f} ms per queue")
+
+    try:
+        from cel_expr_python import cel as gcel
+
+        env = gcel.NewEnv(variables={"self": gcel.Type.DYN})
+        progs = {r: env.compile(r) for r in KUEUE_RULES}
+        timed("cel-expr-python (chosen)", lambda r, v: progs[r].eval(data={"self": v}).value())
+    except ImportError:
+        print("cel-expr-python: not installed")
+    try:
+        import cel as rcel
+
+        rprogs = {r: rcel.compile(r) for r in KUEUE_RULES}
+        timed("common-expression-language", lambda r, v: rprogs[r].execute({"self": v}))
+    except ImportError:
+        print("common-expression-language: not installed")
+    try:
+        import celpy
+
+        cenv = celpy.Environment()
+        cprogs = {r: cenv.program(cenv.compile(r)) for r in KUEUE_RULES}
+        timed("cel-python", lambda r, v: cprogs[r].evaluate({"self": celpy.json_to_cel(v)}))
+    except ImportError:
+        print("cel-python: not installed")
 
 
 if __name__ == "__main__":

@@ -211,27 +211,29 @@ RULES: tuple[Entry, ...] = (
          "ClusterQueue, Cohort"),
     _rule("PD104", "too-many-flavors", ERROR,
          'A group with no flavor, more than 64 flavors in a group (16 before Kueue 0.14), or more than 256 across all'
-         ' groups (`total number of flavors across all resourceGroups must be ≤ 256, got N`).',
+         ' groups (`total number of flavors across all resourceGroups must be ≤ 256, got N`; ClusterQueues only: '
+         "Kueue's Cohort webhook checks no totals).",
          "Use fewer flavors: coarser ResourceFlavors, or split the pool into several ClusterQueues.",
          "ClusterQueue, Cohort"),
     _rule("PD105", "too-many-covered-resources", ERROR,
          'A group covering no resource, more than 64 covered resources in a group (16 before 0.14), or more than 256 '
-         'across all groups.',
+         'across all groups (ClusterQueues only).',
          "Cover fewer resources: drop resources no workload requests.",
          "ClusterQueue, Cohort"),
     _rule("PD106", "flavor-resources-mismatch", ERROR,
          "A flavor's resources differ from `coveredResources` in number (CEL: `flavors must have the same number of "
-         'resources as the coveredResources`) or in order (`must match the name in coveredResources`), or list a '
-         'resource twice.',
+         'resources as the coveredResources`) or in order (`must match the name in coveredResources`), list a '
+         'resource twice, list none (`resources` is required, at least 1 item) or more than 64.',
          "List exactly the coveredResources in every flavor, in the same order.",
          "ClusterQueue, Cohort"),
     _rule("PD107", "too-many-flavor-resources", ERROR,
-         'More than 512 flavor×resource entries in one group (Kueue 0.14+).',
+         'More than 512 flavor×resource entries in one group (Kueue 0.14+). ClusterQueues only, as in Kueue.',
          "Use fewer flavors or fewer covered resources in the group.",
-         "ClusterQueue, Cohort"),
+         "ClusterQueue"),
     _rule("PD108", "invalid-quantity", ERROR,
          'A `nominalQuota`, `borrowingLimit` or `lendingLimit` that is missing, unparseable or negative (`must be '
-         'greater than or equal to 0`).',
+         'greater than or equal to 0`), or that the CRD refuses before the webhook: an unquoted YAML float such as '
+         '2.5 (`must be of type integer,string`), blanks around it (`should match`).',
          "Write a non-negative Kubernetes quantity such as 4, 500m, 64Gi or 1600k.",
          "ClusterQueue, Cohort"),
     _rule("PD109", "limit-without-cohort", ERROR,
@@ -299,6 +301,114 @@ RULES: tuple[Entry, ...] = (
          'flavors yet is not a finding.',
          "Use a key the pool's ResourceFlavors carry as acceleratable.feature.gpustack.ai/<key>.",
          "ModelDeployment"),
+)
+
+# PD307-PD311: prefill/decode pairing, router flags, operator-owned keys (lint/pd_routing.py)
+RULES += (
+    _rule("PD307", "pd-without-router", WARNING,
+          "per-replica only: prefill/decode roles and no `spec.router`. Nothing pairs them: the deployment can go "
+          "Ready and never exchange a KV block. The message names the roles.",
+          "Add spec.router (llm-d-router fronts vLLM and SGLang).",
+          "ModelDeployment"),
+    _rule("PD308", "router-engine-mismatch", ERROR,
+          "per-replica only: a router that cannot front the engine (`vllm-router` only vLLM, `sglang-gateway` only "
+          "SGLang), or `disaggregationThresholdTokens` with a router other than llm-d-router.",
+          "Use llm-d-router, or the router made for the engine.",
+          "ModelDeployment"),
+    _rule("PD309", "router-ports", ERROR,
+          "per-replica only: under a router, routed roles that would not serve one common TCP port (each role's "
+          "`--port` in extraArgs, 8000 otherwise; a non-TCP port). The message lists each role's port.",
+          "Serve every routed role on one port over TCP: drop the differing --port flags.",
+          "ModelDeployment"),
+    _rule("PD310", "router-owned-flag", ERROR,
+          "per-replica only: a flag in `spec.router.extraArgs` that the operator derives itself for that router "
+          "(llm-d-router: `--endpoint-selector`, `--endpoint-target-ports`, `--config-file`, `--secure-serving`, "
+          "`--grpc-health-port`, `--metrics-endpoint-auth`); the operator refuses it rather than merge it.",
+          "Remove the flag from spec.router.extraArgs; the operator sets it.",
+          "ModelDeployment"),
+    _rule("PD311", "operator-owned-key", ERROR,
+          "An engine flag in `roles[].extraArgs` or a variable in `roles[].env` that the operator renders for "
+          "that engine and refuses to merge: vLLM `--kv-transfer-config`, `--kv-events-config`, "
+          "`MOONCAKE_CONFIG_PATH`, `VLLM_MOONCAKE_BOOTSTRAP_PORT`; SGLang `--hicache-storage-backend`, "
+          "`--hicache-storage-backend-extra-config` and its `MOONCAKE_*` variables (`MOONCAKE_TENANT_ID` among "
+          "them). A role with `command` owns its argv and is not checked.",
+          "Remove the key; to set it yourself, take over the role's command line (roles[].command).",
+          "ModelDeployment"),
+)
+
+# PD4xx: what Kueue's CRD schema, CEL rules and webhook refuse outside resource groups (lint/kueue_facts.py)
+RULES += (
+    _rule("PD401", "unsupported-value", ERROR,
+          'A ClusterQueue field outside its enum: `queueingStrategy`, `stopPolicy`, the preemption policies '
+          '(`reclaimWithinCohort`, `withinClusterQueue`, `borrowWithinCohort.policy`), `flavorFungibility` '
+          '(`whenCanBorrow`, `whenCanPreempt`, `preference`), `admissionScope.admissionMode` '
+          '(`Unsupported value: "X": supported values: ...`). v1beta1 also accepts Borrow and Preempt.',
+          "Use one of the supported values the message lists.",
+          "ClusterQueue"),
+    _rule("PD402", "invalid-name", ERROR,
+          'A flavor name, `cohortName` (`cohort` in v1beta1) or Cohort `parentName` that is not a DNS-1123 '
+          'subdomain of at most 253 characters, or a covered resource that is not a qualified name.',
+          "Use lowercase letters, digits, '-' and '.' for flavors and cohorts, and a name such as "
+          "nvidia.com/gpu for resources.",
+          "ClusterQueue, Cohort"),
+    _rule("PD403", "invalid-namespace-selector", ERROR,
+          '`spec.namespaceSelector` that the webhook refuses: In/NotIn without values, Exists/DoesNotExist with '
+          'values, an unknown operator, a key or value that is not a valid label.',
+          "Fix the selector: In and NotIn need values, Exists and DoesNotExist take none.",
+          "ClusterQueue"),
+    _rule("PD404", "preemption-policy-conflict", ERROR,
+          '`reclaimWithinCohort: Never` (the default) with a `borrowWithinCohort` policy other than Never (CEL: '
+          '`reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never`).',
+          "Set reclaimWithinCohort to LowerPriority or Any, or borrowWithinCohort.policy to Never.",
+          "ClusterQueue"),
+    _rule("PD405", "fungibility-preference", ERROR,
+          '`flavorFungibility.preference` without both `whenCanBorrow` and `whenCanPreempt` at TryNextFlavor '
+          '(CEL; whenCanBorrow defaults to MayStopSearch).',
+          "Set whenCanBorrow and whenCanPreempt to TryNextFlavor, or remove preference.",
+          "ClusterQueue"),
+    _rule("PD406", "fair-sharing-weight", ERROR,
+          'A `fairSharing.weight` that is negative, not a quantity, or above 0 but at most 1n (`When not 0, weight '
+          'must be > 10e-9`).',
+          "Use 0 or a positive weight above 1n, such as 1 or 500m.",
+          "ClusterQueue, Cohort"),
+    _rule("PD407", "admission-check-unknown-flavor", ERROR,
+          'An `admissionChecksStrategy.admissionChecks[i].onFlavors` entry naming a flavor the queue does not hold '
+          '(`Unsupported value: "f": supported values: ...`).',
+          "Name only flavors of this queue's resource groups in onFlavors.",
+          "ClusterQueue"),
+    _rule("PD408", "empty-admission-checks", ERROR,
+          'An `admissionChecksStrategy` with no `admissionChecks`, or an empty list (v1beta2: at least 1 item).',
+          "List at least one admission check, or remove admissionChecksStrategy.",
+          "ClusterQueue"),
+    _rule("PD409", "unknown-field", ERROR,
+          'A field the served version does not have, so `kubectl apply` refuses it (strict field validation) or '
+          'the server drops it: `cohortName` in a v1beta1 ClusterQueue, `cohort` in v1beta2, `parent` in a Cohort '
+          '(the parent is `parentName`). Only for objects read from files.',
+          "Use the field of the version you write: v1beta1 spec.cohort, v1beta2 spec.cohortName, Cohort "
+          "spec.parentName.",
+          "ClusterQueue, Cohort"),
+    _rule("PD410", "concurrent-admission", ERROR,
+          'With `--feature-gates ConcurrentAdmission=true` only: a `concurrentAdmissionPolicy` on a queue with other '
+          'than one resource group, more than 16 flavors, StrictFIFO, or migration constraints Kueue refuses.',
+          "Keep one resource group of at most 16 flavors and BestEffortFIFO with a concurrentAdmissionPolicy.",
+          "ClusterQueue"),
+)
+
+# PD5xx: the CRD's own schema and CEL rules (lint/schema/), when the CRD is known
+RULES += (
+    _rule("PD501", "schema-violation", ERROR,
+          "What the object's CRD schema refuses: a wrong type, a missing required field, a value outside an "
+          "enum, a pattern, length, range or item limit, a duplicate list-map key, an unknown field. Checked when "
+          "the CRD is known: live (read with GET), a CRD among the inputs, or `--crd PATH`. Quotes the API "
+          "server (`Unsupported value`, `in body should match`, `must be of type`).",
+          "Change the field as the message says; `kubectl explain KIND.FIELD` shows the schema.",
+          "any object whose CRD is known"),
+    _rule("PD502", "cel-rule", ERROR,
+          "An `x-kubernetes-validations` CEL rule of the CRD that the object fails, with the rule's own message "
+          "(`Invalid value: \"object\": <message>`). Rules that use Kubernetes-only CEL functions are not "
+          "evaluated; a note names them.",
+          "Change the object so the rule holds; the message is the CRD author's.",
+          "any object whose CRD is known"),
 )
 
 

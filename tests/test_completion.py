@@ -123,7 +123,7 @@ def test_complete_completion_shells(cli: Callable) -> None:
 def test_complete_output_values_from_the_choice(cli: Callable) -> None:
     got = values(cli(["__complete", "lint", "-o", ""]).stdout)
     assert {"json", "yaml"} <= set(got)
-    assert values(cli(["__complete", "lint", "--output=j"]).stdout) == ["json"]
+    assert values(cli(["__complete", "lint", "--output=j"]).stdout) == ["json", "junit"]
 
 
 def test_complete_role_kinds_from_the_parameter_type(cli: Callable) -> None:

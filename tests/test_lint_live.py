@@ -178,6 +178,7 @@ def test_live_old_kueue_serving_v1beta1_only(cli: Callable, apiserver: Callable)
     res = cli(["lint", "-o", "json"], env=env)
     [f] = json.loads(res.stdout)["findings"]  # the cohort is read from v1beta1's `cohort`: no PD109
     assert (f["id"], f["path"]) == ("PD112", "spec.admissionChecks[0]")
-    assert all(r.path.startswith(("/apis/kueue.x-k8s.io/v1beta1", "/apis/kueue.x-k8s.io", "/apis/worker"))
+    assert all(r.path.startswith(("/apis/kueue.x-k8s.io/v1beta1", "/apis/kueue.x-k8s.io", "/apis/worker",
+                                  "/apis/apiextensions.k8s.io"))
                for r in server.requests)
     assert set(server.methods) == {"GET"}

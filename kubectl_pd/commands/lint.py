@@ -4,6 +4,7 @@ webhook would refuse, point at file:line, and print the repair (--diff, --fix, -
 from __future__ import annotations
 
 import gc
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -14,6 +15,7 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.source import Source
 from kubectl_pd.commands.common import dump, namespace, open_source, to_json, to_yaml, use_color
 from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, InputError
+from kubectl_pd.lint import baseline as baseline_mod
 from kubectl_pd.lint.context import LintContext, Malformed
 from kubectl_pd.lint.engine import LintResult, lint_objects, ref_of
 from kubectl_pd.lint.findings import format_path
@@ -24,12 +26,14 @@ from kubectl_pd.lint.report import (
     join_documents,
     object_label,
     render_data,
+    render_github,
+    render_junit,
     render_sarif,
     render_text,
     unified_diff,
 )
 
-OUTPUTS = ("text", "json", "yaml", "sarif", "patch")
+OUTPUTS = ("text", "json", "yaml", "sarif", "junit", "github", "patch")
 _STYLES = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},
            "bold": {"bold": True}, "dim": {"dim": True}}
 
@@ -141,7 +145,8 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
               help="Files, directories (recursive *.yaml|*.yml|*.json) or - for stdin. Default: the cluster.")
 @click.option("-A", "--all-namespaces", is_flag=True, help="Live: ModelDeployments of every namespace.")
 @click.option("-o", "--output", type=click.Choice(OUTPUTS), default=None,
-              help="text (default), json, yaml or sarif; with --fix: yaml (default), json or patch.")
+              help="text (default), json, yaml, sarif, junit or github; with --fix: yaml (default), json or "
+                   "patch.")
 @click.option("--diff", is_flag=True, help="Print a unified diff of each object the fix changes.")
 @click.option("--fix", is_flag=True, help="Print the fixed manifests (or a JSON patch with -o patch).")
 @click.option("--kueue-version", metavar="VERSION",
@@ -151,9 +156,21 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
               help="ModelDeployment API: auto picks per-replica when the installed CRD (or one in the "
                    "files) gives roles a size, else pd-atomic.")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+@click.option("--baseline", "baseline", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Report and fail only on findings this baseline does not record (rule, object, path).")
+@click.option("--write-baseline", "write_baseline", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Record today's findings in FILE (then use --baseline FILE); exits 0.")
+@click.option("--crd", "crds", multiple=True, metavar="PATH", type=click.Path(allow_dash=False),
+              help="CRD files (kubectl get crd NAME -o yaml) whose schema and CEL rules objects are checked "
+                   "against (PD501/PD502). Repeatable. Live mode reads the installed CRDs.")
+@click.option("--feature-gates", "feature_gates", metavar="GATES",
+              help="Kueue's feature gates as the cluster runs them, e.g. ConcurrentAdmission=true: "
+                   "gated rules (PD410) run only when their gate is on.")
 @cluster_options
 def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, output: str | None,
-         diff: bool, fix: bool, kueue_version: str | None, api_profile: str, strict: bool) -> int:
+         diff: bool, fix: bool, kueue_version: str | None, api_profile: str, strict: bool,
+         baseline: str | None = None, write_baseline: str | None = None, feature_gates: str | None = None,
+         crds: tuple[str, ...] = ()) -> int:
     """Find ClusterQueues, Cohorts and ModelDeployments Kueue or the webhook would refuse.
 
     \b
@@ -166,7 +183,8 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
     --fix: errors no rewrite repairs; with --diff: any difference), 2 bad flags or malformed input.
     """
     fmt = _check_flags(output, diff, fix)
-    ctx = LintContext(limits=limits_for(_kueue_version(kueue_version)))
+    ctx = LintContext(limits=limits_for(_kueue_version(kueue_version)), feature_gates=_gates(feature_gates))
+    known = _read_baseline(baseline) if baseline and not (fix or diff) else None
     if api_profile != "auto":
         ctx.profile = api_profile
     try:
@@ -177,6 +195,7 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
             else:
                 ns = None if all_namespaces else namespace(cluster)
                 gathered = gather_live(source, ctx, api_profile, ns)
+            _load_schemas(gathered, source, crds, live=not files)
         for n in gathered.notes:
             _note(n)
         result = _run_checks(gathered, source)
@@ -185,11 +204,83 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
                   "(e.g. kubectl get clusterqueues -o yaml > queues.yaml)")
         for u in result.unknown_suppressions:
             _note(f"unknown rule in kubectl-pd.io/ignore on {u}")
+        _note_unchecked(result.unchecked)
         if fix or diff:
             return _repair(gathered, result, source, fmt, diff)
-        return _report(result, fmt, strict)
+        if write_baseline:
+            _write_baseline(write_baseline, result)
+        if known is not None:
+            _apply_baseline(result, known, baseline or "")
+        code = _report(result, fmt, strict)
+        return EXIT_OK if write_baseline else code
     finally:
         gc.unfreeze()  # for callers that run the command in process (tests); free in a real run
+
+
+def _note_unchecked(unchecked: list[str]) -> None:
+    """One note per CEL rule that could not run, naming the object, or how many objects it concerns."""
+    by_rule: dict[str, list[str]] = {}
+    for u in unchecked:
+        obj, _, rest = u.partition(": ")
+        by_rule.setdefault(rest, []).append(obj)
+    for rest, objs in by_rule.items():
+        who = objs[0] if len(objs) == 1 else f"{len(objs)} objects ({objs[0]}, ...)"
+        _note(f"not checked on {who}: {rest}")
+
+
+def _load_schemas(gathered: Gathered, source: Source, crds: tuple[str, ...], live: bool) -> None:
+    """CRD schemas for PD501/PD502: --crd files, then (live) the installed CRDs; lazily imported."""
+    if not crds and not live:
+        return
+    from kubectl_pd.lint.schema import sources
+
+    ctx = gathered.ctx
+    if crds:
+        ctx.schemas = sources.from_files(crds, ctx.schemas)
+    if live:
+        kinds = {str(o.get("kind")) for o in gathered.objects}
+        ctx.schemas = sources.from_cluster(source, kinds, ctx.schemas, gathered.notes)
+
+
+def _gates(text: str | None) -> dict[str, bool]:
+    """`A=true,B=false` (Kueue's --feature-gates syntax) -> {A: True, B: False}."""
+    out: dict[str, bool] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, value = item.partition("=")
+        if not sep or value.strip().lower() not in ("true", "false") or not name.strip():
+            raise click.BadParameter(f"{item!r} is not NAME=true|false", param_hint="'--feature-gates'")
+        out[name.strip()] = value.strip().lower() == "true"
+    return out
+
+
+def _read_baseline(file: str) -> Counter[baseline_mod.Key]:
+    try:
+        with open(file, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as e:
+        raise InputError(f"{file}: cannot read the baseline: {e.strerror}") from None
+    return baseline_mod.parse(text, file)
+
+
+def _write_baseline(file: str, result: LintResult) -> None:
+    try:
+        with open(file, "w", encoding="utf-8") as fh:
+            fh.write(baseline_mod.render(result.findings))
+    except OSError as e:
+        raise InputError(f"{file}: cannot write the baseline: {e.strerror}") from None
+    _note(f"wrote {len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} to {file}")
+
+
+def _apply_baseline(result: LintResult, known: Counter[baseline_mod.Key], file: str) -> None:
+    """Keep only new findings; say how many recorded ones are gone (fixed: the baseline can shrink)."""
+    applied = baseline_mod.apply(result.findings, known)
+    result.findings = applied.new
+    result.baselined = applied.known
+    if applied.gone:
+        _note(f"{applied.gone} finding{'s' if applied.gone != 1 else ''} in {file} no longer occur: "
+              f"refresh it with --write-baseline {file}")
 
 
 def _report(result: LintResult, fmt: str, strict: bool) -> int:
@@ -198,6 +289,10 @@ def _report(result: LintResult, fmt: str, strict: bool) -> int:
         click.echo(render_text(result, _style) if use_color() else render_text(result), nl=False)
     elif fmt == "sarif":
         click.echo(to_json(render_sarif(result)), nl=False)
+    elif fmt == "junit":
+        click.echo(render_junit(result), nl=False)
+    elif fmt == "github":
+        click.echo(render_github(result), nl=False)
     else:
         click.echo(dump(render_data(result), fmt), nl=False)
     if result.errors or (strict and result.warnings):

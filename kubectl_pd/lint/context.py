@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.gpustack.roles import PD_ATOMIC
 from kubectl_pd.lint.findings import PathT
 from kubectl_pd.lint.limits import MODERN, Limits
+
+if TYPE_CHECKING:
+    from kubectl_pd.lint.schema.crds import SchemaIndex
 
 Obj = dict[str, Any]
 
@@ -38,6 +41,8 @@ class LintContext:
     flavors: dict[str, Obj] | None = None
     admission_checks: set[str] | None = None
     queues: dict[str, Obj] = field(default_factory=dict)
+    feature_gates: dict[str, bool] = field(default_factory=dict)  # Kueue's gates, as --feature-gates says
+    schemas: SchemaIndex | None = None  # CRD schemas known (inputs, --crd, live); None: built-in facts only
 
     def pool_accelerator_keys(self, instance_type: str) -> set[str] | None:
         """Accelerator keys offered by the flavors of the pool (ClusterQueue) named `instance_type`.

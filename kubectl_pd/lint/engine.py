@@ -11,9 +11,11 @@ from kubectl_pd.cluster.source import Origin, annotations_of, name_of, namespace
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.findings import Finding, ObjectRef
 from kubectl_pd.lint.gpustack_queues import check_gpustack_queue, is_gpustack_queue
+from kubectl_pd.lint.kueue_facts import check_kueue_facts
 from kubectl_pd.lint.model_deployments import check_model_deployment
 from kubectl_pd.lint.resource_groups import check_resource_groups, check_shape
 from kubectl_pd.lint.rules import ERROR, WARNING, Rule, resolve
+from kubectl_pd.lint.schema.crds import SchemaIndex, is_crd
 
 Obj = dict[str, Any]
 IGNORE_ANNOTATION = "kubectl-pd.io/ignore"
@@ -28,6 +30,9 @@ class LintResult:
     skipped: Counter[str] = field(default_factory=Counter)  # kind -> objects of other kinds
     suppressed: int = 0
     unknown_suppressions: list[str] = field(default_factory=list)
+    objects: list[tuple[ObjectRef, str | None]] = field(default_factory=list)  # linted, with their file
+    baselined: int | None = None  # findings a --baseline already recorded (None: no baseline)
+    unchecked: list[str] = field(default_factory=list)  # CEL rules that could not be evaluated
 
     @property
     def errors(self) -> int:
@@ -46,6 +51,7 @@ class LintResult:
             "kinds": dict(sorted(self.linted.items())),
             "skipped": sum(self.skipped.values()),
             "skippedKinds": dict(sorted(self.skipped.items())),
+            **({"baselined": self.baselined} if self.baselined is not None else {}),
         }
 
 
@@ -74,13 +80,18 @@ def suppressed_rules(obj: Obj) -> tuple[set[str], list[str]]:
     return ids, unknown
 
 
-def check_object(obj: Obj, ctx: LintContext) -> list[Finding]:
-    """Every finding of one object, suppression not applied. Raises Malformed on unreadable shapes."""
+def check_object(obj: Obj, ctx: LintContext, raw: Obj | None = None) -> list[Finding]:
+    """Every finding of one object, suppression not applied. Raises Malformed on unreadable shapes.
+
+    `raw` is the object as written, before v1beta1 normalisation (None when unknown, e.g. live): fields
+    the served version does not know are visible only there.
+    """
     kind = obj.get("kind")
     ref = ref_of(obj)
     if kind in ("ClusterQueue", "Cohort"):
         check_shape(obj)
-        out = check_resource_groups(obj, ref, ctx)
+        out = check_resource_groups(obj, ref, ctx, raw)
+        out.extend(check_kueue_facts(obj, ref, ctx, raw))
         if is_gpustack_queue(obj):
             out.extend(check_gpustack_queue(obj, ref, ctx.limits))
         return out
@@ -96,26 +107,45 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
     With `origin_of`, each finding gets the file and line of its path (`Origin.line_of`).
     """
     result = LintResult([])
+    schemas = ctx.schemas
     for obj in objs:
         kind = str(obj.get("kind") or "")
-        if kind not in LINTED_KINDS:
+        by_schema = kind not in LINTED_KINDS and bool(schemas) and schemas.knows_kind(obj)  # type: ignore[union-attr]
+        if kind not in LINTED_KINDS and not by_schema:
             if kind not in REFERENCE_KINDS:
                 result.skipped[kind] += 1
             continue
         result.linted[kind] += 1
-        found = check_object(obj, ctx)
+        origin = origin_of(obj) if origin_of is not None else None
+        result.objects.append((ref_of(obj), origin.file if origin is not None else None))
+        raw = origin.raw if origin is not None and isinstance(origin.raw, dict) else None
+        found = [] if by_schema else check_object(obj, ctx, raw)
+        if schemas:
+            found.extend(_schema_findings(obj, raw, found, schemas, result))
         ignore, unknown = suppressed_rules(obj)
         result.unknown_suppressions.extend(f"{ref_of(obj)}: {u}" for u in unknown)
         if ignore:
             kept = [f for f in found if "*" not in ignore and f.rule_id not in ignore]
             result.suppressed += len(found) - len(kept)
             found = kept
-        if origin_of is not None and found:
-            origin = origin_of(obj)
+        if origin is not None and found:
             found = [replace(f, file=origin.file, line=origin.line_of(f.path)) for f in found]
             found.sort(key=lambda f: f.line or 0)  # stable: check order within a line
         result.findings.extend(found)
     return result
+
+
+def _schema_findings(obj: Obj, raw: Obj | None, found: list[Finding], schemas: SchemaIndex,
+                     result: LintResult) -> list[Finding]:
+    """PD501/PD502 from the object's CRD. A v1beta1 Kueue object read live was renamed to v1beta2 fields
+    on the way in, so only its written form (files) can be checked against the v1beta1 schema."""
+    if raw is None and obj.get("apiVersion") == "kueue.x-k8s.io/v1beta1":
+        return []
+    from kubectl_pd.lint.schema.layer import check_schema
+
+    more, unchecked = check_schema(obj, raw, ref_of(obj), schemas, found)
+    result.unchecked.extend(f"{ref_of(obj)}: {u}" for u in unchecked)
+    return more
 
 
 def context_from(objs: Iterable[Obj], ctx: LintContext) -> LintContext:
@@ -131,6 +161,10 @@ def context_from(objs: Iterable[Obj], ctx: LintContext) -> LintContext:
             flavors[name_of(obj)] = obj
         elif kind == "AdmissionCheck":
             checks.add(name_of(obj))
+        elif kind == "CustomResourceDefinition" and is_crd(obj):
+            if ctx.schemas is None:
+                ctx.schemas = SchemaIndex()
+            ctx.schemas.add(obj, "the input")
     if flavors and ctx.flavors is None:
         ctx.flavors = flavors
     if checks and ctx.admission_checks is None:

@@ -8,6 +8,7 @@ from typing import Any
 from kubectl_pd.gpustack.roles import ACCELERATOR_KEY_RE, validate_roles
 from kubectl_pd.lint.context import ACCEL_LABEL_PREFIX, LintContext
 from kubectl_pd.lint.findings import Finding, ObjectRef
+from kubectl_pd.lint.pd_routing import check_owned_keys, check_pd_routing
 from kubectl_pd.lint.rules import ROLE_RULES
 
 Obj = dict[str, Any]
@@ -16,6 +17,8 @@ Obj = dict[str, Any]
 def check_model_deployment(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Finding]:
     spec = obj.get("spec")
     out = [Finding(ROLE_RULES[p.rule], ref, p.path, p.message) for p in validate_roles(spec, ctx.profile)]
+    out.extend(check_pd_routing(spec, ref, ctx.profile))
+    out.extend(check_owned_keys(spec, ref))
     roles = spec.get("roles") if isinstance(spec, dict) else None
     for i, role in enumerate(roles if isinstance(roles, list) else []):
         if not isinstance(role, dict):

@@ -50,6 +50,8 @@ def summary_line(result: LintResult) -> str:
     tail = ""
     if result.suppressed:
         tail += f"; {result.suppressed} suppressed"
+    if result.baselined:
+        tail += f"; {result.baselined} in the baseline"
     if result.skipped:
         skipped = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
         tail += f"; {_plural(sum(result.skipped.values()), 'object')} of other kinds skipped ({skipped})"
@@ -136,3 +138,66 @@ def unified_diff(before: str, after: str, label: str) -> str:
 
 def join_documents(docs: Iterable[str]) -> str:
     return "".join(("---\n" if i else "") + d for i, d in enumerate(docs))
+
+
+def render_junit(result: LintResult) -> str:
+    """JUnit XML: one test case per object and rule that fired (a failure), one passing case per clean object.
+
+    CI systems (GitLab, Jenkins, Azure) show each case; `classname` is the object, `name` the rule.
+    """
+    from xml.etree import ElementTree as ET
+
+    by_obj: dict[tuple[ObjectRef, str | None], dict[str, list[Finding]]] = {}
+    for f in result.findings:  # keyed by file too: two files may hold a queue of the same name
+        by_obj.setdefault((f.obj, f.file), {}).setdefault(f.rule_id, []).append(f)
+    suite = ET.Element("testsuite", name="kubectl-pd lint")
+    failures = tests = 0
+    for ref, file in result.objects:
+        rules = by_obj.pop((ref, file), {})
+        label = object_label(ref)
+        if not rules:
+            tests += 1
+            ET.SubElement(suite, "testcase", classname=label, name="lint", file=file or "cluster")
+            continue
+        for rid, found in rules.items():
+            tests += 1
+            failures += 1
+            first = found[0]
+            case = ET.SubElement(suite, "testcase", classname=label, name=f"{rid} {first.rule.name}",
+                                 file=first.file or "cluster")
+            if first.line:
+                case.set("line", str(first.line))
+            fail = ET.SubElement(case, "failure", message=f"{first.path_text}: {first.message}",
+                                 type=first.severity)
+            fail.text = "\n".join(text_line(f) for f in found)
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    root = ET.Element("testsuites", name="kubectl-pd", tests=str(tests), failures=str(failures))
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(result: LintResult) -> str:
+    """GitHub Actions workflow commands: `::error file=F,line=N,title=ID name::path: message` per finding."""
+    lines = []
+    for f in result.findings:
+        props = []
+        if f.file and f.file != "cluster":
+            props.append(f"file={_gh_prop(f.file)}")
+            if f.line:
+                props.append(f"line={f.line}")
+        props.append(f"title={_gh_prop(f'{f.rule_id} {f.rule.name} {object_label(f.obj)}')}")
+        level = "error" if f.severity == ERROR else "warning"
+        lines.append(f"::{level} {','.join(props)}::{_gh_data(f'{f.path_text}: {f.message}')}")
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"

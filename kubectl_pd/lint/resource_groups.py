@@ -7,6 +7,7 @@ Messages start with Kueue's own wording (`Duplicate value: "x"`, `Invalid value:
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -19,6 +20,12 @@ from kubectl_pd.lint.limits import Limits
 Obj = dict[str, Any]
 QUANTITY_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
 _QUANTITY_REGEX_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+# The CRD's own pattern for every quota (config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml@v0.18.4):
+# stricter than the Quantity parser (no surrounding blanks), and checked by the API server before the webhook.
+CRD_QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
+                        r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+_CRD_QUANTITY_RE = re.compile(CRD_QUANTITY_PATTERN)
+_JSON_TYPE = {bool: "boolean", float: "number", dict: "object", list: "array", type(None): "null"}
 
 GROUPS: PathT = ("spec", "resourceGroups")
 
@@ -33,6 +40,39 @@ def quantity(raw: object) -> Fraction | None:
     if isinstance(raw, str | int | float) and not isinstance(raw, bool):
         return _parse_cached(raw)
     return None
+
+
+def schema_refusal(raw: object, path: PathT) -> str | None:
+    """The API server's words when a quota fails the CRD schema (int-or-string, then the pattern), else None.
+
+    YAML's `2.0` reaches the server as the integer 2 (kubectl writes whole floats as integers), so only a
+    float with a fraction is the `number` the schema refuses.
+    """
+    where = format_path(path)
+    if isinstance(raw, float) and raw.is_integer():
+        return None
+    kind = _JSON_TYPE.get(type(raw))
+    if kind is not None and raw is not None:
+        return f'Invalid value: "{kind}": {where} in body must be of type integer,string: "{kind}"'
+    if isinstance(raw, str) and not _CRD_QUANTITY_RE.match(raw):
+        return f"Invalid value: {_q(raw)}: {where} in body should match '{CRD_QUANTITY_PATTERN}'"
+    return None
+
+
+def parent_field(obj: Obj, raw: Obj | None) -> tuple[bool, str]:
+    """Is the object in a cohort (a Cohort: has a parent), and the word Kueue uses when it is not.
+
+    A Cohort's parent is `spec.parentName` (v1beta1 and v1beta2; `parent` was v1alpha1 and is dropped).
+    A v1beta1 ClusterQueue knows only `spec.cohort`: `cohortName` written there is an unknown field, so
+    the queue as written (`raw`, before normalisation) decides; without it the normalised object does.
+    """
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if obj.get("kind") == "Cohort":
+        return bool(spec.get("parentName")), "parent"
+    raw_spec = raw.get("spec") if isinstance(raw, dict) else None
+    if isinstance(raw_spec, dict) and str(obj.get("apiVersion", "")).endswith("/v1beta1"):
+        return bool(raw_spec.get("cohort")), "cohort"
+    return bool(spec.get("cohortName")), "cohort"
 
 
 def groups_of(obj: Obj) -> list[dict[str, Any]]:
@@ -103,10 +143,12 @@ def split_hint(groups: list[dict[str, Any]], cov: list[str], k: int, i: int, lim
             f"{lim.version_text} allows: use coarser flavors or split the pool across ClusterQueues")
 
 
-def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Finding]:
-    """Every PD101-PD112 finding of one ClusterQueue or Cohort, in the order Kueue checks them."""
+def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj | None = None) -> list[Finding]:
+    """Every PD101-PD112 finding of one ClusterQueue or Cohort, in the order Kueue checks them.
+
+    `raw` is the object as written (before v1beta1 normalisation), when known.
+    """
     out: list[Finding] = []
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     groups = groups_of(obj)
     is_cohort = ref.kind == "Cohort"
     lim = ctx.limits
@@ -114,11 +156,7 @@ def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Fi
     def add(rule: str, path: PathT, message: str, kueue: str | None = None) -> None:
         out.append(Finding(rule, ref, path, message, f"{format_path(path)}: {kueue}" if kueue else None))
 
-    if is_cohort:
-        parent = spec.get("parentName") or spec.get("parent")
-        in_cohort, empty_word = bool(parent), "parent"
-    else:
-        in_cohort, empty_word = bool(spec.get("cohortName")), "cohort"
+    in_cohort, empty_word = parent_field(obj, raw)
 
     if len(groups) > lim.groups:
         kq = f"Too many: {len(groups)}: must have at most {lim.groups} items"
@@ -174,7 +212,7 @@ def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Fi
             name = fl["name"]
             resources: list[dict[str, Any]] = fl.get("resources") or []
             pairs += len(resources)
-            out.extend(_check_flavor_resources(ref, gp, fp, name, cov, resources))
+            out.extend(_check_flavor_resources(ref, gp, fp, name, cov, resources, "resources" in fl, lim))
             out.extend(_check_quotas(ref, fp, resources, in_cohort, empty_word, is_cohort))
             if name in seen_flavors:
                 k, m = seen_flavors[name]
@@ -185,16 +223,18 @@ def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Fi
             else:
                 seen_flavors[name] = (i, j)
 
-        if lim.pairs_per_group is not None and pairs > lim.pairs_per_group:
+        # the totals are ClusterQueue rules: Kueue's Cohort webhook validates resource groups only
+        # (pkg/webhooks/cohort_webhook.go validateCohort@v0.18.4)
+        if not is_cohort and lim.pairs_per_group is not None and pairs > lim.pairs_per_group:
             kq = (f"Invalid value: {pairs}: number of flavor-resource combinations in a resourceGroup "
                   f"must be ≤ {lim.pairs_per_group}, got {pairs}")
             add("PD107", gp, kq, kq)
 
-    if lim.flavors_total is not None and total_flavors > lim.flavors_total:
+    if not is_cohort and lim.flavors_total is not None and total_flavors > lim.flavors_total:
         kq = (f"Invalid value: {total_flavors}: total number of flavors across all resourceGroups must be "
               f"≤ {lim.flavors_total}, got {total_flavors}")
         add("PD104", GROUPS, kq, kq)
-    if lim.covered_total is not None and total_covered > lim.covered_total:
+    if not is_cohort and lim.covered_total is not None and total_covered > lim.covered_total:
         kq = (f"Invalid value: {total_covered}: total number of covered resources across all resourceGroups "
               f"must be ≤ {lim.covered_total}, got {total_covered}")
         add("PD105", GROUPS, kq, kq)
@@ -205,9 +245,20 @@ def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Fi
 
 
 def _check_flavor_resources(ref: ObjectRef, gp: PathT, fp: PathT, name: str, cov: list[str],
-                            resources: list[dict[str, Any]]) -> list[Finding]:
+                            resources: list[dict[str, Any]], present: bool, lim: Limits) -> list[Finding]:
     out: list[Finding] = []
     names = [r["name"] for r in resources]
+    rp = (*fp, "resources")
+    if not resources:
+        # the CRD: `resources` is required, minItems 1; with no entry the count rule below says nothing new
+        kq = "Invalid value: 0: should have at least 1 items" if present else "Required value"
+        out.append(Finding("PD106", ref, rp, f"{kq}: flavor {name!r} lists no resources; list "
+                           f"{len(cov)} (the coveredResources: [{', '.join(cov)}])", f"{format_path(rp)}: {kq}"))
+        return out
+    if len(resources) > lim.covered_per_group:
+        kq = f"Too many: {len(resources)}: must have at most {lim.covered_per_group} items"
+        out.append(Finding("PD106", ref, rp, f"{kq}: flavor {name!r} lists {len(resources)} resources, "
+                           f"{lim.version_text} allows {lim.covered_per_group}", f"{format_path(rp)}: {kq}"))
     seen: set[str] = set()
     for k, n in enumerate(names):
         if n in seen:
@@ -244,6 +295,10 @@ def _check_quotas(ref: ObjectRef, fp: PathT, resources: list[dict[str, Any]], in
                 continue
             path = (*rp, fname)
             raw = r[fname]
+            refused = schema_refusal(raw, path)
+            if refused is not None:
+                out.append(Finding("PD108", ref, path, refused, f"{format_path(path)}: {refused}"))
+                continue
             q = quantity(raw)
             if raw is None or q is None:
                 if raw is None:
@@ -270,7 +325,8 @@ def _check_quotas(ref: ObjectRef, fp: PathT, resources: list[dict[str, Any]], in
             out.append(Finding("PD108", ref, path, f"Required value: {r['name']!r} has no nominalQuota",
                                f"{format_path(path)}: Required value"))
         lend, nominal = values.get("lendingLimit"), values.get("nominalQuota")
-        if not is_cohort and lend is not None and nominal is not None and lend > nominal >= 0:
+        # Kueue compares even when nominalQuota is negative: both findings stand (validateLendingLimit@v0.18.4)
+        if not is_cohort and lend is not None and nominal is not None and lend > nominal:
             path = (*rp, "lendingLimit")
             kq = f"Invalid value: {_q(r['lendingLimit'])}: must be less than or equal to the nominalQuota"
             out.append(Finding("PD110", ref, path, f"{kq} ({_q(r['nominalQuota'])})", f"{format_path(path)}: {kq}"))
@@ -315,3 +371,9 @@ def _check_references(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Findin
                                    f'AdmissionCheck "{name}" does not exist: Kueue keeps the queue inactive '
                                    f'(Active=False, reason AdmissionCheckNotFound: "{cond}")', cond))
     return out
+
+
+def flavor_set(obj: Obj) -> set[str]:
+    """The names of every flavor the object's resource groups hold."""
+    return {f["name"] for g in groups_of(obj) for f in (g.get("flavors") or [])
+            if isinstance(f, dict) and isinstance(f.get("name"), str)}

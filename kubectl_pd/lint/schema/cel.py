@@ -1,0 +1,65 @@
+"""CEL rules of a CRD, compiled once and evaluated with cel-expr-python (imported on first use).
+
+cel-expr-python is Google's CEL runtime (cel-cpp) with a Python binding and no dependencies. In
+`bench/bench_lint.py --compare-cel` it evaluates Kueue's three resource-group/preemption rules for a 64-flavor
+queue in about 0.6 ms, against about 6 ms for common-expression-language and 150 ms for
+cel-python. Kubernetes' own CEL libraries (quantity(), isSorted(), url(), ...) are not in it: a rule
+that uses them fails to compile and is reported as not evaluated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_compiled: dict[str, Any] = {}  # rule -> compiled expression, or the compile error text
+_env: Any = None
+
+
+def _environment() -> Any:
+    global _env
+    if _env is None:
+        from cel_expr_python import cel  # noqa: PLC0415 - lazy: kept off the startup path
+
+        _env = cel.NewEnv(variables={"self": cel.Type.DYN})
+    return _env
+
+
+def available() -> str | None:
+    """None when the CEL runtime can be loaded, else why not."""
+    try:
+        _environment()
+    except ImportError as e:  # the wheel is missing for this platform
+        return f"the CEL runtime (cel-expr-python) is not installed: {e}"
+    return None
+
+
+COMPILE = "compile"
+RUNTIME = "runtime"
+
+
+def evaluate(rule: str, value: Any) -> tuple[bool | None, str, str]:
+    """(True|False, "", "") for a rule that ran; (None, why, COMPILE|RUNTIME) when it could not run.
+
+    A runtime error (a field the rule reads is absent) matters only when the schema found nothing:
+    the API server refuses an object with schema errors before its CEL verdict counts.
+    """
+    missing = available()
+    if missing:
+        return None, missing, COMPILE
+    expr = _compiled.get(rule)
+    if expr is None:
+        try:
+            expr = _environment().compile(rule)
+        except RuntimeError as e:
+            expr = str(e).splitlines()[0]
+        _compiled[rule] = expr
+    if isinstance(expr, str):
+        return None, expr, COMPILE
+    try:
+        result = expr.eval(data={"self": value})
+    except (RuntimeError, TypeError, ValueError) as e:
+        return None, str(e).splitlines()[0], RUNTIME
+    got = result.value()
+    if isinstance(got, bool):
+        return got, "", ""
+    return None, (str(got).splitlines()[0] if got is not None else "no result"), RUNTIME
