@@ -14,6 +14,27 @@ from fractions import Fraction
 
 from kubectl_pd.kueue.quantity import try_parse
 
+
+class _Lazy:
+    """A pattern compiled on first use: why-pending imports this module on every live call, and most
+    diagnoses never meet most of Kueue's message shapes (about 30 patterns, tens of ms to compile)."""
+
+    __slots__ = ("_args", "_pattern")
+
+    def __init__(self, *args: object) -> None:
+        self._args = args
+        self._pattern: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> object:
+        if self._pattern is None:
+            self._pattern = re.compile(*self._args)  # type: ignore[call-overload]
+        return getattr(self._pattern, name)
+
+
+def _lazy(*args: object) -> re.Pattern[str]:
+    return _Lazy(*args)  # type: ignore[return-value]
+
+
 # -- one flavor/resource reason inside "couldn't assign flavors to pod set X: ..." -----------------
 
 INSUFFICIENT_QUOTA = "insufficient-quota"  # > maximum capacity: never fits as configured
@@ -70,25 +91,25 @@ _STARTS = (
 _BOUNDARY = r"(?=, (?:" + "|".join(_STARTS) + r")|$)"
 
 _REASONS: list[tuple[str, re.Pattern[str]]] = [
-    (INSUFFICIENT_QUOTA, re.compile(
+    (INSUFFICIENT_QUOTA, _lazy(
         rf"insufficient quota for (?P<res>{_RES}) in flavor (?P<flv>{_FLV}), previously considered podsets "
         rf"requests \((?P<prev>{_Q})\) \+ current podset request \((?P<req>{_Q})\) > maximum capacity "
         rf"\((?P<cap>{_Q}|<unlimited>)\)" + _BOUNDARY)),
-    (INSUFFICIENT_UNUSED, re.compile(
+    (INSUFFICIENT_UNUSED, _lazy(
         rf"insufficient unused quota for (?P<res>{_RES}) in flavor (?P<flv>{_FLV}), (?P<need>{_Q}) more needed"
         + _BOUNDARY)),
-    (NODE_AFFINITY, re.compile(rf"flavor (?P<flv>{_FLV}) doesn't match node affinity" + _BOUNDARY)),
-    (UNTOLERATED_TAINT, re.compile(rf"untolerated taint (?P<taint>\{{[^{{}}]*\}}) in flavor (?P<flv>{_FLV})"
+    (NODE_AFFINITY, _lazy(rf"flavor (?P<flv>{_FLV}) doesn't match node affinity" + _BOUNDARY)),
+    (UNTOLERATED_TAINT, _lazy(rf"untolerated taint (?P<taint>\{{[^{{}}]*\}}) in flavor (?P<flv>{_FLV})"
                                    + _BOUNDARY)),
-    (FLAVOR_NOT_FOUND, re.compile(rf"flavor (?P<flv>{_FLV}) not found" + _BOUNDARY)),
-    (RESOURCE_UNAVAILABLE, re.compile(rf"resource (?P<res>{_RES}) unavailable in ClusterQueue" + _BOUNDARY)),
-    (SKIPPED, re.compile(r"(?:skipping flavor (?P<flv>\S+) .*?|could not assign .*?)" + _BOUNDARY)),
-    (TOPOLOGY, re.compile(r"(?:Flavor \"(?P<flv>[^\"]*)\" .*?|topology \"[^\"]*\" .*?|topology level .*?|"
+    (FLAVOR_NOT_FOUND, _lazy(rf"flavor (?P<flv>{_FLV}) not found" + _BOUNDARY)),
+    (RESOURCE_UNAVAILABLE, _lazy(rf"resource (?P<res>{_RES}) unavailable in ClusterQueue" + _BOUNDARY)),
+    (SKIPPED, _lazy(r"(?:skipping flavor (?P<flv>\S+) .*?|could not assign .*?)" + _BOUNDARY)),
+    (TOPOLOGY, _lazy(r"(?:Flavor \"(?P<flv>[^\"]*)\" .*?|topology \"[^\"]*\" .*?|topology level .*?|"
                           r"no requested topology level.*?|podset slice topology .*?|no topology domains .*?|"
                           r"invalid podSetUpdate .*?|invalid node selectors.*?|invalid affinity node selectors.*?|"
                           r"cannot find replacement assignment.*?)" + _BOUNDARY)),
 ]
-_ANY_REASON = re.compile(r".*?" + _BOUNDARY, re.DOTALL)
+_ANY_REASON = _lazy(r".*?" + _BOUNDARY, re.DOTALL)
 
 
 def _first(table: list[tuple[str, re.Pattern[str]]], text: str, pos: int = 0,
@@ -162,14 +183,14 @@ class Message:
     preemption_failed: int | None = None
 
 
-_PREEMPT_SUFFIX = re.compile(r"\. Pending the preemption of (\d+) workload\(s\)$")
-_PREEMPT_FAILED_SUFFIX = re.compile(r"\. Preempting (\d+) workload\(s\) failed, will retry\.$")
-_MIGRATION_SUFFIX = re.compile(r"\. Pending the migration of \d+ workload\(s\)$")
-_CHUNK_HEAD = re.compile(r"couldn't assign flavors to pod set (?P<ps>[^\s:]+): ")
+_PREEMPT_SUFFIX = _lazy(r"\. Pending the preemption of (\d+) workload\(s\)$")
+_PREEMPT_FAILED_SUFFIX = _lazy(r"\. Preempting (\d+) workload\(s\) failed, will retry\.$")
+_MIGRATION_SUFFIX = _lazy(r"\. Pending the migration of \d+ workload\(s\)$")
+_CHUNK_HEAD = _lazy(r"couldn't assign flavors to pod set (?P<ps>[^\s:]+): ")
 _CHUNK_SEP = "; couldn't assign flavors to pod set "
 
 # (kind, anchored pattern); the first full match wins
-_WHOLE: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.DOTALL)) for k, p in [
+_WHOLE: list[tuple[str, re.Pattern[str]]] = [(k, _lazy(p, re.DOTALL)) for k, p in [
     ("failed-admission-checks", r"^The workload has failed admission checks$"),
     ("cq-inactive", r"^ClusterQueue (?P<s>\S+) is inactive$"),
     ("cq-not-found", r"^ClusterQueue (?P<s>\S+) not found$"),
@@ -255,22 +276,22 @@ class InactiveCause:
     names: list[str] = field(default_factory=list)
 
 
-_CQ_HEAD = re.compile(r"^Can't admit new workloads(?::\s(?P<parts>.*?))?\.?$", re.DOTALL)
+_CQ_HEAD = _lazy(r"^Can't admit new workloads(?::\s(?P<parts>.*?))?\.?$", re.DOTALL)
 _CQ_PART_STARTS = (r"is stopped", r"references missing ResourceFlavor\(s\): ",
                    r"references missing AdmissionCheck\(s\): ", r"references inactive AdmissionCheck\(s\): ",
                    r"there is no Topology ", r"Cannot ")
 _NAMES = r"(?P<n>[^\s,]+(?:,[^\s,]+)*)"  # a list joined with `,` and no space
 _CQ_BOUNDARY = r"(?=, (?:" + "|".join(_CQ_PART_STARTS) + r")|$)"
 _CQ_PARTS: list[tuple[str, re.Pattern[str]]] = [
-    ("stopped", re.compile(r"is stopped" + _CQ_BOUNDARY)),
-    ("missing-flavors", re.compile(r"references missing ResourceFlavor\(s\): " + _NAMES + _CQ_BOUNDARY)),
-    ("missing-checks", re.compile(r"references missing AdmissionCheck\(s\): " + _NAMES + _CQ_BOUNDARY)),
-    ("inactive-checks", re.compile(r"references inactive AdmissionCheck\(s\): " + _NAMES + _CQ_BOUNDARY)),
-    ("missing-topology", re.compile(r"there is no Topology \"(?P<t>[^\"]*)\" for TAS flavor \"(?P<f>[^\"]*)\""
+    ("stopped", _lazy(r"is stopped" + _CQ_BOUNDARY)),
+    ("missing-flavors", _lazy(r"references missing ResourceFlavor\(s\): " + _NAMES + _CQ_BOUNDARY)),
+    ("missing-checks", _lazy(r"references missing AdmissionCheck\(s\): " + _NAMES + _CQ_BOUNDARY)),
+    ("inactive-checks", _lazy(r"references inactive AdmissionCheck\(s\): " + _NAMES + _CQ_BOUNDARY)),
+    ("missing-topology", _lazy(r"there is no Topology \"(?P<t>[^\"]*)\" for TAS flavor \"(?P<f>[^\"]*)\""
                                     + _CQ_BOUNDARY)),
-    ("multikueue", re.compile(r"Cannot .*?" + _CQ_BOUNDARY)),
+    ("multikueue", _lazy(r"Cannot .*?" + _CQ_BOUNDARY)),
 ]
-_CQ_ANY = re.compile(r".*?" + _CQ_BOUNDARY, re.DOTALL)
+_CQ_ANY = _lazy(r".*?" + _CQ_BOUNDARY, re.DOTALL)
 
 
 def parse_cq_inactive(text: object) -> list[InactiveCause]:
@@ -317,7 +338,7 @@ class ComposeError:
     values: tuple[str, ...] = ()
 
 
-_COMPOSE: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.DOTALL)) for k, p in [
+_COMPOSE: list[tuple[str, re.Pattern[str]]] = [(k, _lazy(p, re.DOTALL)) for k, p in [
     ("fewer-pods", r"^(?:.*: )?'(?P<g>[^']*)' group has fewer runnable pods than expected$"),
     ("queue-mismatch", r"^(?:.*: )?pods '(?P<a>[^']*)' and '(?P<b>[^']*)' has different queue names: "
                        r"(?P<x>.*)!=(?P<y>.*)$"),
@@ -345,9 +366,9 @@ def parse_compose_error(text: object) -> ComposeError:
     return ComposeError(hit[0], text, group, vals)
 
 
-_CHECKS_MSG = re.compile(r"^(?:(?:Deactivated|Evicted|The workload is deactivated) due to )?"
+_CHECKS_MSG = _lazy(r"^(?:(?:Deactivated|Evicted|The workload is deactivated) due to )?"
                          r"AdmissionChecks? in (?P<state>\w+) state: (?P<items>.*)$", re.DOTALL)
-_CHECK_ITEM = re.compile(r"\"(?P<n>(?:[^\"\\]|\\.)*)\"(?: \((?P<m>.*?)\))?(?=; \"|$)", re.DOTALL)
+_CHECK_ITEM = _lazy(r"\"(?P<n>(?:[^\"\\]|\\.)*)\"(?: \((?P<m>.*?)\))?(?=; \"|$)", re.DOTALL)
 
 
 def parse_checks_message(text: object) -> tuple[str, list[tuple[str, str]]] | None:
@@ -372,10 +393,10 @@ def parse_checks_message(text: object) -> tuple[str, list[tuple[str, str]]] | No
 
 PARKED_MARKER = "parked rather than held"
 
-_PREEMPTED = re.compile(r"^Preempted to accommodate a workload \(UID: (?P<uid>[^,]*), JobUID: (?P<job>[^)]*)\) "
+_PREEMPTED = _lazy(r"^Preempted to accommodate a workload \(UID: (?P<uid>[^,]*), JobUID: (?P<job>[^)]*)\) "
                         r"due to (?P<why>.*?); preemptor path: (?P<a>.*?); preemptee path: (?P<b>.*?)(?:;.*)?$",
                         re.DOTALL)
-_PODS_READY_TIMEOUT = re.compile(r"^Exceeded the PodsReady timeout (?P<key>\S+)$")
+_PODS_READY_TIMEOUT = _lazy(r"^Exceeded the PodsReady timeout (?P<key>\S+)$")
 
 
 def parse_preempted(text: object) -> str | None:
