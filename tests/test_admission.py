@@ -65,6 +65,9 @@ def run(objs: list[dict[str, Any]], d: ad.Demand, **kw: Any) -> tuple[str, list[
     # ... but a flavor that fits before it settles it
     pytest.param([cq("cq", {"a": "8", "b": "x1"}), rf("a"), rf("b")], demand(("main", 1, "1")),
                  ("Fit", [("main", "Fit", {"cpu": "a"})]), id="fitting-flavor-before-unknown"),
+    # a peer's unreadable quota: what the cohort may lend is unknown, even for a queue that would borrow
+    pytest.param([cq("cq", {"f": "1"}, cohort="pool"), cq("peer", {"f": "x8"}, cohort="pool"), rf("f")],
+                 demand(("main", 1, "4")), ("Unknown", [("main", "Unknown", {})]), id="peer-quota-unreadable"),
     # a nested cohort's own quota is lent down the tree (Cohort objects, parentName)
     pytest.param([cq("cq", {"f": "1"}, cohort="team"), cohort("team", "org"), cohort("org", quota={"f": "6"}),
                   rf("f")], demand(("main", 1, "5")), ("Fit", [("main", "Fit", {"cpu": "f"})]), id="nested-cohort"),

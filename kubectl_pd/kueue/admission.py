@@ -299,6 +299,24 @@ class Tree:
             cohort_node(name)
         for root in [c for c in cohorts.values() if c.parent is None]:
             self._accumulate(root)
+        # (flavor, resource) a tree cannot count: some member's quota or usage is unreadable
+        self._unknown: dict[str, set[FlavorResource]] = {}
+        for cq in snap.cluster_queues.values():
+            bad = {fr for fr, q in _quota_map(cq.resource_groups).items() if q.unknown} | set(cq.usage_unknown)
+            self._unknown.setdefault(self.root(self.nodes[cq.name]).name, set()).update(bad)
+        for name, c in snap.cohorts.items():
+            bad = {fr for fr, q in _quota_map(c.resource_groups).items() if q.unknown}
+            self._unknown.setdefault(self.root(cohorts[name]).name, set()).update(bad)
+
+    @staticmethod
+    def root(node: _Node) -> _Node:
+        while node.parent is not None:
+            node = node.parent
+        return node
+
+    def unreadable(self, node: _Node, fr: FlavorResource) -> bool:
+        """Whether a member of `node`'s tree has an unreadable quota or usage for `fr`."""
+        return fr in self._unknown.get(self.root(node).name, ())
 
     def _accumulate(self, node: _Node) -> None:
         node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
@@ -510,6 +528,8 @@ class _Assigner:
             return _P_NOFIT, 0, replace(base, outcome=QUOTA_UNKNOWN, unknown=rq.unknown[0])
         if fr in self.cq.usage_unknown:
             return _P_NOFIT, 0, replace(base, outcome=QUOTA_UNKNOWN, unknown="status.flavorsReservation")
+        if tree.unreadable(node, fr):  # a peer's or a Cohort's quota: what the cohort lends is unknown
+            return _P_NOFIT, 0, replace(base, available=None, capacity=None, outcome=QUOTA_UNKNOWN, unknown="cohort")
         if self.cq.cohort and not self.snap.peers_complete:
             # the cohort could not be read: only a borrowingLimit bounds what it might lend
             upper = nominal + rq.borrowing_limit if rq is not None and rq.borrowing_limit is not None else None
