@@ -20,6 +20,7 @@ from tests.conftest import run_kubectl
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
 CQ = "gpustack--nvidia-h20-linux-amd64"
+FL = "gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d"
 VIS_PATH = f"/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/{CQ}/pendingworkloads"
 
 
@@ -114,6 +115,28 @@ def test_retry_loop_per_replica(cli: Any, tmp_path: Path) -> None:
     r = data["reasons"][0]
     assert (r["code"], r["role"], r["params"]["times"]) == ("AdmissionCheckRetryLoop", "decode", 5)
     assert r["params"].get("fragmentation") is None  # no Nodes in this snapshot: no fit labels, no verdict
+
+
+def test_retry_loop_caught_while_the_check_says_retry(cli: Any, tmp_path: Path) -> None:
+    """Between two evictions: quota reserved again, the check answers Retry now (retryCount 4)."""
+    objs = load_objects(FIX / "admission-check-retry-loop.yaml")
+    wl = next(o for o in objs if o["kind"] == "Workload")
+    words = "no node has 4 free cards; will retry"
+    wl["status"]["conditions"] = [
+        {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+         "message": f"Quota reserved in ClusterQueue {CQ}"},
+        {"type": "Admitted", "status": "False", "reason": "UnsatisfiedAdmissionChecks", "message": "x"}]
+    wl["status"]["admissionChecks"][0].update(state="Retry", retryCount=4, message=words)
+    del wl["status"]["schedulingStats"], wl["status"]["requeueState"]
+    wl["status"]["admission"] = {"clusterQueue": CQ, "podSetAssignments": [
+        {"name": ps["name"], "count": ps["count"], "flavors": {"credits.gpustack.ai/nvidia": FL}}
+        for ps in wl["spec"]["podSets"]]}
+    objs = [o for o in objs if o["kind"] != "Event"]
+    data = _json(cli, ["-f", str(_list(objs, tmp_path))])
+    codes = [r["code"] for r in data["reasons"]]
+    assert codes[0] == "AdmissionCheckRetryLoop" and "AdmissionCheckPending" not in codes
+    assert data["reasons"][0]["params"]["times"] == 4 and data["reasons"][0]["kueueMessage"] == words
+    assert data["reasons"][0]["params"]["fragmentation"]["fits"]["decode"] is False
 
 
 def test_one_retry_is_not_a_loop(cli: Any, tmp_path: Path) -> None:

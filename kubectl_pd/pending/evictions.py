@@ -24,6 +24,8 @@ from kubectl_pd.pending.model import conditions, dct, lst, text, to_int
 
 EVICTED_BY_CHECK = "AdmissionCheck"  # kueue.WorkloadEvictedByAdmissionCheck
 EVICTED_BY_PREEMPTION = "Preempted"  # kueue.WorkloadEvictedByPreemption
+EVENT_BY_CHECK = "EvictedDueToAdmissionCheck"  # workload.go reportEvictedWorkload: ReasonWithCause(Evicted, reason)
+BY_CHECK_WORDS = "Evicted due to AdmissionCheck"
 NODE_DEVICES = "gpustack-node-devices"
 FIT_SUFFIX = ".fit.gpustack.ai/"  # GPUStack's per-card fit node labels: <what>.fit.gpustack.ai/<acceleratorKey>
 ACCEL_PREFIX = "acceleratable.feature.gpustack.ai/"
@@ -118,7 +120,7 @@ def retry_loop(wl: Obj, events: list[Obj]) -> RetryLoop | None:
     rs = dct(status.get("requeueState"))
     requeues = to_int(rs.get("count")) or 0 if by_check else 0
     ev_events = [e for e in events if text(dct(e.get("involvedObject")).get("name")) == name_of(wl)
-                 and str(e.get("message") or "").startswith("Evicted due to AdmissionCheck")]
+                 and (e.get("reason") == EVENT_BY_CHECK or str(e.get("message") or "").startswith(BY_CHECK_WORDS))]
     counted = sum(to_int(e.get("count")) or 1 for e in ev_events)
     retried = [c for c in checks if (to_int(c.get("retryCount")) or 0) > 0 or c.get("state") == "Retry"]
     named = _named_in(text(ev.get("message")) if by_check else None)
