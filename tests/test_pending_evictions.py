@@ -254,3 +254,16 @@ def test_through_real_kubectl(apiserver: Any, name: str, code: str) -> None:
     assert TOKEN not in p.stdout + p.stderr
     assert set(server.methods) == {"GET"}
     assert len(server.requests) <= 2 * 15, [x.path for x in server.requests]
+
+
+@pytest.mark.parametrize("name, code", [("admission-check-retry-loop", "AdmissionCheckRetryLoop"),
+                                        ("topology-unsatisfied", "TopologyUnsatisfied"),
+                                        ("preempted", "Preempted")])
+def test_rbac_refusing_nodes_and_events_is_a_note(cli: Any, apiserver: Any, name: str, code: str) -> None:
+    server, env = apiserver(f"pending/{name}.yaml", forbid=[Forbid("list", "nodes"), Forbid("list", "events")])
+    data = _json(cli, [], env=env)
+    assert data["reasons"][0]["code"] == code and data["pending"] is True
+    assert any("could not read events" in n for n in data["notes"]), data["notes"]
+    if name == "preempted":  # without the event: the rule and preemptor still come from the condition
+        p = data["reasons"][0]["params"]
+        assert (p["rule"], p["preemptorPriority"]) == ("InClusterQueue", None)
