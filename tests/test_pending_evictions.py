@@ -226,6 +226,7 @@ def test_queue_ahead_live_and_from_file(cli: Any, apiserver: Any, tmp_path: Path
                                        "requests": {"credits.gpustack.ai/nvidia": "12800k"}}]
     assert not any(x.path.endswith("/workloads") for x in server.requests), "never lists Workloads"
     assert sum(x.path.endswith("/workloads/llama-70b") for x in server.requests) == 1
+    assert data["reasons"][0]["params"]["aheadRequests"] == {"credits.gpustack.ai/nvidia": "12800k"}
     r = cli(["why-pending", "qwen-pd", "-n", "team-a"], env=env)
     assert "ahead: #1 team-b/llama-70b (8 cards)" in r.stdout
     # refused: the position stays, the requests are unknown, a note says why

@@ -174,6 +174,16 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
                 r.message += f"; position {position} in ClusterQueue {cq}" + (
                     f" ({position - 1} ahead)" if position > 1 else " (next)")
     ahead = _ahead(facts, units, cq, ns)
+    if ahead and all(a.requests is not None for a in ahead):
+        before: dict[str, Fraction] = {}
+        for a in ahead:
+            for res, q in (a.requests or {}).items():
+                before[res] = before.get(res, Fraction(0)) + q
+        for r in reasons:
+            if r.code == "WaitingInQueue" and before:
+                r.params["aheadRequests"] = before
+                r.message += "; the Workloads ahead ask " + ", ".join(short(q, res)
+                                                                      for res, q in sorted(before.items()))
     bars = _bars(bars_by_cq, cq)
     story = _story(rows, reasons, shape, joint)
     headline = _headline(facts.target, pending, reasons, rows)
