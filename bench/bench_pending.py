@@ -1,5 +1,6 @@
 """Requests and wall time of `why-pending` for one target, on an empty namespace and on one with 10,000
-unrelated Workloads, side by side in one run (run: /work/.venv/bin/python bench/bench_pending.py).
+unrelated Workloads, side by side in one run (run: /work/.venv/bin/python bench/bench_pending.py); with
+`--per-reason`, the request count of each reason's fixture.
 
 The count must not move with the namespace's size: one target is read with label selectors, direct GETs
 of the group's Workload and field-selected events, never a list of every Workload. For contrast the last
@@ -35,8 +36,8 @@ def unrelated(n: int) -> list[dict[str, Any]]:
                                "quota for cpu in flavor default, 1 more needed")
 
 
-def measure(objs: list[dict[str, Any]], tmp: Path) -> tuple[int, float, list[str]]:
-    server = FakeApiServer(objects=objs).start()
+def measure(objs: list[dict[str, Any]], tmp: Path, raw: dict[str, Any] | None = None) -> tuple[int, float, list[str]]:
+    server = FakeApiServer(objects=objs, raw=raw or {}).start()
     try:
         kc = server.write_kubeconfig(tmp / "kubeconfig")
         times, count, paths = [], 0, []
@@ -65,7 +66,25 @@ def naive_list(objs: list[dict[str, Any]], tmp: Path) -> tuple[int, float]:
         server.stop()
 
 
+def per_reason(tmp: Path) -> None:
+    """Requests of one diagnosis per reason fixture (empty namespace; Nodes, the Workloads ahead and the
+    visibility API counted where the reason reads them)."""
+    import json
+
+    vis = json.loads((ROOT / "tests/fixtures/pending/waiting-in-queue-visibility.json").read_text())
+    vis_path = "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/gpustack--nvidia-h20-linux-amd64/pendingworkloads"
+    print("requests per reason (one fixture each, empty namespace)")
+    for path in sorted((ROOT / "tests/fixtures/pending").glob("*.yaml")):
+        raw = {vis_path: vis} if path.stem == "waiting-in-queue" else None
+        count, _wall, _paths = measure(load_objects(path), tmp, raw)
+        print(f"  {path.stem:32} {count:>3}")
+
+
 def main() -> None:
+    if "--per-reason" in sys.argv:
+        with tempfile.TemporaryDirectory() as d:
+            per_reason(Path(d))
+        return
     big = unrelated(10_000)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)

@@ -92,6 +92,20 @@ REASONS: tuple[Entry, ...] = _reasons(
      'a check rejected the Workload',
      'Fix what the check reports, then reactivate.',
      '`status.admissionChecks`, `DeactivationTarget`'),
+    ('AdmissionCheckRetryLoop', WARNING,
+     'quota reserved, a check answers `Retry`, the Workload is evicted and requeued again and again: how many times, '
+     "since when, the check's words; for `gpustack-node-devices` the largest free slice its per-card fit node labels "
+     '(`*.fit.gpustack.ai/<key>`) report vs what a Pod asks',
+     "Free (defragment) devices on the flavor's nodes, or ask the check's controller why it retries.",
+     '`status.admissionChecks[].retryCount`, `schedulingStats.evictions` reason `AdmissionCheck`, `requeueState`; '
+     '`Evicted due to AdmissionCheck in Retry state: ...`; the flavor\'s Nodes by label'),
+    ('Preempted', WARNING,
+     "a role's Workload was evicted by preemption: the preemptor (UID, its ClusterQueue, ours or not), the rule "
+     '(`InClusterQueue`, `InCohortReclamation`, `InCohortFairSharing`, `InCohortReclaimWhileBorrowing`), and the '
+     'roles left holding quota for nothing',
+     "Raise the deployment's priority, or give its queue nominal quota the cohort cannot reclaim.",
+     '`Preempted` condition, `Preempted to accommodate a workload (UID: ..., JobUID: ...) due to ...`; `Preempted` '
+     'events'),
     ('Evicted', WARNING,
      'evicted and not requeued yet, with the requeue back-off (`requeueState`) and, for preemption, why',
      'See the eviction reason.',
@@ -109,6 +123,12 @@ REASONS: tuple[Entry, ...] = _reasons(
      'next to the roles admitted with it: never admitted as configured',
      'Raise nominalQuota (or borrowingLimit), or ask for less.',
      '`insufficient quota ... > maximum capacity (...)`; the admission engine'),
+    ('TopologyUnsatisfied', ERROR,
+     "a TAS flavor's topology cannot meet a role's topology request (required/preferred level, slices): Kueue's "
+     'numbers per role, with the level',
+     "Free room in one domain of the level, relax the role's required topology to preferred, or scale it down.",
+     '`topology %q allows to fit only %d out of %d pod(s)`, `doesn\'t allow to fit any of ...`; the pod set\'s '
+     '`topologyRequest` / `podset-*-topology` annotations; the ResourceFlavor\'s `topologyName`'),
     ('NoMatchingFlavor', ERROR,
      'node affinity / selector, untolerated taint or missing flavor, for every candidate flavor',
      "Fix the role's nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints.",

@@ -124,9 +124,11 @@ def test_preempted_eviction_says_why() -> None:
     wl["status"]["conditions"] = [{"type": "Evicted", "status": "True", "reason": "Preempted", "message": msg}]
     wl["status"]["requeueState"] = {"count": 1, "requeueAt": "2026-11-29T09:30:00Z"}
     d = run(items)
-    assert d.code == "Evicted"
-    assert "preempted for prioritization in the ClusterQueue" in d.reasons[0].message
-    assert "(in 10m)" in d.reasons[0].message
+    assert d.code == "Preempted" and d.reasons[0].params["rule"] == "InClusterQueue"
+    assert d.reasons[0].params["preemptorUID"] == "1f"
+    assert d.reasons[1].code == "Evicted"  # the back-off follows
+    assert "preempted for prioritization in the ClusterQueue" in d.reasons[1].message
+    assert "(in 10m)" in d.reasons[1].message
 
 
 def test_deployment_without_pods_reads_the_instance_type() -> None:

@@ -54,6 +54,12 @@ CASES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "waiting-for-pods-ready": ("WaitingForPodsReady", True, ("PodsReady condition",)),
     "invalid-resources": ("InvalidResources", True, ("requests must not exceed its limits",)),
     "unknown": ("Unknown", True, ("the object has been modified",)),
+    "admission-check-retry-loop": ("AdmissionCheckRetryLoop", True, ("5 times", "the free cards are fragmented",
+                                                                      "currently has 4 free cards")),
+    "topology-unsatisfied": ("TopologyUnsatisfied", True, ("fits only 1 of decode's 2 pod(s)",
+                                                           'topology "gpu-racks" allows to fit only 1 out of 2')),
+    "preempted": ("Preempted", True, ("prefill still holds quota for nothing", "(InClusterQueue)",
+                                      "Preempted to accommodate a workload")),
     "per-replica-joint": ("QuotaExhausted", True, ("prefill holds its quota; decode needs 2 more cards each; "
                                                    "together they need 6 more cards",
                                                    "gpustack-model-deployment-joint")),
@@ -84,7 +90,7 @@ def test_from_file(cli: Any, name: str) -> None:
     for reason in data["reasons"]:
         assert set(reason) == {"code", "role", "workload", "message", "kueueMessage", "resource", "flavor",
                                "requested", "available", "needed", "params"}
-    assert set(data["queue"]) == {"localQueue", "clusterQueue", "position"}
+    assert set(data["queue"]) - {"ahead"} == {"localQueue", "clusterQueue", "position"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

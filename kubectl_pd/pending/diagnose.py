@@ -15,12 +15,14 @@ from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue.model import Snapshot, limit_range, lone_cohorts, pod_requests, resource_flavor
+from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
     CODES,
+    Ahead,
     Diagnosis,
     Reason,
     RoleRow,
@@ -138,6 +140,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
             if after:  # admitted is not running: the Pods say what holds them
                 u.reasons = [r for r in u.reasons if r.code != "NotPending"] + after
 
+    _pair_effect(units, facts, shape)
     for u in units:
         reasons.extend(u.reasons)
     queue_problems = _queue_reasons_without_workload(facts, units, roles)
@@ -170,6 +173,17 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
                 r.params["position"] = position
                 r.message += f"; position {position} in ClusterQueue {cq}" + (
                     f" ({position - 1} ahead)" if position > 1 else " (next)")
+    ahead = _ahead(facts, units, cq, ns)
+    if ahead and all(a.requests is not None for a in ahead):
+        before: dict[str, Fraction] = {}
+        for a in ahead:
+            for res, q in (a.requests or {}).items():
+                before[res] = before.get(res, Fraction(0)) + q
+        for r in reasons:
+            if r.code == "WaitingInQueue" and before:
+                r.params["aheadRequests"] = before
+                r.message += "; the Workloads ahead ask " + ", ".join(short(q, res)
+                                                                      for res, q in sorted(before.items()))
     bars = _bars(bars_by_cq, cq)
     story = _story(rows, reasons, shape, joint)
     headline = _headline(facts.target, pending, reasons, rows)
@@ -177,7 +191,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     if pending and not hints:
         hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
     return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position, bars,
-                     notes, hints, story, shape, suggestions if pending else [], dict(what_if or {}))
+                     notes, hints, story, shape, suggestions if pending else [], dict(what_if or {}), ahead)
 
 
 def _missing_groups(md: Obj, roles: list[Role], units: list[Unit], shape: str, ns: str) -> list[Reason]:
@@ -472,6 +486,31 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
     return out
 
 
+def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
+    """A preemption seen from the pair: whether the preemptor is one of ours (and which role), and which
+    roles still hold quota that serves nothing without the lost one."""
+    for u in units:
+        for r in u.reasons:
+            if r.code != "Preempted":
+                continue
+            name = r.params.get("preemptorWorkload")
+            ours = next((x for x in units if name and x.group == name), None)
+            if ours is not None:
+                r.params["preemptorRoles"] = list(ours.roles)
+                r.message += (f", one of this deployment's own Workloads ({', '.join(ours.roles) or '?'})"
+                              if facts.deployment is not None else "")
+            lost = set(u.roles)
+            holders = sorted({role for x in units if x is not u and x.workload is not None
+                              and is_true(conditions(x.workload), "QuotaReserved") for role in x.roles} - lost)
+            r.params["lostRoles"] = sorted(lost, key=lambda n: n)
+            r.params["holdingRoles"] = holders
+            if holders:
+                r.message += (f"; {', '.join(holders)} still hold{'s' if len(holders) == 1 else ''} quota for nothing: "
+                              f"the pair cannot serve without {', '.join(sorted(lost)) or 'the lost role'}")
+            elif len(lost) > 1:
+                r.message += f"; every role of the pair ({', '.join(u.roles)}) lost its quota together (atomic)"
+
+
 def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Reason]:
     """Queue problems matter before any Workload exists too (they will block it once composed)."""
     out: list[Reason] = []
@@ -595,6 +634,48 @@ def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple
             if p is not None and (best[0] is None or p + 1 < best[0]):
                 best = (p + 1, lp + 1 if lp is not None else None)
     return best
+
+
+def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahead] | None:
+    """The Workloads before ours in the ClusterQueue (visibility API order), with their total requests."""
+    summary = facts.pending.get(cq or "")
+    names = {u.group for u in units if u.workload is not None}
+    items = [dct(i) for i in lst(dct(summary).get("items"))]
+    ours = [to_int(i.get("positionInClusterQueue")) for i in items
+            if text(dct(i.get("metadata")).get("name")) in names and dct(i.get("metadata")).get("namespace", ns) == ns]
+    mine = min((p for p in ours if p is not None), default=None)
+    if mine is None:
+        return None
+    out = []
+    for i in sorted(items, key=lambda i: to_int(i.get("positionInClusterQueue")) or 0):
+        pos, meta = to_int(i.get("positionInClusterQueue")), dct(i.get("metadata"))
+        if pos is None or pos >= mine:
+            continue
+        key = (str(meta.get("namespace") or ns), str(meta.get("name") or ""))
+        wl = facts.ahead.get(key)
+        out.append(Ahead(key[1], key[0], pos + 1, to_int(i.get("priority")), text(i.get("localQueueName")),
+                         _workload_requests(wl) if wl is not None else None))
+    return out
+
+
+def _workload_requests(wl: Obj) -> dict[str, Fraction] | None:
+    """A Workload's total requests: Kueue's `status.resourceRequests`, else its pod sets' templates x count."""
+    total: dict[str, Fraction] = {}
+    rr = lst(dct(wl.get("status")).get("resourceRequests"))
+    for ps in rr:
+        for res, q in dct(dct(ps).get("resources")).items():
+            v = try_parse(q)
+            if v is None:
+                return None
+            total[str(res)] = total.get(str(res), Fraction(0)) + v
+    if rr:
+        return total
+    for ps in lst(dct(wl.get("spec")).get("podSets")):
+        ps = dct(ps)
+        count = to_int(ps.get("count")) or 0
+        for res, q in pod_requests(dct(ps.get("template")).get("spec")).items():
+            total[res] = total.get(res, Fraction(0)) + q * count
+    return total
 
 
 def _bars(by_cq: dict[str, list[vd.FlavorBar]], cq: str | None) -> list[vd.FlavorBar]:

@@ -111,6 +111,7 @@ class Facts:
     cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
     limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
     nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
+    ahead: dict[tuple[str, str], Obj | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead in queue
     notes: list[str] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
@@ -409,6 +410,8 @@ def _read_rest(rd: _Reader, ns: str) -> None:
                 facts.notes.append("the Kueue visibility API is not served: queue positions are not known")
             facts.pending[cq] = doc if isinstance(doc, dict) else None
     _snapshot_visibility(rd, cq_names)
+    _read_retry_nodes(rd)
+    _read_ahead(rd)
 
 
 def _in_a_cohort(facts: Facts) -> bool:
@@ -440,6 +443,81 @@ def _read_nodes(rd: _Reader) -> None:
         nodes, ok = rd.optional(f"the nodes of flavor {f}", lambda s=selector: rd.source.list("Node", None,
                                                                                            label_selector=s), [])
         facts.nodes[f] = nodes if ok else None
+
+
+NODE_DEVICES = "gpustack-node-devices"
+RETRIES_FOR_NODES = 2  # a node-devices check retried this often: its nodes' fit labels explain the loop
+
+
+def _retrying(wl: Obj) -> bool:
+    """GPUStack's node-devices check has answered Retry repeatedly (retryCount, or evictions by a check)."""
+    status = wl.get("status") or {}
+    checks = [c for c in status.get("admissionChecks") or [] if isinstance(c, dict) and c.get("name") == NODE_DEVICES]
+    if not checks:
+        return False
+    retries = max((c.get("retryCount") or 0 for c in checks if isinstance(c.get("retryCount"), int)), default=0)
+    evictions = sum(e.get("count") or 0 for e in (status.get("schedulingStats") or {}).get("evictions") or []
+                    if isinstance(e, dict) and e.get("reason") == "AdmissionCheck" and isinstance(e.get("count"), int))
+    return max(retries, evictions) >= RETRIES_FOR_NODES
+
+
+def _read_retry_nodes(rd: _Reader) -> None:
+    """A node-devices retry loop: the flavors' nodes (one label-selected list each, at most MAX_FLAVORS), for
+    GPUStack's per-card fit labels; the assigned flavors when quota is reserved, else the queue's."""
+    facts = rd.facts
+    looping = [wl for wl in facts.workloads.values() if wl is not None and not _admitted(wl) and _retrying(wl)]
+    if not looping:
+        return
+    names: list[str] = []
+    for wl in looping:
+        for psa in ((wl.get("status") or {}).get("admission") or {}).get("podSetAssignments") or []:
+            for f in ((psa or {}).get("flavors") or {}).values() if isinstance(psa, dict) else []:
+                if isinstance(f, str) and f not in names:
+                    names.append(f)
+    if not names:
+        names = [f for f, o in facts.flavors.items() if o is not None]
+    todo = []
+    for f in names[:MAX_FLAVORS]:
+        if f in facts.nodes:
+            continue
+        labels = resource_flavor(facts.flavors.get(f)).node_labels if facts.flavors.get(f) is not None else {}
+        if labels:
+            todo.append((f, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
+    calls = [(f"the nodes of flavor {f}", lambda s=sel: rd.source.list("Node", None, label_selector=s), [], False)
+             for f, sel in todo]
+    for (f, _sel), (nodes, ok) in zip(todo, rd.many(calls), strict=True):
+        facts.nodes[f] = nodes if ok else None
+
+
+MAX_AHEAD = 5  # Workloads ahead of ours whose requests are read (GET each, by name)
+
+
+def _read_ahead(rd: _Reader) -> None:
+    """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
+    requests; a refused read leaves that Workload's requests unknown (a note)."""
+    facts = rd.facts
+    ns = facts.target.namespace
+    mine = {g for g in facts.groups}
+    wanted: list[tuple[str, str]] = []
+    for doc in facts.pending.values():
+        items = [i for i in (doc or {}).get("items") or [] if isinstance(i, dict)]
+        ours = [i.get("positionInClusterQueue") for i in items
+                if (i.get("metadata") or {}).get("name") in mine
+                and (i.get("metadata") or {}).get("namespace", ns) == ns
+                and isinstance(i.get("positionInClusterQueue"), int)]
+        if not ours:
+            continue
+        for i in items:
+            pos, meta = i.get("positionInClusterQueue"), i.get("metadata") or {}
+            key = (str(meta.get("namespace") or ns), str(meta.get("name") or ""))
+            if isinstance(pos, int) and pos < min(ours) and key[1] and key not in wanted:
+                wanted.append(key)
+    wanted = [k for k in wanted if k not in facts.ahead][:MAX_AHEAD]
+    calls = [(f'workload "{n}" in "{w}" (ahead in the queue)', lambda w=w, n=n: rd.source.get("Workload", n, w), None,
+              False) for w, n in wanted]
+    for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):
+        if ok:
+            facts.ahead[key] = obj
 
 
 def _cq_active(cq: Obj) -> bool:

@@ -50,6 +50,18 @@ class RoleRow:
 
 
 @dataclass
+class Ahead:
+    """One Workload ahead of ours in the ClusterQueue, with its requests when its Workload was read."""
+
+    name: str
+    namespace: str
+    position: int  # 1-based, in the ClusterQueue
+    priority: int | None
+    local_queue: str | None
+    requests: dict[str, Fraction] | None  # None = its Workload could not be read
+
+
+@dataclass
 class Diagnosis:
     """Everything the text screen and the json/yaml views show."""
 
@@ -69,6 +81,7 @@ class Diagnosis:
     shape: str = "single"  # pd-atomic | per-replica | single
     suggestions: list[Any] = field(default_factory=list)  # suggest.Suggestion: what would admit it now
     what_if: dict[str, int] = field(default_factory=dict)  # --what-if role=N the diagnosis assumed
+    ahead: list[Ahead] | None = None  # the Workloads before ours (visibility API); None = not known
 
     @property
     def code(self) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from tabulate import tabulate
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
-from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, short
+from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
 from kubectl_pd.pending.verdicts import FlavorBar
 
 BAR_WIDTH = 24
@@ -26,13 +26,34 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "pending": d.pending,
         "reasons": [_reason_dict(r) for r in d.reasons],
         "roles": [_role_dict(r) for r in d.roles],
-        "queue": {"localQueue": d.local_queue, "clusterQueue": d.cluster_queue, "position": d.position},
+        "queue": {"localQueue": d.local_queue, "clusterQueue": d.cluster_queue, "position": d.position,
+                  **({"ahead": [_ahead_dict(a) for a in d.ahead]} if d.ahead is not None else {})},
         "summary": d.story or d.headline,
         "notes": list(d.notes),
         "next": list(d.hints),
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
         **({"whatIf": dict(d.what_if)} if d.what_if else {}),
     }
+
+
+def _ahead_dict(a: Ahead) -> dict[str, Any]:
+    return {"name": a.name, "namespace": a.namespace, "position": a.position, "priority": a.priority,
+            "localQueue": a.local_queue,
+            "requests": None if a.requests is None else {k: format_quantity(v, k)
+                                                         for k, v in sorted(a.requests.items())}}
+
+
+def _ahead_text(d: Diagnosis) -> str | None:
+    """`ahead: team-b/llama-70b (4 cards)` — how much quota stands before ours."""
+    if not d.ahead:
+        return None
+    parts = []
+    for a in d.ahead[:5]:
+        req = ("requests unknown" if a.requests is None else
+               ", ".join(short(v, k) for k, v in sorted(a.requests.items())) or "no requests")
+        parts.append(f"#{a.position} {a.namespace}/{a.name} ({req})")
+    more_ = f", and {len(d.ahead) - 5} more" if len(d.ahead) > 5 else ""
+    return "  ahead: " + "; ".join(parts) + more_
 
 
 def _suggestion_dict(s: Any) -> dict[str, Any]:
@@ -64,8 +85,19 @@ def _reason_dict(r: Reason) -> dict[str, Any]:
         "kueueMessage": r.kueue_message, "resource": r.resource, "flavor": r.flavor,
         "requested": _q(r.requested, r.resource), "available": _q(r.available, r.resource),
         "needed": _q(r.needed, r.resource),
-        "params": {k: _q(v, r.resource) if isinstance(v, Fraction) else v for k, v in r.params.items()},
+        "params": {k: _plain(v, r.resource) for k, v in r.params.items()},
     }
+
+
+def _plain(v: Any, resource: str | None) -> Any:
+    """Quantities (also nested ones) as Kubernetes prints them."""
+    if isinstance(v, Fraction):
+        return _q(v, resource)
+    if isinstance(v, dict):
+        return {k: _plain(x, resource) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x, resource) for x in v]
+    return v
 
 
 def _role_dict(r: RoleRow) -> dict[str, Any]:
@@ -135,6 +167,9 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
                                              if d.position_in_local_queue else ""))
     if q:
         out.append("  queue: " + " -> ".join(q[:2]) + (f", {', '.join(q[2:])}" if q[2:] else ""))
+    ahead = _ahead_text(d)
+    if ahead:
+        out.append(ahead)
     if d.roles:
         out.append("")
         rows = []

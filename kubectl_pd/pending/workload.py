@@ -5,15 +5,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from fractions import Fraction
+from typing import Any
 
+from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Taint
+from kubectl_pd.kueue.model import Taint, pod_requests
+from kubectl_pd.kueue.quantity import format_cards, is_credits
+from kubectl_pd.pending import evictions as evm
+from kubectl_pd.pending import topology as tp
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Facts
 from kubectl_pd.pending.model import Reason, amount_of, conditions, dct, is_true, lst, more, short, to_int
 from kubectl_pd.pending.queues import structural
-from kubectl_pd.pending.roles import Unit, podset_role
+from kubectl_pd.pending.roles import Unit, pod_role, podset_role
 
 # Kueue 0.19 granular QuotaReserved reasons (UnadmittedWorkloadsObservability) -> our codes
 _TOKENS = {
@@ -158,6 +163,109 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
 
 
 def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+                      now: datetime, notes: list[str], hypothetical: bool = False) -> list[Reason]:
+    """The Workload's story; an admission-check retry loop or a preemption leads it (they explain why the
+    Workload is back in the queue at all), what holds it now follows."""
+    rest = _workload_reasons(u, facts, verdicts, now, notes, hypothetical)
+    if u.workload is None or u.admitted or any(r.code in ("NotPending", "Deactivated") for r in rest):
+        return rest
+    loop = evm.retry_loop(u.workload, facts.events)
+    if loop is not None:
+        head = retry_loop_reason(loop, u, facts)
+        return [head] + [r for r in rest if r.code not in ("AdmissionCheckPending", "Evicted")]
+    pre = evm.preemption_of(u.workload, facts.events) if not u.reserved else None
+    if pre is not None:
+        return [preempted_reason(pre, u, facts)] + rest  # an Evicted reason after it says the back-off
+    return rest
+
+
+def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
+    """AdmissionCheckRetryLoop: how many times, since when, the check's words; for gpustack-node-devices the
+    per-card fit labels of the flavor's nodes (largest free slice vs what one Pod asks)."""
+    g = u.group
+    params: dict[str, Any] = {"check": loop.check, "times": loop.times, "since": loop.since,
+                              "requeueAt": loop.requeue_at, "state": loop.state}
+    msg = (f"admission check {loop.check} answered Retry and Kueue evicted and requeued Workload {g} "
+           f"{loop.times} times" + (f" since {loop.since}" if loop.since else "")
+           + (f"; next requeue at {loop.requeue_at}" if loop.requeue_at else ""))
+    hint = f"free devices on the flavor's nodes, or ask {loop.check}'s controller why it retries"
+    role = None
+    if loop.check == evm.NODE_DEVICES:
+        frag = _fragmentation(u, facts)
+        if frag is not None:
+            params["fragmentation"] = frag
+            short_of = [r for r, ok in frag["fits"].items() if ok is False]
+            most = []
+            if frag.get("mostFreeCards") is not None:
+                most.append(f"{_n(frag['mostFreeCards'])} free card(s) on one node ({frag['mostFreeCardsNode']})")
+            if frag.get("largestFreeSlice") is not None:
+                most.append(f"a free slice of {format_cards(frag['largestFreeSlice'])} on one card "
+                            f"({frag['largestFreeSliceNode']})")
+            asks = ", ".join(f"a {r} pod asks {format_cards(a)}" for r, a in frag["podAsks"].items() if a is not None)
+            if most and asks:
+                msg += (f"; GPUStack's fit labels show at most {' and '.join(most)}, while {asks}"
+                        + (": the free cards are fragmented across nodes" if short_of else ""))
+            if short_of:
+                role = short_of[0]
+                hint = (f"free whole cards on one node of flavor {', '.join(frag.get('flavors') or ['?'])} (drain or "
+                        f"defragment it), or give {role} fewer cards per pod")
+        elif any(v is None for v in facts.nodes.values()):
+            params["fragmentation"] = None  # the flavor's Nodes could not be read: a note says so
+    return Reason("AdmissionCheckRetryLoop", msg, role=role, workload=g, kueue_message=loop.message,
+                  params=params, hint=hint)
+
+
+def _n(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f"{float(q):.3g}"
+
+
+def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
+    nodes: dict[str, Obj] = {}
+    flavors = [f for f, ns in facts.nodes.items() if ns]
+    for f in flavors:
+        for n in facts.nodes.get(f) or []:
+            nodes.setdefault(name_of(n), n)
+    if not nodes:
+        return None
+    key = next((k for f in flavors if (k := evm.accelerator_key(facts.flavors.get(f)))), None)
+    asks: dict[str, Fraction | None] = {}
+    role_names = set(u.roles)
+    for p in u.pods:
+        r = pod_role(p, role_names)
+        if r not in asks:
+            req = pod_requests(p.get("spec"))
+            asks[r] = next((q for res, q in req.items() if is_credits(res)), None)
+    frag = evm.fragmentation(evm.fit_labels(list(nodes.values()), key), asks)
+    if frag is None:
+        return None
+    frag["flavors"] = flavors
+    frag["acceleratorKey"] = key
+    return frag
+
+
+def preempted_reason(pre: tuple[str | None, str | None, evm.Preemption | None], u: Unit, facts: Facts) -> Reason:
+    """Preempted: by whom (UID, its ClusterQueue, ours or not), by which rule; the pair effect is said by
+    the diagnosis, which sees every role's Workload."""
+    rule, message, p = pre
+    g = u.group
+    by_uid = {str(dct(w.get("metadata")).get("uid")): n for n, w in facts.workloads.items() if w is not None}
+    name = by_uid.get(p.uid or "") if p is not None else None
+    cq = p.preemptor_queue if p is not None else None
+    params: dict[str, Any] = {"rule": rule, "preemptorUID": p.uid if p else None,
+                              "preemptorJobUID": p.job_uid if p else None, "preemptorClusterQueue": cq,
+                              "preemptorWorkload": name, "preemptorPath": p.preemptor_path if p else None,
+                              "preempteePath": p.preemptee_path if p else None,
+                              "preemptorPriority": p.preemptor_priority if p else None,
+                              "preempteePriority": p.preemptee_priority if p else None}
+    who = f"Workload {name}" if name else (f"a Workload (UID {p.uid})" if p and p.uid else "another Workload")
+    msg = (f"Workload {g} was preempted by {who}" + (f" of ClusterQueue {cq}" if cq else "")
+           + (f" ({rule})" if rule else ""))
+    return Reason("Preempted", msg, workload=g, kueue_message=message, params=params,
+                  hint="raise the deployment's priority, or give its ClusterQueue nominal quota the cohort cannot "
+                       "reclaim")
+
+
+def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
                       now: datetime, notes: list[str], hypothetical: bool = False) -> list[Reason]:
     """`hypothetical` (--what-if): Kueue's last message is about the real demand, so only our engine speaks
     for quota."""
@@ -332,7 +440,7 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
         for psf in parsed.pod_sets:
             role = ps_roles.get(psf.pod_set, psf.pod_set)
             ours = verdicts.get((g, psf.pod_set))
-            out.extend(_podset_reasons(psf, role, g, parsed, ours))
+            out.extend(_topology_reasons(psf, role, g, u, facts) or _podset_reasons(psf, role, g, parsed, ours))
         if out:
             return out
     code = _TOKENS.get(token)
@@ -340,6 +448,40 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
         return [Reason(code, _CODE_TEXT.get(code, code), workload=g, kueue_message=text)]
     return [Reason("Unknown", "Kueue's reason is not one kubectl-pd knows; its words follow", workload=g,
                    kueue_message=text, hint=f"kubectl describe workload {g} -n {ns}")]
+
+
+def _topology_reasons(psf: km.PodSetFailure, role: str, g: str, u: Unit, facts: Facts) -> list[Reason]:
+    """TopologyUnsatisfied: Kueue's not-fit words for a TAS flavor, with the pod set's requested level."""
+    out = []
+    for fr in psf.reasons:
+        if fr.kind != km.TOPOLOGY:
+            continue
+        nums = tp.parse_not_fit(fr.text)
+        if nums is None:
+            continue
+        req = tp.request_of(tp.pod_set_of(u.workload, psf.pod_set))
+        flavors = tp.tas_flavors(facts.flavors, nums["topology"])
+        params = {**nums, **{k: v for k, v in req.items() if v is not None}, "podSet": psf.pod_set,
+                  "flavors": flavors}
+        level = req.get("level")
+        where = f" in one {level} domain" if level and req.get("mode") == "required" else (
+            f" (preferring one {level} domain)" if level else "")
+        if nums.get("fit") is not None:
+            what = (f"topology {nums['topology']} fits only {nums['fit']} of {role}'s {nums['total']} "
+                    f"{nums['unit']}(s){where}")
+        else:
+            layers = "; ".join(f"{x['fit']}/{x['needed']} slices fit on level {x['level']}"
+                               for x in nums.get("sliceLayers", []))
+            what = f"topology {nums['topology']} cannot fit {role}{where}" + (f": {layers}" if layers else "")
+        if flavors:
+            what += f" (TAS flavor {', '.join(flavors)})"
+        hint = (f"free {nums['total'] - nums['fit']} more {nums['unit']}(s) of room in one {level} domain, relax "
+                f"{role}'s required topology to preferred, or scale {role} down"
+                if nums.get("fit") is not None and level else
+                f"relax {role}'s topology request or free nodes in the topology {nums['topology']}")
+        out.append(Reason("TopologyUnsatisfied", what, role=role, workload=g, kueue_message=psf.text,
+                          flavor=flavors[0] if flavors else None, params=params, hint=hint))
+    return out
 
 
 def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message,

@@ -1,0 +1,82 @@
+"""Topology-aware scheduling: a role's topology request that the TAS flavor's topology cannot meet.
+
+Kueue's words (v0.18.4 and v0.19.2, pkg/cache/scheduler/tas_flavor_snapshot.go, notFitMessage and
+multiLayerNotFitMessage), embedded by flavorassigner.go as `couldn't assign flavors to pod set %s: <...>`:
+  topology %q allows to fit only %d out of %d %s(s)      (%s = pod, or slice when the slice size > 1)
+  topology %q doesn't allow to fit any of %d %s(s)
+  topology %q doesn't allow to fit; %d/%d slice(s) fit on level %s ...
+each optionally followed by `. Total nodes: %d; excluded: <reasons>`. The level is not in the message: it
+comes from the pod set's `topologyRequest` (v1beta2) or its template's `kueue.x-k8s.io/podset-*-topology`
+annotations.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kubectl_pd.cluster.source import Obj
+from kubectl_pd.pending.model import dct, lst, text, to_int
+
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
+SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+
+_ONLY = re.compile(r'^topology "(?P<t>[^"]*)" allows to fit only (?P<fit>\d+) out of (?P<total>\d+) '
+                   r"(?P<unit>pod|slice)\(s\)")
+_NONE = re.compile(r'^topology "(?P<t>[^"]*)" doesn\'t allow to fit any of (?P<total>\d+) (?P<unit>pod|slice)\(s\)')
+_MULTI = re.compile(r'^topology "(?P<t>[^"]*)" doesn\'t allow to fit(?P<rest>(?:; \d+/\d+ slice\(s\) fit on level '
+                    r"[^;.]+)*)")
+_LAYER = re.compile(r"; (?P<fit>\d+)/(?P<need>\d+) slice\(s\) fit on level (?P<level>[^;.]+)")
+_EXCLUDED = re.compile(r"\. Total nodes: (?P<n>\d+); excluded: (?P<why>.*)$")
+
+
+def parse_not_fit(message: str) -> dict[str, Any] | None:
+    """Kueue's numbers from one TAS reason; None when the words are not a not-fit message."""
+    m = _ONLY.match(message) or _NONE.match(message)
+    out: dict[str, Any]
+    if m:
+        g = m.groupdict()
+        out = {"topology": g["t"], "fit": int(g.get("fit") or 0), "total": int(g["total"]), "unit": g["unit"]}
+    else:
+        m = _MULTI.match(message)
+        if not m:
+            return None
+        layers = [{"fit": int(x.group("fit")), "needed": int(x.group("need")), "level": x.group("level").strip()}
+                  for x in _LAYER.finditer(m.group("rest"))]
+        out = {"topology": m.group("t"), "fit": None, "total": None, "unit": "slice", "sliceLayers": layers}
+    ex = _EXCLUDED.search(message)
+    if ex:
+        out["totalNodes"] = int(ex.group("n"))
+        out["excluded"] = ex.group("why")
+    return out
+
+
+def request_of(pod_set: Obj) -> dict[str, Any]:
+    """The pod set's topology request: mode (required | preferred | unconstrained) and level, slice level/size."""
+    tr = dct(pod_set.get("topologyRequest"))
+    ann = dct(dct(dct(pod_set.get("template")).get("metadata")).get("annotations"))
+    out: dict[str, Any] = {}
+    for mode, field, key in (("required", "required", REQUIRED), ("preferred", "preferred", PREFERRED)):
+        level = text(tr.get(field)) or text(ann.get(key))
+        if level:
+            out = {"mode": mode, "level": level}
+            break
+    if not out and (tr.get("unconstrained") is True or ann.get(UNCONSTRAINED) == "true"):
+        out = {"mode": "unconstrained", "level": None}
+    slice_level = text(tr.get("podSetSliceRequiredTopology")) or text(ann.get(SLICE_REQUIRED))
+    if slice_level:
+        out["sliceLevel"] = slice_level
+        out["sliceSize"] = to_int(tr.get("podSetSliceSize")) or to_int(ann.get(SLICE_SIZE))
+    return out
+
+
+def tas_flavors(flavors: dict[str, Obj | None], topology: str) -> list[str]:
+    """The flavors read whose `spec.topologyName` is the topology Kueue named."""
+    return sorted(n for n, f in flavors.items() if f is not None and dct(f.get("spec")).get("topologyName") == topology)
+
+
+def pod_set_of(wl: Obj | None, name: str) -> Obj:
+    return next((dct(p) for p in lst(dct(dct(wl).get("spec")).get("podSets")) if dct(p).get("name") == name), {})
