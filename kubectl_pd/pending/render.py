@@ -5,8 +5,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from tabulate import tabulate
-
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
 from kubectl_pd.pending.verdicts import FlavorBar
@@ -177,6 +175,8 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
             pods = f"{r.have}/{r.want}" if r.want is not None else str(r.have)
             verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
             rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
+        from tabulate import tabulate  # text output only: -o json never pays for it
+
         table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
                          tablefmt="plain", disable_numparse=True)
         out.extend("  " + line for line in table.splitlines())
@@ -225,5 +225,7 @@ def render_list(rows: list[tuple[str, Diagnosis]]) -> str:
         r = d.reasons[0]
         kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
         table.append([ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(r.message, 90)])
+    from tabulate import tabulate
+
     return tabulate(table, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",
                     disable_numparse=True) + "\n"
