@@ -264,7 +264,7 @@ def _quota_map(groups: tuple) -> dict[FlavorResource, ResourceQuota]:
 class Tree:
     """The cohort forest of a snapshot, with usage as the queues' status reports it."""
 
-    def __init__(self, snap: Snapshot, extra_usage: Mapping[str, Mapping[FlavorResource, Fraction]] | None = None):
+    def __init__(self, snap: Snapshot):
         self.nodes: dict[str, _Node] = {}
         cohorts: dict[str, _Node] = {}
         self.cycle = False
@@ -288,8 +288,6 @@ class Tree:
             node = _Node(cq.name, _quota_map(cq.resource_groups), is_cq=True)
             node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
             node.usage = dict(cq.reserved)
-            for fr, q in ((extra_usage or {}).get(cq.name) or {}).items():
-                node.usage[fr] = node.usage.get(fr, Fraction(0)) + q
             if cq.cohort:
                 parent = cohort_node(cq.cohort)
                 node.parent = parent
@@ -366,14 +364,6 @@ class Tree:
             root = t
             t = t.parent
         return root.height(), False
-
-
-def add_usage(extra: dict[str, dict[FlavorResource, Fraction]], cq: str,
-              usage: Mapping[FlavorResource, Fraction]) -> None:
-    """Accumulate a Workload's assigned usage for a later `Tree` (the per-replica shape's joint view)."""
-    mine = extra.setdefault(cq, {})
-    for fr, q in usage.items():
-        mine[fr] = mine.get(fr, Fraction(0)) + q
 
 
 # ---------------------------------------------------------------------------------------- matching
@@ -595,14 +585,8 @@ def _worst(modes: list[str]) -> str:
     return min(modes, key=lambda m: _MODE_RANK[m]) if modes else FIT
 
 
-def kueue_oracle_default(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: int) -> tuple[str, int]:
-    """Kueue's test oracle: preemption always possible (for translating Kueue's own test tables)."""
-    return PREEMPT_POSSIBLE, 0
-
-
 def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
-           fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT,
-           extra_usage: Mapping[str, Mapping[FlavorResource, Fraction]] | None = None) -> Assignment:
+           fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment:
     """Assign flavors to every pod set of `demand` on `cluster_queue`, as Kueue would now.
 
     Pod sets go in order; usage of earlier pod sets accumulates (Kueue's "previously considered podsets").
@@ -613,7 +597,7 @@ def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle
         refused = tuple(PodSetAssignment(ps.name, ps.role, ps.count, ps.total(), {}, NO_FIT, invalid=ps.invalid)
                         for ps in demand.pod_sets)
         return Assignment(cq.name, refused, NO_FIT, 0)
-    tree = Tree(snap, extra_usage)
+    tree = Tree(snap)
     a = _Assigner(snap, cq, tree, oracle, fair_sharing, kueue)
     covers_pods = cq.group_of("pods") is not None
     # pod-set groups (podSetGroupName) are placed together, in order of first appearance

@@ -1,9 +1,10 @@
 """Every pending pod set of a target through the one admission engine (kueue.admission).
 
-Two views per pod set, never mixed up: Kueue's own (the pod set's Workload alone against the queue now,
-which is what Kueue's message counts) and the joint one (every pending Workload of the target at once,
-in role order: the roles of one deployment are admitted together or not at all). The verdict and its
-numbers are the joint view; Kueue's own number rides along as `own`.
+Two views, never mixed up. Per pod set, Kueue's own: its Workload against the queue now, pod sets in
+order (what Kueue's message counts); a pod set blocked only by the ones before it is said to fit alone.
+For the target, the joint one: every pending Workload at once (the roles of one deployment are admitted
+together or not at all), as a shortfall per flavor and resource, and as "never" when the roles cannot
+fit together even in an empty queue's capacity.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from fractions import Fraction
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint
 from kubectl_pd.kueue.model import workload as parse_workload
-from kubectl_pd.kueue.quantity import try_parse
 
 FITS = "fits"
 BLOCKED = "blocked"
@@ -59,8 +59,8 @@ class PodSetVerdict:
     verdict: str
     code: str | None = None
     flavor: str | None = None
-    assignment: ad.PodSetAssignment | None = None  # joint view
-    own: ad.PodSetAssignment | None = None  # Kueue's view: its Workload alone
+    assignment: ad.PodSetAssignment | None = None  # the assignment the verdict rests on
+    own: ad.PodSetAssignment | None = None  # Kueue's view: its Workload, pod sets in order
     max_pods: int | None = None
     cluster_queue: str | None = None
     joint_needed: Fraction | None = None  # what every pending pod set needs together in its blocking flavor
@@ -266,7 +266,3 @@ def spec_demand(role: str, group: str, count: int, spec: dict, size: int,
 
     psd = ad.demand_of_pod_set(pod_set_of_spec(role, count, spec), role, limit_ranges=limit_ranges)
     return Demand(role, group, role, count, psd.total(), size), psd
-
-
-def quantity(value: object) -> Fraction | None:
-    return try_parse(value)
