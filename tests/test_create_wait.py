@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kubectl_pd.errors import PdError
 from tests.apiserver import FakeApiServer
 
 H20 = "gpustack--nvidia-h20-linux-amd64"
@@ -117,11 +118,14 @@ def test_wait_on_plain_pods(cli: Callable, apiserver: Callable) -> None:
     assert "decode   pods 1/1  admitted 1/1  ready 0/1  admitted" in r.stderr.splitlines()
 
 
-def test_timeout_falls_back_to_our_summary_without_why_pending(cli: Callable, apiserver: Callable,
-                                                               monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_timeout_falls_back_to_our_summary_when_the_diagnosis_fails(cli: Callable, apiserver: Callable,
+                                                                    monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import kubectl_pd.pending
 
-    monkeypatch.delattr(kubectl_pd.pending, "explain")  # as before why-pending was built
+    def failing(*_a: object, **_k: object) -> str:
+        raise PdError("the diagnosis could not be completed")
+
+    monkeypatch.setattr(kubectl_pd.pending, "explain", failing)
     _, r = _create_while_playing(cli, apiserver, None, "2s")
     assert r.exit_code == 1 and "timed out after 2s" in r.stderr
     assert r.stdout.splitlines()[1:] == [
