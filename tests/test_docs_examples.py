@@ -1,4 +1,5 @@
-"""Every offline `$ kubectl pd ...` example in README.md (and docs/) runs, and prints what the page shows."""
+"""Every `$ kubectl pd ...` example in README.md and docs/ that runs offline, or against the loopback cluster
+its page names (`<!-- example-cluster: ... -->`), runs and prints what the page shows."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ EXAMPLES = [ex for page in PAGES for ex in examples(page) if ex.runnable]
 
 def test_there_are_examples_to_check() -> None:
     assert len(EXAMPLES) >= 10
+    assert any(ex.cluster for ex in EXAMPLES), "no example runs against the loopback cluster"
+    for ex in EXAMPLES:
+        for f in ex.cluster:
+            assert (ROOT / "tests" / "fixtures" / f).is_file(), f"{ex.path.name}: no fixture {f}"
 
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=lambda ex: f"{ex.path.name}:{ex.steps[0].command[:70]}")
