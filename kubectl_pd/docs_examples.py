@@ -14,12 +14,15 @@ change the next one's output. Other blocks that need a cluster are left unchecke
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
 import subprocess
 import sys
 import tempfile
+import types
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,10 +114,14 @@ def _with_cluster(example: Example, root: Path, env: dict[str, str], argv: list[
     """Run `argv` against a fresh loopback API server holding the example's fixtures."""
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    from tests.apiserver import FakeApiServer, load_objects  # a test helper: only the docs check needs it
+    import tests.apiserver as api  # a test helper: only the docs check needs it
 
-    objects = load_objects(*(root / "tests" / "fixtures" / f for f in example.cluster))
-    server = FakeApiServer(objects=objects).start()
+    # The server gives every object a random uid; the page shows fixed ones (the n-th uid it hands out).
+    counter = itertools.count()
+    real_uuid = api.uuid
+    api.uuid = types.SimpleNamespace(uuid4=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"kubectl-pd-docs/{next(counter)}"))
+    objects = api.load_objects(*(root / "tests" / "fixtures" / f for f in example.cluster))
+    server = api.FakeApiServer(objects=objects).start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             kc = server.write_kubeconfig(Path(tmp) / "kubeconfig", namespace=example.namespace)
@@ -122,6 +129,7 @@ def _with_cluster(example: Example, root: Path, env: dict[str, str], argv: list[
                                   text=True, timeout=120)
     finally:
         server.stop()
+        api.uuid = real_uuid
 
 
 def run(example: Example, root: Path, executable: str = "kubectl-pd") -> tuple[Step, ...]:
