@@ -3,6 +3,7 @@ its page names (`<!-- example-cluster: ... -->`), runs and prints what the page 
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -30,3 +31,25 @@ def test_example_output_is_current(ex: Example) -> None:
     got = run(ex, ROOT, exe)
     for want, have in zip(ex.steps, got, strict=True):
         assert have.output == want.output, f"stale example (run scripts/refresh-examples): $ {want.command}"
+
+
+def test_readme_is_a_landing_page_that_links_every_docs_page() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) < 250, "README.md is the landing page: move reference text to docs/"
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert pages and [p for p in pages if f"(docs/{p})" not in readme] == []
+    assert "<!-- test-command -->" in readme and "<!-- /test-command -->" in readme  # .ci/run reads it
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors: lowercase, punctuation dropped, spaces to hyphens."""
+    heads = re.findall(r"^#+ (.+)$", re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+def test_links_between_docs_pages_resolve() -> None:
+    for page in PAGES:
+        for target, anchor in re.findall(r"\]\(([^)#:]*\.md|)(?:#([^)]*))?\)", page.read_text()):
+            linked = (page.parent / target) if target else page
+            assert linked.is_file(), f"{page.name} links to missing {target}"
+            assert not anchor or anchor in _anchors(linked), f"{page.name} links to missing {target}#{anchor}"
