@@ -53,3 +53,11 @@ def test_links_between_docs_pages_resolve() -> None:
             linked = (page.parent / target) if target else page
             assert linked.is_file(), f"{page.name} links to missing {target}"
             assert not anchor or anchor in _anchors(linked), f"{page.name} links to missing {target}#{anchor}"
+
+
+def test_the_live_lint_example_cluster_is_the_integration_tests() -> None:
+    """docs/lint.md's live example runs on a file; it must stay the cluster tests/test_lint_live.py checks."""
+    from tests.apiserver import load_objects
+    from tests.test_lint_live import cluster_objects
+
+    assert load_objects(ROOT / "tests" / "fixtures" / "lint" / "live-cluster.yaml") == cluster_objects()
