@@ -8,7 +8,9 @@ A block can also name the cluster it runs against, on the line right before its 
 `<!-- example-cluster: create/cluster.yaml create/crd-pd-atomic.yaml namespace=team-a -->` (fixture
 files under tests/fixtures/). Each of its commands then runs against a fresh loopback API server
 (tests/apiserver.py) holding those objects, through a real kubeconfig, so one command's writes never
-change the next one's output. Other blocks that need a cluster are left unchecked.
+change the next one's output. A block that cannot run (it needs Kueue admitting while it waits, or its
+output is shortened) says so and why: `<!-- example-not-run: REASON -->`; tests/test_docs_examples.py
+fails on a `$ kubectl pd` block that is neither runnable nor marked.
 `scripts/refresh-examples` rewrites the outputs; tests/test_docs_examples.py fails when one is stale.
 """
 
@@ -28,6 +30,7 @@ from pathlib import Path
 
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 CLUSTER = re.compile(r"<!-- example-cluster: ([^>]*?) -->\n\Z")
+NOT_RUN = re.compile(r"<!-- example-not-run: ([^>]*?) -->\n\Z")
 
 
 @dataclass(frozen=True)
@@ -44,9 +47,12 @@ class Example:
     steps: tuple[Step, ...]
     cluster: tuple[str, ...] = ()  # fixture files of the loopback server the commands run against
     namespace: str | None = None  # the kubeconfig context's namespace there
+    not_run: str | None = None  # why the page does not expect this block to run
 
     @property
     def runnable(self) -> bool:
+        if self.not_run:
+            return False
         check = _against_cluster if self.cluster else _offline
         return bool(self.steps) and all(check(s.command) for s in self.steps) and \
             _offline(self.steps[0].command) != "echo"
@@ -106,7 +112,9 @@ def examples(path: Path) -> list[Example]:
         words = named.group(1).split() if named else []
         ns = next((w.split("=", 1)[1] for w in words if w.startswith("namespace=")), None)
         files = tuple(w for w in words if not w.startswith("namespace="))
-        out.append(Example(path, m.start(1), m.end(1), _steps(m.group(1)), files, ns))
+        skip = NOT_RUN.search(text, 0, m.start())
+        out.append(Example(path, m.start(1), m.end(1), _steps(m.group(1)), files, ns,
+                           skip.group(1) if skip else None))
     return out
 
 

@@ -33,6 +33,12 @@ def test_example_output_is_current(ex: Example) -> None:
         assert have.output == want.output, f"stale example (run scripts/refresh-examples): $ {want.command}"
 
 
+def test_every_kubectl_pd_block_runs_or_says_why_not() -> None:
+    silent = [f"{ex.path.name}: $ {ex.steps[0].command[:60]}" for page in PAGES for ex in examples(page)
+              if ex.steps and ex.steps[0].command.startswith("kubectl pd ") and not ex.runnable and not ex.not_run]
+    assert not silent, f"blocks neither run nor marked <!-- example-not-run: REASON -->: {silent}"
+
+
 def test_readme_is_a_landing_page_that_links_every_docs_page() -> None:
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) < 250, "README.md is the landing page: move reference text to docs/"
