@@ -76,6 +76,27 @@ def workload(name: str, namespace: str, *, queue: str = "q", labels: dict[str, s
             "metadata": {"name": name, "namespace": namespace, "labels": labels or {}}, "spec": {"queueName": queue}}
 
 
+def pod(name: str, namespace: str | None, *, labels: dict[str, str] | None = None, uid: str | None = None,
+        resources: dict[str, str] | None = None, image: str = "vllm/vllm-openai:v0.8.5",
+        gates: list[str] | None = None, ready: bool = False, phase: str = "Pending") -> Obj:
+    """A Pod with one `engine` container (`resources` as both requests and limits), its scheduling
+    gates (None: no schedulingGates field) and a Ready condition."""
+    meta: Obj = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    if uid is not None:
+        meta["uid"] = uid
+    meta["labels"] = dict(labels or {})
+    container: Obj = {"name": "engine", "image": image}
+    if resources is not None:
+        container["resources"] = {"requests": resources, "limits": resources}
+    spec: Obj = {"containers": [container]}
+    if gates is not None:
+        spec["schedulingGates"] = [{"name": g} for g in gates]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
 def model_deployment(name: str, namespace: str, spec: Obj | None = None) -> Obj:
     """A GPUStack ModelDeployment (empty spec unless given)."""
     return {"apiVersion": GPUSTACK, "kind": "ModelDeployment",

@@ -13,7 +13,7 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.kueue.model import Snapshot
 from kubectl_pd.pending import verdicts as vd
 from tests.apiserver import load_objects
-from tests.builders import cluster_queue
+from tests.builders import cluster_queue, pod
 
 FIX = Path(__file__).parent / "fixtures" / "create"
 H20 = "gpustack--nvidia-h20-linux-amd64"
@@ -326,9 +326,8 @@ def test_offered_keys_ignore_count_labels() -> None:
 
 # ----------------------------------------------------------------------------- wait progress
 def _pod(name: str, role_name: str, group: str, ready: bool = False) -> dict:
-    return {"metadata": {"name": name, "uid": name, "labels": {"app.kubernetes.io/component": role_name,
-                                                               "kueue.x-k8s.io/pod-group-name": group}},
-            "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+    return pod(name, None, uid=name, ready=ready,
+               labels={"app.kubernetes.io/component": role_name, "kueue.x-k8s.io/pod-group-name": group})
 
 
 def _wl(name: str, admitted: bool, message: str = "") -> dict:

@@ -9,6 +9,7 @@ import pytest
 
 from kubectl_pd.errors import PdError
 from tests.apiserver import FakeApiServer
+from tests.builders import pod
 from tests.clock import FakeTime
 
 H20 = "gpustack--nvidia-h20-linux-amd64"
@@ -18,14 +19,11 @@ BASE = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8
 
 
 def _pod(name: str, role: str, ready: bool = False) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "team-a", "uid": f"uid-{name}",
-                         "labels": {"app.kubernetes.io/instance": "qwen", "app.kubernetes.io/component": role,
-                                    "kueue.x-k8s.io/pod-group-name": "qwen"}},
-            "spec": {"containers": [{"name": "engine", "image": "vllm/vllm-openai:v0.8.5",
-                                     "resources": {"requests": CARD, "limits": CARD}}],
-                     "schedulingGates": [] if ready else [{"name": "kueue.x-k8s.io/admission"}]},
-            "status": {"phase": "Pending", "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+    """A Pod of deployment qwen's group, gated by Kueue until it is ready."""
+    return pod(name, "team-a", uid=f"uid-{name}", resources=CARD, ready=ready,
+               gates=[] if ready else ["kueue.x-k8s.io/admission"],
+               labels={"app.kubernetes.io/instance": "qwen", "app.kubernetes.io/component": role,
+                       "kueue.x-k8s.io/pod-group-name": "qwen"})
 
 
 def _workload(admitted: bool) -> dict:
