@@ -1,3 +1,3 @@
 from kubectl_pd.cli import main
 
-main(prog_name="kubectl-pd")
+main()

@@ -197,7 +197,7 @@ def _usage_line(e: click.UsageError) -> str:
     return f"error: {msg} (see '{where} --help')"
 
 
-def main(argv: list[str] | None = None, prog_name: str = PROG) -> None:
+def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every failure becomes one `error:` line and kubectl's exit codes."""
     debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
     try:

@@ -3,20 +3,34 @@
 An example is a fenced block whose lines starting with `$ ` are commands, each followed by its output
 (stdout, then stderr). A block is checked when every command in it runs offline: `kubectl pd` with
 `-f`/`--from-file` (or `create ... --dry-run=client`), or `echo $?` for the exit code of the one before.
-Blocks that need a live cluster are listed as unchecked. `scripts/refresh-examples` rewrites the
-outputs; tests/test_docs_examples.py fails when one is stale.
+
+A block can also name the cluster it runs against, on the line right before its fence:
+`<!-- example-cluster: create/cluster.yaml create/crd-pd-atomic.yaml namespace=team-a -->` (fixture
+files under tests/fixtures/). Each of its commands then runs against a fresh loopback API server
+(tests/apiserver.py) holding those objects, through a real kubeconfig, so one command's writes never
+change the next one's output. A block that cannot run (it needs Kueue admitting while it waits, or its
+output is shortened) says so and why: `<!-- example-not-run: REASON -->`; tests/test_docs_examples.py
+fails on a `$ kubectl pd` block that is neither runnable nor marked.
+`scripts/refresh-examples` rewrites the outputs; tests/test_docs_examples.py fails when one is stale.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
 import subprocess
+import sys
+import tempfile
+import types
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+CLUSTER = re.compile(r"<!-- example-cluster: ([^>]*?) -->\n\Z")
+NOT_RUN = re.compile(r"<!-- example-not-run: ([^>]*?) -->\n\Z")
 
 
 @dataclass(frozen=True)
@@ -31,11 +45,25 @@ class Example:
     start: int  # offset of the block's body in the file
     end: int
     steps: tuple[Step, ...]
+    cluster: tuple[str, ...] = ()  # fixture files of the loopback server the commands run against
+    namespace: str | None = None  # the kubeconfig context's namespace there
+    not_run: str | None = None  # why the page does not expect this block to run
 
     @property
     def runnable(self) -> bool:
-        return bool(self.steps) and all(_offline(s.command) for s in self.steps) and \
+        if self.not_run:
+            return False
+        check = _against_cluster if self.cluster else _offline
+        return bool(self.steps) and all(check(s.command) for s in self.steps) and \
             _offline(self.steps[0].command) != "echo"
+
+
+def _against_cluster(command: str) -> str | None:
+    if command.strip() == "echo $?":
+        return "echo"
+    if not command.startswith("kubectl pd ") or "..." in command or "#" in command:
+        return None
+    return "cluster"
 
 
 def _offline(command: str) -> str | None:
@@ -76,8 +104,40 @@ def _steps(body: str) -> tuple[Step, ...]:
 
 def examples(path: Path) -> list[Example]:
     text = path.read_text()
-    return [Example(path, m.start(1), m.end(1), _steps(m.group(1))) for m in FENCE.finditer(text)
-            if m.group(1).startswith("$ ")]
+    out = []
+    for m in FENCE.finditer(text):
+        if not m.group(1).startswith("$ "):
+            continue
+        named = CLUSTER.search(text, 0, m.start())
+        words = named.group(1).split() if named else []
+        ns = next((w.split("=", 1)[1] for w in words if w.startswith("namespace=")), None)
+        files = tuple(w for w in words if not w.startswith("namespace="))
+        skip = NOT_RUN.search(text, 0, m.start())
+        out.append(Example(path, m.start(1), m.end(1), _steps(m.group(1)), files, ns,
+                           skip.group(1) if skip else None))
+    return out
+
+
+def _with_cluster(example: Example, root: Path, env: dict[str, str], argv: list[str]) -> subprocess.CompletedProcess:
+    """Run `argv` against a fresh loopback API server holding the example's fixtures."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    import tests.apiserver as api  # a test helper: only the docs check needs it
+
+    # The server gives every object a random uid; the page shows fixed ones (the n-th uid it hands out).
+    counter = itertools.count()
+    real_uuid = api.uuid
+    api.uuid = types.SimpleNamespace(uuid4=lambda: uuid.uuid5(uuid.NAMESPACE_URL, f"kubectl-pd-docs/{next(counter)}"))
+    objects = api.load_objects(*(root / "tests" / "fixtures" / f for f in example.cluster))
+    server = api.FakeApiServer(objects=objects).start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            kc = server.write_kubeconfig(Path(tmp) / "kubeconfig", namespace=example.namespace)
+            return subprocess.run(argv, cwd=root, env={**env, "KUBECONFIG": str(kc)}, capture_output=True,
+                                  text=True, timeout=120)
+    finally:
+        server.stop()
+        api.uuid = real_uuid
 
 
 def run(example: Example, root: Path, executable: str = "kubectl-pd") -> tuple[Step, ...]:
@@ -91,18 +151,24 @@ def run(example: Example, root: Path, executable: str = "kubectl-pd") -> tuple[S
             got.append(Step(step.command, str(code)))
             continue
         args = shlex.split(step.command)[2:]
-        p = subprocess.run([executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        if example.cluster:
+            p = _with_cluster(example, root, env, [executable, *args])
+        else:
+            p = subprocess.run([executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
         code = p.returncode
         got.append(Step(step.command, (p.stdout + p.stderr).rstrip("\n")))
     return tuple(got)
 
 
 def render(steps: tuple[Step, ...], original: str) -> str:
-    """The block body with fresh outputs, keeping each command as it was written."""
-    cmds = [m.group(0) for m in re.finditer(r"^\$ (?:[^\n]*\\\n)*[^\n]*", original, re.M)]
+    """The block body with fresh outputs, keeping each command as it was written and the blank lines
+    that separate one step from the next."""
+    found = list(re.finditer(r"^\$ (?:[^\n]*\\\n)*[^\n]*", original, re.M))
     parts = []
-    for raw, step in zip(cmds, steps, strict=True):
-        parts.append(raw + ("\n" + step.output if step.output else ""))
+    for i, (m, step) in enumerate(zip(found, steps, strict=True)):
+        chunk = original[m.start():found[i + 1].start() if i + 1 < len(found) else len(original)]
+        blank = max(0, len(chunk) - len(chunk.rstrip("\n")) - 1)
+        parts.append(m.group(0) + ("\n" + step.output if step.output else "") + "\n" * blank)
     return "\n".join(parts) + "\n"
 
 

@@ -11,36 +11,9 @@ import pytest
 
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import Snapshot, limit_range, pod_set_of_spec, workload
-
-KUEUE = "kueue.x-k8s.io/v1beta2"
-
-
-def cq(name: str, quotas: dict[str, Any], *, cohort: str | None = None, used: dict[str, str] | None = None,
-       preemption: dict[str, Any] | None = None, resource: str = "cpu", **limits: Any) -> dict[str, Any]:
-    spec: dict[str, Any] = {"resourceGroups": [{"coveredResources": [resource], "flavors": [
-        {"name": f, "resources": [{"name": resource, "nominalQuota": q, **limits.get(f, {})}]}
-        for f, q in quotas.items()]}]}
-    if cohort:
-        spec["cohortName"] = cohort
-    if preemption:
-        spec["preemption"] = preemption
-    return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec,
-            "status": {"flavorsReservation": [{"name": f, "resources": [{"name": resource, "total": u}]}
-                                              for f, u in (used or {}).items()]}}
-
-
-def cohort(name: str, parent: str | None = None, quota: dict[str, str] | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {}
-    if parent:
-        spec["parentName"] = parent
-    if quota:
-        spec["resourceGroups"] = [{"coveredResources": ["cpu"], "flavors": [
-            {"name": f, "resources": [{"name": "cpu", "nominalQuota": q}]} for f, q in quota.items()]}]
-    return {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}
-
-
-def rf(name: str, **labels: str) -> dict[str, Any]:
-    return {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {"nodeLabels": labels}}
+from tests.builders import cluster_queue as cq
+from tests.builders import cohort
+from tests.builders import resource_flavor as rf
 
 
 def demand(*pod_sets: tuple[str, int, str], **spec: Any) -> ad.Demand:
@@ -57,7 +30,7 @@ def run(objs: list[dict[str, Any]], d: ad.Demand, **kw: Any) -> tuple[str, list[
     # an unreadable nominalQuota is unknown, never zero (issue 13's "NaN as 0 cards")
     pytest.param([cq("cq", {"f": [8]}), rf("f")], demand(("main", 1, "1")),
                  ("Unknown", [("main", "Unknown", {})]), id="unreadable-nominal-is-unknown"),
-    pytest.param([cq("cq", {"f": "8"}, f={"borrowingLimit": "lots"}), rf("f")], demand(("main", 1, "1")),
+    pytest.param([cq("cq", {"f": "8"}, limits={"f": {"borrowingLimit": "lots"}}), rf("f")], demand(("main", 1, "1")),
                  ("Unknown", [("main", "Unknown", {})]), id="unreadable-borrowing-limit-is-unknown"),
     # the first flavor's quota unknown, the second would fit: which one Kueue takes is unknowable
     pytest.param([cq("cq", {"a": "x1", "b": "8"}), rf("a"), rf("b")], demand(("main", 1, "1")),
@@ -71,7 +44,7 @@ def run(objs: list[dict[str, Any]], d: ad.Demand, **kw: Any) -> tuple[str, list[
     # a nested cohort's own quota is lent down the tree (Cohort objects, parentName)
     pytest.param([cq("cq", {"f": "1"}, cohort="team"), cohort("team", "org"), cohort("org", quota={"f": "6"}),
                   rf("f")], demand(("main", 1, "5")), ("Fit", [("main", "Fit", {"cpu": "f"})]), id="nested-cohort"),
-    pytest.param([cq("cq", {"f": "1"}, cohort="team", f={"borrowingLimit": "2"}), cohort("team", "org"),
+    pytest.param([cq("cq", {"f": "1"}, cohort="team", limits={"f": {"borrowingLimit": "2"}}), cohort("team", "org"),
                   cohort("org", quota={"f": "6"}), rf("f")], demand(("main", 1, "5")),
                  ("NoFit", [("main", "NoFit", {})]), id="borrowing-limit-caps-the-tree"),
     # a requests-above-limits pod set is refused before any flavor is tried
@@ -89,7 +62,7 @@ def test_unread_peers_make_borrowing_unknown_but_a_borrowing_limit_still_bounds(
     snap = Snapshot.read({"cq": mine}, {"f": rf("f")}, None, None)
     a = ad.assign(snap, "cq", demand(("main", 1, "4")))
     assert a.mode == ad.UNKNOWN and a.pod_sets[0].attempts[0].checks[0].unknown == "cohort"
-    capped = cq("cq", {"f": "2"}, cohort="pool", f={"borrowingLimit": "1"})
+    capped = cq("cq", {"f": "2"}, cohort="pool", limits={"f": {"borrowingLimit": "1"}})
     a = ad.assign(Snapshot.read({"cq": capped}, {"f": rf("f")}, None, None), "cq", demand(("main", 1, "4")))
     assert a.mode == ad.NO_FIT and a.pod_sets[0].attempts[0].outcome == ad.EXCEEDS
 
@@ -131,7 +104,7 @@ def test_joint_shortfall_is_not_kueues_per_pod_set_number() -> None:
 
 def test_selector_keys_judged_per_flavor_not_per_group() -> None:
     """Kueue 0.17.8+/0.18.2+ (PR #12449): a flavor that does not declare the key ignores it."""
-    objs = [cq("cq", {"a": "4", "b": "4"}), rf("a", zone="x"), rf("b", gpu="h20")]
+    objs = [cq("cq", {"a": "4", "b": "4"}), rf("a", {"zone": "x"}), rf("b", {"gpu": "h20"})]
     d = demand(("main", 1, "1"), nodeSelector={"gpu": "h100"})
     assert run(objs, d) == ("Fit", [("main", "Fit", {"cpu": "a"})])  # a has no `gpu` key: not judged on it
 

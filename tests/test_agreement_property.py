@@ -13,6 +13,7 @@ from kubectl_pd.create import flags, preflight
 from kubectl_pd.gpustack.roles import PD_ATOMIC
 from kubectl_pd.pending.diagnose import diagnose
 from kubectl_pd.pending.gather import Facts, Target
+from tests.builders import cluster_queue, resource_flavor
 
 CARD = 1_600_000
 RES = "credits.gpustack.ai/nvidia"
@@ -25,22 +26,17 @@ CREATE_CODE = {"never-fits": "QuotaExceedsCapacity", "no-matching-flavor": "NoMa
 def _cq(name: str, flavors: list[tuple[str, int, int, int | None, int | None]], cohort: str | None,
         policy: str) -> dict[str, Any]:
     """flavors: (name, nominal cards, used cards, borrowingLimit, lendingLimit)."""
-    def quota(n: int, b: int | None, lend: int | None) -> dict[str, Any]:
-        q: dict[str, Any] = {"name": RES, "nominalQuota": str(n * CARD)}
+    def limits(n: int, b: int | None, lend: int | None) -> dict[str, Any]:
+        q: dict[str, Any] = {}
         if b is not None:
             q["borrowingLimit"] = str(b * CARD)
         if lend is not None:
             q["lendingLimit"] = str(min(lend, n) * CARD)
         return q
-    spec: dict[str, Any] = {"resourceGroups": [{"coveredResources": [RES], "flavors": [
-        {"name": f, "resources": [quota(n, b if cohort else None, lend if cohort else None)]}
-        for f, n, _, b, lend in flavors]}], "preemption": {"withinClusterQueue": policy}}
-    if cohort:
-        spec["cohortName"] = cohort
-    return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec,
-            "status": {"conditions": [{"type": "Active", "status": "True", "reason": "Ready", "message": ""}],
-                       "flavorsReservation": [{"name": f, "resources": [{"name": RES, "total": str(u * CARD)}]}
-                                              for f, _, u, _, _ in flavors if u]}}
+    return cluster_queue(name, {f: str(n * CARD) for f, n, _, _, _ in flavors}, resource=RES, cohort=cohort,
+                         preemption={"withinClusterQueue": policy}, active=True,
+                         used={f: str(u * CARD) for f, _, u, _, _ in flavors if u},
+                         limits={f: limits(n, b, lend) for f, n, _, b, lend in flavors} if cohort else None)
 
 
 flavor_rows = st.lists(st.tuples(st.integers(0, 8), st.integers(0, 10), st.one_of(st.none(), st.integers(0, 6)),
@@ -58,7 +54,7 @@ def clusters(draw: Any) -> tuple[list[dict[str, Any]], list[tuple[int, int]]]:
     if cohort:
         for i, peer in enumerate(draw(st.lists(flavor_rows, max_size=2))):
             objs.append(_cq(f"peer{i}", [(n, *r) for n, r in zip(names, peer, strict=False)], cohort, "Never"))
-    objs += [{"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": n}, "spec": {}} for n in names]
+    objs += [resource_flavor(n) for n in names]
     return objs, draw(role_rows)
 
 
@@ -115,6 +111,6 @@ def test_the_issues_cohort_case_agrees() -> None:
     """2 cards of its own, no borrowingLimit, a cohort peer with 8: a 4-card role fits in both commands."""
     objs = [_cq("cq", [("f0", 2, 0, None, None)], "pool", "Never"),
             _cq("peer0", [("f0", 8, 0, None, None)], "pool", "Never"),
-            {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "f0"}, "spec": {}}]
+            resource_flavor("f0")]
     roles = [flags.Role("p", "prefill", 1, "cq", 4, None, None, None, (), "--prefill 1")]
     assert _create_codes(objs, roles) == _why_pending_codes(objs, roles) == {"p": None}

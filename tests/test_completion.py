@@ -31,6 +31,7 @@ from kubectl_pd.completion_live import (
     within,
 )
 from tests.apiserver import TOKEN
+from tests.builders import model_deployment, namespace
 
 ROOT = Path(__file__).parent.parent
 COMPLETIONS = ROOT / "completions"
@@ -178,15 +179,6 @@ def test_bridge_script_is_an_executable_sh_wrapper() -> None:
 # -- live candidates -----------------------------------------------------------------------------
 
 
-def _ns(name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
-
-
-def _md(name: str, namespace: str) -> dict:
-    return {"apiVersion": "worker.gpustack.ai/v1alpha1", "kind": "ModelDeployment",
-            "metadata": {"name": name, "namespace": namespace}, "spec": {}}
-
-
 def test_options_from_params_innermost_wins_and_timeout_defaults() -> None:
     opts = options_from_params([
         {"namespace": "inner", "kubeconfig": None, "request_timeout": None},
@@ -212,7 +204,7 @@ def test_within_gives_up_at_the_deadline_and_swallows_errors() -> None:
 
 
 def test_namespace_completion_is_live_and_read_only(cli: Callable, apiserver: Callable) -> None:
-    server, env = apiserver([_ns("default"), _ns("kube-system"), _ns("kube-public"), _ns("ml")])
+    server, env = apiserver([namespace("default"), namespace("kube-system"), namespace("kube-public"), namespace("ml")])
     r = cli(["__complete", "why-pending", "-n", "kube"], env=env)
     assert values(r.stdout) == ["kube-public", "kube-system"]
     assert directive(r.stdout) == 4
@@ -221,14 +213,14 @@ def test_namespace_completion_is_live_and_read_only(cli: Callable, apiserver: Ca
 
 
 def test_namespace_completion_honours_kubeconfig_flag(cli: Callable, apiserver: Callable) -> None:
-    server, env = apiserver([_ns("team-a")])
+    server, env = apiserver([namespace("team-a")])
     r = cli(["__complete", "lint", "--kubeconfig", env["KUBECONFIG"], "--namespace", ""],
             env={"KUBECONFIG": "/nonexistent"})
     assert values(r.stdout) == ["team-a"]
 
 
 def test_namespace_completion_gives_up_within_request_timeout(cli: Callable, apiserver: Callable) -> None:
-    server, env = apiserver([_ns("slow")], delay=4)
+    server, env = apiserver([namespace("slow")], delay=4)
     t0 = time.monotonic()
     r = cli(["__complete", "why-pending", "--request-timeout", "500ms", "-n", ""], env=env)
     assert time.monotonic() - t0 < 2.5
@@ -249,7 +241,7 @@ def test_namespace_completion_is_empty_when_unreachable(cli: Callable, tmp_path:
 def test_namespace_completion_is_empty_when_forbidden(cli: Callable, apiserver: Callable) -> None:
     from tests.apiserver import Forbid
 
-    server, env = apiserver([_ns("secret")], forbid=[Forbid("list", "namespaces")])
+    server, env = apiserver([namespace("secret")], forbid=[Forbid("list", "namespaces")])
     r = cli(["__complete", "why-pending", "-n", ""], env=env)
     assert r.stdout == ":4\n" and r.stderr == ""
 
@@ -267,21 +259,21 @@ def _ctx(**params: object) -> click.Context:
 
 
 def test_modeldeployment_names_in_the_namespace(apiserver: Callable) -> None:
-    server, env = apiserver([_md("qwen-pd", "ml"), _md("qwen-small", "ml"), _md("llama", "ml"),
-                             _md("qwen-other", "other")])
+    server, env = apiserver([model_deployment("qwen-pd", "ml"), model_deployment("qwen-small", "ml"),
+                             model_deployment("llama", "ml"), model_deployment("qwen-other", "other")])
     ctx = _ctx(kubeconfig=env["KUBECONFIG"], namespace="ml", request_timeout=None)
     assert [i.value for i in modeldeployment_names(ctx, None, "qwen")] == ["qwen-pd", "qwen-small"]
     assert set(server.methods) == {"GET"}
 
 
 def test_modeldeployment_names_default_to_the_context_namespace(apiserver: Callable) -> None:
-    server, env = apiserver([_md("a", "ml"), _md("b", "default")], namespace="ml")
+    server, env = apiserver([model_deployment("a", "ml"), model_deployment("b", "default")], namespace="ml")
     ctx = _ctx(kubeconfig=env["KUBECONFIG"])
     assert [i.value for i in modeldeployment_names(ctx, None, "")] == ["a"]
 
 
 def test_modeldeployment_names_across_namespaces(apiserver: Callable) -> None:
-    server, env = apiserver([_md("a", "ml"), _md("b", "default")])
+    server, env = apiserver([model_deployment("a", "ml"), model_deployment("b", "default")])
     ctx = _ctx(kubeconfig=env["KUBECONFIG"], all_namespaces=True)
     assert [i.value for i in modeldeployment_names(ctx, None, "")] == ["a", "b"]
 
@@ -293,7 +285,7 @@ def test_modeldeployment_names_empty_when_the_crd_is_missing(apiserver: Callable
 
 
 def test_live_lookups_through_a_parent_context(apiserver: Callable) -> None:
-    server, env = apiserver([_ns("x1"), _ns("y1")])
+    server, env = apiserver([namespace("x1"), namespace("y1")])
     root = click.Context(click.Group("kubectl-pd"))
     root.params.update(kubeconfig=env["KUBECONFIG"])
     child = click.Context(click.Command("lint"), parent=root)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import namespace
 from tests.conftest import run_kubectl
 
 ROOT = Path(__file__).parent.parent
@@ -50,7 +51,7 @@ def test_kubectl_completes_flags_and_output_values() -> None:
 
 
 def test_kubectl_completes_namespaces_live(apiserver: Callable) -> None:
-    ns = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in ("ml", "mlops", "default")]
+    ns = [namespace(n) for n in ("ml", "mlops", "default")]
     server, env = apiserver(ns)
     r = run_kubectl(["__complete", "pd", "why-pending", "-n", "ml"], env=env)
     assert r.returncode == 0, r.stderr

@@ -13,6 +13,7 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.kueue.model import Snapshot
 from kubectl_pd.pending import verdicts as vd
 from tests.apiserver import load_objects
+from tests.builders import cluster_queue, pod
 
 FIX = Path(__file__).parent / "fixtures" / "create"
 H20 = "gpustack--nvidia-h20-linux-amd64"
@@ -272,13 +273,9 @@ def role(name: str, replicas: int, accelerator: int = 1, size: int | None = None
 
 
 def queue(*flavors: tuple[str, int], used: dict[str, int] | None = None, cohort: str | None = None) -> dict:
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
-            "spec": {**({"cohortName": cohort} if cohort else {}), "resourceGroups": [{
-                "coveredResources": [RES],
-                "flavors": [{"name": f, "resources": [{"name": RES, "nominalQuota": str(n * CARD)}]}
-                            for f, n in flavors]}]},
-            "status": {"flavorsReservation": [{"name": f, "resources": [{"name": RES, "total": str(n * CARD)}]}
-                                              for f, n in (used or {}).items()]}}
+    """ClusterQueue `cq` of GPUStack credits: (flavor, cards) pairs; `used` in cards."""
+    return cluster_queue("cq", {f: str(n * CARD) for f, n in flavors}, resource=RES, cohort=cohort,
+                         used={f: str(n * CARD) for f, n in (used or {}).items()})
 
 
 def findings(cq: dict, roles: list[flags.Role], profile: str = PD_ATOMIC, *extra: dict) -> list[tuple]:
@@ -329,9 +326,8 @@ def test_offered_keys_ignore_count_labels() -> None:
 
 # ----------------------------------------------------------------------------- wait progress
 def _pod(name: str, role_name: str, group: str, ready: bool = False) -> dict:
-    return {"metadata": {"name": name, "uid": name, "labels": {"app.kubernetes.io/component": role_name,
-                                                               "kueue.x-k8s.io/pod-group-name": group}},
-            "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+    return pod(name, None, uid=name, ready=ready,
+               labels={"app.kubernetes.io/component": role_name, "kueue.x-k8s.io/pod-group-name": group})
 
 
 def _wl(name: str, admitted: bool, message: str = "") -> dict:

@@ -1,13 +1,16 @@
-"""`create --wait` against the loopback server: a background thread plays the operator and Kueue."""
+"""`create --wait` against the loopback server; fake time (tests/clock.py) plays the operator and Kueue."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
+from kubectl_pd.errors import PdError
 from tests.apiserver import FakeApiServer
+from tests.builders import pod
+from tests.clock import FakeTime
 
 H20 = "gpustack--nvidia-h20-linux-amd64"
 CARD = {"credits.gpustack.ai/nvidia": "1600000"}
@@ -16,14 +19,11 @@ BASE = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8
 
 
 def _pod(name: str, role: str, ready: bool = False) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "team-a", "uid": f"uid-{name}",
-                         "labels": {"app.kubernetes.io/instance": "qwen", "app.kubernetes.io/component": role,
-                                    "kueue.x-k8s.io/pod-group-name": "qwen"}},
-            "spec": {"containers": [{"name": "engine", "image": "vllm/vllm-openai:v0.8.5",
-                                     "resources": {"requests": CARD, "limits": CARD}}],
-                     "schedulingGates": [] if ready else [{"name": "kueue.x-k8s.io/admission"}]},
-            "status": {"phase": "Pending", "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+    """A Pod of deployment qwen's group, gated by Kueue until it is ready."""
+    return pod(name, "team-a", uid=f"uid-{name}", resources=CARD, ready=ready,
+               gates=[] if ready else ["kueue.x-k8s.io/admission"],
+               labels={"app.kubernetes.io/instance": "qwen", "app.kubernetes.io/component": role,
+                       "kueue.x-k8s.io/pod-group-name": "qwen"})
 
 
 def _workload(admitted: bool) -> dict:
@@ -43,37 +43,33 @@ def _workload(admitted: bool) -> dict:
             "status": {"conditions": conds}}
 
 
-def _play(server: FakeApiServer, admit_after: float | None, stop: threading.Event) -> None:
-    """Wait for the ModelDeployment, render its Pods and the group's Workload, admit it later."""
-    while not stop.is_set() and server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen",
-                                              "team-a") is None:
-        time.sleep(0.05)
-    for p in (_pod("qwen-prefill-0", "prefill"), _pod("qwen-decode-0", "decode"), _pod("qwen-decode-1", "decode")):
-        server.put(p)
-    server.put(_workload(False))
-    if admit_after is None:
-        return
-    stop.wait(admit_after)
-    server.put(_workload(True))
-    server.put(_pod("qwen-prefill-0", "prefill", ready=True))
-
-
-def _create_while_playing(cli: Callable, apiserver: Callable, admit_after: float | None,
-                          wait: str, **server_kw: Any) -> tuple[FakeApiServer, Any]:
-    """Run `create --wait` while a thread plays the operator and Kueue on the loopback server."""
+def _create_while_playing(cli: Callable, apiserver: Callable, monkeypatch: pytest.MonkeyPatch,
+                          admit_after: float | None, wait: str, **server_kw: Any) -> tuple[FakeApiServer, Any]:
+    """Run `create --wait` on fake time: after the first poll the operator renders the Pods and Kueue
+    composes a pending Workload; at `admit_after` (fake seconds) Kueue admits it."""
     server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a", **server_kw)
-    stop = threading.Event()
-    t = threading.Thread(target=_play, args=(server, admit_after, stop), daemon=True)
-    t.start()
-    try:
-        return server, cli([*BASE, f"--wait={wait}"], env=env)
-    finally:
-        stop.set()
-        t.join(5)
+
+    def render() -> None:
+        assert server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen", "team-a") is not None
+        for p in (_pod("qwen-prefill-0", "prefill"), _pod("qwen-decode-0", "decode"),
+                  _pod("qwen-decode-1", "decode")):
+            server.put(p)
+        server.put(_workload(False))
+
+    def admit() -> None:
+        server.put(_workload(True))
+        server.put(_pod("qwen-prefill-0", "prefill", ready=True))
+
+    clock = FakeTime().at(0, render)
+    if admit_after is not None:
+        clock.at(admit_after, admit)
+    clock.install(monkeypatch)
+    return server, cli([*BASE, f"--wait={wait}"], env=env)
 
 
-def test_wait_follows_until_every_role_is_admitted(cli: Callable, apiserver: Callable) -> None:
-    server, r = _create_while_playing(cli, apiserver, 1.5, "30s")
+def test_wait_follows_until_every_role_is_admitted(cli: Callable, apiserver: Callable,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    server, r = _create_while_playing(cli, apiserver, monkeypatch, 1.5, "30s")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == "modeldeployment.worker.gpustack.ai/qwen created\n"
     lines = r.stderr.splitlines()
@@ -86,8 +82,8 @@ def test_wait_follows_until_every_role_is_admitted(cli: Callable, apiserver: Cal
     assert after_post and set(after_post) == {"GET"}
 
 
-def test_wait_times_out_with_a_diagnosis(cli: Callable, apiserver: Callable) -> None:
-    _, r = _create_while_playing(cli, apiserver, None, "2s")
+def test_wait_times_out_with_a_diagnosis(cli: Callable, apiserver: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, r = _create_while_playing(cli, apiserver, monkeypatch, None, "2s")
     assert r.exit_code == 1
     assert r.stderr.splitlines()[-1] == "error: timed out after 2s waiting for qwen to be admitted"
     # the why-pending diagnosis, with each role placed on the flavor its Pods' requests fit
@@ -97,32 +93,32 @@ def test_wait_times_out_with_a_diagnosis(cli: Callable, apiserver: Callable) -> 
     assert "flavor None" not in r.stdout
 
 
-def test_wait_on_plain_pods(cli: Callable, apiserver: Callable) -> None:
+def test_wait_on_plain_pods(cli: Callable, apiserver: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
     server, env = apiserver("create/cluster.yaml", namespace="team-a")
 
     def admit() -> None:
-        while len([r for r in server.requests if r.method == "POST"]) < 2:
-            time.sleep(0.05)
+        assert len([r for r in server.requests if r.method == "POST"]) == 2  # both Pods were created
         wl = _workload(True)
         wl["spec"]["podSets"] = [{"name": "decode", "count": 1}, {"name": "prefill", "count": 1}]
         server.put(wl)
 
-    t = threading.Thread(target=admit, daemon=True)
-    t.start()
+    FakeTime().at(0, admit).install(monkeypatch)
     r = cli(["create", "qwen", "--model", "m", "--target", "pods", "--instance-type", H20,
              "--role", "name=prefill,kind=prefill,image=i", "--role", "name=decode,kind=decode,image=i",
              "--wait", "-o", "name"], env=env)
-    t.join(5)
     assert r.exit_code == 0, r.stderr
     assert "decode   pods 1/1  admitted 1/1  ready 0/1  admitted" in r.stderr.splitlines()
 
 
-def test_timeout_falls_back_to_our_summary_without_why_pending(cli: Callable, apiserver: Callable,
-                                                               monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_timeout_falls_back_to_our_summary_when_the_diagnosis_fails(cli: Callable, apiserver: Callable,
+                                                                    monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import kubectl_pd.pending
 
-    monkeypatch.delattr(kubectl_pd.pending, "explain")  # as before why-pending was built
-    _, r = _create_while_playing(cli, apiserver, None, "2s")
+    def failing(*_a: object, **_k: object) -> str:
+        raise PdError("the diagnosis could not be completed")
+
+    monkeypatch.setattr(kubectl_pd.pending, "explain", failing)
+    _, r = _create_while_playing(cli, apiserver, monkeypatch, None, "2s")
     assert r.exit_code == 1 and "timed out after 2s" in r.stderr
     assert r.stdout.splitlines()[1:] == [
         "qwen in namespace team-a: not every role is admitted",

@@ -104,18 +104,20 @@ def test_a_pending_verdict_that_stands_without_the_failed_read(cli: Callable, ap
         assert "incomplete" in _one_error(r.stderr) and r.stdout == ""
 
 
-def test_create_wait_times_out_without_a_verdict_from_a_failed_read(cli: Callable, apiserver: Callable) -> None:
+def test_create_wait_times_out_without_a_verdict_from_a_failed_read(cli: Callable, apiserver: Callable,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     faults = [Fault(f"{KUEUE}/v1beta2/namespaces/team-a/workloads/qwen", status=504, body=b"",
                     content_type="text/plain")]
-    _, r = _create_while_playing(cli, apiserver, None, "2s", faults=faults)
+    _, r = _create_while_playing(cli, apiserver, monkeypatch, None, "2s", faults=faults)
     assert r.exit_code == 1 and "timed out after 2s" in r.stderr
     assert "NOT PENDING" not in r.stdout and "every pod group is admitted" not in r.stdout
     assert "qwen in namespace team-a: not every role is admitted" in r.stdout
 
 
-def test_create_wait_polls_through_a_failing_list_then_says_so(cli: Callable, apiserver: Callable) -> None:
+def test_create_wait_polls_through_a_failing_list_then_says_so(cli: Callable, apiserver: Callable,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     faults = [Fault(f"{KUEUE}/v1beta2/namespaces/team-a/workloads", status=503, body=b"", content_type="text/plain")]
-    _, r = _create_while_playing(cli, apiserver, None, "2s", faults=faults)
+    _, r = _create_while_playing(cli, apiserver, monkeypatch, None, "2s", faults=faults)
     assert r.exit_code == 1 and "every role admitted" not in r.stderr
     assert "could not observe" in r.stderr.splitlines()[-1] and "503" in r.stderr.splitlines()[-1]
 

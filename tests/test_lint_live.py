@@ -11,6 +11,7 @@ import jsonpatch
 import yaml
 
 from tests.apiserver import TOKEN, Forbid
+from tests.builders import resource_flavor
 from tests.test_lint_rules import GPUSTACK_LABELS, cq, gpustack_cq, group, md, role
 
 POOL = "gpustack--nvidia-h20"
@@ -18,10 +19,8 @@ POOL = "gpustack--nvidia-h20"
 
 def flavors_for(queue: dict[str, Any]) -> list[dict[str, Any]]:
     names = [f["name"] for g in queue["spec"]["resourceGroups"] for f in g["flavors"]]
-    return [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": n},
-             "spec": {"nodeLabels": {"acceleratable.feature.gpustack.ai/nvidia-h20": "true",
-                                     "acceleratable.feature.gpustack.ai/nvidia-h20.count": "8"}}}
-            for n in names]
+    return [resource_flavor(n, {"acceleratable.feature.gpustack.ai/nvidia-h20": "true",
+                                "acceleratable.feature.gpustack.ai/nvidia-h20.count": "8"}) for n in names]
 
 
 def cluster_objects() -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from kubectl_pd.lint.context import LintContext, Malformed
 from kubectl_pd.lint.engine import LintResult, context_from, lint_objects
 from kubectl_pd.lint.limits import LEGACY, limits_for, parse_version
 from kubectl_pd.lint.rules import BY_NAME, RULES, all_rules, resolve
+from tests.builders import model_deployment
 
 CREDITS = "credits.gpustack.ai/nvidia"
 GPUSTACK_LABELS = {"resource.gpustack.ai/type": "instancetypes",
@@ -46,9 +47,7 @@ def gpustack_cq(flavors: int, per_group: int = 16, quota: str = "1600k", name: s
 
 
 def md(roles: list[dict[str, Any]], name: str = "pd", namespace: str = "team-a") -> dict[str, Any]:
-    return {"apiVersion": "worker.gpustack.ai/v1alpha1", "kind": "ModelDeployment",
-            "metadata": {"name": name, "namespace": namespace},
-            "spec": {"model": {"name": "m"}, "engine": "vllm", "roles": roles}}
+    return model_deployment(name, namespace, {"model": {"name": "m"}, "engine": "vllm", "roles": roles})
 
 
 def role(name: str, kind: str = "prefill", itype: str = "gpustack--nvidia-h20", **kw: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.live import LiveSource
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ConflictError, ForbiddenError, PdError
 from tests.apiserver import TOKEN, FakeApiServer, Forbid
+from tests.builders import workload
 
 
 def _cq(name: str, version: str = "v1beta2", **spec: object) -> dict:
@@ -17,8 +18,7 @@ def _cq(name: str, version: str = "v1beta2", **spec: object) -> dict:
 
 
 def _wl(name: str, ns: str, labels: dict | None = None) -> dict:
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-            "metadata": {"name": name, "namespace": ns, "labels": labels or {}}, "spec": {"queueName": "q"}}
+    return workload(name, ns, labels=labels)
 
 
 def _source(server: FakeApiServer, tmp_path: Path, **kw: object) -> LiveSource:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.errors import NotFoundError
 from kubectl_pd.pending import explain
 from tests.apiserver import TOKEN, Forbid, load_objects, unrelated_workloads
+from tests.clock import FakeTime
 from tests.conftest import run_kubectl
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
@@ -125,28 +125,24 @@ def test_through_real_kubectl(apiserver: Any) -> None:
     assert set(server.methods) == {"GET"}
 
 
-def test_watch_until_admitted(cli: Any, apiserver: Any) -> None:
+def test_watch_until_admitted(cli: Any, apiserver: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     server, env = apiserver("pending/quota-exhausted.yaml")
     admitted = next(o for o in load_objects(FIX / "not-pending.yaml") if o["kind"] == "Workload")
     cq = next(o for o in load_objects(FIX / "not-pending.yaml") if o["kind"] == "ClusterQueue")
     running = [o for o in load_objects(FIX / "not-pending.yaml") if o["kind"] == "Pod"]
 
     def admit() -> None:  # Kueue admits the Workload and ungates the Pods, which then run
-        deadline = time.monotonic() + 15
-        while len(server.requests) < 8 and time.monotonic() < deadline:  # the first diagnosis has read
-            time.sleep(0.05)
-        time.sleep(0.5)
+        assert len(server.requests) >= 8  # the first diagnosis has read
         server.put(cq)
         for p in running:
             server.put(p)
         server.put(admitted)
 
-    t = threading.Thread(target=admit, daemon=True)
-    t.start()
+    clock = FakeTime().at(0.5, admit).install(monkeypatch)
     started = time.monotonic()
     r = cli(["why-pending", "qwen-pd", "-n", "team-a", "--watch", "--watch-interval", "0.1"], env=env)
-    t.join()
     assert r.exit_code == 0, r.stderr
+    assert clock.slept and set(clock.slept) == {0.1}
     assert time.monotonic() - started < 20
     first, _, rest = r.stdout.partition("\n--- ")
     assert first.startswith("PENDING") and "(QuotaExhausted)" in first

@@ -1,4 +1,4 @@
-"""One registry: the README's tables are generated from it, and every code the commands emit is in it."""
+"""One registry: the docs' tables are generated from it, and every code the commands emit is in it."""
 
 from __future__ import annotations
 
@@ -10,14 +10,26 @@ from kubectl_pd.lint import rules
 from kubectl_pd.pending.model import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SOURCES = "\n".join(p.read_text() for p in (ROOT / "kubectl_pd").rglob("*.py"))
 
 
-def test_readme_tables_are_generated_from_the_registry() -> None:
-    text = (ROOT / "README.md").read_text()
-    assert registry.render_docs(text) == text, "README.md is stale: run scripts/gen-docs"
-    for name in registry.TABLES:
-        assert f"<!-- registry:{name} -->" in text
+def test_docs_tables_are_generated_from_the_registry() -> None:
+    stale = [p.name for p in PAGES if registry.render_docs(p.read_text()) != p.read_text()]
+    assert not stale, f"stale tables in {stale}: run python scripts/gen-docs"
+
+
+def test_every_registry_table_is_published_once() -> None:
+    """Each table (reasons, rules, checks) has one home in docs/, so no copy can be forgotten."""
+    where = {name: [p.relative_to(ROOT).as_posix() for p in PAGES if f"<!-- registry:{name} -->" in p.read_text()]
+             for name in registry.TABLES}
+    assert where == {"reasons": ["docs/reasons.md"], "rules": ["docs/rules.md"], "checks": ["docs/rules.md"]}
+    for name, (page,) in where.items():
+        text = (ROOT / page).read_text()
+        assert text.count(f"<!-- /registry:{name} -->") == 1
+        rows = text.split(f"<!-- registry:{name} -->")[1].split(f"<!-- /registry:{name} -->")[0]
+        entries = {"reasons": registry.REASONS, "rules": registry.RULES, "checks": registry.CHECKS}[name]
+        assert rows.count("\n| ") == len(entries) + 1  # header + one row per entry
 
 
 def test_ids_are_unique_and_entries_complete() -> None:

@@ -27,6 +27,7 @@ import pytest
 import yaml
 
 from tests.apiserver import TOKEN
+from tests.builders import namespace
 from tests.conftest import kubectl_binary
 
 ROOT = Path(__file__).parent.parent
@@ -278,7 +279,7 @@ def test_runs_from_the_zip_when_no_cache_can_be_made(unpacked: Path, tmp_path: P
 
 
 def test_bundled_kubernetes_client_talks_to_a_cluster(unpacked: Path, apiserver: Callable) -> None:
-    ns = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in ("ml", "mlops", "web")]
+    ns = [namespace(n) for n in ("ml", "mlops", "web")]
     server, env = apiserver(ns)
     args = ["./kubectl-pd", "__complete", "why-pending", "--request-timeout", "20s", "-n", "ml"]
     r = isolated(args, unpacked, env=env)

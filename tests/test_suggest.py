@@ -13,26 +13,20 @@ from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import Snapshot
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending import verdicts as vd
+from tests.builders import cluster_queue, resource_flavor
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = str(ROOT / "examples" / "qwen-pd-pending.yaml")
-KUEUE = "kueue.x-k8s.io/v1beta2"
 
 
 def cq(name: str, nominal: int, used: int = 0, *, cohort: str | None = None, borrowing: int | None = None,
        ) -> dict[str, Any]:
-    res: dict[str, Any] = {"name": "cpu", "nominalQuota": str(nominal)}
-    if borrowing is not None:
-        res["borrowingLimit"] = str(borrowing)
-    spec: dict[str, Any] = {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
-        {"name": "f", "resources": [res]}]}]}
-    if cohort:
-        spec["cohortName"] = cohort
-    return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec,
-            "status": {"flavorsReservation": [{"name": "f", "resources": [{"name": "cpu", "total": str(used)}]}]}}
+    """One flavor `f` of cpu."""
+    return cluster_queue(name, {"f": str(nominal)}, cohort=cohort, used={"f": str(used)},
+                         limits=None if borrowing is None else {"f": {"borrowingLimit": str(borrowing)}})
 
 
-FLAVOR = {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "f"}, "spec": {}}
+FLAVOR = resource_flavor("f")
 
 
 def queue(*roles: tuple[str, int, int]) -> vd.QueueDemand:

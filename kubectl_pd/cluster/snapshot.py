@@ -298,9 +298,3 @@ class SnapshotSource:
     def origin(self, obj: Obj) -> Origin:
         return self._origins.get(id(obj)) or Origin("<unknown>")
 
-
-def stdin_is_terminal() -> bool:
-    try:
-        return os.isatty(sys.stdin.fileno())
-    except (OSError, ValueError):
-        return False

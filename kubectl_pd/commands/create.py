@@ -337,13 +337,10 @@ def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, second
 
 
 def _diagnose(source: Any, target: str, req: CreateRequest, rows: list[Any]) -> str:
-    """The why-pending diagnosis when it is available; our own short summary otherwise."""
+    """The why-pending diagnosis; our own short summary when the diagnosis itself fails."""
     from kubectl_pd.create.wait import fallback_summary
+    from kubectl_pd.pending import explain
 
-    try:
-        from kubectl_pd.pending import explain  # built in parallel; may not exist yet
-    except (ImportError, AttributeError):
-        return fallback_summary(req.name, req.namespace, rows)
     try:
         text = explain(source, target, req.namespace, color=False)
     except PdError:

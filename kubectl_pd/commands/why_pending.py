@@ -13,11 +13,15 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.errors import EXIT_OK, NotFoundError
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
+    from collections.abc import Callable
+
     from kubectl_pd.cluster.source import Source
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts, Target
 
 OUTPUTS = ("text", "json", "yaml")
+# What `--watch` sleeps with between diagnoses: the seam through which tests replace time.
+SLEEP: Callable[[float], None] = time.sleep
 
 
 def _snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
@@ -228,7 +232,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         return EXIT_OK
     try:
         while d.pending:
-            time.sleep(watch_interval)
+            SLEEP(watch_interval)
             d, facts = _one(source, t, replicas)
             text = _emit(d, facts, output, color)
             if text != last:

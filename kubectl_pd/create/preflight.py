@@ -61,13 +61,11 @@ class _Reader:
         self.out = out
         self._cache: dict[tuple[str, str, str | None], Any] = {}
         self._lists: dict[str, list[dict[str, Any]] | None] = {}
-        self.forbidden = False
 
     def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
         except ForbiddenError as e:
-            self.forbidden = True
             self.out.findings.append(Finding(WARNING, "skipped", f"could not check {what}: {e.message}"))
             return _FORBIDDEN
 

@@ -17,6 +17,11 @@ from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError
 
 Obj = dict[str, Any]
 
+# The clock and the sleep `follow` uses when none is passed: the seam through which tests of
+# `create --wait` replace time (tests/clock.py), so that no test waits in real time.
+default_clock: Callable[[], float] = time.monotonic
+default_sleep: Callable[[float], None] = time.sleep
+
 
 @dataclass(frozen=True)
 class RoleProgress:
@@ -118,14 +123,16 @@ def follow(
     timeout: float,
     interval: float,
     emit: Callable[[list[RoleProgress]], None],
-    clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] | None = None,
+    sleep: Callable[[float], None] | None = None,
 ) -> tuple[bool, list[RoleProgress]]:
     """Poll until every role is admitted (True) or `timeout` seconds pass (False).
 
     A poll that fails (throttling, a 5xx, a broken answer) is not an observation: it is tried again until
     the time is up, then the failure itself is the error (never the last rows as a verdict).
     """
+    clock = clock or default_clock
+    sleep = sleep or default_sleep
     deadline = clock() + timeout
     while True:
         try:

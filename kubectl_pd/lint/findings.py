@@ -60,7 +60,3 @@ def format_path(path: PathT) -> str:
             out += ("." if out else "") + step
     return out
 
-
-def sort_key(f: Finding) -> tuple[Any, ...]:
-    return (f.file or "", f.line or 0, f.obj.kind, f.obj.namespace or "", f.obj.name,
-            [(0, s, "") if isinstance(s, int) else (1, 0, s) for s in f.path], f.rule_id)

@@ -241,10 +241,6 @@ def _shape(units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
     return "single"
 
 
-def _events_for(facts: Facts, name: str) -> list[Obj]:
-    return [e for e in facts.events if dct(e.get("involvedObject")).get("name") == name]
-
-
 def _compose_events(facts: Facts, u: Unit) -> list[km.ComposeError]:
     names = {name_of(p) for p in u.pods} | {u.group}
     out = []
