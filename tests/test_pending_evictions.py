@@ -243,7 +243,9 @@ def test_queue_ahead_live_and_from_file(cli: Any, apiserver: Any, tmp_path: Path
 
 @pytest.mark.parametrize("name, code", [("admission-check-retry-loop", "AdmissionCheckRetryLoop"),
                                         ("topology-unsatisfied", "TopologyUnsatisfied"),
-                                        ("preempted", "Preempted")])
+                                        ("preempted", "Preempted"),
+                                        ("pods-gated", "PodsGated"),
+                                        ("pods-unschedulable", "PodsUnschedulable")])
 def test_through_real_kubectl(apiserver: Any, name: str, code: str) -> None:
     server, env = apiserver(f"pending/{name}.yaml")
     p = run_kubectl(["pd", "why-pending", "qwen-pd", "-n", "team-a"], env=env)
