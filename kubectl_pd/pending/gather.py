@@ -23,7 +23,7 @@ from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selec
 from kubectl_pd.cluster.source import Obj, Origin, Source, labels_of, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
-from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true, resource_flavor
+from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true, resource_flavor, workload
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 
@@ -416,33 +416,39 @@ def _read_rest(rd: _Reader, ns: str) -> None:
 
 def _in_a_cohort(facts: Facts) -> bool:
     """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
-    return any(((o or {}).get("spec") or {}).get("cohortName") or ((o or {}).get("spec") or {}).get("cohort")
-               for o in facts.cluster_queues.values() if isinstance(o, dict))
+    return any(cluster_queue(o).cohort for o in facts.cluster_queues.values() if isinstance(o, dict))
+
+
+def _assigned_flavors(wls: list[Obj]) -> list[str]:
+    """The flavors of these Workloads' admissions, in order of first appearance."""
+    return list(dict.fromkeys(f for wl in wls for psa in workload(wl).admission for f in psa.flavors.values()))
+
+
+def _read_flavor_nodes(rd: _Reader, names: list[str]) -> None:
+    """The nodes of each flavor (at most MAX_FLAVORS, not read before): one list selected by the flavor's
+    nodeLabels, together; never all nodes, so a flavor without nodeLabels is not listed."""
+    facts = rd.facts
+    todo = []
+    for f in names[:MAX_FLAVORS]:
+        flavor = facts.flavors.get(f)
+        labels = resource_flavor(flavor).node_labels if flavor is not None else {}
+        if f not in facts.nodes and labels:
+            todo.append((f, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
+    calls = [(f"the nodes of flavor {f}", lambda s=sel: rd.source.list("Node", None, label_selector=s), [], False)
+             for f, sel in todo]
+    for (f, _sel), (nodes, ok) in zip(todo, rd.many(calls), strict=True):
+        facts.nodes[f] = nodes if ok else None
 
 
 def _read_nodes(rd: _Reader) -> None:
-    """Admitted, yet the scheduler refuses the Pods: the assigned flavors' nodes, one label-selected list per
-    flavor (at most MAX_FLAVORS), never all nodes; a flavor without nodeLabels is not listed."""
+    """Admitted, yet the scheduler refuses the Pods: the assigned flavors' nodes."""
     facts = rd.facts
-    if not any(_admitted(wl) for wl in facts.workloads.values() if wl is not None):
+    admitted = [wl for wl in facts.workloads.values() if wl is not None and _admitted(wl)]
+    if not admitted or not any(unschedulable(p) is not None for p in facts.pods):
         return
-    if not any(unschedulable(p) is not None for p in facts.pods):
-        return
-    assigned: list[str] = []
-    for wl in facts.workloads.values():
-        for psa in ((((wl or {}).get("status") or {}).get("admission") or {}).get("podSetAssignments") or []):
-            for f in ((psa or {}).get("flavors") or {}).values() if isinstance(psa, dict) else []:
-                if isinstance(f, str) and f not in assigned:
-                    assigned.append(f)
-    for f in assigned[:MAX_FLAVORS]:
-        flavor = rd.get_into(facts.flavors, "ResourceFlavor", f, None, f'resourceflavor "{f}"')
-        labels = resource_flavor(flavor).node_labels if flavor is not None else {}
-        if not labels:
-            continue
-        selector = ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
-        nodes, ok = rd.optional(f"the nodes of flavor {f}", lambda s=selector: rd.source.list("Node", None,
-                                                                                           label_selector=s), [])
-        facts.nodes[f] = nodes if ok else None
+    names = _assigned_flavors(admitted)[:MAX_FLAVORS]
+    rd.get_many(facts.flavors, "ResourceFlavor", names, None, lambda f: f'resourceflavor "{f}"')
+    _read_flavor_nodes(rd, names)
 
 
 NODE_DEVICES = "gpustack-node-devices"
@@ -468,25 +474,8 @@ def _read_retry_nodes(rd: _Reader) -> None:
     looping = [wl for wl in facts.workloads.values() if wl is not None and not _admitted(wl) and _retrying(wl)]
     if not looping:
         return
-    names: list[str] = []
-    for wl in looping:
-        for psa in ((wl.get("status") or {}).get("admission") or {}).get("podSetAssignments") or []:
-            for f in ((psa or {}).get("flavors") or {}).values() if isinstance(psa, dict) else []:
-                if isinstance(f, str) and f not in names:
-                    names.append(f)
-    if not names:
-        names = [f for f, o in facts.flavors.items() if o is not None]
-    todo = []
-    for f in names[:MAX_FLAVORS]:
-        if f in facts.nodes:
-            continue
-        labels = resource_flavor(facts.flavors.get(f)).node_labels if facts.flavors.get(f) is not None else {}
-        if labels:
-            todo.append((f, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
-    calls = [(f"the nodes of flavor {f}", lambda s=sel: rd.source.list("Node", None, label_selector=s), [], False)
-             for f, sel in todo]
-    for (f, _sel), (nodes, ok) in zip(todo, rd.many(calls), strict=True):
-        facts.nodes[f] = nodes if ok else None
+    names = _assigned_flavors(looping) or [f for f, o in facts.flavors.items() if o is not None]
+    _read_flavor_nodes(rd, names)
 
 
 MAX_AHEAD = 5  # Workloads ahead of ours whose requests are read (GET each, by name)
