@@ -501,6 +501,7 @@ class Snapshot:
     flavors_complete: bool = True
     peers_complete: bool = True
     missing_flavors: frozenset[str] = frozenset()
+    lone: tuple[tuple[str, str], ...] = ()  # (queue, cohort) a file named without the cohort's other members
 
     def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
         """The flavor; False when it does not exist; None when it was not read."""
@@ -535,7 +536,7 @@ class Snapshot:
         `peers`/`cohorts` None = could not be read. `from_file`: a file holding a queue that names a cohort
         but no other member of it (nor the Cohort) did not carry the cohort, so its peers are unknown."""
         cqs = {n: cluster_queue(o) for n, o in cluster_queues.items() if o is not None}
-        own = set(cqs)
+        own = list(cqs)
         for o in peers or ():
             q = cluster_queue(o)
             cqs.setdefault(q.name, q)
@@ -543,17 +544,8 @@ class Snapshot:
         fls = {n: resource_flavor(o) for n, o in flavors.items() if o is not None}
         missing = frozenset(n for n, o in flavors.items() if o is None)
         complete = peers is not None and cohorts is not None
+        lone: tuple[tuple[str, str], ...] = ()
         if complete and from_file:
-            complete = not lone_cohorts(cqs, own, cos)
-        return Snapshot(cqs, cos, fls, False, complete, missing)
-
-
-def lone_cohorts(cqs: Mapping[str, ClusterQueue], own: Iterable[str], cohorts: Mapping[str, Cohort],
-                 ) -> list[tuple[str, str]]:
-    """(queue, cohort) for each of `own` whose cohort has no other member and no Cohort object here."""
-    out = []
-    for name in own:
-        c = cqs[name].cohort
-        if c and c not in cohorts and not any(q.cohort == c and q.name != name for q in cqs.values()):
-            out.append((name, c))
-    return out
+            lone = tuple((n, c) for n in own if (c := cqs[n].cohort) and c not in cos
+                         and not any(q.cohort == c and q.name != n for q in cqs.values()))
+        return Snapshot(cqs, cos, fls, False, complete and not lone, missing, lone)

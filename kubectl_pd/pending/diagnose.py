@@ -14,7 +14,7 @@ from typing import Any
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Snapshot, limit_range, lone_cohorts, pod_requests, resource_flavor
+from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests, resource_flavor
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending import verdicts as vd
@@ -388,11 +388,9 @@ def snapshot_of(facts: Facts) -> Snapshot:
     cohort: what it may lend is unknown, not nothing."""
     snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
                          from_file=not facts.live)
-    if not facts.live and facts.peer_queues is not None and facts.cohorts is not None:
-        for name, c in lone_cohorts(snap.cluster_queues, [n for n, o in facts.cluster_queues.items() if o], {
-                n: snap.cohorts[n] for n in snap.cohorts}):
-            facts.notes.append(f"the snapshot holds no other member of cohort {c} (ClusterQueue {name}'s): what it "
-                               f"may borrow is unknown; add `kubectl get clusterqueues,cohorts -o yaml` to it")
+    for name, c in snap.lone:
+        facts.notes.append(f"the snapshot holds no other member of cohort {c} (ClusterQueue {name}'s): what it "
+                           f"may borrow is unknown; add `kubectl get clusterqueues,cohorts -o yaml` to it")
     return snap
 
 
