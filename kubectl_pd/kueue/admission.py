@@ -267,7 +267,6 @@ class Tree:
     def __init__(self, snap: Snapshot):
         self.nodes: dict[str, _Node] = {}
         cohorts: dict[str, _Node] = {}
-        self.cycle = False
 
         def cohort_node(name: str, seen: tuple[str, ...] = ()) -> _Node:
             if name in cohorts:
@@ -276,9 +275,7 @@ class Tree:
             node = _Node(name, _quota_map(c.resource_groups) if c else {})
             cohorts[name] = node
             if c is not None and c.parent:
-                if c.parent in seen + (name,):
-                    self.cycle = True
-                else:
+                if c.parent not in seen + (name,):  # a cycle: Kueue keeps its queues inactive
                     parent = cohort_node(c.parent, seen + (name,))
                     node.parent = parent
                     parent.children.append(node)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue.model import ResourceFlavor, pod_requests
@@ -92,7 +91,3 @@ def node_fits(pod: Obj, nodes: list[Obj]) -> list[NodeFit]:
         out.append(NodeFit(name_of(n), all(labels.get(k) == v for k, v in sel.items()),
                            min(counts) if counts else None))
     return out
-
-
-def per_pod_requests(pod: Obj) -> dict[str, Fraction]:
-    return pod_requests(pod.get("spec"))

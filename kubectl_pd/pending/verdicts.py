@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint
+from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, pod_set_of_spec
 from kubectl_pd.kueue.model import workload as parse_workload
 
 FITS = "fits"
@@ -162,7 +162,6 @@ class QueueVerdict:
     verdicts: dict[tuple[str, str], PodSetVerdict]  # (workload, pod set) -> verdict
     bars: list[FlavorBar]
     joint: dict[tuple[str, str], Fraction]  # (flavor, resource) -> shortfall of every pending pod set at once
-    together: ad.Assignment | None  # every pending pod set as one demand
 
 
 def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
@@ -193,7 +192,6 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
         pending.extend(members)
     wanted: dict[tuple[str, str], Fraction] = {}
     joint: dict[tuple[str, str], Fraction] = {}
-    together = None
     if pending:
         together = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in pending)))
         joint = dict(together.joint)
@@ -216,7 +214,7 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
                 f = psa.flavors.get(r) or (b.flavor if b is not None and b.resource == r else None)
                 if f is not None and q:
                     wanted[(f, r)] = wanted.get((f, r), Fraction(0)) + q
-    return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], wanted), joint, together)
+    return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], wanted), joint)
 
 
 def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction]) -> list[FlavorBar]:
@@ -240,8 +238,6 @@ def pod_set_demands(wl_obj: dict, group: str, role_of: Mapping[str, str], pod_sp
                     ) -> list[tuple[Demand, ad.PodSetDemand]]:
     """A Workload's pod sets as demands. A trimmed pod set (no containers) is measured by its role's Pods;
     `status.resourceRequests`, where Kueue wrote it, is the authority for totals."""
-    from kubectl_pd.kueue.model import pod_set_of_spec
-
     wl = parse_workload(wl_obj)
     out = []
     for ps in wl.pod_sets:
@@ -262,7 +258,5 @@ def pod_set_demands(wl_obj: dict, group: str, role_of: Mapping[str, str], pod_sp
 def spec_demand(role: str, group: str, count: int, spec: dict, size: int,
                 limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[Demand, ad.PodSetDemand]:
     """What Kueue would compose from a role's Pods (no Workload yet): one pod set per role."""
-    from kubectl_pd.kueue.model import pod_set_of_spec
-
     psd = ad.demand_of_pod_set(pod_set_of_spec(role, count, spec), role, limit_ranges=limit_ranges)
     return Demand(role, group, role, count, psd.total(), size), psd
