@@ -25,8 +25,9 @@ import sys
 import tempfile
 import types
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
+
+from kubectl_pd.records import dataclass
 
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 CLUSTER = re.compile(r"<!-- example-cluster: ([^>]*?) -->\n\Z")

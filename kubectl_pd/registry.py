@@ -7,7 +7,7 @@ the docs' tables are generated from here (`tables()`), so none of them can drift
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kubectl_pd.records import dataclass
 
 ERROR = "error"
 WARNING = "warning"

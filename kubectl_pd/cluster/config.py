@@ -76,9 +76,6 @@ def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
 
 def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     """Merge kubeconfig files like kubectl: the first file to set a value (or named entry) wins."""
-    import yaml  # here, not at the top: a Tab with no kubeconfig never needs the YAML parser
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     paths = kubeconfig_paths(opts)
     merged: dict[str, Any] = {"contexts": [], "clusters": [], "users": []}
     found = False
@@ -90,13 +87,9 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
             continue
         try:
             with open(p, encoding="utf-8") as fh:
-                data = yaml.load(fh, Loader=loader) or {}
-        except (OSError, yaml.YAMLError) as e:
-            where = ""
-            mark = getattr(e, "problem_mark", None)
-            if mark is not None:
-                where = f":{mark.line + 1}"
-            raise InputError(f"kubeconfig {p}{where}: cannot be read as YAML") from None
+                data = _parse(fh.read(), p) or {}
+        except (OSError, UnicodeDecodeError):
+            raise InputError(f"kubeconfig {p}: cannot be read as YAML") from None
         if not isinstance(data, dict):
             raise InputError(f"kubeconfig {p}: not a kubeconfig (expected a mapping)")
         found = True
@@ -116,6 +109,22 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     return merged
 
 
+def _parse(text: str, path: str) -> Any:
+    """The kubeconfig's YAML: the plain block form kubectl writes is read without PyYAML (a quarter of a
+    Tab press goes to importing it); anything else goes to PyYAML's C loader, as before."""
+    from kubectl_pd.cluster import blockyaml
+
+    data = blockyaml.load(text)
+    if data is not blockyaml.UNSUPPORTED:
+        return data
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise InputError(f"kubeconfig {path}{where}: cannot be read as YAML") from None
 
 
 def origin_of(config: dict[str, Any], section: str, entry: dict[str, Any]) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,6 +22,7 @@ from kubectl_pd.cluster.config import (
     resolve_context,
 )
 from kubectl_pd.errors import PdError
+from kubectl_pd.records import dataclass, field
 
 SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 

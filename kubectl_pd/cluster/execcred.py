@@ -12,10 +12,10 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_pd.errors import ClusterError
+from kubectl_pd.records import dataclass
 
 API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 

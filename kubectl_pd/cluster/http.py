@@ -18,12 +18,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from kubectl_pd.cluster.endpoint import Endpoint
 from kubectl_pd.errors import ClusterError, PdError
+from kubectl_pd.records import dataclass
 
 DEFAULT_READ_TIMEOUT = 60.0  # seconds per GET when --request-timeout is not given (read-only work)
 MAX_RETRIES = 10  # client-go's maxRetries for a response with Retry-After

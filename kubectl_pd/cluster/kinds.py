@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kubectl_pd.records import dataclass
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 GPUSTACK_GROUP = "worker.gpustack.ai"

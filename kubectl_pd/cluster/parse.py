@@ -14,13 +14,13 @@ import io
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from kubectl_pd.cluster.source import LineFinder, Lines, Obj, PathT, descend
 from kubectl_pd.errors import InputError
+from kubectl_pd.records import dataclass
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -12,8 +12,9 @@ import http.client
 import socket
 import ssl
 import threading
-from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
+
+from kubectl_pd.records import dataclass
 
 
 class ProxyUnsupported(Exception):

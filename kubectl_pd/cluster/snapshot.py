@@ -9,7 +9,6 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,6 +18,7 @@ from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selec
 from kubectl_pd.cluster.source import LineFinder, Obj, Origin, labels_of, name_of, namespace_of
 from kubectl_pd.errors import InputError
 from kubectl_pd.kueue.normalize import normalize
+from kubectl_pd.records import dataclass
 
 _SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_MAX_INPUT = 256 * 2**20  # bytes, all inputs together; --max-input-size raises it (0: no limit)

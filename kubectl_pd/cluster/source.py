@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from kubectl_pd.records import dataclass, field
 
 Obj = dict[str, Any]
 PathT = tuple[str | int, ...]

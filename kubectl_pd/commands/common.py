@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
-
-import yaml
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
 
@@ -35,20 +34,27 @@ def namespace(cluster: ClusterOptions) -> str:
     return default_namespace(cluster)
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Block-style YAML with keys in insertion order, like kubectl prints."""
+@functools.cache
+def _dumper() -> Any:
+    """Block-style YAML with keys in insertion order, like kubectl prints; multi-line strings as `|`
+    blocks. Built on first use: `-o json` and the text output never import PyYAML."""
+    import yaml
 
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        pass
 
-def _str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in data else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+    def str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+        style = "|" if "\n" in data else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
-
-_Dumper.add_representer(str, _str_presenter)
+    Dumper.add_representer(str, str_presenter)
+    return Dumper
 
 
 def to_yaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+    import yaml
+
+    return yaml.dump(data, Dumper=_dumper(), sort_keys=False, default_flow_style=False, allow_unicode=True,
                      width=1_000_000)
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import click
+
+from kubectl_pd.records import dataclass
 
 PROG_NAME = "kubectl-pd"
 COMPLETE_VAR = "_KUBECTL_PD_COMPLETE"

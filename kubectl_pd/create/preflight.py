@@ -10,7 +10,6 @@ a Source; the arithmetic is kueue.admission's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -24,6 +23,7 @@ from kubectl_pd.kueue.model import Snapshot, cluster_queue, conditions_of
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.workload import attempt_text
+from kubectl_pd.records import dataclass, field
 
 ERROR = "error"
 WARNING = "warning"

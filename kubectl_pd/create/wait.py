@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_pd.cluster.source import Source, annotations_of, labels_of, meta, name_of
 from kubectl_pd.create.pods import COMPONENT, GROUP_NAME, INSTANCE
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError
+from kubectl_pd.records import dataclass
 
 Obj = dict[str, Any]
 

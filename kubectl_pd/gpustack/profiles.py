@@ -10,10 +10,10 @@ Pure: a CRD object in, a frozen description out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, PROFILES
+from kubectl_pd.records import dataclass, field
 
 CRD_NAME = "modeldeployments.worker.gpustack.ai"
 GROUP = "worker.gpustack.ai"

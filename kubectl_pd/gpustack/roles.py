@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
+
+from kubectl_pd.records import dataclass
 
 MAX_ROLES = 10
 ROLE_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

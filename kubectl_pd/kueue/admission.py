@@ -13,7 +13,6 @@ base computes quota.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from kubectl_pd.kueue.model import (
@@ -32,6 +31,7 @@ from kubectl_pd.kueue.model import (
     Toleration,
     Workload,
 )
+from kubectl_pd.records import dataclass, field, replace
 
 # Kueue's FlavorAssignmentMode, worst first; UNKNOWN is ours: a number the verdict needs could not be read
 NO_FIT, PREEMPT, FIT = "NoFit", "Preempt", "Fit"

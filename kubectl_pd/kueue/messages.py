@@ -9,10 +9,10 @@ kept verbatim, so a caller can pass Kueue's text through rather than guess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.records import dataclass, field
 
 
 class _Lazy:

@@ -9,12 +9,12 @@ admission engine can answer "unknown" instead of building a verdict on a guess.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.records import dataclass, field
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from kubectl_pd.errors import InputError
 from kubectl_pd.lint.findings import Finding
+from kubectl_pd.records import dataclass
 
 VERSION = 1
 Key = tuple[str, str, str, str, str]  # rule, kind, namespace, name, path

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.gpustack.roles import PD_ATOMIC
 from kubectl_pd.lint.findings import PathT
 from kubectl_pd.lint.limits import MODERN, Limits
+from kubectl_pd.records import dataclass, field
 
 if TYPE_CHECKING:
     from kubectl_pd.lint.schema.crds import SchemaIndex

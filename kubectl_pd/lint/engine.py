@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubectl_pd.cluster.source import Origin, annotations_of, name_of, namespace_of
@@ -16,6 +15,7 @@ from kubectl_pd.lint.model_deployments import check_model_deployment
 from kubectl_pd.lint.resource_groups import check_resource_groups, check_shape
 from kubectl_pd.lint.rules import ERROR, WARNING, Rule, resolve
 from kubectl_pd.lint.schema.crds import SchemaIndex, is_crd
+from kubectl_pd.records import dataclass, field, replace
 
 Obj = dict[str, Any]
 IGNORE_ANNOTATION = "kubectl-pd.io/ignore"

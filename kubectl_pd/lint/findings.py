@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_pd.lint.rules import RULES, Rule
+from kubectl_pd.records import dataclass, field
 
 PathT = tuple[str | int, ...]
 

@@ -10,7 +10,6 @@ is reported as such; no fix is invented for it.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from typing import Any
 
 import jsonpatch
@@ -20,6 +19,7 @@ from kubectl_pd.lint.engine import check_object, ref_of, suppressed_rules
 from kubectl_pd.lint.findings import Finding, ObjectRef
 from kubectl_pd.lint.resource_groups import groups_of
 from kubectl_pd.lint.rules import ERROR
+from kubectl_pd.records import dataclass, field
 
 Obj = dict[str, Any]
 FIXABLE_KINDS = ("ClusterQueue", "Cohort")

@@ -8,7 +8,6 @@ instead of failing it; Kueue missing is an error.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_pd.cluster.source import Source, name_of
@@ -16,6 +15,7 @@ from kubectl_pd.errors import ApiUnavailable, ForbiddenError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.engine import context_from
+from kubectl_pd.records import dataclass, field
 
 Obj = dict[str, Any]
 MD_CRD = "modeldeployments.worker.gpustack.ai"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from kubectl_pd.records import dataclass
 
 
 @dataclass(frozen=True)

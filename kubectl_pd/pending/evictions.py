@@ -14,13 +14,13 @@ Message formats follow Kueue v0.18.4/v0.19.2:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, try_parse
 from kubectl_pd.pending.model import conditions, dct, lst, text, to_int
+from kubectl_pd.records import dataclass
 
 EVICTED_BY_CHECK = "AdmissionCheck"  # kueue.WorkloadEvictedByAdmissionCheck
 EVICTED_BY_PREEMPTION = "Preempted"  # kueue.WorkloadEvictedByPreemption

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from kubectl_pd.cluster import kinds
@@ -26,6 +25,7 @@ from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true, resource_flavor, workload
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
+from kubectl_pd.records import dataclass, field
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"

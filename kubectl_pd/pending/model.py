@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -11,6 +10,7 @@ from kubectl_pd.kueue.model import conditions_of
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Target
+from kubectl_pd.records import dataclass, field
 from kubectl_pd.registry import REASONS
 
 CODES = tuple(e.id for e in REASONS)

@@ -11,11 +11,11 @@ what the role's nodeSelector asks, because Kueue judges only the label keys the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue.model import ResourceFlavor, pod_requests
 from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.records import dataclass
 
 KUEUE_GATE = "kueue.x-k8s.io/admission"
 _FIT = re.compile(r"^0/(?P<n>\d+) nodes are available:(?P<causes>.*?)\.?(?: preemption: .*)?$", re.S)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import Reason, dct, lst, to_int
+from kubectl_pd.records import dataclass, field
 
 ROLE_HASH = "kueue.x-k8s.io/role-hash"  # the seed's design: the role name, so pod sets are named by role
 TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"

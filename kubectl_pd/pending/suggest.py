@@ -9,13 +9,13 @@ A change is proposed only when `assign` on the changed demand or queue says Fit.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, ResourceGroup, Snapshot
 from kubectl_pd.pending import verdicts as vd
+from kubectl_pd.records import dataclass, field, replace
 
 SCALE = "scale"  # fewer replicas of a role
 QUEUE = "queue"  # another ClusterQueue (InstanceType) with room

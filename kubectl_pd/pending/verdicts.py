@@ -10,12 +10,12 @@ fit together even in an empty queue's capacity.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, pod_set_of_spec
 from kubectl_pd.kueue.model import workload as parse_workload
+from kubectl_pd.records import dataclass, field, replace
 
 FITS = "fits"
 BLOCKED = "blocked"

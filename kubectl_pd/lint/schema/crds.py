@@ -6,8 +6,9 @@ against the schema of the version it is written in, as the API server does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from kubectl_pd.records import dataclass, field
 
 Obj = dict[str, Any]
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from kubectl_pd.lint.findings import PathT, format_path
+from kubectl_pd.records import dataclass, field
 
 Obj = dict[str, Any]
 _SKIP_ROOT = ("metadata", "status")  # ObjectMeta is the server's own; status is not written by users

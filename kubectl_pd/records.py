@@ -1,0 +1,197 @@
+"""`dataclass` that compiles only `__init__`, and only when first used: start-up time.
+
+Python 3.11 and 3.12 compile a dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and, when frozen,
+`__setattr__` and `__delattr__` with one `compile` each. A live `why-pending` defines some sixty
+dataclasses before its first request; measured under callgrind, compiling them was about a sixth of all
+the instructions the command runs. Here only `__init__` is compiled, once per class and only when the
+class is first instantiated; the other methods are closures over the field names. Python 3.13 compiles
+a class's methods in one go itself, so there the standard library is used.
+
+The classes stay dataclasses to the standard library: `__dataclass_fields__` holds its `Field`s, so
+`dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work as usual. Only what this package uses
+is handled here (`@dataclass`, `@dataclass(frozen=True)`, `field(default=, default_factory=, repr=,
+compare=, hash=)`); anything else (a base dataclass, `__post_init__`, `ClassVar`/`InitVar`/`KW_ONLY`
+annotations, a mutable default) is given to the standard library unchanged. `tests/test_records.py` holds
+the two side by side.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable
+from dataclasses import MISSING, Field, FrozenInstanceError, field, replace
+from operator import attrgetter
+from typing import Any, TypeVar
+
+__all__ = ["dataclass", "field", "replace"]
+
+T = TypeVar("T")
+
+_STDLIB_IS_FAST = sys.version_info >= (3, 13)
+_NOT_PLAIN = ("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
+
+
+class _Factory:
+    """Marks an argument left to its default_factory (the standard library uses the same kind of sentinel)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+def dataclass(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
+    """`dataclasses.dataclass(cls)` or `dataclasses.dataclass(frozen=True)(cls)`, one compile per class."""
+    if cls is None:
+        return lambda c: _make(c, frozen)
+    return _make(cls, frozen)
+
+
+def _make(cls: type[T], frozen: bool) -> type[T]:
+    fields = None if _STDLIB_IS_FAST else _plain_fields(cls)
+    if fields is None:
+        return dataclasses.dataclass(frozen=frozen)(cls)
+    for name, f in fields.items():  # what the standard library does with class attributes
+        if f.default is MISSING:
+            if isinstance(cls.__dict__.get(name), Field):
+                delattr(cls, name)
+        else:
+            setattr(cls, name, f.default)
+    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    cls.__dataclass_params__ = _params(frozen)  # type: ignore[attr-defined]
+    cls.__match_args__ = tuple(fields)  # type: ignore[attr-defined]
+    _add_methods(cls, fields, frozen)
+    return cls
+
+
+def _plain_fields(cls: type) -> dict[str, Field[Any]] | None:
+    """The class's fields as standard `Field`s, or None when the class is not of the plain shape."""
+    d = cls.__dict__
+    if "__post_init__" in d or any(hasattr(b, "__dataclass_fields__") for b in cls.__mro__[1:]):
+        return None
+    fields: dict[str, Field[Any]] = {}
+    for name, ann in d.get("__annotations__", {}).items():
+        if not isinstance(ann, str) or ann.startswith(_NOT_PLAIN):
+            return None
+        value = d.get(name, MISSING)
+        f = value if isinstance(value, Field) else field(default=value)
+        if f.default is not MISSING and f.default.__class__.__hash__ is None:
+            return None  # a mutable default: the standard library refuses it with its own error
+        f.name = name
+        f.type = ann
+        f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
+        if f.kw_only is MISSING:  # type: ignore[attr-defined]
+            f.kw_only = False  # type: ignore[attr-defined]
+        fields[name] = f
+    return fields
+
+
+def _params(frozen: bool) -> Any:
+    make = dataclasses._DataclassParams  # type: ignore[attr-defined]
+    common = {"init": True, "repr": True, "eq": True, "order": False, "unsafe_hash": False, "frozen": frozen}
+    try:
+        return make(**common)  # Python 3.11
+    except TypeError:  # Python 3.12
+        return make(**common, match_args=True, kw_only=False, slots=False, weakref_slot=False)
+
+
+def _add_methods(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> None:
+    """The methods the standard library would write. Only `__init__` runs often enough to be worth
+    compiling, and it is compiled when the class is first instantiated (a run that never makes a class
+    never pays for it); the others are closures over the field names."""
+    d = cls.__dict__
+    names = tuple(fields)
+    made: dict[str, Any] = {}
+    if "__init__" not in d:
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            real = _compiled_init(cls, fields, frozen)
+            cls.__init__ = real  # type: ignore[misc]  # from now on, instances go straight to it
+            real(self, *args, **kwargs)
+
+        made["__init__"] = __init__
+    if "__repr__" not in d:
+        shown = tuple(n for n in names if fields[n].repr)
+
+        def __repr__(self: Any) -> str:
+            inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in shown)
+            return f"{self.__class__.__qualname__}({inner})"
+
+        made["__repr__"] = __repr__
+    if "__eq__" not in d:
+        key = _getter(tuple(n for n in names if fields[n].compare))
+
+        def __eq__(self: Any, other: Any) -> Any:
+            if other.__class__ is self.__class__:
+                return key(self) == key(other)
+            return NotImplemented
+
+        made["__eq__"] = __eq__
+    class_hash = d.get("__hash__", MISSING)
+    explicit_hash = not (class_hash is MISSING or (class_hash is None and "__eq__" in d))
+    if frozen:
+        if not explicit_hash:
+            hkey = _getter(tuple(n for n in names if (fields[n].compare if fields[n].hash is None else fields[n].hash)))
+
+            def __hash__(self: Any) -> int:
+                return hash(hkey(self))
+
+            made["__hash__"] = __hash__
+        for name in ("__setattr__", "__delattr__"):
+            if name in d:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+        protected = frozenset(names)
+
+        def __setattr__(self: Any, name: str, value: Any) -> None:
+            if type(self) is cls or name in protected:
+                raise FrozenInstanceError(f"cannot assign to field {name!r}")
+            super(cls, self).__setattr__(name, value)
+
+        def __delattr__(self: Any, name: str) -> None:
+            if type(self) is cls or name in protected:
+                raise FrozenInstanceError(f"cannot delete field {name!r}")
+            super(cls, self).__delattr__(name)
+
+        made["__setattr__"] = __setattr__
+        made["__delattr__"] = __delattr__
+    elif not explicit_hash:
+        cls.__hash__ = None  # type: ignore[assignment]  # eq without frozen: unhashable, as in the standard library
+    for name, fn in made.items():
+        fn.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, fn)
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The tuple of these attributes (what the standard library's `__eq__` and `__hash__` compare)."""
+    if len(names) > 1:
+        return attrgetter(*names)  # type: ignore[return-value]
+    if names:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
+
+
+def _compiled_init(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> Callable[..., None]:
+    """`__init__` from source, as the standard library writes it."""
+    env: dict[str, Any] = {"__set": object.__setattr__, "__FACTORY": _FACTORY}
+    params, body = [], []
+    for n, f in fields.items():
+        if f.default_factory is not MISSING:
+            env[f"__factory_{n}"] = f.default_factory
+            params.append(f"{n}=__FACTORY")
+            value = f"__factory_{n}() if {n} is __FACTORY else {n}"
+        elif f.default is not MISSING:
+            env[f"__default_{n}"] = f.default
+            params.append(f"{n}=__default_{n}")
+            value = n
+        else:
+            params.append(n)
+            value = n
+        body.append(f"  __set(self, {n!r}, {value})" if frozen else f"  self.{n} = {value}")
+    src = "\n".join([f"def __init__(self, {', '.join(params)}):", *(body or ["  pass"])])
+    made: dict[str, Any] = {}
+    exec(compile(src, f"<dataclass {cls.__qualname__}>", "exec"), env, made)  # noqa: S102
+    init = made["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init

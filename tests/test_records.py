@@ -1,0 +1,165 @@
+"""kubectl_pd.records.dataclass against the standard library's, shape by shape.
+
+Each shape is defined twice from one source text, once with each decorator, and every behaviour the
+package can observe is compared: construction (positional, keyword, defaults, factories, errors),
+equality, hashing, repr, frozenness, `dataclasses.fields`/`replace`/`asdict`/`is_dataclass`,
+`__match_args__`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import pytest
+
+from kubectl_pd import records
+
+SHAPES: dict[str, str] = {
+    "frozen, required and defaults": """
+@dataclass(frozen=True)
+class C:
+    a: int
+    b: str = "x"
+    c: tuple[int, ...] = ()
+""",
+    "frozen, factories and a field left out of compare and repr": """
+@dataclass(frozen=True)
+class C:
+    a: int
+    b: dict[str, int] = field(default_factory=dict)
+    c: list[int] = field(default_factory=list, compare=False)
+    d: str | None = field(default=None, repr=False)
+""",
+    "mutable, factories": """
+@dataclass
+class C:
+    a: int = 0
+    b: list[int] = field(default_factory=list)
+""",
+    "no fields": """
+@dataclass(frozen=True)
+class C:
+    pass
+""",
+    "methods and properties kept": """
+@dataclass(frozen=True)
+class C:
+    a: int
+    b: int = 2
+
+    @property
+    def total(self) -> int:
+        return self.a + self.b
+
+    def __repr__(self) -> str:
+        return "custom"
+""",
+    "explicit hash kept on a mutable class": """
+@dataclass
+class C:
+    a: int
+
+    def __hash__(self) -> int:
+        return 7
+""",
+    "hash=False leaves a field out of the hash only": """
+@dataclass(frozen=True)
+class C:
+    a: int
+    b: int = field(default=0, hash=False)
+""",
+    "post_init goes to the standard library": """
+@dataclass
+class C:
+    a: int
+    b: int = 0
+
+    def __post_init__(self) -> None:
+        self.b = self.a * 2
+""",
+}
+
+ARGS: list[tuple[tuple, dict]] = [((), {}), ((1,), {}), ((1, "y"), {}), ((), {"a": 3}), ((1,), {"b": {"k": 1}}),
+                                  ((1, 2, 3, 4, 5), {}), ((1,), {"zzz": 1}), ((1,), {"a": 2})]
+
+
+def define(source: str, decorator) -> type:
+    env = {"dataclass": decorator, "field": dataclasses.field, "__name__": __name__}
+    exec(compile("from __future__ import annotations\n" + source, "<shape>", "exec"), env)  # noqa: S102
+    return env["C"]
+
+
+def outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as e:  # the kind of error is part of the behaviour compared
+        return "raises", type(e).__name__
+
+
+def observe(cls: type) -> dict[str, object]:
+    seen: dict[str, object] = {
+        "fields": [(f.name, f.type, f.repr, f.compare, f.hash, f.default is dataclasses.MISSING,
+                    f.default_factory is dataclasses.MISSING) for f in dataclasses.fields(cls)],
+        "is_dataclass": dataclasses.is_dataclass(cls),
+        "match_args": getattr(cls, "__match_args__", None),
+        "hashable class": cls.__hash__ is not None,
+    }
+    for args, kwargs in ARGS:
+        made = outcome(lambda a=args, k=kwargs: cls(*a, **k))
+        key = f"{args}{kwargs}"
+        seen[key] = made if made[0] == "raises" else ("ok", repr(made[1]))
+        if made[0] != "ok":
+            continue
+        obj = made[1]
+        twin = cls(*args, **kwargs)
+        seen[key + " eq"] = (obj == twin, obj != twin, obj == object(), twin is not obj)
+        seen[key + " hash"] = outcome(lambda o=obj, t=twin: hash(o) == hash(t))
+        seen[key + " asdict"] = outcome(lambda o=obj: dataclasses.asdict(o))
+        name = dataclasses.fields(cls)[0].name if dataclasses.fields(cls) else "a"
+        seen[key + " setattr"] = outcome(lambda o=obj, n=name: setattr(o, n, 9))
+        fresh = [cls(*args, **kwargs) for _ in range(3)]  # each check below spoils its own
+        seen[key + " delattr"] = outcome(lambda o=fresh[0], n=name: delattr(o, n))
+        seen[key + " new attr"] = outcome(lambda o=fresh[1]: setattr(o, "other", 1))
+        if dataclasses.fields(cls):
+            seen[key + " replace"] = outcome(lambda o=fresh[2], n=name: repr(dataclasses.replace(o, **{n: 5})))
+    return seen
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_same_behaviour_as_the_standard_library(shape: str) -> None:
+    ours = observe(define(SHAPES[shape], records.dataclass))
+    theirs = observe(define(SHAPES[shape], dataclasses.dataclass))
+    assert ours == theirs
+
+
+def test_init_is_compiled_once_on_first_use_and_nothing_else_is() -> None:
+    """The point of the module: on Python 3.11/3.12 defining a class compiles nothing, its first
+    instance compiles `__init__`, later ones nothing more."""
+    import builtins
+
+    calls: list[str] = []
+    real = compile
+
+    def counting(source, filename, mode, *a, **k):
+        calls.append(filename)
+        return real(source, filename, mode, *a, **k)
+
+    builtins.compile = counting
+    try:
+        cls = define(SHAPES["frozen, factories and a field left out of compare and repr"], records.dataclass)
+        at_definition = [c for c in calls if c != "<shape>"]
+        cls(1), cls(2, {"k": 1})
+        after_use = [c for c in calls if c != "<shape>"]
+    finally:
+        builtins.compile = real
+    if sys.version_info >= (3, 13):  # the standard library's own, which compiles at definition
+        assert after_use == at_definition
+    else:
+        assert (at_definition, after_use) == ([], ["<dataclass C>"])
+
+
+def test_mutable_default_refused_like_the_standard_library() -> None:
+    source = "@dataclass\nclass C:\n    a: list = []\n"
+    assert outcome(lambda: define(source, records.dataclass)) == outcome(lambda: define(source, dataclasses.dataclass))
+    assert outcome(lambda: define(source, records.dataclass))[0] == "raises"
