@@ -85,6 +85,8 @@ def validate(obj: Obj, schema: Obj) -> Outcome:
     props = dict(schema.get("properties") or {})
     for k in _SKIP_ROOT:
         props.setdefault(k, {"x-kubernetes-preserve-unknown-fields": True})
+    for k in ("apiVersion", "kind"):  # every object has them, declared or not
+        props.setdefault(k, {"type": "string"})
     _walk(root, {**schema, "properties": props}, (), out)
     if not any(not v.cel for v in out.violations):
         out.unchecked.extend(out.runtime_errors)  # with schema errors the object is refused anyway
