@@ -323,7 +323,7 @@ RULES: tuple[Entry, ...] = (
          "ModelDeployment"),
 )
 
-# PD307-PD311: prefill/decode pairing, router flags, operator-owned keys (lint/pd_routing.py)
+# PD307-PD313: prefill/decode pairing, router flags, operator-owned keys, ports (lint/pd_routing.py)
 RULES += (
     _rule("PD307", "pd-without-router", WARNING,
           "per-replica only: prefill/decode roles and no `spec.router`. Nothing pairs them: the deployment can go "
@@ -343,7 +343,11 @@ RULES += (
     _rule("PD310", "router-owned-flag", ERROR,
           "per-replica only: a flag in `spec.router.extraArgs` that the operator derives itself for that router "
           "(llm-d-router: `--endpoint-selector`, `--endpoint-target-ports`, `--config-file`, `--secure-serving`, "
-          "`--grpc-health-port`, `--metrics-endpoint-auth`); the operator refuses it rather than merge it.",
+          "`--grpc-health-port`, `--metrics-endpoint-auth`; vllm-router and sglang-gateway: `--host`, `--port`, "
+          "`--prometheus-host`, `--prometheus-port`, the service-discovery flags, `--selector`, "
+          "`--prefill-selector`, `--decode-selector`, and vllm-router's `--kv-connector` and "
+          "`--vllm-pd-disaggregation` or sglang-gateway's `--pd-disaggregation`); the operator refuses it rather "
+          "than merge it. Params: flag, router.",
           "Remove the flag from spec.router.extraArgs; the operator sets it.",
           "ModelDeployment"),
     _rule("PD311", "operator-owned-key", ERROR,
@@ -353,6 +357,22 @@ RULES += (
           "`--hicache-storage-backend-extra-config` and its `MOONCAKE_*` variables (`MOONCAKE_TENANT_ID` among "
           "them). A role with `command` owns its argv and is not checked.",
           "Remove the key; to set it yourself, take over the role's command line (roles[].command).",
+          "ModelDeployment"),
+    _rule("PD312", "reserved-port", ERROR,
+          "per-replica only: a role that declares, or serves with `--port`, a port the operator reserves for a "
+          "listener it adds to that role: vLLM's KV-event publisher and replay socket (5557, 5558; under "
+          "llm-d-router, not on a decode role) and Mooncake bootstrap server (8998; the prefill role of a "
+          "prefill/decode pair under any router), SGLang's bootstrap registry (8998; the prefill role of a pair "
+          "with a router or a kvCache). A role with `command` is exempt. Params: role, port, reserved, engine, "
+          "router.",
+          "Serve and declare another port; the reserved ones are the operator's.",
+          "ModelDeployment"),
+    _rule("PD313", "decode-port-collision", ERROR,
+          "per-replica only: behind llm-d-router, a decode role (without `command`) passing `--port` equal to the "
+          "port its Service publishes (its first declared port, else that `--port`): the routing proxy in front "
+          "of a decoder takes that port and the operator moves the model server off it, which the role's own "
+          "`--port` prevents. Params: role, port, router.",
+          "Remove --port from the decode role's extraArgs; the operator places it.",
           "ModelDeployment"),
 )
 
@@ -425,8 +445,9 @@ RULES += (
           "any object whose CRD is known"),
     _rule("PD502", "cel-rule", ERROR,
           "An `x-kubernetes-validations` CEL rule of the CRD that the object fails, with the rule's own message "
-          "(`Invalid value: \"object\": <message>`). Rules that use Kubernetes-only CEL functions are not "
-          "evaluated; a note names them.",
+          "(`Invalid value: \"object\": <message>`). Kubernetes' quantity and lists libraries (`quantity()`, "
+          "`isSorted()`, ...) are evaluated; a rule using another Kubernetes-only function is not, and a note "
+          "names it.",
           "Change the object so the rule holds; the message is the CRD author's.",
           "any object whose CRD is known"),
 )
