@@ -438,7 +438,8 @@ RULES += (
 RULES += (
     _rule("PD501", "schema-violation", ERROR,
           "What the object's CRD schema refuses: a wrong type, a missing required field, a value outside an "
-          "enum, a pattern, length, range or item limit, a duplicate list-map key, an unknown field. Checked when "
+          "enum, a pattern, length, range or item limit, a string format (date-time, byte, uuid, ip, cidr, ...), an "
+          "anyOf/allOf/oneOf/not, a duplicate list-map key, an unknown field. Checked when "
           "the CRD is known: live (read with GET), a CRD among the inputs, or `--crd PATH`. Quotes the API "
           "server (`Unsupported value`, `in body should match`, `must be of type`).",
           "Change the field as the message says; `kubectl explain KIND.FIELD` shows the schema.",
