@@ -337,7 +337,8 @@ RULES += (
           "ModelDeployment"),
     _rule("PD309", "router-ports", ERROR,
           "per-replica only: under a router, routed roles that would not serve one common TCP port (each role's "
-          "`--port` in extraArgs, 8000 otherwise; a non-TCP port). The message lists each role's port.",
+          "first declared `ports[].port`, else its `--port` in extraArgs, else 8000; a non-TCP port). The message "
+          "lists each role's port. Params: router, ports (role -> port).",
           "Serve every routed role on one port over TCP: drop the differing --port flags.",
           "ModelDeployment"),
     _rule("PD310", "router-owned-flag", ERROR,

@@ -144,7 +144,7 @@ def check_pd_routing(spec: Any, ref: ObjectRef, profile: str) -> list[Finding]:
         shown = ", ".join(f"{n}: {p}" for n, p in known.items())
         out.append(Finding("PD309", ref, ("spec", "roles"),
                            f"under router {name} every routed role serves one common port, and these differ "
-                           f"({shown}; {DEFAULT_PORT} when extraArgs has no --port)",
+                           f"({shown}; a role serves its first declared port, else its --port, else {DEFAULT_PORT})",
                            extra={"router": name, "ports": known}))
     for i, r in enumerate(roles):
         for j, p in enumerate(_list(r.get("ports"))):

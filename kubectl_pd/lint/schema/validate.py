@@ -197,6 +197,12 @@ def _walk(v: Any, s: Obj, path: PathT, out: Outcome) -> Any:
     return v
 
 
+def _any_type_only(v: Any, branches: list[Any]) -> bool:
+    """True when a branch that only names a type holds: int-or-string's own anyOf, on every quantity."""
+    return any(isinstance(b, dict) and len(b) == 1 and isinstance(b.get("type"), str) and _type_ok(v, b["type"])
+               for b in branches)
+
+
 def _sub(v: Any, s: Any, path: PathT) -> list[Violation]:
     """What one anyOf/allOf/oneOf/not branch says of `v`: value validations only, as in a structural schema."""
     if not isinstance(s, dict):
@@ -217,11 +223,16 @@ def _composite(v: Any, s: Obj, path: PathT, out: Outcome) -> None:
     add = out.violations.append
     where = format_path(path)
     branches = s.get("anyOf")
-    if isinstance(branches, list) and branches:
-        results = [_sub(v, b, path) for b in branches]
-        if all(results):
+    if isinstance(branches, list) and branches and not _any_type_only(v, branches):
+        first: list[Violation] | None = None
+        for b in branches:  # the first branch that holds settles it
+            r = _sub(v, b, path)
+            if not r:
+                break
+            first = r if first is None else first
+        else:
             add(Violation(path, f'Invalid value: "": "{where}" must validate at least one schema (anyOf)'))
-            out.violations.extend(results[0])
+            out.violations.extend(first or [])
     branches = s.get("oneOf")
     if isinstance(branches, list) and branches:
         results = [_sub(v, b, path) for b in branches]
