@@ -323,7 +323,7 @@ RULES: tuple[Entry, ...] = (
          "ModelDeployment"),
 )
 
-# PD307-PD311: prefill/decode pairing, router flags, operator-owned keys (lint/pd_routing.py)
+# PD307-PD313: prefill/decode pairing, router flags, operator-owned keys, ports (lint/pd_routing.py)
 RULES += (
     _rule("PD307", "pd-without-router", WARNING,
           "per-replica only: prefill/decode roles and no `spec.router`. Nothing pairs them: the deployment can go "
@@ -337,13 +337,18 @@ RULES += (
           "ModelDeployment"),
     _rule("PD309", "router-ports", ERROR,
           "per-replica only: under a router, routed roles that would not serve one common TCP port (each role's "
-          "`--port` in extraArgs, 8000 otherwise; a non-TCP port). The message lists each role's port.",
+          "first declared `ports[].port`, else its `--port` in extraArgs, else 8000; a non-TCP port). The message "
+          "lists each role's port. Params: router, ports (role -> port).",
           "Serve every routed role on one port over TCP: drop the differing --port flags.",
           "ModelDeployment"),
     _rule("PD310", "router-owned-flag", ERROR,
           "per-replica only: a flag in `spec.router.extraArgs` that the operator derives itself for that router "
           "(llm-d-router: `--endpoint-selector`, `--endpoint-target-ports`, `--config-file`, `--secure-serving`, "
-          "`--grpc-health-port`, `--metrics-endpoint-auth`); the operator refuses it rather than merge it.",
+          "`--grpc-health-port`, `--metrics-endpoint-auth`; vllm-router and sglang-gateway: `--host`, `--port`, "
+          "`--prometheus-host`, `--prometheus-port`, the service-discovery flags, `--selector`, "
+          "`--prefill-selector`, `--decode-selector`, and vllm-router's `--kv-connector` and "
+          "`--vllm-pd-disaggregation` or sglang-gateway's `--pd-disaggregation`); the operator refuses it rather "
+          "than merge it. Params: flag, router.",
           "Remove the flag from spec.router.extraArgs; the operator sets it.",
           "ModelDeployment"),
     _rule("PD311", "operator-owned-key", ERROR,
@@ -353,6 +358,22 @@ RULES += (
           "`--hicache-storage-backend-extra-config` and its `MOONCAKE_*` variables (`MOONCAKE_TENANT_ID` among "
           "them). A role with `command` owns its argv and is not checked.",
           "Remove the key; to set it yourself, take over the role's command line (roles[].command).",
+          "ModelDeployment"),
+    _rule("PD312", "reserved-port", ERROR,
+          "per-replica only: a role that declares, or serves with `--port`, a port the operator reserves for a "
+          "listener it adds to that role: vLLM's KV-event publisher and replay socket (5557, 5558; under "
+          "llm-d-router, not on a decode role) and Mooncake bootstrap server (8998; the prefill role of a "
+          "prefill/decode pair under any router), SGLang's bootstrap registry (8998; the prefill role of a pair "
+          "with a router or a kvCache). A role with `command` is exempt. Params: role, port, reserved, engine, "
+          "router.",
+          "Serve and declare another port; the reserved ones are the operator's.",
+          "ModelDeployment"),
+    _rule("PD313", "decode-port-collision", ERROR,
+          "per-replica only: behind llm-d-router, a decode role (without `command`) passing `--port` equal to the "
+          "port its Service publishes (its first declared port, else that `--port`): the routing proxy in front "
+          "of a decoder takes that port and the operator moves the model server off it, which the role's own "
+          "`--port` prevents. Params: role, port, router.",
+          "Remove --port from the decode role's extraArgs; the operator places it.",
           "ModelDeployment"),
 )
 
@@ -418,15 +439,17 @@ RULES += (
 RULES += (
     _rule("PD501", "schema-violation", ERROR,
           "What the object's CRD schema refuses: a wrong type, a missing required field, a value outside an "
-          "enum, a pattern, length, range or item limit, a duplicate list-map key, an unknown field. Checked when "
+          "enum, a pattern, length, range or item limit, a string format (date-time, byte, uuid, ip, cidr, ...), an "
+          "anyOf/allOf/oneOf/not, a duplicate list-map key, an unknown field. Checked when "
           "the CRD is known: live (read with GET), a CRD among the inputs, or `--crd PATH`. Quotes the API "
           "server (`Unsupported value`, `in body should match`, `must be of type`).",
           "Change the field as the message says; `kubectl explain KIND.FIELD` shows the schema.",
           "any object whose CRD is known"),
     _rule("PD502", "cel-rule", ERROR,
           "An `x-kubernetes-validations` CEL rule of the CRD that the object fails, with the rule's own message "
-          "(`Invalid value: \"object\": <message>`). Rules that use Kubernetes-only CEL functions are not "
-          "evaluated; a note names them.",
+          "(`Invalid value: \"object\": <message>`). Kubernetes' quantity and lists libraries (`quantity()`, "
+          "`isSorted()`, ...) are evaluated; a rule using another Kubernetes-only function is not, and a note "
+          "names it.",
           "Change the object so the rule holds; the message is the CRD author's.",
           "any object whose CRD is known"),
 )

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from tests.conftest import ROOT
+import pytest
+
+from tests.conftest import ROOT, run_kubectl
 
 EXAMPLES = ROOT / "examples" / "lint"
 SPLIT = EXAMPLES / "gpustack-split-queue.yaml"
@@ -122,3 +124,24 @@ def test_feature_gates_flag(cli: Callable, tmp_path: Path) -> None:
     assert {f["id"] for f in json.loads(on.stdout)["findings"]} == {"PD410"}
     bad = cli(["lint", "-f", str(q), "--feature-gates", "ConcurrentAdmission"])
     assert bad.exit_code == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("args", [["--baseline", "B", "--fix"], ["--baseline", "B", "--diff"],
+                                  ["--fix", "-o", "patch", "--baseline", "B"], ["--write-baseline", "B", "--diff"],
+                                  ["--write-baseline", "B", "--fix"]])
+def test_baseline_with_fix_or_diff_is_a_usage_error(cli: Callable, tmp_path: Path, args: list[str]) -> None:
+    """Refused, not silently ignored: one `error:` line, exit 2, nothing on stdout, no file read or written."""
+    base = tmp_path / "base.json"
+    res = cli(["lint", "-f", str(SPLIT), *[str(base) if a == "B" else a for a in args]])
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr.startswith("error: --") and len(res.stderr.strip().splitlines()) == 1
+    assert "baseline does not go with --" in res.stderr
+    assert not base.exists()
+
+
+def test_baseline_with_fix_through_the_real_kubectl(tmp_path: Path) -> None:
+    base = tmp_path / "base.json"
+    assert run_kubectl(["pd", "lint", "-f", str(SPLIT), "--write-baseline", str(base)]).returncode == 0
+    p = run_kubectl(["pd", "lint", "-f", str(SPLIT), "--baseline", str(base), "--diff"])
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr.startswith("error: --baseline does not go with --diff")

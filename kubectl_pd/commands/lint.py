@@ -51,9 +51,17 @@ def _kueue_version(value: str | None) -> tuple[int, int] | None:
         raise click.BadParameter(str(e), param_hint="'--kueue-version'") from None
 
 
-def _check_flags(output: str | None, diff: bool, fix: bool) -> str:
+def _check_flags(output: str | None, diff: bool, fix: bool, baseline: str | None = None,
+                 write_baseline: str | None = None) -> str:
     if diff and fix:
         raise click.UsageError("--diff and --fix do not go together: --diff shows the fix, --fix prints it")
+    # refused rather than half-applied: a fix rewrites whole objects (every finding of a queue's resource
+    # groups at once), so "fix only the new findings" has no honest meaning, and ignoring the flag would
+    # print fixes of baselined findings to a user who asked not to hear about them
+    for flag, given in (("--baseline", baseline), ("--write-baseline", write_baseline)):
+        if given and (fix or diff):
+            raise click.UsageError(f"{flag} does not go with {'--fix' if fix else '--diff'}: a fix rewrites "
+                                   f"whole objects, baselined findings included; run them separately")
     if fix:
         if output in (None, "yaml", "json", "patch"):
             return output or "yaml"
@@ -157,7 +165,8 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
                    "files) gives roles a size, else pd-atomic.")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @click.option("--baseline", "baseline", metavar="FILE", type=click.Path(dir_okay=False),
-              help="Report and fail only on findings this baseline does not record (rule, object, path).")
+              help="Report and fail only on findings this baseline does not record (rule, object, path); "
+                   "not with --fix or --diff.")
 @click.option("--write-baseline", "write_baseline", metavar="FILE", type=click.Path(dir_okay=False),
               help="Record today's findings in FILE (then use --baseline FILE); exits 0.")
 @click.option("--crd", "crds", multiple=True, metavar="PATH", type=click.Path(allow_dash=False),
@@ -182,9 +191,9 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
     Exit status: 0 no error finding (no warning either with --strict), 1 error findings (with
     --fix: errors no rewrite repairs; with --diff: any difference), 2 bad flags or malformed input.
     """
-    fmt = _check_flags(output, diff, fix)
+    fmt = _check_flags(output, diff, fix, baseline, write_baseline)
     ctx = LintContext(limits=limits_for(_kueue_version(kueue_version)), feature_gates=_gates(feature_gates))
-    known = _read_baseline(baseline) if baseline and not (fix or diff) else None
+    known = _read_baseline(baseline) if baseline else None
     if api_profile != "auto":
         ctx.profile = api_profile
     try:

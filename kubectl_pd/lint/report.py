@@ -77,6 +77,8 @@ def finding_data(f: Finding) -> dict[str, Any]:
     }
     if f.kueue_message:
         data["kueueMessage"] = f.kueue_message
+    if f.extra:
+        data["params"] = f.extra  # the rule's evidence as data, for tools that do not read English
     return data
 
 

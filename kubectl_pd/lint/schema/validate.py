@@ -4,8 +4,9 @@ The schema walk is ours: Kubernetes' structural schemas are not plain JSON Schem
 list-map keys, preserve-unknown-fields, defaults applied before CEL, strict decoding of unknown
 fields), and the value of a finding is the API server's exact wording, which no JSON-Schema library
 produces. CEL is evaluated by cel-expr-python (Google's CEL runtime), imported only when a rule runs.
-A rule that cannot be compiled or evaluated (a Kubernetes-only function such as `quantity()`) is
-reported as unchecked, never as passed.
+Kubernetes' quantity and lists CEL libraries are declared into it (`k8s_cel`); a rule that cannot be
+compiled or evaluated (another Kubernetes-only function, such as `url()`) is reported as unchecked,
+never as passed. anyOf/allOf/oneOf/not and the string formats kube-openapi checks are walked too.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Outcome:
     violations: list[Violation] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # CEL rules that could not be evaluated, and why
     runtime_errors: list[str] = field(default_factory=list)  # rules that failed on this object's data
+    value_only: bool = False  # inside anyOf/allOf/oneOf/not: value validations only (no pruning, defaults, CEL)
 
 
 def _json_type(v: object) -> str:
@@ -58,6 +60,71 @@ def _regex(pattern: str) -> re.Pattern[str] | None:
         return re.compile(pattern)
     except re.error:
         return None
+
+
+# kube-openapi's strfmt patterns, restated: uuid3 has no variant digit, 4 and 5 have one
+_UUID = re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$")
+_UUID_V = {"3": re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$"),
+           **{n: re.compile(rf"(?i)^[0-9a-f]{{8}}-?[0-9a-f]{{4}}-?{n}[0-9a-f]{{3}}-?[89ab][0-9a-f]{{3}}-?"
+                            r"[0-9a-f]{12}$") for n in "45"}}
+_DATE_TIME = re.compile(r"(?i)^(\d{4})-(\d{2})-(\d{2})t(\d{2}):(\d{2}):(\d{2})(\.\d+)?(z|[+-]\d{2}:\d{2})$")
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$")
+_SHORT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_LONG_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _is_date_time(v: str) -> bool:
+    m = _DATE_TIME.match(v)
+    if not m:
+        return False
+    y, mo, d, h, mi, sec = (int(x) for x in m.groups()[:6])
+    return _is_day(y, mo, d) and h < 24 and mi < 60 and sec < 60
+
+
+def _is_day(y: int, mo: int, d: int) -> bool:
+    import calendar  # noqa: PLC0415 - only when a schema has a date
+
+    return 1 <= mo <= 12 and 1 <= d <= calendar.monthrange(y, mo)[1]
+
+
+def _is_date(v: str) -> bool:
+    m = _DATE.match(v)
+    return bool(m) and _is_day(*(int(x) for x in m.groups()))
+
+
+def _is_ip(v: str, version: int) -> bool:
+    import ipaddress  # noqa: PLC0415
+
+    try:
+        return ipaddress.ip_address(v).version == version
+    except ValueError:
+        return False
+
+
+def _is_cidr(v: str) -> bool:
+    import ipaddress  # noqa: PLC0415
+
+    try:
+        ipaddress.ip_network(v, strict=False)
+    except ValueError:
+        return False
+    return "/" in v
+
+
+# The string formats the API server checks for a CRD (kube-openapi's strfmt registry), those whose rule
+# is cheap to state exactly. Others (hostname, email, uri, mac, ...) are left unchecked rather than
+# guessed; so are int32/int64/float/double, which the server does not check on numbers. An empty string
+# is left alone too.
+FORMATS: dict[str, Any] = {
+    "date-time": _is_date_time, "datetime": _is_date_time, "date": _is_date,
+    "byte": lambda v: bool(_BASE64.match(v)),
+    "uuid": lambda v: bool(_UUID.match(v)), "uuid3": lambda v: bool(_UUID_V["3"].match(v)),
+    "uuid4": lambda v: bool(_UUID_V["4"].match(v)), "uuid5": lambda v: bool(_UUID_V["5"].match(v)),
+    "ipv4": lambda v: _is_ip(v, 4), "ipv6": lambda v: _is_ip(v, 6), "cidr": _is_cidr,
+    "k8s-short-name": lambda v: len(v) <= 63 and bool(_SHORT_NAME.match(v)),
+    "k8s-long-name": lambda v: len(v) <= 253 and bool(_LONG_NAME.match(v)),
+}
 
 
 def _type_ok(v: object, t: str) -> bool:
@@ -85,6 +152,8 @@ def validate(obj: Obj, schema: Obj) -> Outcome:
     props = dict(schema.get("properties") or {})
     for k in _SKIP_ROOT:
         props.setdefault(k, {"x-kubernetes-preserve-unknown-fields": True})
+    for k in ("apiVersion", "kind"):  # every object has them, declared or not
+        props.setdefault(k, {"type": "string"})
     _walk(root, {**schema, "properties": props}, (), out)
     if not any(not v.cel for v in out.violations):
         out.unchecked.extend(out.runtime_errors)  # with schema errors the object is refused anyway
@@ -120,10 +189,70 @@ def _walk(v: Any, s: Obj, path: PathT, out: Outcome) -> Any:
         v = _array(v, s, path, out)
     elif isinstance(v, dict):
         v = _object(v, s, path, out)
+    if "anyOf" in s or "allOf" in s or "oneOf" in s or "not" in s:
+        _composite(v, s, path, out)
     rules = s.get("x-kubernetes-validations")
-    if isinstance(rules, list) and rules:
+    if isinstance(rules, list) and rules and not out.value_only:
         _cel(v, s, rules, path, out)
     return v
+
+
+def _any_type_only(v: Any, branches: list[Any]) -> bool:
+    """True when a branch that only names a type holds: int-or-string's own anyOf, on every quantity."""
+    return any(isinstance(b, dict) and len(b) == 1 and isinstance(b.get("type"), str) and _type_ok(v, b["type"])
+               for b in branches)
+
+
+def _sub(v: Any, s: Any, path: PathT) -> list[Violation]:
+    """What one anyOf/allOf/oneOf/not branch says of `v`: value validations only, as in a structural schema."""
+    if not isinstance(s, dict):
+        return []
+    out = Outcome(value_only=True)
+    _walk(v, s, path, out)
+    return out.violations
+
+
+def _composite(v: Any, s: Obj, path: PathT, out: Outcome) -> None:
+    """anyOf, allOf, oneOf and not, in kube-openapi's words.
+
+    kube-openapi reports the composite failure itself at the root of the object (`<nil>: Invalid value: "":
+    "spec.x" must validate ...`), then the failures of the branch it judged closest (here: the first that
+    failed; kube-openapi counts passed checks to choose, which this walk does not keep). The finding is
+    placed at the value's own path so it has a line; the message is the server's.
+    """
+    add = out.violations.append
+    where = format_path(path)
+    branches = s.get("anyOf")
+    if isinstance(branches, list) and branches and not _any_type_only(v, branches):
+        first: list[Violation] | None = None
+        for b in branches:  # the first branch that holds settles it
+            r = _sub(v, b, path)
+            if not r:
+                break
+            first = r if first is None else first
+        else:
+            add(Violation(path, f'Invalid value: "": "{where}" must validate at least one schema (anyOf)'))
+            out.violations.extend(first or [])
+    branches = s.get("oneOf")
+    if isinstance(branches, list) and branches:
+        results = [_sub(v, b, path) for b in branches]
+        valid = sum(1 for r in results if not r)
+        if valid != 1:
+            found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
+            add(Violation(path, f'Invalid value: "": "{where}" must validate one and only one schema (oneOf). {found}'))
+            if valid == 0:
+                out.violations.extend(results[0])
+    branches = s.get("allOf")
+    if isinstance(branches, list) and branches:
+        results = [_sub(v, b, path) for b in branches]
+        for r in results:
+            out.violations.extend(r)
+        failed = sum(1 for r in results if r)
+        if failed:
+            none = ". None validated" if failed == len(results) else ""
+            add(Violation(path, f'Invalid value: "": "{where}" must validate all the schemas (allOf){none}'))
+    if isinstance(s.get("not"), dict) and not _sub(v, s["not"], path):
+        add(Violation(path, f'Invalid value: "": "{where}" must not validate the schema (not)'))
 
 
 def _string(v: str, s: Obj, path: PathT, out: Outcome) -> None:
@@ -138,6 +267,10 @@ def _string(v: str, s: Obj, path: PathT, out: Outcome) -> None:
         if rx is not None and not rx.search(v):
             out.violations.append(Violation(path, f"Invalid value: \"{v}\": {format_path(path)} in body should "
                                                   f"match '{pattern}'"))
+    fmt = s.get("format")
+    if isinstance(fmt, str) and v and fmt in FORMATS and not FORMATS[fmt](v):
+        where = format_path(path)
+        out.violations.append(Violation(path, f'Invalid value: "{v}": {where} in body must be of type {fmt}: "{v}"'))
 
 
 def _number(v: float, s: Obj, path: PathT, out: Outcome) -> None:
@@ -207,6 +340,8 @@ def _object(v: Obj, s: Obj, path: PathT, out: Outcome) -> Obj:
             y = _walk(x, additional, (*path, k), out)
         elif preserve or (embedded and k in ("apiVersion", "kind", "metadata")):
             continue
+        elif out.value_only:
+            continue  # a branch of anyOf/allOf/oneOf/not prunes nothing: the structural schema does
         elif props or additional is False or s.get("type") == "object":
             unknown = format_path((*path, k))
             out.violations.append(Violation((*path, k), f'strict decoding error: unknown field "{unknown}"'))
@@ -218,7 +353,7 @@ def _object(v: Obj, s: Obj, path: PathT, out: Outcome) -> Obj:
             result[k] = y
     seen = result if result is not None else v
     for k, ps in props.items():
-        if k not in seen and isinstance(ps, dict) and "default" in ps:
+        if k not in seen and isinstance(ps, dict) and "default" in ps and not out.value_only:
             result = result if result is not None else dict(v)
             result[k] = copy.deepcopy(ps["default"])
             seen = result
