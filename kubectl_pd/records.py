@@ -1,26 +1,26 @@
 """`dataclass` that compiles only `__init__`, and only when first used: start-up time.
 
 Python 3.11 and 3.12 compile a dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and, when frozen,
-`__setattr__` and `__delattr__` with one `compile` each. A live `why-pending` defines some sixty
-dataclasses before its first request; measured under callgrind, compiling them was about a sixth of all
-the instructions the command runs. Here only `__init__` is compiled, once per class and only when the
-class is first instantiated; the other methods are closures over the field names. Python 3.13 compiles
-a class's methods in one go itself, so there the standard library is used.
+`__setattr__` and `__delattr__` with one `compile` each, and importing `dataclasses` imports `inspect`. A
+live `why-pending` defines some sixty dataclasses before its first request; measured under callgrind,
+that was about a sixth of all the instructions the command runs, and `inspect` alone a tenth of a Tab
+press. Here only `__init__` is compiled, once per class and only when the class is first instantiated;
+the other methods are closures over the field names. The standard library's `dataclasses` is imported
+only when something asks it about a class.
 
-The classes stay dataclasses to the standard library: `__dataclass_fields__` holds its `Field`s, so
-`dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work as usual. Only what this package uses
-is handled here (`@dataclass`, `@dataclass(frozen=True)`, `field(default=, default_factory=, repr=,
+The classes stay dataclasses to the standard library: reading `__dataclass_fields__` builds its `Field`s,
+so `dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work as usual. Only what this package
+uses is handled here (`@dataclass`, `@dataclass(frozen=True)`, `field(default=, default_factory=, repr=,
 compare=, hash=)`); anything else (a base dataclass, `__post_init__`, `ClassVar`/`InitVar`/`KW_ONLY`
-annotations, a mutable default) is given to the standard library unchanged. `tests/test_records.py` holds
-the two side by side.
+annotations, a mutable default) is given to the standard library unchanged, and so is everything on
+Python 3.13+, which compiles a class's methods in one go itself. `tests/test_records.py` holds the two
+side by side.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable
-from dataclasses import MISSING, Field, FrozenInstanceError, field, replace
 from operator import attrgetter
 from typing import Any, TypeVar
 
@@ -30,6 +30,14 @@ T = TypeVar("T")
 
 _STDLIB_IS_FAST = sys.version_info >= (3, 13)
 _NOT_PLAIN = ("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()  # ours; the standard library's own sentinel is used in the Fields it is given
 
 
 class _Factory:
@@ -42,54 +50,135 @@ class _Factory:
 _FACTORY = _Factory()
 
 
+class Spec:
+    """What `field(...)` says about one field, until the standard library needs a `Field` of it."""
+
+    __slots__ = ("default", "default_factory", "repr", "hash", "compare", "type")
+
+    def __init__(self, default: Any, default_factory: Any, repr: bool, hash: bool | None, compare: bool) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.default, self.default_factory = default, default_factory
+        self.repr, self.hash, self.compare = repr, hash, compare
+        self.type: Any = None
+
+
+def field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True,  # noqa: A002
+          hash: bool | None = None, compare: bool = True) -> Any:  # noqa: A002
+    """`dataclasses.field`, for the parameters this package uses."""
+    return Spec(default, default_factory, repr, hash, compare)
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """`dataclasses.replace`: a copy with some fields changed, through `__init__`."""
+    specs = type(obj).__dict__.get("_records_specs")
+    if specs is None:
+        import dataclasses
+
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    unknown = changes.keys() - specs.keys()
+    if unknown:
+        raise TypeError(f"{type(obj).__qualname__}.__init__() got an unexpected keyword argument {min(unknown)!r}")
+    return type(obj)(**{n: changes[n] if n in changes else getattr(obj, n) for n in specs})
+
+
 def dataclass(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
-    """`dataclasses.dataclass(cls)` or `dataclasses.dataclass(frozen=True)(cls)`, one compile per class."""
+    """`dataclasses.dataclass(cls)` or `dataclasses.dataclass(frozen=True)(cls)`."""
     if cls is None:
         return lambda c: _make(c, frozen)
     return _make(cls, frozen)
 
 
 def _make(cls: type[T], frozen: bool) -> type[T]:
-    fields = None if _STDLIB_IS_FAST else _plain_fields(cls)
-    if fields is None:
-        return dataclasses.dataclass(frozen=frozen)(cls)
-    for name, f in fields.items():  # what the standard library does with class attributes
+    specs = None if _STDLIB_IS_FAST else _plain_specs(cls)
+    if specs is None:
+        return _standard(cls, frozen)
+    for name, f in specs.items():  # what the standard library does with class attributes
         if f.default is MISSING:
-            if isinstance(cls.__dict__.get(name), Field):
+            if name in cls.__dict__:
                 delattr(cls, name)
         else:
             setattr(cls, name, f.default)
-    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
-    cls.__dataclass_params__ = _params(frozen)  # type: ignore[attr-defined]
-    cls.__match_args__ = tuple(fields)  # type: ignore[attr-defined]
-    _add_methods(cls, fields, frozen)
+    cls._records_specs = specs  # type: ignore[attr-defined]
+    cls.__dataclass_fields__ = _OnFirstRead("__dataclass_fields__", _stdlib_fields)  # type: ignore[attr-defined]
+    cls.__dataclass_params__ = _OnFirstRead("__dataclass_params__", _stdlib_params)  # type: ignore[attr-defined]
+    cls.__match_args__ = tuple(specs)  # type: ignore[attr-defined]
+    _add_methods(cls, specs, frozen)
     return cls
 
 
-def _plain_fields(cls: type) -> dict[str, Field[Any]] | None:
-    """The class's fields as standard `Field`s, or None when the class is not of the plain shape."""
+def _standard(cls: type[T], frozen: bool) -> type[T]:
+    """The standard library's dataclass, with our `field()` specs turned into its own."""
+    import dataclasses
+
+    for name, value in list(cls.__dict__.items()):
+        if isinstance(value, Spec):
+            setattr(cls, name, dataclasses.field(**_field_args(value)))
+    return dataclasses.dataclass(frozen=frozen)(cls)
+
+
+def _plain_specs(cls: type) -> dict[str, Spec] | None:
+    """The class's fields, or None when the class is not of the plain shape."""
     d = cls.__dict__
     if "__post_init__" in d or any(hasattr(b, "__dataclass_fields__") for b in cls.__mro__[1:]):
         return None
-    fields: dict[str, Field[Any]] = {}
+    stdlib = sys.modules.get("dataclasses")
+    specs: dict[str, Spec] = {}
     for name, ann in d.get("__annotations__", {}).items():
         if not isinstance(ann, str) or ann.startswith(_NOT_PLAIN):
             return None
         value = d.get(name, MISSING)
-        f = value if isinstance(value, Field) else field(default=value)
-        if f.default is not MISSING and f.default.__class__.__hash__ is None:
+        if stdlib is not None and isinstance(value, stdlib.Field):
+            return None  # a standard library field(): its own dataclass reads it
+        spec = value if isinstance(value, Spec) else Spec(value, MISSING, True, None, True)
+        if spec.default is not MISSING and spec.default.__class__.__hash__ is None:
             return None  # a mutable default: the standard library refuses it with its own error
+        spec.type = ann
+        specs[name] = spec
+    return specs
+
+
+class _OnFirstRead:
+    """A class attribute computed the first time it is read, then stored on the class in its place."""
+
+    def __init__(self, name: str, build: Callable[[type], Any]) -> None:
+        self.name, self.build = name, build
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        value = self.build(owner)
+        setattr(owner, self.name, value)
+        return value
+
+
+def _field_args(spec: Spec) -> dict[str, Any]:
+
+    args: dict[str, Any] = {"repr": spec.repr, "hash": spec.hash, "compare": spec.compare}
+    if spec.default is not MISSING:
+        args["default"] = spec.default
+    if spec.default_factory is not MISSING:
+        args["default_factory"] = spec.default_factory
+    return args
+
+
+def _stdlib_fields(cls: type) -> dict[str, Any]:
+    import dataclasses
+
+    out: dict[str, Any] = {}
+    for name, spec in cls._records_specs.items():  # type: ignore[attr-defined]
+        f = dataclasses.field(**_field_args(spec))
         f.name = name
-        f.type = ann
+        f.type = spec.type
         f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
-        if f.kw_only is MISSING:  # type: ignore[attr-defined]
-            f.kw_only = False  # type: ignore[attr-defined]
-        fields[name] = f
-    return fields
+        f.kw_only = False  # type: ignore[attr-defined]
+        out[name] = f
+    return out
 
 
-def _params(frozen: bool) -> Any:
+def _stdlib_params(cls: type) -> Any:
+    import dataclasses
+
     make = dataclasses._DataclassParams  # type: ignore[attr-defined]
+    frozen = "__setattr__" in cls.__dict__ and getattr(cls.__setattr__, "_records_frozen", False)
     common = {"init": True, "repr": True, "eq": True, "order": False, "unsafe_hash": False, "frozen": frozen}
     try:
         return make(**common)  # Python 3.11
@@ -97,7 +186,13 @@ def _params(frozen: bool) -> Any:
         return make(**common, match_args=True, kw_only=False, slots=False, weakref_slot=False)
 
 
-def _add_methods(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> None:
+def _frozen_error(message: str) -> Exception:
+    from dataclasses import FrozenInstanceError
+
+    return FrozenInstanceError(message)
+
+
+def _add_methods(cls: type, fields: dict[str, Spec], frozen: bool) -> None:
     """The methods the standard library would write. Only `__init__` runs often enough to be worth
     compiling, and it is compiled when the class is first instantiated (a run that never makes a class
     never pays for it); the others are closures over the field names."""
@@ -145,14 +240,15 @@ def _add_methods(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> None
 
         def __setattr__(self: Any, name: str, value: Any) -> None:
             if type(self) is cls or name in protected:
-                raise FrozenInstanceError(f"cannot assign to field {name!r}")
+                raise _frozen_error(f"cannot assign to field {name!r}")
             super(cls, self).__setattr__(name, value)
 
         def __delattr__(self: Any, name: str) -> None:
             if type(self) is cls or name in protected:
-                raise FrozenInstanceError(f"cannot delete field {name!r}")
+                raise _frozen_error(f"cannot delete field {name!r}")
             super(cls, self).__delattr__(name)
 
+        __setattr__._records_frozen = True  # type: ignore[attr-defined]  # read by _stdlib_params
         made["__setattr__"] = __setattr__
         made["__delattr__"] = __delattr__
     elif not explicit_hash:
@@ -172,7 +268,7 @@ def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return lambda obj: ()
 
 
-def _compiled_init(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> Callable[..., None]:
+def _compiled_init(cls: type, fields: dict[str, Spec], frozen: bool) -> Callable[..., None]:
     """`__init__` from source, as the standard library writes it."""
     env: dict[str, Any] = {"__set": object.__setattr__, "__FACTORY": _FACTORY}
     params, body = [], []

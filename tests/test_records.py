@@ -85,7 +85,8 @@ ARGS: list[tuple[tuple, dict]] = [((), {}), ((1,), {}), ((1, "y"), {}), ((), {"a
 
 
 def define(source: str, decorator) -> type:
-    env = {"dataclass": decorator, "field": dataclasses.field, "__name__": __name__}
+    env = {"dataclass": decorator, "field": records.field if decorator is records.dataclass else dataclasses.field,
+           "__name__": __name__}
     exec(compile("from __future__ import annotations\n" + source, "<shape>", "exec"), env)  # noqa: S102
     return env["C"]
 
@@ -163,3 +164,39 @@ def test_mutable_default_refused_like_the_standard_library() -> None:
     source = "@dataclass\nclass C:\n    a: list = []\n"
     assert outcome(lambda: define(source, records.dataclass)) == outcome(lambda: define(source, dataclasses.dataclass))
     assert outcome(lambda: define(source, records.dataclass))[0] == "raises"
+
+
+def test_a_run_that_only_uses_the_classes_never_imports_dataclasses() -> None:
+    """Tab loads the cluster layer's classes: importing `dataclasses` (and with it `inspect`) costs a
+    tenth of a Tab press, so it happens only when something asks the standard library about a class."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from kubectl_pd.cluster import kinds, endpoint, pool\n"
+        "from kubectl_pd.kueue import model\n"
+        "from kubectl_pd.records import replace\n"
+        "c = model.Condition('Admitted', 'True')\n"
+        "r = replace(c, status='False')\n"
+        "assert (r.status, r == c, hash(r) == hash(replace(r))) == ('False', False, True)\n"
+        "assert repr(r).startswith(\"Condition(type='Admitted', status='False', reason=''\")\n"
+        "loaded = 'dataclasses' in sys.modules\n"
+        "try:  # the error is the standard library's own: raising it is the one time it is loaded\n"
+        "    c.status = 'x'\n"
+        "except Exception as e:\n"
+        "    kind = type(e).__name__\n"
+        "print(loaded, kind)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "FrozenInstanceError"]
+
+
+def test_the_standard_library_reads_a_class_built_here() -> None:
+    from kubectl_pd.kueue.model import Condition
+
+    c = Condition("Admitted", "True", reason="r")
+    assert dataclasses.is_dataclass(c) and [f.name for f in dataclasses.fields(Condition)] == [
+        "type", "status", "reason", "message", "last_transition"]
+    assert dataclasses.asdict(c)["reason"] == "r"
+    assert dataclasses.replace(c, reason="s") == Condition("Admitted", "True", reason="s")
+    assert Condition.__dataclass_params__.frozen is True

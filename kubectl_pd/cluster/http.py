@@ -10,7 +10,6 @@ a message.
 from __future__ import annotations
 
 import base64
-import http.client
 import os
 import re
 import socket
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
+from kubectl_pd.cluster import wire
 from kubectl_pd.cluster.endpoint import Endpoint
 from kubectl_pd.errors import ClusterError, PdError
 from kubectl_pd.records import dataclass
@@ -227,14 +227,14 @@ class Transport:
                 raise ClusterError(f"TLS handshake with the API server at {self.ep.origin} failed: check the "
                                    f"cluster's certificate-authority (and the user's client certificate) in the "
                                    f"kubeconfig") from None
-            if self.ep.proxy and "Tunnel connection failed" in str(e):
+            if isinstance(e, wire.TunnelRefused):
                 raise ClusterError(f"cannot reach the API server at {self.ep.origin} through the proxy "
                                    f"(it refused the tunnel): check HTTPS_PROXY/NO_PROXY or the kubeconfig's "
                                    f"proxy-url") from None
             if isinstance(e, ConnectionRefusedError | socket.gaierror) or not isinstance(e, ConnectionError):
                 raise self._unreachable(e) from None
             raise self._broken(method, url, e) from None
-        except http.client.HTTPException as e:
+        except wire.ProtocolError as e:
             raise self._broken(method, url, e) from None
 
     def _broken(self, method: str, url: str, e: BaseException) -> ClusterError:

@@ -1,4 +1,4 @@
-"""A small keep-alive connection pool over the standard library's http.client and ssl.
+"""A small keep-alive connection pool over our HTTP/1.1 connections (wire.py) and the standard ssl.
 
 Why not urllib3: importing it costs about as much as the whole completion budget of a Tab press, and a
 kubectl-style client needs little of it: one host, keep-alive, TLS with our own context (SNI from
@@ -8,13 +8,16 @@ tls-server-name), a forward proxy for http:// and a CONNECT tunnel for https://,
 from __future__ import annotations
 
 import base64
-import http.client
 import socket
-import ssl
 import threading
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
+from kubectl_pd.cluster import wire
 from kubectl_pd.records import dataclass
+
+if TYPE_CHECKING:
+    import ssl
 
 
 class ProxyUnsupported(Exception):
@@ -49,19 +52,6 @@ class Route:
         return Route(parts.scheme, parts.hostname or "", port, sni, p.hostname, p.port or 80, auth)
 
 
-class _TLSConnection(http.client.HTTPSConnection):
-    """HTTPS whose SNI and verified name may differ from the host dialled (tls-server-name)."""
-
-    def __init__(self, *args: object, sni: str | None = None, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._sni = sni
-
-    def connect(self) -> None:
-        http.client.HTTPConnection.connect(self)  # TCP (and the proxy's CONNECT tunnel)
-        name = self._sni or self._tunnel_host or self.host
-        self.sock = self._context.wrap_socket(self.sock, server_hostname=name)  # type: ignore[attr-defined]
-
-
 class Pool:
     """Idle connections to one route, reused across requests and threads."""
 
@@ -69,21 +59,17 @@ class Pool:
         self.route = route
         self.context = context
         self.size = size
-        self._idle: list[http.client.HTTPConnection] = []
+        self._idle: list[wire.Connection] = []
         self._lock = threading.Lock()
 
-    def _new(self, timeout: float | None) -> http.client.HTTPConnection:
+    def _new(self) -> wire.Connection:
         r = self.route
-        host, port = (r.proxy_host, r.proxy_port) if r.proxy_host else (r.host, r.port)
-        if r.scheme == "https":
-            conn: http.client.HTTPConnection = _TLSConnection(host, port, timeout=timeout, context=self.context,
-                                                              sni=r.sni)
-            if r.proxy_host:
-                headers = {"Proxy-Authorization": r.proxy_auth} if r.proxy_auth else None
-                conn.set_tunnel(r.host, r.port, headers=headers)
-        else:
-            conn = http.client.HTTPConnection(host, port, timeout=timeout)
-        return conn
+        if r.proxy_host and r.scheme == "https":  # a CONNECT tunnel through the proxy, then TLS inside it
+            return wire.Connection(r.proxy_host, r.proxy_port or 80, context=self.context, sni=r.sni,
+                                   tunnel=(r.host, r.port), tunnel_auth=r.proxy_auth)
+        if r.proxy_host:  # a forward proxy for plain http
+            return wire.Connection(r.proxy_host, r.proxy_port or 80)
+        return wire.Connection(r.host, r.port, context=self.context if r.scheme == "https" else None, sni=r.sni)
 
     def request(self, method: str, path: str, body: bytes | None, headers: dict[str, str],
                 timeout: float | None) -> tuple[int, dict[str, str], bytes]:
@@ -95,14 +81,14 @@ class Pool:
             target = f"http://{_netloc(r.host, r.port)}{path}"
             if r.proxy_auth:
                 headers["Proxy-Authorization"] = r.proxy_auth
+        default_port = 443 if r.scheme == "https" else 80
+        host_header = _netloc(r.host, r.port) if r.port != default_port else _netloc(r.host, None)
         for fresh in (False, True):
-            conn = self._take(timeout) if not fresh else self._new(timeout)
-            reused = not fresh and conn.sock is not None
+            conn = self._take() if not fresh else self._new()
+            reused = conn.sock is not None
             try:
-                conn.request(method, target, body=body, headers=headers)
-                resp = conn.getresponse()
-                data = resp.read()
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                status, found, data, keep = conn.exchange(method, target, host_header, headers, body, timeout)
+            except (wire.Closed, BrokenPipeError, ConnectionResetError):
                 conn.close()
                 if reused and method == "GET":
                     continue
@@ -110,24 +96,19 @@ class Pool:
             except BaseException:
                 conn.close()
                 raise
-            if resp.will_close:
-                conn.close()
-            else:
+            if keep:
                 self._give(conn)
-            return resp.status, {k.lower(): v for k, v in resp.getheaders()}, data
+            else:
+                conn.close()
+            return status, found, data
         raise AssertionError("unreachable")
 
-    def _take(self, timeout: float | None) -> http.client.HTTPConnection:
+    def _take(self) -> wire.Connection:
         with self._lock:
             conn = self._idle.pop() if self._idle else None
-        if conn is None:
-            return self._new(timeout)
-        conn.timeout = timeout
-        if conn.sock is not None:
-            conn.sock.settimeout(timeout)
-        return conn
+        return conn if conn is not None else self._new()
 
-    def _give(self, conn: http.client.HTTPConnection) -> None:
+    def _give(self, conn: wire.Connection) -> None:
         with self._lock:
             if len(self._idle) < self.size:
                 self._idle.append(conn)
@@ -135,8 +116,9 @@ class Pool:
         conn.close()
 
 
-def _netloc(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+def _netloc(host: str, port: int | None) -> str:
+    name = f"[{host}]" if ":" in host else host
+    return name if port is None else f"{name}:{port}"
 
 
 def describe(e: BaseException) -> str:
@@ -147,11 +129,11 @@ def describe(e: BaseException) -> str:
         return "host name not found"
     if isinstance(e, TimeoutError):
         return "connection timed out"
-    if isinstance(e, http.client.IncompleteRead):
+    if isinstance(e, wire.Incomplete):
         return "the body ended early"
-    if isinstance(e, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError):
+    if isinstance(e, ConnectionResetError | BrokenPipeError):
         return "connection closed"
-    if isinstance(e, http.client.BadStatusLine | http.client.LineTooLong):
+    if isinstance(e, wire.ProtocolError):
         return "not an HTTP answer"
     if isinstance(e, OSError) and e.strerror:
         return e.strerror.lower()
