@@ -9,61 +9,19 @@ import pytest
 
 from kubectl_pd.errors import PdError
 from tests.apiserver import FakeApiServer
-from tests.builders import pod
 from tests.clock import FakeTime
+from tests.scenarios import H20, qwen_created_then, qwen_workload
 
-H20 = "gpustack--nvidia-h20-linux-amd64"
-CARD = {"credits.gpustack.ai/nvidia": "1600000"}
 BASE = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8.5", "--kv-cache-pool", "kv",
         "--prefill", "1", "--decode", "2", "--instance-type", H20]
-
-
-def _pod(name: str, role: str, ready: bool = False) -> dict:
-    """A Pod of deployment qwen's group, gated by Kueue until it is ready."""
-    return pod(name, "team-a", uid=f"uid-{name}", resources=CARD, ready=ready,
-               gates=[] if ready else ["kueue.x-k8s.io/admission"],
-               labels={"app.kubernetes.io/instance": "qwen", "app.kubernetes.io/component": role,
-                       "kueue.x-k8s.io/pod-group-name": "qwen"})
-
-
-def _workload(admitted: bool) -> dict:
-    conds = [{"type": "QuotaReserved", "status": "True" if admitted else "False",
-              "reason": "QuotaReserved" if admitted else "Pending",
-              "message": "Quota reserved in ClusterQueue gpustack--nvidia-h20-linux-amd64" if admitted else
-              "couldn't assign flavors to pod set decode: insufficient unused quota for credits.gpustack.ai/nvidia "
-              "in flavor gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d, 1600k more needed"}]
-    if admitted:
-        conds.append({"type": "Admitted", "status": "True", "reason": "Admitted",
-                      "message": "The workload is admitted"})
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-            "metadata": {"name": "qwen", "namespace": "team-a",
-                         "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
-            "spec": {"queueName": "gpustack-fnv64-5582b5d69c84a5c3",
-                     "podSets": [{"name": "decode", "count": 2}, {"name": "prefill", "count": 1}]},
-            "status": {"conditions": conds}}
 
 
 def _create_while_playing(cli: Callable, apiserver: Callable, monkeypatch: pytest.MonkeyPatch,
                           admit_after: float | None, wait: str, **server_kw: Any) -> tuple[FakeApiServer, Any]:
     """Run `create --wait` on fake time: after the first poll the operator renders the Pods and Kueue
-    composes a pending Workload; at `admit_after` (fake seconds) Kueue admits it."""
+    composes a pending Workload; at `admit_after` (fake seconds) Kueue admits it (tests/scenarios.py)."""
     server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a", **server_kw)
-
-    def render() -> None:
-        assert server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen", "team-a") is not None
-        for p in (_pod("qwen-prefill-0", "prefill"), _pod("qwen-decode-0", "decode"),
-                  _pod("qwen-decode-1", "decode")):
-            server.put(p)
-        server.put(_workload(False))
-
-    def admit() -> None:
-        server.put(_workload(True))
-        server.put(_pod("qwen-prefill-0", "prefill", ready=True))
-
-    clock = FakeTime().at(0, render)
-    if admit_after is not None:
-        clock.at(admit_after, admit)
-    clock.install(monkeypatch)
+    qwen_created_then(server, FakeTime(), admit_after).install(monkeypatch)
     return server, cli([*BASE, f"--wait={wait}"], env=env)
 
 
@@ -98,7 +56,7 @@ def test_wait_on_plain_pods(cli: Callable, apiserver: Callable, monkeypatch: pyt
 
     def admit() -> None:
         assert len([r for r in server.requests if r.method == "POST"]) == 2  # both Pods were created
-        wl = _workload(True)
+        wl = qwen_workload(True)
         wl["spec"]["podSets"] = [{"name": "decode", "count": 1}, {"name": "prefill", "count": 1}]
         server.put(wl)
 
