@@ -47,12 +47,21 @@ def qwen_workload(admitted: bool) -> dict[str, Any]:
             "status": {"conditions": conds}}
 
 
-def qwen_created_then(server: FakeApiServer, clock: FakeTime, admit_after: float | None) -> FakeTime:
+def qwen_created_then(server: FakeApiServer, clock: FakeTime, admit_after: float | None,
+                      reserved: str | None = None) -> FakeTime:
     """After the first poll the operator renders qwen's three Pods and Kueue composes a pending Workload;
-    at `admit_after` fake seconds (never, when None) Kueue admits it and the prefill Pod becomes ready."""
+    at `admit_after` fake seconds (never, when None) Kueue admits it and the prefill Pod becomes ready.
+    `reserved`: credits other Workloads hold in the queue's flavor by then (what Kueue's message says)."""
 
     def render() -> None:
         assert server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen", "team-a") is not None
+        if reserved is not None:
+            cq = server.stored("ClusterQueue", "kueue.x-k8s.io/v1beta2", H20)
+            assert cq is not None
+            flavor = cq["spec"]["resourceGroups"][0]["flavors"][0]["name"]
+            cq.setdefault("status", {})["flavorsReservation"] = [
+                {"name": flavor, "resources": [{"name": "credits.gpustack.ai/nvidia", "total": reserved}]}]
+            server.put(cq)
         for p in (qwen_pod("qwen-prefill-0", "prefill"), qwen_pod("qwen-decode-0", "decode"),
                   qwen_pod("qwen-decode-1", "decode")):
             server.put(p)
@@ -71,5 +80,6 @@ def qwen_created_then(server: FakeApiServer, clock: FakeTime, admit_after: float
 # The scenarios a docs example can name: each schedules its steps on the server and the fake clock.
 SCENARIOS: dict[str, Callable[[FakeApiServer, FakeTime], FakeTime]] = {
     "qwen-admitted-after-1.5s": lambda server, clock: qwen_created_then(server, clock, 1.5),
-    "qwen-never-admitted": lambda server, clock: qwen_created_then(server, clock, None),
+    # seven of the flavor's eight cards are held by others: decode's two pods find one card too few
+    "qwen-never-admitted": lambda server, clock: qwen_created_then(server, clock, None, reserved="11200k"),
 }
