@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -298,21 +299,34 @@ def test_ctrl_c_during_create_wait_says_the_deployment_remains(apiserver: Callab
             "--prefill", "1", "--decode", "2", "--instance-type", "gpustack--nvidia-h20-linux-amd64", "--wait=60s"]
     p = subprocess.Popen([*PD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, **env})
+    err_lines: list[str] = []
+    waiting = threading.Event()  # set by the first progress line: the wait loop has begun
+
+    def read_stderr() -> None:
+        assert p.stderr is not None
+        for text in p.stderr:
+            err_lines.append(text)
+            if text.startswith(("prefill  pods ", "decode   pods ")):
+                waiting.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
     try:
-        deadline = time.monotonic() + 30
-        while server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen", "team-a") is None:
-            assert time.monotonic() < deadline and p.poll() is None, p.communicate()
-            time.sleep(0.05)
-        time.sleep(0.5)  # in the wait loop now
+        assert waiting.wait(timeout=30), f"no progress line within 30s: {''.join(err_lines)}"
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=30)
+        p.wait(timeout=30)
+        assert p.stdout is not None
+        out = p.stdout.read()  # one short line: it never filled the pipe
     finally:
         if p.poll() is None:
             p.kill()
+    reader.join(timeout=30)
+    err = "".join(err_lines)
     assert p.returncode == 130, err
     assert out == "modeldeployment.worker.gpustack.ai/qwen created\n"
-    last = err.strip().splitlines()[-1]
     assert "Traceback" not in err
-    assert last.startswith("error: interrupted: modeldeployment.worker.gpustack.ai/qwen ")
-    assert "kubectl delete modeldeployment.worker.gpustack.ai/qwen -n team-a" in last
+    assert err.strip().splitlines()[-1] == (
+        "error: interrupted: modeldeployment.worker.gpustack.ai/qwen was created and remains in namespace team-a; "
+        "follow it with `kubectl pd why-pending md/qwen -n team-a`, remove it with "
+        "`kubectl delete modeldeployment.worker.gpustack.ai/qwen -n team-a`")
     assert server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen", "team-a") is not None
