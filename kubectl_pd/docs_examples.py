@@ -164,6 +164,9 @@ def _played(scenario: str, server: object, env: dict[str, str], args: list[str])
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown example scenario {scenario!r} (tests/scenarios.py has {sorted(SCENARIOS)})")
     clock = SCENARIOS[scenario](server, FakeTime())  # type: ignore[arg-type]
+    http = sys.modules.get("kubectl_pd.cluster.http")
+    if http is not None:  # as a fresh process: no credentials of an earlier in-process run to redact
+        http._SECRETS.clear()
     saved = wait.default_clock, wait.default_sleep, why_pending.SLEEP
     wait.default_clock, wait.default_sleep, why_pending.SLEEP = clock.monotonic, clock.sleep, clock.sleep
     code = 0
