@@ -8,9 +8,14 @@ A block can also name the cluster it runs against, on the line right before its 
 `<!-- example-cluster: create/cluster.yaml create/crd-pd-atomic.yaml namespace=team-a -->` (fixture
 files under tests/fixtures/). Each of its commands then runs against a fresh loopback API server
 (tests/apiserver.py) holding those objects, through a real kubeconfig, so one command's writes never
-change the next one's output. A block that cannot run (it needs Kueue admitting while it waits, or its
-output is shortened) says so and why: `<!-- example-not-run: REASON -->`; tests/test_docs_examples.py
-fails on a `$ kubectl pd` block that is neither runnable nor marked.
+change the next one's output. A cluster that changes while a command waits (`create --wait`: the
+operator renders the Pods, Kueue composes and admits the Workload) is named by `scenario=NAME`, one of
+tests/scenarios.py's SCENARIOS: the command then runs in-process on fake time (tests/clock.py, through
+the clock and sleep seams of create/wait.py and commands/why_pending.py), the scenario's steps change the
+server at fixed fake moments, nothing sleeps in real time, and the output is stdout and stderr
+interleaved as a terminal shows them. A block that cannot run (its output is shortened) says so and why:
+`<!-- example-not-run: REASON -->`; tests/test_docs_examples.py fails on a `$ kubectl pd` block that is
+neither runnable nor marked.
 `scripts/refresh-examples` rewrites the outputs; tests/test_docs_examples.py fails when one is stale.
 """
 
@@ -48,6 +53,7 @@ class Example:
     steps: tuple[Step, ...]
     cluster: tuple[str, ...] = ()  # fixture files of the loopback server the commands run against
     namespace: str | None = None  # the kubeconfig context's namespace there
+    scenario: str | None = None  # tests/scenarios.py: how the cluster changes while a command waits
     not_run: str | None = None  # why the page does not expect this block to run
 
     @property
@@ -111,16 +117,18 @@ def examples(path: Path) -> list[Example]:
             continue
         named = CLUSTER.search(text, 0, m.start())
         words = named.group(1).split() if named else []
-        ns = next((w.split("=", 1)[1] for w in words if w.startswith("namespace=")), None)
-        files = tuple(w for w in words if not w.startswith("namespace="))
+        named_words = dict(w.split("=", 1) for w in words if "=" in w)
+        files = tuple(w for w in words if "=" not in w)
         skip = NOT_RUN.search(text, 0, m.start())
-        out.append(Example(path, m.start(1), m.end(1), _steps(m.group(1)), files, ns,
-                           skip.group(1) if skip else None))
+        out.append(Example(path, m.start(1), m.end(1), _steps(m.group(1)), cluster=files,
+                           namespace=named_words.get("namespace"), scenario=named_words.get("scenario"),
+                           not_run=skip.group(1) if skip else None))
     return out
 
 
 def _with_cluster(example: Example, root: Path, env: dict[str, str], argv: list[str]) -> subprocess.CompletedProcess:
-    """Run `argv` against a fresh loopback API server holding the example's fixtures."""
+    """Run `argv` against a fresh loopback API server holding the example's fixtures (and playing its
+    scenario, when it names one)."""
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     import tests.apiserver as api  # a test helper: only the docs check needs it
@@ -134,11 +142,45 @@ def _with_cluster(example: Example, root: Path, env: dict[str, str], argv: list[
     try:
         with tempfile.TemporaryDirectory() as tmp:
             kc = server.write_kubeconfig(Path(tmp) / "kubeconfig", namespace=example.namespace)
-            return subprocess.run(argv, cwd=root, env={**env, "KUBECONFIG": str(kc)}, capture_output=True,
-                                  text=True, timeout=120)
+            env = {**env, "KUBECONFIG": str(kc)}
+            if example.scenario:
+                return _played(example.scenario, server, env, argv[1:])
+            return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
     finally:
         server.stop()
         api.uuid = real_uuid
+
+
+def _played(scenario: str, server: object, env: dict[str, str], args: list[str]) -> subprocess.CompletedProcess:
+    """Run `kubectl pd ARGS` in-process on fake time while the scenario changes the server; stdout and
+    stderr interleaved, as a terminal shows them."""
+    from click.testing import CliRunner
+
+    from kubectl_pd.cli import main
+    from kubectl_pd.commands import why_pending
+    from kubectl_pd.create import wait
+    from tests.clock import FakeTime
+    from tests.scenarios import SCENARIOS
+
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown example scenario {scenario!r} (tests/scenarios.py has {sorted(SCENARIOS)})")
+    clock = SCENARIOS[scenario](server, FakeTime())  # type: ignore[arg-type]
+    http = sys.modules.get("kubectl_pd.cluster.http")
+    if http is not None:  # as a fresh process: no credentials of an earlier in-process run to redact
+        http._SECRETS.clear()
+    saved = wait.default_clock, wait.default_sleep, why_pending.SLEEP
+    wait.default_clock, wait.default_sleep, why_pending.SLEEP = clock.monotonic, clock.sleep, clock.sleep
+    code = 0
+    try:
+        with CliRunner().isolation(env=env) as streams:
+            try:
+                main(list(args))
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            shown = (streams[2] if len(streams) > 2 else streams[0]).getvalue().decode()  # click 8.1: mixed
+    finally:
+        wait.default_clock, wait.default_sleep, why_pending.SLEEP = saved
+    return subprocess.CompletedProcess(["kubectl-pd", *args], code, shown, "")
 
 
 def run(example: Example, root: Path, executable: str = "kubectl-pd") -> tuple[Step, ...]:

@@ -19,7 +19,6 @@ import ssl
 import subprocess
 import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -159,6 +158,8 @@ class FakeApiServer:
             self.tls = None
         self.requests: list[Request] = []
         self._lock = threading.Lock()
+        # a slow answer (delay, hang, trickle) waits on this, so stop() ends it instead of a real sleep
+        self._stopping = threading.Event()
         self._store: dict[tuple[str, str, str, str], dict[str, Any]] = {}
         self._namespaced: dict[tuple[str, str], bool] = {}
         for obj in self.objects:
@@ -229,8 +230,8 @@ class FakeApiServer:
                     pass
 
             def _fault(self, f: Fault) -> None:
-                if f.hang:
-                    time.sleep(f.hang)
+                if f.hang and server._stopping.wait(f.hang):
+                    return
                 data = f.body if isinstance(f.body, bytes) else json.dumps(f.body).encode()
                 try:
                     self.send_response(f.status)
@@ -250,7 +251,8 @@ class FakeApiServer:
                         for i in range(len(data)):
                             self.wfile.write(data[i:i + 1])
                             self.wfile.flush()
-                            time.sleep(f.trickle)
+                            if server._stopping.wait(f.trickle):
+                                break
                         return
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError, OSError):
@@ -272,6 +274,7 @@ class FakeApiServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -337,7 +340,7 @@ class FakeApiServer:
                 body = raw.decode("utf-8", "replace")
         self.requests.append(Request(method, path, query, body))
         if self.delay:
-            time.sleep(self.delay)
+            self._stopping.wait(self.delay)
         if not self._authorised(headers):
             return 401, _status(401, "Unauthorized", "Unauthorized"), "application/json"
         if path in self.raw:

@@ -31,6 +31,7 @@ def run_cli(args: list[str], *, env: dict[str, str] | None = None, input: str | 
     """Run `kubectl pd ARGS` in-process through the real entry point (`main`: error lines, exit codes)."""
     from kubectl_pd.cli import main
 
+    _as_a_fresh_process()
     runner = CliRunner()
     code = 0
     with runner.isolation(input=input, env=env) as streams:
@@ -41,6 +42,16 @@ def run_cli(args: list[str], *, env: dict[str, str] | None = None, input: str | 
         stdout = streams[0].getvalue().decode()
         stderr = streams[1].getvalue().decode()
     return Result(code, stdout, stderr)
+
+
+def _as_a_fresh_process() -> None:
+    """Forget what an earlier in-process run left in process-wide state that a real run starts without: the
+    credentials to redact (a one-letter token of one test would redact that letter in the next test's errors)
+    and the servers already warned about."""
+    http = sys.modules.get("kubectl_pd.cluster.http")
+    if http is not None:
+        http._SECRETS.clear()
+        http._warned_insecure.clear()
 
 
 @pytest.fixture

@@ -9,6 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.cluster.live import LiveSource
+from kubectl_pd.create import flags, preflight
+from kubectl_pd.create.flags import CreateRequest, parse_role
+from kubectl_pd.gpustack.roles import PD_ATOMIC
+from kubectl_pd.registry import CHECKS
 from tests.apiserver import Forbid, load_objects
 from tests.conftest import run_kubectl
 
@@ -45,11 +51,24 @@ CREATE = ["pd", "create", "probe", "-n", "team-a", "--model", "m", "--engine-ver
           "--dry-run=server"]
 
 
+def _create_findings(env: dict[str, str]) -> list[tuple[str, str | None]]:
+    """create's preflight for CREATE, through the Python API: (check id, the why-pending code it gives)."""
+    req = CreateRequest(name="probe", namespace="team-a", model="m", engine_version="1", kv_cache_pool="kv",
+                        instance_type=CQ, roles=flags.all_role_specs(
+                            (parse_role("name=prefill,kind=prefill,accelerator=4"),), None, "1"))
+    checked = flags.check_request(req)
+    assert checked.problems == []
+    report = preflight.run(LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"])), req, checked.roles, PD_ATOMIC,
+                           "team-a")
+    assert all(f.check in {c.id for c in CHECKS} for f in report.findings)
+    return [(f.check, f.params.get("code")) for f in report.findings]
+
+
 def test_cohort_case_same_verdict_in_both_commands(apiserver: Any) -> None:
     server, env = apiserver(_cluster(8), _workload(4), namespace="team-a")
     created = run_kubectl(CREATE, env=env)
-    assert created.returncode == 0, created.stderr
-    assert "never" not in created.stderr and "waits" not in created.stderr
+    assert (created.returncode, created.stderr) == (0, "")  # no finding: it fits, borrowing from the peer
+    assert _create_findings(env) == []
     before = len(server.methods)
     why = run_kubectl(["pd", "why-pending", "workload/probe", "-n", "team-a", "-o", "json"], env=env)
     assert why.returncode == 0, why.stderr
@@ -62,7 +81,8 @@ def test_cohort_case_same_verdict_in_both_commands(apiserver: Any) -> None:
 def test_cohort_without_room_is_never_in_both_commands(apiserver: Any) -> None:
     server, env = apiserver(_cluster(1), _workload(4), namespace="team-a")
     created = run_kubectl(CREATE, env=env)
-    assert created.returncode == 1 and "QuotaExceedsCapacity" in created.stderr, created.stderr
+    assert created.returncode == 1, created.stderr
+    assert _create_findings(env) == [("never-fits", "QuotaExceedsCapacity")]
     why = run_kubectl(["pd", "why-pending", "workload/probe", "-n", "team-a", "-o", "json"], env=env)
     data = json.loads(why.stdout)
     reason = data["reasons"][0]
@@ -79,4 +99,6 @@ def test_unreadable_cohort_is_unknown_not_blocked(apiserver: Any) -> None:
     assert any("clusterqueues" in n for n in data["notes"])
     created = run_kubectl(CREATE, env=env)
     assert created.returncode == 0, created.stderr  # not refused on a guess; warned instead
-    assert "whether it fits ClusterQueue" in created.stderr and "is unknown" in created.stderr
+    # the refused list, then each role's fit: unknown (why-pending's QuotaUnknown), never a guess
+    assert _create_findings(env) == [("skipped", None), *[("fit-unknown", "QuotaUnknown")] * 2]
+    assert [line.split(":", 1)[0] for line in created.stderr.splitlines()] == ["warning"] * 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,13 @@ def problems(req: CreateRequest) -> list[str]:
     return flags.check_request(req).problems
 
 
+def rule_ids(found: list[str]) -> list[str]:
+    """The rule of each problem, in order: create's flag checks end every message with `[rule ID]`."""
+    ids = [re.search(r" \[rule ([a-z0-9-]+)\]$", p) for p in found]
+    assert all(ids), found
+    return [m.group(1) for m in ids if m]
+
+
 @pytest.mark.parametrize("roles, rule, fragment", [
     ((), "roles-count", "no roles"),
     (tuple(f"name=r{i}" for i in range(11)), "roles-count", "11 roles"),
@@ -92,16 +100,18 @@ def problems(req: CreateRequest) -> list[str]:
 ])
 def test_each_validation_rule_names_field_value_and_rule(roles: tuple[str, ...], rule: str, fragment: str) -> None:
     found = problems(request(*roles))
-    assert any(fragment in p and f"[rule {rule}]" in p for p in found), found
+    assert rule_ids(found) == [rule], found
+    assert fragment in found[0]  # the value as typed, or the bound it breaks
 
 
 def test_other_request_rules() -> None:
-    assert "[rule name]" in problems(request("name=a", name="Qwen_7B"))[0]
-    assert "[rule model]" in problems(request("name=a", model=""))[0]
-    assert "instanceType is required" in problems(request("name=a", instance_type=None))[0]
-    assert "[rule env]" in problems(request("name=a", env=(("1BAD", "x"),)))[0]
+    assert rule_ids(problems(request("name=a", name="Qwen_7B"))) == ["name"]
+    assert rule_ids(problems(request("name=a", model=""))) == ["model"]
+    assert rule_ids(problems(request("name=a", instance_type=None))) == ["instance-type"]
+    assert rule_ids(problems(request("name=a", env=(("1BAD", "x"),)))) == ["env"]
     shared = problems(request("name=a,kind=prefill,accelerator=0", "name=b,kind=decode"))
-    assert any("accelerator=0" in p and "[rule accelerator]" in p for p in shared)
+    assert rule_ids(shared) == ["accelerator"]
+    assert shared[0].startswith("--role name=a,kind=prefill,accelerator=0: resources.accelerator=0 ")
     # the offending flag is quoted so the user finds it
     assert problems(request("name=a,replicas=0"))[0].startswith("--role name=a,replicas=0: spec.roles[0].replicas")
 
@@ -110,8 +120,12 @@ def test_pd_atomic_requires_one_instance_type_and_says_why() -> None:
     req = request("name=p,kind=prefill,instance-type=a", "name=d,kind=decode,instance-type=b")
     roles = checked(req)
     found = flags.check_profile(req, roles, profiles.PD_ATOMIC_OFFLINE)
-    assert len(found) == 1 and "[rule instance-type-mismatch]" in found[0]
-    assert "one queueName" in found[0] and "acceleratorKey" in found[0]
+    assert rule_ids(found) == ["instance-type-mismatch"]
+    assert found[0] == (  # why, and what to do instead
+        "--role name=d,kind=decode,instance-type=b: spec.roles[1].instanceType 'b' differs from 'a': a Workload "
+        "carries one queueName, so roles on two instanceTypes (two queues) cannot be admitted atomically; keep every "
+        "role on one instanceType and choose hardware inside that pool with acceleratorKey "
+        "[rule instance-type-mismatch]")
     assert flags.check_profile(req, roles, profiles.PER_REPLICA_OFFLINE) == []
 
 
@@ -120,20 +134,27 @@ def test_fields_a_profile_cannot_hold_are_refused_by_name() -> None:
                   router="llm-d-router")
     roles = checked(req)
     atomic = flags.check_profile(req, roles, profiles.PD_ATOMIC_OFFLINE)
-    assert any("size=2" in p and "spec.roles[].size" in p for p in atomic)
-    assert any("--router 'llm-d-router'" in p and "spec.router" in p for p in atomic)
+    assert rule_ids(atomic) == ["api-field", "api-field"]
+    assert atomic == [
+        "the ModelDeployment API worker.gpustack.ai/v1alpha1, pd-atomic (offline) has no spec.router field, so "
+        "--router 'llm-d-router' cannot be written [rule api-field]",
+        "--role name=d,kind=decode,size=2: the ModelDeployment API worker.gpustack.ai/v1alpha1, pd-atomic (offline) "
+        "has no spec.roles[].size field, so size=2 cannot be written (in the seed's design a replica is one Pod) "
+        "[rule api-field]"]
     replica = flags.check_profile(req, roles, profiles.PER_REPLICA_OFFLINE)
-    assert any("accelerator-key=nvidia-h20" in p and "spec.roles[].acceleratorKey" in p and "withdrawn" in p
-               for p in replica)
-    assert all("[rule api-field]" in p for p in atomic + replica if "field" in p)
+    assert rule_ids(replica) == ["api-field"]
+    assert replica[0].startswith("--role name=p,kind=prefill,accelerator-key=nvidia-h20: the ModelDeployment API "
+                                 "worker.gpustack.ai/v1alpha1, per-replica (offline) has no "
+                                 "spec.roles[].acceleratorKey field, so accelerator-key=nvidia-h20 cannot be written "
+                                 "(it was withdrawn; ")
 
 
 def test_engine_version_kv_cache_and_router_rules() -> None:
     req = request("name=s", engine_version=None, kv_cache_pool=None)
     roles = checked(req)
     atomic = flags.check_profile(req, roles, profiles.PD_ATOMIC_OFFLINE)
-    assert any("--engine-version is required" in p for p in atomic)
-    assert any("--kv-cache-pool is required" in p for p in atomic)
+    assert rule_ids(atomic) == ["engine-version", "kv-cache"]
+    assert [p.split(":", 1)[0] for p in atomic] == ["--engine-version is required", "--kv-cache-pool is required"]
     replica = flags.check_profile(req, roles, profiles.PER_REPLICA_OFFLINE)
     assert replica == ["--engine-version is required: role(s) s name no image, so the operator assembles one from "
                        "engine, version and instanceType (spec.engine.version) [rule engine-version]"]
@@ -141,27 +162,32 @@ def test_engine_version_kv_cache_and_router_rules() -> None:
     assert flags.check_profile(with_image, checked(with_image), profiles.PER_REPLICA_OFFLINE) == []
     bad = request("name=s", engine="tgi", router="sglang-gateway")
     found = flags.check_profile(bad, checked(bad), profiles.PER_REPLICA_OFFLINE)
-    assert any("--engine 'tgi'" in p for p in found)
+    assert rule_ids(found) == ["engine", "router"]
+    assert found[0].startswith("--engine 'tgi': spec.engine must be one of vllm, sglang ")
     pairing = request("name=s", router="sglang-gateway")
-    assert "cannot front engine 'vllm'" in flags.check_profile(pairing, checked(pairing),
-                                                               profiles.PER_REPLICA_OFFLINE)[0]
+    assert flags.check_profile(pairing, checked(pairing), profiles.PER_REPLICA_OFFLINE) == [
+        "--router 'sglang-gateway' cannot front engine 'vllm': vllm-router fronts vllm only, sglang-gateway sglang "
+        "only, llm-d-router both [rule router]"]
 
 
 def test_per_replica_bounds_and_service_names() -> None:
     req = request("name=s,replicas=2000,size=65", name="a" * 62)  # a-...-s: 64 characters
     found = flags.check_profile(req, checked(req), profiles.PER_REPLICA_OFFLINE)
-    assert any("replicas is 2000: at most 1024" in p for p in found)
-    assert any("size is 65: at most 64" in p for p in found)
-    assert any("[rule service-name]" in p for p in found)
+    assert rule_ids(found) == ["replicas", "size", "service-name"]
+    assert found[:2] == ["--role name=s,replicas=2000,size=65: spec.roles[0].replicas is 2000: at most 1024 "
+                         "[rule replicas]",
+                         "--role name=s,replicas=2000,size=65: spec.roles[0].size is 65: at most 64 [rule size]"]
 
 
 def test_replicas_and_size_stay_within_int32_whatever_the_schema_says() -> None:
     req = request("name=s,replicas=99999999999999999999")
     found = flags.check_profile(req, checked(req), profiles.PD_ATOMIC_OFFLINE)  # states no maximum
-    assert any("replicas is 99999999999999999999: at most 2147483647 [rule replicas]" in p for p in found)
+    assert found == ["--role name=s,replicas=99999999999999999999: spec.roles[0].replicas is 99999999999999999999: "
+                     "at most 2147483647 [rule replicas]"]
     req = request("name=s,replicas=1,size=3000000000")
     found = flags.check_profile(req, checked(req), profiles.PER_REPLICA_OFFLINE)
-    assert any("size is 3000000000: at most 64 [rule size]" in p for p in found)
+    assert found == ["--role name=s,replicas=1,size=3000000000: spec.roles[0].size is 3000000000: at most 64 "
+                     "[rule size]"]
 
 
 # ----------------------------------------------------------------------------- profiles from CRDs
@@ -259,8 +285,10 @@ def test_render_pods_hashed_group_name_and_local_queue_override() -> None:
 def test_pods_target_rules() -> None:
     req = request("name=p,kind=prefill,size=2", "name=d,kind=decode,image=i", target="pods", router="llm-d-router")
     found = flags.check_pods(req, checked(req))
-    assert any("image is required with --target pods" in p for p in found)
-    assert any("size=2" in p for p in found) and any("--router" in p for p in found)
+    assert rule_ids(found) == ["image", "api-field", "api-field", "api-field"]
+    assert [p.split(": ", 1)[0] for p in found] == ["--role name=p,kind=prefill,size=2"] * 2 + \
+        ["--router", "--kv-cache-pool"]  # each problem names the flag that caused it
+    assert found[0].startswith("--role name=p,kind=prefill,size=2: spec.roles[0].image is required with --target pods")
 
 
 # ----------------------------------------------------------------------------- quota arithmetic
@@ -346,8 +374,10 @@ def test_progress_counts_present_admitted_ready() -> None:
     held = wait.progress([("prefill", 1)], pods_[:1], [_wl("g", False, "insufficient unused quota")])
     assert held[0].note == "Workload 'g': insufficient unused quota"
     assert wait.line(rows[0], 8) == "prefill   pods 1/1  admitted 1/1  ready 1/1  admitted"
-    text = wait.fallback_summary("qwen", "team-a", held)
-    assert "role prefill: 0/1 admitted; Workload 'g'" in text and "kubectl pd why-pending qwen -n team-a" in text
+    assert wait.fallback_summary("qwen", "team-a", held) == (
+        "qwen in namespace team-a: not every role is admitted\n"
+        "  role prefill: 0/1 admitted; Workload 'g': insufficient unused quota\n"
+        "  next: kubectl pd why-pending qwen -n team-a\n")
 
 
 def test_follow_stops_when_admitted_and_on_timeout() -> None:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.cluster.live import LiveSource
+from kubectl_pd.create import flags, preflight
+from kubectl_pd.create.flags import CreateRequest, parse_role
 from kubectl_pd.gpustack import names
+from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.registry import CHECKS
 from tests.apiserver import TOKEN, Forbid
 
 H20 = "gpustack--nvidia-h20-linux-amd64"
@@ -24,6 +31,26 @@ PAIR = ["--prefill", "1", "--decode", "2", "--instance-type", H20]
 
 def posts(server) -> list:  # type: ignore[no-untyped-def]
     return [r for r in server.requests if r.method != "GET"]
+
+
+def rules(stderr: str) -> list[str]:
+    """The rule ids of create's flag checks, one per `error:` line (`... [rule ID]`)."""
+    found = [re.fullmatch(r"error: .* \[rule ([a-z0-9-]+)\]", line) for line in stderr.splitlines()]
+    assert all(found), stderr
+    return [m.group(1) for m in found if m]
+
+
+def _preflight(env: dict[str, str], roles: tuple[str, ...], prefill: str | None, decode: str | None,
+               instance_type: str, profile: str = PD_ATOMIC) -> preflight.Preflight:
+    """The preflight's findings (registry.CHECKS ids with params) for the request BASE + these flags makes,
+    through the Python API against the same loopback server."""
+    req = CreateRequest(name="qwen", namespace="team-a", model="Qwen/Qwen2.5-7B", engine_version="0.8.5",
+                        kv_cache_pool="kv", instance_type=instance_type,
+                        roles=flags.all_role_specs(tuple(parse_role(r) for r in roles), prefill, decode))
+    checked = flags.check_request(req)
+    assert checked.problems == []
+    return preflight.run(LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"])), req, checked.roles,
+                         profile, "team-a")
 
 
 # ----------------------------------------------------------------------------- offline: no request at all
@@ -53,26 +80,32 @@ def test_client_dry_run_works_without_a_kubeconfig(cli: Callable, tmp_path: Path
 
 def test_validation_is_exit_1_before_any_request(cli: Callable, apiserver: Callable) -> None:
     server, env = apiserver(CLUSTER, ATOMIC, namespace="team-a")
-    cases = [
-        (["--role", "name=Bad_Name"], "spec.roles[0].name 'Bad_Name' must match"),
-        (["--prefill", "two", "--decode", "1"], "--prefill two: spec.roles[0].replicas 'two' is not a whole number"),
-        (["--role", "name=p,kind=prefill", "--role", "name=q,kind=prefill"], "at most one prefill"),
-        (["--role", "name=s,kind=server", "--decode", "1"], "cannot be mixed"),
-        (["--role", "name=s,replicas=0"], "at least 1 replica"),
-        (["--role", "name=s,accelerator=two"], "accelerator 'two' is not a number"),
-        (["--role", "name=s,accelerator-key=h20"], "must be <manufacturer>-<model>"),
-        (["--role", "name=s,kind=router"], "'router' is not one of server, prefill, decode"),
+    cases = [  # flags, the rule, where: the flag as typed and the field it fills
+        (["--role", "name=Bad_Name"], "role-name", "--role name=Bad_Name: spec.roles[0].name 'Bad_Name' "),
+        (["--prefill", "two", "--decode", "1"], "replicas", "--prefill two: spec.roles[0].replicas 'two' "),
+        (["--role", "name=p,kind=prefill", "--role", "name=q,kind=prefill"], "role-kind",
+         "--role name=q,kind=prefill: spec.roles[1].kind 'prefill'"),
+        (["--role", "name=s,kind=server", "--decode", "1"], "role-kind", "--role name=s,kind=server: "),
+        (["--role", "name=s,replicas=0"], "replicas", "--role name=s,replicas=0: spec.roles[0].replicas is 0"),
+        (["--role", "name=s,accelerator=two"], "numbers",
+         "--role name=s,accelerator=two: spec.roles[0].resources.accelerator 'two' "),
+        (["--role", "name=s,accelerator-key=h20"], "accelerator-key",
+         "--role name=s,accelerator-key=h20: spec.roles[0].acceleratorKey 'h20' "),
+        (["--role", "name=s,kind=router"], "role-kind", "--role name=s,kind=router: spec.roles[0].kind 'router' "),
     ]
-    for extra, fragment in cases:
+    for extra, rule, where in cases:
         r = cli([*BASE, "--kv-cache-pool", "kv", "--instance-type", H20, *extra], env=env)
-        assert r.exit_code == 1, (extra, r.stderr)
-        assert fragment in r.stderr and r.stderr.startswith("error: ") and r.stdout == ""
+        assert (r.exit_code, r.stdout, rules(r.stderr)) == (1, "", [rule]), (extra, r.stderr)
+        assert r.stderr.startswith(f"error: {where}"), r.stderr
     roles = [f"name=r{i}" for i in range(11)]
     r = cli([*BASE, "--instance-type", H20, *[a for n in roles for a in ("--role", n)]], env=env)
-    assert r.exit_code == 1 and "11 roles" in r.stderr
+    assert (r.exit_code, rules(r.stderr)) == (1, ["roles-count"])
+    assert r.stderr.startswith("error: spec.roles has 11 roles: ")
     r = cli([*BASE, "--role", "name=p,kind=prefill,instance-type=a", "--role", "name=d,kind=decode,instance-type=b",
              "--api-profile", "pd-atomic", "--kv-cache-pool", "kv"], env=env)
-    assert r.exit_code == 1 and "one queueName" in r.stderr and "acceleratorKey" in r.stderr
+    assert (r.exit_code, rules(r.stderr)) == (1, ["instance-type-mismatch"])
+    assert r.stderr.startswith("error: --role name=d,kind=decode,instance-type=b: spec.roles[1].instanceType 'b' "
+                               "differs from 'a': ")
     assert server.requests == []
 
 
@@ -82,11 +115,12 @@ def test_flag_syntax_is_a_usage_error(cli: Callable, tmp_path: Path) -> None:
                 ["-o", "table"], ["--dry-run=later"], ["--target", "jobs"]):
         r = cli([*BASE, "--instance-type", H20, "--decode", "1", *bad], env=env)
         assert r.exit_code == 2, (bad, r.stderr)
-        assert r.stderr.count("\n") == 1 and "(see 'kubectl pd create --help')" in r.stderr
+        assert re.fullmatch(r"error: [^\n]+ \(see 'kubectl pd create --help'\)\n", r.stderr), (bad, r.stderr)
     r = cli(["create", "qwen", "--decode", "1"], env=env)
-    assert r.exit_code == 2 and "--model" in r.stderr
+    assert (r.exit_code, r.stderr) == (2, "error: Missing option '--model'. (see 'kubectl pd create --help')\n")
     r = cli([*BASE, "--decode", "1", "--instance-type", H20, "--wait", "--dry-run=client"], env=env)
-    assert r.exit_code == 2 and "--wait cannot be combined" in r.stderr
+    assert (r.exit_code, r.stderr) == (2, "error: --wait cannot be combined with --dry-run: nothing is created to "
+                                          "wait for (see 'kubectl pd create --help')\n")
 
 
 # ----------------------------------------------------------------------------- writes
@@ -124,8 +158,8 @@ def test_existing_object_is_never_overwritten(cli: Callable, apiserver: Callable
     server, env = apiserver(CLUSTER, ATOMIC, old, namespace="team-a")
     for mode in ("--dry-run=none", "--dry-run=server"):
         r = cli([*BASE, "--kv-cache-pool", "kv", *PAIR, mode], env=env)
-        assert r.exit_code == 1
-        assert "already exists" in r.stderr and r.stderr.count("\n") == 1
+        assert (r.exit_code, r.stderr) == (1, 'error: modeldeployments.worker.gpustack.ai "qwen" already exists: '
+                                              "kubectl-pd never overwrites; delete it first or choose another name\n")
     stored = server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen", "team-a")
     assert stored["spec"] == {"model": {"name": "old"}}
 
@@ -135,9 +169,12 @@ def test_auto_reads_the_per_replica_crd_and_refuses_accelerator_key(cli: Callabl
     server, env = apiserver(CLUSTER, REPLICA, namespace="team-a")
     r = cli([*BASE, "--role", f"name=p,kind=prefill,instance-type={H20},accelerator-key=nvidia-h20",
              "--decode", "1", "--instance-type", H20], env=env)
-    assert r.exit_code == 1
-    assert "accelerator-key=nvidia-h20" in r.stderr and "spec.roles[].acceleratorKey" in r.stderr
-    assert "CRD modeldeployments.worker.gpustack.ai v1alpha1" in r.stderr
+    assert (r.exit_code, rules(r.stderr)) == (1, ["api-field"])
+    assert r.stderr == (  # the flag as typed, the API read from the CRD, the field it has not
+        f"error: --role name=p,kind=prefill,instance-type={H20},accelerator-key=nvidia-h20: the ModelDeployment API "
+        "worker.gpustack.ai/v1alpha1, per-replica (CRD modeldeployments.worker.gpustack.ai v1alpha1) has no "
+        "spec.roles[].acceleratorKey field, so accelerator-key=nvidia-h20 cannot be written (it was withdrawn; "
+        "choose the hardware with instance-type=) [rule api-field]\n")
     assert "POST" not in server.methods
     assert any(q.path.endswith("/customresourcedefinitions/modeldeployments.worker.gpustack.ai")
                for q in server.requests)
@@ -146,9 +183,15 @@ def test_auto_reads_the_per_replica_crd_and_refuses_accelerator_key(cli: Callabl
 def test_auto_reads_the_pd_atomic_crd_and_refuses_size(cli: Callable, apiserver: Callable) -> None:
     server, env = apiserver(CLUSTER, ATOMIC, namespace="team-a")
     r = cli([*BASE, "--kv-cache-pool", "kv", "--role", f"name=s,size=2,instance-type={H20}"], env=env)
-    assert r.exit_code == 1 and "size=2" in r.stderr and "spec.roles[].size" in r.stderr
+    assert (r.exit_code, rules(r.stderr)) == (1, ["api-field"])
+    assert r.stderr.startswith(f"error: --role name=s,size=2,instance-type={H20}: the ModelDeployment API "
+                               "worker.gpustack.ai/v1alpha1, pd-atomic (CRD modeldeployments.worker.gpustack.ai "
+                               "v1alpha1) has no spec.roles[].size field, so size=2 cannot be written")
     r = cli([*BASE, "--kv-cache-pool", "kv", "--router", "llm-d-router", *PAIR], env=env)
-    assert r.exit_code == 1 and "--router 'llm-d-router'" in r.stderr
+    assert (r.exit_code, rules(r.stderr)) == (1, ["api-field"])
+    assert r.stderr.startswith("error: the ModelDeployment API worker.gpustack.ai/v1alpha1, pd-atomic (CRD "
+                               "modeldeployments.worker.gpustack.ai v1alpha1) has no spec.router field, so --router "
+                               "'llm-d-router' cannot be written")
     assert "POST" not in server.methods
 
 
@@ -161,23 +204,30 @@ def test_pascal_case_crd_gets_pascal_case_enums(cli: Callable, apiserver: Callab
     assert body["spec"]["engine"] == {"name": "vLLM", "version": "0.8.5"}
     assert [x["kind"] for x in body["spec"]["roles"]] == ["Prefill", "Decode"]
     # roles on two instanceTypes are fine per replica; the queue without the joint check is warned about
-    assert "warning: ClusterQueue 'gpustack--nvidia-h20-linux-amd64' does not reference the AdmissionCheck " \
-           "'gpustack-model-deployment-joint'" in r.stderr
-    assert "gpustack--nvidia-l40s-linux-amd64' does not" not in r.stderr
+    report = _preflight(env, ("name=p,kind=prefill", "name=d,kind=decode,replicas=2,instance-type=" + L40S),
+                        None, None, H20, PER_REPLICA)
+    assert [(f.check, f.severity) for f in report.findings] == [("joint-check", "warning")]  # h20's queue only
+    assert r.stderr == f"warning: {report.findings[0].message}\n"
+    assert report.findings[0].message.startswith(f"ClusterQueue '{H20}' does not reference the AdmissionCheck "
+                                                 "'gpustack-model-deployment-joint'")
     assert json.loads(r.stdout)["spec"]["roles"][1]["instanceType"] == L40S
 
 
 def test_explicit_profile_must_match_the_crd(cli: Callable, apiserver: Callable) -> None:
     server, env = apiserver(CLUSTER, REPLICA, namespace="team-a")
     r = cli([*BASE, *PAIR, "--api-profile", "pd-atomic", "--kv-cache-pool", "kv"], env=env)
-    assert r.exit_code == 1 and "--api-profile pd-atomic does not match the installed CRD" in r.stderr
+    assert (r.exit_code, r.stderr) == (1, "error: --api-profile pd-atomic does not match the installed CRD "
+                                          "(worker.gpustack.ai/v1alpha1, per-replica: roles have no acceleratorKey): "
+                                          "use --api-profile auto or per-replica\n")
     assert "POST" not in server.methods
 
 
 def test_crd_not_installed(cli: Callable, apiserver: Callable) -> None:
     server, env = apiserver(CLUSTER, namespace="team-a")
     r = cli([*BASE, "--kv-cache-pool", "kv", *PAIR], env=env)
-    assert r.exit_code == 1 and "the ModelDeployment CRD is not installed" in r.stderr
+    assert (r.exit_code, r.stderr) == (1, "error: the ModelDeployment CRD is not installed in this cluster "
+                                          "(modeldeployments.worker.gpustack.ai not found): install the GPUStack "
+                                          "operator, check the context, or use --dry-run=client\n")
     assert server.methods == ["GET"] * len(server.methods)
 
 
@@ -185,47 +235,65 @@ def test_unreadable_crd_falls_back_to_the_named_profile(cli: Callable, apiserver
     server, env = apiserver(CLUSTER, REPLICA, namespace="team-a", forbid=[Forbid("get", "customresourcedefinitions")])
     r = cli([*BASE, *PAIR, "--api-profile", "per-replica", "--dry-run=server"], env=env)
     assert r.exit_code == 0, r.stderr
-    assert "warning: cannot read the CRD" in r.stderr and "built-in per-replica profile" in r.stderr
+    assert r.stderr.splitlines()[0] == ("warning: cannot read the CRD modeldeployments.worker.gpustack.ai "
+                                        "(forbidden): using the built-in per-replica profile; pass --api-profile "
+                                        "to choose")
     assert posts(server)[0].body["spec"]["engine"] == {"name": "vllm", "version": "0.8.5"}
 
 
 # ----------------------------------------------------------------------------- preflight refusals (nothing written)
-@pytest.mark.parametrize("extra, fragment", [
-    (["--prefill", "1", "--decode", "1", "--instance-type", "gpustack--nvidia-missing-linux-amd64"],
-     "InstanceType 'gpustack--nvidia-missing-linux-amd64' does not exist"),
-    (["--prefill", "1", "--decode", "1", "--instance-type", "gpustack--nvidia-a100-linux-amd64"],
-     f"LocalQueue '{names.local_queue_name('gpustack--nvidia-a100-linux-amd64')}' (the entrance of InstanceType "
-     f"'gpustack--nvidia-a100-linux-amd64') does not exist in namespace 'team-a'"),
-    (["--prefill", "1", "--decode", "1", "--instance-type", "gpustack--nvidia-a10g-linux-amd64"],
-     "ClusterQueue 'gpustack--nvidia-a10g-linux-amd64' is not active (Stopped: Can't admit new workloads: is "
-     "stopped.)"),
-    (["--role", "name=p,kind=prefill,accelerator-key=nvidia-l40s", "--decode", "1", "--instance-type", H20],
-     "acceleratorKey 'nvidia-l40s' is not offered by any flavor of ClusterQueue "
-     "'gpustack--nvidia-h20-linux-amd64' (offered: nvidia-h20)"),
-    # the admission engine's verdicts, in the words why-pending uses for the same cluster
-    (["--role", "name=p,kind=prefill,replicas=3,accelerator=3", "--decode", "1", "--instance-type", H20],
-     "role 'p' asks 14,400,000 credits.gpustack.ai/nvidia (3 replica(s) x 3 card(s) x 1,600,000 = 9 cards), but "
-     "flavor gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d of ClusterQueue 'gpustack--nvidia-h20-linux-amd64' "
-     "can give at most 12,800,000 (8 cards: its nominal quota): it can never be admitted (why-pending would say "
-     "QuotaExceedsCapacity"),
-    (["--role", "name=p,kind=prefill,replicas=4,accelerator=2", "--decode", "1", "--instance-type", H20],
-     "role 'decode' asks 1,600,000 credits.gpustack.ai/nvidia (1 replica(s) x 1 card(s) x 1,600,000 = 1 card) next "
-     "to 12,800,000 for the roles before it"),
-    (["--prefill", "4", "--decode", "1", "--instance-type", "gpustack--nvidia-h100-linux-amd64"],
-     "can give at most 4,800,000 (3 cards: nominal 1,600,000 + 3,200,000 its cohort may lend): it can never be "
-     "admitted"),
-    (["--prefill", "2", "--decode", "2", "--instance-type", "gpustack--nvidia-h100-linux-amd64"],
-     "role 'decode' asks 3,200,000 credits.gpustack.ai/nvidia (2 replica(s) x 1 card(s) x 1,600,000 = 2 cards) next "
-     "to 3,200,000 for the roles before it"),
+H100 = "gpustack--nvidia-h100-linux-amd64"
+H20_8D = "gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d"
+H100_1D = "gpustack--amd-epyc-9004--nvidia-h100-linux-amd64-1d"
+
+
+@pytest.mark.parametrize("roles, prefill, decode, instance_type, check, params", [
+    ((), "1", "1", "gpustack--nvidia-missing-linux-amd64", "instance-type", {}),
+    ((), "1", "1", "gpustack--nvidia-a100-linux-amd64", "local-queue", {}),
+    ((), "1", "1", "gpustack--nvidia-a10g-linux-amd64", "cluster-queue", {}),
+    (("name=p,kind=prefill,accelerator-key=nvidia-l40s",), None, "1", H20, "accelerator-key", {}),
+    # the admission engine's verdicts, in the codes why-pending gives the same cluster
+    (("name=p,kind=prefill,replicas=3,accelerator=3",), None, "1", H20, "never-fits",
+     {"role": "p", "code": "QuotaExceedsCapacity", "clusterQueue": H20, "flavor": H20_8D, "requested": 14_400_000,
+      "previous": 0, "capacity": 12_800_000, "nominal": 12_800_000, "needed": 1_600_000}),
+    (("name=p,kind=prefill,replicas=4,accelerator=2",), None, "1", H20, "never-fits",
+     {"role": "decode", "code": "QuotaExceedsCapacity", "flavor": H20_8D, "requested": 1_600_000,
+      "previous": 12_800_000, "capacity": 12_800_000}),
+    ((), "4", "1", H100, "never-fits",  # 1 card of its own + 2 its cohort may lend
+     {"role": "prefill", "code": "QuotaExceedsCapacity", "clusterQueue": H100, "flavor": H100_1D,
+      "requested": 6_400_000, "previous": 0, "capacity": 4_800_000, "nominal": 1_600_000}),
+    ((), "2", "2", H100, "never-fits",
+     {"role": "decode", "code": "QuotaExceedsCapacity", "flavor": H100_1D, "requested": 3_200_000,
+      "previous": 3_200_000, "capacity": 4_800_000}),
 ])
-def test_each_preflight_refusal_writes_nothing(cli: Callable, apiserver: Callable, extra: list[str],
-                                               fragment: str) -> None:
+def test_each_preflight_refusal_writes_nothing(cli: Callable, apiserver: Callable, roles: tuple[str, ...],
+                                               prefill: str | None, decode: str | None, instance_type: str,
+                                               check: str, params: dict) -> None:
     server, env = apiserver(CLUSTER, ATOMIC, namespace="team-a")
-    r = cli([*BASE, "--kv-cache-pool", "kv", *extra], env=env)
+    report = _preflight(env, roles, prefill, decode, instance_type)
+    (finding,) = report.errors()
+    assert finding.check == check and check in {c.id for c in CHECKS}
+    assert {k: finding.params.get(k) for k in params} == params
+    gets = len(server.requests)
+    flags_ = [a for r in roles for a in ("--role", r)] + (["--prefill", prefill] if prefill else []) + \
+        ["--decode", decode, "--instance-type", instance_type]
+    r = cli([*BASE, "--kv-cache-pool", "kv", *flags_], env=env)
     assert r.exit_code == 1, r.stderr
-    assert fragment in r.stderr, r.stderr
-    assert r.stderr.rstrip().endswith("nothing was written")
-    assert "POST" not in server.methods
+    assert r.stderr == f"error: {finding.message}; nothing was written\n"  # the one finding, as one line
+    assert "POST" not in server.methods[gets:]
+
+
+def test_a_quota_refusal_reads_whole(cli: Callable, apiserver: Callable) -> None:
+    """The English rendering of one quota refusal, whole (the printer's golden)."""
+    server, env = apiserver(CLUSTER, ATOMIC, namespace="team-a")
+    r = cli([*BASE, "--kv-cache-pool", "kv", "--role", "name=p,kind=prefill,replicas=3,accelerator=3",
+             "--decode", "1", "--instance-type", H20], env=env)
+    assert (r.exit_code, r.stdout) == (1, "")
+    assert r.stderr == (
+        "error: role 'p' asks 14,400,000 credits.gpustack.ai/nvidia (3 replica(s) x 3 card(s) x 1,600,000 = 9 "
+        f"cards), but flavor {H20_8D} of ClusterQueue '{H20}' can give at most 12,800,000 (8 cards: its nominal "
+        "quota): it can never be admitted (why-pending would say QuotaExceedsCapacity; use another instanceType, "
+        "fewer replicas or cards; --force writes it anyway); nothing was written\n")
 
 
 def test_borrowing_makes_room_and_a_pool_without_flavors_passes(cli: Callable, apiserver: Callable) -> None:
@@ -246,11 +314,17 @@ def test_force_writes_what_can_never_be_admitted_but_not_a_missing_queue(cli: Ca
     big = ["--role", "name=p,kind=prefill,replicas=3,accelerator=3", "--decode", "1", "--instance-type", H20]
     r = cli([*BASE, "--kv-cache-pool", "kv", *big, "--force"], env=env)
     assert r.exit_code == 0, r.stderr
-    assert r.stderr.startswith("warning: role 'p' asks") and "can never be admitted" in r.stderr
+    report = _preflight(env, ("name=p,kind=prefill,replicas=3,accelerator=3",), None, "1", H20)
+    (never,) = report.findings
+    assert (never.check, never.forceable) == ("never-fits", True)
+    assert [f.check for f in report.warnings(force=True)] == ["never-fits"] and report.errors(force=True) == []
+    assert r.stderr == f"warning: {never.message}\n"  # --force: the error, as a warning
     assert server.methods.count("POST") == 1
     r = cli([*BASE, "--kv-cache-pool", "kv", "--decode", "1", "--instance-type", "gpustack--nvidia-a10g-linux-amd64",
              "--force"], env=env)
-    assert r.exit_code == 1 and "is not active" in r.stderr
+    stopped = _preflight(env, (), None, "1", "gpustack--nvidia-a10g-linux-amd64")
+    assert [(f.check, f.forceable) for f in stopped.errors(force=True)] == [("cluster-queue", False)]
+    assert (r.exit_code, r.stderr) == (1, f"error: {stopped.errors()[0].message}; nothing was written\n")
     assert server.methods.count("POST") == 1
 
 
@@ -258,7 +332,10 @@ def test_forbidden_reads_degrade_to_warnings(cli: Callable, apiserver: Callable)
     server, env = apiserver(CLUSTER, ATOMIC, namespace="team-a", forbid=[Forbid("get", "clusterqueues")])
     r = cli([*BASE, "--kv-cache-pool", "kv", *PAIR, "--dry-run=server"], env=env)
     assert r.exit_code == 0, r.stderr
-    assert "warning: could not check ClusterQueue 'gpustack--nvidia-h20-linux-amd64': forbidden" in r.stderr
+    report = _preflight(env, (), "1", "2", H20)
+    assert [(f.check, f.severity) for f in report.findings] == [("skipped", "warning")]
+    assert r.stderr == f"warning: {report.findings[0].message}\n"
+    assert report.findings[0].message.startswith(f"could not check ClusterQueue '{H20}': forbidden: ")
 
 
 # ----------------------------------------------------------------------------- --target pods
@@ -284,7 +361,9 @@ def test_pods_target_local_queue_override_and_existing_pod(cli: Callable, apiser
     args = [*BASE, "--target", "pods", "--local-queue", "plain-queue", "--role", "name=prefill,kind=prefill,image=i",
             "--role", "name=decode,kind=decode,image=i"]
     r = cli(args, env=env)
-    assert r.exit_code == 1 and 'pods "qwen-decode-0" already exists' in r.stderr
+    assert (r.exit_code, r.stderr) == (1, 'error: pods "qwen-decode-0" already exists: kubectl-pd never '
+                                          "overwrites; delete the old group first or choose another name; nothing "
+                                          "was written\n")
     assert "POST" not in server.methods  # refused before the first Pod: never half a group
     r = cli([*args[:1], "qwen2", *args[2:], "--dry-run=server", "-o", "yaml"], env=env)
     assert r.exit_code == 0, r.stderr

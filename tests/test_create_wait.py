@@ -9,61 +9,20 @@ import pytest
 
 from kubectl_pd.errors import PdError
 from tests.apiserver import FakeApiServer
-from tests.builders import pod
 from tests.clock import FakeTime
+from tests.scenarios import H20, qwen_created_then, qwen_workload
 
-H20 = "gpustack--nvidia-h20-linux-amd64"
-CARD = {"credits.gpustack.ai/nvidia": "1600000"}
+FLAVOR = "gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d"
 BASE = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8.5", "--kv-cache-pool", "kv",
         "--prefill", "1", "--decode", "2", "--instance-type", H20]
-
-
-def _pod(name: str, role: str, ready: bool = False) -> dict:
-    """A Pod of deployment qwen's group, gated by Kueue until it is ready."""
-    return pod(name, "team-a", uid=f"uid-{name}", resources=CARD, ready=ready,
-               gates=[] if ready else ["kueue.x-k8s.io/admission"],
-               labels={"app.kubernetes.io/instance": "qwen", "app.kubernetes.io/component": role,
-                       "kueue.x-k8s.io/pod-group-name": "qwen"})
-
-
-def _workload(admitted: bool) -> dict:
-    conds = [{"type": "QuotaReserved", "status": "True" if admitted else "False",
-              "reason": "QuotaReserved" if admitted else "Pending",
-              "message": "Quota reserved in ClusterQueue gpustack--nvidia-h20-linux-amd64" if admitted else
-              "couldn't assign flavors to pod set decode: insufficient unused quota for credits.gpustack.ai/nvidia "
-              "in flavor gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d, 1600k more needed"}]
-    if admitted:
-        conds.append({"type": "Admitted", "status": "True", "reason": "Admitted",
-                      "message": "The workload is admitted"})
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-            "metadata": {"name": "qwen", "namespace": "team-a",
-                         "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
-            "spec": {"queueName": "gpustack-fnv64-5582b5d69c84a5c3",
-                     "podSets": [{"name": "decode", "count": 2}, {"name": "prefill", "count": 1}]},
-            "status": {"conditions": conds}}
 
 
 def _create_while_playing(cli: Callable, apiserver: Callable, monkeypatch: pytest.MonkeyPatch,
                           admit_after: float | None, wait: str, **server_kw: Any) -> tuple[FakeApiServer, Any]:
     """Run `create --wait` on fake time: after the first poll the operator renders the Pods and Kueue
-    composes a pending Workload; at `admit_after` (fake seconds) Kueue admits it."""
+    composes a pending Workload; at `admit_after` (fake seconds) Kueue admits it (tests/scenarios.py)."""
     server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a", **server_kw)
-
-    def render() -> None:
-        assert server.stored("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen", "team-a") is not None
-        for p in (_pod("qwen-prefill-0", "prefill"), _pod("qwen-decode-0", "decode"),
-                  _pod("qwen-decode-1", "decode")):
-            server.put(p)
-        server.put(_workload(False))
-
-    def admit() -> None:
-        server.put(_workload(True))
-        server.put(_pod("qwen-prefill-0", "prefill", ready=True))
-
-    clock = FakeTime().at(0, render)
-    if admit_after is not None:
-        clock.at(admit_after, admit)
-    clock.install(monkeypatch)
+    qwen_created_then(server, FakeTime(), admit_after).install(monkeypatch)
     return server, cli([*BASE, f"--wait={wait}"], env=env)
 
 
@@ -72,12 +31,14 @@ def test_wait_follows_until_every_role_is_admitted(cli: Callable, apiserver: Cal
     server, r = _create_while_playing(cli, apiserver, monkeypatch, 1.5, "30s")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == "modeldeployment.worker.gpustack.ai/qwen created\n"
-    lines = r.stderr.splitlines()
-    assert "prefill  pods 1/1  admitted 0/1  ready 0/1  pending" in lines
-    assert "decode   pods 2/2  admitted 0/2  ready 0/2  pending" in lines
-    assert "prefill  pods 1/1  admitted 1/1  ready 1/1  admitted" in lines
-    assert "decode   pods 2/2  admitted 2/2  ready 0/2  admitted" in lines
-    assert lines[-1] == "qwen: every role admitted"
+    assert r.stderr.splitlines() == [  # a line for a role only when its progress changes
+        "prefill  pods 0/1  admitted 0/1  ready 0/1  pending",  # the first poll: nothing rendered yet
+        "decode   pods 0/2  admitted 0/2  ready 0/2  pending",
+        "prefill  pods 1/1  admitted 0/1  ready 0/1  pending",  # the operator rendered, Kueue holds them
+        "decode   pods 2/2  admitted 0/2  ready 0/2  pending",
+        "prefill  pods 1/1  admitted 1/1  ready 1/1  admitted",  # 1.5 s later Kueue admits the group
+        "decode   pods 2/2  admitted 2/2  ready 0/2  admitted",
+        "qwen: every role admitted"]
     after_post = server.methods[server.methods.index("POST") + 1:]
     assert after_post and set(after_post) == {"GET"}
 
@@ -87,10 +48,14 @@ def test_wait_times_out_with_a_diagnosis(cli: Callable, apiserver: Callable, mon
     assert r.exit_code == 1
     assert r.stderr.splitlines()[-1] == "error: timed out after 2s waiting for qwen to be admitted"
     # the why-pending diagnosis, with each role placed on the flavor its Pods' requests fit
-    assert "PENDING  modeldeployment team-a/qwen is pending (QuotaExhausted)" in r.stdout
-    assert "  decode   decode   2/2     1 card         gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d  fits" \
-        in r.stdout.splitlines()
-    assert "flavor None" not in r.stdout
+    out = r.stdout.splitlines()
+    assert out[:2] == ["modeldeployment.worker.gpustack.ai/qwen created",
+                       f"PENDING  modeldeployment team-a/qwen is pending (QuotaExhausted): decode needs 1 more card in "
+                       f"flavor {FLAVOR}; our arithmetic says decode fits flavor {FLAVOR} now (quota was freed since "
+                       "Kueue's last attempt)"]
+    assert [line.split() for line in out if line.startswith(("  prefill  prefill ", "  decode   decode "))] == [
+        ["prefill", "prefill", "1/1", "1", "card", FLAVOR, "fits"],
+        ["decode", "decode", "2/2", "1", "card", FLAVOR, "fits"]]
 
 
 def test_wait_on_plain_pods(cli: Callable, apiserver: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,7 +63,7 @@ def test_wait_on_plain_pods(cli: Callable, apiserver: Callable, monkeypatch: pyt
 
     def admit() -> None:
         assert len([r for r in server.requests if r.method == "POST"]) == 2  # both Pods were created
-        wl = _workload(True)
+        wl = qwen_workload(True)
         wl["spec"]["podSets"] = [{"name": "decode", "count": 1}, {"name": "prefill", "count": 1}]
         server.put(wl)
 
@@ -107,7 +72,11 @@ def test_wait_on_plain_pods(cli: Callable, apiserver: Callable, monkeypatch: pyt
              "--role", "name=prefill,kind=prefill,image=i", "--role", "name=decode,kind=decode,image=i",
              "--wait", "-o", "name"], env=env)
     assert r.exit_code == 0, r.stderr
-    assert "decode   pods 1/1  admitted 1/1  ready 0/1  admitted" in r.stderr.splitlines()
+    assert r.stderr.splitlines() == ["prefill  pods 1/1  admitted 0/1  ready 0/1  pending",  # our Pods, gated
+                                     "decode   pods 1/1  admitted 0/1  ready 0/1  pending",
+                                     "prefill  pods 1/1  admitted 1/1  ready 0/1  admitted",
+                                     "decode   pods 1/1  admitted 1/1  ready 0/1  admitted",
+                                     "qwen: every role admitted"]
 
 
 def test_timeout_falls_back_to_our_summary_when_the_diagnosis_fails(cli: Callable, apiserver: Callable,
@@ -119,7 +88,8 @@ def test_timeout_falls_back_to_our_summary_when_the_diagnosis_fails(cli: Callabl
 
     monkeypatch.setattr(kubectl_pd.pending, "explain", failing)
     _, r = _create_while_playing(cli, apiserver, monkeypatch, None, "2s")
-    assert r.exit_code == 1 and "timed out after 2s" in r.stderr
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1] == "error: timed out after 2s waiting for qwen to be admitted"
     assert r.stdout.splitlines()[1:] == [
         "qwen in namespace team-a: not every role is admitted",
         "  role prefill: 0/1 admitted; Workload 'qwen': couldn't assign flavors to pod set decode: insufficient "

@@ -22,6 +22,13 @@ def test_there_are_examples_to_check() -> None:
     for ex in EXAMPLES:
         for f in ex.cluster:
             assert (ROOT / "tests" / "fixtures" / f).is_file(), f"{ex.path.name}: no fixture {f}"
+    from tests.scenarios import SCENARIOS
+
+    played = [ex for ex in EXAMPLES if ex.scenario]
+    assert {ex.scenario for ex in played} <= set(SCENARIOS)
+    # both `create --wait` examples of docs/create.md run on a cluster that changes while they wait
+    waits = [ex for ex in played if ex.path.name == "create.md" and "--wait=" in ex.steps[0].command]
+    assert [ex.scenario for ex in waits] == ["qwen-admitted-after-1.5s", "qwen-never-admitted"]
 
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=lambda ex: f"{ex.path.name}:{ex.steps[0].command[:70]}")

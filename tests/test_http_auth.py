@@ -118,7 +118,9 @@ def test_insecure_with_a_ca_is_refused_like_kubectl(tls_server: FakeApiServer, p
     kc = tls_server.write_kubeconfig(tmp_path / "kc", cluster={"insecure-skip-tls-verify": True,
                                                                "certificate-authority": str(pki.ca)})
     r = run_cli(["lint", "--kubeconfig", str(kc)])
-    assert r.exit_code == 1 and "insecure" in r.stderr
+    assert (r.exit_code, r.stderr) == (1, "error: context 'loopback': specifying a root certificates file with the "
+                                          "insecure flag is not allowed (certificate-authority and "
+                                          "insecure-skip-tls-verify both set)\n")
     assert run_kubectl(["get", "ns", "--kubeconfig", str(kc)]).returncode == 1
 
 

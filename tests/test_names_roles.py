@@ -44,8 +44,11 @@ def test_each_rule() -> None:
     two_types = _spec({"name": "a", "instanceType": "x"}, {"name": "b", "instanceType": "y"})
     assert rules(two_types) == ["instance-type-mismatch"]
     assert rules(two_types, PER_REPLICA) == []
-    msg = validate_roles(two_types)[0].message
-    assert "one queueName" in msg and "acceleratorKey" in msg
+    problem = validate_roles(two_types)[0]
+    assert (problem.rule, problem.path) == ("instance-type-mismatch", ("spec", "roles", 1, "instanceType"))
+    assert problem.message == ("spec.roles[1].instanceType 'y' differs from 'x': a Workload carries one queueName, so "
+                               "roles on two instanceTypes (two queues) cannot be admitted atomically; keep every role "
+                               "on one instanceType and choose hardware inside that pool with acceleratorKey")
 
 
 def test_pascal_case_kinds_are_accepted() -> None:

@@ -11,6 +11,7 @@ from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
 from kubectl_pd.pending.gather import Target, gather
 from tests.apiserver import load_objects
+from tests.builders import CARD
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
 CQ = "gpustack--nvidia-h20-linux-amd64"
@@ -35,7 +36,10 @@ def test_fast_admission_is_invalid() -> None:
     for p in of(items, "Pod"):
         p["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-fast-admission"] = "true"
     d = run(items)
-    assert d.code == "PodGroupInvalid" and "collapsing the roles" in d.reasons[0].message
+    assert d.code == "PodGroupInvalid" and d.reasons[0].params == {}  # no numbers: the message is the finding
+    assert d.reasons[0].message == (
+        "group qwen-pd sets kueue.x-k8s.io/pod-group-fast-admission: Kueue composes one pod set from the first pod "
+        "with the whole total count, collapsing the roles (prefill, decode) into one")
 
 
 def test_total_count_disagreement_and_kueues_event() -> None:
@@ -45,7 +49,9 @@ def test_total_count_disagreement_and_kueues_event() -> None:
         "kueue.x-k8s.io/queue-name"] = pods[2]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
     pods[1]["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] = "4"
     d = run(items)
-    assert d.code == "PodGroupInvalid" and "pod-group-total-count (3, 4)" in d.reasons[0].message
+    assert d.code == "PodGroupInvalid"
+    assert d.reasons[0].message == ("pods of group qwen-pd disagree on kueue.x-k8s.io/pod-group-total-count (3, 4): "
+                                    "Kueue refuses to compose the group")
 
 
 def test_more_than_ten_roles() -> None:
@@ -61,8 +67,9 @@ def test_more_than_ten_roles() -> None:
         pods.append(p)
     items = [o for o in items if o["kind"] != "Pod"] + pods
     d = run(items)
-    assert d.code == "PodGroupInvalid" and "11 roles" in d.reasons[0].message
-    assert "0.19 allows 18" in d.reasons[0].message
+    assert d.code == "PodGroupInvalid"
+    assert d.reasons[0].message == ("group qwen-pd has 11 roles: more than Kueue composes into one Workload "
+                                    "(Kueue 0.18 allows 10 roles per group; 0.19 allows 18)")
 
 
 def test_workload_name_conflict_event() -> None:
@@ -88,8 +95,9 @@ def test_inactive_admission_check_is_named_with_its_message() -> None:
                                              "message": "the worker is not running"}]}})
     items.append(next(o for o in objs("quota-exhausted") if o["kind"] == "ResourceFlavor"))
     d = run(items)
-    assert d.code == "ClusterQueueInactive"
-    assert "are inactive (gpustack-node-devices: the worker is not running)" in d.reasons[0].message
+    assert d.code == "ClusterQueueInactive" and d.reasons[0].params == {"queue": CQ}
+    assert d.reasons[0].message == (f"ClusterQueue {CQ} is inactive: AdmissionCheck(s) gpustack-node-devices are "
+                                    "inactive (gpustack-node-devices: the worker is not running)")
 
 
 def test_untouched_workload_blocked_by_our_arithmetic() -> None:
@@ -98,9 +106,13 @@ def test_untouched_workload_blocked_by_our_arithmetic() -> None:
         wl["status"] = {}
     items = [o for o in items if o["kind"] != "Event"]
     d = run(items)
-    assert d.code == "QuotaExhausted" and "no scheduler has evaluated" in d.reasons[0].message
-    assert d.reasons[0].kueue_message is None and d.story and "decode needs 2 more cards" in d.story
-    assert "together they need 4 more cards" in d.story
+    r = d.reasons[0]
+    assert (d.code, r.role, r.kueue_message) == ("QuotaExhausted", "decode", None)  # our arithmetic alone
+    assert (r.requested, r.available, r.needed) == (8 * CARD, 6 * CARD, 2 * CARD)  # 2 pods x 4 cards; 6 free
+    assert r.params == {"outcome": "no-preemption-candidates", "previous": 0, "capacity": 16 * CARD,
+                        "nominal": 16 * CARD, "jointNeeded": 4 * CARD, "kueueNeeded": 2 * CARD}
+    assert d.story == ("prefill would fit alone; decode needs 2 more cards; together they need 4 more cards in flavor "
+                       f"{r.flavor}; atomic admission holds both")
 
 
 def test_019_tokens_with_kueue_text() -> None:
@@ -127,8 +139,8 @@ def test_preempted_eviction_says_why() -> None:
     assert d.code == "Preempted" and d.reasons[0].params["rule"] == "InClusterQueue"
     assert d.reasons[0].params["preemptorUID"] == "1f"
     assert d.reasons[1].code == "Evicted"  # the back-off follows
-    assert "preempted for prioritization in the ClusterQueue" in d.reasons[1].message
-    assert "(in 10m)" in d.reasons[1].message
+    assert d.reasons[1].message == ("Workload qwen-pd was evicted (Preempted) (preempted for prioritization in the "
+                                    "ClusterQueue), 1 time; requeued at 2026-11-29T09:30:00Z (in 10m)")
 
 
 def test_deployment_without_pods_reads_the_instance_type() -> None:
@@ -168,8 +180,10 @@ def test_per_replica_missing_replica_group_is_assembling() -> None:
     md["status"]["conditions"] = [{"type": "QuotaReserved", "status": "False", "reason": "PodGroupIncomplete",
                                    "message": "1 of 2 decode replicas exist; waiting in cluster queue " + CQ}]
     d = run(items)
-    assert d.code == "PodGroupIncomplete"
-    assert "role decode has 1 of 2 replica groups" in d.reasons[0].message
+    assert (d.code, [(r.name, r.have, r.want) for r in d.roles if r.name == "decode"]) == (
+        "PodGroupIncomplete", [("decode", 1, 2)])
+    assert d.reasons[0].message == ("role decode has 1 of 2 replica groups: the joint admission check waits for every "
+                                    "replica (assembling)")
     assert any("operator reports QuotaReserved=False (PodGroupIncomplete)" in n for n in d.notes)
 
 
@@ -189,7 +203,8 @@ def test_forbidden_queue_falls_back_to_kueues_words() -> None:
     facts = gather(SnapshotSource.from_objects(items), Target("ModelDeployment", "qwen-pd", "team-a"))
     del facts.cluster_queues[CQ]  # as if RBAC had refused the read
     d = diagnose(facts)
-    assert d.code == "ClusterQueueInactive" and "Kueue's words" in d.reasons[0].message
+    assert d.code == "ClusterQueueInactive" and d.reasons[0].params == {"queue": CQ}
+    assert d.reasons[0].message == f"ClusterQueue {CQ} is inactive (Kueue's words; the queue itself was not read)"
 
 
 def test_listing_gives_one_row_per_object_even_when_a_snapshot_repeats_it(tmp_path) -> None:

@@ -228,7 +228,11 @@ def test_queue_ahead_live_and_from_file(cli: Any, apiserver: Any, tmp_path: Path
     assert sum(x.path.endswith("/workloads/llama-70b") for x in server.requests) == 1
     assert data["reasons"][0]["params"]["aheadRequests"] == {"credits.gpustack.ai/nvidia": "12800k"}
     r = cli(["why-pending", "qwen-pd", "-n", "team-a"], env=env)
-    assert "ahead: #1 team-b/llama-70b (8 cards)" in r.stdout
+    # the text: the queue line, then the Workloads ahead with their requests in cards
+    assert r.stdout.splitlines()[2:4] == [
+        "  queue: LocalQueue gpustack-fnv64-5582b5d69c84a5c3 -> ClusterQueue gpustack--nvidia-h20-linux-amd64, "
+        "position 2 (#1 in its LocalQueue)",
+        "  ahead: #1 team-b/llama-70b (8 cards)"]
     # refused: the position stays, the requests are unknown, a note says why
     server, env = apiserver("pending/waiting-in-queue.yaml", [ahead], raw={VIS_PATH: vis},
                             forbid=[Forbid("get", "workloads", "team-b")])
@@ -250,7 +254,7 @@ def test_through_real_kubectl(apiserver: Any, name: str, code: str) -> None:
     server, env = apiserver(f"pending/{name}.yaml")
     p = run_kubectl(["pd", "why-pending", "qwen-pd", "-n", "team-a"], env=env)
     assert p.returncode == 0, p.stderr
-    assert f"({code})" in p.stdout.splitlines()[0]
+    assert p.stdout.startswith(f"PENDING  modeldeployment team-a/qwen-pd is pending ({code}): ")
     p = run_kubectl(["pd", "why-pending", "qwen-pd", "-n", "team-a", "-o", "yaml"], env=env)
     assert p.returncode == 0, p.stderr
     assert yaml.safe_load(p.stdout)["reasons"][0]["code"] == code

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,12 @@ from tests.conftest import run_kubectl
 FIX = Path(__file__).parent / "fixtures" / "pending"
 EXAMPLE = Path(__file__).parent.parent / "examples" / "qwen-pd-pending.yaml"
 CQ = "gpustack--nvidia-h20-linux-amd64"
+FLAVOR = "gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d"
+# the text's first two lines for qwen-pd of pending/quota-exhausted.yaml (and the example, the same cluster)
+HEADLINE = ("PENDING  modeldeployment team-a/qwen-pd is pending (QuotaExhausted): decode needs 2 more cards in "
+            f"flavor {FLAVOR}")
+STORY = ("prefill would fit alone; decode needs 2 more cards; together they need 4 more cards in flavor "
+         f"{FLAVOR}; atomic admission holds both")
 VIS_PATH = f"/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/{CQ}/pendingworkloads"
 
 
@@ -34,12 +41,18 @@ def test_forbidden_events_and_visibility_degrade_to_notes(cli: Any, apiserver: A
                             raw={VIS_PATH: (403, _forbidden("clusterqueues.visibility.kueue.x-k8s.io"))})
     r = cli(["why-pending", "qwen-pd", "-n", "team-a"], env=env)
     assert r.exit_code == 0, r.stderr
-    assert "(QuotaExhausted)" in r.stdout
-    assert "note: could not read events" in r.stdout
-    assert "note: could not read the pending workloads of clusterqueue" in r.stdout
     assert set(server.methods) == {"GET"}
     data = json.loads(cli(["why-pending", "qwen-pd", "-n", "team-a", "-o", "json"], env=env).stdout)
-    assert any("events" in n for n in data["notes"])
+    assert [x["code"] for x in data["reasons"]] == ["QuotaExhausted"]  # the diagnosis stands without them
+    assert data["queue"]["position"] is None  # the visibility API did not answer
+    denied = 'forbidden: RBAC does not let user "system:serviceaccount:pd-tests:reader"'
+    assert data["notes"] == [
+        f'could not read events in namespace "team-a": {denied} list events in namespace "team-a"',
+        f'could not read the pending workloads of clusterqueue "{CQ}" (visibility API): {denied} get '
+        "clusterqueues/pendingworkloads at cluster scope"]
+    # the text shows each note as one line
+    assert [line for line in r.stdout.splitlines() if line.startswith("  note: ")] == \
+        [f"  note: {n}" for n in data["notes"]]
 
 
 def test_forbidden_cluster_queue_keeps_kueues_words(cli: Any, apiserver: Any) -> None:
@@ -71,10 +84,9 @@ def test_request_count_does_not_grow_with_the_namespace(cli: Any, apiserver: Any
 def test_not_found_exits_1(cli: Any, apiserver: Any) -> None:
     server, env = apiserver("pending/quota-exhausted.yaml")
     r = cli(["why-pending", "nope", "-n", "team-a"], env=env)
-    assert r.exit_code == 1
-    assert r.stderr.startswith("error: ") and "nope" in r.stderr and r.stderr.count("\n") == 1
+    assert (r.exit_code, r.stderr) == (1, 'error: modeldeployment "nope" not found in namespace "team-a"\n')
     r = cli(["why-pending", "wl/nope", "-n", "team-a", "-f", str(FIX / "quota-exhausted.yaml")])
-    assert r.exit_code == 1 and 'workload "nope" not found' in r.stderr
+    assert (r.exit_code, r.stderr) == (1, 'error: workload "nope" not found in namespace "team-a"\n')
 
 
 @pytest.mark.parametrize("args", [
@@ -118,7 +130,7 @@ def test_through_real_kubectl(apiserver: Any) -> None:
     server, env = apiserver("pending/quota-exhausted.yaml")
     p = run_kubectl(["pd", "why-pending", "qwen-pd", "-n", "team-a"], env=env)
     assert p.returncode == 0, p.stderr
-    assert "prefill would fit alone; decode needs 2 more cards; together they need 4 more cards" in p.stdout
+    assert p.stdout.splitlines()[:2] == [HEADLINE, f"  {STORY}"]
     assert TOKEN not in p.stdout + p.stderr
     p = run_kubectl(["pd", "why-pending", "missing", "-n", "team-a"], env=env)
     assert p.returncode == 1 and p.stderr.startswith("error: ")
@@ -145,8 +157,11 @@ def test_watch_until_admitted(cli: Any, apiserver: Any, monkeypatch: pytest.Monk
     assert clock.slept and set(clock.slept) == {0.1}
     assert time.monotonic() - started < 20
     first, _, rest = r.stdout.partition("\n--- ")
-    assert first.startswith("PENDING") and "(QuotaExhausted)" in first
-    assert "NOT PENDING" in rest and "Workload qwen-pd is admitted" in rest
+    stamp, _, second = rest.partition("\n")
+    assert first.splitlines()[0] == HEADLINE
+    assert re.fullmatch(r"\d\d:\d\d:\d\d", stamp)  # the time of the redraw
+    assert second.splitlines()[0] == ("NOT PENDING  modeldeployment team-a/qwen-pd is not pending: Workload qwen-pd "
+                                      "is admitted")
     assert set(server.methods) == {"GET"}
 
 
@@ -161,7 +176,7 @@ def test_no_target_lists_pending_ones(cli: Any, apiserver: Any) -> None:
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
     assert any(line.split()[:4] == ["team-a", "md/qwen-pd", "decode", "QuotaExhausted"] for line in lines)
-    assert sum("wl/batch-" in line for line in lines) == 3
+    assert sum(line.split()[1].startswith("wl/batch-") for line in lines[1:]) == 3
     assert set(server.methods) == {"GET"}
     r = cli(["why-pending", "-n", "team-a", "-f", str(FIX / "not-pending.yaml")])
     assert r.stdout.startswith("No pending deployments, pod groups or Workloads in namespace team-a")
@@ -172,21 +187,25 @@ def test_no_target_lists_pending_ones(cli: Any, apiserver: Any) -> None:
 
 def test_snapshot_finds_the_namespace(cli: Any, tmp_path: Path) -> None:
     r = cli(["why-pending", "qwen-pd", "--from-file", str(EXAMPLE)])
-    assert r.exit_code == 0, r.stderr
-    assert "modeldeployment team-a/qwen-pd is pending (QuotaExhausted)" in r.stdout
+    assert (r.exit_code, r.stdout.splitlines()[0]) == (0, HEADLINE), r.stderr
+    data = json.loads(cli(["why-pending", "qwen-pd", "--from-file", str(EXAMPLE), "-o", "json"]).stdout)
+    assert data["target"] == {"kind": "ModelDeployment", "name": "qwen-pd", "namespace": "team-a"}
+    assert data["reasons"][0]["code"] == "QuotaExhausted"
     objs = load_objects(EXAMPLE)
     other = copy.deepcopy(next(o for o in objs if o["kind"] == "ModelDeployment"))
     other["metadata"]["namespace"] = "team-b"
     path = tmp_path / "two.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*objs, other]}))
     r = cli(["why-pending", "qwen-pd", "-f", str(path)])
-    assert r.exit_code == 2 and "team-a, team-b" in r.stderr
+    assert (r.exit_code, r.stderr) == (2, "error: qwen-pd exists in namespaces team-a, team-b of the snapshot: "
+                                          "choose one with -n (see 'kubectl pd why-pending --help')\n")
 
 
 def test_explain_api() -> None:
     source = SnapshotSource.from_paths([str(EXAMPLE)])
     text = explain(source, "qwen-pd", "team-a")
-    assert text.startswith("PENDING") and "next: free 4 cards" in text and "(what the roles need together)" in text
+    assert text.splitlines()[:2] == [HEADLINE, f"  {STORY}"]
+    assert text.splitlines()[-1] == f"  next: free 4 cards in flavor {FLAVOR} (what the roles need together)"
     colored = explain(source, "md/qwen-pd", "team-a", color=True)
     assert "\x1b[" in colored and "\u2588" in colored
     with pytest.raises(NotFoundError):
