@@ -245,7 +245,7 @@ def test_no_error_path_prints_a_secret(cli: Callable, apiserver: Callable, tmp_p
         assert r.exit_code == 1, (name, r.stdout, r.stderr)
         for secret in (SECRET, TOKEN, "Bearer " + TOKEN):
             assert secret not in r.stdout + r.stderr, (name, r.stderr)
-        _one_error(r.stderr)
+        assert not _one_error(r.stderr).startswith("error: internal error"), (name, r.stderr)
     plugin = _one_error(cli(["lint", "--kubeconfig", str(scenarios["plugin-fails"][0])]).stderr)
     assert "exit code 3" in plugin and "cannot refresh: the session expired" in plugin and sys.executable in plugin
 
@@ -321,3 +321,24 @@ def test_why_pending_list_mode_never_says_nothing_pending_from_a_failed_list(cli
     r = cli(["why-pending", "-n", "team-a", "--request-timeout", "5s"], env=env)
     assert (r.exit_code, r.stdout) == (1, "")  # never "No pending ..."
     assert _one_error(r.stderr) == "error: the API server answered 504 to GET workloads.kueue.x-k8s.io: timeout"
+
+
+@pytest.mark.parametrize(("secrets", "text", "expected"), [
+    ({"t"}, "etcd is down; token t refused", "etcd is down; token <redacted> refused"),
+    ({"t"}, "Bearer t", "Bearer <redacted>"),
+    ({"abc"}, "token=abc&x=abcd", "token=<redacted>&x=abcd"),
+    ({"s3cr3t-long-token"}, "xs3cr3t-long-tokeny", "x<redacted>y"),
+    ({"Bearer s3cr3t-long-token", "s3cr3t-long-token"}, "Authorization: Bearer s3cr3t-long-token",
+     "Authorization: <redacted>"),
+])
+def test_redaction_of_short_and_long_credentials(secrets: set[str], text: str, expected: str) -> None:
+    from kubectl_pd.cluster import http
+
+    saved = set(http._SECRETS)
+    http._SECRETS.clear()
+    http._SECRETS.update(secrets)
+    try:
+        assert http.redact(text) == expected
+    finally:
+        http._SECRETS.clear()
+        http._SECRETS.update(saved)

@@ -40,11 +40,28 @@ _warned_insecure: set[str] = set()
 _SECRETS: set[str] = set()  # credentials of this process: never in a message, whoever echoes them
 
 
+# A credential shorter than this is replaced only where it stands alone (not inside a longer run of the
+# characters tokens are made of): a one-letter test token must not turn every "etcd" into "e<redacted>cd".
+_SHORT_SECRET = 8
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/-")
+
+
 def redact(text: str) -> str:
     """`text` with every credential this process holds replaced (a server or proxy may echo headers)."""
     for secret in sorted(_SECRETS, key=len, reverse=True):
-        if secret and secret in text:
+        if not secret or secret not in text:
+            continue
+        if len(secret) >= _SHORT_SECRET:
             text = text.replace(secret, "<redacted>")
+            continue
+        out, at = [], 0
+        while (hit := text.find(secret, at)) >= 0:
+            end = hit + len(secret)
+            alone = ((hit == 0 or text[hit - 1] not in _TOKEN_CHARS)
+                     and (end == len(text) or text[end] not in _TOKEN_CHARS))
+            out.append(text[at:hit] + ("<redacted>" if alone else secret))
+            at = end
+        text = "".join(out) + text[at:]
     return text
 
 
@@ -316,6 +333,8 @@ def _read_token(path: str, context: str) -> str:
 
 def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key: bytes | None) -> None:
     """ssl reads certificates from files only: in-memory data goes through private temporary files."""
+    import ssl
+
     tmp: list[str] = []
     try:
         cert_path, key_path = ep.cert_file, ep.key_file
