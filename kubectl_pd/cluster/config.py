@@ -7,8 +7,9 @@ import re
 from typing import Any, NamedTuple
 
 from kubectl_pd.errors import InputError, PdError
+from kubectl_pd.lazyre import lazy
 
-_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_DURATION_RE = lazy(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 
 
 MAX_DURATION = 2562047 * 3600.0  # Go's time.Duration tops out at about 2562047h: kubectl refuses more

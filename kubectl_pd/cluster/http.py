@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import os
-import re
 import socket
 import sys
 import threading
@@ -23,6 +22,7 @@ from urllib.parse import urlsplit
 from kubectl_pd.cluster import wire
 from kubectl_pd.cluster.endpoint import Endpoint
 from kubectl_pd.errors import ClusterError, PdError
+from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
 
 DEFAULT_READ_TIMEOUT = 60.0  # seconds per GET when --request-timeout is not given (read-only work)
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from kubectl_pd.cluster import execcred
 
 T = TypeVar("T")
-_HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+_HEADER_SAFE = lazy(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 _warned_insecure: set[str] = set()
 _SECRETS: set[str] = set()  # credentials of this process: never in a message, whoever echoes them
 

@@ -7,10 +7,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubectl_pd.errors import InputError
+from kubectl_pd.lazyre import lazy
 
 Predicate = Callable[[Mapping[str, str]], bool]
 
-_SET_RE = re.compile(r"^\s*([^\s!=]+)\s+(in|notin)\s+\(([^)]*)\)\s*$")
+_SET_RE = lazy(r"^\s*([^\s!=]+)\s+(in|notin)\s+\(([^)]*)\)\s*$")
 
 
 def _split_terms(selector: str) -> list[str]:

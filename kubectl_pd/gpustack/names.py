@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
+from kubectl_pd.lazyre import lazy
 
 FNV_PREFIX = "gpustack-fnv64-"
 _OFFSET = 0xCBF29CE484222325
 _PRIME = 0x100000001B3
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE = lazy(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_DNS_SUBDOMAIN = lazy(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def fnv1a64(text: str) -> int:

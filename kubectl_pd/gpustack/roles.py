@@ -10,11 +10,12 @@ import re
 from collections import Counter
 from typing import Any
 
+from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
 
 MAX_ROLES = 10
-ROLE_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-ACCELERATOR_KEY_RE = re.compile(r"^[a-z0-9]+(?:[._][a-z0-9]+)*-[a-z0-9]+(?:[-._][a-z0-9]+)*$")
+ROLE_NAME_RE = lazy(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+ACCELERATOR_KEY_RE = lazy(r"^[a-z0-9]+(?:[._][a-z0-9]+)*-[a-z0-9]+(?:[-._][a-z0-9]+)*$")
 KINDS = ("server", "prefill", "decode")
 
 PD_ATOMIC = "pd-atomic"

@@ -12,59 +12,8 @@ import re
 from fractions import Fraction
 
 from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.lazyre import lazy as _lazy
 from kubectl_pd.records import dataclass, field
-
-
-class _Lazy:
-    """A pattern compiled on first use: why-pending imports this module on every live call, and most
-    diagnoses never meet most of Kueue's message shapes (about 30 patterns, tens of ms to compile).
-    `prefix` is the literal text every match starts with, so a table can pass over a pattern without
-    compiling it."""
-
-    __slots__ = ("_args", "_pattern", "prefix")
-
-    def __init__(self, *args: object) -> None:
-        self._args = args
-        self._pattern: re.Pattern[str] | None = None
-        self.prefix = _literal_prefix(args)
-
-    def __getattr__(self, name: str) -> object:
-        if self._pattern is None:
-            self._pattern = re.compile(*self._args)  # type: ignore[call-overload]
-        return getattr(self._pattern, name)
-
-
-def _literal_prefix(args: tuple[object, ...]) -> str:
-    """The literal start of a pattern (after `^`) up to its first special character; "" when unsure."""
-    pattern = args[0]
-    flags = args[1] if len(args) > 1 else 0
-    if not isinstance(pattern, str) or not isinstance(flags, int) or flags & ~re.DOTALL:
-        return ""
-    depth = 0
-    escaped = False
-    for c in pattern:  # an alternation outside any group would make the prefix optional
-        if escaped:
-            escaped = False
-        elif c == "\\":
-            escaped = True
-        elif c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            return ""
-    body = pattern[1:] if pattern.startswith("^") else pattern
-    n = 0
-    while n < len(body) and body[n] not in "\\.^$*+?{}[]|()":
-        n += 1
-    if n < len(body) and body[n] in "*?{":  # the last literal is optional or repeated
-        n -= 1
-    return body[:max(n, 0)]
-
-
-def _lazy(*args: object) -> re.Pattern[str]:
-    return _Lazy(*args)  # type: ignore[return-value]
-
 
 # -- one flavor/resource reason inside "couldn't assign flavors to pod set X: ..." -----------------
 

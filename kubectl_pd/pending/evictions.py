@@ -19,6 +19,7 @@ from typing import Any
 
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, try_parse
+from kubectl_pd.lazyre import lazy
 from kubectl_pd.pending.model import conditions, dct, lst, text, to_int
 from kubectl_pd.records import dataclass
 
@@ -41,7 +42,7 @@ RULES = {
     "Fair Sharing within the cohort": "InCohortFairSharing",
     "reclamation within the cohort while borrowing": "InCohortReclaimWhileBorrowing",
 }
-_PREEMPTED = re.compile(r"^Preempted to accommodate a workload \(UID: (?P<uid>[^,]*), JobUID: (?P<job>[^)]*)\) "
+_PREEMPTED = lazy(r"^Preempted to accommodate a workload \(UID: (?P<uid>[^,]*), JobUID: (?P<job>[^)]*)\) "
                         r"due to (?P<why>.*?); preemptor path: (?P<a>[^;]*); preemptee path: (?P<b>[^;]*)"
                         r"(?:; preemptor effective priority: (?P<pp>-?\d+).*?; preemptee effective priority: "
                         r"(?P<tp>-?\d+).*)?$", re.DOTALL)
@@ -140,7 +141,7 @@ def retry_loop(wl: Obj, events: list[Obj]) -> RetryLoop | None:
     return RetryLoop(name, times, since, words, text(rs.get("requeueAt")), text(check.get("state")))
 
 
-_NAMED = re.compile(r'"(?P<n>[^"]+)"(?: \((?P<m>.*?)\))?(?:; |$)')
+_NAMED = lazy(r'"(?P<n>[^"]+)"(?: \((?P<m>.*?)\))?(?:; |$)')
 
 
 def _named_in(message: str | None) -> list[tuple[str, str | None]]:

@@ -15,11 +15,12 @@ import re
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue.model import ResourceFlavor, pod_requests
 from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
 
 KUEUE_GATE = "kueue.x-k8s.io/admission"
-_FIT = re.compile(r"^0/(?P<n>\d+) nodes are available:(?P<causes>.*?)\.?(?: preemption: .*)?$", re.S)
-_CAUSE = re.compile(r"^\s*(?P<n>\d+) (?P<cause>.+?)\s*$")
+_FIT = lazy(r"^0/(?P<n>\d+) nodes are available:(?P<causes>.*?)\.?(?: preemption: .*)?$", re.S)
+_CAUSE = lazy(r"^\s*(?P<n>\d+) (?P<cause>.+?)\s*$")
 
 
 def _d(x: object) -> dict:

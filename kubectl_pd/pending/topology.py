@@ -12,10 +12,10 @@ annotations.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj
+from kubectl_pd.lazyre import lazy
 from kubectl_pd.pending.model import dct, lst, text, to_int
 
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
@@ -24,13 +24,13 @@ UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
 SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
 SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
 
-_ONLY = re.compile(r'^topology "(?P<t>[^"]*)" allows to fit only (?P<fit>\d+) out of (?P<total>\d+) '
+_ONLY = lazy(r'^topology "(?P<t>[^"]*)" allows to fit only (?P<fit>\d+) out of (?P<total>\d+) '
                    r"(?P<unit>pod|slice)\(s\)")
-_NONE = re.compile(r'^topology "(?P<t>[^"]*)" doesn\'t allow to fit any of (?P<total>\d+) (?P<unit>pod|slice)\(s\)')
-_MULTI = re.compile(r'^topology "(?P<t>[^"]*)" doesn\'t allow to fit(?P<rest>(?:; \d+/\d+ slice\(s\) fit on level '
+_NONE = lazy(r'^topology "(?P<t>[^"]*)" doesn\'t allow to fit any of (?P<total>\d+) (?P<unit>pod|slice)\(s\)')
+_MULTI = lazy(r'^topology "(?P<t>[^"]*)" doesn\'t allow to fit(?P<rest>(?:; \d+/\d+ slice\(s\) fit on level '
                     r"[^;.]+)*)")
-_LAYER = re.compile(r"; (?P<fit>\d+)/(?P<need>\d+) slice\(s\) fit on level (?P<level>[^;.]+)")
-_EXCLUDED = re.compile(r"\. Total nodes: (?P<n>\d+); excluded: (?P<why>.*)$")
+_LAYER = lazy(r"; (?P<fit>\d+)/(?P<need>\d+) slice\(s\) fit on level (?P<level>[^;.]+)")
+_EXCLUDED = lazy(r"\. Total nodes: (?P<n>\d+); excluded: (?P<why>.*)$")
 
 
 def parse_not_fit(message: str) -> dict[str, Any] | None:

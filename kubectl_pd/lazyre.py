@@ -1,0 +1,66 @@
+"""Regular expressions compiled on first use.
+
+A live why-pending imports every module that might read one of Kueue's messages, the scheduler's or an
+event's, and compiling all their patterns at import cost about as much as the diagnosis itself; most
+runs meet a handful of them. `lazy(...)` stands in for `re.compile(...)` at module level.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+class Lazy:
+    """A pattern compiled on first use. `prefix` is the literal text every match starts with, so a table
+    of patterns can pass over one without compiling it."""
+
+    __slots__ = ("_args", "_pattern", "_prefix")
+
+    def __init__(self, *args: object) -> None:
+        self._args = args
+        self._pattern: re.Pattern[str] | None = None
+        self._prefix: str | None = None
+
+    @property
+    def prefix(self) -> str:
+        if self._prefix is None:
+            self._prefix = literal_prefix(self._args)
+        return self._prefix
+
+    def __getattr__(self, name: str) -> object:
+        if self._pattern is None:
+            self._pattern = re.compile(*self._args)  # type: ignore[call-overload]
+        return getattr(self._pattern, name)
+
+
+def literal_prefix(args: tuple[object, ...]) -> str:
+    """The literal start of a pattern (after `^`) up to its first special character; "" when unsure."""
+    pattern = args[0]
+    flags = args[1] if len(args) > 1 else 0
+    if not isinstance(pattern, str) or not isinstance(flags, int) or flags & ~re.DOTALL:
+        return ""
+    depth = 0
+    escaped = False
+    for c in pattern:  # an alternation outside any group would make the prefix optional
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return ""
+    body = pattern[1:] if pattern.startswith("^") else pattern
+    n = 0
+    while n < len(body) and body[n] not in "\\.^$*+?{}[]|()":
+        n += 1
+    if n < len(body) and body[n] in "*?{":  # the last literal is optional or repeated
+        n -= 1
+    return body[:max(n, 0)]
+
+
+def lazy(*args: object) -> re.Pattern[str]:
+    """`re.compile(*args)`, compiled on first use."""
+    return Lazy(*args)  # type: ignore[return-value]
