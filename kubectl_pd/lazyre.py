@@ -7,7 +7,9 @@ runs meet a handful of them. `lazy(...)` stands in for `re.compile(...)` at modu
 
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False  # neither re nor typing loads until a pattern is used (a Tab press uses none)
+if TYPE_CHECKING:
+    import re
 
 
 class Lazy:
@@ -29,12 +31,16 @@ class Lazy:
 
     def __getattr__(self, name: str) -> object:
         if self._pattern is None:
+            import re
+
             self._pattern = re.compile(*self._args)  # type: ignore[call-overload]
         return getattr(self._pattern, name)
 
 
 def literal_prefix(args: tuple[object, ...]) -> str:
     """The literal start of a pattern (after `^`) up to its first special character; "" when unsure."""
+    import re
+
     pattern = args[0]
     flags = args[1] if len(args) > 1 else 0
     if not isinstance(pattern, str) or not isinstance(flags, int) or flags & ~re.DOTALL:

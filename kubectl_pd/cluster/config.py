@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
-from typing import Any, NamedTuple
+from collections import namedtuple
 
 from kubectl_pd.errors import InputError, PdError
 from kubectl_pd.lazyre import lazy
+
+TYPE_CHECKING = False  # typing itself stays unloaded on a Tab press (about 15 ms; see records.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 _DURATION_RE = lazy(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 
@@ -23,7 +26,7 @@ def parse_duration(text: str, flag: str = "--request-timeout") -> float | None:
     t = text.strip()
     if t == "":
         return None
-    if re.fullmatch(r"\d+", t):
+    if t.isascii() and t.isdigit():
         return _bounded(float(t), text, flag)
     pos, total = 0, 0.0
     for m in _DURATION_RE.finditer(t):
@@ -46,13 +49,17 @@ def _bounded(seconds: float, text: str, flag: str) -> float:
     return seconds
 
 
-class ClusterOptions(NamedTuple):
-    """The flags every command takes to reach a cluster (a NamedTuple: no dataclasses import on Tab)."""
+class ClusterOptions(namedtuple("ClusterOptions", "kubeconfig context namespace request_timeout",
+                                defaults=(None, None, None, None))):
+    """The flags every command takes to reach a cluster: kubeconfig, context, namespace (as given with
+    -n; None means the context's) and request_timeout in seconds. A namedtuple: neither dataclasses nor
+    typing is imported on a Tab press."""
 
-    kubeconfig: str | None = None
-    context: str | None = None
-    namespace: str | None = None  # as given with -n; None means the context's namespace
-    request_timeout: float | None = None
+    __slots__ = ()
+    kubeconfig: str | None
+    context: str | None
+    namespace: str | None
+    request_timeout: float | None
 
     def merged(self, parent: ClusterOptions | None) -> ClusterOptions:
         """Values given on the subcommand win over those given before it."""

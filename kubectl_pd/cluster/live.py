@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from kubectl_pd.cluster import kinds
@@ -29,6 +28,10 @@ from kubectl_pd.errors import (
     PdError,
 )
 from kubectl_pd.kueue.normalize import normalize
+
+TYPE_CHECKING = False  # typing itself stays unloaded on a Tab press (about 15 ms; see records.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 _NOT_INSTALLED = {
     kinds.KUEUE_GROUP: "Kueue is not installed in this cluster (the API group kueue.x-k8s.io is not served): "

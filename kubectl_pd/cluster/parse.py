@@ -18,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from kubectl_pd.cluster.source import LineFinder, Lines, Obj, PathT, descend
+from kubectl_pd.cluster.protocols import LineFinder
+from kubectl_pd.cluster.source import Lines, Obj, PathT, descend
 from kubectl_pd.errors import InputError
 from kubectl_pd.records import dataclass
 

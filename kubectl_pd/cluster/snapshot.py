@@ -14,8 +14,9 @@ from typing import IO, Any
 
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.parse import Parsed, json_documents, looks_like_json, yaml_documents
+from kubectl_pd.cluster.protocols import LineFinder
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
-from kubectl_pd.cluster.source import LineFinder, Obj, Origin, labels_of, name_of, namespace_of
+from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
 from kubectl_pd.errors import InputError
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.records import dataclass

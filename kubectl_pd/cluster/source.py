@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
-
 from kubectl_pd.records import dataclass, field
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False  # typing itself stays unloaded on a Tab press (about 15 ms; see records.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from kubectl_pd.cluster.protocols import LineFinder
+
+Obj = dict[str, "Any"]
 PathT = tuple[str | int, ...]
 
 
 # A compact line index of a parsed document: for a mapping, key -> (line of the key, index of its
 # value); for a sequence, [(line of the item, index of the item)]; None for a scalar.
-Lines = dict[Any, tuple[int, "Lines"]] | list[tuple[int, "Lines"]] | None
-
-
-@runtime_checkable
-class LineFinder(Protocol):
-    """Answers `file:line` questions about one object, building what it needs only when asked."""
-
-    def line_of(self, path: PathT) -> int | None: ...
-
-    def at(self, path: PathT) -> LineFinder: ...
+Lines = dict["Any", tuple[int, "Lines"]] | list[tuple[int, "Lines"]] | None
 
 
 @dataclass
@@ -35,7 +30,7 @@ class Origin:
 
     def line_of(self, path: PathT) -> int | None:
         """1-based line of `path` inside the object (the nearest existing ancestor when it is absent)."""
-        if isinstance(self.lines, LineFinder):
+        if hasattr(self.lines, "line_of"):  # a LineFinder (protocols.py)
             return self.lines.line_of(path)
         return descend(self.line, self.lines, path)[0]
 
@@ -57,30 +52,6 @@ def descend(line: int | None, lines: Lines, path: PathT) -> tuple[int | None, Li
 
 
 LIVE = Origin("cluster")
-
-
-@runtime_checkable
-class Source(Protocol):
-    """What every read-only command needs from a cluster or a snapshot.
-
-    `get` returns None when the object does not exist; every other failure raises a PdError.
-    `namespace=None` in `list` means all namespaces. Kueue objects come back normalised to
-    v1beta2 field names (see kueue.normalize) with their original apiVersion kept.
-    """
-
-    is_live: bool
-
-    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None: ...
-
-    def list(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-    ) -> list[Obj]: ...
-
-    def origin(self, obj: Obj) -> Origin: ...
 
 
 def meta(obj: Obj) -> dict[str, Any]:

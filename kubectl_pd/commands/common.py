@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING, Any
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
 
 if TYPE_CHECKING:  # create --dry-run never needs it at run time
-    from kubectl_pd.cluster.source import Source
+    from kubectl_pd.cluster.protocols import Source
 
 
 def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:

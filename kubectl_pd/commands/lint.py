@@ -12,7 +12,7 @@ import click
 
 from kubectl_pd.cli import cluster_options
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.cluster.source import Source
+from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.commands.common import dump, namespace, open_source, to_json, to_yaml, use_color
 from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, InputError
 from kubectl_pd.lint import baseline as baseline_mod

@@ -15,7 +15,7 @@ from kubectl_pd.errors import EXIT_OK, NotFoundError
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
     from collections.abc import Callable
 
-    from kubectl_pd.cluster.source import Source
+    from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts, Target
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.cluster.source import Source
+from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names

@@ -10,7 +10,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kubectl_pd.cluster.source import Source, annotations_of, labels_of, meta, name_of
+from kubectl_pd.cluster.protocols import Source
+from kubectl_pd.cluster.source import annotations_of, labels_of, meta, name_of
 from kubectl_pd.create.pods import COMPONENT, GROUP_NAME, INSTANCE
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError
 from kubectl_pd.records import dataclass

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_pd.cluster.source import Source, name_of
+from kubectl_pd.cluster.protocols import Source
+from kubectl_pd.cluster.source import name_of
 from kubectl_pd.errors import ApiUnavailable, ForbiddenError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.lint.context import LintContext

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubectl_pd.cluster.source import Source
+from kubectl_pd.cluster.protocols import Source
 
 
 def explain(source: Source, target: str, namespace: str, *, color: bool = False) -> str:

@@ -18,8 +18,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kubectl_pd.cluster import kinds
+from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
-from kubectl_pd.cluster.source import Obj, Origin, Source, labels_of, name_of, namespace_of
+from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true, resource_flavor, workload

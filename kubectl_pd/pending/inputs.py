@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj, Source, name_of
+from kubectl_pd.cluster.protocols import Source
+from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.errors import InputError
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse

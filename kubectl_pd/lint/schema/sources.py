@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kubectl_pd.cluster.source import Source
+from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.errors import ApiUnavailable, ForbiddenError, InputError
 from kubectl_pd.lint.schema.crds import LIVE_CRDS, SchemaIndex, is_crd
 

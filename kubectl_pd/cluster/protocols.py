@@ -1,0 +1,43 @@
+"""What a Source is, and what answers `file:line` questions: the two interfaces of the cluster layer.
+
+Apart from source.py because `typing.Protocol` imports typing, which a Tab press does without.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from kubectl_pd.cluster.source import Obj, Origin, PathT
+
+
+@runtime_checkable
+class LineFinder(Protocol):
+    """Answers `file:line` questions about one object, building what it needs only when asked."""
+
+    def line_of(self, path: PathT) -> int | None: ...
+
+    def at(self, path: PathT) -> LineFinder: ...
+
+
+@runtime_checkable
+class Source(Protocol):
+    """What every read-only command needs from a cluster or a snapshot.
+
+    `get` returns None when the object does not exist; every other failure raises a PdError.
+    `namespace=None` in `list` means all namespaces. Kueue objects come back normalised to
+    v1beta2 field names (see kueue.normalize) with their original apiVersion kept.
+    """
+
+    is_live: bool
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None: ...
+
+    def list(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> list[Obj]: ...
+
+    def origin(self, obj: Obj) -> Origin: ...
