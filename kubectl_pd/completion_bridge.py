@@ -15,6 +15,7 @@ import sys
 _VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "context",
                 "--kubeconfig": "kubeconfig", "--request-timeout": "request_timeout"}
 _DIRECTIVE_NO_FILE_COMP = 4
+DEFAULT_TIMEOUT = 2.0  # seconds: a completion has to feel instant or give up
 
 
 def fast_target(words: list[str]) -> list[str] | None:
@@ -38,7 +39,6 @@ def fast_target(words: list[str]) -> list[str] | None:
     if not _any_kubeconfig(found.get("kubeconfig")):  # nothing to ask, and nothing else to load
         return [f":{_DIRECTIVE_NO_FILE_COMP}"]
     from kubectl_pd.cluster.config import ClusterOptions, parse_duration
-    from kubectl_pd.completion_live import DEFAULT_TIMEOUT, deployment_names
 
     try:
         timeout = parse_duration(found["request_timeout"]) if "request_timeout" in found else None
@@ -48,7 +48,9 @@ def fast_target(words: list[str]) -> list[str] | None:
                           namespace=found.get("namespace"), request_timeout=timeout or DEFAULT_TIMEOUT)
     names: list[str] = []
     try:
-        if _reachable(opts):
+        if _reachable(opts):  # only then the lookup's own modules load
+            from kubectl_pd.completion_live import deployment_names
+
             names = deployment_names(opts, everywhere, words[-1])
     except Exception:
         names = []

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace, parse_duration, read_kubeconfig
+from kubectl_pd.completion_bridge import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False  # typing itself stays unloaded on a Tab press (about 15 ms; see records.py)
 if TYPE_CHECKING:
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     import click
     from click.shell_completion import CompletionItem
 
-DEFAULT_TIMEOUT = 2.0  # seconds: a completion has to feel instant or give up
 
 _KEYS = ("kubeconfig", "kube_context", "namespace", "request_timeout")
 
