@@ -418,3 +418,25 @@ def test_empty_group_lists_are_refused_and_an_empty_split_group_is_fixed() -> No
     assert fx.after is not None and len(fx.after["spec"]["resourceGroups"]) == 1 and not fx.remaining
     [c] = only(run(cq(groups=[{"coveredResources": [], "flavors": []}])), "PD105")
     assert "at least one resource" in c.message
+
+
+# -- flavor checks run once per flavor shape (resource_groups._clean_flavor): never a verdict of another shape
+
+@pytest.mark.parametrize("order", ["clean first", "faulty first"])
+def test_a_flavor_shape_memo_tells_true_from_1_and_cohorts_apart(order: str) -> None:
+    same = {"name": "gpu", "nominalQuota": 1, "borrowingLimit": "1"}
+    as_bool = {**same, "nominalQuota": True}  # True == 1 in Python; the CRD refuses a boolean
+    flavors = [{"name": "a", "resources": [dict(same)]}, {"name": "b", "resources": [dict(as_bool)]}]
+    if order == "faulty first":
+        flavors.reverse()
+    alone = cq("alone", [{"coveredResources": ["gpu"], "flavors": flavors}])
+    shared = cq("shared", [{"coveredResources": ["gpu"], "flavors": copy.deepcopy(flavors)}], cohortName="pool")
+    result = run(alone, shared)
+    b = 1 if order == "clean first" else 0  # flavor b holds the boolean
+    found = sorted((f.obj.name, f.rule_id, f.path[4], f.path[-1]) for f in result.findings)
+    assert found == sorted([
+        ("alone", "PD108", b, "nominalQuota"),  # True is not a quantity
+        ("alone", "PD109", 0, "borrowingLimit"),  # no cohort: both flavors' borrowingLimit
+        ("alone", "PD109", 1, "borrowingLimit"),
+        ("shared", "PD108", b, "nominalQuota"),  # in a cohort the borrowingLimit stands
+    ])

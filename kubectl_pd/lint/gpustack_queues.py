@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from kubectl_pd.cluster.source import labels_of
@@ -16,7 +17,7 @@ from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
 from kubectl_pd.lint.context import ACCEL_LABEL_PREFIX
 from kubectl_pd.lint.findings import Finding, ObjectRef
 from kubectl_pd.lint.limits import MODERN, Limits
-from kubectl_pd.lint.resource_groups import GROUPS, QUANTITY_FIELDS, groups_of, quantity
+from kubectl_pd.lint.resource_groups import GROUPS, QUANTITY_FIELDS, flavor_key, groups_of, quantity
 
 Obj = dict[str, Any]
 TYPE_LABEL = "resource.gpustack.ai/type"
@@ -41,6 +42,21 @@ def expected_manufacturer(obj: Obj) -> str | None:
 def _cards(q: Fraction) -> str:
     c = q / CREDITS_PER_CARD
     return f"{float(c):.4g}"
+
+
+@lru_cache(maxsize=4096)
+def _whole_cards(key: tuple[Any, ...]) -> bool:
+    """Whether every credits quota among these resources (a `flavor_key`) is a whole number of cards:
+    checked once per flavor shape, as in resource_groups."""
+    for items, _ in key:
+        r = dict(items)
+        if not isinstance(r.get("name"), str) or not is_credits(r["name"]):
+            continue
+        for fname in QUANTITY_FIELDS:
+            q = quantity(r.get(fname))
+            if not (q is None or q < 0 or (q.denominator == 1 and q.numerator % CREDITS_PER_CARD == 0)):
+                return False
+    return True
 
 
 def check_gpustack_queue(obj: Obj, ref: ObjectRef, limits: Limits = MODERN) -> list[Finding]:
@@ -81,7 +97,11 @@ def check_gpustack_queue(obj: Obj, ref: ObjectRef, limits: Limits = MODERN) -> l
                 f"({ACCEL_LABEL_PREFIX}{manufacturer}-...): expected credits.gpustack.ai/{manufacturer}"))
     for i, g in enumerate(groups):
         for j, fl in enumerate(g.get("flavors") or []):
-            for k, r in enumerate(fl.get("resources") or []):
+            resources = fl.get("resources") or []
+            key = flavor_key(resources)
+            if key is not None and _whole_cards(key):
+                continue
+            for k, r in enumerate(resources):
                 if not is_credits(r["name"]):
                     continue
                 for fname in QUANTITY_FIELDS:

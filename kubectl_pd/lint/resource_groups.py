@@ -206,13 +206,22 @@ def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj |
                 f"flavors or split the pool across ClusterQueues", kq)
 
         pairs = 0
+        shape = (tuple(cov), in_cohort, empty_word, is_cohort, lim)
+        verdicts = _verdicts(shape)
         for j, fl in enumerate(flavors):
             fp = (*gp, "flavors", j)
             name = fl["name"]
             resources: list[dict[str, Any]] = fl.get("resources") or []
             pairs += len(resources)
-            out.extend(_check_flavor_resources(ref, gp, fp, name, cov, resources, "resources" in fl, lim))
-            out.extend(_check_quotas(ref, fp, resources, in_cohort, empty_word, is_cohort))
+            key = flavor_key(resources)
+            clean = False
+            if key is not None:
+                clean = verdicts.get((key, "resources" in fl))
+                if clean is None:
+                    clean = verdicts[(key, "resources" in fl)] = _clean_flavor(key, "resources" in fl, shape)
+            if not clean:
+                out.extend(_check_flavor_resources(ref, gp, fp, name, cov, resources, "resources" in fl, lim))
+                out.extend(_check_quotas(ref, fp, resources, in_cohort, empty_word, is_cohort))
             if name in seen_flavors:
                 k, m = seen_flavors[name]
                 kq = f'Duplicate value: "{name}"'
@@ -241,6 +250,46 @@ def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj |
     if not is_cohort:
         out.extend(_check_references(obj, ref, ctx))
     return out
+
+
+def flavor_key(resources: list[dict[str, Any]]) -> tuple[Any, ...] | None:
+    """A flavor's resources as a hashable key, each value with its type (`True == 1` in Python, not in
+    the API), or None when a value cannot be hashed."""
+    try:
+        if len(resources) == 1:  # the common case, without a generator
+            r = resources[0]
+            key: tuple[Any, ...] = ((tuple(r.items()), tuple(map(type, r.values()))),)
+        else:
+            key = tuple([(tuple(r.items()), tuple(map(type, r.values()))) for r in resources])
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+_NOBODY = ObjectRef("", "")
+_VERDICTS: dict[tuple[Any, ...], dict[tuple[Any, ...], bool]] = {}
+
+
+def _verdicts(shape: tuple[Any, ...]) -> dict[tuple[Any, ...], bool]:
+    """The flavor verdicts known for one group shape (a bounded memo: a few shapes, a few thousand keys)."""
+    found = _VERDICTS.get(shape)
+    if found is None or len(found) > 4096:
+        if len(_VERDICTS) > 64:
+            _VERDICTS.clear()
+        found = _VERDICTS[shape] = {}
+    return found
+
+
+def _clean_flavor(key: tuple[Any, ...], present: bool, shape: tuple[Any, ...]) -> bool:
+    """Whether a flavor with these resources has no PD106/PD108-PD110 finding in a group of this shape.
+    The checks read nothing else of a flavor (its name only goes into their messages), and a big pool
+    repeats a few flavor shapes thousands of times: each shape is checked once, and a flavor that has
+    findings is checked again in full, with its own name and paths."""
+    cov, in_cohort, empty_word, is_cohort, lim = shape
+    resources = [dict(items) for items, _ in key]
+    return not (_check_flavor_resources(_NOBODY, (), (), "", list(cov), resources, present, lim)
+                or _check_quotas(_NOBODY, (), resources, in_cohort, empty_word, is_cohort))
 
 
 def _check_flavor_resources(ref: ObjectRef, gp: PathT, fp: PathT, name: str, cov: list[str],
