@@ -230,3 +230,42 @@ def test_schema_without_properties_declares_no_unknown_field() -> None:
     index.add(crd, "test")
     obj = {"apiVersion": "g.io/v1", "kind": "Thing", "metadata": {"name": "t"}, "spec": {"a": 1}}
     assert validate(obj, index.schema_for(obj)).violations == []
+
+
+URL_RULE_CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              endpoint: {type: string}
+            x-kubernetes-validations:
+            - rule: "url(self.endpoint).getScheme() == 'https'"
+              message: endpoint must be https
+"""
+
+
+def test_a_rule_that_could_not_run_qualifies_no_findings(cli: Callable, tmp_path: Path) -> None:
+    """url() is not evaluated: the summary says a check could not run, in text and in JSON, never a bare
+    "no findings"."""
+    (tmp_path / "crd.yaml").write_text(URL_RULE_CRD)
+    (tmp_path / "widget.yaml").write_text(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n"
+        "spec: {endpoint: 'http://plain.example'}\n")
+    as_json = cli(["lint", "-f", str(tmp_path), "-o", "json"])
+    summary = json.loads(as_json.stdout)["summary"]
+    assert (as_json.exit_code, summary["errors"], len(summary["unchecked"])) == (0, 0, 1)
+    text = cli(["lint", "-f", str(tmp_path)])
+    assert text.stdout.splitlines()[-1].endswith("; 1 CEL rule check could not run (see the notes)")

@@ -52,6 +52,8 @@ class LintResult:
             "skipped": sum(self.skipped.values()),
             "skippedKinds": dict(sorted(self.skipped.items())),
             **({"baselined": self.baselined} if self.baselined is not None else {}),
+            # CEL rules that could not run: "no findings" then means "none among what was checked"
+            **({"unchecked": list(self.unchecked)} if self.unchecked else {}),
         }
 
 
