@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +49,19 @@ def test_fast_path_gives_up_within_its_deadline_and_loads_no_click(apiserver: Ca
                        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", **env})
     assert time.monotonic() - t0 < 5
     assert p.stdout == ":4\nFalse False\n" and p.stderr == ""
+
+
+def test_a_live_tab_loads_only_what_the_lookup_needs(apiserver: Callable) -> None:
+    """Each of these costs a Tab press 5 to 30 ms to import (docs/benchmarks.md): the bridge answers
+    without them. `-I -S`: no site-packages at all (the fast path needs none), so an environment's own
+    .pth hooks, which may import typing, stay out of the count."""
+    server, env = apiserver("pending/quota-exhausted.yaml", namespace="team-a")
+    heavy = ["click", "kubernetes", "yaml", "typing", "dataclasses", "inspect", "http.client", "email",
+             "kubectl_pd.pending.diagnose", "tabulate"]
+    code = ("import sys; from kubectl_pd.completion_bridge import main; sys.argv=['x','why-pending','']; main(); "
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    root = str(Path(__file__).resolve().parent.parent)
+    p = subprocess.run([sys.executable, "-I", "-S", "-c", f"import sys; sys.path.insert(0, {root!r}); " + code],
+                       capture_output=True, text=True, timeout=30,
+                       env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", **env})
+    assert (p.stdout, p.stderr) == ("qwen-pd\n:4\n[]\n", "")
