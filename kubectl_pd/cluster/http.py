@@ -27,6 +27,7 @@ from kubectl_pd.records import dataclass
 DEFAULT_READ_TIMEOUT = 60.0  # seconds per GET when --request-timeout is not given (read-only work)
 MAX_RETRIES = 10  # client-go's maxRetries for a response with Retry-After
 POOL_SIZE = 8
+SLEEP = time.sleep  # the wait a Retry-After asks for; tests put a recorder here (no real waiting)
 
 TYPE_CHECKING = False  # typing itself stays unloaded on a Tab press (about 15 ms; see records.py)
 if TYPE_CHECKING:
@@ -283,7 +284,7 @@ class Transport:
             if attempt == MAX_RETRIES or (seconds is not None and
                                           time.monotonic() - started + wait >= seconds):
                 raise Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
-            time.sleep(wait)
+            SLEEP(wait)
         raise AssertionError("unreachable")
 
 
