@@ -155,7 +155,6 @@ class _OnFirstRead:
 
 
 def _field_args(spec: Spec) -> dict[str, Any]:
-
     args: dict[str, Any] = {"repr": spec.repr, "hash": spec.hash, "compare": spec.compare}
     if spec.default is not MISSING:
         args["default"] = spec.default

@@ -128,4 +128,3 @@ def test_preempted_cause() -> None:
     msg = ("Preempted to accommodate a workload (UID: 1, JobUID: 2) due to prioritization in the ClusterQueue; "
            "preemptor path: /cq; preemptee path: /cq")
     assert km.parse_preempted(msg) == "prioritization in the ClusterQueue"
-    assert km.is_pods_ready_timeout("Exceeded the PodsReady timeout team-a/qwen-pd")

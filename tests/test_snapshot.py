@@ -53,7 +53,6 @@ def test_list_expanded_with_lines(tmp_path: Path) -> None:
     assert src.origin(old).line_of(("spec",)) == 24
     assert [o["metadata"]["name"] for o in src.list("Pod", "a", label_selector="x=y")] == ["p"]
     assert src.list("Pod", "b") == [] and src.get("Pod", "p", "b") is None
-    assert src.kinds_present() == {"ClusterQueue", "Pod"}
 
 
 def test_directory_recursive_and_json(tmp_path: Path) -> None:

@@ -125,3 +125,14 @@ def test_a_tunnel_the_proxy_refuses() -> None:
     assert refused.value.status == 407
     assert heads[0].split(b"\r\n")[:3] == [b"CONNECT kube.example:6443 HTTP/1.1", b"Host: kube.example:6443",
                                            b"Proxy-Authorization: Basic eDp5"]
+
+
+def test_a_line_break_in_a_header_is_refused_before_sending() -> None:
+    with serving(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n") as (port, heads):
+        conn = wire.Connection("127.0.0.1", port)
+        try:
+            with pytest.raises(ValueError):
+                conn.exchange("GET", "/api", "h", {"Authorization": "Bearer t\r\nX-Evil: 1"}, None, 5.0)
+        finally:
+            conn.close()
+    assert heads == []

@@ -67,8 +67,3 @@ def lookup(name: str) -> Kind | None:
     head, _, group = key.partition(".")
     k = _BY_NAME.get(head)
     return k if k is not None and group == k.group else None
-
-
-def group_of(api_version: str) -> str:
-    """`kueue.x-k8s.io/v1beta2` -> `kueue.x-k8s.io`; `v1` -> ``."""
-    return api_version.rpartition("/")[0] if "/" in api_version else ""

@@ -259,9 +259,6 @@ class SnapshotSource:
         for objs in self._by_kind.values():
             yield from objs
 
-    def kinds_present(self) -> set[str]:
-        return set(self._by_kind)
-
     def _kind_name(self, kind: str) -> str:
         k = kinds.lookup(kind)
         return k.kind if k is not None else kind

@@ -86,6 +86,8 @@ class Connection:
         assert self.sock is not None
         lines = [f"{method} {target} HTTP/1.1", f"Host: {host_header}", "Accept-Encoding: identity"]
         lines += [f"{k}: {v}" for k, v in headers.items()]
+        if any("\r" in line or "\n" in line for line in lines):  # as http.client: no header smuggled in
+            raise ValueError("a line break inside the request line or a header")
         if body is not None or method in ("POST", "PUT", "PATCH"):
             lines.append(f"Content-Length: {len(body or b'')}")
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b""))

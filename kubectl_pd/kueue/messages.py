@@ -378,7 +378,6 @@ PARKED_MARKER = "parked rather than held"
 _PREEMPTED = _lazy(r"^Preempted to accommodate a workload \(UID: (?P<uid>[^,]*), JobUID: (?P<job>[^)]*)\) "
                         r"due to (?P<why>.*?); preemptor path: (?P<a>.*?); preemptee path: (?P<b>.*?)(?:;.*)?$",
                         re.DOTALL)
-_PODS_READY_TIMEOUT = _lazy(r"^Exceeded the PodsReady timeout (?P<key>\S+)$")
 
 
 def parse_preempted(text: object) -> str | None:
@@ -387,7 +386,3 @@ def parse_preempted(text: object) -> str | None:
         return None
     m = _PREEMPTED.match(text.strip())
     return m.group("why") if m else None
-
-
-def is_pods_ready_timeout(text: object) -> bool:
-    return isinstance(text, str) and bool(_PODS_READY_TIMEOUT.match(text.strip()))

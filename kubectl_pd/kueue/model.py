@@ -440,10 +440,6 @@ class Workload:
     def admitted(self) -> bool:
         return is_true(self.conditions, "Admitted")
 
-    @property
-    def finished(self) -> bool:
-        return is_true(self.conditions, "Finished")
-
 
 def workload(obj: Any) -> Workload:
     obj = normalize(_d(obj))
