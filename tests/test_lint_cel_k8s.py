@@ -131,8 +131,8 @@ def test_every_rule_of_kueues_crds_compiles(tag: str) -> None:
     (Kueue's own CRDs use no Kubernetes-only function at these tags; the library is for the operators
     and newer Kueues that do, e.g. the subset CRD's quantity rule above.)
     """
-    if not MIRROR.exists():
-        pytest.fail("no mirror of kubernetes-sigs/kueue on this machine")
+    if not MIRROR.exists():  # a skip fails the run unless PD_ALLOW_SKIPS=1 (README, "Run the tests")
+        pytest.skip("no mirror of kubernetes-sigs/kueue on this machine")
     names = subprocess.run(["git", "-C", str(MIRROR), "ls-tree", "--name-only", tag, "config/components/crd/bases/"],
                            capture_output=True, text=True, check=True).stdout.split()
     rules: set[str] = set()
