@@ -2,11 +2,12 @@
 
 Python 3.11 and 3.12 compile a dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and, when frozen,
 `__setattr__` and `__delattr__` with one `compile` each, and importing `dataclasses` imports `inspect`. A
-live `why-pending` defines some sixty dataclasses before its first request; measured under callgrind,
-that was about a sixth of all the instructions the command runs, and `inspect` alone a tenth of a Tab
-press. Here only `__init__` is compiled, once per class and only when the class is first instantiated;
-the other methods are closures over the field names. The standard library's `dataclasses` is imported
-only when something asks it about a class.
+live `why-pending` defines some sixty dataclasses before its first request; counted under callgrind, doing
+it this way took out about a quarter of all the instructions the command ran (docs/benchmarks.md), and a
+Tab press, which never needs `inspect` (with `ast`, `dis`, `tokenize`), no longer imports it. Here only
+`__init__` is compiled, once per class and only when the class is first instantiated; the other methods
+are closures over the field names. The standard library's `dataclasses` is imported only when
+something asks it about a class.
 
 The classes stay dataclasses to the standard library: reading `__dataclass_fields__` builds its `Field`s,
 so `dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work as usual. Only what this package

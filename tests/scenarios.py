@@ -3,7 +3,7 @@ its Workload and (perhaps) admits it, each at a fixed moment of fake time (tests
 
 A scenario is played on a loopback server (tests/apiserver.py) by scheduling steps on a `FakeTime`;
 tests/test_create_wait.py plays them, and so do the docs' examples that name one
-(`<!-- example-cluster: ... scenario=NAME -->`, kubectl_pd/docs_examples.py). Importing this module
+(`<!-- example-cluster: ... scenario=NAME -->`, tests/docs_examples.py). Importing this module
 has no side effects.
 """
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_pd.docs_examples import Example, examples, run
+from tests.docs_examples import Example, examples, run
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -11,7 +11,7 @@ nothing. `tests/test_blockyaml.py` holds the two side by side.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing itself stays unloaded on a Tab press (about 15 ms; see records.py)
+TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -1,17 +1,18 @@
 """HTTP/1.1 on one socket: a request out, a response in, the connection kept for the next one.
 
-Why not `http.client`: importing it imports the `email` package to parse headers, about a tenth of a Tab
-press (`bench/bench_live.py`), and the API server needs none of what it brings. What an API client
-needs is here: Content-Length and chunked bodies, a body that runs to the close, keep-alive, 1xx
-interim answers skipped, a CONNECT tunnel through a forward proxy, bounded line lengths and header
-counts, and errors that say which way the answer broke (`describe` in pool.py turns them into words).
+Why not `http.client`: importing it imports the `email` package to parse headers, about a fifth of a Tab
+press counted in instructions (docs/benchmarks.md), and the API server needs none of what it brings.
+What an API client needs is here: Content-Length and chunked bodies, a body that runs to the close,
+keep-alive, 1xx interim answers skipped, a CONNECT tunnel through a forward proxy, bounded line lengths
+and header counts, and errors that say which way the answer broke (`describe` in pool.py turns them
+into words).
 """
 
 from __future__ import annotations
 
 import socket
 
-TYPE_CHECKING = False  # typing itself stays unloaded on a Tab press (about 15 ms; see records.py)
+TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:
     from typing import Any
 

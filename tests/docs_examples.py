@@ -131,7 +131,7 @@ def _with_cluster(example: Example, root: Path, env: dict[str, str], argv: list[
     scenario, when it names one)."""
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    import tests.apiserver as api  # a test helper: only the docs check needs it
+    import tests.apiserver as api
 
     # The server gives every object a random uid; the page shows fixed ones (the n-th uid it hands out).
     counter = itertools.count()
