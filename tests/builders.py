@@ -105,3 +105,53 @@ def model_deployment(name: str, namespace: str, spec: Obj | None = None) -> Obj:
 
 def namespace(name: str) -> Obj:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+# -- resource groups as lint reads them: several groups, any resources, any quota --------------------
+
+GPUSTACK_QUEUE_LABELS = {"resource.gpustack.ai/type": "instancetypes",
+                         "acceleratable.feature.gpustack.ai/nvidia-h20": "true"}
+
+
+def flavor_quotas(name: str, resources: list[str], quota: Any = "1") -> Obj:
+    """One `flavors[]` entry: every resource at nominalQuota `quota` (any value, to test refusals)."""
+    return {"name": name, "resources": [{"name": r, "nominalQuota": quota} for r in resources]}
+
+
+def resource_group(covered: list[str], flavors: list[str] | list[Obj], quota: Any = "1") -> Obj:
+    """One `resourceGroups[]` entry; flavors given by name get `flavor_quotas(name, covered, quota)`."""
+    fl = [f if isinstance(f, dict) else flavor_quotas(f, covered, quota) for f in flavors]
+    return {"coveredResources": list(covered), "flavors": fl}
+
+
+def queue_of_groups(name: str = "q", groups: list[Obj] | None = None, *, labels: dict[str, str] | None = None,
+                    api: str = "v1beta2", kind: str = "ClusterQueue", annotations: dict[str, str] | None = None,
+                    **spec: Any) -> Obj:
+    """A ClusterQueue (or, with `kind`, a Cohort) of these resource groups and any other spec fields."""
+    meta: Obj = {"name": name}
+    if labels:
+        meta["labels"] = labels
+    if annotations:
+        meta["annotations"] = annotations
+    return {"apiVersion": f"kueue.x-k8s.io/{api}", "kind": kind, "metadata": meta,
+            "spec": {**spec, "resourceGroups": groups if groups is not None else []}}
+
+
+def gpustack_queue(flavors: int, per_group: int = 16, quota: str = "1600k",
+                   name: str = "gpustack--nvidia-h20") -> Obj:
+    """A GPUStack instance-type queue of `flavors` flavors, split every `per_group` as the old
+    buildResourceGroups did (per_group >= flavors: one group)."""
+    names = [f"gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-{i}d" for i in range(flavors)]
+    groups = [resource_group([CREDITS], names[i:i + per_group], quota) for i in range(0, flavors, per_group)]
+    return queue_of_groups(name, groups, labels=dict(GPUSTACK_QUEUE_LABELS))
+
+
+def pd_deployment(roles: list[Obj], name: str = "pd", namespace: str = "team-a") -> Obj:
+    """A vLLM ModelDeployment of these roles."""
+    return model_deployment(name, namespace, {"model": {"name": "m"}, "engine": "vllm", "roles": roles})
+
+
+def deployment_role(name: str, kind: str = "prefill", itype: str = "gpustack--nvidia-h20", **kw: Any) -> Obj:
+    """One `spec.roles[]` entry of a ModelDeployment, one replica."""
+    return {"name": name, "kind": kind, "replicas": 1, "instanceType": itype, **kw}
+

@@ -13,8 +13,8 @@ import yaml
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.engine import lint_objects
 from kubectl_pd.lint.fix import canonical_groups, plan_fix, resource_groups_patch
+from tests.builders import CREDITS, flavor_quotas, gpustack_queue, queue_of_groups, resource_group
 from tests.conftest import FIXTURES, ROOT
-from tests.test_lint_rules import CREDITS, cq, flavor, gpustack_cq, group
 
 SPLIT = ROOT / "examples" / "lint" / "gpustack-split-queue.yaml"
 SEVENTY = ROOT / "examples" / "lint" / "gpustack-70-flavors.yaml"
@@ -98,7 +98,7 @@ def test_diff_of_clean_input_is_empty_exit_0(cli: Callable) -> None:
 
 
 def test_fix_with_missing_flavor_still_fixes_and_says_what_remains() -> None:
-    q = gpustack_cq(18)
+    q = gpustack_queue(18)
     rf = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "other"}}
     ctx = LintContext(flavors={"other": rf})
     fx = plan_fix(q, ctx)
@@ -107,25 +107,26 @@ def test_fix_with_missing_flavor_still_fixes_and_says_what_remains() -> None:
 
 
 def test_canonical_groups_unit() -> None:
-    groups = [group(["cpu", "memory"], ["a", "b"]), group(["gpu"], ["g"]),
-              group(["memory", "cpu"], [flavor("c", ["memory", "cpu"]), flavor("a", ["memory", "cpu"])])]
+    groups = [resource_group(["cpu", "memory"], ["a", "b"]), resource_group(["gpu"], ["g"]),
+              resource_group(["memory", "cpu"], [flavor_quotas("c", ["memory", "cpu"]),
+                                                 flavor_quotas("a", ["memory", "cpu"])])]
     out, changes = canonical_groups(groups)
     assert [g["coveredResources"] for g in out] == [["cpu", "memory"], ["gpu"]]
     assert [f["name"] for f in out[0]["flavors"]] == ["a", "b", "c"]
     assert [r["name"] for r in out[0]["flavors"][2]["resources"]] == ["cpu", "memory"]
     assert len(changes) == 3
     assert groups[2]["coveredResources"] == ["memory", "cpu"]  # input untouched
-    assert lint_objects([cq(groups=out)], LintContext()).findings == []
+    assert lint_objects([queue_of_groups(groups=out)], LintContext()).findings == []
 
 
 def test_overlapping_groups_are_not_rewritten() -> None:
-    q = cq(groups=[group(["cpu", "memory"], ["a"]), group(["memory"], ["b"])])
+    q = queue_of_groups(groups=[resource_group(["cpu", "memory"], ["a"]), resource_group(["memory"], ["b"])])
     fx = plan_fix(q, LintContext())
     assert fx.after is None and [f.rule_id for f in fx.remaining] == ["PD101"]
 
 
 def test_patch_falls_back_to_replace_only_when_needed() -> None:
-    before = [group(["cpu"], ["a"]), group(["cpu"], ["b"])]
+    before = [resource_group(["cpu"], ["a"]), resource_group(["cpu"], ["b"])]
     after, _ = canonical_groups(before)
     ops = resource_groups_patch(before, after)
     assert jsonpatch.apply_patch({"spec": {"resourceGroups": before}}, ops) == {"spec": {"resourceGroups": after}}

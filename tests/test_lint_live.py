@@ -11,8 +11,15 @@ import jsonpatch
 import yaml
 
 from tests.apiserver import TOKEN, Forbid
-from tests.builders import resource_flavor
-from tests.test_lint_rules import GPUSTACK_LABELS, cq, gpustack_cq, group, md, role
+from tests.builders import (
+    GPUSTACK_QUEUE_LABELS,
+    deployment_role,
+    gpustack_queue,
+    pd_deployment,
+    queue_of_groups,
+    resource_flavor,
+    resource_group,
+)
 
 POOL = "gpustack--nvidia-h20"
 
@@ -24,16 +31,18 @@ def flavors_for(queue: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def cluster_objects() -> list[dict[str, Any]]:
-    split = gpustack_cq(18, name=POOL)
+    split = gpustack_queue(18, name=POOL)
     split["spec"]["admissionChecksStrategy"] = {"admissionChecks": [{"name": "gpustack-node-devices"}]}
-    team = cq("team-a", [group(["cpu"], ["h100"])])
-    cohort = cq("research", [group(["cpu"], ["x"]), group(["memory"], ["x"])], kind="Cohort")
+    team = queue_of_groups("team-a", [resource_group(["cpu"], ["h100"])])
+    cohort = queue_of_groups("research", [resource_group(["cpu"], ["x"]), resource_group(["memory"], ["x"])],
+                             kind="Cohort")
     ac = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck",
           "metadata": {"name": "gpustack-node-devices"}}
-    qwen = md([role("prefill", itype=POOL, acceleratorKey="nvidia-l40s"), role("decode", "decode", itype=POOL)],
-              name="qwen", namespace="team-a")
-    llama = md([role("prefill", itype=POOL), role("decode", "decode", itype="gpustack--nvidia-a10g")],
-               name="llama", namespace="team-b")
+    qwen = pd_deployment([deployment_role("prefill", itype=POOL, acceleratorKey="nvidia-l40s"),
+                          deployment_role("decode", "decode", itype=POOL)], name="qwen", namespace="team-a")
+    llama = pd_deployment([deployment_role("prefill", itype=POOL),
+                           deployment_role("decode", "decode", itype="gpustack--nvidia-a10g")],
+                          name="llama", namespace="team-b")
     return [split, *flavors_for(split), team, cohort, ac, qwen, llama]
 
 
@@ -146,8 +155,8 @@ def test_live_sarif_and_json_locations(cli: Callable, apiserver: Callable) -> No
 
 def test_live_labels_are_gpustack(cli: Callable, apiserver: Callable) -> None:
     # a queue without the GPUStack label is linted by Kueue's rules only
-    plain = gpustack_cq(18, name="plain")
-    plain["metadata"]["labels"] = {k: v for k, v in GPUSTACK_LABELS.items() if "type" not in k}
+    plain = gpustack_queue(18, name="plain")
+    plain["metadata"]["labels"] = {k: v for k, v in GPUSTACK_QUEUE_LABELS.items() if "type" not in k}
     server, env = apiserver([plain, *flavors_for(plain)])
     res = cli(["lint"], env=env)
     assert ids(res.stdout) == ["PD101"]
@@ -169,7 +178,8 @@ def test_live_diff_and_fix_yaml(cli: Callable, apiserver: Callable) -> None:
 
 
 def test_live_old_kueue_serving_v1beta1_only(cli: Callable, apiserver: Callable) -> None:
-    q = cq("legacy", [group(["cpu"], ["default"])], api="v1beta1", cohort="research", admissionChecks=["gone"])
+    q = queue_of_groups("legacy", [resource_group(["cpu"], ["default"])], api="v1beta1", cohort="research",
+                        admissionChecks=["gone"])
     q["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"] = "2"
     rf = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "default"}}
     groups = {"": ["v1"], "kueue.x-k8s.io": ["v1beta1"], "apiextensions.k8s.io": ["v1"]}

@@ -9,12 +9,14 @@ import pytest
 
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.lint.context import LintContext
-from tests.test_lint_rules import md, role, run
+from tests.builders import deployment_role, pd_deployment
+from tests.test_lint_rules import run
 
 
 def per_replica(engine: Any = "vllm", router: dict[str, Any] | None = None,
                 prefill_args: list[str] | None = None, decode_args: list[str] | None = None) -> dict[str, Any]:
-    obj = md([role("prefill", extraArgs=prefill_args or []), role("decode", "decode", extraArgs=decode_args or [])])
+    obj = pd_deployment([deployment_role("prefill", extraArgs=prefill_args or []),
+                         deployment_role("decode", "decode", extraArgs=decode_args or [])])
     obj["spec"]["engine"] = engine
     if router is not None:
         obj["spec"]["router"] = router

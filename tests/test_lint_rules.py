@@ -12,46 +12,16 @@ from kubectl_pd.lint.context import LintContext, Malformed
 from kubectl_pd.lint.engine import LintResult, context_from, lint_objects
 from kubectl_pd.lint.limits import LEGACY, limits_for, parse_version
 from kubectl_pd.lint.rules import BY_NAME, RULES, all_rules, resolve
-from tests.builders import model_deployment
-
-CREDITS = "credits.gpustack.ai/nvidia"
-GPUSTACK_LABELS = {"resource.gpustack.ai/type": "instancetypes",
-                   "acceleratable.feature.gpustack.ai/nvidia-h20": "true"}
-
-
-def flavor(name: str, resources: list[str], quota: Any = "1") -> dict[str, Any]:
-    return {"name": name, "resources": [{"name": r, "nominalQuota": quota} for r in resources]}
-
-
-def group(covered: list[str], flavors: list[str] | list[dict[str, Any]], quota: Any = "1") -> dict[str, Any]:
-    fl = [f if isinstance(f, dict) else flavor(f, covered, quota) for f in flavors]
-    return {"coveredResources": list(covered), "flavors": fl}
-
-
-def cq(name: str = "q", groups: list[dict[str, Any]] | None = None, *, labels: dict[str, str] | None = None,
-       api: str = "v1beta2", kind: str = "ClusterQueue", annotations: dict[str, str] | None = None,
-       **spec: Any) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name}
-    if labels:
-        meta["labels"] = labels
-    if annotations:
-        meta["annotations"] = annotations
-    return {"apiVersion": f"kueue.x-k8s.io/{api}", "kind": kind, "metadata": meta,
-            "spec": {**spec, "resourceGroups": groups if groups is not None else []}}
-
-
-def gpustack_cq(flavors: int, per_group: int = 16, quota: str = "1600k", name: str = "gpustack--nvidia-h20") -> dict:
-    names = [f"gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-{i}d" for i in range(flavors)]
-    groups = [group([CREDITS], names[i:i + per_group], quota) for i in range(0, flavors, per_group)]
-    return cq(name, groups, labels=dict(GPUSTACK_LABELS))
-
-
-def md(roles: list[dict[str, Any]], name: str = "pd", namespace: str = "team-a") -> dict[str, Any]:
-    return model_deployment(name, namespace, {"model": {"name": "m"}, "engine": "vllm", "roles": roles})
-
-
-def role(name: str, kind: str = "prefill", itype: str = "gpustack--nvidia-h20", **kw: Any) -> dict[str, Any]:
-    return {"name": name, "kind": kind, "replicas": 1, "instanceType": itype, **kw}
+from tests.builders import (
+    CREDITS,
+    GPUSTACK_QUEUE_LABELS,
+    deployment_role,
+    flavor_quotas,
+    gpustack_queue,
+    pd_deployment,
+    queue_of_groups,
+    resource_group,
+)
 
 
 def run(*objs: dict[str, Any], ctx: LintContext | None = None) -> LintResult:
@@ -96,7 +66,7 @@ def test_versions_and_limits() -> None:
 # -- PD101 / PD102 --------------------------------------------------------------------------------
 
 def test_pd101_split_queue_points_at_later_group_with_kueue_text() -> None:
-    r = run(gpustack_cq(20))
+    r = run(gpustack_queue(20))
     [f] = only(r, "PD101")
     assert f.path_text == "spec.resourceGroups[1].coveredResources[0]"
     assert f.kueue_message == f'spec.resourceGroups[1].coveredResources[0]: Duplicate value: "{CREDITS}"'
@@ -105,12 +75,12 @@ def test_pd101_split_queue_points_at_later_group_with_kueue_text() -> None:
 
 
 def test_pd101_passes_for_one_group_of_64() -> None:
-    assert ids(run(gpustack_cq(64, per_group=64))) == []
+    assert ids(run(gpustack_queue(64, per_group=64))) == []
 
 
 def test_pd101_overlap_not_identical_and_within_group() -> None:
-    r = run(cq(groups=[group(["cpu", "memory"], ["a"]), group(["memory", "gpu"], ["b"]),
-                       group(["x", "x"], ["c"])]))
+    r = run(queue_of_groups(groups=[resource_group(["cpu", "memory"], ["a"]), resource_group(["memory", "gpu"], ["b"]),
+                                    resource_group(["x", "x"], ["c"])]))
     paths = [f.path_text for f in only(r, "PD101")]
     assert paths == ["spec.resourceGroups[1].coveredResources[0]", "spec.resourceGroups[2].coveredResources[1]"]
     assert "split" not in only(r, "PD101")[0].message
@@ -118,7 +88,7 @@ def test_pd101_overlap_not_identical_and_within_group() -> None:
 
 
 def test_pd102_flavor_in_two_groups_and_twice_in_one() -> None:
-    r = run(cq(groups=[group(["cpu"], ["a", "b", "a"]), group(["gpu"], ["b"])]))
+    r = run(queue_of_groups(groups=[resource_group(["cpu"], ["a", "b", "a"]), resource_group(["gpu"], ["b"])]))
     fs = only(r, "PD102")
     assert [f.path_text for f in fs] == ["spec.resourceGroups[0].flavors[2].name",
                                          "spec.resourceGroups[1].flavors[0].name"]
@@ -127,67 +97,69 @@ def test_pd102_flavor_in_two_groups_and_twice_in_one() -> None:
 
 
 def test_pd102_passes() -> None:
-    assert ids(run(cq(groups=[group(["cpu"], ["a", "b"]), group(["gpu"], ["c"])]))) == []
+    assert ids(run(queue_of_groups(groups=[resource_group(["cpu"], ["a", "b"]), resource_group(["gpu"], ["c"])]))) == []
 
 
 # -- PD103 - PD107: limits ------------------------------------------------------------------------
 
 def test_pd103_groups() -> None:
-    ok = cq(groups=[group([f"r{i}"], [f"f{i}"]) for i in range(16)])
-    bad = cq(groups=[group([f"r{i}"], [f"f{i}"]) for i in range(17)])
+    ok = queue_of_groups(groups=[resource_group([f"r{i}"], [f"f{i}"]) for i in range(16)])
+    bad = queue_of_groups(groups=[resource_group([f"r{i}"], [f"f{i}"]) for i in range(17)])
     assert ids(run(ok)) == []
     [f] = only(run(bad), "PD103")
     assert f.kueue_message == "spec.resourceGroups: Too many: 17: must have at most 16 items"
 
 
 def test_pd104_flavors_per_group_and_total_and_legacy() -> None:
-    assert ids(run(cq(groups=[group(["cpu"], [f"f{i}" for i in range(64)])]))) == []
-    [f] = only(run(cq(groups=[group(["cpu"], [f"f{i}" for i in range(65)])])), "PD104")
+    assert ids(run(queue_of_groups(groups=[resource_group(["cpu"], [f"f{i}" for i in range(64)])]))) == []
+    [f] = only(run(queue_of_groups(groups=[resource_group(["cpu"], [f"f{i}" for i in range(65)])])), "PD104")
     assert f.path_text == "spec.resourceGroups[0].flavors"
     assert f.message.startswith("Too many: 65: must have at most 64 items")
-    total = cq(groups=[group([f"r{g}"], [f"f{g}-{i}" for i in range(52)]) for g in range(5)])
+    total = queue_of_groups(groups=[resource_group([f"r{g}"], [f"f{g}-{i}" for i in range(52)]) for g in range(5)])
     [t] = only(run(total), "PD104")
     assert t.kueue_message == ("spec.resourceGroups: Invalid value: 260: total number of flavors across all "
                                "resourceGroups must be ≤ 256, got 260")
     legacy = LintContext(limits=LEGACY)
-    assert ids(run(cq(groups=[group(["cpu"], [f"f{i}" for i in range(16)])]), ctx=legacy)) == []
-    [old] = only(run(cq(groups=[group(["cpu"], [f"f{i}" for i in range(17)])]), ctx=LintContext(limits=LEGACY)),
+    assert ids(run(queue_of_groups(groups=[resource_group(["cpu"], [f"f{i}" for i in range(16)])]), ctx=legacy)) == []
+    [old] = only(run(queue_of_groups(groups=[resource_group(["cpu"], [f"f{i}" for i in range(17)])]),
+                     ctx=LintContext(limits=LEGACY)),
                  "PD104")
     assert "must have at most 16 items" in old.message and "before 0.14" in old.message
 
 
 def test_pd105_covered_resources() -> None:
-    assert ids(run(cq(groups=[group([f"r{i}" for i in range(64)], ["f"])]))) == []
-    [f] = only(run(cq(groups=[group([f"r{i}" for i in range(65)], ["f"])])), "PD105")
+    assert ids(run(queue_of_groups(groups=[resource_group([f"r{i}" for i in range(64)], ["f"])]))) == []
+    [f] = only(run(queue_of_groups(groups=[resource_group([f"r{i}" for i in range(65)], ["f"])])), "PD105")
     assert f.message.startswith("Too many: 65: must have at most 64 items")
-    total = cq(groups=[group([f"r{g}-{i}" for i in range(52)], [f"f{g}"]) for g in range(5)])
+    total = queue_of_groups(groups=[resource_group([f"r{g}-{i}" for i in range(52)], [f"f{g}"]) for g in range(5)])
     [t] = only(run(total), "PD105")
     assert "total number of covered resources across all resourceGroups must be ≤ 256, got 260" in t.message
-    [legacy] = only(run(cq(groups=[group([f"r{i}" for i in range(17)], ["f"])]), ctx=LintContext(limits=LEGACY)),
+    [legacy] = only(run(queue_of_groups(groups=[resource_group([f"r{i}" for i in range(17)], ["f"])]),
+                        ctx=LintContext(limits=LEGACY)),
                     "PD105")
     assert "at most 16 items" in legacy.message
 
 
 def test_pd106_order_count_and_repeat() -> None:
-    ok = cq(groups=[group(["cpu", "memory"], ["a"])])
+    ok = queue_of_groups(groups=[resource_group(["cpu", "memory"], ["a"])])
     assert ids(run(ok)) == []
-    swapped = cq(groups=[group(["cpu", "memory"], [flavor("a", ["memory", "cpu"])])])
+    swapped = queue_of_groups(groups=[resource_group(["cpu", "memory"], [flavor_quotas("a", ["memory", "cpu"])])])
     fs = only(run(swapped), "PD106")
     assert [f.path_text for f in fs] == ["spec.resourceGroups[0].flavors[0].resources[0].name",
                                          "spec.resourceGroups[0].flavors[0].resources[1].name"]
     assert fs[0].message.startswith('Invalid value: "memory": must match the name in coveredResources')
-    short = cq(groups=[group(["cpu", "memory"], [flavor("a", ["cpu"])])])
+    short = queue_of_groups(groups=[resource_group(["cpu", "memory"], [flavor_quotas("a", ["cpu"])])])
     [c] = only(run(short), "PD106")
     assert "flavors must have the same number of resources as the coveredResources" in c.message
     assert c.kueue_message.startswith('spec.resourceGroups[0]: Invalid value: "object"')
-    twice = cq(groups=[group(["cpu", "memory"], [flavor("a", ["cpu", "cpu"])])])
+    twice = queue_of_groups(groups=[resource_group(["cpu", "memory"], [flavor_quotas("a", ["cpu", "cpu"])])])
     assert any(f.message.startswith('Duplicate value: "cpu"') for f in only(run(twice), "PD106"))
 
 
 def test_pd107_flavor_resource_pairs() -> None:
-    ok = cq(groups=[group([f"r{i}" for i in range(8)], [f"f{i}" for i in range(64)])])
+    ok = queue_of_groups(groups=[resource_group([f"r{i}" for i in range(8)], [f"f{i}" for i in range(64)])])
     assert ids(run(ok)) == []
-    bad = cq(groups=[group([f"r{i}" for i in range(9)], [f"f{i}" for i in range(57)])])
+    bad = queue_of_groups(groups=[resource_group([f"r{i}" for i in range(9)], [f"f{i}" for i in range(57)])])
     [f] = only(run(bad), "PD107")
     assert f.message == ("Invalid value: 513: number of flavor-resource combinations in a resourceGroup must be "
                          "≤ 512, got 513")
@@ -197,7 +169,8 @@ def test_pd107_flavor_resource_pairs() -> None:
 # -- PD108 - PD110: quantities and limits ---------------------------------------------------------
 
 def _one(quota: dict[str, Any], **spec: Any) -> dict[str, Any]:
-    return cq(groups=[group(["cpu"], [{"name": "a", "resources": [{"name": "cpu", **quota}]}])], **spec)
+    return queue_of_groups(groups=[resource_group(["cpu"], [{"name": "a", "resources": [{"name": "cpu", **quota}]}])],
+                           **spec)
 
 
 def test_pd108_invalid_quantities() -> None:
@@ -219,8 +192,8 @@ def test_pd109_limits_need_a_cohort() -> None:
     assert fs[0].message.startswith('Invalid value: "2": must be nil when cohort is empty')
     # v1beta1's `cohort` is read as cohortName
     assert ids(run(_one({"nominalQuota": "4", "borrowingLimit": "2"}, api="v1beta1", cohort="c"))) == []
-    cohort = cq("root", [group(["cpu"], [{"name": "a", "resources": [{"name": "cpu", "nominalQuota": "4",
-                                                                       "lendingLimit": "1"}]}])], kind="Cohort")
+    limited = {"name": "a", "resources": [{"name": "cpu", "nominalQuota": "4", "lendingLimit": "1"}]}
+    cohort = queue_of_groups("root", [resource_group(["cpu"], [limited])], kind="Cohort")
     [c] = only(run(cohort), "PD109")
     assert "must be nil when parent is empty" in c.message
 
@@ -238,61 +211,64 @@ AC = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck", "metadat
 
 
 def test_pd111_only_when_flavors_are_known() -> None:
-    q = cq(groups=[group(["cpu"], ["a", "b", "c"])])
+    q = queue_of_groups(groups=[resource_group(["cpu"], ["a", "b", "c"])])
     assert "PD111" not in ids(run(q))  # no ResourceFlavor in the input: cannot tell
     fs = only(run(q, RF), "PD111")
     assert [f.path_text for f in fs] == ["spec.resourceGroups[0].flavors[1].name",
                                          "spec.resourceGroups[0].flavors[2].name"]
     assert fs[0].kueue_message == "Can't admit new workloads: references missing ResourceFlavor(s): b,c."
-    assert ids(run(cq(groups=[group(["cpu"], ["a"])]), RF)) == []
+    assert ids(run(queue_of_groups(groups=[resource_group(["cpu"], ["a"])]), RF)) == []
 
 
 def test_pd112_admission_checks_v1beta2_and_v1beta1() -> None:
-    v2 = cq(groups=[group(["cpu"], ["a"])],
-            admissionChecksStrategy={"admissionChecks": [{"name": "ok-check"}, {"name": "gone"}]})
+    v2 = queue_of_groups(groups=[resource_group(["cpu"], ["a"])],
+                         admissionChecksStrategy={"admissionChecks": [{"name": "ok-check"}, {"name": "gone"}]})
     assert "PD112" not in ids(run(v2))
     [f] = only(run(v2, AC), "PD112")
     assert f.path_text == "spec.admissionChecksStrategy.admissionChecks[1].name"
     assert "AdmissionCheckNotFound" in f.message and "references missing AdmissionCheck(s): gone." in f.message
-    v1 = cq(groups=[group(["cpu"], ["a"])], api="v1beta1", admissionChecks=["ok-check", "gone"])
+    v1 = queue_of_groups(groups=[resource_group(["cpu"], ["a"])], api="v1beta1", admissionChecks=["ok-check", "gone"])
     [g] = only(run(v1, AC), "PD112")
     assert g.path_text == "spec.admissionChecks[1]"
-    assert ids(run(cq(groups=[group(["cpu"], ["a"])],
-                      admissionChecksStrategy={"admissionChecks": [{"name": "ok-check"}]}), AC)) == []
+    assert ids(run(queue_of_groups(groups=[resource_group(["cpu"], ["a"])],
+                                   admissionChecksStrategy={"admissionChecks": [{"name": "ok-check"}]}), AC)) == []
 
 
 # -- PD2xx: GPUStack queues -----------------------------------------------------------------------
 
 def test_pd201_single_group() -> None:
-    assert ids(run(gpustack_cq(16))) == []
-    [f] = only(run(gpustack_cq(40)), "PD201")
+    assert ids(run(gpustack_queue(16))) == []
+    [f] = only(run(gpustack_queue(40)), "PD201")
     assert f.path_text == "spec.resourceGroups[1]" and "3 groups with 40 flavors" in f.message
     assert "16 flavors" in f.message
     # not a GPUStack queue: no PD201
-    plain = gpustack_cq(20)
+    plain = gpustack_queue(20)
     plain["metadata"].pop("labels")
     assert "PD201" not in ids(run(plain))
 
 
 def test_pd201_says_when_one_group_cannot_hold_them() -> None:
-    [f] = only(run(gpustack_cq(70)), "PD201")
+    [f] = only(run(gpustack_queue(70)), "PD201")
     assert "70 flavors exceed the 64" in f.message
 
 
 def test_pd202_covered_resource() -> None:
-    cpu = cq("gpustack--generic", [group(["cpu"], ["f"])], labels={"resource.gpustack.ai/type": "instancetypes"})
+    cpu = queue_of_groups("gpustack--generic", [resource_group(["cpu"], ["f"])],
+                          labels={"resource.gpustack.ai/type": "instancetypes"})
     assert ids(run(cpu)) == []
-    two = cq("g2", [group(["cpu", "memory"], ["f"])], labels={"resource.gpustack.ai/type": "instancetypes"})
+    two = queue_of_groups("g2", [resource_group(["cpu", "memory"], ["f"])],
+                          labels={"resource.gpustack.ai/type": "instancetypes"})
     [f] = only(run(two), "PD202")
     assert f.path_text == "spec.resourceGroups[0].coveredResources"
-    wrong_maker = cq("g3", [group(["credits.gpustack.ai/amd"], ["f"])], labels=dict(GPUSTACK_LABELS))
+    wrong_maker = queue_of_groups("g3", [resource_group(["credits.gpustack.ai/amd"], ["f"])],
+                                  labels=dict(GPUSTACK_QUEUE_LABELS))
     [m] = only(run(wrong_maker), "PD202")
     assert "expected credits.gpustack.ai/nvidia" in m.message
 
 
 def test_pd203_whole_cards_is_a_warning() -> None:
-    assert ids(run(gpustack_cq(2, quota="3200k"))) == []
-    r = run(gpustack_cq(2, quota="1000k"))
+    assert ids(run(gpustack_queue(2, quota="3200k"))) == []
+    r = run(gpustack_queue(2, quota="1000k"))
     assert ids(r) == ["PD203", "PD203"] and r.errors == 0 and r.warnings == 2
     assert "0.625 cards" in r.findings[0].message
 
@@ -300,7 +276,7 @@ def test_pd203_whole_cards_is_a_warning() -> None:
 # -- suppression ----------------------------------------------------------------------------------
 
 def test_suppression_by_id_and_name() -> None:
-    q = gpustack_cq(20, quota="1000k")
+    q = gpustack_queue(20, quota="1000k")
     q["metadata"]["annotations"] = {"kubectl-pd.io/ignore": "PD203, gpustack-single-group"}
     r = run(q)
     assert ids(r) == ["PD101"] and r.suppressed == 21
@@ -313,36 +289,37 @@ def test_suppression_by_id_and_name() -> None:
 # -- PD3xx: ModelDeployments ----------------------------------------------------------------------
 
 def test_pd301_roles_count() -> None:
-    assert ids(run(md([role("prefill"), role("decode", "decode")]))) == []
-    assert ids(run(md([]))) == ["PD301"]
-    many = [role(f"s{i}", "server") for i in range(11)]
-    assert "PD301" in ids(run(md(many)))
+    assert ids(run(pd_deployment([deployment_role("prefill"), deployment_role("decode", "decode")]))) == []
+    assert ids(run(pd_deployment([]))) == ["PD301"]
+    many = [deployment_role(f"s{i}", "server") for i in range(11)]
+    assert "PD301" in ids(run(pd_deployment(many)))
 
 
 def test_pd302_role_name() -> None:
-    r = run(md([role("Prefill"), role("decode", "decode"), role("decode", "server")]))
+    r = run(pd_deployment([deployment_role("Prefill"), deployment_role("decode", "decode"),
+                           deployment_role("decode", "server")]))
     assert ids(r).count("PD302") == 2
     assert only(r, "PD302")[0].path_text == "spec.roles[0].name"
 
 
 def test_pd303_instance_type_mismatch_pd_atomic_only() -> None:
-    roles = [role("prefill"), role("decode", "decode", itype="gpustack--nvidia-a10g")]
-    [f] = only(run(md(roles)), "PD303")
+    roles = [deployment_role("prefill"), deployment_role("decode", "decode", itype="gpustack--nvidia-a10g")]
+    [f] = only(run(pd_deployment(roles)), "PD303")
     assert "one queueName" in f.message and "acceleratorKey" in f.message
-    assert "PD303" not in ids(run(md(roles), ctx=LintContext(profile="per-replica")))
+    assert "PD303" not in ids(run(pd_deployment(roles), ctx=LintContext(profile="per-replica")))
 
 
 def test_pd304_role_kind() -> None:
-    assert only(run(md([role("a", "server"), role("b", "prefill")])), "PD304")
-    assert only(run(md([role("a", "decode"), role("b", "decode")])), "PD304")
-    assert only(run(md([role("a", "leader")])), "PD304")
-    assert ids(run(md([role("a", "server"), role("b", "server")]))) == []
+    assert only(run(pd_deployment([deployment_role("a", "server"), deployment_role("b", "prefill")])), "PD304")
+    assert only(run(pd_deployment([deployment_role("a", "decode"), deployment_role("b", "decode")])), "PD304")
+    assert only(run(pd_deployment([deployment_role("a", "leader")])), "PD304")
+    assert ids(run(pd_deployment([deployment_role("a", "server"), deployment_role("b", "server")]))) == []
 
 
 def test_pd305_replicas() -> None:
-    r = role("a", "server")
+    r = deployment_role("a", "server")
     r["replicas"] = 0
-    [f] = only(run(md([r])), "PD305")
+    [f] = only(run(pd_deployment([r])), "PD305")
     assert f.path_text == "spec.roles[0].replicas"
 
 
@@ -353,17 +330,18 @@ POOL_RF = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
 
 
 def test_pd306_shape_and_pool() -> None:
-    bad_shape = md([role("prefill", acceleratorKey="H20!"), role("decode", "decode")])
+    bad_shape = pd_deployment([deployment_role("prefill", acceleratorKey="H20!"), deployment_role("decode", "decode")])
     assert ids(run(bad_shape)) == ["PD306"]
-    pool = gpustack_cq(1)
-    offered = md([role("prefill", acceleratorKey="nvidia-h20"), role("decode", "decode")])
-    not_offered = md([role("prefill", acceleratorKey="nvidia-l40s"), role("decode", "decode")])
+    pool = gpustack_queue(1)
+    decode = deployment_role("decode", "decode")
+    offered = pd_deployment([deployment_role("prefill", acceleratorKey="nvidia-h20"), decode])
+    not_offered = pd_deployment([deployment_role("prefill", acceleratorKey="nvidia-l40s"), decode])
     assert ids(run(pool, POOL_RF, offered)) == []
     [f] = only(run(pool, POOL_RF, not_offered), "PD306")
     assert "nvidia-l40s" in f.message and "use one of nvidia-h20" in f.message
     # no flavors known, or a pool with no flavors yet: not a finding
     assert ids(run(pool, not_offered)) == []
-    empty_pool = cq("gpustack--nvidia-h20", [], labels=dict(GPUSTACK_LABELS))
+    empty_pool = queue_of_groups("gpustack--nvidia-h20", [], labels=dict(GPUSTACK_QUEUE_LABELS))
     assert ids(run(empty_pool, POOL_RF, not_offered)) == []
 
 
@@ -396,12 +374,12 @@ def test_findings_carry_file_and_line() -> None:
 
 
 def test_resource_groups_not_a_list_is_malformed() -> None:
-    bad = cq()
+    bad = queue_of_groups()
     bad["spec"]["resourceGroups"] = {"coveredResources": ["cpu"]}
     with pytest.raises(Malformed) as e:
         run(bad)
     assert e.value.path == ("spec", "resourceGroups") and "not a list" in e.value.message
-    flavors_bad = cq(groups=[{"coveredResources": ["cpu"], "flavors": "a"}])
+    flavors_bad = queue_of_groups(groups=[{"coveredResources": ["cpu"], "flavors": "a"}])
     with pytest.raises(Malformed):
         run(flavors_bad)
 
@@ -409,14 +387,14 @@ def test_resource_groups_not_a_list_is_malformed() -> None:
 def test_empty_group_lists_are_refused_and_an_empty_split_group_is_fixed() -> None:
     from kubectl_pd.lint.fix import plan_fix
 
-    q = gpustack_cq(16)
+    q = gpustack_queue(16)
     q["spec"]["resourceGroups"].append({"coveredResources": [CREDITS], "flavors": []})
     r = run(q)
     [f] = only(r, "PD104")
     assert f.path_text == "spec.resourceGroups[1].flavors" and "at least 1 items" in f.message
     fx = plan_fix(q, LintContext())
     assert fx.after is not None and len(fx.after["spec"]["resourceGroups"]) == 1 and not fx.remaining
-    [c] = only(run(cq(groups=[{"coveredResources": [], "flavors": []}])), "PD105")
+    [c] = only(run(queue_of_groups(groups=[{"coveredResources": [], "flavors": []}])), "PD105")
     assert "at least one resource" in c.message
 
 
@@ -429,8 +407,9 @@ def test_a_flavor_shape_memo_tells_true_from_1_and_cohorts_apart(order: str) -> 
     flavors = [{"name": "a", "resources": [dict(same)]}, {"name": "b", "resources": [dict(as_bool)]}]
     if order == "faulty first":
         flavors.reverse()
-    alone = cq("alone", [{"coveredResources": ["gpu"], "flavors": flavors}])
-    shared = cq("shared", [{"coveredResources": ["gpu"], "flavors": copy.deepcopy(flavors)}], cohortName="pool")
+    alone = queue_of_groups("alone", [{"coveredResources": ["gpu"], "flavors": flavors}])
+    shared = queue_of_groups("shared", [{"coveredResources": ["gpu"], "flavors": copy.deepcopy(flavors)}],
+                             cohortName="pool")
     result = run(alone, shared)
     b = 1 if order == "clean first" else 0  # flavor b holds the boolean
     found = sorted((f.obj.name, f.rule_id, f.path[4], f.path[-1]) for f in result.findings)
