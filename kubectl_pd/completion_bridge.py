@@ -77,15 +77,34 @@ def _reachable(opts: ClusterOptions) -> bool:  # noqa: F821 - imported by the ca
     if proxy:
         return True
     import socket
-    from urllib.parse import urlsplit
 
-    parts = urlsplit(server)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    where = _host_port(server)
+    if where is None:  # userinfo, an IPv6 literal, ...: the URL parser's job
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(server)
+        where = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+    host, port = where
     try:
-        socket.create_connection((parts.hostname or "", port), timeout=opts.request_timeout).close()
+        # an ASCII name as bytes: str would load the IDNA codec first (unicodedata, stringprep)
+        socket.create_connection((host.encode() if host.isascii() else host, port),
+                                 timeout=opts.request_timeout).close()
     except OSError:
         return False
     return True
+
+
+def _host_port(server: str) -> tuple[str, int] | None:
+    """(host, port) of a plain `scheme://host[:port][/path]`, without loading urllib.parse (and with it
+    ipaddress) on a Tab press; None for any other shape."""
+    scheme, sep, rest = server.partition("://")
+    netloc = rest.split("/", 1)[0].split("?", 1)[0]
+    if not sep or not netloc or "@" in netloc or "[" in netloc:
+        return None
+    host, _, port = netloc.partition(":")
+    if not host or (port and not (port.isascii() and port.isdigit())):
+        return None
+    return host.lower(), int(port) if port else (443 if scheme == "https" else 80)
 
 
 def main() -> None:

@@ -66,3 +66,19 @@ def test_a_live_tab_loads_only_what_the_lookup_needs(apiserver: Callable) -> Non
                        capture_output=True, text=True, timeout=30,
                        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", **env})
     assert (p.stdout, p.stderr) == ("qwen-pd\n:4\n[]\n", "")
+
+
+@pytest.mark.parametrize("server", ["https://127.0.0.1:6443", "https://kube.example", "http://kube.example/",
+                                    "https://Kube.Example:8443/prefix?x=1", "https://u:p@kube.example:1",
+                                    "https://[fd00::1]:6443", "https://kube.example:port", "kube.example:6443"])
+def test_host_port_agrees_with_the_url_parser_or_defers_to_it(server: str) -> None:
+    from urllib.parse import urlsplit
+
+    from kubectl_pd.completion_bridge import _host_port
+
+    found = _host_port(server)
+    if found is not None:
+        parts = urlsplit(server)
+        assert found == (parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+    else:
+        assert any(c in server for c in "@[") or "://" not in server or server.endswith(":port")

@@ -185,12 +185,14 @@ def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
     kubectl honours both the kubeconfig's `proxy-url` (which wins) and the environment. NO_PROXY
     entries are host suffixes, IPs, CIDRs, optional `:port`, or `*`.
     """
-    from urllib.parse import urlsplit
-
     env = dict(os.environ) if env is None else env
 
     def get(name: str) -> str:
         return env.get(name) or env.get(name.lower()) or ""
+
+    if not get("HTTPS_PROXY") and not get("HTTP_PROXY"):
+        return None  # the common case, decided before the URL parser loads (a Tab press pays for it)
+    from urllib.parse import urlsplit
 
     parts = urlsplit(server)
     proxy = get("HTTPS_PROXY") if parts.scheme == "https" else get("HTTP_PROXY")
