@@ -126,7 +126,7 @@ def _kueue_crd(tag: str, name: str) -> dict[str, Any]:
         pytest.skip("no mirror of kubernetes-sigs/kueue on this machine")
     text = subprocess.run(["git", "-C", str(MIRROR), "show", f"{tag}:config/components/crd/bases/{name}"],
                           capture_output=True, text=True, check=True).stdout
-    return yaml.safe_load(text)
+    return yaml.load(text, Loader=yaml.CSafeLoader)  # the C loader: Kueue's CRDs are large
 
 
 @pytest.mark.parametrize("tag", ["v0.18.4", "v0.19.2"])
