@@ -79,11 +79,11 @@ def _reachable(opts: ClusterOptions) -> bool:  # noqa: F821 - imported by the ca
     import socket
 
     where = _host_port(server)
-    if where is None:  # userinfo, an IPv6 literal, ...: the URL parser's job
-        from urllib.parse import urlsplit
+    if where is None:  # userinfo, an IPv6 literal, ...: read as the HTTP path itself reads it
+        from kubectl_pd.cluster.pool import Route
 
-        parts = urlsplit(server)
-        where = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+        route = Route.of(server, None, None)
+        where = route.host, route.port
     host, port = where
     try:
         # an ASCII name as bytes: str would load the IDNA codec first (unicodedata, stringprep)
