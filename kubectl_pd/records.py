@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 
 __all__ = ["dataclass", "field", "replace"]
 
+# What a type checker reads: the standard library's decorator, so mypy's dataclass plugin types the
+# classes (their `__init__`, fields, frozenness). What runs is `_dataclass`/`_field` below (the end of
+# this file binds them); tests/test_records.py holds the two side by side.
+
 
 _STDLIB_IS_FAST = sys.version_info >= (3, 13)
 _NOT_PLAIN = ("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
@@ -68,7 +72,7 @@ class Spec:
         self.type: Any = None
 
 
-def field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True,  # noqa: A002
+def _field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True,  # noqa: A002
           hash: bool | None = None, compare: bool = True) -> Any:  # noqa: A002
     """`dataclasses.field`, for the parameters this package uses."""
     return Spec(default, default_factory, repr, hash, compare)
@@ -87,7 +91,7 @@ def replace(obj: T, /, **changes: Any) -> T:
     return type(obj)(**{n: changes[n] if n in changes else getattr(obj, n) for n in specs})
 
 
-def dataclass(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
+def _dataclass(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
     """`dataclasses.dataclass(cls)` or `dataclasses.dataclass(frozen=True)(cls)`."""
     if cls is None:
         return lambda c: _make(c, frozen)
@@ -107,7 +111,7 @@ def _make(cls: type[T], frozen: bool) -> type[T]:
     cls._records_specs = specs  # type: ignore[attr-defined]
     cls.__dataclass_fields__ = _OnFirstRead("__dataclass_fields__", _stdlib_fields)  # type: ignore[attr-defined]
     cls.__dataclass_params__ = _OnFirstRead("__dataclass_params__", _stdlib_params)  # type: ignore[attr-defined]
-    cls.__match_args__ = tuple(specs)  # type: ignore[attr-defined]
+    setattr(cls, "__match_args__", tuple(specs))  # noqa: B010  # a type checker takes it for read-only
     _add_methods(cls, specs, frozen)
     return cls
 
@@ -196,7 +200,7 @@ def _frozen_error(message: str) -> Exception:
     return FrozenInstanceError(message)
 
 
-def _add_methods(cls: type, fields: dict[str, Spec], frozen: bool) -> None:
+def _add_methods(cls: type[Any], fields: dict[str, Spec], frozen: bool) -> None:
     """The methods the standard library would write. Only `__init__` runs often enough to be worth
     compiling, and it is compiled when the class is first instantiated (a run that never makes a class
     never pays for it); the others are closures over the field names."""
@@ -295,3 +299,9 @@ def _compiled_init(cls: type, fields: dict[str, Spec], frozen: bool) -> Callable
     init = made["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:
+    dataclass, field = _dataclass, _field
