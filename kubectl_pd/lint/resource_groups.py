@@ -8,6 +8,7 @@ Messages start with Kueue's own wording (`Duplicate value: "x"`, `Invalid value:
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -65,7 +66,8 @@ def parent_field(obj: Obj, raw: Obj | None) -> tuple[bool, str]:
     A v1beta1 ClusterQueue knows only `spec.cohort`: `cohortName` written there is an unknown field, so
     the queue as written (`raw`, before normalisation) decides; without it the normalised object does.
     """
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = obj.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
     if obj.get("kind") == "Cohort":
         return bool(spec.get("parentName")), "parent"
     raw_spec = raw.get("spec") if isinstance(raw, dict) else None
@@ -115,8 +117,11 @@ def check_shape(obj: Obj) -> None:
                                 f"{format_path(fp)}.resources is not a list of mappings with a name")
 
 
+_TYPE_WORDS: dict[type, str] = {dict: "a mapping", list: "a list", str: "a string"}
+
+
 def _type(v: object) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string"}.get(type(v), type(v).__name__)
+    return _TYPE_WORDS.get(type(v), type(v).__name__)
 
 
 def _q(value: object) -> str:
@@ -214,7 +219,7 @@ def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj |
             resources: list[dict[str, Any]] = fl.get("resources") or []
             pairs += len(resources)
             key = flavor_key(resources)
-            clean = False
+            clean: bool | None = False
             if key is not None:
                 clean = verdicts.get((key, "resources" in fl))
                 if clean is None:
@@ -385,40 +390,52 @@ def _check_references(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Findin
     """PD111/PD112: Kueue keeps a queue inactive while a flavor or admission check it names is missing."""
     out: list[Finding] = []
     if ctx.flavors is not None:
-        missing: list[tuple[PathT, str]] = []
-        for i, g in enumerate(groups_of(obj)):
-            for j, f in enumerate(g.get("flavors") or []):
-                if f["name"] not in ctx.flavors and f["name"] not in [n for _, n in missing]:
-                    missing.append(((*GROUPS, i, "flavors", j, "name"), f["name"]))
-        if missing:
-            names = ",".join(n for _, n in missing)
-            cond = f"Can't admit new workloads: references missing ResourceFlavor(s): {names}."
-            for path, name in missing:
-                out.append(Finding("PD111", ref, path,
-                                   f'ResourceFlavor "{name}" does not exist: Kueue keeps the queue inactive '
-                                   f'(Active=False, reason FlavorNotFound: "{cond}")', cond))
+        out += _missing_flavors(obj, ref, ctx.flavors)
     if ctx.admission_checks is not None:
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-        strategy = spec.get("admissionChecksStrategy")
-        checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
-        # normalize() turns v1beta1's flat `admissionChecks: [name]` into name-only strategy entries
-        v1beta1 = str(obj.get("apiVersion", "")).endswith("/v1beta1") and all(
-            isinstance(c, dict) and set(c) == {"name"} for c in (checks or []))
-        missing_ac: list[tuple[PathT, str]] = []
-        for i, c in enumerate(checks if isinstance(checks, list) else []):
-            name = c.get("name") if isinstance(c, dict) else None
-            if isinstance(name, str) and name not in ctx.admission_checks:
-                path: PathT = ("spec", "admissionChecks", i) if v1beta1 else (
-                    "spec", "admissionChecksStrategy", "admissionChecks", i, "name")
-                missing_ac.append((path, name))
-        if missing_ac:
-            cond = ("Can't admit new workloads: references missing AdmissionCheck(s): "
-                    f"{','.join(n for _, n in missing_ac)}.")
-            for path, name in missing_ac:
-                out.append(Finding("PD112", ref, path,
-                                   f'AdmissionCheck "{name}" does not exist: Kueue keeps the queue inactive '
-                                   f'(Active=False, reason AdmissionCheckNotFound: "{cond}")', cond))
+        out += _missing_admission_checks(obj, ref, ctx.admission_checks)
     return out
+
+
+def _missing_flavors(obj: Obj, ref: ObjectRef, known: Container[str]) -> list[Finding]:
+    """PD111: a flavor named in the resource groups that the cluster does not have."""
+    missing: list[tuple[PathT, str]] = []
+    for i, g in enumerate(groups_of(obj)):
+        for j, f in enumerate(g.get("flavors") or []):
+            if f["name"] not in known and f["name"] not in [n for _, n in missing]:
+                missing.append(((*GROUPS, i, "flavors", j, "name"), f["name"]))
+    if not missing:
+        return []
+    names = ",".join(n for _, n in missing)
+    cond = f"Can't admit new workloads: references missing ResourceFlavor(s): {names}."
+    return [Finding("PD111", ref, path,
+                    f'ResourceFlavor "{name}" does not exist: Kueue keeps the queue inactive '
+                    f'(Active=False, reason FlavorNotFound: "{cond}")', cond)
+            for path, name in missing]
+
+
+def _missing_admission_checks(obj: Obj, ref: ObjectRef, known: Container[str]) -> list[Finding]:
+    """PD112: an admission check the queue names that the cluster does not have."""
+    spec = obj.get("spec")
+    strategy = spec.get("admissionChecksStrategy") if isinstance(spec, dict) else None
+    checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
+    # normalize() turns v1beta1's flat `admissionChecks: [name]` into name-only strategy entries
+    v1beta1 = str(obj.get("apiVersion", "")).endswith("/v1beta1") and all(
+        isinstance(c, dict) and set(c) == {"name"} for c in (checks or []))
+    missing: list[tuple[PathT, str]] = []
+    for i, c in enumerate(checks if isinstance(checks, list) else []):
+        name = c.get("name") if isinstance(c, dict) else None
+        if isinstance(name, str) and name not in known:
+            path: PathT = ("spec", "admissionChecks", i) if v1beta1 else (
+                "spec", "admissionChecksStrategy", "admissionChecks", i, "name")
+            missing.append((path, name))
+    if not missing:
+        return []
+    cond = ("Can't admit new workloads: references missing AdmissionCheck(s): "
+            f"{','.join(n for _, n in missing)}.")
+    return [Finding("PD112", ref, path,
+                    f'AdmissionCheck "{name}" does not exist: Kueue keeps the queue inactive '
+                    f'(Active=False, reason AdmissionCheckNotFound: "{cond}")', cond)
+            for path, name in missing]
 
 
 def flavor_set(obj: Obj) -> set[str]:

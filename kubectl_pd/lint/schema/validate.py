@@ -90,7 +90,7 @@ def _is_day(y: int, mo: int, d: int) -> bool:
 
 def _is_date(v: str) -> bool:
     m = _DATE.match(v)
-    return bool(m) and _is_day(*(int(x) for x in m.groups()))
+    return m is not None and _is_day(*(int(x) for x in m.groups()))
 
 
 def _is_ip(v: str, version: int) -> bool:
@@ -324,42 +324,61 @@ def _go(v: object) -> str:
 
 def _object(v: Obj, s: Obj, path: PathT, out: Outcome) -> Obj:
     """Check an object's fields; copy it only when CEL must see something else (defaults, pruned nulls)."""
-    props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
-    additional = s.get("additionalProperties")
-    preserve = bool(s.get("x-kubernetes-preserve-unknown-fields")) or additional is True
-    embedded = bool(s.get("x-kubernetes-embedded-resource"))
+    props = s.get("properties")
+    props = props if isinstance(props, dict) else {}
+    checked = _object_fields(v, s, props, path, out)
+    seen = _fill_defaults(v, checked, props, out)
+    for k in s.get("required") or []:
+        if seen.get(k) is None:
+            out.violations.append(Violation((*path, k), "Required value"))
+    return seen
+
+
+def _object_fields(v: Obj, s: Obj, props: Obj, path: PathT, out: Outcome) -> Obj | None:
+    """Walk each field by its schema; a copy of the object when a field changed, else None."""
     result: Obj | None = None  # copy-on-write: most objects have no default to fill in
     for k, x in v.items():
         ps = props.get(k)
         if x is None and not (isinstance(ps, dict) and ps.get("nullable")):
             result = result if result is not None else {kk: vv for kk, vv in v.items() if vv is not None}
             continue  # the server prunes nulls of non-nullable fields
-        if isinstance(ps, dict):
-            y = _walk(x, ps, (*path, k), out)
-        elif isinstance(additional, dict):
-            y = _walk(x, additional, (*path, k), out)
-        elif preserve or (embedded and k in ("apiVersion", "kind", "metadata")):
+        fs = _field_schema(k, ps, s, props, path, out)
+        if fs is None:
             continue
-        elif out.value_only:
-            continue  # a branch of anyOf/allOf/oneOf/not prunes nothing: the structural schema does
-        elif props or additional is False or s.get("type") == "object":
-            unknown = format_path((*path, k))
-            out.violations.append(Violation((*path, k), f'strict decoding error: unknown field "{unknown}"'))
-            continue
-        else:
-            continue
+        y = _walk(x, fs, (*path, k), out)
         if y is not x:
             result = result if result is not None else dict(v)
             result[k] = y
+    return result
+
+
+def _field_schema(k: str, ps: Any, s: Obj, props: Obj, path: PathT, out: Outcome) -> Obj | None:
+    """The schema field `k` is checked against; None when it is not checked (kept, or unknown and reported)."""
+    additional = s.get("additionalProperties")
+    if isinstance(ps, dict):
+        return ps
+    if isinstance(additional, dict):
+        return additional
+    preserve = bool(s.get("x-kubernetes-preserve-unknown-fields")) or additional is True
+    embedded = bool(s.get("x-kubernetes-embedded-resource"))
+    if preserve or (embedded and k in ("apiVersion", "kind", "metadata")):
+        return None
+    if out.value_only:
+        return None  # a branch of anyOf/allOf/oneOf/not prunes nothing: the structural schema does
+    if props or additional is False or s.get("type") == "object":
+        unknown = format_path((*path, k))
+        out.violations.append(Violation((*path, k), f'strict decoding error: unknown field "{unknown}"'))
+    return None
+
+
+def _fill_defaults(v: Obj, result: Obj | None, props: Obj, out: Outcome) -> Obj:
+    """The object as CEL sees it: the walked copy (or `v`) with absent fields' defaults filled in."""
     seen = result if result is not None else v
     for k, ps in props.items():
         if k not in seen and isinstance(ps, dict) and "default" in ps and not out.value_only:
             result = result if result is not None else dict(v)
             result[k] = copy.deepcopy(ps["default"])
             seen = result
-    for k in s.get("required") or []:
-        if seen.get(k) is None:
-            out.violations.append(Violation((*path, k), "Required value"))
     return seen
 
 
