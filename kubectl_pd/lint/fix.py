@@ -69,11 +69,11 @@ def canonical_groups(groups: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
             by_set[key] = len(out)
         out.append(new)
     for target, sources in merged.items():
-        names = ", ".join(f"[{i}]" for i, _ in sources)
-        moved = sum(n for _, n in sources)
-        cov = ", ".join(out[target].get("coveredResources") or [])
-        changes.append(f"merged spec.resourceGroups{names} ({moved} flavors) into spec.resourceGroups[{target}], "
-                       f"which covers the same {cov}")
+        indexes = ", ".join(f"[{i}]" for i, _ in sources)
+        count = sum(n for _, n in sources)
+        covered = ", ".join(out[target].get("coveredResources") or [])
+        changes.append(f"merged spec.resourceGroups{indexes} ({count} flavors) into spec.resourceGroups[{target}], "
+                       f"which covers the same {covered}")
     for i, g in enumerate(out):
         cov = list(g.get("coveredResources") or [])
         seen: set[str] = set()

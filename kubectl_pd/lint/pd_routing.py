@@ -221,11 +221,11 @@ def check_owned_keys(spec: Any, ref: ObjectRef) -> list[Finding]:
     if engine not in OWNED_ARGS:
         return []
     out: list[Finding] = []
-    roles = spec.get("roles") if isinstance(spec.get("roles"), list) else []
+    roles = _list(spec.get("roles"))
     for i, r in enumerate(roles):
         if not isinstance(r, dict) or r.get("command"):
             continue  # a take-over role owns its whole argv: extraArgs is not read
-        args = r.get("extraArgs") if isinstance(r.get("extraArgs"), list) else []
+        args = _list(r.get("extraArgs"))
         for k, a in enumerate(args):
             flag = str(a).split("=", 1)[0]
             if flag in OWNED_ARGS[engine]:
@@ -233,7 +233,7 @@ def check_owned_keys(spec: Any, ref: ObjectRef) -> list[Finding]:
                                    f'Forbidden: "{flag}" is owned by the operator for engine {engine}: it renders '
                                    f"it and refuses a second value; to own it, take over the command line "
                                    f"(spec.roles[{i}].command)", extra={"key": flag, "engine": engine}))
-        env = r.get("env") if isinstance(r.get("env"), list) else []
+        env = _list(r.get("env"))
         for k, e in enumerate(env):
             name = e.get("name") if isinstance(e, dict) else None
             if name in OWNED_ENV[engine]:
