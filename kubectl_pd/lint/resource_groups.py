@@ -17,6 +17,7 @@ from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.lint.context import LintContext, Malformed
 from kubectl_pd.lint.findings import Finding, ObjectRef, PathT, format_path
 from kubectl_pd.lint.limits import Limits
+from kubectl_pd.lint.rules import RuleId
 
 Obj = dict[str, Any]
 QUANTITY_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
@@ -147,7 +148,7 @@ def split_hint(groups: list[dict[str, Any]], cov: list[str], k: int, i: int, lim
             f"{lim.version_text} allows: use coarser flavors or split the pool across ClusterQueues")
 
 
-def _finding(ref: ObjectRef, rule: str, path: PathT, message: str, kueue: str | None = None) -> Finding:
+def _finding(ref: ObjectRef, rule: RuleId, path: PathT, message: str, kueue: str | None = None) -> Finding:
     """A finding, with Kueue's own words prefixed by the field path as its webhook prints them."""
     return Finding(rule, ref, path, message, f"{format_path(path)}: {kueue}" if kueue else None)
 
