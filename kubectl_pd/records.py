@@ -1,6 +1,6 @@
 """`dataclass` that compiles only `__init__`, and only when first used: start-up time.
 
-Python 3.11 and 3.12 compile a dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and, when frozen,
+The standard library compiles a dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and, when frozen,
 `__setattr__` and `__delattr__` with one `compile` each, and importing `dataclasses` imports `inspect`. A
 live `why-pending` defines some sixty dataclasses before its first request; counted under callgrind, doing
 it this way took out about a quarter of all the instructions the command ran (docs/benchmarks.md), and a
@@ -13,9 +13,12 @@ The classes stay dataclasses to the standard library: reading `__dataclass_field
 so `dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work as usual. Only what this package
 uses is handled here (`@dataclass`, `@dataclass(frozen=True)`, `field(default=, default_factory=, repr=,
 compare=, hash=)`); anything else (a base dataclass, `__post_init__`, `ClassVar`/`InitVar`/`KW_ONLY`
-annotations, a mutable default) is given to the standard library unchanged, and so is everything on
-Python 3.13+, which compiles a class's methods in one go itself. `tests/test_records.py` holds the two
-side by side.
+annotations, a required field after a defaulted one, a mutable default) is given to the standard library
+unchanged. Python 3.13 compiles a class's methods in one `exec`, but it still imports `dataclasses` and
+`inspect` and compiles at definition: measured with bench/bench_records.py, this path stays the faster
+there too, so it is used on 3.11 to 3.13. On 3.14 and later, where class annotations are evaluated
+lazily (PEP 649/749) and this module has not been tested, every class goes to the standard library.
+`tests/test_records.py` holds the two side by side, on hand-written and on generated class shapes.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ __all__ = ["dataclass", "field", "replace"]
 # this file binds them); tests/test_records.py holds the two side by side.
 
 
-_STDLIB_IS_FAST = sys.version_info >= (3, 13)
+_HAND_BACK = sys.version_info >= (3, 14)  # not tested there: the standard library's dataclass for every class
 _NOT_PLAIN = ("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
 
 
@@ -99,7 +102,7 @@ def _dataclass(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
 
 
 def _make(cls: type[T], frozen: bool) -> type[T]:
-    specs = None if _STDLIB_IS_FAST else _plain_specs(cls)
+    specs = None if _HAND_BACK else _plain_specs(cls)
     if specs is None:
         return _standard(cls, frozen)
     for name, f in specs.items():  # what the standard library does with class attributes
@@ -133,6 +136,7 @@ def _plain_specs(cls: type) -> dict[str, Spec] | None:
         return None
     stdlib = sys.modules.get("dataclasses")
     specs: dict[str, Spec] = {}
+    defaulted = False
     for name, ann in d.get("__annotations__", {}).items():
         if not isinstance(ann, str) or ann.startswith(_NOT_PLAIN):
             return None
@@ -142,6 +146,10 @@ def _plain_specs(cls: type) -> dict[str, Spec] | None:
         spec = value if isinstance(value, Spec) else Spec(value, MISSING, True, None, True)
         if spec.default is not MISSING and spec.default.__class__.__hash__ is None:
             return None  # a mutable default: the standard library refuses it with its own error
+        required = spec.default is MISSING and spec.default_factory is MISSING
+        if required and defaulted:
+            return None  # a required field after a defaulted one: refused there, at definition
+        defaulted = defaulted or not required
         spec.type = ann
         specs[name] = spec
     return specs
