@@ -220,39 +220,52 @@ def _composite(v: Any, s: Obj, path: PathT, out: Outcome) -> None:
     failed; kube-openapi counts passed checks to choose, which this walk does not keep). The finding is
     placed at the value's own path so it has a line; the message is the server's.
     """
-    add = out.violations.append
     where = format_path(path)
     branches = s.get("anyOf")
     if isinstance(branches, list) and branches and not _any_type_only(v, branches):
-        first: list[Violation] | None = None
-        for b in branches:  # the first branch that holds settles it
-            r = _sub(v, b, path)
-            if not r:
-                break
-            first = r if first is None else first
-        else:
-            add(Violation(path, f'Invalid value: "": "{where}" must validate at least one schema (anyOf)'))
-            out.violations.extend(first or [])
+        out.violations += _any_of(v, branches, path, where)
     branches = s.get("oneOf")
     if isinstance(branches, list) and branches:
-        results = [_sub(v, b, path) for b in branches]
-        valid = sum(1 for r in results if not r)
-        if valid != 1:
-            found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
-            add(Violation(path, f'Invalid value: "": "{where}" must validate one and only one schema (oneOf). {found}'))
-            if valid == 0:
-                out.violations.extend(results[0])
+        out.violations += _one_of(v, branches, path, where)
     branches = s.get("allOf")
     if isinstance(branches, list) and branches:
-        results = [_sub(v, b, path) for b in branches]
-        for r in results:
-            out.violations.extend(r)
-        failed = sum(1 for r in results if r)
-        if failed:
-            none = ". None validated" if failed == len(results) else ""
-            add(Violation(path, f'Invalid value: "": "{where}" must validate all the schemas (allOf){none}'))
+        out.violations += _all_of(v, branches, path, where)
     if isinstance(s.get("not"), dict) and not _sub(v, s["not"], path):
-        add(Violation(path, f'Invalid value: "": "{where}" must not validate the schema (not)'))
+        out.violations.append(Violation(path, f'Invalid value: "": "{where}" must not validate the schema (not)'))
+
+
+def _any_of(v: Any, branches: list[Any], path: PathT, where: str) -> list[Violation]:
+    """anyOf: nothing when a branch holds, else the failure and the first failed branch's violations."""
+    first: list[Violation] | None = None
+    for b in branches:  # the first branch that holds settles it
+        r = _sub(v, b, path)
+        if not r:
+            return []
+        first = r if first is None else first
+    return [Violation(path, f'Invalid value: "": "{where}" must validate at least one schema (anyOf)'),
+            *(first or [])]
+
+
+def _one_of(v: Any, branches: list[Any], path: PathT, where: str) -> list[Violation]:
+    """oneOf: exactly one branch holds; when none does, the first branch's violations follow."""
+    results = [_sub(v, b, path) for b in branches]
+    valid = sum(1 for r in results if not r)
+    if valid == 1:
+        return []
+    found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
+    head = Violation(path, f'Invalid value: "": "{where}" must validate one and only one schema (oneOf). {found}')
+    return [head, *results[0]] if valid == 0 else [head]
+
+
+def _all_of(v: Any, branches: list[Any], path: PathT, where: str) -> list[Violation]:
+    """allOf: every branch's violations, then the failure when any branch failed."""
+    results = [_sub(v, b, path) for b in branches]
+    out = [x for r in results for x in r]
+    failed = sum(1 for r in results if r)
+    if failed:
+        none = ". None validated" if failed == len(results) else ""
+        out.append(Violation(path, f'Invalid value: "": "{where}" must validate all the schemas (allOf){none}'))
+    return out
 
 
 def _string(v: str, s: Obj, path: PathT, out: Outcome) -> None:
