@@ -45,19 +45,8 @@ def literal_prefix(args: tuple[object, ...]) -> str:
     flags = args[1] if len(args) > 1 else 0
     if not isinstance(pattern, str) or not isinstance(flags, int) or flags & ~re.DOTALL:
         return ""
-    depth = 0
-    escaped = False
-    for c in pattern:  # an alternation outside any group would make the prefix optional
-        if escaped:
-            escaped = False
-        elif c == "\\":
-            escaped = True
-        elif c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            return ""
+    if _alternation_outside_groups(pattern):  # it would make the prefix optional
+        return ""
     body = pattern[1:] if pattern.startswith("^") else pattern
     n = 0
     while n < len(body) and body[n] not in "\\.^$*+?{}[]|()":
@@ -65,6 +54,38 @@ def literal_prefix(args: tuple[object, ...]) -> str:
     if n < len(body) and body[n] in "*?{":  # the last literal is optional or repeated
         n -= 1
     return body[:max(n, 0)]
+
+
+def _alternation_outside_groups(pattern: str) -> bool:
+    """Whether a `|` stands outside every group (escapes and character classes passed over)."""
+    depth = 0
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 1
+        elif c == "[":
+            i = _class_end(pattern, i)
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The index of the `]` closing the character class opened at `i` (a `]` first in it is literal)."""
+    j = i + 1
+    if pattern.startswith("^", j):
+        j += 1
+    if pattern.startswith("]", j):
+        j += 1
+    while j < len(pattern) and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j
 
 
 def lazy(*args: object) -> re.Pattern[str]:

@@ -1,6 +1,6 @@
 """`dataclass` that compiles only `__init__`, and only when first used: start-up time.
 
-Python 3.11 and 3.12 compile a dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and, when frozen,
+The standard library compiles a dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and, when frozen,
 `__setattr__` and `__delattr__` with one `compile` each, and importing `dataclasses` imports `inspect`. A
 live `why-pending` defines some sixty dataclasses before its first request; counted under callgrind, doing
 it this way took out about a quarter of all the instructions the command ran (docs/benchmarks.md), and a
@@ -13,9 +13,12 @@ The classes stay dataclasses to the standard library: reading `__dataclass_field
 so `dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work as usual. Only what this package
 uses is handled here (`@dataclass`, `@dataclass(frozen=True)`, `field(default=, default_factory=, repr=,
 compare=, hash=)`); anything else (a base dataclass, `__post_init__`, `ClassVar`/`InitVar`/`KW_ONLY`
-annotations, a mutable default) is given to the standard library unchanged, and so is everything on
-Python 3.13+, which compiles a class's methods in one go itself. `tests/test_records.py` holds the two
-side by side.
+annotations, a required field after a defaulted one, a mutable default) is given to the standard library
+unchanged. Python 3.13 compiles a class's methods in one `exec`, but it still imports `dataclasses` and
+`inspect` and compiles at definition: measured with bench/bench_records.py, this path stays the faster
+there too, so it is used on 3.11 to 3.13. On 3.14 and later, where class annotations are evaluated
+lazily (PEP 649/749) and this module has not been tested, every class goes to the standard library.
+`tests/test_records.py` holds the two side by side, on hand-written and on generated class shapes.
 """
 
 from __future__ import annotations
@@ -32,8 +35,12 @@ if TYPE_CHECKING:
 
 __all__ = ["dataclass", "field", "replace"]
 
+# What a type checker reads: the standard library's decorator, so mypy's dataclass plugin types the
+# classes (their `__init__`, fields, frozenness). What runs is `_dataclass`/`_field` below (the end of
+# this file binds them); tests/test_records.py holds the two side by side.
 
-_STDLIB_IS_FAST = sys.version_info >= (3, 13)
+
+_HAND_BACK = sys.version_info >= (3, 14)  # not tested there: the standard library's dataclass for every class
 _NOT_PLAIN = ("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
 
 
@@ -68,7 +75,7 @@ class Spec:
         self.type: Any = None
 
 
-def field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True,  # noqa: A002
+def _field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True,  # noqa: A002
           hash: bool | None = None, compare: bool = True) -> Any:  # noqa: A002
     """`dataclasses.field`, for the parameters this package uses."""
     return Spec(default, default_factory, repr, hash, compare)
@@ -87,7 +94,7 @@ def replace(obj: T, /, **changes: Any) -> T:
     return type(obj)(**{n: changes[n] if n in changes else getattr(obj, n) for n in specs})
 
 
-def dataclass(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
+def _dataclass(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
     """`dataclasses.dataclass(cls)` or `dataclasses.dataclass(frozen=True)(cls)`."""
     if cls is None:
         return lambda c: _make(c, frozen)
@@ -95,7 +102,7 @@ def dataclass(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
 
 
 def _make(cls: type[T], frozen: bool) -> type[T]:
-    specs = None if _STDLIB_IS_FAST else _plain_specs(cls)
+    specs = None if _HAND_BACK else _plain_specs(cls)
     if specs is None:
         return _standard(cls, frozen)
     for name, f in specs.items():  # what the standard library does with class attributes
@@ -107,7 +114,7 @@ def _make(cls: type[T], frozen: bool) -> type[T]:
     cls._records_specs = specs  # type: ignore[attr-defined]
     cls.__dataclass_fields__ = _OnFirstRead("__dataclass_fields__", _stdlib_fields)  # type: ignore[attr-defined]
     cls.__dataclass_params__ = _OnFirstRead("__dataclass_params__", _stdlib_params)  # type: ignore[attr-defined]
-    cls.__match_args__ = tuple(specs)  # type: ignore[attr-defined]
+    setattr(cls, "__match_args__", tuple(specs))  # noqa: B010  # a type checker takes it for read-only
     _add_methods(cls, specs, frozen)
     return cls
 
@@ -129,6 +136,7 @@ def _plain_specs(cls: type) -> dict[str, Spec] | None:
         return None
     stdlib = sys.modules.get("dataclasses")
     specs: dict[str, Spec] = {}
+    defaulted = False
     for name, ann in d.get("__annotations__", {}).items():
         if not isinstance(ann, str) or ann.startswith(_NOT_PLAIN):
             return None
@@ -138,6 +146,10 @@ def _plain_specs(cls: type) -> dict[str, Spec] | None:
         spec = value if isinstance(value, Spec) else Spec(value, MISSING, True, None, True)
         if spec.default is not MISSING and spec.default.__class__.__hash__ is None:
             return None  # a mutable default: the standard library refuses it with its own error
+        required = spec.default is MISSING and spec.default_factory is MISSING
+        if required and defaulted:
+            return None  # a required field after a defaulted one: refused there, at definition
+        defaulted = defaulted or not required
         spec.type = ann
         specs[name] = spec
     return specs
@@ -196,7 +208,7 @@ def _frozen_error(message: str) -> Exception:
     return FrozenInstanceError(message)
 
 
-def _add_methods(cls: type, fields: dict[str, Spec], frozen: bool) -> None:
+def _add_methods(cls: type[Any], fields: dict[str, Spec], frozen: bool) -> None:
     """The methods the standard library would write. Only `__init__` runs often enough to be worth
     compiling, and it is compiled when the class is first instantiated (a run that never makes a class
     never pays for it); the others are closures over the field names."""
@@ -295,3 +307,9 @@ def _compiled_init(cls: type, fields: dict[str, Spec], frozen: bool) -> Callable
     init = made["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:
+    dataclass, field = _dataclass, _field

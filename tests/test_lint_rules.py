@@ -56,6 +56,19 @@ def test_registry_is_complete_and_resolvable() -> None:
     assert resolve("nope") is None
 
 
+def test_the_typed_rule_ids_are_the_registry_s() -> None:
+    """RuleId and RoleRule are what mypy checks codes against: they list exactly the registry's ids and
+    validate_roles' rule names."""
+    from typing import get_args
+
+    from kubectl_pd.gpustack.roles import RoleRule
+    from kubectl_pd.lint.rules import ROLE_RULES, RuleId
+
+    assert get_args(RuleId) == tuple(r.id for r in all_rules())
+    assert set(ROLE_RULES) == set(get_args(RoleRule))
+    assert set(ROLE_RULES.values()) <= set(get_args(RuleId))
+
+
 def test_versions_and_limits() -> None:
     assert parse_version("0.18") == (0, 18) and parse_version("v0.13.2") == (0, 13)
     assert limits_for((0, 13)) is LEGACY and limits_for((0, 14)).flavors_per_group == 64

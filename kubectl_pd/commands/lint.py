@@ -7,6 +7,7 @@ import gc
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import click
 
@@ -34,7 +35,7 @@ from kubectl_pd.lint.report import (
 )
 
 OUTPUTS = ("text", "json", "yaml", "sarif", "junit", "github", "patch")
-_STYLES = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},
+_STYLES: dict[str, dict[str, Any]] = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},
            "bold": {"bold": True}, "dim": {"dim": True}}
 
 

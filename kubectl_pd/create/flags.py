@@ -219,12 +219,7 @@ def _describe(problems: list[RoleProblem], specs: tuple[RoleSpec, ...]) -> list[
 def check_request(req: CreateRequest) -> Checked:
     """Every rule that holds whatever the cluster's API version: before any request is sent."""
     out = Checked()
-    if len(req.name) > 253 or not _DNS_SUBDOMAIN.match(req.name):
-        out.problems.append(
-            f"NAME {req.name!r} must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
-            f"starting and ending with a letter or digit, at most 253 characters [rule name]")
-    if not req.model or len(req.model) > 253:
-        out.problems.append(f"--model {req.model!r}: spec.model.name must be 1 to 253 characters [rule model]")
+    out.problems += _request_names(req)
     specs = req.roles
     if not specs:
         out.problems.append("no roles: give --role name=N,kind=K,replicas=R (repeatable), or --prefill R and "
@@ -232,48 +227,12 @@ def check_request(req: CreateRequest) -> Checked:
         return out
     api_roles = [_api_role(s, req.instance_type) for s in specs]
     out.problems += _describe(validate_roles({"roles": api_roles}, PER_REPLICA), specs)
-
     for i, s in enumerate(specs):
-        pre = _role_prefix(s)
-        replicas_ok = s.replicas is None or _plain(s.replicas.strip())
-        if not replicas_ok:
-            out.problems.append(f"{pre}spec.roles[{i}].replicas {_quote(s.replicas)} is not a whole number of at most "
-                                f"{INT32_MAX:,}, in the digits 0-9 [rule numbers]")
-        acc = _number(s.accelerator, 1)
-        if acc is None:
-            out.problems.append(f"{pre}spec.roles[{i}].resources.accelerator {_quote(s.accelerator)} is not a number: "
-                                f"accelerator is a whole number of cards per Pod, digits 0-9 [rule numbers]")
-        elif acc < 0:
-            out.problems.append(f"{pre}spec.roles[{i}].resources.accelerator is {acc}: must be at least 0 "
-                                f"[rule accelerator]")
-            acc = None
-        size = _number(s.size, 1)
-        if size is None:
-            out.problems.append(f"{pre}spec.roles[{i}].size {_quote(s.size)} is not a number: size is a whole number "
-                                f"of Pods per replica, at least 1, digits 0-9 [rule numbers]")
-        elif s.size is not None and size < 1:
-            out.problems.append(f"{pre}spec.roles[{i}].size is {size}: a replica has at least 1 Pod [rule size]")
-        it = s.instance_type or req.instance_type
-        if not it and not (req.target == "pods" and req.local_queue):
-            out.problems.append(f"{pre}spec.roles[{i}].instanceType is required: give instance-type= in the role "
-                                f"or --instance-type for every role [rule instance-type]")
-        if s.image is not None and not (0 < len(s.image) <= 512):
-            out.problems.append(f"{pre}spec.roles[{i}].image {s.image!r} must be 1 to 512 characters [rule image]")
-        n = api_roles[i].get("replicas", 1)
-        if (replicas_ok and isinstance(n, int) and n >= 1 and acc is not None and size is not None
-                and isinstance(s.name, str) and s.name):
-            out.roles.append(Role(
-                name=s.name, kind=(s.kind or "server").lower(), replicas=n, instance_type=it or None,
-                accelerator=acc, accelerator_key=s.accelerator_key, size=size if s.size is not None else None,
-                image=s.image, args=s.args, flag=s.flag, kind_given=s.kind is not None,
-                accelerator_given=s.accelerator is not None))
-
-    # an explicit 0 is refused when another role shares the same instanceType (webhook rule, §1.4)
-    for r in out.roles:
-        if r.accelerator == 0 and r.instance_type and sum(o.instance_type == r.instance_type for o in out.roles) > 1:
-            out.problems.append(f"{r.flag}: resources.accelerator=0 on instanceType {r.instance_type!r} shared with "
-                                f"another role: a role without cards on a shared accelerated pool runs uncharged "
-                                f"[rule accelerator]")
+        problems, role = _check_role(req, i, s, api_roles[i].get("replicas", 1))
+        out.problems += problems
+        if role is not None:
+            out.roles.append(role)
+    out.problems += _shared_pool_without_cards(out.roles)
     for k, _ in req.env:
         if not _ENV_NAME.match(k):
             out.problems.append(f"--env {k!r}: an environment variable name is letters, digits, '_', '-' and '.', "
@@ -281,6 +240,77 @@ def check_request(req: CreateRequest) -> Checked:
     if req.target not in TARGETS:
         out.problems.append(f"--target {req.target!r} is not one of {', '.join(TARGETS)} [rule target]")
     return out
+
+
+def _request_names(req: CreateRequest) -> list[str]:
+    """NAME and --model: the object's name and the model's."""
+    problems: list[str] = []
+    if len(req.name) > 253 or not _DNS_SUBDOMAIN.match(req.name):
+        problems.append(
+            f"NAME {req.name!r} must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
+            f"starting and ending with a letter or digit, at most 253 characters [rule name]")
+    if not req.model or len(req.model) > 253:
+        problems.append(f"--model {req.model!r}: spec.model.name must be 1 to 253 characters [rule model]")
+    return problems
+
+
+def _check_role(req: CreateRequest, i: int, s: RoleSpec, n: object) -> tuple[list[str], Role | None]:
+    """The rules of one role the shared role rules do not hold, and the typed role when every value reads
+    (`n`: its replicas as the shared rules read them)."""
+    pre = _role_prefix(s)
+    problems: list[str] = []
+    replicas_ok = s.replicas is None or _plain(s.replicas.strip())
+    if s.replicas is not None and not replicas_ok:
+        problems.append(f"{pre}spec.roles[{i}].replicas {_quote(s.replicas)} is not a whole number of at most "
+                        f"{INT32_MAX:,}, in the digits 0-9 [rule numbers]")
+    acc, acc_problems = _accelerator(pre, i, s.accelerator)
+    size, size_problems = _size(pre, i, s.size)
+    problems += acc_problems + size_problems
+    it = s.instance_type or req.instance_type
+    if not it and not (req.target == "pods" and req.local_queue):
+        problems.append(f"{pre}spec.roles[{i}].instanceType is required: give instance-type= in the role "
+                        f"or --instance-type for every role [rule instance-type]")
+    if s.image is not None and not (0 < len(s.image) <= 512):
+        problems.append(f"{pre}spec.roles[{i}].image {s.image!r} must be 1 to 512 characters [rule image]")
+    if not (replicas_ok and isinstance(n, int) and n >= 1 and acc is not None and size is not None
+            and isinstance(s.name, str) and s.name):
+        return problems, None
+    return problems, Role(
+        name=s.name, kind=(s.kind or "server").lower(), replicas=n, instance_type=it or None,
+        accelerator=acc, accelerator_key=s.accelerator_key, size=size if s.size is not None else None,
+        image=s.image, args=s.args, flag=s.flag, kind_given=s.kind is not None,
+        accelerator_given=s.accelerator is not None)
+
+
+def _accelerator(pre: str, i: int, value: str | None) -> tuple[int | None, list[str]]:
+    """accelerator= as a whole number of cards per Pod (1 when not given), or None with the problem."""
+    acc = _number(value, 1)
+    if acc is None and value is not None:
+        return None, [f"{pre}spec.roles[{i}].resources.accelerator {_quote(value)} is not a number: "
+                      f"accelerator is a whole number of cards per Pod, digits 0-9 [rule numbers]"]
+    if acc is not None and acc < 0:
+        return None, [f"{pre}spec.roles[{i}].resources.accelerator is {acc}: must be at least 0 [rule accelerator]"]
+    return acc, []
+
+
+def _size(pre: str, i: int, value: str | None) -> tuple[int | None, list[str]]:
+    """size= as a whole number of Pods per replica (1 when not given), and any problem with it."""
+    size = _number(value, 1)
+    if size is None and value is not None:
+        return None, [f"{pre}spec.roles[{i}].size {_quote(value)} is not a number: size is a whole number "
+                      f"of Pods per replica, at least 1, digits 0-9 [rule numbers]"]
+    if size is not None and value is not None and size < 1:
+        return size, [f"{pre}spec.roles[{i}].size is {size}: a replica has at least 1 Pod [rule size]"]
+    return size, []
+
+
+def _shared_pool_without_cards(roles: list[Role]) -> list[str]:
+    """An explicit 0 is refused when another role shares the same instanceType (webhook rule, §1.4)."""
+    return [f"{r.flag}: resources.accelerator=0 on instanceType {r.instance_type!r} shared with "
+            f"another role: a role without cards on a shared accelerated pool runs uncharged "
+            f"[rule accelerator]"
+            for r in roles
+            if r.accelerator == 0 and r.instance_type and sum(o.instance_type == r.instance_type for o in roles) > 1]
 
 
 def group_size_rule(roles: list[Role]) -> list[str]:
@@ -297,18 +327,34 @@ def group_size_rule(roles: list[Role]) -> list[str]:
 
 def check_profile(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> list[str]:
     """Rules of one API version: fields it cannot hold are refused by name, never dropped."""
-    problems: list[str] = []
     where = f"the ModelDeployment API {profile.describe()} ({profile.source})"
+    problems = _engine_rules(req, roles, profile, where)
+    problems += _kv_cache_rules(req, profile, where)
+    problems += _router_rules(req, profile, where)
+    if req.env and not profile.has("env"):
+        problems.append(_cannot(where, "--env", "spec.roles[].env"))
+    for i, r in enumerate(roles):
+        problems += _role_fields(i, r, profile, where)
+        problems += _role_bounds(req, i, r, profile)
+    if profile.name == PD_ATOMIC:
+        problems += instance_type_rule(roles)
+    return problems
 
-    def cannot(what: str, fld: str, hint: str = "", prefix: str = "") -> None:
-        problems.append(f"{prefix}{where} has no {fld} field, so {what} cannot be written{hint} [rule api-field]")
 
+def _cannot(where: str, what: str, fld: str, hint: str = "", prefix: str = "") -> str:
+    """A flag whose field the API version does not have."""
+    return f"{prefix}{where} has no {fld} field, so {what} cannot be written{hint} [rule api-field]"
+
+
+def _engine_rules(req: CreateRequest, roles: list[Role], profile: ApiProfile, where: str) -> list[str]:
+    """--engine and --engine-version against the version's engine field(s)."""
+    problems: list[str] = []
     if profile.spell_engine(req.engine) is None:
         problems.append(f"--engine {req.engine!r}: spec.engine must be one of {', '.join(profile.engines)} "
                         f"in {where} [rule engine]")
     if req.engine_version is not None:
         if profile.engine_version_field is None:
-            cannot(f"--engine-version {req.engine_version!r}", "engine version")
+            problems.append(_cannot(where, f"--engine-version {req.engine_version!r}", "engine version"))
         elif not 1 <= len(req.engine_version) <= 64:
             problems.append(f"--engine-version {req.engine_version!r} must be 1 to 64 characters [rule engine-version]")
     elif profile.engine_version_field is not None:
@@ -320,61 +366,78 @@ def check_profile(req: CreateRequest, roles: list[Role], profile: ApiProfile) ->
             problems.append(f"--engine-version is required: role(s) {', '.join(imageless)} name no image, so the "
                             f"operator assembles one from engine, version and instanceType "
                             f"(spec.{profile.engine_version_field}) [rule engine-version]")
+    return problems
+
+
+def _kv_cache_rules(req: CreateRequest, profile: ApiProfile, where: str) -> list[str]:
+    """--kv-cache-pool against spec.kvCache."""
+    problems: list[str] = []
     if req.kv_cache_pool is not None and not profile.kv_cache:
-        cannot(f"--kv-cache-pool {req.kv_cache_pool!r}", "spec.kvCache")
+        problems.append(_cannot(where, f"--kv-cache-pool {req.kv_cache_pool!r}", "spec.kvCache"))
     if req.kv_cache_pool is None and profile.kv_cache_required:
         problems.append(f"--kv-cache-pool is required: {where} requires spec.kvCache.poolRef.name "
                         f"(a KVCachePoolBinding in the namespace) [rule kv-cache]")
     if req.kv_cache_pool is not None and not req.kv_cache_pool:
         problems.append("--kv-cache-pool '': spec.kvCache.poolRef.name must not be empty [rule kv-cache]")
-    if req.router is not None:
-        if profile.router_names is None:
-            cannot(f"--router {req.router!r}", "spec.router")
-        elif profile.router_names and req.router not in profile.router_names:
-            problems.append(f"--router {req.router!r}: spec.router.name must be one of "
-                            f"{', '.join(profile.router_names)} [rule router]")
-        else:
-            eng = req.engine.lower()
-            if (req.router == "vllm-router" and eng != "vllm") or (req.router == "sglang-gateway" and eng != "sglang"):
-                problems.append(f"--router {req.router!r} cannot front engine {req.engine!r}: vllm-router fronts "
-                                f"vllm only, sglang-gateway sglang only, llm-d-router both [rule router]")
-    if req.env and not profile.has("env"):
-        cannot("--env", "spec.roles[].env")
+    return problems
 
-    for i, r in enumerate(roles):
-        pre = f"{r.flag}: "
-        if r.kind_given and not profile.has("kind") and r.kind != "server":
-            cannot(f"kind={r.kind}", "spec.roles[].kind", prefix=pre)
-        elif profile.kinds and profile.spell_kind(r.kind) is None:
-            problems.append(f"{pre}spec.roles[{i}].kind {r.kind!r} is not one of {', '.join(profile.kinds)} "
-                            f"in {where} [rule role-kind]")
-        if r.accelerator_key is not None and not profile.has("acceleratorKey"):
-            cannot(f"accelerator-key={r.accelerator_key}", "spec.roles[].acceleratorKey",
-                   " (it was withdrawn; choose the hardware with instance-type=)", prefix=pre)
-        if r.size is not None and not profile.has("size"):
-            cannot(f"size={r.size}", "spec.roles[].size", " (in the seed's design a replica is one Pod)",
-                   prefix=pre)
-        if r.image is not None and profile.image_path is None:
-            cannot(f"image={r.image}", "role image", prefix=pre)
-        if r.args and not profile.has("extraArgs"):
-            cannot("arg=", "spec.roles[].extraArgs", prefix=pre)
-        if r.accelerator_given and not profile.has("resources"):
-            cannot(f"accelerator={r.accelerator}", "spec.roles[].resources", prefix=pre)
-        # replicas and size are int32 in every version of the CRD, whatever maximum its schema states
-        replicas_max = min(profile.replicas_max or INT32_MAX, INT32_MAX)
-        if r.replicas > replicas_max:
-            problems.append(f"{pre}spec.roles[{i}].replicas is {r.replicas}: at most {replicas_max} "
-                            f"[rule replicas]")
-        size_max = min(profile.size_max or INT32_MAX, INT32_MAX)
-        if r.size is not None and r.size > size_max:
-            problems.append(f"{pre}spec.roles[{i}].size is {r.size}: at most {size_max} [rule size]")
-        if profile.name == PER_REPLICA:
-            svc = f"{req.name}-{r.name}"
-            if len(svc) > 63 or not _DNS_1035.match(svc):
-                problems.append(f"{pre}the role Service name {svc!r} (<NAME>-<role>) must be a DNS-1035 label: "
-                                f"at most 63 characters, starting with a letter [rule service-name]")
-    if profile.name == PD_ATOMIC:
-        problems += instance_type_rule(roles)
+
+def _router_rules(req: CreateRequest, profile: ApiProfile, where: str) -> list[str]:
+    """--router against spec.router, and the engines each router fronts."""
+    if req.router is None:
+        return []
+    if profile.router_names is None:
+        return [_cannot(where, f"--router {req.router!r}", "spec.router")]
+    if profile.router_names and req.router not in profile.router_names:
+        return [f"--router {req.router!r}: spec.router.name must be one of {', '.join(profile.router_names)} "
+                f"[rule router]"]
+    eng = req.engine.lower()
+    if (req.router == "vllm-router" and eng != "vllm") or (req.router == "sglang-gateway" and eng != "sglang"):
+        return [f"--router {req.router!r} cannot front engine {req.engine!r}: vllm-router fronts "
+                f"vllm only, sglang-gateway sglang only, llm-d-router both [rule router]"]
+    return []
+
+
+def _role_fields(i: int, r: Role, profile: ApiProfile, where: str) -> list[str]:
+    """Role values the version has no field for (or, for kind, no such value)."""
+    pre = f"{r.flag}: "
+    problems: list[str] = []
+    if r.kind_given and not profile.has("kind") and r.kind != "server":
+        problems.append(_cannot(where, f"kind={r.kind}", "spec.roles[].kind", prefix=pre))
+    elif profile.kinds and profile.spell_kind(r.kind) is None:
+        problems.append(f"{pre}spec.roles[{i}].kind {r.kind!r} is not one of {', '.join(profile.kinds)} "
+                        f"in {where} [rule role-kind]")
+    if r.accelerator_key is not None and not profile.has("acceleratorKey"):
+        problems.append(_cannot(where, f"accelerator-key={r.accelerator_key}", "spec.roles[].acceleratorKey",
+                                " (it was withdrawn; choose the hardware with instance-type=)", prefix=pre))
+    if r.size is not None and not profile.has("size"):
+        problems.append(_cannot(where, f"size={r.size}", "spec.roles[].size",
+                                " (in the seed's design a replica is one Pod)", prefix=pre))
+    if r.image is not None and profile.image_path is None:
+        problems.append(_cannot(where, f"image={r.image}", "role image", prefix=pre))
+    if r.args and not profile.has("extraArgs"):
+        problems.append(_cannot(where, "arg=", "spec.roles[].extraArgs", prefix=pre))
+    if r.accelerator_given and not profile.has("resources"):
+        problems.append(_cannot(where, f"accelerator={r.accelerator}", "spec.roles[].resources", prefix=pre))
+    return problems
+
+
+def _role_bounds(req: CreateRequest, i: int, r: Role, profile: ApiProfile) -> list[str]:
+    """replicas and size within the version's maxima (int32 at most), and the per-replica Service name."""
+    pre = f"{r.flag}: "
+    problems: list[str] = []
+    # replicas and size are int32 in every version of the CRD, whatever maximum its schema states
+    replicas_max = min(profile.replicas_max or INT32_MAX, INT32_MAX)
+    if r.replicas > replicas_max:
+        problems.append(f"{pre}spec.roles[{i}].replicas is {r.replicas}: at most {replicas_max} [rule replicas]")
+    size_max = min(profile.size_max or INT32_MAX, INT32_MAX)
+    if r.size is not None and r.size > size_max:
+        problems.append(f"{pre}spec.roles[{i}].size is {r.size}: at most {size_max} [rule size]")
+    if profile.name == PER_REPLICA:
+        svc = f"{req.name}-{r.name}"
+        if len(svc) > 63 or not _DNS_1035.match(svc):
+            problems.append(f"{pre}the role Service name {svc!r} (<NAME>-<role>) must be a DNS-1035 label: "
+                            f"at most 63 characters, starting with a letter [rule service-name]")
     return problems
 
 

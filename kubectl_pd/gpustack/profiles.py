@@ -155,7 +155,7 @@ def from_crd(crd: dict[str, Any], prefer: str | None = None) -> ApiProfile:
     version = choose_version(crd, prefer)
     vname = str(version.get("name") or "")
     root = ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
-    spec = _props(root).get("spec")
+    spec = _props(root).get("spec") or {}
     spec_props = _props(spec)
     if "roles" not in spec_props:
         raise ProfileError(f"the CRD {CRD_NAME} version {vname} has no spec.roles in its schema")

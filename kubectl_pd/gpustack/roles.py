@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, Literal
 
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
@@ -23,14 +23,18 @@ PER_REPLICA = "per-replica"
 PROFILES = (PD_ATOMIC, PER_REPLICA)
 
 
+RoleRule = Literal["roles-count", "role-name", "instance-type-mismatch", "role-kind", "replicas", "accelerator-key"]
+PathT = tuple[str | int, ...]
+
+
 @dataclass(frozen=True)
 class RoleProblem:
-    rule: str  # roles-count | role-name | instance-type-mismatch | role-kind | replicas | accelerator-key
-    path: tuple[str | int, ...]
+    rule: RoleRule
+    path: PathT
     message: str
 
 
-def _p(rule: str, path: tuple[str | int, ...], message: str) -> RoleProblem:
+def _p(rule: RoleRule, path: tuple[str | int, ...], message: str) -> RoleProblem:
     return RoleProblem(rule, path, message)
 
 
@@ -57,69 +61,96 @@ def validate_roles(spec: Any, profile: str = PD_ATOMIC) -> list[RoleProblem]:
     seen: set[Any] = set()
     kind_count: Counter[str] = Counter()
     for i, role in enumerate(roles):
-        base: tuple[str | int, ...] = ("spec", "roles", i)
+        base: PathT = ("spec", "roles", i)
         if not isinstance(role, dict):
             out.append(_p("role-name", base, f"spec.roles[{i}] is not a mapping"))
             continue
-        name = role.get("name")
-        where = f"spec.roles[{i}].name"
-        if not isinstance(name, str) or not name:
-            out.append(_p("role-name", (*base, "name"), f"{where} is required"))
-        elif len(name) > 63:
-            out.append(_p("role-name", (*base, "name"),
-                          f"{where} {name!r} is {len(name)} characters: at most 63 (it names a Kueue pod set)"))
-        elif not ROLE_NAME_RE.match(name):
-            out.append(_p("role-name", (*base, "name"),
-                          f"{where} {name!r} must match ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ "
-                          f"(lowercase letters, digits and '-'; it names a Kueue pod set)"))
-        if isinstance(name, str) and names[name] > 1 and name in seen:
-            out.append(_p("role-name", (*base, "name"), f"{where} {name!r} is repeated: role names are unique"))
-        seen.add(name)
-
-        kind = role.get("kind", "server")
-        kpath = (*base, "kind")
-        if not isinstance(kind, str) or kind.lower() not in KINDS:
-            out.append(_p("role-kind", kpath,
-                          f"spec.roles[{i}].kind {kind!r} is not one of server, prefill, decode"))
-        else:
-            kind_count[kind.lower()] += 1
-            if kind.lower() in ("prefill", "decode") and kind_count[kind.lower()] == 2:
-                out.append(_p("role-kind", kpath,
-                              f"spec.roles[{i}].kind {kind!r}: a deployment has at most one {kind.lower()} role"))
-
-        replicas = role.get("replicas", 1)
-        n = _as_int(replicas)
-        if n is None:
-            out.append(_p("replicas", (*base, "replicas"),
-                          f"spec.roles[{i}].replicas {replicas!r} is not a whole number"))
-        elif n < 1:
-            out.append(_p("replicas", (*base, "replicas"),
-                          f"spec.roles[{i}].replicas is {n}: each role needs at least 1 replica"))
-
+        out += _role_name(role.get("name"), i, names, seen)
+        out += _role_kind(role.get("kind", "server"), i, kind_count)
+        out += _role_replicas(role.get("replicas", 1), i)
         if "acceleratorKey" in role:
-            key = role.get("acceleratorKey")
-            if not isinstance(key, str) or len(key) > 63 or not ACCELERATOR_KEY_RE.match(key):
-                out.append(_p("accelerator-key", (*base, "acceleratorKey"),
-                              f"spec.roles[{i}].acceleratorKey {key!r} must be <manufacturer>-<model> "
-                              f"(e.g. nvidia-h20), at most 63 characters"))
-
-    if kind_count["server"] and (kind_count["prefill"] or kind_count["decode"]):
-        idx = next(i for i, r in enumerate(roles)
-                   if isinstance(r, dict) and str(r.get("kind", "server")).lower() == "server")
-        out.append(_p("role-kind", ("spec", "roles", idx, "kind"),
-                      "a server role cannot be mixed with prefill/decode roles: "
-                      "use prefill and decode roles, or server roles only"))
-
+            out += _accelerator_key(role.get("acceleratorKey"), i)
+    out += _mixed_kinds(roles, kind_count)
     if profile == PD_ATOMIC:
-        types = [(i, r.get("instanceType")) for i, r in enumerate(roles) if isinstance(r, dict)]
-        first = next((t for _, t in types if t), None)
-        for i, t in types:
-            if t and t != first:
-                out.append(_p(
-                    "instance-type-mismatch", ("spec", "roles", i, "instanceType"),
-                    f"spec.roles[{i}].instanceType {t!r} differs from {first!r}: a Workload carries one "
-                    f"queueName, so roles on two instanceTypes (two queues) cannot be admitted atomically; "
-                    f"keep every role on one instanceType and choose hardware inside that pool with "
-                    f"acceleratorKey",
-                ))
+        out += _one_instance_type(roles)
+    return out
+
+
+def _role_name(name: Any, i: int, names: Counter[Any], seen: set[Any]) -> list[RoleProblem]:
+    """role-name: present, at most 63 characters, a DNS label, and unique (`seen` holds the earlier ones)."""
+    out: list[RoleProblem] = []
+    path: PathT = ("spec", "roles", i, "name")
+    where = f"spec.roles[{i}].name"
+    if not isinstance(name, str) or not name:
+        out.append(_p("role-name", path, f"{where} is required"))
+    elif len(name) > 63:
+        out.append(_p("role-name", path,
+                      f"{where} {name!r} is {len(name)} characters: at most 63 (it names a Kueue pod set)"))
+    elif not ROLE_NAME_RE.match(name):
+        out.append(_p("role-name", path,
+                      f"{where} {name!r} must match ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ "
+                      f"(lowercase letters, digits and '-'; it names a Kueue pod set)"))
+    if isinstance(name, str) and names[name] > 1 and name in seen:
+        out.append(_p("role-name", path, f"{where} {name!r} is repeated: role names are unique"))
+    seen.add(name)
+    return out
+
+
+def _role_kind(kind: Any, i: int, kind_count: Counter[str]) -> list[RoleProblem]:
+    """role-kind: one of KINDS, and at most one prefill and one decode role (`kind_count` counts them)."""
+    path: PathT = ("spec", "roles", i, "kind")
+    if not isinstance(kind, str) or kind.lower() not in KINDS:
+        return [_p("role-kind", path, f"spec.roles[{i}].kind {kind!r} is not one of server, prefill, decode")]
+    kind_count[kind.lower()] += 1
+    if kind.lower() in ("prefill", "decode") and kind_count[kind.lower()] == 2:
+        return [_p("role-kind", path,
+                   f"spec.roles[{i}].kind {kind!r}: a deployment has at most one {kind.lower()} role")]
+    return []
+
+
+def _role_replicas(replicas: Any, i: int) -> list[RoleProblem]:
+    """replicas: a whole number, at least 1."""
+    path: PathT = ("spec", "roles", i, "replicas")
+    n = _as_int(replicas)
+    if n is None:
+        return [_p("replicas", path, f"spec.roles[{i}].replicas {replicas!r} is not a whole number")]
+    if n < 1:
+        return [_p("replicas", path, f"spec.roles[{i}].replicas is {n}: each role needs at least 1 replica")]
+    return []
+
+
+def _accelerator_key(key: Any, i: int) -> list[RoleProblem]:
+    """accelerator-key: <manufacturer>-<model>, at most 63 characters."""
+    if isinstance(key, str) and len(key) <= 63 and ACCELERATOR_KEY_RE.match(key):
+        return []
+    return [_p("accelerator-key", ("spec", "roles", i, "acceleratorKey"),
+               f"spec.roles[{i}].acceleratorKey {key!r} must be <manufacturer>-<model> "
+               f"(e.g. nvidia-h20), at most 63 characters")]
+
+
+def _mixed_kinds(roles: list[Any], kind_count: Counter[str]) -> list[RoleProblem]:
+    """role-kind: server roles do not mix with prefill/decode roles (reported at the first server role)."""
+    if not (kind_count["server"] and (kind_count["prefill"] or kind_count["decode"])):
+        return []
+    idx = next(i for i, r in enumerate(roles)
+               if isinstance(r, dict) and str(r.get("kind", "server")).lower() == "server")
+    return [_p("role-kind", ("spec", "roles", idx, "kind"),
+               "a server role cannot be mixed with prefill/decode roles: "
+               "use prefill and decode roles, or server roles only")]
+
+
+def _one_instance_type(roles: list[Any]) -> list[RoleProblem]:
+    """instance-type-mismatch (pd-atomic): every role on the first role's instanceType."""
+    out: list[RoleProblem] = []
+    types = [(i, r.get("instanceType")) for i, r in enumerate(roles) if isinstance(r, dict)]
+    first = next((t for _, t in types if t), None)
+    for i, t in types:
+        if t and t != first:
+            out.append(_p(
+                "instance-type-mismatch", ("spec", "roles", i, "instanceType"),
+                f"spec.roles[{i}].instanceType {t!r} differs from {first!r}: a Workload carries one "
+                f"queueName, so roles on two instanceTypes (two queues) cannot be admitted atomically; "
+                f"keep every role on one instanceType and choose hardware inside that pool with "
+                f"acceleratorKey",
+            ))
     return out

@@ -42,11 +42,11 @@ def parse(text: str, file: str) -> Counter[Key]:
             doc.get("findings"), list):
         raise InputError(f"{file}: not a kubectl pd lint baseline (write one with --write-baseline)")
     out: Counter[Key] = Counter()
-    for i, e in enumerate(doc["findings"]):
+    for i, entry in enumerate(doc["findings"]):
         try:
-            obj: dict[str, Any] = e["object"]
-            out[(str(e["id"]), str(obj["kind"]), str(obj.get("namespace") or ""), str(obj["name"]),
-                 str(e["path"]))] += 1
+            obj: dict[str, Any] = entry["object"]
+            out[(str(entry["id"]), str(obj["kind"]), str(obj.get("namespace") or ""), str(obj["name"]),
+                 str(entry["path"]))] += 1
         except (KeyError, TypeError):
             raise InputError(f"{file}: baseline entry {i} lacks id, object or path") from None
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_pd.lint.rules import RULES, Rule
+from kubectl_pd.lint.rules import RULES, Rule, RuleId
 from kubectl_pd.records import dataclass, field
 
 PathT = tuple[str | int, ...]
@@ -28,7 +28,7 @@ class Finding:
     """One rule violation. `message` starts with Kueue's own text when the finding's path is where
     Kueue reports it; `kueue_message` is Kueue's whole line (path included) when one exists."""
 
-    rule_id: str
+    rule_id: RuleId
     obj: ObjectRef
     path: PathT
     message: str

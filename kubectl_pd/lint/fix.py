@@ -51,6 +51,15 @@ class Fix:
 
 def canonical_groups(groups: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """The rewritten groups and a sentence per change. Pure; `groups` is not modified."""
+    out, changes = _merge_same_sets(groups)
+    for i, g in enumerate(out):
+        changes += _drop_repeated_flavors(g, i)
+        changes += _order_resources(g)
+    return out, changes
+
+
+def _merge_same_sets(groups: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Copies of the groups, each later group covering the same set as an earlier one merged into it."""
     out: list[dict[str, Any]] = []
     changes: list[str] = []
     by_set: dict[frozenset[str], int] = {}
@@ -69,30 +78,41 @@ def canonical_groups(groups: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
             by_set[key] = len(out)
         out.append(new)
     for target, sources in merged.items():
-        names = ", ".join(f"[{i}]" for i, _ in sources)
-        moved = sum(n for _, n in sources)
-        cov = ", ".join(out[target].get("coveredResources") or [])
-        changes.append(f"merged spec.resourceGroups{names} ({moved} flavors) into spec.resourceGroups[{target}], "
-                       f"which covers the same {cov}")
-    for i, g in enumerate(out):
-        cov = list(g.get("coveredResources") or [])
-        seen: set[str] = set()
-        kept: list[dict[str, Any]] = []
-        for f in g["flavors"]:
-            if f["name"] in seen:
-                changes.append(f"dropped the repeated flavor {f['name']!r} from spec.resourceGroups[{i}]")
-                continue
-            seen.add(f["name"])
-            kept.append(f)
-        g["flavors"] = kept
-        for f in kept:
-            res = list(f.get("resources") or [])
-            names = [r["name"] for r in res]
-            if names != cov and len(names) == len(set(names)) and sorted(names) == sorted(cov):
-                order = {n: k for k, n in enumerate(cov)}
-                f["resources"] = sorted(res, key=lambda r: order[r["name"]])
-                changes.append(f"reordered the resources of flavor {f['name']!r} to {', '.join(cov)}")
+        indexes = ", ".join(f"[{i}]" for i, _ in sources)
+        count = sum(n for _, n in sources)
+        covered = ", ".join(out[target].get("coveredResources") or [])
+        changes.append(f"merged spec.resourceGroups{indexes} ({count} flavors) into spec.resourceGroups[{target}], "
+                       f"which covers the same {covered}")
     return out, changes
+
+
+def _drop_repeated_flavors(g: dict[str, Any], i: int) -> list[str]:
+    """Keep the first of each flavor name in group `i` (changed in place: `g` is a copy)."""
+    changes: list[str] = []
+    seen: set[str] = set()
+    kept: list[dict[str, Any]] = []
+    for f in g["flavors"]:
+        if f["name"] in seen:
+            changes.append(f"dropped the repeated flavor {f['name']!r} from spec.resourceGroups[{i}]")
+            continue
+        seen.add(f["name"])
+        kept.append(f)
+    g["flavors"] = kept
+    return changes
+
+
+def _order_resources(g: dict[str, Any]) -> list[str]:
+    """Each flavor's resources in the group's coveredResources order, when they are the same names."""
+    changes: list[str] = []
+    cov = list(g.get("coveredResources") or [])
+    for f in g["flavors"]:
+        res = list(f.get("resources") or [])
+        names = [r["name"] for r in res]
+        if names != cov and len(names) == len(set(names)) and sorted(names) == sorted(cov):
+            order = {n: k for k, n in enumerate(cov)}
+            f["resources"] = sorted(res, key=lambda r: order[r["name"]])
+            changes.append(f"reordered the resources of flavor {f['name']!r} to {', '.join(cov)}")
+    return changes
 
 
 def with_groups(obj: Obj, groups: list[dict[str, Any]]) -> Obj:

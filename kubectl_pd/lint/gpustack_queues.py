@@ -53,35 +53,52 @@ def _whole_cards(key: tuple[Any, ...]) -> bool:
         if not isinstance(r.get("name"), str) or not is_credits(r["name"]):
             continue
         for fname in QUANTITY_FIELDS:
-            q = quantity(r.get(fname))
-            if not (q is None or q < 0 or (q.denominator == 1 and q.numerator % CREDITS_PER_CARD == 0)):
+            if _fractional_cards(quantity(r.get(fname))):
                 return False
     return True
 
 
+def _fractional_cards(q: Fraction | None) -> bool:
+    """A credits quota that is not a whole number of cards (an absent or negative one is another rule's)."""
+    return not (q is None or q < 0 or (q.denominator == 1 and q.numerator % CREDITS_PER_CARD == 0))
+
+
 def check_gpustack_queue(obj: Obj, ref: ObjectRef, limits: Limits = MODERN) -> list[Finding]:
-    out: list[Finding] = []
+    """PD201-PD203 of one GPUStack instance-type ClusterQueue, rule by rule."""
     groups = groups_of(obj)
     covers = [list(g.get("coveredResources") or []) for g in groups]
-    if len(groups) > 1:
-        same = all(sorted(c) == sorted(covers[0]) for c in covers)
-        split16 = same and all(len(g.get("flavors") or []) == 16 for g in groups[:-1])
-        total = sum(len(g.get("flavors") or []) for g in groups)
-        why = ""
-        if same:
-            cause = ("the split the old buildResourceGroups made every 16 flavors" if split16
-                     else "the groups cover the same resource")
-            if total <= limits.flavors_per_group:
-                remedy = f"one group of {total} flavors is what the queue should hold"
-            else:
-                remedy = (f"{total} flavors exceed the {limits.flavors_per_group} one group may hold, so the pool "
-                          f"needs coarser flavors or several queues")
-            why = f": {cause}; {remedy}"
-        out.append(Finding(
-            "PD201", ref, (*GROUPS, 1),
-            f"a GPUStack queue covers one resource, so it can have only one resource group; this one has "
-            f"{len(groups)} groups with {total} flavors in all{why}"))
-    manufacturer = expected_manufacturer(obj)
+    out = _one_group(ref, groups, covers, limits)
+    out += _one_resource(ref, covers, expected_manufacturer(obj))
+    out += _whole_card_quotas(ref, groups)
+    return out
+
+
+def _one_group(ref: ObjectRef, groups: list[Obj], covers: list[list[str]], limits: Limits) -> list[Finding]:
+    """PD201: more than one resource group, and why (the old 16-flavor split, when it looks like one)."""
+    if len(groups) <= 1:
+        return []
+    same = all(sorted(c) == sorted(covers[0]) for c in covers)
+    split16 = same and all(len(g.get("flavors") or []) == 16 for g in groups[:-1])
+    total = sum(len(g.get("flavors") or []) for g in groups)
+    why = ""
+    if same:
+        cause = ("the split the old buildResourceGroups made every 16 flavors" if split16
+                 else "the groups cover the same resource")
+        if total <= limits.flavors_per_group:
+            remedy = f"one group of {total} flavors is what the queue should hold"
+        else:
+            remedy = (f"{total} flavors exceed the {limits.flavors_per_group} one group may hold, so the pool "
+                      f"needs coarser flavors or several queues")
+        why = f": {cause}; {remedy}"
+    return [Finding(
+        "PD201", ref, (*GROUPS, 1),
+        f"a GPUStack queue covers one resource, so it can have only one resource group; this one has "
+        f"{len(groups)} groups with {total} flavors in all{why}")]
+
+
+def _one_resource(ref: ObjectRef, covers: list[list[str]], manufacturer: str | None) -> list[Finding]:
+    """PD202: a group that does not cover exactly credits or cpu, or credits of another manufacturer."""
+    out: list[Finding] = []
     for i, cov in enumerate(covers):
         path = (*GROUPS, i, "coveredResources")
         ok = len(cov) == 1 and (cov[0] == "cpu" or bool(_CREDITS_RE.match(cov[0])))
@@ -95,6 +112,12 @@ def check_gpustack_queue(obj: Obj, ref: ObjectRef, limits: Limits = MODERN) -> l
                 "PD202", ref, path,
                 f"coveredResources [{cov[0]}] does not match the queue's accelerator label "
                 f"({ACCEL_LABEL_PREFIX}{manufacturer}-...): expected credits.gpustack.ai/{manufacturer}"))
+    return out
+
+
+def _whole_card_quotas(ref: ObjectRef, groups: list[Obj]) -> list[Finding]:
+    """PD203: a credits quota that is not a whole number of cards (flavor shapes known whole are skipped)."""
+    out: list[Finding] = []
     for i, g in enumerate(groups):
         for j, fl in enumerate(g.get("flavors") or []):
             resources = fl.get("resources") or []
@@ -106,7 +129,7 @@ def check_gpustack_queue(obj: Obj, ref: ObjectRef, limits: Limits = MODERN) -> l
                     continue
                 for fname in QUANTITY_FIELDS:
                     q = quantity(r.get(fname))
-                    if q is None or q < 0 or (q.denominator == 1 and q.numerator % CREDITS_PER_CARD == 0):
+                    if q is None or not _fractional_cards(q):
                         continue
                     out.append(Finding(
                         "PD203", ref, (*GROUPS, i, "flavors", j, "resources", k, fname),

@@ -14,6 +14,7 @@ from kubectl_pd.lint import facts
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.findings import Finding, ObjectRef, PathT, format_path
 from kubectl_pd.lint.resource_groups import flavor_set, quantity, schema_refusal
+from kubectl_pd.lint.rules import RuleId
 
 Obj = dict[str, Any]
 
@@ -25,7 +26,7 @@ class _Out:
         self.ref = ref
         self.items: list[Finding] = []
 
-    def add(self, rule: str, path: PathT, kq: str, hint: str = "") -> None:
+    def add(self, rule: RuleId, path: PathT, kq: str, hint: str = "") -> None:
         msg = f"{kq}: {hint}" if hint else kq
         self.items.append(Finding(rule, self.ref, path, msg, f"{format_path(path)}: {kq}"))
 

@@ -103,22 +103,39 @@ def reserved_ports(spec: Obj, role: Obj) -> tuple[int, ...]:
 
 
 def check_pd_routing(spec: Any, ref: ObjectRef, profile: str) -> list[Finding]:
+    """PD307-PD310 of a per-replica ModelDeployment: a router for prefill/decode roles, and what it takes."""
     if profile != PER_REPLICA or not isinstance(spec, dict):
         return []
     roles = [r for r in _list(spec.get("roles")) if isinstance(r, dict)]
     out = check_reserved_ports(spec, ref, roles)
     router = spec.get("router")
-    pd = [f"{r.get('name')} ({r.get('kind')})" for r in roles if _kind(r) in ("prefill", "decode")]
     if router is None:
-        if pd:
-            out.append(Finding("PD307", ref, ("spec", "router"),
-                               f"roles {', '.join(pd)} are prefill/decode but spec.router is not set: nothing "
-                               "pairs them, so the deployment can go Ready and never exchange a KV block; add "
-                               "spec.router (llm-d-router fronts vLLM and SGLang)",
-                               extra={"roles": [r.get("name") for r in roles if _kind(r) in ("prefill", "decode")]}))
-        return out
+        return out + _no_router(roles, ref)
     if not isinstance(router, dict):
         return out
+    name = router.get("name")
+    out += _router_fields(spec, router, ref)
+    out += _routed_ports(roles, ref, name)
+    if name == "llm-d-router":
+        out.extend(_decode_port_collisions(roles, ref, name))
+    return out
+
+
+def _no_router(roles: list[Obj], ref: ObjectRef) -> list[Finding]:
+    """PD307: prefill/decode roles with nothing to pair them."""
+    pd = [f"{r.get('name')} ({r.get('kind')})" for r in roles if _kind(r) in ("prefill", "decode")]
+    if not pd:
+        return []
+    return [Finding("PD307", ref, ("spec", "router"),
+                    f"roles {', '.join(pd)} are prefill/decode but spec.router is not set: nothing "
+                    "pairs them, so the deployment can go Ready and never exchange a KV block; add "
+                    "spec.router (llm-d-router fronts vLLM and SGLang)",
+                    extra={"roles": [r.get("name") for r in roles if _kind(r) in ("prefill", "decode")]})]
+
+
+def _router_fields(spec: Obj, router: Obj, ref: ObjectRef) -> list[Finding]:
+    """PD308/PD310: the router's engine, its llm-d-only field, and flags the operator derives."""
+    out: list[Finding] = []
     name = router.get("name")
     engine = _engine_name(spec)
     allowed = ROUTER_ENGINES.get(str(name))
@@ -138,6 +155,12 @@ def check_pd_routing(spec: Any, ref: ObjectRef, profile: str) -> list[Finding]:
                                f'Forbidden: "{flag}" is derived by the operator for {name}: it is refused rather '
                                f"than merged, so the setting has one source; remove it from spec.router.extraArgs",
                                extra={"flag": flag, "router": name}))
+    return out
+
+
+def _routed_ports(roles: list[Obj], ref: ObjectRef, name: Any) -> list[Finding]:
+    """PD309: routed roles serve one common port, over TCP."""
+    out: list[Finding] = []
     ports = {str(r.get("name")): serving_port(r) for r in roles if not r.get("command")}
     known = {n: p for n, p in ports.items() if p is not None}
     if len(set(known.values())) > 1:
@@ -153,8 +176,6 @@ def check_pd_routing(spec: Any, ref: ObjectRef, profile: str) -> list[Finding]:
                 out.append(Finding("PD309", ref, ("spec", "roles", i, "ports", j, "protocol"),
                                    f'Unsupported value: "{proto}": under router {name} routed roles serve TCP',
                                    extra={"router": name, "role": r.get("name"), "protocol": proto}))
-    if name == "llm-d-router":
-        out.extend(_decode_port_collisions(roles, ref, name))
     return out
 
 
@@ -221,11 +242,11 @@ def check_owned_keys(spec: Any, ref: ObjectRef) -> list[Finding]:
     if engine not in OWNED_ARGS:
         return []
     out: list[Finding] = []
-    roles = spec.get("roles") if isinstance(spec.get("roles"), list) else []
+    roles = _list(spec.get("roles"))
     for i, r in enumerate(roles):
         if not isinstance(r, dict) or r.get("command"):
             continue  # a take-over role owns its whole argv: extraArgs is not read
-        args = r.get("extraArgs") if isinstance(r.get("extraArgs"), list) else []
+        args = _list(r.get("extraArgs"))
         for k, a in enumerate(args):
             flag = str(a).split("=", 1)[0]
             if flag in OWNED_ARGS[engine]:
@@ -233,7 +254,7 @@ def check_owned_keys(spec: Any, ref: ObjectRef) -> list[Finding]:
                                    f'Forbidden: "{flag}" is owned by the operator for engine {engine}: it renders '
                                    f"it and refuses a second value; to own it, take over the command line "
                                    f"(spec.roles[{i}].command)", extra={"key": flag, "engine": engine}))
-        env = r.get("env") if isinstance(r.get("env"), list) else []
+        env = _list(r.get("env"))
         for k, e in enumerate(env):
             name = e.get("name") if isinstance(e, dict) else None
             if name in OWNED_ENV[engine]:

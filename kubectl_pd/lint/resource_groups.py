@@ -8,6 +8,7 @@ Messages start with Kueue's own wording (`Duplicate value: "x"`, `Invalid value:
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -16,6 +17,7 @@ from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.lint.context import LintContext, Malformed
 from kubectl_pd.lint.findings import Finding, ObjectRef, PathT, format_path
 from kubectl_pd.lint.limits import Limits
+from kubectl_pd.lint.rules import RuleId
 
 Obj = dict[str, Any]
 QUANTITY_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
@@ -65,7 +67,8 @@ def parent_field(obj: Obj, raw: Obj | None) -> tuple[bool, str]:
     A v1beta1 ClusterQueue knows only `spec.cohort`: `cohortName` written there is an unknown field, so
     the queue as written (`raw`, before normalisation) decides; without it the normalised object does.
     """
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = obj.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
     if obj.get("kind") == "Cohort":
         return bool(spec.get("parentName")), "parent"
     raw_spec = raw.get("spec") if isinstance(raw, dict) else None
@@ -115,8 +118,11 @@ def check_shape(obj: Obj) -> None:
                                 f"{format_path(fp)}.resources is not a list of mappings with a name")
 
 
+_TYPE_WORDS: dict[type, str] = {dict: "a mapping", list: "a list", str: "a string"}
+
+
 def _type(v: object) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string"}.get(type(v), type(v).__name__)
+    return _TYPE_WORDS.get(type(v), type(v).__name__)
 
 
 def _q(value: object) -> str:
@@ -142,6 +148,11 @@ def split_hint(groups: list[dict[str, Any]], cov: list[str], k: int, i: int, lim
             f"{lim.version_text} allows: use coarser flavors or split the pool across ClusterQueues")
 
 
+def _finding(ref: ObjectRef, rule: RuleId, path: PathT, message: str, kueue: str | None = None) -> Finding:
+    """A finding, with Kueue's own words prefixed by the field path as its webhook prints them."""
+    return Finding(rule, ref, path, message, f"{format_path(path)}: {kueue}" if kueue else None)
+
+
 def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj | None = None) -> list[Finding]:
     """Every PD101-PD112 finding of one ClusterQueue or Cohort, in the order Kueue checks them.
 
@@ -151,104 +162,131 @@ def check_resource_groups(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj |
     groups = groups_of(obj)
     is_cohort = ref.kind == "Cohort"
     lim = ctx.limits
-
-    def add(rule: str, path: PathT, message: str, kueue: str | None = None) -> None:
-        out.append(Finding(rule, ref, path, message, f"{format_path(path)}: {kueue}" if kueue else None))
-
     in_cohort, empty_word = parent_field(obj, raw)
 
     if len(groups) > lim.groups:
         kq = f"Too many: {len(groups)}: must have at most {lim.groups} items"
-        add("PD103", GROUPS, f"{kq}: {len(groups)} resource groups, Kueue allows {lim.groups}", kq)
+        out.append(_finding(ref, "PD103", GROUPS, f"{kq}: {len(groups)} resource groups, Kueue allows {lim.groups}",
+                            kq))
 
     seen_resources: dict[str, tuple[int, int]] = {}
     seen_flavors: dict[str, tuple[int, int]] = {}
-    total_flavors = total_covered = 0
     for i, g in enumerate(groups):
         gp = (*GROUPS, i)
         cov: list[str] = g.get("coveredResources") or []
         flavors: list[dict[str, Any]] = g.get("flavors") or []
-        total_flavors += len(flavors)
-        total_covered += len(cov)
-
-        for j, res in enumerate(cov):
-            if res in seen_resources:
-                k, m = seen_resources[res]
-                kq = f'Duplicate value: "{res}"'
-                if k == i:
-                    msg = f"{kq}: listed twice in {format_path(gp)}.coveredResources"
-                else:
-                    earlier = groups[k].get("coveredResources") or []
-                    msg = f"{kq}: also covered by spec.resourceGroups[{k}], and a resource belongs to one group"
-                    if _same_set(earlier, cov):
-                        msg += f"; {split_hint(groups, cov, k, i, lim)}"
-                add("PD101", (*gp, "coveredResources", j), msg, kq)
-            else:
-                seen_resources[res] = (i, j)
-
-        if not cov:
-            kq = "Invalid value: 0: should have at least 1 items"
-            add("PD105", (*gp, "coveredResources"), f"{kq}: a resource group covers at least one resource", kq)
-        if not flavors:
-            kq = "Invalid value: 0: should have at least 1 items"
-            add("PD104", (*gp, "flavors"), f"{kq}: a resource group needs at least one flavor", kq)
-        if len(cov) > lim.covered_per_group:
-            kq = f"Too many: {len(cov)}: must have at most {lim.covered_per_group} items"
-            add("PD105", (*gp, "coveredResources"),
-                f"{kq}: {len(cov)} covered resources in one group, {lim.version_text} allows "
-                f"{lim.covered_per_group}", kq)
-        if len(flavors) > lim.flavors_per_group:
-            kq = f"Too many: {len(flavors)}: must have at most {lim.flavors_per_group} items"
-            what = f" of {', '.join(cov)}" if cov else ""
-            add("PD104", (*gp, "flavors"),
-                f"{kq}: {len(flavors)} flavors{what} in one group, {lim.version_text} allows "
-                f"{lim.flavors_per_group}; a resource can be covered by only one group, so use coarser "
-                f"flavors or split the pool across ClusterQueues", kq)
-
-        pairs = 0
+        out += _covered_twice(ref, groups, i, cov, seen_resources, lim)
+        out += _group_sizes(ref, gp, cov, flavors, lim)
         shape = (tuple(cov), in_cohort, empty_word, is_cohort, lim)
-        verdicts = _verdicts(shape)
-        for j, fl in enumerate(flavors):
-            fp = (*gp, "flavors", j)
-            name = fl["name"]
-            resources: list[dict[str, Any]] = fl.get("resources") or []
-            pairs += len(resources)
-            key = flavor_key(resources)
-            clean = False
-            if key is not None:
-                clean = verdicts.get((key, "resources" in fl))
-                if clean is None:
-                    clean = verdicts[(key, "resources" in fl)] = _clean_flavor(key, "resources" in fl, shape)
-            if not clean:
-                out.extend(_check_flavor_resources(ref, gp, fp, name, cov, resources, "resources" in fl, lim))
-                out.extend(_check_quotas(ref, fp, resources, in_cohort, empty_word, is_cohort))
-            if name in seen_flavors:
-                k, m = seen_flavors[name]
-                kq = f'Duplicate value: "{name}"'
-                where = (f"listed twice in this group (first as flavors[{m}])" if k == i
-                         else f"already in spec.resourceGroups[{k}].flavors[{m}]")
-                add("PD102", (*fp, "name"), f"{kq}: {where}; a flavor appears once, in one group", kq)
-            else:
-                seen_flavors[name] = (i, j)
-
+        out += _group_flavors(ref, i, cov, flavors, shape, seen_flavors)
+        pairs = sum(len(fl.get("resources") or []) for fl in flavors)
         # the totals are ClusterQueue rules: Kueue's Cohort webhook validates resource groups only
         # (pkg/webhooks/cohort_webhook.go validateCohort@v0.18.4)
         if not is_cohort and lim.pairs_per_group is not None and pairs > lim.pairs_per_group:
             kq = (f"Invalid value: {pairs}: number of flavor-resource combinations in a resourceGroup "
                   f"must be ≤ {lim.pairs_per_group}, got {pairs}")
-            add("PD107", gp, kq, kq)
-
-    if not is_cohort and lim.flavors_total is not None and total_flavors > lim.flavors_total:
-        kq = (f"Invalid value: {total_flavors}: total number of flavors across all resourceGroups must be "
-              f"≤ {lim.flavors_total}, got {total_flavors}")
-        add("PD104", GROUPS, kq, kq)
-    if not is_cohort and lim.covered_total is not None and total_covered > lim.covered_total:
-        kq = (f"Invalid value: {total_covered}: total number of covered resources across all resourceGroups "
-              f"must be ≤ {lim.covered_total}, got {total_covered}")
-        add("PD105", GROUPS, kq, kq)
+            out.append(_finding(ref, "PD107", gp, kq, kq))
 
     if not is_cohort:
-        out.extend(_check_references(obj, ref, ctx))
+        out += _queue_totals(ref, groups, lim)
+        out += _check_references(obj, ref, ctx)
+    return out
+
+
+def _covered_twice(ref: ObjectRef, groups: list[dict[str, Any]], i: int, cov: list[str],
+                   seen: dict[str, tuple[int, int]], lim: Limits) -> list[Finding]:
+    """PD101: a resource covered twice, in this group or an earlier one (`seen` records first sightings)."""
+    out: list[Finding] = []
+    gp = (*GROUPS, i)
+    for j, res in enumerate(cov):
+        if res not in seen:
+            seen[res] = (i, j)
+            continue
+        k, _ = seen[res]
+        kq = f'Duplicate value: "{res}"'
+        if k == i:
+            msg = f"{kq}: listed twice in {format_path(gp)}.coveredResources"
+        else:
+            earlier = groups[k].get("coveredResources") or []
+            msg = f"{kq}: also covered by spec.resourceGroups[{k}], and a resource belongs to one group"
+            if _same_set(earlier, cov):
+                msg += f"; {split_hint(groups, cov, k, i, lim)}"
+        out.append(_finding(ref, "PD101", (*gp, "coveredResources", j), msg, kq))
+    return out
+
+
+def _group_sizes(ref: ObjectRef, gp: PathT, cov: list[str], flavors: list[dict[str, Any]],
+                 lim: Limits) -> list[Finding]:
+    """PD104/PD105: a group with no resource or flavor, or more than Kueue allows."""
+    out: list[Finding] = []
+    if not cov:
+        kq = "Invalid value: 0: should have at least 1 items"
+        out.append(_finding(ref, "PD105", (*gp, "coveredResources"),
+                            f"{kq}: a resource group covers at least one resource", kq))
+    if not flavors:
+        kq = "Invalid value: 0: should have at least 1 items"
+        out.append(_finding(ref, "PD104", (*gp, "flavors"), f"{kq}: a resource group needs at least one flavor", kq))
+    if len(cov) > lim.covered_per_group:
+        kq = f"Too many: {len(cov)}: must have at most {lim.covered_per_group} items"
+        out.append(_finding(ref, "PD105", (*gp, "coveredResources"),
+                            f"{kq}: {len(cov)} covered resources in one group, {lim.version_text} allows "
+                            f"{lim.covered_per_group}", kq))
+    if len(flavors) > lim.flavors_per_group:
+        kq = f"Too many: {len(flavors)}: must have at most {lim.flavors_per_group} items"
+        what = f" of {', '.join(cov)}" if cov else ""
+        out.append(_finding(ref, "PD104", (*gp, "flavors"),
+                            f"{kq}: {len(flavors)} flavors{what} in one group, {lim.version_text} allows "
+                            f"{lim.flavors_per_group}; a resource can be covered by only one group, so use coarser "
+                            f"flavors or split the pool across ClusterQueues", kq))
+    return out
+
+
+def _group_flavors(ref: ObjectRef, i: int, cov: list[str], flavors: list[dict[str, Any]], shape: tuple[Any, ...],
+                   seen: dict[str, tuple[int, int]]) -> list[Finding]:
+    """Each flavor of group `i`: its resources and quotas (skipped when a flavor of the same shape was
+    clean), and PD102 for a flavor named twice (`seen` records first sightings)."""
+    out: list[Finding] = []
+    gp = (*GROUPS, i)
+    _, in_cohort, empty_word, is_cohort, lim = shape
+    verdicts = _verdicts(shape)
+    for j, fl in enumerate(flavors):
+        fp = (*gp, "flavors", j)
+        name = fl["name"]
+        resources: list[dict[str, Any]] = fl.get("resources") or []
+        key = flavor_key(resources)
+        clean: bool | None = False
+        if key is not None:
+            clean = verdicts.get((key, "resources" in fl))
+            if clean is None:
+                clean = verdicts[(key, "resources" in fl)] = _clean_flavor(key, "resources" in fl, shape)
+        if not clean:
+            out.extend(_check_flavor_resources(ref, gp, fp, name, cov, resources, "resources" in fl, lim))
+            out.extend(_check_quotas(ref, fp, resources, in_cohort, empty_word, is_cohort))
+        if name in seen:
+            k, m = seen[name]
+            kq = f'Duplicate value: "{name}"'
+            where = (f"listed twice in this group (first as flavors[{m}])" if k == i
+                     else f"already in spec.resourceGroups[{k}].flavors[{m}]")
+            out.append(_finding(ref, "PD102", (*fp, "name"), f"{kq}: {where}; a flavor appears once, in one group",
+                                kq))
+        else:
+            seen[name] = (i, j)
+    return out
+
+
+def _queue_totals(ref: ObjectRef, groups: list[dict[str, Any]], lim: Limits) -> list[Finding]:
+    """PD104/PD105 across all groups of a ClusterQueue."""
+    out: list[Finding] = []
+    total_flavors = sum(len(g.get("flavors") or []) for g in groups)
+    total_covered = sum(len(g.get("coveredResources") or []) for g in groups)
+    if lim.flavors_total is not None and total_flavors > lim.flavors_total:
+        kq = (f"Invalid value: {total_flavors}: total number of flavors across all resourceGroups must be "
+              f"≤ {lim.flavors_total}, got {total_flavors}")
+        out.append(_finding(ref, "PD104", GROUPS, kq, kq))
+    if lim.covered_total is not None and total_covered > lim.covered_total:
+        kq = (f"Invalid value: {total_covered}: total number of covered resources across all resourceGroups "
+              f"must be ≤ {lim.covered_total}, got {total_covered}")
+        out.append(_finding(ref, "PD105", GROUPS, kq, kq))
     return out
 
 
@@ -385,40 +423,52 @@ def _check_references(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[Findin
     """PD111/PD112: Kueue keeps a queue inactive while a flavor or admission check it names is missing."""
     out: list[Finding] = []
     if ctx.flavors is not None:
-        missing: list[tuple[PathT, str]] = []
-        for i, g in enumerate(groups_of(obj)):
-            for j, f in enumerate(g.get("flavors") or []):
-                if f["name"] not in ctx.flavors and f["name"] not in [n for _, n in missing]:
-                    missing.append(((*GROUPS, i, "flavors", j, "name"), f["name"]))
-        if missing:
-            names = ",".join(n for _, n in missing)
-            cond = f"Can't admit new workloads: references missing ResourceFlavor(s): {names}."
-            for path, name in missing:
-                out.append(Finding("PD111", ref, path,
-                                   f'ResourceFlavor "{name}" does not exist: Kueue keeps the queue inactive '
-                                   f'(Active=False, reason FlavorNotFound: "{cond}")', cond))
+        out += _missing_flavors(obj, ref, ctx.flavors)
     if ctx.admission_checks is not None:
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-        strategy = spec.get("admissionChecksStrategy")
-        checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
-        # normalize() turns v1beta1's flat `admissionChecks: [name]` into name-only strategy entries
-        v1beta1 = str(obj.get("apiVersion", "")).endswith("/v1beta1") and all(
-            isinstance(c, dict) and set(c) == {"name"} for c in (checks or []))
-        missing_ac: list[tuple[PathT, str]] = []
-        for i, c in enumerate(checks if isinstance(checks, list) else []):
-            name = c.get("name") if isinstance(c, dict) else None
-            if isinstance(name, str) and name not in ctx.admission_checks:
-                path: PathT = ("spec", "admissionChecks", i) if v1beta1 else (
-                    "spec", "admissionChecksStrategy", "admissionChecks", i, "name")
-                missing_ac.append((path, name))
-        if missing_ac:
-            cond = ("Can't admit new workloads: references missing AdmissionCheck(s): "
-                    f"{','.join(n for _, n in missing_ac)}.")
-            for path, name in missing_ac:
-                out.append(Finding("PD112", ref, path,
-                                   f'AdmissionCheck "{name}" does not exist: Kueue keeps the queue inactive '
-                                   f'(Active=False, reason AdmissionCheckNotFound: "{cond}")', cond))
+        out += _missing_admission_checks(obj, ref, ctx.admission_checks)
     return out
+
+
+def _missing_flavors(obj: Obj, ref: ObjectRef, known: Container[str]) -> list[Finding]:
+    """PD111: a flavor named in the resource groups that the cluster does not have."""
+    missing: list[tuple[PathT, str]] = []
+    for i, g in enumerate(groups_of(obj)):
+        for j, f in enumerate(g.get("flavors") or []):
+            if f["name"] not in known and f["name"] not in [n for _, n in missing]:
+                missing.append(((*GROUPS, i, "flavors", j, "name"), f["name"]))
+    if not missing:
+        return []
+    names = ",".join(n for _, n in missing)
+    cond = f"Can't admit new workloads: references missing ResourceFlavor(s): {names}."
+    return [Finding("PD111", ref, path,
+                    f'ResourceFlavor "{name}" does not exist: Kueue keeps the queue inactive '
+                    f'(Active=False, reason FlavorNotFound: "{cond}")', cond)
+            for path, name in missing]
+
+
+def _missing_admission_checks(obj: Obj, ref: ObjectRef, known: Container[str]) -> list[Finding]:
+    """PD112: an admission check the queue names that the cluster does not have."""
+    spec = obj.get("spec")
+    strategy = spec.get("admissionChecksStrategy") if isinstance(spec, dict) else None
+    checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
+    # normalize() turns v1beta1's flat `admissionChecks: [name]` into name-only strategy entries
+    v1beta1 = str(obj.get("apiVersion", "")).endswith("/v1beta1") and all(
+        isinstance(c, dict) and set(c) == {"name"} for c in (checks or []))
+    missing: list[tuple[PathT, str]] = []
+    for i, c in enumerate(checks if isinstance(checks, list) else []):
+        name = c.get("name") if isinstance(c, dict) else None
+        if isinstance(name, str) and name not in known:
+            path: PathT = ("spec", "admissionChecks", i) if v1beta1 else (
+                "spec", "admissionChecksStrategy", "admissionChecks", i, "name")
+            missing.append((path, name))
+    if not missing:
+        return []
+    cond = ("Can't admit new workloads: references missing AdmissionCheck(s): "
+            f"{','.join(n for _, n in missing)}.")
+    return [Finding("PD112", ref, path,
+                    f'AdmissionCheck "{name}" does not exist: Kueue keeps the queue inactive '
+                    f'(Active=False, reason AdmissionCheckNotFound: "{cond}")', cond)
+            for path, name in missing]
 
 
 def flavor_set(obj: Obj) -> set[str]:

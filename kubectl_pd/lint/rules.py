@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
+from kubectl_pd.gpustack.roles import RoleRule
 from kubectl_pd.registry import ERROR, WARNING, Entry
 from kubectl_pd.registry import RULES as _RULES
 
 Rule = Entry
-__all__ = ["ERROR", "WARNING", "Rule", "RULES", "BY_NAME", "ROLE_RULES", "all_rules", "resolve"]
+__all__ = ["ERROR", "WARNING", "Rule", "RuleId", "RULES", "BY_NAME", "ROLE_RULES", "all_rules", "resolve"]
+
+# The registry's lint rule ids, for a type checker (tests/test_lint_rules.py holds the two equal)
+RuleId = Literal[
+    "PD101", "PD102", "PD103", "PD104", "PD105", "PD106", "PD107", "PD108", "PD109", "PD110", "PD111", "PD112",
+    "PD201", "PD202", "PD203",
+    "PD301", "PD302", "PD303", "PD304", "PD305", "PD306", "PD307", "PD308", "PD309", "PD310", "PD311", "PD312",
+    "PD313",
+    "PD401", "PD402", "PD403", "PD404", "PD405", "PD406", "PD407", "PD408", "PD409", "PD410",
+    "PD501", "PD502",
+]
 
 RULES: dict[str, Rule] = {r.id: r for r in _RULES}
 BY_NAME: dict[str, Rule] = {r.name: r for r in _RULES}
 
 # validate_roles' rule names -> our ids
-ROLE_RULES = {"roles-count": "PD301", "role-name": "PD302", "instance-type-mismatch": "PD303",
+ROLE_RULES: dict[RoleRule, RuleId] = {"roles-count": "PD301", "role-name": "PD302", "instance-type-mismatch": "PD303",
               "role-kind": "PD304", "replicas": "PD305", "accelerator-key": "PD306"}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_pd.lint.findings import Finding, ObjectRef, PathT, format_path
+from kubectl_pd.lint.rules import RuleId
 from kubectl_pd.lint.schema.crds import SchemaIndex
 from kubectl_pd.lint.schema.validate import Violation, validate
 
@@ -47,7 +48,7 @@ def check_schema(obj: Obj, raw: Obj | None, ref: ObjectRef, schemas: SchemaIndex
     return out, outcome.unchecked
 
 
-def _covered(v: Violation, paths: set[PathT], lines: set[str], rules: set[str]) -> bool:
+def _covered(v: Violation, paths: set[PathT], lines: set[str], rules: set[RuleId]) -> bool:
     if f"{format_path(v.path)}: {v.message}" in lines:
         return True
     if v.cel:

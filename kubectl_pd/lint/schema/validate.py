@@ -90,7 +90,7 @@ def _is_day(y: int, mo: int, d: int) -> bool:
 
 def _is_date(v: str) -> bool:
     m = _DATE.match(v)
-    return bool(m) and _is_day(*(int(x) for x in m.groups()))
+    return m is not None and _is_day(*(int(x) for x in m.groups()))
 
 
 def _is_ip(v: str, version: int) -> bool:
@@ -220,39 +220,52 @@ def _composite(v: Any, s: Obj, path: PathT, out: Outcome) -> None:
     failed; kube-openapi counts passed checks to choose, which this walk does not keep). The finding is
     placed at the value's own path so it has a line; the message is the server's.
     """
-    add = out.violations.append
     where = format_path(path)
     branches = s.get("anyOf")
     if isinstance(branches, list) and branches and not _any_type_only(v, branches):
-        first: list[Violation] | None = None
-        for b in branches:  # the first branch that holds settles it
-            r = _sub(v, b, path)
-            if not r:
-                break
-            first = r if first is None else first
-        else:
-            add(Violation(path, f'Invalid value: "": "{where}" must validate at least one schema (anyOf)'))
-            out.violations.extend(first or [])
+        out.violations += _any_of(v, branches, path, where)
     branches = s.get("oneOf")
     if isinstance(branches, list) and branches:
-        results = [_sub(v, b, path) for b in branches]
-        valid = sum(1 for r in results if not r)
-        if valid != 1:
-            found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
-            add(Violation(path, f'Invalid value: "": "{where}" must validate one and only one schema (oneOf). {found}'))
-            if valid == 0:
-                out.violations.extend(results[0])
+        out.violations += _one_of(v, branches, path, where)
     branches = s.get("allOf")
     if isinstance(branches, list) and branches:
-        results = [_sub(v, b, path) for b in branches]
-        for r in results:
-            out.violations.extend(r)
-        failed = sum(1 for r in results if r)
-        if failed:
-            none = ". None validated" if failed == len(results) else ""
-            add(Violation(path, f'Invalid value: "": "{where}" must validate all the schemas (allOf){none}'))
+        out.violations += _all_of(v, branches, path, where)
     if isinstance(s.get("not"), dict) and not _sub(v, s["not"], path):
-        add(Violation(path, f'Invalid value: "": "{where}" must not validate the schema (not)'))
+        out.violations.append(Violation(path, f'Invalid value: "": "{where}" must not validate the schema (not)'))
+
+
+def _any_of(v: Any, branches: list[Any], path: PathT, where: str) -> list[Violation]:
+    """anyOf: nothing when a branch holds, else the failure and the first failed branch's violations."""
+    first: list[Violation] | None = None
+    for b in branches:  # the first branch that holds settles it
+        r = _sub(v, b, path)
+        if not r:
+            return []
+        first = r if first is None else first
+    return [Violation(path, f'Invalid value: "": "{where}" must validate at least one schema (anyOf)'),
+            *(first or [])]
+
+
+def _one_of(v: Any, branches: list[Any], path: PathT, where: str) -> list[Violation]:
+    """oneOf: exactly one branch holds; when none does, the first branch's violations follow."""
+    results = [_sub(v, b, path) for b in branches]
+    valid = sum(1 for r in results if not r)
+    if valid == 1:
+        return []
+    found = "Found none valid" if valid == 0 else f"Found {valid} valid alternatives"
+    head = Violation(path, f'Invalid value: "": "{where}" must validate one and only one schema (oneOf). {found}')
+    return [head, *results[0]] if valid == 0 else [head]
+
+
+def _all_of(v: Any, branches: list[Any], path: PathT, where: str) -> list[Violation]:
+    """allOf: every branch's violations, then the failure when any branch failed."""
+    results = [_sub(v, b, path) for b in branches]
+    out = [x for r in results for x in r]
+    failed = sum(1 for r in results if r)
+    if failed:
+        none = ". None validated" if failed == len(results) else ""
+        out.append(Violation(path, f'Invalid value: "": "{where}" must validate all the schemas (allOf){none}'))
+    return out
 
 
 def _string(v: str, s: Obj, path: PathT, out: Outcome) -> None:
@@ -324,42 +337,61 @@ def _go(v: object) -> str:
 
 def _object(v: Obj, s: Obj, path: PathT, out: Outcome) -> Obj:
     """Check an object's fields; copy it only when CEL must see something else (defaults, pruned nulls)."""
-    props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
-    additional = s.get("additionalProperties")
-    preserve = bool(s.get("x-kubernetes-preserve-unknown-fields")) or additional is True
-    embedded = bool(s.get("x-kubernetes-embedded-resource"))
+    props = s.get("properties")
+    props = props if isinstance(props, dict) else {}
+    checked = _object_fields(v, s, props, path, out)
+    seen = _fill_defaults(v, checked, props, out)
+    for k in s.get("required") or []:
+        if seen.get(k) is None:
+            out.violations.append(Violation((*path, k), "Required value"))
+    return seen
+
+
+def _object_fields(v: Obj, s: Obj, props: Obj, path: PathT, out: Outcome) -> Obj | None:
+    """Walk each field by its schema; a copy of the object when a field changed, else None."""
     result: Obj | None = None  # copy-on-write: most objects have no default to fill in
     for k, x in v.items():
         ps = props.get(k)
         if x is None and not (isinstance(ps, dict) and ps.get("nullable")):
             result = result if result is not None else {kk: vv for kk, vv in v.items() if vv is not None}
             continue  # the server prunes nulls of non-nullable fields
-        if isinstance(ps, dict):
-            y = _walk(x, ps, (*path, k), out)
-        elif isinstance(additional, dict):
-            y = _walk(x, additional, (*path, k), out)
-        elif preserve or (embedded and k in ("apiVersion", "kind", "metadata")):
+        fs = _field_schema(k, ps, s, props, path, out)
+        if fs is None:
             continue
-        elif out.value_only:
-            continue  # a branch of anyOf/allOf/oneOf/not prunes nothing: the structural schema does
-        elif props or additional is False or s.get("type") == "object":
-            unknown = format_path((*path, k))
-            out.violations.append(Violation((*path, k), f'strict decoding error: unknown field "{unknown}"'))
-            continue
-        else:
-            continue
+        y = _walk(x, fs, (*path, k), out)
         if y is not x:
             result = result if result is not None else dict(v)
             result[k] = y
+    return result
+
+
+def _field_schema(k: str, ps: Any, s: Obj, props: Obj, path: PathT, out: Outcome) -> Obj | None:
+    """The schema field `k` is checked against; None when it is not checked (kept, or unknown and reported)."""
+    additional = s.get("additionalProperties")
+    if isinstance(ps, dict):
+        return ps
+    if isinstance(additional, dict):
+        return additional
+    preserve = bool(s.get("x-kubernetes-preserve-unknown-fields")) or additional is True
+    embedded = bool(s.get("x-kubernetes-embedded-resource"))
+    if preserve or (embedded and k in ("apiVersion", "kind", "metadata")):
+        return None
+    if out.value_only:
+        return None  # a branch of anyOf/allOf/oneOf/not prunes nothing: the structural schema does
+    if props or additional is False or s.get("type") == "object":
+        unknown = format_path((*path, k))
+        out.violations.append(Violation((*path, k), f'strict decoding error: unknown field "{unknown}"'))
+    return None
+
+
+def _fill_defaults(v: Obj, result: Obj | None, props: Obj, out: Outcome) -> Obj:
+    """The object as CEL sees it: the walked copy (or `v`) with absent fields' defaults filled in."""
     seen = result if result is not None else v
     for k, ps in props.items():
         if k not in seen and isinstance(ps, dict) and "default" in ps and not out.value_only:
             result = result if result is not None else dict(v)
             result[k] = copy.deepcopy(ps["default"])
             seen = result
-    for k in s.get("required") or []:
-        if seen.get(k) is None:
-            out.violations.append(Violation((*path, k), "Required value"))
     return seen
 
 
