@@ -10,7 +10,6 @@ from contextlib import contextmanager
 
 import click
 
-from kubectl_pd.cli import cluster_options
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.commands.common import dump, namespace, open_source, to_json, to_yaml, use_color
@@ -32,6 +31,7 @@ from kubectl_pd.lint.report import (
     render_text,
     unified_diff,
 )
+from kubectl_pd.options import cluster_options
 
 OUTPUTS = ("text", "json", "yaml", "sarif", "junit", "github", "patch")
 _STYLES = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},
