@@ -101,7 +101,7 @@ def _reachable(opts: ClusterOptions) -> bool:  # noqa: F821 - imported by the ca
     host, port = where
     try:
         # an ASCII name as bytes: str would load the IDNA codec first (unicodedata, stringprep)
-        socket.create_connection((host.encode() if host.isascii() else host, port),
+        socket.create_connection((host.encode() if host.isascii() else host, port),  # type: ignore[arg-type]
                                  timeout=opts.request_timeout).close()
     except OSError:
         return False

@@ -159,10 +159,10 @@ def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         parent = click.get_current_context().find_object(ClusterOptions)
         return fn(*args, cluster=mine.merged(parent), **kwargs)
 
-    wrapper = with_cluster_flags(wrapper)
+    command = with_cluster_flags(wrapper)
     if "files" in fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
-        wrapper = _INPUT_FLAG(_input_options(wrapper))
-    return wrapper
+        command = _INPUT_FLAG(_input_options(command))
+    return command
 
 
 INPUT_LIMIT = "kubectl_pd.max_input_size"

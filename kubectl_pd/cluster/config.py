@@ -49,11 +49,10 @@ def _bounded(seconds: float, text: str, flag: str) -> float:
     return seconds
 
 
-_FIELDS = ("kubeconfig context namespace request_timeout server token cluster user as_user as_groups as_uid "
-           "certificate_authority insecure tls_server_name")
-
-
-class ClusterOptions(namedtuple("ClusterOptions", _FIELDS, defaults=(None,) * 9 + ((), None, None, False, None))):
+class ClusterOptions(namedtuple("ClusterOptions", "kubeconfig context namespace request_timeout server token cluster "
+                                "user as_user as_groups as_uid certificate_authority insecure tls_server_name",
+                                defaults=(None, None, None, None, None, None, None, None, None, (), None, None, False,
+                                          None))):
     """The flags every command takes to reach a cluster, kubectl's names: kubeconfig, context, namespace (as
     given with -n; None means the context's), request_timeout in seconds, and the overrides of the
     kubeconfig (server, token, cluster, user, as_user/as_groups/as_uid, certificate_authority, insecure,
@@ -166,7 +165,7 @@ def _parse(text: str, path: str) -> Any:
     data = blockyaml.load(text)
     if data is not blockyaml.UNSUPPORTED:
         return data
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     try:
         return first_document(text)
@@ -197,7 +196,7 @@ def go_loader() -> Any:
         return _GO_LOADER[0]
     import re
 
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -240,7 +239,7 @@ def server_and_proxy(opts: ClusterOptions) -> tuple[str, str | None]:
     environment's), read without resolving credentials: Tab's cheap reachability check."""
     config = read_kubeconfig(opts)
     ctx = resolve_context(opts, config)
-    body = ctx.get("context") if isinstance(ctx.get("context"), dict) else {}
+    body: dict[str, Any] = ctx["context"] if isinstance(ctx.get("context"), dict) else {}
     want = opts.cluster or body.get("cluster")
     cluster: dict[str, Any] | None = None
     for entry in config["clusters"]:

@@ -20,11 +20,13 @@ from kubectl_pd.cluster.config import (
 )
 from kubectl_pd.cluster.kcschema import decode_bytes
 from kubectl_pd.errors import PdError
-from kubectl_pd.records import dataclass, field
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
+    from dataclasses import dataclass, field
     from typing import Any
+else:
+    from kubectl_pd.records import dataclass, field
 
 SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 

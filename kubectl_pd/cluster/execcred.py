@@ -13,10 +13,14 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.errors import ClusterError
-from kubectl_pd.records import dataclass
+
+if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
+    from dataclasses import dataclass
+else:
+    from kubectl_pd.records import dataclass
 
 API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 
@@ -118,7 +122,7 @@ def _parse(out: bytes, api_version: str, shown: str) -> Credential:
     if doc.get("apiVersion") != api_version:
         raise ClusterError(f"exec credential plugin `{shown}` answered apiVersion {doc.get('apiVersion')!r}, "
                            f"not the {api_version!r} it was asked for")
-    status = doc.get("status") if isinstance(doc.get("status"), dict) else {}
+    status: dict[str, Any] = doc["status"] if isinstance(doc.get("status"), dict) else {}
     token = status.get("token")
     cert, key = status.get("clientCertificateData"), status.get("clientKeyData")
     if bool(cert) != bool(key):

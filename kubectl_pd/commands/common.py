@@ -38,7 +38,7 @@ def namespace(cluster: ClusterOptions) -> str:
 def _dumper() -> Any:
     """Block-style YAML with keys in insertion order, like kubectl prints; multi-line strings as `|`
     blocks. Built on first use: `-o json` and the text output never import PyYAML."""
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
         pass
