@@ -1,0 +1,72 @@
+"""kubectl's connection flags in Tab: offered by name, honoured by live lookups (through the real kubectl's
+plugin completion, the bridge's fast path and the command tree alike), and --cluster/--user completed from
+the kubeconfig."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kubectl_pd.completion_bridge import fast_target
+from tests.apiserver import TLS, TOKEN, FakeApiServer
+from tests.builders import namespace
+from tests.conftest import run_kubectl
+from tests.test_completion_kubectl import candidates
+
+
+@pytest.mark.parametrize(("typed", "offered"), [
+    ("--as", ["--as", "--as-group", "--as-uid"]),
+    ("--insec", ["--insecure-skip-tls-verify"]),
+    ("--tl", ["--tls-server-name"]),
+    ("--cer", ["--certificate-authority"]),
+    ("--se", ["--server"]),
+    ("--to", ["--token"]),
+    ("--us", ["--user"]),
+    ("--cl", ["--cluster"]),
+])
+def test_kubectl_offers_the_connection_flags(typed: str, offered: list[str]) -> None:
+    for command in ("why-pending", "lint", "create"):
+        r = run_kubectl(["__complete", "pd", command, typed])
+        assert r.returncode == 0, r.stderr
+        assert candidates(r.stdout) == offered
+
+
+def _ca(server: FakeApiServer) -> str:
+    assert isinstance(server.tls, TLS) and server.tls.ca is not None
+    return str(server.tls.ca)
+
+
+def test_live_tab_with_server_and_token_flags_and_no_kubeconfig(apiserver: Callable, tmp_path: Path) -> None:
+    server, _ = apiserver([namespace(n) for n in ("ml", "mlops", "default")])
+    env = {"KUBECONFIG": str(tmp_path / "absent")}
+    flags = ["-s", server.url, "--token", TOKEN, "--certificate-authority", _ca(server), "--as", "alice"]
+    server.header_log.clear()
+    r = run_kubectl(["__complete", "pd", "why-pending", *flags, "-n", "ml"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert candidates(r.stdout) == ["ml", "mlops"]
+    assert server.header_log and all(("Impersonate-User", "alice") in h for h in server.header_log)
+    assert TOKEN not in r.stdout  # (kubectl itself echoes the words typed on stderr)
+
+
+def test_fast_path_takes_the_flags_as_the_command_tree_does(cli: Callable, apiserver: Callable, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    server, _ = apiserver("pending/quota-exhausted.yaml", namespace="team-a")
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent"))
+    words = ["why-pending", "--server", server.url, "--token", TOKEN, "--certificate-authority", _ca(server),
+             "--as", "alice", "--as-group", "dev", "--as-group", "ops", "-n", "team-a", ""]
+    full = cli(["__complete", *words], env={"KUBECONFIG": str(tmp_path / "absent")})
+    assert full.exit_code == 0
+    server.header_log.clear()
+    fast = fast_target(words)
+    assert fast is not None and len(fast) > 1  # names were found
+    assert "\n".join(fast) + "\n" == full.stdout
+    groups = [v for k, v in server.header_log[0] if k == "Impersonate-Group"]
+    assert groups == ["dev", "ops"]
+
+
+def test_cluster_and_user_complete_from_the_kubeconfig(cli: Callable, apiserver: Callable) -> None:
+    _, env = apiserver()
+    assert cli(["__complete", "lint", "--cluster", "loop"], env=env).stdout.splitlines()[0] == "loopback"
+    assert cli(["__complete", "lint", "--user", "t"], env=env).stdout.splitlines()[0] == "tester"
