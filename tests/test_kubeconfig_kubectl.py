@@ -301,3 +301,16 @@ def test_exec_info_matches_kubectl(server: FakeApiServer, tmp_path: Path) -> Non
     assert ours == theirs
     assert set(ours["spec"]["cluster"]) == {"server", "tls-server-name", "certificate-authority-data", "config"}
     assert base64.b64decode(ours["spec"]["cluster"]["certificate-authority-data"]) == _ca(server).read_bytes()
+
+
+@pytest.mark.parametrize(("file_token", "flag_token", "served"), [(TOKEN, "wrong", True), ("wrong", TOKEN, False)])
+def test_token_flag_against_a_token_file(file_token: str, flag_token: str, served: bool, server: FakeApiServer,
+                                         tmp_path: Path) -> None:
+    """kubectl keeps reading the kubeconfig's tokenFile when --token is given (the file wins); so do we."""
+    (tmp_path / "token").write_text(file_token + "\n")
+    case = Case("token-file", user=[f"    tokenFile: {tmp_path / 'token'}"], served=served, code=0 if served else 1)
+    kc = write(tmp_path / "kubeconfig", kubeconfig_text(server, case))
+    env = {"KUBECONFIG": str(kc)}
+    theirs, ours = (run(server, env, ["--token", flag_token]) for run in (via_kubectl, via_pd))
+    assert (theirs.code == 0, ours.code) == (served, case.code), (theirs.output, ours.output)
+    assert TOKEN not in ours.output
