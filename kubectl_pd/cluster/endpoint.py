@@ -167,7 +167,7 @@ def merged_user(opts: ClusterOptions, user: dict[str, Any]) -> dict[str, Any]:
 def resolve(opts: ClusterOptions, config: dict[str, Any] | None = None) -> Endpoint:
     """The Endpoint of the chosen context (or the in-cluster service account), flags applied."""
     if config is None and in_cluster_only(opts):
-        return _in_cluster_with(opts)
+        return in_cluster_with(opts)
     config = config if config is not None else read_kubeconfig(opts)
     name, body, cl_entry, user_entry = _entries(opts, config)
     cluster = merged_cluster(opts, _body(cl_entry, "cluster"), origin_of(config, "clusters", cl_entry or {}))
@@ -188,9 +188,9 @@ def resolve(opts: ClusterOptions, config: dict[str, Any] | None = None) -> Endpo
     return ep
 
 
-def _in_cluster_with(opts: ClusterOptions) -> Endpoint:
+def in_cluster_with(opts: ClusterOptions, sa_dir: str = SERVICE_ACCOUNT_DIR) -> Endpoint:
     """In a Pod, kubectl takes --server, --token and --certificate-authority over the service account's."""
-    ep = in_cluster()
+    ep = in_cluster(sa_dir)
     if opts.server:
         ep.server = opts.server.rstrip("/")
     if opts.token:
