@@ -143,6 +143,10 @@ def _read_file(p: str, *, required: bool) -> dict[str, Any] | None:
     if bad is not None:
         where, expected, got = bad
         raise InputError(f"kubeconfig {p}: {where} must be {expected}, not {got} (kubectl refuses this file too)")
+    where = kcschema.non_finite(data)
+    if where is not None:
+        raise InputError(f"kubeconfig {p}: {where} is an infinite or NaN number, which kubectl cannot read "
+                         f"(it refuses this file too)")
     dup = kcschema.duplicate_name(data)
     if dup is not None:
         raise InputError(f"kubeconfig {p}: {dup[0]} has two entries named {dup[1]!r} (kubectl refuses this file too)")
@@ -176,41 +180,10 @@ def _parse(text: str, path: str) -> Any:
 
 
 def first_document(text: str) -> Any:
-    """The first document of `text` (kubectl ignores the others, even broken ones), read like kubectl."""
-    loader = go_loader()(text)
-    try:
-        return loader.get_data() if loader.check_data() else None
-    finally:
-        loader.dispose()
+    """The first document of `text` (kubectl ignores the others, even broken ones), with kubectl's scalars."""
+    from kubectl_pd.cluster import goyaml
 
-
-_GO_LOADER: list[Any] = []
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-
-
-def go_loader() -> Any:
-    """PyYAML's safe loader with the scalars of go-yaml v2, which kubectl reads kubeconfigs with: `y`, `Y`,
-    `n` and `N` are booleans too, and a date stays a string (it is one to kubectl)."""
-    if _GO_LOADER:
-        return _GO_LOADER[0]
-    import re
-
-    import yaml  # type: ignore[import-untyped]
-
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class GoYamlLoader(base):  # type: ignore[misc,valid-type]
-        bool_values = {**base.bool_values, "y": True, "n": False}
-
-    GoYamlLoader.yaml_implicit_resolvers = {
-        first: [(tag, rx) for tag, rx in pairs if tag not in (_BOOL_TAG, _TIMESTAMP_TAG)]
-        for first, pairs in base.yaml_implicit_resolvers.items()}
-    GoYamlLoader.add_implicit_resolver(
-        _BOOL_TAG, re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON"
-                              r"|off|Off|OFF)$"), list("yYnNtTfFoO"))
-    _GO_LOADER.append(GoYamlLoader)
-    return GoYamlLoader
+    return goyaml.first_document(text)
 
 
 def origin_of(config: dict[str, Any], section: str, entry: dict[str, Any]) -> str | None:

@@ -115,6 +115,19 @@ def _collection(value: Any, schema: tuple[str, Any], path: str) -> tuple[str, st
     return None
 
 
+def non_finite(value: Any, path: str = "") -> str | None:
+    """The path of an infinite or NaN number anywhere in the document (unknown fields too): kubectl turns the
+    whole document into JSON first, which cannot hold them, and refuses the file."""
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return path or "the document"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = non_finite(item, f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None
+
+
 def duplicate_name(data: dict[str, Any]) -> tuple[str, str] | None:
     """(section, name) of a name used twice in one file's section: kubectl refuses such a file."""
     for section in SECTIONS:
