@@ -143,9 +143,9 @@ def _read_file(p: str, *, required: bool) -> dict[str, Any] | None:
     if bad is not None:
         where, expected, got = bad
         raise InputError(f"kubeconfig {p}: {where} must be {expected}, not {got} (kubectl refuses this file too)")
-    where = kcschema.non_finite(data)
-    if where is not None:
-        raise InputError(f"kubeconfig {p}: {where} is an infinite or NaN number, which kubectl cannot read "
+    odd = kcschema.non_finite(data)
+    if odd is not None:
+        raise InputError(f"kubeconfig {p}: {odd} is an infinite or NaN number, which kubectl cannot read "
                          f"(it refuses this file too)")
     dup = kcschema.duplicate_name(data)
     if dup is not None:
