@@ -70,3 +70,33 @@ def test_cluster_and_user_complete_from_the_kubeconfig(cli: Callable, apiserver:
     _, env = apiserver()
     assert cli(["__complete", "lint", "--cluster", "loop"], env=env).stdout.splitlines()[0] == "loopback"
     assert cli(["__complete", "lint", "--user", "t"], env=env).stdout.splitlines()[0] == "tester"
+
+
+# -- every command takes the flags ----------------------------------------------------------------------
+
+CREATE = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8.5", "--kv-cache-pool", "kv",
+          "--prefill", "1", "--decode", "2", "--instance-type", "gpustack--nvidia-h20-linux-amd64", "--dry-run=server"]
+COMMANDS = {
+    "lint": (("create/cluster.yaml",), ["lint"]),
+    "why-pending": (("pending/quota-exhausted.yaml",), ["why-pending", "qwen-pd", "-n", "team-a"]),
+    "create": (("create/cluster.yaml", "create/crd-pd-atomic.yaml"), [*CREATE, "-n", "team-a"]),
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_takes_the_connection_flags(command: str, cli: Callable, apiserver: Callable,
+                                                  tmp_path: Path) -> None:
+    fixtures, argv = COMMANDS[command]
+    server, kubeconfig_env = apiserver(*fixtures, namespace="team-a")
+    expected = cli(argv, env=kubeconfig_env)  # the same command through the kubeconfig
+    env = {"KUBECONFIG": str(tmp_path / "absent"), "NO_COLOR": "1"}
+    flags = ["--server", server.url, "--token", TOKEN, "--certificate-authority", _ca(server), "--as", "alice",
+             "--as-group", "dev", "--as-group", "ops"]
+    server.header_log.clear()
+    r = cli([*argv, *flags], env=env)
+    assert (r.exit_code, r.stdout) == (expected.exit_code, expected.stdout), r.stderr
+    assert server.header_log
+    for headers in server.header_log:
+        assert [(k, v) for k, v in headers if k.startswith("Impersonate-")] == [
+            ("Impersonate-User", "alice"), ("Impersonate-Group", "dev"), ("Impersonate-Group", "ops")]
+    assert TOKEN not in r.stdout + r.stderr
