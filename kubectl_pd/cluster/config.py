@@ -83,11 +83,6 @@ class ClusterOptions(namedtuple("ClusterOptions", "kubeconfig context namespace 
         out = {k: (v if v or (k == "request_timeout" and v is not None) else theirs[k]) for k, v in mine.items()}
         return ClusterOptions(**out)
 
-    def overrides(self) -> bool:
-        """Whether any flag overrides what the kubeconfig says about the cluster or the user."""
-        return any((self.server, self.token, self.cluster, self.user, self.as_user, self.as_groups, self.as_uid,
-                    self.certificate_authority, self.insecure, self.tls_server_name))
-
 
 def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
     if opts.kubeconfig:
