@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 _VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "context",
                 "--kubeconfig": "kubeconfig", "--request-timeout": "request_timeout", "--cluster": "cluster",
                 "--user": "user", "-s": "server", "--server": "server", "--token": "token", "--as": "as_user",
-                "--as-uid": "as_uid", "--as-group": "as_groups", "--certificate-authority": "certificate_authority",
-                "--tls-server-name": "tls_server_name"}
+                "--as-uid": "as_uid", "--certificate-authority": "certificate_authority",
+                "--tls-server-name": "tls_server_name", "--client-certificate": "client_certificate",
+                "--client-key": "client_key", "--proxy-url": "proxy_url"}
+_REPEATED = {"--as-group": "as_groups", "--as-user-extra": "as_user_extra"}
 _DIRECTIVE_NO_FILE_COMP = 4
 DEFAULT_TIMEOUT = 2.0  # seconds: a completion has to feel instant or give up
 
@@ -41,8 +43,8 @@ def fast_target(words: list[str]) -> list[str] | None:
             everywhere = True
         elif w == "--insecure-skip-tls-verify":
             found["insecure"] = True
-        elif w == "--as-group" and i + 1 < len(rest):
-            found["as_groups"] = (*found.get("as_groups", ()), rest[i + 1])
+        elif w in _REPEATED and i + 1 < len(rest):
+            found[_REPEATED[w]] = (*found.get(_REPEATED[w], ()), rest[i + 1])
             i += 1
         elif w in _VALUE_FLAGS and i + 1 < len(rest):
             found[_VALUE_FLAGS[w]] = rest[i + 1]

@@ -27,7 +27,8 @@ _FIELDS = {"kubeconfig": "kubeconfig", "kube_context": "context", "namespace": "
            "request_timeout": "request_timeout", "server": "server", "token": "token", "kube_cluster": "cluster",
            "kube_user": "user", "as_user": "as_user", "as_groups": "as_groups", "as_uid": "as_uid",
            "certificate_authority": "certificate_authority", "insecure_skip_tls_verify": "insecure",
-           "tls_server_name": "tls_server_name"}
+           "tls_server_name": "tls_server_name", "as_user_extra": "as_user_extra",
+           "client_certificate": "client_certificate", "client_key": "client_key", "proxy_url": "proxy_url"}
 
 
 def options_from_params(chain: Iterable[Mapping[str, Any]]) -> ClusterOptions:
@@ -45,6 +46,7 @@ def options_from_params(chain: Iterable[Mapping[str, Any]]) -> ClusterOptions:
             timeout = None
     found["request_timeout"] = float(timeout) if timeout else DEFAULT_TIMEOUT
     found["as_groups"] = tuple(found.get("as_groups") or ())
+    found["as_user_extra"] = tuple(found.get("as_user_extra") or ())
     found["insecure"] = bool(found.get("insecure"))
     return ClusterOptions(**found)
 

@@ -3,8 +3,9 @@
 Command modules import `cluster_options` from here (not from cli.py, which imports them lazily), so the
 dependency points down: cli -> commands -> options -> cluster.config. The flags are kubectl's, with its
 meanings (docs/global-options.md): --kubeconfig, --context, -n/--namespace, --request-timeout, --cluster,
---user, -s/--server, --token, --as, --as-group (repeatable), --as-uid, --certificate-authority,
---insecure-skip-tls-verify and --tls-server-name.
+--user, -s/--server, --token, --as, --as-group and --as-user-extra (repeatable), --as-uid,
+--certificate-authority, --insecure-skip-tls-verify, --tls-server-name, --client-certificate, --client-key
+and --proxy-url.
 """
 
 from __future__ import annotations
@@ -121,6 +122,12 @@ _CLUSTER_FLAGS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
     click.option("--as-group", "as_groups", metavar="GROUP", multiple=True,
                  help="Group to impersonate (repeat the flag for several groups)."),
     click.option("--as-uid", metavar="UID", help="UID to impersonate for the operation."),
+    click.option("--as-user-extra", "as_user_extra", metavar="KEY=VALUE", multiple=True,
+                 help="User extra to impersonate (repeat the flag for several values of a key)."),
+    click.option("--client-certificate", metavar="PATH", help="Path to a client certificate file for TLS."),
+    click.option("--client-key", metavar="PATH", help="Path to a client key file for TLS."),
+    click.option("--proxy-url", metavar="URL", help="The proxy to reach the server through (overrides the "
+                                                     "kubeconfig and the environment)."),
     click.option("--certificate-authority", metavar="PATH", help="Path to a CA file for the API server."),
     click.option("--insecure-skip-tls-verify", is_flag=True, default=False,
                  help="Do not verify the server's certificate (the connection is not secure)."),
@@ -128,8 +135,8 @@ _CLUSTER_FLAGS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
                  help="Server name to use for certificate verification (default: the server's host)."),
 ]
 _KEYWORDS = ("kubeconfig", "kube_context", "namespace", "request_timeout", "kube_cluster", "kube_user", "server",
-             "token", "as_user", "as_groups", "as_uid", "certificate_authority", "insecure_skip_tls_verify",
-             "tls_server_name")
+             "token", "as_user", "as_groups", "as_uid", "as_user_extra", "certificate_authority",
+             "insecure_skip_tls_verify", "tls_server_name", "client_certificate", "client_key", "proxy_url")
 
 
 def options_of(params: dict[str, Any]) -> ClusterOptions:
@@ -139,8 +146,11 @@ def options_of(params: dict[str, Any]) -> ClusterOptions:
         request_timeout=params.get("request_timeout"), server=params.get("server"), token=params.get("token"),
         cluster=params.get("kube_cluster"), user=params.get("kube_user"), as_user=params.get("as_user"),
         as_groups=tuple(params.get("as_groups") or ()), as_uid=params.get("as_uid"),
+        as_user_extra=tuple(params.get("as_user_extra") or ()),
         certificate_authority=params.get("certificate_authority"),
-        insecure=bool(params.get("insecure_skip_tls_verify")), tls_server_name=params.get("tls_server_name"))
+        insecure=bool(params.get("insecure_skip_tls_verify")), tls_server_name=params.get("tls_server_name"),
+        client_certificate=params.get("client_certificate"), client_key=params.get("client_key"),
+        proxy_url=params.get("proxy_url"))
 
 
 def with_cluster_flags(fn: Callable[..., Any]) -> Callable[..., Any]:

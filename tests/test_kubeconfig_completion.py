@@ -17,14 +17,15 @@ from tests.test_completion_kubectl import candidates
 
 
 @pytest.mark.parametrize(("typed", "offered"), [
-    ("--as", ["--as", "--as-group", "--as-uid"]),
+    ("--as", ["--as", "--as-group", "--as-uid", "--as-user-extra"]),
     ("--insec", ["--insecure-skip-tls-verify"]),
     ("--tl", ["--tls-server-name"]),
     ("--cer", ["--certificate-authority"]),
     ("--se", ["--server"]),
     ("--to", ["--token"]),
     ("--us", ["--user"]),
-    ("--cl", ["--cluster"]),
+    ("--cl", ["--cluster", "--client-certificate", "--client-key"]),
+    ("--pro", ["--proxy-url"]),
 ])
 def test_kubectl_offers_the_connection_flags(typed: str, offered: list[str]) -> None:
     for command in ("why-pending", "lint", "create"):

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.apiserver import TLS, TOKEN, FakeApiServer
-from tests.conftest import run_cli, run_kubectl
+from tests.conftest import Pki, run_cli, run_kubectl
 from tests.proxyserver import RoutingProxy
 
 CQ = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "gpu"},
@@ -178,6 +178,10 @@ FLAG_CASES = [
     Case("tls-server-name-localhost", flags=["--tls-server-name", "localhost"]),
     Case("tls-server-name-wrong", flags=["--tls-server-name", "wrong.example"], served=False, code=1),
     Case("token-flag", user=["    token: wrong"], flags=["--token", TOKEN]),
+    Case("user-extra-flags", user=[f"    token: {TOKEN}", "    as: alice", "    as-user-extra: {a: [k1], b: [k2]}"],
+         flags=["--as-user-extra", "b=x=y", "--as-user-extra", "b=z", "--as-user-extra", "ignored",
+                "--as-user-extra", "=v", "--as-user-extra", "k y=é"]),
+    Case("user-extra-alone", flags=["--as-user-extra", "a=b"], served=False, code=1),
 ]
 
 
@@ -314,3 +318,33 @@ def test_token_flag_against_a_token_file(file_token: str, flag_token: str, serve
     theirs, ours = (run(server, env, ["--token", flag_token]) for run in (via_kubectl, via_pd))
     assert (theirs.code == 0, ours.code) == (served, case.code), (theirs.output, ours.output)
     assert TOKEN not in ours.output
+
+
+def test_proxy_url_flag(server: FakeApiServer, tmp_path: Path) -> None:
+    proxy = RoutingProxy(("127.0.0.1", _port(server)))
+    try:
+        kc = write(tmp_path / "kubeconfig", kubeconfig_text(server, Case("p")))
+        for run in (via_kubectl, via_pd):
+            proxy.targets.clear()
+            assert run(server, {"KUBECONFIG": str(kc)}, ["--proxy-url", proxy.url]).code == 0
+            assert proxy.targets == [f"127.0.0.1:{_port(server)}"]
+    finally:
+        proxy.stop()
+
+
+@pytest.mark.parametrize("in_kubeconfig", [[], ["    client-certificate-data: bm90IGEgY2VydA==",
+                                                 "    client-key-data: bm90IGEga2V5"]])
+def test_client_certificate_flags(in_kubeconfig: list[str], pki: Pki, tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """--client-certificate/--client-key (relative to the working directory) replace the kubeconfig's data."""
+    tls = FakeApiServer(objects=[dict(CQ)], tls=TLS(pki.server_cert, pki.server_key, client_ca=pki.ca, ca=pki.ca))
+    tls.start()
+    try:
+        kc = write(tmp_path / "kubeconfig", kubeconfig_text(tls, Case("cert", user=in_kubeconfig)))
+        monkeypatch.chdir(pki.dir)
+        flags = ["--client-certificate", "client.crt", "--client-key", "client.key"]
+        for run in (via_kubectl, via_pd):
+            outcome = run(tls, {"KUBECONFIG": str(kc)}, flags)
+            assert outcome.code == 0, outcome.output
+    finally:
+        tls.stop()

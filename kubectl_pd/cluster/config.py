@@ -50,13 +50,15 @@ def _bounded(seconds: float, text: str, flag: str) -> float:
 
 
 class ClusterOptions(namedtuple("ClusterOptions", "kubeconfig context namespace request_timeout server token cluster "
-                                "user as_user as_groups as_uid certificate_authority insecure tls_server_name",
-                                defaults=(None, None, None, None, None, None, None, None, None, (), None, None, False,
-                                          None))):
+                                "user as_user as_groups as_uid as_user_extra certificate_authority insecure "
+                                "tls_server_name client_certificate client_key proxy_url",
+                                defaults=(None, None, None, None, None, None, None, None, None, (), None, (), None,
+                                          False, None, None, None, None))):
     """The flags every command takes to reach a cluster, kubectl's names: kubeconfig, context, namespace (as
     given with -n; None means the context's), request_timeout in seconds, and the overrides of the
-    kubeconfig (server, token, cluster, user, as_user/as_groups/as_uid, certificate_authority, insecure,
-    tls_server_name). A namedtuple: neither dataclasses nor typing is imported on a Tab press."""
+    kubeconfig (server, token, cluster, user, as_user/as_groups/as_uid/as_user_extra, certificate_authority,
+    insecure, tls_server_name, client_certificate, client_key, proxy_url). A namedtuple: neither dataclasses
+    nor typing is imported on a Tab press."""
 
     __slots__ = ()
     kubeconfig: str | None
@@ -70,9 +72,13 @@ class ClusterOptions(namedtuple("ClusterOptions", "kubeconfig context namespace 
     as_user: str | None
     as_groups: tuple[str, ...]
     as_uid: str | None
+    as_user_extra: tuple[str, ...]  # `key=value` as given
     certificate_authority: str | None
     insecure: bool
     tls_server_name: str | None
+    client_certificate: str | None
+    client_key: str | None
+    proxy_url: str | None
 
     def merged(self, parent: ClusterOptions | None) -> ClusterOptions:
         """Values given on the subcommand win over those given before it."""
@@ -218,7 +224,7 @@ def server_and_proxy(opts: ClusterOptions) -> tuple[str, str | None]:
     cluster = cluster or {}
     server = str(opts.server or cluster.get("server") or "")
     server = server if "://" in server else "https://" + server
-    proxy = cluster.get("proxy-url")
+    proxy = opts.proxy_url or cluster.get("proxy-url")
     return server, str(proxy) if proxy else proxy_for(server)
 
 

@@ -145,6 +145,8 @@ def merged_cluster(opts: ClusterOptions, cluster: dict[str, Any], base: str | No
         out["certificate-authority"] = _path(out["certificate-authority"], base)
     if opts.server:
         out["server"] = opts.server
+    if opts.proxy_url:
+        out["proxy-url"] = opts.proxy_url
     if opts.insecure or opts.certificate_authority:  # either flag replaces all three settings
         out["insecure-skip-tls-verify"] = bool(opts.insecure)
         out["certificate-authority"] = _path(opts.certificate_authority, None)
@@ -155,12 +157,32 @@ def merged_cluster(opts: ClusterOptions, cluster: dict[str, Any], base: str | No
 
 
 def merged_user(opts: ClusterOptions, user: dict[str, Any]) -> dict[str, Any]:
-    """The user entry with --token and the impersonation flags applied (each replaces the kubeconfig's)."""
+    """The user entry with --token, the client certificate and the impersonation flags applied, as kubectl
+    merges them: each replaces the kubeconfig's (a certificate or key file replaces its data too), and
+    --as-user-extra replaces the values of the keys it names."""
     out = dict(user)
     for key, value in (("token", opts.token), ("as", opts.as_user), ("as-uid", opts.as_uid),
                        ("as-groups", list(opts.as_groups) or None)):
         if value:
             out[key] = value
+    for key, path in (("client-certificate", opts.client_certificate), ("client-key", opts.client_key)):
+        if path:
+            out[key] = os.path.abspath(os.path.expanduser(path))
+            out.pop(key + "-data", None)
+    extra = flag_extra(opts.as_user_extra)
+    if extra:
+        out["as-user-extra"] = {**(out.get("as-user-extra") or {}), **extra}
+    return out
+
+
+def flag_extra(given: tuple[str, ...]) -> dict[str, list[str]]:
+    """--as-user-extra key=value (repeatable; a key given twice gets both values), as kubectl reads it: the
+    first `=` splits, and a value without `=` is ignored."""
+    out: dict[str, list[str]] = {}
+    for item in given:
+        key, eq, value = item.partition("=")
+        if eq:
+            out.setdefault(key, []).append(value)
     return out
 
 
