@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import errno
-import functools
 import importlib
 import os
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
 
 from kubectl_pd import __version__
-from kubectl_pd.cluster.config import ClusterOptions, parse_duration
 from kubectl_pd.errors import EXIT_USAGE, PdError
+from kubectl_pd.options import (  # noqa: F401 - re-exported: the flags' old home
+    INPUT_LIMIT,
+    MAX_DURATION,
+    checked_duration,
+    cluster_options,
+    normalize_bool_flags,
+    options_of,
+    with_cluster_flags,
+)
 
 PROG = "kubectl pd"
 
@@ -34,6 +40,15 @@ HIDDEN = {"__complete"}
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [n for n in COMMANDS if n not in HIDDEN]
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, normalize_bool_flags(args))
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
+                                                                            list[str]]:
+        """The subcommand's own words get kubectl's `--flag=false` form too (see normalize_bool_flags)."""
+        name, cmd, rest = super().resolve_command(ctx, args)
+        return name, cmd, normalize_bool_flags(rest)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         spec = COMMANDS.get(cmd_name)
@@ -58,101 +73,6 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-# Go's time.Duration (int64 nanoseconds) cannot hold more: kubectl refuses longer durations too
-MAX_DURATION = (2**63 - 1) / 1e9
-
-
-def checked_duration(value: str, flag: str) -> float | None:
-    """A kubectl duration that kubectl itself would accept: None for 0, else seconds."""
-    seconds = parse_duration(value, flag)
-    if seconds is not None and not seconds <= MAX_DURATION:  # also NaN and inf
-        raise PdError(f"{flag}: {value} is longer than the longest duration kubectl accepts "
-                      f"(2562047h47m16s)", exit_code=EXIT_USAGE)
-    return seconds
-
-
-def _timeout(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return checked_duration(value, "--request-timeout")
-    except PdError as e:
-        raise click.BadParameter(e.message.split(": ", 1)[-1]) from None
-
-
-def _input_size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
-    """`--max-input-size 512Mi`: whole bytes, binary or decimal suffixes; 0 means no limit."""
-    if value is None:
-        return None
-    from kubectl_pd.kueue.quantity import try_parse
-
-    q = try_parse(value)
-    if q is None or q < 0 or q.denominator != 1:
-        raise click.BadParameter(f"{value!r} is not a size in bytes (e.g. 512Mi, 2Gi; 0 for no limit)")
-    return int(q)
-
-
-def _complete_namespaces(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    """Live namespace names on Tab; imported here so --help never loads the completion code."""
-    from kubectl_pd.completion_live import namespaces
-
-    return namespaces(ctx, param, incomplete)
-
-
-def _complete_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    """Context names from the kubeconfig (no request)."""
-    from kubectl_pd.completion_live import kube_contexts
-
-    return kube_contexts(ctx, param, incomplete)
-
-
-_CLUSTER_FLAGS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-    click.option("--kubeconfig", metavar="PATH",
-                 help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."),
-    click.option("--context", "kube_context", metavar="NAME", shell_complete=_complete_contexts,
-                 help="The kubeconfig context to use."),
-    click.option("-n", "--namespace", metavar="NS", shell_complete=_complete_namespaces,
-                 help="Namespace (default: the context's, else `default`)."),
-    click.option("--request-timeout", metavar="DURATION", callback=_timeout, expose_value=True,
-                 help="Wait at most this long for each API request, e.g. 5s, 1m (0: no limit)."),
-]
-
-
-def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Give a command kubectl's connection flags, collected into `cluster: ClusterOptions`."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, kubeconfig: str | None, kube_context: str | None, namespace: str | None,
-                request_timeout: float | None, **kwargs: Any) -> Any:
-        mine = ClusterOptions(kubeconfig, kube_context, namespace, request_timeout)
-        parent = click.get_current_context().find_object(ClusterOptions)
-        return fn(*args, cluster=mine.merged(parent), **kwargs)
-
-    for flag in reversed(_CLUSTER_FLAGS):
-        wrapper = flag(wrapper)
-    if "files" in fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
-        wrapper = _INPUT_FLAG(_input_options(wrapper))
-    return wrapper
-
-
-INPUT_LIMIT = "kubectl_pd.max_input_size"
-_INPUT_FLAG = click.option(
-    "--max-input-size", "max_input_size", metavar="SIZE", callback=_input_size,
-    help="Refuse files (all together) larger than this, e.g. 1Gi (default 256Mi; 0: no limit).")
-
-
-def _input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Keep --max-input-size out of the command's signature: open_source reads it from the context."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, max_input_size: int | None, **kwargs: Any) -> Any:
-        if max_input_size is not None:
-            click.get_current_context().meta[INPUT_LIMIT] = max_input_size
-        return fn(*args, **kwargs)
-
-    return wrapper
-
-
 def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     """click.version_option, without the gettext and locale lookups it pays at import time."""
     if value and not ctx.resilient_parsing:
@@ -167,15 +87,9 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
              subcommand_metavar="COMMAND [ARGS]...")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version and exit.")
-@click.option("--kubeconfig", metavar="PATH", help="Path to the kubeconfig file.")
-@click.option("--context", "kube_context", metavar="NAME", shell_complete=_complete_contexts,
-              help="The kubeconfig context to use.")
-@click.option("-n", "--namespace", metavar="NS", shell_complete=_complete_namespaces,
-              help="Namespace (default: the context's, else `default`).")
-@click.option("--request-timeout", metavar="DURATION", callback=_timeout, help="Per-request timeout, e.g. 5s.")
+@with_cluster_flags
 @click.pass_context
-def cli(ctx: click.Context, kubeconfig: str | None, kube_context: str | None, namespace: str | None,
-        request_timeout: float | None) -> None:
+def cli(ctx: click.Context, **flags: Any) -> None:
     """Prefill/decode deployments on Kubernetes, admitted all-or-nothing through Kueue.
 
     \b
@@ -184,7 +98,7 @@ def cli(ctx: click.Context, kubeconfig: str | None, kube_context: str | None, na
     kubectl pd why-pending NAME            explain a pending deployment
     kubectl pd lint -f queues.yaml         find ClusterQueues Kueue would refuse
     """
-    ctx.obj = ClusterOptions(kubeconfig, kube_context, namespace, request_timeout)
+    ctx.obj = options_of(flags)
     if ctx.invoked_subcommand is None:  # bare `kubectl pd`: the help, as kubectl does (stdout, exit 0)
         click.echo(ctx.get_help())
         ctx.exit(0)

@@ -11,9 +11,20 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # typing stays unloaded on a Tab press
+if TYPE_CHECKING:
+    from typing import Any
+
+    from kubectl_pd.cluster.config import ClusterOptions
+
 # flags of why-pending that take a value, and the ClusterOptions field each sets
 _VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "context",
-                "--kubeconfig": "kubeconfig", "--request-timeout": "request_timeout"}
+                "--kubeconfig": "kubeconfig", "--request-timeout": "request_timeout", "--cluster": "cluster",
+                "--user": "user", "-s": "server", "--server": "server", "--token": "token", "--as": "as_user",
+                "--as-uid": "as_uid", "--certificate-authority": "certificate_authority",
+                "--tls-server-name": "tls_server_name", "--client-certificate": "client_certificate",
+                "--client-key": "client_key", "--proxy-url": "proxy_url"}
+_REPEATED = {"--as-group": "as_groups", "--as-user-extra": "as_user_extra"}
 _DIRECTIVE_NO_FILE_COMP = 4
 DEFAULT_TIMEOUT = 2.0  # seconds: a completion has to feel instant or give up
 
@@ -22,7 +33,7 @@ def fast_target(words: list[str]) -> list[str] | None:
     """Cobra lines for `why-pending [connection flags] <incomplete target>`, or None: not this case."""
     if len(words) < 2 or words[0] != "why-pending" or words[-1].startswith("-"):
         return None
-    found: dict[str, str] = {}
+    found: dict[str, Any] = {}
     everywhere = False
     rest = words[1:-1]
     i = 0
@@ -30,22 +41,27 @@ def fast_target(words: list[str]) -> list[str] | None:
         w = rest[i]
         if w in ("-A", "--all-namespaces"):
             everywhere = True
+        elif w == "--insecure-skip-tls-verify":
+            found["insecure"] = True
+        elif w in _REPEATED and i + 1 < len(rest):
+            found[_REPEATED[w]] = (*found.get(_REPEATED[w], ()), rest[i + 1])
+            i += 1
         elif w in _VALUE_FLAGS and i + 1 < len(rest):
             found[_VALUE_FLAGS[w]] = rest[i + 1]
             i += 1
         else:  # a positional already given, `--flag=value`, `--`, or anything else: the full path decides
             return None
         i += 1
-    if not _any_kubeconfig(found.get("kubeconfig")):  # nothing to ask, and nothing else to load
+    if not _any_kubeconfig(found.get("kubeconfig")) and not found.get("server"):  # nothing to ask or load
         return [f":{_DIRECTIVE_NO_FILE_COMP}"]
     from kubectl_pd.cluster.config import ClusterOptions, parse_duration
 
     try:
-        timeout = parse_duration(found["request_timeout"]) if "request_timeout" in found else None
+        timeout = parse_duration(str(found["request_timeout"])) if "request_timeout" in found else None
     except Exception:
         timeout = None
-    opts = ClusterOptions(kubeconfig=found.get("kubeconfig"), context=found.get("context"),
-                          namespace=found.get("namespace"), request_timeout=timeout or DEFAULT_TIMEOUT)
+    found["request_timeout"] = timeout or DEFAULT_TIMEOUT
+    opts = ClusterOptions(**found)
     names: list[str] = []
     try:
         if _reachable(opts):  # only then the lookup's own modules load
@@ -87,7 +103,7 @@ def _reachable(opts: ClusterOptions) -> bool:  # noqa: F821 - imported by the ca
     host, port = where
     try:
         # an ASCII name as bytes: str would load the IDNA codec first (unicodedata, stringprep)
-        socket.create_connection((host.encode() if host.isascii() else host, port),
+        socket.create_connection((host.encode() if host.isascii() else host, port),  # type: ignore[arg-type]
                                  timeout=opts.request_timeout).close()
     except OSError:
         return False

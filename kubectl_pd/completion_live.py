@@ -23,28 +23,32 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 
-_KEYS = ("kubeconfig", "kube_context", "namespace", "request_timeout")
+_FIELDS = {"kubeconfig": "kubeconfig", "kube_context": "context", "namespace": "namespace",
+           "request_timeout": "request_timeout", "server": "server", "token": "token", "kube_cluster": "cluster",
+           "kube_user": "user", "as_user": "as_user", "as_groups": "as_groups", "as_uid": "as_uid",
+           "certificate_authority": "certificate_authority", "insecure_skip_tls_verify": "insecure",
+           "tls_server_name": "tls_server_name", "as_user_extra": "as_user_extra",
+           "client_certificate": "client_certificate", "client_key": "client_key", "proxy_url": "proxy_url"}
 
 
 def options_from_params(chain: Iterable[Mapping[str, Any]]) -> ClusterOptions:
     """Connection flags from parsed params, innermost command first (its values win)."""
     found: dict[str, Any] = {}
     for params in chain:
-        for key in _KEYS:
-            if found.get(key) is None and params.get(key) is not None:
-                found[key] = params[key]
+        for key, field in _FIELDS.items():
+            if not found.get(field) and params.get(key):
+                found[field] = params[key]
     timeout = found.get("request_timeout")
     if isinstance(timeout, str):  # a value whose callback did not run: parse it here, quietly
         try:
             timeout = parse_duration(timeout)
         except Exception:
             timeout = None
-    return ClusterOptions(
-        kubeconfig=found.get("kubeconfig"),
-        context=found.get("kube_context"),
-        namespace=found.get("namespace"),
-        request_timeout=float(timeout) if timeout else DEFAULT_TIMEOUT,
-    )
+    found["request_timeout"] = float(timeout) if timeout else DEFAULT_TIMEOUT
+    found["as_groups"] = tuple(found.get("as_groups") or ())
+    found["as_user_extra"] = tuple(found.get("as_user_extra") or ())
+    found["insecure"] = bool(found.get("insecure"))
+    return ClusterOptions(**found)
 
 
 def matching(names: Iterable[str], incomplete: str) -> list[str]:
@@ -131,5 +135,15 @@ def kube_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -
         opts = options_from_params(_chain(ctx))
         config = read_kubeconfig(ClusterOptions(kubeconfig=opts.kubeconfig))
         return _items(matching((str(c.get("name") or "") for c in config["contexts"]), incomplete))
+    except Exception:
+        return []
+
+
+def kube_entries(ctx: click.Context, section: str, incomplete: str) -> list[CompletionItem]:
+    """Cluster or user names from the kubeconfig (a file read, no request), for `--cluster` and `--user`."""
+    try:
+        opts = options_from_params(_chain(ctx))
+        config = read_kubeconfig(ClusterOptions(kubeconfig=opts.kubeconfig))
+        return _items(matching((str(c.get("name") or "") for c in config[section]), incomplete))
     except Exception:
         return []

@@ -157,6 +157,7 @@ class FakeApiServer:
         elif self.tls is False:
             self.tls = None
         self.requests: list[Request] = []
+        self.header_log: list[list[tuple[str, str]]] = []  # every request's header lines, repeats kept
         self._lock = threading.Lock()
         # a slow answer (delay, hang, trickle) waits on this, so stop() ends it instead of a real sleep
         self._stopping = threading.Event()
@@ -210,6 +211,7 @@ class FakeApiServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 headers = {k.lower(): v for k, v in self.headers.items()}
+                server.header_log.append(list(self.headers.items()))
                 if isinstance(server.tls, TLS) and server.tls.client_ca is not None:
                     peer = self.connection.getpeercert()  # type: ignore[attr-defined]
                     if peer:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_pd.cluster import blockyaml
-from kubectl_pd.cluster.config import ClusterOptions, read_kubeconfig
+from kubectl_pd.cluster.config import ClusterOptions, first_document, read_kubeconfig
 
 KUBECTL_WRITES = """\
 apiVersion: v1
@@ -62,7 +62,8 @@ users:
 
 EDGES: list[str] = [
     "", "# only a comment\n", "---\n", "---\na: 1\n", "a: 1\n---\nb: 2\n", "a: 01\n", "a: 0x1f\n", "a: 1_000\n",
-    "a: 1.5\n", "a: .inf\n", "a: 2001-12-14\n", "a: 1:30\n", "a: yes\n", "a: Off\n", "a: ~\n", "a:\n", "a: null\n",
+    "a: 1.5\n", "a: .inf\n", "a: 2001-12-14\n", "a: 1:30\n", "a: yes\n",
+    "a: y\n", "a: N\n", "a: 'n'\n", "n: 1\n", "a: Off\n", "a: ~\n", "a:\n", "a: null\n",
     "a: '1'\n", 'a: "yes"\n', "a: 'it''s'\n", 'a: "tab\\there"\n', 'a: "\\u00e9"\n', 'a: "\\x41"\n', "a: [1, 2]\n",
     "a: {b: 1}\n", "a: {}\n", "a: []\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: |\n  text\n", "a: >\n  text\n",
     "a: b\n  c\n", "a: b # comment\n", "a: b#c\n", "a: 'x' # c\n", "a: 'x'#c\n", "- a\n- b\n", "-\n  a: 1\n",
@@ -76,8 +77,9 @@ EDGES: list[str] = [
 
 
 def pyyaml(text: str) -> tuple[str, object]:
+    """PyYAML set up as kubectl's YAML reader (go-yaml v2: y/n booleans, dates as strings, first document)."""
     try:
-        return "ok", yaml.safe_load(text)
+        return "ok", first_document(text)
     except yaml.YAMLError:
         return "error", None
 
@@ -132,7 +134,8 @@ def test_read_kubeconfig_gives_the_same_with_either_reader(tmp_path: Path) -> No
 
 _WORDS = st.sampled_from([
     "a", "name", "server", "https://h:6443", "yes", "no", "on", "Off", "null", "~", "0", "01", "7", "-3", "+4",
-    "1.5", ".inf", "0x1f", "1_0", "2020-01-01", "1:30", "--flag", "-x", "x y", "a:b", "a: b", "#c", "a #c", "'",
+    "1.5", ".inf", "0x1f", "1_0", "2020-01-01", "y", "Y", "n", "N",
+    "1:30", "--flag", "-x", "x y", "a:b", "a: b", "#c", "a #c", "'",
     '"', "''", "it's", "é", "-", "?", ":", "{}", "[]", "[x]", "&a", "*a", "!t", "|", ">", "@", "`", "%", "=", "<<",
     "true", "True", "FALSE", "", " lead", "trail ", "x\\y", "\\u00e9", "\\t",
 ])

@@ -208,3 +208,17 @@ def test_an_expired_exec_credential_is_fetched_again_once(tls_server: FakeApiSer
     kc = tls_server.write_kubeconfig(tmp_path / "kc", user=user, cluster={"certificate-authority": str(pki.ca)})
     assert _names(kc) == ["gpu"]
     assert counter.read_text() == "2"
+
+
+def test_in_cluster_takes_the_server_token_and_ca_flags(tls_server: FakeApiServer, pki: Pki, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubectl_pd.cluster.endpoint import in_cluster_with
+
+    sa = tmp_path / "sa"
+    sa.mkdir()
+    (sa / "token").write_text("a-stale-token\n")
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.255.255.1")  # never reached: --server replaces it
+    opts = ClusterOptions(server=tls_server.url, token=TOKEN, certificate_authority=str(pki.ca))
+    ep = in_cluster_with(opts, str(sa))
+    reply = Transport(ep, 5).send("GET", ep.server + "/apis/kueue.x-k8s.io/v1beta2/clusterqueues")
+    assert reply.status == 200

@@ -94,3 +94,47 @@ def test_https_goes_through_a_connect_tunnel_like_kubectl(cli: Callable, apiserv
                                               "proxy-url\n")
     finally:
         proxy.stop()
+
+
+# Go's own table for NO_PROXY (golang.org/x/net, http/httpproxy/proxy_test.go: UseProxyTests and noProxy),
+# translated: every host is asked for on port 80, `True` means it goes through the proxy.
+GO_NO_PROXY = ("foobar.com, .barbaz.net, *.wildcard.io, 192.168.1.1, 192.168.1.2:81, 192.168.1.3:80, 10.0.0.0/30, "
+               "2001:db8::52:0:1, [2001:db8::52:0:2]:443, [2001:db8::52:0:3]:80, 2002:db8:a::45/64")
+GO_USE_PROXY = [
+    ("localhost", False), ("127.0.0.1", False), ("127.0.0.2", False), ("[::1]", False), ("[::2]", True),
+    ("192.168.1.1", False), ("192.168.1.2", True), ("192.168.1.3", False), ("192.168.1.4", True),
+    ("10.0.0.2", False), ("[2001:db8::52:0:1]", False), ("[2001:db8::52:0:2]", True),
+    ("[2001:db8::52:0:3]", False), ("[2002:db8:a::123]", False), ("[fe80::424b:c8be:1643:a1b6]", True),
+    ("barbaz.net", True), ("www.barbaz.net", False), ("foobar.com", False), ("www.foobar.com", False),
+    ("foofoobar.com", True), ("baz.com", True), ("localhost.net", True), ("local.localhost", True),
+    ("barbarbaz.net", True), ("wildcard.io", True), ("nested.wildcard.io", False), ("awildcard.io", True),
+]
+
+
+@pytest.mark.parametrize(("host", "proxied"), GO_USE_PROXY, ids=[h for h, _ in GO_USE_PROXY])
+def test_no_proxy_as_go_reads_it(host: str, proxied: bool) -> None:
+    env = {"HTTPS_PROXY": "http://proxy:3128", "NO_PROXY": GO_NO_PROXY}
+    assert (proxy_for(f"https://{host}:80", env) is not None) == proxied
+    assert proxy_for(f"https://{host}:80", {**env, "NO_PROXY": "*"}) is None  # TestAllNoProxy
+
+
+@pytest.mark.parametrize(
+    ("server", "no_proxy", "proxied"),
+    [
+        ("https://api", "api:443", False),  # no port in the URL: the scheme's default is compared
+        ("https://api", "api:8443", True),
+        ("http://api", "api:80", False),
+        ("https://LOCALHOST:6443", "", False),
+        ("https://example.com:80", ":1", True),  # TestInvalidNoProxy: a bad entry matches nothing
+        ("https://[::1]:6443", "", False),
+    ],
+)
+def test_ports_and_loopback(server: str, no_proxy: str, proxied: bool) -> None:
+    env = {"HTTPS_PROXY": "http://proxy:3128", "HTTP_PROXY": "http://proxy:3128", "NO_PROXY": no_proxy}
+    assert (proxy_for(server, env) is not None) == proxied
+
+
+def test_upper_case_wins_and_empty_is_unset() -> None:
+    assert proxy_for("https://api:6443", {"HTTPS_PROXY": "http://up:1", "https_proxy": "http://low:1"}) == "http://up:1"
+    assert proxy_for("https://api:6443", {"HTTPS_PROXY": "", "https_proxy": "http://low:1"}) == "http://low:1"
+    assert proxy_for("https://api:6443", {"HTTP_PROXY": "http://plain:1"}) is None  # https never uses HTTP_PROXY

@@ -3,10 +3,12 @@
 Importing PyYAML costs more than a quarter of a Tab press (it compiles its resolver's patterns at import;
 `bench/bench_live.py`), and every live command reads a kubeconfig first. kubectl, `kubectl config` and
 cloud CLIs write kubeconfigs as block mappings and sequences of plain or quoted scalars, which this
-module reads. Everything else (anchors, tags, block scalars, flow collections other than `{}`/`[]`,
-multi-line scalars, plain scalars YAML 1.1 could read as floats, octals, dates or merges) makes
-`load` return `UNSUPPORTED`, and the caller hands the text to PyYAML: the answer is PyYAML's or
-nothing. `tests/test_blockyaml.py` holds the two side by side.
+module reads, with the scalars kubectl's own YAML reader (go-yaml v2 through sigs.k8s.io/yaml) gives:
+YAML 1.1 booleans including `y` and `n`. Everything else (anchors, tags, block scalars, flow collections
+other than `{}`/`[]`, multi-line scalars, plain scalars YAML 1.1 could read as floats, octals, dates or
+merges, more than one document) makes `load` return `UNSUPPORTED`, and the caller hands the text to
+PyYAML set up the same way (`config.go_loader`): the answer is that reader's or nothing.
+`tests/test_blockyaml.py` holds the two side by side.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ if TYPE_CHECKING:
 
 UNSUPPORTED = object()
 
-# PyYAML's SafeLoader (YAML 1.1) words for booleans and null, exactly
-_BOOLS = {v: True for v in ("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")}
-_BOOLS.update({v: False for v in ("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")})
+# go-yaml v2's words for booleans (kubectl's YAML reader: PyYAML's YAML 1.1 words and y, Y, n, N), and null
+_BOOLS = {v: True for v in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")}
+_BOOLS.update({v: False for v in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")})
 _NULLS = {"~", "null", "Null", "NULL", ""}
 # a plain scalar starting with one of these is a YAML indicator or may resolve to a non-string type
 _INDICATORS = frozenset("&*!|>%@`{[]},#?'\"")
@@ -32,7 +34,7 @@ class _Unsupported(Exception):
 
 
 def load(text: str) -> Any:
-    """The document in `text`, as PyYAML's safe_load would give it, or UNSUPPORTED."""
+    """The document in `text`, as `config.first_document` would give it, or UNSUPPORTED."""
     try:
         lines = _lines(text)
         if not lines:

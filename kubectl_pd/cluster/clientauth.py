@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 from kubectl_pd.cluster.config import ClusterOptions, kubeconfig_paths
 from kubectl_pd.errors import ClusterError
@@ -36,10 +37,11 @@ def provider_headers(opts: ClusterOptions, context: str) -> dict[str, str]:
         cfg = kclient.Configuration()
         kconfig.load_kube_config(config_file=os.pathsep.join(kubeconfig_paths(opts)), context=context or None,
                                  client_configuration=cfg, persist_config=False)
-        if getattr(cfg, "refresh_api_key_hook", None) is not None:
-            cfg.refresh_api_key_hook(cfg)
-        headers = {a["key"]: a["value"] for a in cfg.auth_settings().values()
-                   if a.get("in") == "header" and a.get("value")}
+        hook: Any = getattr(cfg, "refresh_api_key_hook", None)
+        if hook is not None:
+            hook(cfg)
+        settings: Any = cfg.auth_settings()
+        headers = {a["key"]: a["value"] for a in settings.values() if a.get("in") == "header" and a.get("value")}
     except (ConfigException, OSError, ValueError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ClusterError(f"the auth-provider of context {context!r} failed: {first[:200]}") from None

@@ -49,28 +49,45 @@ def _bounded(seconds: float, text: str, flag: str) -> float:
     return seconds
 
 
-class ClusterOptions(namedtuple("ClusterOptions", "kubeconfig context namespace request_timeout",
-                                defaults=(None, None, None, None))):
-    """The flags every command takes to reach a cluster: kubeconfig, context, namespace (as given with
-    -n; None means the context's) and request_timeout in seconds. A namedtuple: neither dataclasses nor
-    typing is imported on a Tab press."""
+class ClusterOptions(namedtuple("ClusterOptions", "kubeconfig context namespace request_timeout server token cluster "
+                                "user as_user as_groups as_uid as_user_extra certificate_authority insecure "
+                                "tls_server_name client_certificate client_key proxy_url",
+                                defaults=(None, None, None, None, None, None, None, None, None, (), None, (), None,
+                                          False, None, None, None, None))):
+    """The flags every command takes to reach a cluster, kubectl's names: kubeconfig, context, namespace (as
+    given with -n; None means the context's), request_timeout in seconds, and the overrides of the
+    kubeconfig (server, token, cluster, user, as_user/as_groups/as_uid/as_user_extra, certificate_authority,
+    insecure, tls_server_name, client_certificate, client_key, proxy_url). A namedtuple: neither dataclasses
+    nor typing is imported on a Tab press."""
 
     __slots__ = ()
     kubeconfig: str | None
     context: str | None
     namespace: str | None
     request_timeout: float | None
+    server: str | None
+    token: str | None
+    cluster: str | None
+    user: str | None
+    as_user: str | None
+    as_groups: tuple[str, ...]
+    as_uid: str | None
+    as_user_extra: tuple[str, ...]  # `key=value` as given
+    certificate_authority: str | None
+    insecure: bool
+    tls_server_name: str | None
+    client_certificate: str | None
+    client_key: str | None
+    proxy_url: str | None
 
     def merged(self, parent: ClusterOptions | None) -> ClusterOptions:
         """Values given on the subcommand win over those given before it."""
         if parent is None:
             return self
-        return ClusterOptions(
-            kubeconfig=self.kubeconfig or parent.kubeconfig,
-            context=self.context or parent.context,
-            namespace=self.namespace or parent.namespace,
-            request_timeout=self.request_timeout if self.request_timeout is not None else parent.request_timeout,
-        )
+        mine = self._asdict()
+        theirs = parent._asdict()
+        out = {k: (v if v or (k == "request_timeout" and v is not None) else theirs[k]) for k, v in mine.items()}
+        return ClusterOptions(**out)
 
 
 def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
@@ -83,25 +100,17 @@ def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
 
 
 def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
-    """Merge kubeconfig files like kubectl: the first file to set a value (or named entry) wins."""
-    paths = kubeconfig_paths(opts)
+    """Merge kubeconfig files like kubectl: the first file to set a value (or named entry) wins; an empty
+    value (`current-context: ""`) sets nothing. A file kubectl refuses is refused."""
     merged: dict[str, Any] = {"contexts": [], "clusters": [], "users": []}
     found = False
     origins: dict[tuple[str, Any], str] = {}
-    for p in paths:
-        if not os.path.exists(p):
-            if opts.kubeconfig:
-                raise InputError(f"kubeconfig {p}: no such file")
+    for p in kubeconfig_paths(opts):
+        data = _read_file(p, required=bool(opts.kubeconfig))
+        if data is None:
             continue
-        try:
-            with open(p, encoding="utf-8") as fh:
-                data = _parse(fh.read(), p) or {}
-        except (OSError, UnicodeDecodeError):
-            raise InputError(f"kubeconfig {p}: cannot be read as YAML") from None
-        if not isinstance(data, dict):
-            raise InputError(f"kubeconfig {p}: not a kubeconfig (expected a mapping)")
         found = True
-        if "current-context" in data and "current-context" not in merged:
+        if data.get("current-context") and not merged.get("current-context"):
             merged["current-context"] = data["current-context"]
         for section in ("contexts", "clusters", "users"):
             have = {e.get("name") for e in merged[section]}
@@ -109,7 +118,7 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
                 if isinstance(entry, dict) and entry.get("name") not in have:
                     merged[section].append(entry)
                     origins[(section, entry.get("name"))] = os.path.dirname(os.path.abspath(p))
-    if not found:
+    if not found and not opts.server:  # kubectl works with --server alone and no kubeconfig at all
         raise PdError(
             "no kubeconfig found: set --kubeconfig or KUBECONFIG, or work offline with --from-file/-f"
         )
@@ -117,22 +126,65 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     return merged
 
 
+def _read_file(p: str, *, required: bool) -> dict[str, Any] | None:
+    """One kubeconfig file, checked as kubectl checks it; None when it does not exist (and need not)."""
+    if not os.path.exists(p):
+        if required:
+            raise InputError(f"kubeconfig {p}: no such file")
+        return None
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read()
+        data = _parse(decode(raw), p) or {}
+    except (OSError, UnicodeDecodeError):
+        raise InputError(f"kubeconfig {p}: cannot be read as YAML") from None
+    from kubectl_pd.cluster import kcschema
+
+    bad = kcschema.check(data)
+    if bad is not None:
+        where, expected, got = bad
+        raise InputError(f"kubeconfig {p}: {where} must be {expected}, not {got} (kubectl refuses this file too)")
+    odd = kcschema.non_finite(data)
+    if odd is not None:
+        raise InputError(f"kubeconfig {p}: {odd} is an infinite or NaN number, which kubectl cannot read "
+                         f"(it refuses this file too)")
+    dup = kcschema.duplicate_name(data)
+    if dup is not None:
+        raise InputError(f"kubeconfig {p}: {dup[0]} has two entries named {dup[1]!r} (kubectl refuses this file too)")
+    return data
+
+
+def decode(raw: bytes) -> str:
+    """The file's text as the YAML reader kubectl uses detects it: UTF-16 by its byte order mark, else UTF-8."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16")
+    return raw.decode("utf-8")
+
+
 def _parse(text: str, path: str) -> Any:
-    """The kubeconfig's YAML: the plain block form kubectl writes is read without PyYAML (a quarter of a
-    Tab press goes to importing it); anything else goes to PyYAML's C loader, as before."""
+    """The kubeconfig's first YAML document, with kubectl's YAML 1.1 scalars (sigs.k8s.io/yaml): the plain
+    block form kubectl writes is read without PyYAML (a quarter of a Tab press goes to importing it);
+    anything else goes to PyYAML's C loader, set to resolve scalars as kubectl's YAML reader does."""
     from kubectl_pd.cluster import blockyaml
 
     data = blockyaml.load(text)
     if data is not blockyaml.UNSUPPORTED:
         return data
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        return first_document(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
         raise InputError(f"kubeconfig {path}{where}: cannot be read as YAML") from None
+
+
+def first_document(text: str) -> Any:
+    """The first document of `text` (kubectl ignores the others, even broken ones), with kubectl's scalars."""
+    from kubectl_pd.cluster import goyaml
+
+    return goyaml.first_document(text)
 
 
 def origin_of(config: dict[str, Any], section: str, entry: dict[str, Any]) -> str | None:
@@ -141,10 +193,13 @@ def origin_of(config: dict[str, Any], section: str, entry: dict[str, Any]) -> st
 
 
 def resolve_context(opts: ClusterOptions, config: dict[str, Any]) -> dict[str, Any]:
-    """The context entry to use, with a clear error when it does not exist."""
+    """The context entry to use, with a clear error when it does not exist. With flags that name the server
+    (or the cluster) and no context at all, kubectl goes on without one: an empty context."""
     name = opts.context or config.get("current-context")
     names = [c.get("name") for c in config["contexts"]]
     if not name:
+        if opts.server or opts.cluster:
+            return {"name": "", "context": {}}
         raise PdError("the kubeconfig has no current context: pass --context NAME")
     for c in config["contexts"]:
         if c.get("name") == name:
@@ -158,14 +213,19 @@ def server_and_proxy(opts: ClusterOptions) -> tuple[str, str | None]:
     environment's), read without resolving credentials: Tab's cheap reachability check."""
     config = read_kubeconfig(opts)
     ctx = resolve_context(opts, config)
-    body = ctx.get("context") if isinstance(ctx.get("context"), dict) else {}
+    body: dict[str, Any] = ctx["context"] if isinstance(ctx.get("context"), dict) else {}
+    want = opts.cluster or body.get("cluster")
+    cluster: dict[str, Any] | None = None
     for entry in config["clusters"]:
-        if entry.get("name") == body.get("cluster") and isinstance(entry.get("cluster"), dict):
-            server = str(entry["cluster"].get("server") or "")
-            server = server if "://" in server else "https://" + server
-            proxy = entry["cluster"].get("proxy-url")
-            return server, str(proxy) if proxy else proxy_for(server)
-    raise PdError(f"context {ctx.get('name')!r} names a cluster the kubeconfig does not define")
+        if entry.get("name") == want and isinstance(entry.get("cluster"), dict):
+            cluster = entry["cluster"]
+    if cluster is None and not opts.server:
+        raise PdError(f"context {ctx.get('name')!r} names a cluster the kubeconfig does not define")
+    cluster = cluster or {}
+    server = str(opts.server or cluster.get("server") or "")
+    server = server if "://" in server else "https://" + server
+    proxy = opts.proxy_url or cluster.get("proxy-url")
+    return server, str(proxy) if proxy else proxy_for(server)
 
 
 def default_namespace(opts: ClusterOptions) -> str:
@@ -180,11 +240,11 @@ def default_namespace(opts: ClusterOptions) -> str:
 
 
 def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
-    """The proxy kubectl would use for `server`: HTTPS_PROXY/HTTP_PROXY unless NO_PROXY exempts the host.
+    """The proxy kubectl would use for `server` from the environment, as Go's net/http (httpproxy) decides:
+    HTTPS_PROXY for https:// and HTTP_PROXY for http:// (upper case first, an empty value is unset);
+    `localhost` and loopback addresses never; NO_PROXY as Go reads it (`proxy_exempt`).
 
-    kubectl honours both the kubeconfig's `proxy-url` (which wins) and the environment. NO_PROXY
-    entries are host suffixes, IPs, CIDRs, optional `:port`, or `*`.
-    """
+    The kubeconfig's `proxy-url` is not decided here: it wins, for every host (loopback too)."""
     env = dict(os.environ) if env is None else env
 
     def get(name: str) -> str:
@@ -199,23 +259,64 @@ def proxy_for(server: str, env: dict[str, str] | None = None) -> str | None:
     host = (parts.hostname or "").lower()
     if not proxy or not host:
         return None
+    try:
+        port = str(parts.port or (443 if parts.scheme == "https" else 80))
+    except ValueError:
+        return None
+    return None if proxy_exempt(host, port, get("NO_PROXY")) else proxy
+
+
+def proxy_exempt(host: str, port: str, no_proxy: str) -> bool:
+    """Go's httpproxy: whether `host:port` (port always given, the scheme's default when the URL has none)
+    goes direct. localhost and loopback IPs always do. NO_PROXY entries: `*`; a CIDR (any port); an IP,
+    with or without `:port`; a name, with or without `:port`, matching itself and its subdomains;
+    `.name` and `*.name` matching subdomains only."""
     import ipaddress  # only with a proxy to exempt from
 
-    for entry in (e.strip().lower() for e in get("NO_PROXY").split(",")):
-        if not entry:
-            continue
-        if entry == "*":
-            return None
-        name, _, port = entry.rpartition(":") if entry.count(":") == 1 else (entry, "", "")
-        if port and parts.port is not None and port != str(parts.port):
-            continue
+    try:
+        ip: Any = ipaddress.ip_address(host)
+    except ValueError:
+        ip = None
+    if host == "localhost" or (ip is not None and ip.is_loopback):
+        return True
+    return any(_entry_matches(entry, host, port, ip) for entry in (e.strip().lower() for e in no_proxy.split(","))
+               if entry)
+
+
+def _entry_matches(entry: str, host: str, port: str, ip: Any) -> bool:
+    import ipaddress
+
+    if entry == "*":
+        return True
+    if "/" in entry:
         try:
-            if ipaddress.ip_address(host) in ipaddress.ip_network(name, strict=False):
-                return None
-            continue
+            return ip is not None and ip in ipaddress.ip_network(entry, strict=False)
         except ValueError:
-            pass
-        name = name.lstrip("*").lstrip(".")
-        if host == name or host.endswith("." + name):
-            return None
-    return proxy
+            return False
+    name, want_port = _split_host_port(entry)
+    if not name:
+        return False
+    try:
+        entry_ip = ipaddress.ip_address(name)
+    except ValueError:
+        entry_ip = None
+    if entry_ip is not None:  # an IP entry matches that IP only, never a name
+        return ip is not None and ip == entry_ip and want_port in ("", port)
+    if name.startswith("*."):
+        name = name[1:]
+    exact = not name.startswith(".")
+    suffix = name if not exact else "." + name
+    return (host.endswith(suffix) or (exact and host == name)) and want_port in ("", port)
+
+
+def _split_host_port(entry: str) -> tuple[str, str]:
+    """Go's net.SplitHostPort, or the entry itself as the host when it has no port."""
+    if entry.startswith("["):
+        close = entry.find("]")
+        if close > 0 and entry[close + 1:close + 2] == ":":
+            return entry[1:close], entry[close + 2:]
+        return entry.strip("[]"), ""
+    if entry.count(":") == 1:
+        name, _, port = entry.partition(":")
+        return name, port
+    return entry, ""

@@ -7,8 +7,6 @@ environment. Only an `auth-provider` user needs the kubernetes package (`needs_c
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 from urllib.parse import urlsplit
 
@@ -20,12 +18,15 @@ from kubectl_pd.cluster.config import (
     read_kubeconfig,
     resolve_context,
 )
+from kubectl_pd.cluster.kcschema import decode_bytes
 from kubectl_pd.errors import PdError
-from kubectl_pd.records import dataclass, field
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
+    from dataclasses import dataclass, field
     from typing import Any
+else:
+    from kubectl_pd.records import dataclass, field
 
 SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
@@ -106,47 +107,137 @@ def _path(value: Any, base: str | None) -> str | None:
 def _data(value: Any, what: str, context: str) -> bytes | None:
     if not value:
         return None
-    try:
-        return base64.b64decode(str(value), validate=False)
-    except (binascii.Error, ValueError):
-        raise PdError(f"context {context!r}: {what} is not valid base64") from None
+    data = decode_bytes(str(value))
+    if data is None:  # read_kubeconfig refuses it first; a config handed in directly lands here
+        raise PdError(f"context {context!r}: {what} is not valid base64")
+    return data
+
+
+def _body(entry: dict[str, Any] | None, key: str) -> dict[str, Any]:
+    value = (entry or {}).get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _entries(opts: ClusterOptions, config: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None,
+                                                                      dict[str, Any] | None]:
+    """(context name, context body, cluster entry, user entry): --cluster and --user pick other entries than
+    the context's, and must exist when given (as in kubectl)."""
+    ctx = resolve_context(opts, config)
+    name = str(ctx.get("name") or "")
+    body = _body(ctx, "context")
+    cl_entry = _named(config, "clusters", opts.cluster or body.get("cluster"))
+    if opts.cluster and cl_entry is None:
+        raise PdError(f'cluster "{opts.cluster}" does not exist in the kubeconfig (--cluster)')
+    if cl_entry is None and not opts.server:
+        raise PdError(f"context {name!r} names cluster {body.get('cluster')!r}, which the kubeconfig does not "
+                      f"define")
+    user_entry = _named(config, "users", opts.user or body.get("user"))
+    if opts.user and user_entry is None:
+        raise PdError(f'user "{opts.user}" does not exist in the kubeconfig (--user)')
+    return name, body, cl_entry, user_entry
+
+
+def merged_cluster(opts: ClusterOptions, cluster: dict[str, Any], base: str | None) -> dict[str, Any]:
+    """The cluster entry with the flags applied as kubectl applies them; relative paths made absolute (a
+    flag's relative to the working directory, the kubeconfig's to its file)."""
+    out = dict(cluster)
+    if out.get("certificate-authority"):
+        out["certificate-authority"] = _path(out["certificate-authority"], base)
+    if opts.server:
+        out["server"] = opts.server
+    if opts.proxy_url:
+        out["proxy-url"] = opts.proxy_url
+    if opts.insecure or opts.certificate_authority:  # either flag replaces all three settings
+        out["insecure-skip-tls-verify"] = bool(opts.insecure)
+        out["certificate-authority"] = _path(opts.certificate_authority, None)
+        out.pop("certificate-authority-data", None)
+    if opts.server or opts.tls_server_name:  # --server drops the kubeconfig's tls-server-name
+        out["tls-server-name"] = opts.tls_server_name or None
+    return out
+
+
+def merged_user(opts: ClusterOptions, user: dict[str, Any]) -> dict[str, Any]:
+    """The user entry with --token, the client certificate and the impersonation flags applied, as kubectl
+    merges them: each replaces the kubeconfig's (a certificate or key file replaces its data too), and
+    --as-user-extra replaces the values of the keys it names."""
+    out = dict(user)
+    for key, value in (("token", opts.token), ("as", opts.as_user), ("as-uid", opts.as_uid),
+                       ("as-groups", list(opts.as_groups) or None)):
+        if value:
+            out[key] = value
+    for key, path in (("client-certificate", opts.client_certificate), ("client-key", opts.client_key)):
+        if path:
+            out[key] = os.path.abspath(os.path.expanduser(path))
+            out.pop(key + "-data", None)
+    extra = flag_extra(opts.as_user_extra)
+    if extra:
+        out["as-user-extra"] = {**(out.get("as-user-extra") or {}), **extra}
+    return out
+
+
+def flag_extra(given: tuple[str, ...]) -> dict[str, list[str]]:
+    """--as-user-extra key=value (repeatable; a key given twice gets both values), as kubectl reads it: the
+    first `=` splits, and a value without `=` is ignored."""
+    out: dict[str, list[str]] = {}
+    for item in given:
+        key, eq, value = item.partition("=")
+        if eq:
+            out.setdefault(key, []).append(value)
+    return out
 
 
 def resolve(opts: ClusterOptions, config: dict[str, Any] | None = None) -> Endpoint:
-    """The Endpoint of the chosen context (or the in-cluster service account)."""
+    """The Endpoint of the chosen context (or the in-cluster service account), flags applied."""
     if config is None and in_cluster_only(opts):
-        return in_cluster()
+        return in_cluster_with(opts)
     config = config if config is not None else read_kubeconfig(opts)
-    ctx = resolve_context(opts, config)
-    name = str(ctx.get("name"))
-    body = ctx.get("context") if isinstance(ctx.get("context"), dict) else {}
-    cl_entry = _named(config, "clusters", body.get("cluster"))
-    if cl_entry is None:
-        raise PdError(f"context {name!r} names cluster {body.get('cluster')!r}, which the kubeconfig does not "
-                      f"define")
-    user_name = body.get("user")
-    user_entry = _named(config, "users", user_name) or {}
-    cluster = cl_entry.get("cluster") if isinstance(cl_entry.get("cluster"), dict) else {}
-    user = user_entry.get("user") if isinstance(user_entry.get("user"), dict) else {}
-    cbase, ubase = origin_of(config, "clusters", cl_entry), origin_of(config, "users", user_entry)
+    name, body, cl_entry, user_entry = _entries(opts, config)
+    cluster = merged_cluster(opts, _body(cl_entry, "cluster"), origin_of(config, "clusters", cl_entry or {}))
+    user = merged_user(opts, _body(user_entry, "user"))
+    user_name = str(opts.user or body.get("user") or "")
     server = str(cluster.get("server") or "")
     if not server:
         raise PdError(f"context {name!r}: cluster {body.get('cluster')!r} has no server")
-    if "://" not in server:
-        server = "https://" + server
-    ep = Endpoint(server=server.rstrip("/"), context=name, user=str(user_name or ""), cluster=cluster)
-    ep.insecure = bool(cluster.get("insecure-skip-tls-verify"))
+    ep = Endpoint(server=server if "://" in server else "https://" + server, context=name, user=user_name,
+                  cluster=cluster)
+    ep.server = ep.server.rstrip("/")
+    _tls(ep, cluster, name)
+    _credentials(ep, user, origin_of(config, "users", user_entry or {}), name)
+    check_user(user_name, user)
+    ep.impersonate = impersonation_headers(user)
+    proxy = cluster.get("proxy-url")
+    ep.proxy = str(proxy) if proxy else proxy_for(ep.server)
+    return ep
+
+
+def in_cluster_with(opts: ClusterOptions, sa_dir: str = SERVICE_ACCOUNT_DIR) -> Endpoint:
+    """In a Pod, kubectl takes --server, --token and --certificate-authority over the service account's."""
+    ep = in_cluster(sa_dir)
+    if opts.server:
+        ep.server = opts.server.rstrip("/")
+    if opts.token:
+        ep.token, ep.token_file = opts.token, None
+    if opts.certificate_authority:
+        ep.ca_file = opts.certificate_authority
+    return ep
+
+
+def _tls(ep: Endpoint, cluster: dict[str, Any], name: str) -> None:
+    ep.insecure = cluster.get("insecure-skip-tls-verify") is True
     ep.ca_data = _data(cluster.get("certificate-authority-data"), "certificate-authority-data", name)
-    ep.ca_file = None if ep.ca_data else _path(cluster.get("certificate-authority"), cbase)
+    ep.ca_file = None if ep.ca_data else cluster.get("certificate-authority") or None
     if ep.insecure and (ep.ca_data or ep.ca_file):  # client-go refuses this combination too
         raise PdError(f"context {name!r}: specifying a root certificates file with the insecure flag is not "
                       f"allowed (certificate-authority and insecure-skip-tls-verify both set)")
     ep.tls_server_name = cluster.get("tls-server-name") or None
+
+
+def _credentials(ep: Endpoint, user: dict[str, Any], base: str | None, name: str) -> None:
     ep.cert_data = _data(user.get("client-certificate-data"), "client-certificate-data", name)
     ep.key_data = _data(user.get("client-key-data"), "client-key-data", name)
-    ep.cert_file = None if ep.cert_data else _path(user.get("client-certificate"), ubase)
-    ep.key_file = None if ep.key_data else _path(user.get("client-key"), ubase)
-    ep.token_file = _path(user.get("tokenFile"), ubase)
+    ep.cert_file = None if ep.cert_data else _path(user.get("client-certificate"), base)
+    ep.key_file = None if ep.key_data else _path(user.get("client-key"), base)
+    ep.token_file = _path(user.get("tokenFile"), base)
     ep.token = str(user.get("token")).strip() if user.get("token") and not ep.token_file else None
     if user.get("username") and user.get("password") is not None:
         ep.basic = (str(user["username"]), str(user["password"]))
@@ -154,11 +245,70 @@ def resolve(opts: ClusterOptions, config: dict[str, Any] | None = None) -> Endpo
         ep.exec_spec = user["exec"]
     if isinstance(user.get("auth-provider"), dict):
         ep.needs_client = True
-    for key, header in (("as", "Impersonate-User"), ("as-uid", "Impersonate-Uid")):
-        if user.get(key):
-            ep.impersonate[header] = [str(user[key])]
-    if isinstance(user.get("as-groups"), list):
-        ep.impersonate["Impersonate-Group"] = [str(g) for g in user["as-groups"]]
-    proxy = cluster.get("proxy-url")
-    ep.proxy = str(proxy) if proxy else proxy_for(ep.server)
-    return ep
+
+
+EXEC_MODES = ("Never", "IfAvailable", "Always")
+
+
+def check_user(name: str, user: dict[str, Any]) -> None:
+    """What kubectl's validation refuses in the user it is about to use, refused the same way."""
+    if (user.get("as-uid") or user.get("as-groups") or user.get("as-user-extra")) and not user.get("as"):
+        raise PdError(f"user {name!r}: impersonation groups, uid or extra fields need a user to impersonate "
+                      f"(as, or --as): kubectl refuses this too")
+    if (user.get("token") or user.get("tokenFile")) and (user.get("username") or user.get("password")):
+        raise PdError(f"user {name!r} has both a token and a username/password: only one authentication method "
+                      f"is allowed (kubectl refuses this too)")
+    for have, need in (("client-certificate", "client-key"), ("client-key", "client-certificate")):
+        if (user.get(have) or user.get(have + "-data")) and not (user.get(need) or user.get(need + "-data")):
+            raise PdError(f"user {name!r} has a {have} but no {need} (kubectl refuses this too)")
+    exec_spec = user.get("exec")
+    if isinstance(exec_spec, dict):
+        _check_exec(name, exec_spec)
+
+
+def _check_exec(name: str, spec: dict[str, Any]) -> None:
+    mode = spec.get("interactiveMode") or ""
+    if not spec.get("command"):
+        raise PdError(f"user {name!r}: the exec credential plugin has no command")
+    if not spec.get("apiVersion"):
+        raise PdError(f"user {name!r}: the exec credential plugin has no apiVersion")
+    if not mode and spec.get("apiVersion") == "client.authentication.k8s.io/v1":
+        raise PdError(f"user {name!r}: an exec credential plugin of client.authentication.k8s.io/v1 needs "
+                      f"interactiveMode (Never, IfAvailable or Always): kubectl refuses it without")
+    if mode and mode not in EXEC_MODES:
+        raise PdError(f"user {name!r}: interactiveMode {mode!r} is not one of Never, IfAvailable, Always")
+    for env in spec.get("env") or []:
+        if not (env or {}).get("name"):
+            raise PdError(f"user {name!r}: an env entry of the exec credential plugin has no name")
+
+
+def impersonation_headers(user: dict[str, Any]) -> dict[str, list[str]]:
+    """client-go's impersonation headers: one Impersonate-Group per group, one Impersonate-Extra-<key> per
+    value (the key escaped as client-go escapes it). Only with a user to impersonate (`as`)."""
+    if not user.get("as"):
+        return {}
+    out: dict[str, list[str]] = {"Impersonate-User": [_wire(user["as"])]}
+    if user.get("as-uid"):
+        out["Impersonate-Uid"] = [_wire(user["as-uid"])]
+    groups = [_wire(g) for g in user.get("as-groups") or []]
+    if groups:
+        out["Impersonate-Group"] = groups
+    for key, values in (user.get("as-user-extra") or {}).items():
+        if values:
+            out["Impersonate-Extra-" + escape_header_key(str(key))] = [_wire(v) for v in values]
+    return out
+
+
+def _wire(value: Any) -> str:
+    """A header value whose latin-1 encoding (what the HTTP layer sends) is the UTF-8 of the text, as Go
+    sends a string: `josé` reaches the API server as josé."""
+    return str(value or "").encode("utf-8").decode("latin-1")
+
+
+_TOKEN_CHARS = frozenset("!#$&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def escape_header_key(key: str) -> str:
+    """Percent-encode every byte that may not stand in an HTTP header name, and `%` itself (client-go's
+    headerKeyEscape), so that any extra key survives the trip."""
+    return "".join(chr(b) if chr(b) in _TOKEN_CHARS else f"%{b:02X}" for b in key.encode("utf-8"))

@@ -8,14 +8,19 @@ The plugin's stdout (the credential) is never printed.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.errors import ClusterError
-from kubectl_pd.records import dataclass
+
+if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
+    from dataclasses import dataclass
+else:
+    from kubectl_pd.records import dataclass
 
 API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 
@@ -37,6 +42,23 @@ def _first_line(data: bytes) -> str:
 def run(spec: dict[str, Any], *, cluster: dict[str, Any], server: str, base_dir: str | None,
         timeout: float | None) -> Credential:
     """Run the plugin once and return what it printed, or raise a ClusterError saying why not."""
+    command, api_version = _command(spec, base_dir)
+    args = [str(a) for a in spec.get("args") or []]
+    interactive = _interactive(spec, command)
+    info: dict[str, Any] = {"apiVersion": api_version, "kind": "ExecCredential",
+                            "spec": {"interactive": interactive}}
+    if spec.get("provideClusterInfo"):
+        info["spec"]["cluster"] = cluster_info(cluster, server)
+    shown = " ".join([command, *args])[:200]
+    proc = _spawn(spec, [command, *args], _environment(spec, info), interactive, timeout, shown)
+    if proc.returncode != 0:
+        why = _first_line(proc.stderr)
+        raise ClusterError(f"exec credential plugin `{shown}` failed with exit code {proc.returncode}"
+                           + (f": {why}" if why else ""))
+    return _parse(proc.stdout, api_version, shown)
+
+
+def _command(spec: dict[str, Any], base_dir: str | None) -> tuple[str, str]:
     command = str(spec.get("command") or "")
     api_version = str(spec.get("apiVersion") or "")
     if not command:
@@ -44,26 +66,37 @@ def run(spec: dict[str, Any], *, cluster: dict[str, Any], server: str, base_dir:
     if api_version not in API_VERSIONS:
         raise ClusterError(f"exec credential plugin {command}: apiVersion {api_version!r} is not supported "
                            f"(use {API_VERSIONS[0]})")
+    if api_version == API_VERSIONS[0] and not spec.get("interactiveMode"):  # kubectl's validation refuses it
+        raise ClusterError(f"exec credential plugin {command}: client.authentication.k8s.io/v1 needs "
+                           f"interactiveMode (Never, IfAvailable or Always)")
     if base_dir and os.sep in command and not os.path.isabs(command):
         command = os.path.join(base_dir, command)  # client-go: relative to the kubeconfig's directory
-    args = [str(a) for a in spec.get("args") or []]
+    return command, api_version
+
+
+def _interactive(spec: dict[str, Any], command: str) -> bool:
     mode = str(spec.get("interactiveMode") or "IfAvailable")
     interactive = mode != "Never" and sys.stdin is not None and _isatty(sys.stdin)
     if mode == "Always" and not interactive:  # client-go refuses this too
         raise ClusterError(f"exec credential plugin {command!r} needs a terminal (interactiveMode: Always), and "
                            f"standard input is not one")
-    info: dict[str, Any] = {"apiVersion": api_version, "kind": "ExecCredential",
-                            "spec": {"interactive": interactive}}
-    if spec.get("provideClusterInfo"):
-        info["spec"]["cluster"] = _cluster_info(cluster, server)
+    return interactive
+
+
+def _environment(spec: dict[str, Any], info: dict[str, Any]) -> dict[str, str]:
     env = dict(os.environ)
     for e in spec.get("env") or []:
         if isinstance(e, dict) and e.get("name"):
             env[str(e["name"])] = str(e.get("value") or "")
     env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
-    shown = " ".join([command, *args])[:200]
+    return env
+
+
+def _spawn(spec: dict[str, Any], argv: list[str], env: dict[str, str], interactive: bool, timeout: float | None,
+           shown: str) -> subprocess.CompletedProcess[bytes]:
+    command = argv[0]
     try:
-        proc = subprocess.run([command, *args], env=env, capture_output=True, timeout=timeout,
+        return subprocess.run(argv, env=env, capture_output=True, timeout=timeout,
                               stdin=None if interactive else subprocess.DEVNULL, check=False)
     except FileNotFoundError:
         hint = str(spec.get("installHint") or "").strip().splitlines()
@@ -76,11 +109,6 @@ def run(spec: dict[str, Any], *, cluster: dict[str, Any], server: str, base_dir:
                            f"(--request-timeout)") from None
     except OSError as e:
         raise ClusterError(f"exec credential plugin {command!r} cannot be run ({e.strerror or e})") from None
-    if proc.returncode != 0:
-        why = _first_line(proc.stderr)
-        raise ClusterError(f"exec credential plugin `{shown}` failed with exit code {proc.returncode}"
-                           + (f": {why}" if why else ""))
-    return _parse(proc.stdout, api_version, shown)
 
 
 def _parse(out: bytes, api_version: str, shown: str) -> Credential:
@@ -94,7 +122,7 @@ def _parse(out: bytes, api_version: str, shown: str) -> Credential:
     if doc.get("apiVersion") != api_version:
         raise ClusterError(f"exec credential plugin `{shown}` answered apiVersion {doc.get('apiVersion')!r}, "
                            f"not the {api_version!r} it was asked for")
-    status = doc.get("status") if isinstance(doc.get("status"), dict) else {}
+    status: dict[str, Any] = doc["status"] if isinstance(doc.get("status"), dict) else {}
     token = status.get("token")
     cert, key = status.get("clientCertificateData"), status.get("clientKeyData")
     if bool(cert) != bool(key):
@@ -107,18 +135,42 @@ def _parse(out: bytes, api_version: str, shown: str) -> Credential:
                       key_data=str(key).encode() if key else None)
 
 
-def _cluster_info(cluster: dict[str, Any], server: str) -> dict[str, Any]:
+EXEC_EXTENSION = "client.authentication.k8s.io/exec"
+
+
+def cluster_info(cluster: dict[str, Any], server: str) -> dict[str, Any]:
+    """`spec.cluster` of KUBERNETES_EXEC_INFO, with client.authentication.k8s.io's field names; the CA as
+    data even when the kubeconfig names a file (client-go reads it), empty fields left out."""
     out: dict[str, Any] = {"server": server}
-    for ours, theirs in (("tls-server-name", "tlsServerName"), ("insecure-skip-tls-verify", "insecureSkipTLSVerify"),
-                         ("certificate-authority-data", "certificateAuthorityData"), ("proxy-url", "proxyURL")):
-        if cluster.get(ours):
-            out[theirs] = cluster[ours]
-    ext = cluster.get("extensions")
-    if isinstance(ext, list):
-        for e in ext:
-            if isinstance(e, dict) and e.get("name") == "client.authentication.k8s.io/exec":
-                out["config"] = e.get("extension")
+    if cluster.get("tls-server-name"):
+        out["tls-server-name"] = cluster["tls-server-name"]
+    if cluster.get("insecure-skip-tls-verify") is True:
+        out["insecure-skip-tls-verify"] = True
+    ca = _ca_data(cluster)
+    if ca:
+        out["certificate-authority-data"] = ca
+    for key in ("proxy-url", "disable-compression"):
+        if cluster.get(key):
+            out[key] = cluster[key]
+    for e in cluster.get("extensions") or []:
+        if isinstance(e, dict) and e.get("name") == EXEC_EXTENSION and e.get("extension") is not None:
+            out["config"] = e["extension"]
     return out
+
+
+def _ca_data(cluster: dict[str, Any]) -> str | None:
+    """The CA as base64 text: the kubeconfig's data, else the named file's bytes."""
+    if cluster.get("certificate-authority-data"):
+        return str(cluster["certificate-authority-data"]).replace("\n", "").replace("\r", "")
+    path = cluster.get("certificate-authority")
+    if not path:
+        return None
+    try:
+        with open(str(path), "rb") as fh:
+            return base64.b64encode(fh.read()).decode("ascii")
+    except OSError as e:
+        raise ClusterError(f"exec credential plugin: cannot read certificate-authority {path} "
+                           f"({e.strerror or e})") from None
 
 
 def _isatty(stream: Any) -> bool:

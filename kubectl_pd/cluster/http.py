@@ -121,7 +121,7 @@ class Transport:
             ep = self.ep
             if self._auth is not None and not (ep.token_file and time.monotonic() - self._token_read > 60):
                 return self._auth
-            headers: dict[str, str] = {}
+            headers: dict[str, Any] = {}
             token = ep.token
             if ep.token_file:
                 token = _read_token(ep.token_file, ep.context)
@@ -145,7 +145,7 @@ class Transport:
                 raw = f"{ep.basic[0]}:{ep.basic[1]}".encode()
                 headers["Authorization"] = "Basic " + base64.b64encode(raw).decode()
             for name, values in ep.impersonate.items():
-                headers[name] = ", ".join(values)
+                headers[name] = values  # one header line per value (wire.py), as client-go sends them
             if "Authorization" in headers and not ep.server.startswith("https://"):
                 # kubectl (client-go) sends no credentials to a plain http:// server (it still sends the
                 # request: `kubectl proxy` needs none); a 401 then says why

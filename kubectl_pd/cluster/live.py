@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.config import ClusterOptions, read_kubeconfig
-from kubectl_pd.cluster.endpoint import Endpoint, in_cluster, in_cluster_only, resolve
+from kubectl_pd.cluster.endpoint import Endpoint, in_cluster_only, resolve
 from kubectl_pd.cluster.source import LIVE, Obj, Origin
 from kubectl_pd.errors import (
     ApiUnavailable,
@@ -66,7 +66,7 @@ class LiveSource:
     def __init__(self, opts: ClusterOptions) -> None:
         self.opts = opts
         if in_cluster_only(opts):
-            self.endpoint: Endpoint = in_cluster()
+            self.endpoint: Endpoint = resolve(opts)  # the service account, with the flags kubectl applies
             config: dict[str, Any] | None = None
         else:
             config = read_kubeconfig(opts)

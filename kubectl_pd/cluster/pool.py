@@ -13,9 +13,12 @@ import threading
 from urllib.parse import unquote, urlsplit
 
 from kubectl_pd.cluster import wire
-from kubectl_pd.records import dataclass
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
+if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
+    from dataclasses import dataclass
+else:
+    from kubectl_pd.records import dataclass
 if TYPE_CHECKING:
     import ssl
 

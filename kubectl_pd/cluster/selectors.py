@@ -16,7 +16,9 @@ _SET_RE = lazy(r"^\s*([^\s!=]+)\s+(in|notin)\s+\(([^)]*)\)\s*$")
 
 def _split_terms(selector: str) -> list[str]:
     """Split on commas that are not inside a `(...)` value set."""
-    terms, depth, cur = [], 0, []
+    terms: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in selector:
         if ch == "(":
             depth += 1
@@ -40,10 +42,7 @@ def parse_label_selector(selector: str | None) -> Predicate:
         m = _SET_RE.match(term)
         if m:
             key, op, values = m.group(1), m.group(2), {v.strip() for v in m.group(3).split(",") if v.strip()}
-            if op == "in":
-                checks.append(lambda lb, k=key, vs=values: lb.get(k) in vs)
-            else:
-                checks.append(lambda lb, k=key, vs=values: lb.get(k) not in vs)
+            checks.append(_in(key, values) if op == "in" else _not_in(key, values))
         elif "!=" in term:
             key, _, value = term.partition("!=")
             checks.append(_not_equal(key.strip(), value.strip()))
@@ -57,6 +56,14 @@ def parse_label_selector(selector: str | None) -> Predicate:
         else:
             raise InputError(f"invalid label selector {selector!r}: cannot parse {term!r}")
     return lambda labels: all(c(labels) for c in checks)
+
+
+def _in(k: str, vs: set[str]) -> Predicate:
+    return lambda lb: lb.get(k) in vs
+
+
+def _not_in(k: str, vs: set[str]) -> Predicate:
+    return lambda lb: lb.get(k) not in vs
 
 
 def _equal(k: str, v: str) -> Predicate:

@@ -86,7 +86,7 @@ class Connection:
             self.settimeout(timeout)
         assert self.sock is not None
         lines = [f"{method} {target} HTTP/1.1", f"Host: {host_header}", "Accept-Encoding: identity"]
-        lines += [f"{k}: {v}" for k, v in headers.items()]
+        lines += [f"{k}: {v}" for k, vs in headers.items() for v in ([vs] if isinstance(vs, str) else vs)]
         if any("\r" in line or "\n" in line for line in lines):  # as http.client: no header smuggled in
             raise ValueError("a line break inside the request line or a header")
         if body is not None or method in ("POST", "PUT", "PATCH"):

@@ -19,8 +19,8 @@ def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
     if files:
         import click
 
-        from kubectl_pd.cli import INPUT_LIMIT
         from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT, SnapshotSource
+        from kubectl_pd.options import INPUT_LIMIT
 
         ctx = click.get_current_context(silent=True)
         limit = ctx.meta.get(INPUT_LIMIT, DEFAULT_MAX_INPUT) if ctx is not None else DEFAULT_MAX_INPUT
@@ -38,7 +38,7 @@ def namespace(cluster: ClusterOptions) -> str:
 def _dumper() -> Any:
     """Block-style YAML with keys in insertion order, like kubectl prints; multi-line strings as `|`
     blocks. Built on first use: `-o json` and the text output never import PyYAML."""
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
         pass

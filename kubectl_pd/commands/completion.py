@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubectl_pd.records import dataclass
+if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
+    from dataclasses import dataclass
+else:
+    from kubectl_pd.records import dataclass
 
 PROG_NAME = "kubectl-pd"
 COMPLETE_VAR = "_KUBECTL_PD_COMPLETE"
@@ -82,7 +85,9 @@ def candidates_for(words: Sequence[str], root: click.Command | None = None) -> l
     from click.shell_completion import ShellComplete
 
     if root is None:
-        from kubectl_pd.cli import cli as root
+        from kubectl_pd.cli import cli
+
+        root = cli
 
     args, incomplete = split_words(words)
     completer = ShellComplete(root, {}, PROG_NAME, COMPLETE_VAR)

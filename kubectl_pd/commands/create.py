@@ -12,7 +12,6 @@ from typing import Any
 
 import click
 
-from kubectl_pd.cli import checked_duration, cluster_options
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
@@ -20,6 +19,7 @@ from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxErr
 from kubectl_pd.errors import ConflictError, ForbiddenError, PdError
 from kubectl_pd.gpustack.profiles import CRD_NAME, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.options import checked_duration, cluster_options
 
 MD_RESOURCE = "modeldeployment.worker.gpustack.ai"
 DEFAULT_WAIT = "5m"

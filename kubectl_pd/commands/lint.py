@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 
-from kubectl_pd.cli import cluster_options
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.commands.common import dump, namespace, open_source, to_json, to_yaml, use_color
@@ -33,6 +32,7 @@ from kubectl_pd.lint.report import (
     render_text,
     unified_diff,
 )
+from kubectl_pd.options import cluster_options
 
 OUTPUTS = ("text", "json", "yaml", "sarif", "junit", "github", "patch")
 _STYLES: dict[str, dict[str, Any]] = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubectl_pd.cli import cluster_options
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.errors import EXIT_OK, NotFoundError
+from kubectl_pd.options import cluster_options
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
     from collections.abc import Callable

@@ -1,0 +1,193 @@
+"""kubectl's connection flags and the other options every command shares, as click declarations.
+
+Command modules import `cluster_options` from here (not from cli.py, which imports them lazily), so the
+dependency points down: cli -> commands -> options -> cluster.config. The flags are kubectl's, with its
+meanings (docs/global-options.md): --kubeconfig, --context, -n/--namespace, --request-timeout, --cluster,
+--user, -s/--server, --token, --as, --as-group and --as-user-extra (repeatable), --as-uid,
+--certificate-authority, --insecure-skip-tls-verify, --tls-server-name, --client-certificate, --client-key
+and --proxy-url.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from kubectl_pd.cluster.config import ClusterOptions, parse_duration
+from kubectl_pd.errors import EXIT_USAGE, PdError
+
+# Go's time.Duration (int64 nanoseconds) cannot hold more: kubectl refuses longer durations too
+MAX_DURATION = (2**63 - 1) / 1e9
+
+
+def checked_duration(value: str, flag: str) -> float | None:
+    """A kubectl duration that kubectl itself would accept: None for 0, else seconds."""
+    seconds = parse_duration(value, flag)
+    if seconds is not None and not seconds <= MAX_DURATION:  # also NaN and inf
+        raise PdError(f"{flag}: {value} is longer than the longest duration kubectl accepts "
+                      f"(2562047h47m16s)", exit_code=EXIT_USAGE)
+    return seconds
+
+
+def _timeout(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return checked_duration(value, "--request-timeout")
+    except PdError as e:
+        raise click.BadParameter(e.message.split(": ", 1)[-1]) from None
+
+
+def _input_size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """`--max-input-size 512Mi`: whole bytes, binary or decimal suffixes; 0 means no limit."""
+    if value is None:
+        return None
+    from kubectl_pd.kueue.quantity import try_parse
+
+    q = try_parse(value)
+    if q is None or q < 0 or q.denominator != 1:
+        raise click.BadParameter(f"{value!r} is not a size in bytes (e.g. 512Mi, 2Gi; 0 for no limit)")
+    return int(q)
+
+
+def _complete_namespaces(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Live namespace names on Tab; imported here so --help never loads the completion code."""
+    from kubectl_pd.completion_live import namespaces
+
+    return namespaces(ctx, param, incomplete)
+
+
+def _complete_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Context names from the kubeconfig (no request)."""
+    from kubectl_pd.completion_live import kube_contexts
+
+    return kube_contexts(ctx, param, incomplete)
+
+
+def _complete_clusters(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    from kubectl_pd.completion_live import kube_entries
+
+    return kube_entries(ctx, "clusters", incomplete)
+
+
+def _complete_users(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    from kubectl_pd.completion_live import kube_entries
+
+    return kube_entries(ctx, "users", incomplete)
+
+
+# Go's strconv.ParseBool: what `--insecure-skip-tls-verify=VALUE` accepts
+_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+BOOL_FLAGS = ("--insecure-skip-tls-verify",)
+
+
+def normalize_bool_flags(args: list[str]) -> list[str]:
+    """kubectl's boolean flags take `--flag=false` as well as `--flag`: rewrite the `=VALUE` form to what
+    click understands (`--flag` for true, nothing for false); stop at `--`."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return out + args[i:]
+        name, eq, value = arg.partition("=")
+        if not eq or name not in BOOL_FLAGS:
+            out.append(arg)
+        elif value in _GO_TRUE:
+            out.append(name)
+        elif value not in _GO_FALSE:
+            raise click.BadParameter(f"invalid argument {value!r} for {name}: use true or false")
+    return out
+
+
+# (click declaration, the keyword it gives the wrapped command)
+_CLUSTER_FLAGS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+    click.option("--kubeconfig", metavar="PATH",
+                 help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."),
+    click.option("--context", "kube_context", metavar="NAME", shell_complete=_complete_contexts,
+                 help="The kubeconfig context to use."),
+    click.option("-n", "--namespace", metavar="NS", shell_complete=_complete_namespaces,
+                 help="Namespace (default: the context's, else `default`)."),
+    click.option("--request-timeout", metavar="DURATION", callback=_timeout, expose_value=True,
+                 help="Wait at most this long for each API request, e.g. 5s, 1m (0: no limit)."),
+    click.option("--cluster", "kube_cluster", metavar="NAME", shell_complete=_complete_clusters,
+                 help="The kubeconfig cluster to use (instead of the context's)."),
+    click.option("--user", "kube_user", metavar="NAME", shell_complete=_complete_users,
+                 help="The kubeconfig user to use (instead of the context's)."),
+    click.option("-s", "--server", metavar="URL", help="The address of the API server (overrides the kubeconfig)."),
+    click.option("--token", metavar="TOKEN", help="Bearer token for the API server (overrides the kubeconfig)."),
+    click.option("--as", "as_user", metavar="USER", help="Username to impersonate for the operation."),
+    click.option("--as-group", "as_groups", metavar="GROUP", multiple=True,
+                 help="Group to impersonate (repeat the flag for several groups)."),
+    click.option("--as-uid", metavar="UID", help="UID to impersonate for the operation."),
+    click.option("--as-user-extra", "as_user_extra", metavar="KEY=VALUE", multiple=True,
+                 help="User extra to impersonate (repeat the flag for several values of a key)."),
+    click.option("--client-certificate", metavar="PATH", help="Path to a client certificate file for TLS."),
+    click.option("--client-key", metavar="PATH", help="Path to a client key file for TLS."),
+    click.option("--proxy-url", metavar="URL", help="The proxy to reach the server through (overrides the "
+                                                     "kubeconfig and the environment)."),
+    click.option("--certificate-authority", metavar="PATH", help="Path to a CA file for the API server."),
+    click.option("--insecure-skip-tls-verify", is_flag=True, default=False,
+                 help="Do not verify the server's certificate (the connection is not secure)."),
+    click.option("--tls-server-name", metavar="NAME",
+                 help="Server name to use for certificate verification (default: the server's host)."),
+]
+_KEYWORDS = ("kubeconfig", "kube_context", "namespace", "request_timeout", "kube_cluster", "kube_user", "server",
+             "token", "as_user", "as_groups", "as_uid", "as_user_extra", "certificate_authority",
+             "insecure_skip_tls_verify", "tls_server_name", "client_certificate", "client_key", "proxy_url")
+
+
+def options_of(params: dict[str, Any]) -> ClusterOptions:
+    """ClusterOptions from the keywords the flags above give (missing ones unset)."""
+    return ClusterOptions(
+        kubeconfig=params.get("kubeconfig"), context=params.get("kube_context"), namespace=params.get("namespace"),
+        request_timeout=params.get("request_timeout"), server=params.get("server"), token=params.get("token"),
+        cluster=params.get("kube_cluster"), user=params.get("kube_user"), as_user=params.get("as_user"),
+        as_groups=tuple(params.get("as_groups") or ()), as_uid=params.get("as_uid"),
+        as_user_extra=tuple(params.get("as_user_extra") or ()),
+        certificate_authority=params.get("certificate_authority"),
+        insecure=bool(params.get("insecure_skip_tls_verify")), tls_server_name=params.get("tls_server_name"),
+        client_certificate=params.get("client_certificate"), client_key=params.get("client_key"),
+        proxy_url=params.get("proxy_url"))
+
+
+def with_cluster_flags(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Declare kubectl's connection flags on `fn` (the flags' keywords are passed to it)."""
+    for flag in reversed(_CLUSTER_FLAGS):
+        fn = flag(fn)
+    return fn
+
+
+def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command kubectl's connection flags, collected into `cluster: ClusterOptions`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        mine = options_of({k: kwargs.pop(k, None) for k in _KEYWORDS})
+        parent = click.get_current_context().find_object(ClusterOptions)
+        return fn(*args, cluster=mine.merged(parent), **kwargs)
+
+    command = with_cluster_flags(wrapper)
+    if "files" in fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
+        command = _INPUT_FLAG(_input_options(command))
+    return command
+
+
+INPUT_LIMIT = "kubectl_pd.max_input_size"
+_INPUT_FLAG = click.option(
+    "--max-input-size", "max_input_size", metavar="SIZE", callback=_input_size,
+    help="Refuse files (all together) larger than this, e.g. 1Gi (default 256Mi; 0: no limit).")
+
+
+def _input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Keep --max-input-size out of the command's signature: open_source reads it from the context."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, max_input_size: int | None, **kwargs: Any) -> Any:
+        if max_input_size is not None:
+            click.get_current_context().meta[INPUT_LIMIT] = max_input_size
+        return fn(*args, **kwargs)
+
+    return wrapper
