@@ -5,6 +5,31 @@ selectors and pagination, POST with 409 and dryRun, Status bodies for 401/403/40
 (the visibility API), and keeps a log of every request so a test can assert "only GETs were sent"
 or "no request at all". kubectl-pd and the real kubectl talk to it through a real kubeconfig, over
 HTTPS by default.
+
+Knobs (fields of FakeApiServer; other helpers' tests use them):
+- `forbid=[Forbid(verb, plural, namespace)]`: 403 with the API server's Status for that verb on that
+  plural, in one namespace or (namespace=None) everywhere.
+- `faults=[Fault(...)]`: a canned answer for matching requests (see Fault: status, body, headers, trickle,
+  close_after, hang, surplus, times).
+- `page_size`: the largest page a list answers, whatever `limit` asks. Lists honour `limit` and answer
+  with `metadata.continue` while objects remain, as the API server does; a list without `limit` is whole
+  unless page_size is set.
+- `expire_continues=N`: the next N list requests that carry a `continue` token answer 410 Expired
+  (the Status the API server sends when a token is too old).
+- `refuse_fields={"status.admission.clusterQueue"}`: a list whose field selector names one of these
+  labels answers 400 BadRequest "field label not supported: <label>" (a server whose CRD does not declare
+  the selectable field: Kueue before v0.18, or v1beta1). Field selectors otherwise follow the API server:
+  an absent field is "" (what a CRD's selectable field evaluates to), so `status.admission.clusterQueue=q`
+  selects the Workloads admitted to q.
+- `surplus=b"..."`: bytes sent right after every answer, in the same write, beyond its Content-Length (a
+  broken server or middlebox; `surplus_answer(...)` makes them a second complete answer). A client must
+  not read them as the answer to its next request.
+- `headers={...}`: headers added to every answer (e.g. `Warning: 299 - "text"`).
+- `gzip=True`: every body gzip-compressed with Content-Encoding: gzip (though the client asked for
+  identity, as some middleboxes do).
+- `delay`, `token`, `tls`, `anonymous`, `groups`, `raw`: see the fields below.
+Request log: `requests` (every request, in order: method, path, query, body); `count(path_glob, method)`
+counts those whose path matches; `lists(plural)` the list requests of one resource.
 """
 
 from __future__ import annotations
@@ -12,6 +37,7 @@ from __future__ import annotations
 import base64
 import copy
 import fnmatch
+import gzip
 import json
 import shutil
 import socket
@@ -30,7 +56,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import yaml
 
 from kubectl_pd.cluster import kinds as product_kinds
-from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
+from kubectl_pd.cluster.selectors import parse_label_selector
+from kubectl_pd.cluster.snapshot import field_predicate
 
 TOKEN = "loopback-test-token-do-not-print"
 USER = "system:serviceaccount:pd-tests:reader"
@@ -90,6 +117,7 @@ class Fault:
     close_after: int | None = None
     hang: float = 0.0
     before_auth: bool = False  # a proxy's answer: sent whatever the credentials
+    surplus: bytes = b""  # sent right after the body, in the same write (not covered by Content-Length)
 
     def matches(self, method: str, path: str) -> bool:
         return method == self.method and (path == self.path or fnmatch.fnmatchcase(path, self.path))
@@ -150,6 +178,11 @@ class FakeApiServer:
     faults: list[Fault] = field(default_factory=list)
     tls: TLS | bool | None = True  # True: HTTPS with the default test CA; False/None: plain HTTP
     anonymous: bool = False  # like `kubectl proxy`: a request without credentials is served
+    expire_continues: int = 0  # the next N list requests with a `continue` token answer 410 Expired
+    refuse_fields: set[str] = field(default_factory=set)  # field labels a list refuses with 400
+    surplus: bytes = b""  # bytes after every answer, beyond its Content-Length
+    headers: dict[str, str] = field(default_factory=dict)  # added to every answer
+    gzip: bool = False  # every body gzip-compressed (Content-Encoding: gzip)
 
     def __post_init__(self) -> None:
         if self.tls is True:
@@ -194,6 +227,15 @@ class FakeApiServer:
     def methods(self) -> list[str]:
         return [r.method for r in self.requests]
 
+    def count(self, path: str = "*", method: str | None = None) -> int:
+        """Requests whose path is `path` or matches it as an fnmatch pattern (and whose method is `method`)."""
+        return sum(1 for r in list(self.requests) if (method is None or r.method == method)
+                   and (r.path == path or fnmatch.fnmatchcase(r.path, path)))
+
+    def lists(self, plural: str) -> list[Request]:
+        """The list requests (GET on a collection) of one resource, in order."""
+        return [r for r in list(self.requests) if r.method == "GET" and r.path.rstrip("/").endswith("/" + plural)]
+
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> FakeApiServer:
         server = self
@@ -223,9 +265,14 @@ class FakeApiServer:
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", ctype)
+                    if server.gzip:
+                        data = gzip.compress(data)
+                        self.send_header("Content-Encoding", "gzip")
                     self.send_header("Content-Length", str(len(data)))
+                    for k, v in server.headers.items():
+                        self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    self.wfile.write(data + server.surplus)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -254,7 +301,7 @@ class FakeApiServer:
                             if server._stopping.wait(f.trickle):
                                 break
                         return
-                    self.wfile.write(data)
+                    self.wfile.write(data + f.surplus)
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     self.close_connection = True
 
@@ -388,25 +435,48 @@ class FakeApiServer:
                                     details={"name": name, "group": group, "kind": plural}), "application/json"
             return 200, obj, "application/json"
         if method == "GET":
-            return 200, self._list(group, version, plural, ns, query), "application/json"
+            return self._list_answer(group, version, plural, ns, query)
         if method == "POST" and not name:
             return self._create(group, plural, ns, query, body)
         return 405, _status(405, "MethodNotAllowed", f"{method} is not supported by this test server"), \
             "application/json"
 
+    def _list_answer(self, group: str, version: str, plural: str, ns: str,
+                     query: dict[str, str]) -> tuple[int, Any, str]:
+        selector = query.get("fieldSelector") or ""
+        for term in (t for t in selector.split(",") if t.strip()):
+            label = term.split("!=")[0].split("=")[0].strip()
+            if label in self.refuse_fields:
+                msg = (f'Unable to find "{group}/{version}, Resource={plural}" that match label selector '
+                       f'"{query.get("labelSelector", "")}", field selector "{selector}": field label not '
+                       f"supported: {label}")
+                return 400, _status(400, "BadRequest", msg), "application/json"
+        if query.get("continue"):
+            with self._lock:
+                expire = self.expire_continues > 0
+                self.expire_continues -= 1 if expire else 0
+            if expire:
+                msg = ("The provided continue parameter is too old to display a consistent list result. You can "
+                       "start a new list without the continue parameter, or use the continue token in this "
+                       "response to retrieve the remainder of the results.")
+                return 410, _status(410, "Expired", msg), "application/json"
+        return 200, self._list(group, version, plural, ns, query), "application/json"
+
     def _list(self, group: str, version: str, plural: str, ns: str, query: dict[str, str]) -> dict[str, Any]:
         labels = parse_label_selector(query.get("labelSelector"))
-        fields = parse_field_selector(query.get("fieldSelector"))
+        fields = field_predicate(query.get("fieldSelector"))
         with self._lock:
             items = [copy.deepcopy(o) for (g, p, n, _), o in sorted(self._store.items())
                      if g == group and p == plural and (not ns or n == ns)]
         items = [o for o in items if labels(o["metadata"].get("labels") or {}) and fields(o)]
         meta: dict[str, Any] = {"resourceVersion": "1"}
-        if self.page_size:
+        sizes = [n for n in (self.page_size or 0, int(query.get("limit") or 0)) if n > 0]
+        if sizes:
             start = int(query.get("continue") or 0)
-            end = start + self.page_size
+            end = start + min(sizes)
             if end < len(items):
                 meta["continue"] = str(end)
+                meta["remainingItemCount"] = len(items) - end
             items = items[start:end]
         kind = items[0]["kind"] + "List" if items else "List"
         return {"kind": kind, "apiVersion": _gv(group, version), "metadata": meta, "items": items}
@@ -502,6 +572,14 @@ def unrelated_workloads(n: int, *, namespace: str = "team-a", queue: str = "batc
         wl["metadata"]["name"] = f"batch-{i:05d}"
         out.append(wl)
     return out
+
+
+def surplus_answer(body: Any, status: int = 200) -> bytes:
+    """A second complete HTTP answer, for `surplus=`: what a desynchronised connection would hand the
+    next request if the client read it."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return (f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+            .encode() + data)
 
 
 def objects_of(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -99,6 +99,7 @@ class Transport:
         self._token_read = 0.0
         self._exec: execcred.Credential | None = None
         self.withheld = False  # credentials exist but were not sent (plain http://)
+        self.warned: set[str] = set()  # Warning header texts printed (once each, as kubectl does)
 
     # -- deadlines ------------------------------------------------------------------------------
     def deadline_for(self, method: str) -> float | None:
@@ -283,7 +284,7 @@ class Transport:
                                                   body, headers, left)
             reply = Reply(status, data, rheaders)
             if "warning" in rheaders:
-                print_warnings(rheaders["warning"])
+                print_warnings(rheaders["warning"], self.warned)
             wait = _retry_after(reply)
             if wait is None:
                 return reply
@@ -304,16 +305,14 @@ def _retry_after(reply: Reply) -> float | None:
     return float(min(seconds, 3600))
 
 
-_warned: set[str] = set()  # Warning texts printed by this process (kubectl's warning writer deduplicates)
-
-
-def print_warnings(value: str, out: Any = None) -> None:
-    """Print each `299` warning of a Warning header as kubectl does (`Warning: <text>`, once per text),
-    parsed like k8s.io/apimachinery's ParseWarningHeaders; a malformed value ends the parse quietly."""
+def print_warnings(value: str, warned: set[str], out: Any = None) -> None:
+    """Print each `299` warning of a Warning header as kubectl does (`Warning: <text>`, once per text:
+    kubectl's warning writer deduplicates), parsed like k8s.io/apimachinery's ParseWarningHeaders; a
+    malformed value ends the parse quietly. `warned`: the texts already printed."""
     for code, text in parse_warnings(value):
-        if code != 299 or not text or text in _warned:
+        if code != 299 or not text or text in warned:
             continue
-        _warned.add(text)
+        warned.add(text)
         shown = "".join(c if c >= " " or c == "\t" else "?" for c in redact(text))  # no terminal controls
         (out or sys.stderr).write(f"Warning: {shown}\n")
 
