@@ -314,7 +314,9 @@ def print_warnings(value: str, warned: set[str], out: Any = None) -> None:
             continue
         warned.add(text)
         shown = "".join(c if c >= " " or c == "\t" else "?" for c in redact(text))  # no terminal controls
-        (out or sys.stderr).write(f"Warning: {shown}\n")
+        stream = out or sys.stderr
+        stream.write(f"Warning: {shown}\n")
+        stream.flush()
 
 
 def parse_warnings(value: str) -> list[tuple[int, str]]:
