@@ -18,9 +18,11 @@ Knobs (fields of FakeApiServer; other helpers' tests use them):
   (the Status the API server sends when a token is too old).
 - `refuse_fields={"status.admission.clusterQueue"}`: a list whose field selector names one of these
   labels answers 400 BadRequest "field label not supported: <label>" (a server whose CRD does not declare
-  the selectable field: Kueue before v0.18, or v1beta1). Field selectors otherwise follow the API server:
-  an absent field is "" (what a CRD's selectable field evaluates to), so `status.admission.clusterQueue=q`
-  selects the Workloads admitted to q.
+  the selectable field, e.g. a Kueue older than v0.18). Kueue's own kinds are always selected as the API
+  server selects custom resources: metadata.name, metadata.namespace and the fields the CRD declares for
+  that version (CRD_SELECTABLE: Workloads' `status.admission.clusterQueue` at v1beta2 only, so a v1beta1-only
+  server refuses it); any other label is 400. An absent field is "" (what a CRD's selectable field
+  evaluates to), so `status.admission.clusterQueue=q` selects the Workloads admitted to q.
 - `surplus=b"..."`: bytes sent right after every answer, in the same write, beyond its Content-Length (a
   broken server or middlebox; `surplus_answer(...)` makes them a second complete answer). A client must
   not read them as the answer to its next request.
@@ -446,7 +448,7 @@ class FakeApiServer:
         selector = query.get("fieldSelector") or ""
         for term in (t for t in selector.split(",") if t.strip()):
             label = term.split("!=")[0].split("=")[0].strip()
-            if label in self.refuse_fields:
+            if label in self.refuse_fields or not _selectable(group, version, plural, label):
                 msg = (f'Unable to find "{group}/{version}, Resource={plural}" that match label selector '
                        f'"{query.get("labelSelector", "")}", field selector "{selector}": field label not '
                        f"supported: {label}")
@@ -515,6 +517,20 @@ class FakeApiServer:
     def _group_list(self) -> dict[str, Any]:
         return {"kind": "APIGroupList", "apiVersion": "v1",
                 "groups": [self._group(g) for g in self.groups if g]}
+
+
+# The selectable fields Kueue's CRDs declare, per version (config/components/crd/bases/
+# kueue.x-k8s.io_workloads.yaml:19139@v0.18.4: `.status.admission.clusterQueue`, on v1beta2 only). A custom
+# resource is selected by metadata.name, metadata.namespace and these; the API server refuses any other label.
+CRD_SELECTABLE: dict[tuple[str, str, str], set[str]] = {
+    ("kueue.x-k8s.io", "v1beta2", "workloads"): {"status.admission.clusterQueue"},
+}
+
+
+def _selectable(group: str, version: str, plural: str, label: str) -> bool:
+    if group != product_kinds.KUEUE_GROUP:  # core kinds and GPUStack's: not modelled, every label accepted
+        return True
+    return label in ("metadata.name", "metadata.namespace") or label in CRD_SELECTABLE.get((group, version, plural), ())
 
 
 def _resources(group: str, version: str) -> dict[str, Any]:

@@ -15,9 +15,11 @@ EMPTY = surplus_answer({"kind": "PodList", "apiVersion": "v1", "metadata": {}, "
 H20 = "gpustack--nvidia-h20-linux-amd64"
 
 COMMANDS: list[tuple[str, tuple[Any, ...], dict[str, Any], list[str]]] = [
-    ("why-pending NAME", ("pending/quota-exhausted.yaml",), {}, ["why-pending", "qwen-pd", "-n", "team-a", "-o", "json"]),
+    ("why-pending NAME", ("pending/quota-exhausted.yaml",), {},
+     ["why-pending", "qwen-pd", "-n", "team-a", "-o", "json"]),
     ("why-pending text", ("pending/quota-exhausted.yaml",), {}, ["why-pending", "qwen-pd", "-n", "team-a"]),
-    ("why-pending -A", ("pending/per-replica-joint.yaml", unrelated_workloads(3)), {}, ["why-pending", "-A", "-o", "json"]),
+    ("why-pending -A", ("pending/per-replica-joint.yaml", unrelated_workloads(3)), {},
+     ["why-pending", "-A", "-o", "json"]),
     ("why-pending, no target", ("pending/needs-preemption.yaml",), {}, ["why-pending", "-n", "team-a", "-o", "json"]),
     ("lint", ("lint/live-cluster.yaml",), {}, ["lint", "-o", "json"]),
     ("create --dry-run=server", ("create/cluster.yaml", "create/crd-pd-atomic.yaml"), {"namespace": "team-a"},

@@ -9,8 +9,8 @@ decision and not an accident.
 from __future__ import annotations
 
 import http.client
-import os
 import io
+import os
 from typing import Any
 
 import pytest
@@ -118,7 +118,8 @@ def answers(draw: st.DrawFn) -> bytes:
     return interim + b"\r\n".join(lines) + b"\r\n\r\n" + payload
 
 
-@settings(max_examples=int(os.environ.get("PD_HYPOTHESIS_EXAMPLES", "400")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("PD_HYPOTHESIS_EXAMPLES", "400")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(answers(), st.integers(1, 64))
 def test_same_reading_as_http_client_or_both_refuse(data: bytes, piece: int) -> None:
     assert ours(data, piece) == theirs(data)

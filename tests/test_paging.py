@@ -51,7 +51,8 @@ def test_the_request_sequence_is_kubectls(apiserver: Start) -> None:
     source(env).list("Workload", "team-a")
     ours = pages(server)
     server.requests.clear()
-    r = run_kubectl(["get", "workloads.kueue.x-k8s.io", "-n", "team-a", "-o", "name", "--kubeconfig", env["KUBECONFIG"]])
+    r = run_kubectl(["get", "workloads.kueue.x-k8s.io", "-n", "team-a", "-o", "name",
+                     "--kubeconfig", env["KUBECONFIG"]])
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1001
     assert pages(server) == ours == [("500", None), ("500", "500"), ("500", "1000")]
 
@@ -115,6 +116,22 @@ def test_a_refused_field_selector_is_its_own_error(apiserver: Start) -> None:
     assert (refused.value.resource, refused.value.selector) == ("workloads.kueue.x-k8s.io",
                                                                 "status.admission.clusterQueue=gpu")
     assert len(src.list("Workload", "team-a")) == 4  # the fallback a caller takes
+
+
+def test_a_v1beta1_only_server_refuses_the_selector_as_kueues_crd_does(apiserver: Start) -> None:
+    old = copy.deepcopy(QUEUED)
+    for wl in old:
+        wl["apiVersion"] = "kueue.x-k8s.io/v1beta1"
+    _, env = apiserver(old, groups={"": ["v1"], "kueue.x-k8s.io": ["v1beta1"]})
+    with pytest.raises(FieldSelectorUnsupported):
+        source(env).list("Workload", "team-a", field_selector="status.admission.clusterQueue=gpu")
+
+
+def test_a_custom_resource_field_the_crd_does_not_declare_is_refused(apiserver: Start) -> None:
+    _, env = apiserver(copy.deepcopy(QUEUED))
+    with pytest.raises(FieldSelectorUnsupported):
+        source(env).list("Workload", "team-a", field_selector="spec.queueName=batch")
+    assert len(source(env).list("Workload", "team-a", field_selector="metadata.name=a1")) == 1
 
 
 FIELDS = [({"a": {"b": "x"}}, "a.b", "x"), ({"a": {}}, "a.b", ""), ({"a": "s"}, "a.b", ""), ({"a": True}, "a", "true"),
