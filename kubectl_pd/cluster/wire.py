@@ -137,7 +137,12 @@ class Reader:
         raise TooLarge(None)
 
     def _take(self, n: int) -> bytes:
-        out = bytes(self.buf[:n])
+        if n >= len(self.buf):  # the whole buffer: one copy
+            out = bytes(self.buf)
+            self.buf.clear()
+            return out
+        with memoryview(self.buf) as view:
+            out = bytes(view[:n])
         del self.buf[:n]
         return out
 
