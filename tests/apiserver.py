@@ -10,7 +10,8 @@ Knobs (fields of FakeApiServer; other helpers' tests use them):
 - `forbid=[Forbid(verb, plural, namespace)]`: 403 with the API server's Status for that verb on that
   plural, in one namespace or (namespace=None) everywhere.
 - `faults=[Fault(...)]`: a canned answer for matching requests (see Fault: status, body, headers, trickle,
-  close_after, hang, surplus, times).
+  close_after, hang, surplus, times; `raw=b"HTTP/1.1 ..."` sends those bytes verbatim and closes, for
+  answers the server's own framing cannot make: a Content-Length of "²", a chunk size past 2^63).
 - `page_size`: the largest page a list answers, whatever `limit` asks. Lists honour `limit` and answer
   with `metadata.continue` while objects remain, as the API server does; a list without `limit` is whole
   unless page_size is set.
@@ -120,6 +121,7 @@ class Fault:
     hang: float = 0.0
     before_auth: bool = False  # a proxy's answer: sent whatever the credentials
     surplus: bytes = b""  # sent right after the body, in the same write (not covered by Content-Length)
+    raw: bytes | None = None  # the whole answer verbatim (status line, headers, body), then the close
 
     def matches(self, method: str, path: str) -> bool:
         return method == self.method and (path == self.path or fnmatch.fnmatchcase(path, self.path))
@@ -280,6 +282,15 @@ class FakeApiServer:
 
             def _fault(self, f: Fault) -> None:
                 if f.hang and server._stopping.wait(f.hang):
+                    return
+                if f.raw is not None:
+                    try:
+                        self.wfile.write(f.raw)
+                        self.wfile.flush()
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    self.close_connection = True
                     return
                 data = f.body if isinstance(f.body, bytes) else json.dumps(f.body).encode()
                 try:

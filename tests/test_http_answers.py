@@ -27,7 +27,7 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.live import LiveSource
 from kubectl_pd.cluster.pool import Pool, Route
 from kubectl_pd.errors import BrokenAnswer
-from tests.apiserver import Fault, surplus_answer
+from tests.apiserver import TOKEN, Fault, surplus_answer
 from tests.conftest import run_kubectl
 from tests.test_wire import exchange, serving
 
@@ -329,3 +329,35 @@ def test_a_fault_with_surplus_bytes_leaves_the_answer_right(apiserver: Callable,
     src = LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"]))
     assert [len(src.list("ClusterQueue")) for _ in range(3)] == [1, 1, 1]
     assert server.count(CQ_LIST) == 3
+
+
+@pytest.mark.parametrize(("answer", "error"), [(a, e) for _, a, e in BAD_NUMBERS[:10]],
+                         ids=[n for n, _, _ in BAD_NUMBERS[:10]])
+def test_kubectl_refuses_the_same_answers(cli: Callable, apiserver: Callable, answer: bytes, error: type) -> None:
+    """Through the loopback server (HTTPS, the real kubeconfig): the same refusal from kubectl and from us."""
+    _, env = apiserver(CQ, faults=[Fault(CQ_LIST, raw=answer)])
+    theirs = run_kubectl(["get", "clusterqueues.kueue.x-k8s.io", "--kubeconfig", env["KUBECONFIG"],
+                          "--request-timeout", "10s"])
+    ours = cli(["lint", "--request-timeout", "10s"], env=env)
+    lines = [ln for ln in ours.stderr.splitlines() if ln]
+    assert theirs.returncode == 1 and theirs.stdout == ""
+    assert ours.exit_code == 1 and ours.stdout == "" and len(lines) == 1 and lines[0].startswith("error: ")
+    assert TOKEN not in ours.stderr + theirs.stderr
+
+
+def test_a_warning_that_echoes_the_token_is_redacted(cli: Callable, apiserver: Callable) -> None:
+    """kubectl prints a Warning header as the server wrote it; we never print a credential of ours."""
+    _, env = apiserver(CQ, headers={"Warning": f'299 - "bad token {TOKEN}"'})
+    r = cli(["lint"], env=env)
+    assert [ln for ln in r.stderr.splitlines() if ln.startswith("Warning")] == ["Warning: bad token <redacted>"]
+    assert TOKEN not in r.stdout + r.stderr
+
+
+def test_kubectl_and_we_ignore_surplus_bytes(cli: Callable, apiserver: Callable) -> None:
+    fake = surplus_answer({"kind": "ClusterQueueList", "apiVersion": "kueue.x-k8s.io/v1beta2", "metadata": {},
+                           "items": []})
+    _, env = apiserver(CQ, surplus=fake)
+    theirs = run_kubectl(["get", "clusterqueues.kueue.x-k8s.io", "-o", "name", "--kubeconfig", env["KUBECONFIG"]])
+    assert theirs.returncode == 0 and theirs.stdout.split() == ["clusterqueue.kueue.x-k8s.io/gpu"]
+    src = LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"]))
+    assert [[o["metadata"]["name"] for o in src.list("ClusterQueue")] for _ in range(3)] == [["gpu"]] * 3
