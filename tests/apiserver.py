@@ -31,7 +31,8 @@ Knobs (fields of FakeApiServer; other helpers' tests use them):
 - `gzip=True`: every body gzip-compressed with Content-Encoding: gzip (though the client asked for
   identity, as some middleboxes do).
 - `delay`, `token`, `tls`, `anonymous`, `groups`, `raw`: see the fields below.
-Request log: `requests` (every request, in order: method, path, query, body); `count(path_glob, method)`
+Request log: `requests` (every request, in order: method, path, query, body, and the request headers as sent,
+repeated names kept, e.g. one Impersonate-Group per group); `count(path_glob, method)`
 counts those whose path matches; `lists(plural)` the list requests of one resource.
 """
 
@@ -80,6 +81,7 @@ class Request:
     path: str
     query: dict[str, str]
     body: Any = None
+    headers: list[tuple[str, str]] = field(default_factory=list)  # as sent, in order, repeated names kept
 
 
 @dataclass
@@ -260,11 +262,12 @@ class FakeApiServer:
                     peer = self.connection.getpeercert()  # type: ignore[attr-defined]
                     if peer:
                         headers["x-client-cert"] = "verified"
-                fault = server.fault_for(self.command, self.path, headers)
+                sent = list(self.headers.items())
+                fault = server.fault_for(self.command, self.path, headers, sent)
                 if fault is not None:
                     self._fault(fault)
                     return
-                status, body, ctype = server.handle(self.command, self.path, headers, raw)
+                status, body, ctype = server.handle(self.command, self.path, headers, raw, sent)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
                     self.send_response(status)
@@ -345,7 +348,8 @@ class FakeApiServer:
         host, port = self._httpd.server_address[:2]
         return f"{'https' if self.tls else 'http'}://{host}:{port}"
 
-    def fault_for(self, method: str, target: str, headers: dict[str, str]) -> Fault | None:
+    def fault_for(self, method: str, target: str, headers: dict[str, str],
+                  sent: list[tuple[str, str]] | None = None) -> Fault | None:
         """The first fault rule that fires for this request (counted, and logged like any request)."""
         path = urlsplit(target).path
         authorised = self._authorised(headers)
@@ -354,7 +358,8 @@ class FakeApiServer:
                 if f.times is not None:
                     f.times -= 1
                 self.requests.append(Request(method, path, {k: v[-1] for k, v in
-                                                            parse_qs(urlsplit(target).query).items()}))
+                                                            parse_qs(urlsplit(target).query).items()},
+                                             headers=sent or []))
                 return f
         return None
 
@@ -388,7 +393,8 @@ class FakeApiServer:
         return path
 
     # -- request handling -----------------------------------------------------------------
-    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any, str]:
+    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes,
+               sent: list[tuple[str, str]] | None = None) -> tuple[int, Any, str]:
         parts = urlsplit(target)
         path = parts.path
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
@@ -398,7 +404,7 @@ class FakeApiServer:
                 body = json.loads(raw)
             except ValueError:
                 body = raw.decode("utf-8", "replace")
-        self.requests.append(Request(method, path, query, body))
+        self.requests.append(Request(method, path, query, body, sent or []))
         if self.delay:
             self._stopping.wait(self.delay)
         if not self._authorised(headers):

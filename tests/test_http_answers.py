@@ -361,3 +361,24 @@ def test_kubectl_and_we_ignore_surplus_bytes(cli: Callable, apiserver: Callable)
     assert theirs.returncode == 0 and theirs.stdout.split() == ["clusterqueue.kueue.x-k8s.io/gpu"]
     src = LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"]))
     assert [[o["metadata"]["name"] for o in src.list("ClusterQueue")] for _ in range(3)] == [["gpu"]] * 3
+
+
+def test_the_request_log_keeps_repeated_headers(apiserver: Callable) -> None:
+    """The loopback server's log keeps every request header as sent (one Impersonate-Group per group)."""
+    import http.client as std
+    import ssl
+
+    server, _ = apiserver()
+    ctx = ssl.create_default_context(cafile=str(server.tls.ca))
+    host, port = server.url.removeprefix("https://").split(":")
+    conn = std.HTTPSConnection(host, int(port), context=ctx)
+    try:
+        conn.putrequest("GET", "/api")
+        for name, value in (("Impersonate-Group", "dev"), ("Impersonate-Group", "ops"), ("Authorization",
+                                                                                         f"Bearer {TOKEN}")):
+            conn.putheader(name, value)
+        conn.endheaders()
+        assert conn.getresponse().read()
+    finally:
+        conn.close()
+    assert [v for k, v in server.requests[-1].headers if k.lower() == "impersonate-group"] == ["dev", "ops"]
