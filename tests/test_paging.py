@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.cluster.live import PAGE_SIZE, LiveSource
+from kubectl_pd.cluster.live import PAGE_SIZE, LiveSource, UnexpectedAnswer
 from kubectl_pd.cluster.snapshot import SnapshotSource, field_predicate, field_value
 from kubectl_pd.errors import FieldSelectorUnsupported, InputError, ListExpired
-from tests.apiserver import FakeApiServer, unrelated_workloads
+from tests.apiserver import FakeApiServer, Fault, unrelated_workloads
 from tests.conftest import run_kubectl
 
 Start = Callable[..., tuple[FakeApiServer, dict[str, str]]]
@@ -84,6 +84,15 @@ def test_why_pending_all_reads_workloads_in_pages(apiserver: Start, cli: Callabl
     assert r.exit_code in (0, 1) and "Traceback" not in r.stderr
     seen = pages(server)
     assert seen and all(limit == "500" for limit, _ in seen) and ("500", "500") in seen
+
+
+def test_a_continue_token_given_twice_is_an_error_not_a_loop(apiserver: Start) -> None:
+    page = {"kind": "WorkloadList", "apiVersion": "kueue.x-k8s.io/v1beta2", "metadata": {"continue": "again"},
+            "items": []}
+    server, env = apiserver(faults=[Fault("/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads", body=page)])
+    with pytest.raises(UnexpectedAnswer):
+        source(env).list("Workload", "team-a")
+    assert pages(server) == [("500", None), ("500", "again")]
 
 
 # -- field selectors ------------------------------------------------------------------------------------

@@ -274,7 +274,8 @@ class LiveSource:
         """Every object of `kind`, paged as kubectl pages (`limit=500`, following `continue`). A 410 on a
         `continue` (the token expired) restarts the list once from the start; a second one is ListExpired.
         A field selector the server refuses is FieldSelectorUnsupported (the caller may list unfiltered).
-        `reduce` is applied to each object as its page arrives (None drops it): keep only what you need."""
+        `reduce` is applied to each object as its page arrives (None drops it): keep only what you need
+        (after a restart it sees the first pages' objects again)."""
         k = _kind(kind)
         ns = namespace if k.namespaced else None
         query: dict[str, Any] = {"limit": PAGE_SIZE}
@@ -296,6 +297,7 @@ class LiveSource:
                reduce: Reducer | None) -> Items | None:
         """One paged list from the start; None when a continue token expired (410)."""
         items: Items = []
+        seen: set[str] = set()
         r, path = self._read(k, ns, None, query)
         while True:
             self._check_list(r, k, query)
@@ -319,6 +321,10 @@ class LiveSource:
             cont = cont if isinstance(cont, str) else None
             if not cont:
                 return items
+            if cont in seen:  # a server that hands the same page token back would be followed forever
+                raise UnexpectedAnswer(f"the API server answered list {k.resource} with a continue token it had "
+                                       f"already given: the list cannot be read to its end")
+            seen.add(cont)
             r = self.request("GET", path, {**query, "continue": cont}, verb="list", resource=k.resource,
                              namespace=ns)
             if r.status == 410:
