@@ -4,7 +4,7 @@ One pool per context: TLS (CA file or data, client certificates, insecure, tls-s
 (kubeconfig `proxy-url`, else HTTPS_PROXY/NO_PROXY), bearer tokens, basic auth, impersonation and exec
 plugins. A deadline bounds the whole request (connect, headers, a body trickled a byte at a time,
 client-go style retries after `Retry-After`). Nothing here ever formats a header or credential into
-a message.
+a message; `Warning` headers from the server are printed to stderr as kubectl prints them.
 """
 
 from __future__ import annotations
@@ -307,8 +307,10 @@ def _retry_after(reply: Reply) -> float | None:
 
 def print_warnings(value: str, warned: set[str], out: Any = None) -> None:
     """Print each `299` warning of a Warning header as kubectl does (`Warning: <text>`, once per text:
-    kubectl's warning writer deduplicates), parsed like k8s.io/apimachinery's ParseWarningHeaders; a
-    malformed value ends the parse quietly. `warned`: the texts already printed."""
+    kubectl's NewKubectlCommand installs client-go's rest.NewWarningWriter with Deduplicate: true, k8s.io/
+    kubectl/pkg/cmd/cmd.go), parsed like k8s.io/apimachinery's ParseWarningHeaders; a malformed value ends
+    the parse quietly. `warned`: the texts already printed. Unlike kubectl, a credential of ours echoed in
+    the text is redacted and control characters (terminal escapes) are shown as "?"."""
     for code, text in parse_warnings(value):
         if code != 299 or not text or text in warned:
             continue
