@@ -137,7 +137,7 @@ class Budget:
             return ""
         if not stat.S_ISREG(st.st_mode):
             return ": is it the right input?"
-        need = self.limit - self.left + st.st_size
+        need = self.limit - (self.left or 0) + st.st_size  # called only with a limit (left is not None)
         mib = 1 << max(0, (need - 1).bit_length() - 20)
         return (f" ({st.st_size:,} bytes, {need:,} in all): if it is the right file, raise the limit, "
                 f"e.g. --max-input-size {format_size(mib * 2**20)}")
