@@ -47,5 +47,24 @@ class ForbiddenError(ClusterError):
         self.namespace = namespace
 
 
+class BrokenAnswer(ClusterError):
+    """The server's HTTP answer cannot be read: cut short, malformed, past the size bound, or encoded in a
+    way we do not read. Never a guess at what it meant."""
+
+
+class ListExpired(ClusterError):
+    """A paged list's `continue` token expired (410) again after the list was restarted once."""
+
+
+class FieldSelectorUnsupported(ClusterError):
+    """The server refused a field selector (400 "field label not supported"): the caller may fall back to
+    an unfiltered list and select locally."""
+
+    def __init__(self, message: str, *, resource: str = "", selector: str = "") -> None:
+        super().__init__(message)
+        self.resource = resource
+        self.selector = selector
+
+
 class ConflictError(PdError):
     """The object already exists (HTTP 409)."""

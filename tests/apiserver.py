@@ -5,6 +5,35 @@ selectors and pagination, POST with 409 and dryRun, Status bodies for 401/403/40
 (the visibility API), and keeps a log of every request so a test can assert "only GETs were sent"
 or "no request at all". kubectl-pd and the real kubectl talk to it through a real kubeconfig, over
 HTTPS by default.
+
+Knobs (fields of FakeApiServer; other helpers' tests use them):
+- `forbid=[Forbid(verb, plural, namespace)]`: 403 with the API server's Status for that verb on that
+  plural, in one namespace or (namespace=None) everywhere.
+- `faults=[Fault(...)]`: a canned answer for matching requests (see Fault: status, body, headers, trickle,
+  close_after, hang, surplus, times; `raw=b"HTTP/1.1 ..."` sends those bytes verbatim and closes, for
+  answers the server's own framing cannot make: a Content-Length of "²", a chunk size past 2^63).
+- `page_size`: the largest page a list answers, whatever `limit` asks. Lists honour `limit` and answer
+  with `metadata.continue` while objects remain, as the API server does; a list without `limit` is whole
+  unless page_size is set.
+- `expire_continues=N`: the next N list requests that carry a `continue` token answer 410 Expired
+  (the Status the API server sends when a token is too old).
+- `refuse_fields={"status.admission.clusterQueue"}`: a list whose field selector names one of these
+  labels answers 400 BadRequest "field label not supported: <label>" (a server whose CRD does not declare
+  the selectable field, e.g. a Kueue older than v0.18). Kueue's own kinds are always selected as the API
+  server selects custom resources: metadata.name, metadata.namespace and the fields the CRD declares for
+  that version (CRD_SELECTABLE: Workloads' `status.admission.clusterQueue` at v1beta2 only, so a v1beta1-only
+  server refuses it); any other label is 400. An absent field is "" (what a CRD's selectable field
+  evaluates to), so `status.admission.clusterQueue=q` selects the Workloads admitted to q.
+- `surplus=b"..."`: bytes sent right after every answer, in the same write, beyond its Content-Length (a
+  broken server or middlebox; `surplus_answer(...)` makes them a second complete answer). A client must
+  not read them as the answer to its next request.
+- `headers={...}`: headers added to every answer (e.g. `Warning: 299 - "text"`).
+- `gzip=True`: every body gzip-compressed with Content-Encoding: gzip (though the client asked for
+  identity, as some middleboxes do).
+- `delay`, `token`, `tls`, `anonymous`, `groups`, `raw`: see the fields below.
+Request log: `requests` (every request, in order: method, path, query, body, and the request headers as sent,
+repeated names kept, e.g. one Impersonate-Group per group); `count(path_glob, method)`
+counts those whose path matches; `lists(plural)` the list requests of one resource.
 """
 
 from __future__ import annotations
@@ -12,6 +41,7 @@ from __future__ import annotations
 import base64
 import copy
 import fnmatch
+import gzip
 import json
 import shutil
 import socket
@@ -30,7 +60,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import yaml
 
 from kubectl_pd.cluster import kinds as product_kinds
-from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
+from kubectl_pd.cluster.selectors import parse_label_selector
+from kubectl_pd.cluster.snapshot import field_predicate
 
 TOKEN = "loopback-test-token-do-not-print"
 USER = "system:serviceaccount:pd-tests:reader"
@@ -50,6 +81,7 @@ class Request:
     path: str
     query: dict[str, str]
     body: Any = None
+    headers: list[tuple[str, str]] = field(default_factory=list)  # as sent, in order, repeated names kept
 
 
 @dataclass
@@ -90,6 +122,8 @@ class Fault:
     close_after: int | None = None
     hang: float = 0.0
     before_auth: bool = False  # a proxy's answer: sent whatever the credentials
+    surplus: bytes = b""  # sent right after the body, in the same write (not covered by Content-Length)
+    raw: bytes | None = None  # the whole answer verbatim (status line, headers, body), then the close
 
     def matches(self, method: str, path: str) -> bool:
         return method == self.method and (path == self.path or fnmatch.fnmatchcase(path, self.path))
@@ -150,6 +184,11 @@ class FakeApiServer:
     faults: list[Fault] = field(default_factory=list)
     tls: TLS | bool | None = True  # True: HTTPS with the default test CA; False/None: plain HTTP
     anonymous: bool = False  # like `kubectl proxy`: a request without credentials is served
+    expire_continues: int = 0  # the next N list requests with a `continue` token answer 410 Expired
+    refuse_fields: set[str] = field(default_factory=set)  # field labels a list refuses with 400
+    surplus: bytes = b""  # bytes after every answer, beyond its Content-Length
+    headers: dict[str, str] = field(default_factory=dict)  # added to every answer
+    gzip: bool = False  # every body gzip-compressed (Content-Encoding: gzip)
 
     def __post_init__(self) -> None:
         if self.tls is True:
@@ -195,6 +234,15 @@ class FakeApiServer:
     def methods(self) -> list[str]:
         return [r.method for r in self.requests]
 
+    def count(self, path: str = "*", method: str | None = None) -> int:
+        """Requests whose path is `path` or matches it as an fnmatch pattern (and whose method is `method`)."""
+        return sum(1 for r in list(self.requests) if (method is None or r.method == method)
+                   and (r.path == path or fnmatch.fnmatchcase(r.path, path)))
+
+    def lists(self, plural: str) -> list[Request]:
+        """The list requests (GET on a collection) of one resource, in order."""
+        return [r for r in list(self.requests) if r.method == "GET" and r.path.rstrip("/").endswith("/" + plural)]
+
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> FakeApiServer:
         server = self
@@ -216,23 +264,38 @@ class FakeApiServer:
                     peer = self.connection.getpeercert()  # type: ignore[attr-defined]
                     if peer:
                         headers["x-client-cert"] = "verified"
-                fault = server.fault_for(self.command, self.path, headers)
+                sent = list(self.headers.items())
+                fault = server.fault_for(self.command, self.path, headers, sent)
                 if fault is not None:
                     self._fault(fault)
                     return
-                status, body, ctype = server.handle(self.command, self.path, headers, raw)
+                status, body, ctype = server.handle(self.command, self.path, headers, raw, sent)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", ctype)
+                    if server.gzip:
+                        data = gzip.compress(data)
+                        self.send_header("Content-Encoding", "gzip")
                     self.send_header("Content-Length", str(len(data)))
+                    for k, v in server.headers.items():
+                        self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    self.wfile.write(data + server.surplus)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
             def _fault(self, f: Fault) -> None:
                 if f.hang and server._stopping.wait(f.hang):
+                    return
+                if f.raw is not None:
+                    try:
+                        self.wfile.write(f.raw)
+                        self.wfile.flush()
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    self.close_connection = True
                     return
                 data = f.body if isinstance(f.body, bytes) else json.dumps(f.body).encode()
                 try:
@@ -256,7 +319,7 @@ class FakeApiServer:
                             if server._stopping.wait(f.trickle):
                                 break
                         return
-                    self.wfile.write(data)
+                    self.wfile.write(data + f.surplus)
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     self.close_connection = True
 
@@ -287,7 +350,8 @@ class FakeApiServer:
         host, port = self._httpd.server_address[:2]
         return f"{'https' if self.tls else 'http'}://{host}:{port}"
 
-    def fault_for(self, method: str, target: str, headers: dict[str, str]) -> Fault | None:
+    def fault_for(self, method: str, target: str, headers: dict[str, str],
+                  sent: list[tuple[str, str]] | None = None) -> Fault | None:
         """The first fault rule that fires for this request (counted, and logged like any request)."""
         path = urlsplit(target).path
         authorised = self._authorised(headers)
@@ -296,7 +360,8 @@ class FakeApiServer:
                 if f.times is not None:
                     f.times -= 1
                 self.requests.append(Request(method, path, {k: v[-1] for k, v in
-                                                            parse_qs(urlsplit(target).query).items()}))
+                                                            parse_qs(urlsplit(target).query).items()},
+                                             headers=sent or []))
                 return f
         return None
 
@@ -330,7 +395,8 @@ class FakeApiServer:
         return path
 
     # -- request handling -----------------------------------------------------------------
-    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any, str]:
+    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes,
+               sent: list[tuple[str, str]] | None = None) -> tuple[int, Any, str]:
         parts = urlsplit(target)
         path = parts.path
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
@@ -340,7 +406,7 @@ class FakeApiServer:
                 body = json.loads(raw)
             except ValueError:
                 body = raw.decode("utf-8", "replace")
-        self.requests.append(Request(method, path, query, body))
+        self.requests.append(Request(method, path, query, body, sent or []))
         if self.delay:
             self._stopping.wait(self.delay)
         if not self._authorised(headers):
@@ -390,25 +456,48 @@ class FakeApiServer:
                                     details={"name": name, "group": group, "kind": plural}), "application/json"
             return 200, obj, "application/json"
         if method == "GET":
-            return 200, self._list(group, version, plural, ns, query), "application/json"
+            return self._list_answer(group, version, plural, ns, query)
         if method == "POST" and not name:
             return self._create(group, plural, ns, query, body)
         return 405, _status(405, "MethodNotAllowed", f"{method} is not supported by this test server"), \
             "application/json"
 
+    def _list_answer(self, group: str, version: str, plural: str, ns: str,
+                     query: dict[str, str]) -> tuple[int, Any, str]:
+        selector = query.get("fieldSelector") or ""
+        for term in (t for t in selector.split(",") if t.strip()):
+            label = term.split("!=")[0].split("=")[0].strip()
+            if label in self.refuse_fields or not _selectable(group, version, plural, label):
+                msg = (f'Unable to find "{group}/{version}, Resource={plural}" that match label selector '
+                       f'"{query.get("labelSelector", "")}", field selector "{selector}": field label not '
+                       f"supported: {label}")
+                return 400, _status(400, "BadRequest", msg), "application/json"
+        if query.get("continue"):
+            with self._lock:
+                expire = self.expire_continues > 0
+                self.expire_continues -= 1 if expire else 0
+            if expire:
+                msg = ("The provided continue parameter is too old to display a consistent list result. You can "
+                       "start a new list without the continue parameter, or use the continue token in this "
+                       "response to retrieve the remainder of the results.")
+                return 410, _status(410, "Expired", msg), "application/json"
+        return 200, self._list(group, version, plural, ns, query), "application/json"
+
     def _list(self, group: str, version: str, plural: str, ns: str, query: dict[str, str]) -> dict[str, Any]:
         labels = parse_label_selector(query.get("labelSelector"))
-        fields = parse_field_selector(query.get("fieldSelector"))
+        fields = field_predicate(query.get("fieldSelector"))
         with self._lock:
             items = [copy.deepcopy(o) for (g, p, n, _), o in sorted(self._store.items())
                      if g == group and p == plural and (not ns or n == ns)]
         items = [o for o in items if labels(o["metadata"].get("labels") or {}) and fields(o)]
         meta: dict[str, Any] = {"resourceVersion": "1"}
-        if self.page_size:
+        sizes = [n for n in (self.page_size or 0, int(query.get("limit") or 0)) if n > 0]
+        if sizes:
             start = int(query.get("continue") or 0)
-            end = start + self.page_size
+            end = start + min(sizes)
             if end < len(items):
                 meta["continue"] = str(end)
+                meta["remainingItemCount"] = len(items) - end
             items = items[start:end]
         kind = items[0]["kind"] + "List" if items else "List"
         return {"kind": kind, "apiVersion": _gv(group, version), "metadata": meta, "items": items}
@@ -447,6 +536,20 @@ class FakeApiServer:
     def _group_list(self) -> dict[str, Any]:
         return {"kind": "APIGroupList", "apiVersion": "v1",
                 "groups": [self._group(g) for g in self.groups if g]}
+
+
+# The selectable fields Kueue's CRDs declare, per version (config/components/crd/bases/
+# kueue.x-k8s.io_workloads.yaml:19139@v0.18.4: `.status.admission.clusterQueue`, on v1beta2 only). A custom
+# resource is selected by metadata.name, metadata.namespace and these; the API server refuses any other label.
+CRD_SELECTABLE: dict[tuple[str, str, str], set[str]] = {
+    ("kueue.x-k8s.io", "v1beta2", "workloads"): {"status.admission.clusterQueue"},
+}
+
+
+def _selectable(group: str, version: str, plural: str, label: str) -> bool:
+    if group != product_kinds.KUEUE_GROUP:  # core kinds and GPUStack's: not modelled, every label accepted
+        return True
+    return label in ("metadata.name", "metadata.namespace") or label in CRD_SELECTABLE.get((group, version, plural), ())
 
 
 def _resources(group: str, version: str) -> dict[str, Any]:
@@ -504,6 +607,14 @@ def unrelated_workloads(n: int, *, namespace: str = "team-a", queue: str = "batc
         wl["metadata"]["name"] = f"batch-{i:05d}"
         out.append(wl)
     return out
+
+
+def surplus_answer(body: Any, status: int = 200) -> bytes:
+    """A second complete HTTP answer, for `surplus=`: what a desynchronised connection would hand the
+    next request if the client read it."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return (f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+            .encode() + data)
 
 
 def objects_of(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -4,7 +4,7 @@ One pool per context: TLS (CA file or data, client certificates, insecure, tls-s
 (kubeconfig `proxy-url`, else HTTPS_PROXY/NO_PROXY), bearer tokens, basic auth, impersonation and exec
 plugins. A deadline bounds the whole request (connect, headers, a body trickled a byte at a time,
 client-go style retries after `Retry-After`). Nothing here ever formats a header or credential into
-a message.
+a message; `Warning` headers from the server are printed to stderr as kubectl prints them.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from kubectl_pd.cluster import wire
 from kubectl_pd.cluster.endpoint import Endpoint
-from kubectl_pd.errors import ClusterError, PdError
+from kubectl_pd.errors import BrokenAnswer, ClusterError, PdError
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
 
@@ -99,6 +99,7 @@ class Transport:
         self._token_read = 0.0
         self._exec: execcred.Credential | None = None
         self.withheld = False  # credentials exist but were not sent (plain http://)
+        self.warned: set[str] = set()  # Warning header texts printed (once each, as kubectl does)
 
     # -- deadlines ------------------------------------------------------------------------------
     def deadline_for(self, method: str) -> float | None:
@@ -261,8 +262,12 @@ class Transport:
     def _broken(self, method: str, url: str, e: BaseException) -> ClusterError:
         from kubectl_pd.cluster.pool import describe
 
-        return ClusterError(f"the API server at {self.ep.origin} broke off its answer to {method} "
-                            f"{urlsplit(url).path} ({describe(e)}): retry, or check the network")
+        path = urlsplit(url).path
+        if isinstance(e, wire.ProtocolError) and not isinstance(e, wire.Incomplete):
+            return BrokenAnswer(f"the API server at {self.ep.origin} sent an answer to {method} {path} that "
+                                f"cannot be read ({describe(e)}): check for a proxy or middlebox in the way")
+        return BrokenAnswer(f"the API server at {self.ep.origin} broke off its answer to {method} "
+                            f"{path} ({describe(e)}): retry, or check the network")
 
     def _unreachable(self, e: BaseException) -> ClusterError:
         from kubectl_pd.cluster.pool import describe
@@ -278,6 +283,8 @@ class Transport:
             status, rheaders, data = pool.request(method, parts.path + (f"?{parts.query}" if parts.query else ""),
                                                   body, headers, left)
             reply = Reply(status, data, rheaders)
+            if "warning" in rheaders:
+                print_warnings(rheaders["warning"], self.warned)
             wait = _retry_after(reply)
             if wait is None:
                 return reply
@@ -292,10 +299,66 @@ def _retry_after(reply: Reply) -> float | None:
     """client-go's checkWait: 429 or 5xx with an integer Retry-After means "try again after N s"."""
     if reply.status != 429 and reply.status < 500:
         return None
-    value = reply.headers.get("retry-after", "").strip()
-    if not value.isdigit():
+    seconds = wire.ascii_uint(reply.headers.get("retry-after", "").strip(), wire.MAX_INT64)
+    if seconds is None:  # not ASCII digits ("²" included) or past Go's int: no wait, as in client-go
         return None
-    return float(min(int(value), 3600))
+    return float(min(seconds, 3600))
+
+
+def print_warnings(value: str, warned: set[str], out: Any = None) -> None:
+    """Print each `299` warning of a Warning header as kubectl does (`Warning: <text>`, once per text:
+    kubectl's NewKubectlCommand installs client-go's rest.NewWarningWriter with Deduplicate: true, k8s.io/
+    kubectl/pkg/cmd/cmd.go), parsed like k8s.io/apimachinery's ParseWarningHeaders; a malformed value ends
+    the parse quietly. `warned`: the texts already printed. Unlike kubectl, a credential of ours echoed in
+    the text is redacted and control characters (terminal escapes) are shown as "?"."""
+    for code, text in parse_warnings(value):
+        if code != 299 or not text or text in warned:
+            continue
+        warned.add(text)
+        shown = "".join(c if c >= " " or c == "\t" else "?" for c in redact(text))  # no terminal controls
+        stream = out or sys.stderr
+        stream.write(f"Warning: {shown}\n")
+        stream.flush()
+
+
+def parse_warnings(value: str) -> list[tuple[int, str]]:
+    """(code, text) of each `code agent "text" ["date"]` in a comma-separated Warning header."""
+    out: list[tuple[int, str]] = []
+    rest = value.strip()
+    while rest:
+        parts = rest.split(" ", 2)
+        if len(parts) != 3 or len(parts[0]) != 3 or wire.ascii_uint(parts[0]) is None or not parts[1] \
+                or not parts[2].startswith('"'):
+            return out
+        text, rest = _quoted(parts[2])
+        if text is None:
+            return out
+        rest = rest.lstrip(" ")
+        if rest.startswith('"'):  # the optional warn-date
+            _, rest = _quoted(rest)
+            rest = rest.lstrip(" ")
+        out.append((int(parts[0]), text.encode("latin-1", "replace").decode("utf-8", "replace")))
+        if rest and not rest.startswith(","):
+            return out
+        rest = rest[1:].strip(" ")
+    return out
+
+
+def _quoted(s: str) -> tuple[str | None, str]:
+    """The text of the quoted-string at the start of `s` (backslash escapes undone), and what follows."""
+    chars: list[str] = []
+    i = 1
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            chars.append(s[i + 1])
+            i += 2
+            continue
+        if c == '"':
+            return "".join(chars), s[i + 1:]
+        chars.append(c)
+        i += 1
+    return None, ""
 
 
 def _throttled(origin: str, reply: Reply, method: str, url: str, attempt: int) -> str:

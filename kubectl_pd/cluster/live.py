@@ -22,8 +22,10 @@ from kubectl_pd.errors import (
     ApiUnavailable,
     ClusterError,
     ConflictError,
+    FieldSelectorUnsupported,
     ForbiddenError,
     InputError,
+    ListExpired,
     NotFoundError,
     PdError,
 )
@@ -31,7 +33,13 @@ from kubectl_pd.kueue.normalize import normalize
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    Reducer = Callable[[Obj], Obj | None]
+    Items = list[Obj]
+
+PAGE_SIZE = 500  # kubectl's chunk size for lists (--chunk-size)
 
 _NOT_INSTALLED = {
     kinds.KUEUE_GROUP: "Kueue is not installed in this cluster (the API group kueue.x-k8s.io is not served): "
@@ -93,7 +101,7 @@ class LiveSource:
                     return provider_headers(self.opts, ep.context)
             exec_dir = None
             if self._config is not None and ep.exec_spec is not None:
-                user = next((u for u in self._config["users"] if u.get("name") == ep.user), {})
+                user: dict[str, Any] = next((u for u in self._config["users"] if u.get("name") == ep.user), {})
                 exec_dir = origin_of(self._config, "users", user)
             self._transport = Transport(ep, self.opts.request_timeout, exec_dir=exec_dir, client_auth=client_auth)
         return self._transport
@@ -186,8 +194,8 @@ class LiveSource:
                     return []
                 _expect_ok(r, "GET", path)
                 doc = _json_object(r, "GET", path, "an APIGroup")
-                versions = [v.get("version") for v in doc.get("versions") or []
-                            if isinstance(v, dict) and isinstance(v.get("version"), str)]
+                versions: list[str] = [v["version"] for v in doc.get("versions") or []
+                                       if isinstance(v, dict) and isinstance(v.get("version"), str)]
                 if doc.get("kind") not in (None, "APIGroup") or not isinstance(doc.get("versions"), list):
                     raise UnexpectedAnswer(f"the API server answered GET {path} with {_describe(r)}, not an "
                                            f"APIGroup: check the server of context {self.context_name!r}")
@@ -260,20 +268,39 @@ class LiveSource:
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        *,
+        reduce: Reducer | None = None,
     ) -> list[Obj]:
+        """Every object of `kind`, paged as kubectl pages (`limit=500`, following `continue`). A 410 on a
+        `continue` (the token expired) restarts the list once from the start; a second one is ListExpired.
+        A field selector the server refuses is FieldSelectorUnsupported (the caller may list unfiltered).
+        `reduce` is applied to each object as its page arrives (None drops it): keep only what you need
+        (after a restart it sees the first pages' objects again)."""
         k = _kind(kind)
         ns = namespace if k.namespaced else None
-        query: dict[str, Any] = {}
+        query: dict[str, Any] = {"limit": PAGE_SIZE}
         if label_selector:
             query["labelSelector"] = label_selector
         if field_selector:
             query["fieldSelector"] = field_selector
-        items: list[Obj] = []
-        r, path = self._read(k, ns, None, query or None)
+        for restart in (False, True):
+            items = self._pages(k, ns, query, reduce)
+            if items is not None:
+                return items
+            if restart:
+                raise ListExpired(f"the list of {k.resource} changed faster than it could be read: its continue "
+                                  f"token expired twice (410 Expired), also after one restart: retry, or narrow "
+                                  f"it with -n")
+        raise AssertionError("unreachable")
+
+    def _pages(self, k: kinds.Kind, ns: str | None, query: dict[str, Any],
+               reduce: Reducer | None) -> Items | None:
+        """One paged list from the start; None when a continue token expired (410)."""
+        items: Items = []
+        seen: set[str] = set()
+        r, path = self._read(k, ns, None, query)
         while True:
-            if r.status == 404:
-                raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
-            _expect_ok(r, "GET", k.resource)
+            self._check_list(r, k, query)
             doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
             found = doc.get("items")
             if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
@@ -285,13 +312,33 @@ class LiveSource:
                 item.setdefault("kind", k.kind)
                 if api_version:
                     item.setdefault("apiVersion", api_version)
-                items.append(normalize(item))
-            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-            cont = meta.get("continue")
+                obj = normalize(item)
+                kept = obj if reduce is None else reduce(obj)
+                if kept is not None:
+                    items.append(kept)
+            meta = doc.get("metadata")
+            cont = meta.get("continue") if isinstance(meta, dict) else None
+            cont = cont if isinstance(cont, str) else None
             if not cont:
                 return items
-            query = {**query, "continue": cont}
-            r = self.request("GET", path, query, verb="list", resource=k.resource, namespace=ns)
+            if cont in seen:  # a server that hands the same page token back would be followed forever
+                raise UnexpectedAnswer(f"the API server answered list {k.resource} with a continue token it had "
+                                       f"already given: the list cannot be read to its end")
+            seen.add(cont)
+            r = self.request("GET", path, {**query, "continue": cont}, verb="list", resource=k.resource,
+                             namespace=ns)
+            if r.status == 410:
+                return None
+
+    def _check_list(self, r: Response, k: kinds.Kind, query: dict[str, Any]) -> None:
+        if r.status == 404:
+            raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
+        if r.status == 400 and query.get("fieldSelector") and "field label not supported" in _status_message(r):
+            raise FieldSelectorUnsupported(
+                f"the API server does not select {k.resource} by field ({query['fieldSelector']!r}): the CRD "
+                f"it serves declares no such selectable field", resource=k.resource,
+                selector=str(query["fieldSelector"]))
+        _expect_ok(r, "GET", k.resource)
 
     def origin(self, obj: Obj) -> Origin:
         return LIVE

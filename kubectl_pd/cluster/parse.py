@@ -170,7 +170,7 @@ def yaml_documents(text: str | bytes, file: str) -> Iterator[Parsed]:
     ASCII input may come as bytes: the parser streams it instead of holding a second, encoded copy
     of the whole text (its marks count characters, which are bytes then).
     """
-    careful = ("*" if isinstance(text, str) else b"*") in text  # only aliases make one node stand for many
+    careful = ("*" in text) if isinstance(text, str) else (b"*" in text)  # only aliases make one node stand for many
     loader = _Loader(io.BytesIO(text) if isinstance(text, bytes) else text)
     try:
         while True:
@@ -493,4 +493,4 @@ def _deep_line(text: str) -> int:
 def looks_like_json(text: str | bytes) -> bool:
     """A `{` first: `kubectl get -o json` output, whatever the file is called."""
     head = text[:4096].lstrip()
-    return head.startswith("{" if isinstance(head, str) else b"{")
+    return head.startswith("{") if isinstance(head, str) else head.startswith(b"{")

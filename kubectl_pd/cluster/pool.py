@@ -99,17 +99,26 @@ class Pool:
             except BaseException:
                 conn.close()
                 raise
-            if keep:
+            if keep and status != 408:
                 self._give(conn)
             else:
                 conn.close()
+            if status == 408 and reused and method == "GET" and not fresh:
+                continue  # a kept-alive connection the server timed out: Go retries the GET on a fresh one
             return status, found, data
         raise AssertionError("unreachable")
 
     def _take(self) -> wire.Connection:
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-        return conn if conn is not None else self._new()
+        """An idle connection that holds nothing (whatever waits on one would be read as the next
+        answer: it is closed instead), else a new one."""
+        while True:
+            with self._lock:
+                conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                return self._new()
+            if conn.usable():
+                return conn
+            conn.close()
 
     def _give(self, conn: wire.Connection) -> None:
         with self._lock:
@@ -134,6 +143,15 @@ def describe(e: BaseException) -> str:
         return "connection timed out"
     if isinstance(e, wire.Incomplete):
         return "the body ended early"
+    if isinstance(e, wire.TooLarge):
+        return (f"an answer of {e.size} bytes" if e.size is not None else "an answer") + \
+            f" past the bound of {wire.MAX_BODY} bytes"
+    if isinstance(e, wire.BadNumber):
+        return "a status code, length or chunk size that is not a number in range"
+    if isinstance(e, wire.BadEncoding):
+        if e.encoding in ("gzip", "x-gzip"):
+            return "a gzip body that does not inflate"
+        return f"a body in content encoding {e.encoding[:40]!r}, which kubectl-pd does not read"
     if isinstance(e, ConnectionResetError | BrokenPipeError):
         return "connection closed"
     if isinstance(e, wire.ProtocolError):

@@ -5,6 +5,7 @@ Apart from source.py because `typing.Protocol` imports typing, which a Tab press
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from kubectl_pd.cluster.source import Obj, Origin, PathT
@@ -25,7 +26,10 @@ class Source(Protocol):
 
     `get` returns None when the object does not exist; every other failure raises a PdError.
     `namespace=None` in `list` means all namespaces. Kueue objects come back normalised to
-    v1beta2 field names (see kueue.normalize) with their original apiVersion kept.
+    v1beta2 field names (see kueue.normalize) with their original apiVersion kept. `list` applies
+    `reduce` to each object as it is read (a live list: as each page of 500 arrives); None drops it.
+    A field selector is applied as the API server applies it (an absent field is ""); a live server may
+    refuse one it does not declare (FieldSelectorUnsupported).
     """
 
     is_live: bool
@@ -38,6 +42,8 @@ class Source(Protocol):
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        *,
+        reduce: Callable[[Obj], Obj | None] | None = None,
     ) -> list[Obj]: ...
 
     def origin(self, obj: Obj) -> Origin: ...

@@ -8,14 +8,14 @@ import gc
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.parse import Parsed, json_documents, looks_like_json, yaml_documents
 from kubectl_pd.cluster.protocols import LineFinder
-from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
+from kubectl_pd.cluster.selectors import parse_label_selector
 from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
 from kubectl_pd.errors import InputError
 from kubectl_pd.kueue.normalize import normalize
@@ -23,6 +23,42 @@ from kubectl_pd.records import dataclass
 
 _SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_MAX_INPUT = 256 * 2**20  # bytes, all inputs together; --max-input-size raises it (0: no limit)
+
+
+def field_value(obj: Mapping[str, Any], dotted: str) -> str:
+    """A field as the API server compares it in a field selector: absent is "" (what a CRD's selectable
+    field evaluates to when its JSON path is absent), booleans are `true`/`false`."""
+    cur: Any = obj
+    for part in dotted.split("."):
+        if not isinstance(cur, Mapping):
+            return ""
+        cur = cur.get(part)
+    if cur is None or isinstance(cur, Mapping | list):
+        return ""
+    if isinstance(cur, bool):
+        return "true" if cur else "false"
+    return str(cur)
+
+
+def field_predicate(selector: str | None) -> Callable[[Mapping[str, Any]], bool]:
+    """`a.b=x,c!=y` (also `==`) over an object, with the API server's reading of absent fields."""
+    if not selector:
+        return lambda obj: True
+    checks: list[tuple[str, str, bool]] = []
+    for term in (t.strip() for t in selector.split(",")):
+        if not term:
+            continue
+        key, op, value = term.partition("!=")
+        if not op:
+            key, op, value = term.partition("==") if "==" in term else term.partition("=")
+        if not op or not key.strip():
+            raise InputError(f"invalid field selector {selector!r}: cannot parse {term!r}")
+        checks.append((key.strip(), value.strip(), op != "!="))
+
+    def pred(obj: Mapping[str, Any]) -> bool:
+        return all((field_value(obj, k) == v) == eq for k, v, eq in checks)
+
+    return pred
 
 
 @dataclass
@@ -101,7 +137,7 @@ class Budget:
             return ""
         if not stat.S_ISREG(st.st_mode):
             return ": is it the right input?"
-        need = self.limit - self.left + st.st_size
+        need = self.limit - (self.left or 0) + st.st_size  # called only with a limit (left is not None)
         mib = 1 << max(0, (need - 1).bit_length() - 20)
         return (f" ({st.st_size:,} bytes, {need:,} in all): if it is the right file, raise the limit, "
                 f"e.g. --max-input-size {format_size(mib * 2**20)}")
@@ -281,16 +317,22 @@ class SnapshotSource:
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        *,
+        reduce: Callable[[Obj], Obj | None] | None = None,
     ) -> list[Obj]:
+        """As the live list: the selectors as the API server applies them; `reduce` on each object (None
+        drops it; the origin of an object the reducer copied is unknown)."""
         match_labels = parse_label_selector(label_selector)
-        match_fields = parse_field_selector(field_selector)
+        match_fields = field_predicate(field_selector)
         out = []
         for obj in self._by_kind.get(self._kind_name(kind), []):
             ns = namespace_of(obj)
             if namespace is not None and ns is not None and ns != namespace:
                 continue
             if match_labels(labels_of(obj)) and match_fields(obj):
-                out.append(obj)
+                kept = obj if reduce is None else reduce(obj)
+                if kept is not None:
+                    out.append(kept)
         return out
 
     def origin(self, obj: Obj) -> Origin:

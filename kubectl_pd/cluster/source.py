@@ -30,9 +30,10 @@ class Origin:
 
     def line_of(self, path: PathT) -> int | None:
         """1-based line of `path` inside the object (the nearest existing ancestor when it is absent)."""
-        if hasattr(self.lines, "line_of"):  # a LineFinder (protocols.py)
-            return self.lines.line_of(path)
-        return descend(self.line, self.lines, path)[0]
+        finder = getattr(self.lines, "line_of", None)  # a LineFinder (protocols.py)
+        if finder is not None:
+            return finder(path)
+        return descend(self.line, self.lines, path)[0]  # type: ignore[arg-type]  # not a LineFinder here
 
     def location(self) -> str:
         return self.file if self.line is None else f"{self.file}:{self.line}"
