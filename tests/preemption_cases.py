@@ -1,0 +1,258 @@
+"""Kueue's preemption test tables, translated (pkg/scheduler/preemption/preemption_test.go@v0.18.4).
+
+Each case: the ClusterQueues (Kueue's `defaultClusterQueues` of TestPreemption unless given), the
+admitted Workloads (name, ClusterQueue, priority, usage {flavor/resource: quantity}, reservation time
+offset in seconds, creation offset), the incoming Workload, the ClusterQueue it targets, the flavor
+assignment Kueue's test hands in ({pod set: {resource: (flavor, mode)}}), and Kueue's expected targets
+{name: reason}. Every expected target set is Kueue's own.
+
+A case is run twice: our own assignment from the same state (with the real preemption oracle) must equal
+the one Kueue's test hands in (else the case is listed in NOT_KEPT with why), then our targets must equal
+Kueue's.
+
+Not translated (and why):
+  * TestPreemptionWhenWorkloadModifiedConcurrently, TestIssuePreemptions*: the API write path.
+  * TestCandidatesOrdering: covered by the ordering key tests in tests/test_preemption_kueue.py.
+  * TestHierarchicalPreemptions (preemption_hierarchical_test.go) and TestFairPreemptions
+    (preemption_fair_test.go): not yet translated (time); fair sharing is reported as unknown by the
+    engine (kueue/preemption.py raises Unsupported), never guessed.
+"""
+
+from __future__ import annotations
+
+from tests.kueue_cases import MakeClusterQueue as CQ
+from tests.kueue_cases import MakeCohort, MakeFlavorQuotas as FQ, MakeResourceFlavor
+
+SRC = "preemption_test.go"
+TAG = "v0.18.4"
+
+FLAVORS = [MakeResourceFlavor(n).Obj() for n in ("default", "alpha", "beta")]
+
+LP, LONEP, ANY, NEVER = "LowerPriority", "LowerOrNewerEqualPriority", "Any", "Never"
+
+
+def _bwc(within: str, reclaim: str) -> dict:
+    return {"withinClusterQueue": within, "reclaimWithinCohort": reclaim,
+            "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 0}}
+
+
+# TestPreemption's defaultClusterQueues (preemption_test.go:71@v0.18.4)
+DEFAULT_CQS = [
+    CQ("standalone").ResourceGroup(FQ("default").Resource("cpu", "6").Obj())
+    .ResourceGroup(FQ("alpha").Resource("memory", "3Gi").Obj(), FQ("beta").Resource("memory", "3Gi").Obj())
+    .Preemption({"withinClusterQueue": LP}).Obj(),
+    CQ("c1").Cohort("cohort").ResourceGroup(FQ("default").Resource("cpu", "6", "6").Resource("memory", "3Gi", "3Gi")
+                                            .Obj()).Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+    CQ("c2").Cohort("cohort").ResourceGroup(FQ("default").Resource("cpu", "6", "6").Resource("memory", "3Gi", "3Gi")
+                                            .Obj()).Preemption({"withinClusterQueue": NEVER, "reclaimWithinCohort": ANY}).Obj(),
+    CQ("d1").Cohort("cohort-no-limits").ResourceGroup(FQ("default").Resource("cpu", "6").Resource("memory", "3Gi").Obj())
+    .Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+    CQ("d2").Cohort("cohort-no-limits").ResourceGroup(FQ("default").Resource("cpu", "6").Resource("memory", "3Gi").Obj())
+    .Preemption({"withinClusterQueue": NEVER, "reclaimWithinCohort": ANY}).Obj(),
+    CQ("l1").Cohort("legion").ResourceGroup(FQ("default").Resource("cpu", "6", "12").Resource("memory", "3Gi", "6Gi")
+                                            .Obj()).Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+    CQ("preventStarvation").ResourceGroup(FQ("default").Resource("cpu", "6").Obj())
+    .Preemption({"withinClusterQueue": LONEP}).Obj(),
+    CQ("a_standard").Cohort("with_shared_cq").ResourceGroup(FQ("default").Resource("cpu", "1", "12").Obj())
+    .Preemption(_bwc(NEVER, LP)).Obj(),
+    CQ("b_standard").Cohort("with_shared_cq").ResourceGroup(FQ("default").Resource("cpu", "1", "12").Obj())
+    .Preemption(_bwc(LP, ANY)).Obj(),
+    CQ("a_best_effort").Cohort("with_shared_cq").ResourceGroup(FQ("default").Resource("cpu", "1", "12").Obj())
+    .Preemption(_bwc(NEVER, LP)).Obj(),
+    CQ("b_best_effort").Cohort("with_shared_cq").ResourceGroup(FQ("default").Resource("cpu", "0", "13").Obj())
+    .Preemption(_bwc(NEVER, LP)).Obj(),
+    CQ("shared").Cohort("with_shared_cq").ResourceGroup(FQ("default").Resource("cpu", "10").Obj()).Obj(),
+    CQ("lend1").Cohort("cohort-lend").ResourceGroup(FQ("default").Resource("cpu", "6", "", "4").Obj())
+    .Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+    CQ("lend2").Cohort("cohort-lend").ResourceGroup(FQ("default").Resource("cpu", "6", "", "2").Obj())
+    .Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+    CQ("a").Cohort("cohort-three").ResourceGroup(FQ("default").Resource("cpu", "2").Resource("memory", "2").Obj())
+    .Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": ANY}).Obj(),
+    CQ("b").Cohort("cohort-three").ResourceGroup(FQ("default").Resource("cpu", "2").Resource("memory", "2").Obj()).Obj(),
+    CQ("c").Cohort("cohort-three").ResourceGroup(FQ("default").Resource("cpu", "2").Resource("memory", "2").Obj()).Obj(),
+]
+
+
+def W(name: str, cq: str, prio: int = 0, t: float = 0, created: float = 0, **usage: str) -> dict:
+    """An admitted Workload: usage keyed flavor__resource (e.g. default__cpu="2")."""
+    return {"name": name, "cq": cq, "priority": prio, "reserved": t, "created": created,
+            "usage": {tuple(k.split("__")): v for k, v in usage.items()}}
+
+
+def IN(prio: int = 0, created: float = 0, pod_sets: list | None = None, **requests: str) -> dict:
+    """The incoming Workload: one pod set "main" with `requests` unless `pod_sets` [(name, count, {r: q})]."""
+    return {"priority": prio, "created": created, "pod_sets": pod_sets or [("main", 1, dict(requests))]}
+
+
+def A(**resources: tuple[str, str]) -> dict:
+    return {"main": dict(resources)}
+
+
+def case(line: int, name: str, admitted: list, incoming: dict, cq: str, assignment: dict, want: dict,
+         cqs: list | None = None, cohorts: list | None = None) -> dict:
+    return {"id": f"{SRC}:{line}@{TAG} {name}", "cqs": cqs or DEFAULT_CQS, "cohorts": cohorts or [],
+            "admitted": admitted, "incoming": incoming, "cq": cq, "assignment": assignment, "want": want}
+
+
+P, F = "Preempt", "Fit"
+ICQ, REC, RWB = "InClusterQueue", "InCohortReclamation", "InCohortReclaimWhileBorrowing"
+
+CASES = [
+    case(292, "preempt lowest priority",
+         [W("low", "standalone", -1, default__cpu="2"), W("mid", "standalone", default__cpu="2"),
+          W("high", "standalone", 1, default__cpu="2")],
+         IN(1, cpu="2"), "standalone", A(cpu=("default", P)), {"low": ICQ}),
+    case(396, "preempt multiple",
+         [W("low", "standalone", -1, default__cpu="2"), W("mid", "standalone", default__cpu="2"),
+          W("high", "standalone", 1, default__cpu="2")],
+         IN(1, cpu="3"), "standalone", A(cpu=("default", P)), {"low": ICQ, "mid": ICQ}),
+    case(515, "no preemption for low priority",
+         [W("low", "standalone", -1, default__cpu="3"), W("mid", "standalone", default__cpu="3")],
+         IN(-1, cpu="1"), "standalone", A(cpu=("default", P)), {}),
+    case(579, "not enough low priority workloads",
+         [W("low", "standalone", -1, default__cpu="3"), W("mid", "standalone", default__cpu="3")],
+         IN(0, cpu="4"), "standalone", A(cpu=("default", P)), {}),
+    case(642, "some free quota, preempt low priority",
+         [W("low", "standalone", -1, default__cpu="1"), W("mid", "standalone", default__cpu="1"),
+          W("high", "standalone", 1, default__cpu="3")],
+         IN(1, cpu="2"), "standalone", A(cpu=("default", P)), {"low": ICQ}),
+    case(746, "minimal set excludes low priority",
+         [W("low", "standalone", -1, default__cpu="1"), W("mid", "standalone", default__cpu="2"),
+          W("high", "standalone", 1, default__cpu="3")],
+         IN(1, cpu="2"), "standalone", A(cpu=("default", P)), {"mid": ICQ}),
+    case(850, "only preempt workloads using the chosen flavor",
+         [W("low", "standalone", -1, alpha__memory="2Gi"), W("mid", "standalone", beta__memory="1Gi"),
+          W("high", "standalone", 1, beta__memory="1Gi")],
+         IN(1, cpu="1", memory="2Gi"), "standalone", A(cpu=("default", F), memory=("beta", P)), {"mid": ICQ}),
+    case(959, "reclaim quota from borrower",
+         [W("c1-low", "c1", -1, default__cpu="3"), W("c2-mid", "c2", default__cpu="3"),
+          W("c2-high", "c2", 1, default__cpu="6")],
+         IN(1, cpu="3"), "c1", A(cpu=("default", P)), {"c2-mid": REC}),
+    case(1063, "reclaim quota if workload requests 0 resources for a resource at nominal quota",
+         [W("c1-low", "c1", -1, default__cpu="3", default__memory="3Gi"), W("c2-mid", "c2", default__cpu="3"),
+          W("c2-high", "c2", 1, default__cpu="6")],
+         IN(1, cpu="3", memory="0"), "c1", A(cpu=("default", P), memory=("default", F)), {"c2-mid": REC}),
+    case(1132, "no workloads borrowing",
+         [W("c1-high", "c1", 1, default__cpu="4"), W("c2-low-1", "c2", -1, default__cpu="4")],
+         IN(1, cpu="4"), "c1", A(cpu=("default", P)), {}),
+    case(1198, "not enough workloads borrowing",
+         [W("c1-high", "c1", 1, default__cpu="4"), W("c2-low-1", "c2", -1, default__cpu="4"),
+          W("c2-low-2", "c2", -1, default__cpu="4")],
+         IN(1, cpu="4"), "c1", A(cpu=("default", P)), {}),
+    case(1288, "preempting locally and borrowing other resources in cohort, without cohort candidates",
+         [W("c1-low", "c1", -1, default__cpu="4"), W("c2-low-1", "c2", -1, default__cpu="4"),
+          W("c2-high-2", "c2", 1, default__cpu="4")],
+         IN(1, cpu="4", memory="5Gi"), "c1", A(cpu=("default", P), memory=("default", P)), {"c1-low": ICQ}),
+    case(1399, "preempting locally and borrowing same resource in cohort",
+         [W("c1-med", "c1", 0, default__cpu="4"), W("c1-low", "c1", -1, default__cpu="4"),
+          W("c2-low-1", "c2", -1, default__cpu="4")],
+         IN(1, cpu="4"), "c1", A(cpu=("default", P)), {"c1-low": ICQ}),
+    case(1505, "preempting locally and borrowing same resource in cohort; no borrowing limit in the cohort",
+         [W("d1-med", "d1", 0, default__cpu="4"), W("d1-low", "d1", -1, default__cpu="4"),
+          W("d2-low-1", "d2", -1, default__cpu="4")],
+         IN(1, cpu="4"), "d1", A(cpu=("default", P)), {"d1-low": ICQ}),
+    case(1611, "preempting locally and borrowing other resources in cohort, with cohort candidates",
+         [W("c1-med", "c1", 0, default__cpu="4"), W("c2-low-1", "c2", -1, default__cpu="5"),
+          W("c2-low-2", "c2", -1, default__cpu="1"), W("c2-low-3", "c2", -1, default__cpu="1")],
+         IN(1, cpu="2", memory="5Gi"), "c1", A(cpu=("default", P), memory=("default", P)), {"c1-med": ICQ}),
+    case(1746, "preempting locally and not borrowing same resource in 1-queue cohort",
+         [W("l1-med", "l1", 0, default__cpu="4"), W("l1-low", "l1", -1, default__cpu="2")],
+         IN(1, cpu="4"), "l1", A(cpu=("default", P)), {"l1-med": ICQ}),
+    case(1828, "do not reclaim borrowed quota from same priority for withinCohort=ReclaimFromLowerPriority",
+         [W("c1", "c1", default__cpu="2"), W("c2-1", "c2", default__cpu="4"), W("c2-2", "c2", default__cpu="4")],
+         IN(0, cpu="4"), "c1", A(cpu=("default", P)), {}),
+    case(1911, "reclaim borrowed quota from same priority for withinCohort=ReclaimFromAny",
+         [W("c1-1", "c1", default__cpu="4"), W("c1-2", "c1", 1, default__cpu="4"), W("c2", "c2", default__cpu="2")],
+         IN(0, cpu="4"), "c2", A(cpu=("default", P)), {"c1-1": REC}),
+    case(2012, "preempt from all ClusterQueues in cohort",
+         [W("c1-low", "c1", -1, default__cpu="3"), W("c1-mid", "c1", default__cpu="2"),
+          W("c2-low", "c2", -1, default__cpu="3"), W("c2-mid", "c2", default__cpu="4")],
+         IN(0, cpu="4"), "c1", A(cpu=("default", P)), {"c1-low": ICQ, "c2-low": REC}),
+    case(2152, "can't preempt workloads in ClusterQueue for withinClusterQueue=Never",
+         [W("c2-low", "c2", -1, default__cpu="3")],
+         IN(1, cpu="4"), "c2", A(cpu=("default", P)), {}),
+    case(2194, "each podset preempts a different flavor",
+         [W("low-alpha", "standalone", -1, alpha__memory="2Gi"), W("low-beta", "standalone", -1, beta__memory="2Gi")],
+         IN(0, pod_sets=[("launcher", 1, {"memory": "2Gi"}), ("workers", 2, {"memory": "1Gi"})]), "standalone",
+         {"launcher": {"memory": ("alpha", P)}, "workers": {"memory": ("beta", P)}},
+         {"low-alpha": ICQ, "low-beta": ICQ}),
+    case(2313, "preempt newer workloads with the same priority",
+         [W("wl1", "preventStarvation", 2, default__cpu="2"),
+          W("wl2", "preventStarvation", 1, t=1, default__cpu="2"),
+          W("wl3", "preventStarvation", 1, default__cpu="2")],
+         IN(1, created=-15, pod_sets=[("launcher", 1, {"cpu": "2"})]), "preventStarvation",
+         {"launcher": {"cpu": ("default", P)}}, {"wl2": ICQ}),
+    case(2434, "use BorrowWithinCohort; allow preempting a lower-priority workload from another ClusterQueue while "
+         "borrowing",
+         [W("a_best_effort_low", "a_best_effort", -1, default__cpu="10"),
+          W("b_best_effort_low", "b_best_effort", -1, default__cpu="1")],
+         IN(0, cpu="10"), "a_standard", A(cpu=("default", P)), {"a_best_effort_low": RWB}),
+    case(2515, "use BorrowWithinCohort; don't allow preempting a lower-priority workload with priority above "
+         "MaxPriorityThreshold, if borrowing is required even after the preemption",
+         [W("b_standard", "b_standard", 1, default__cpu="10")],
+         IN(2, cpu="10"), "a_standard", A(cpu=("default", P)), {}),
+    case(2557, "use BorrowWithinCohort; allow preempting a lower-priority workload with priority above "
+         "MaxPriorityThreshold, if borrowing is not required after the preemption",
+         [W("b_standard", "b_standard", 1, default__cpu="13")],
+         IN(2, cpu="1"), "a_standard", A(cpu=("default", P)), {"b_standard": REC}),
+    case(2618, "use BorrowWithinCohort; don't allow for preemption of lower-priority workload from the same "
+         "ClusterQueue",
+         [W("a_standard", "a_standard", 1, default__cpu="13")],
+         IN(2, cpu="1"), "a_standard", A(cpu=("default", P)), {}),
+    case(2660, "use BorrowWithinCohort; only preempt from CQ if no workloads below threshold and already above "
+         "nominal",
+         [W("a_standard_1", "a_standard", 1, default__cpu="10"), W("a_standard_2", "a_standard", 1, default__cpu="1"),
+          W("b_standard_1", "b_standard", 1, default__cpu="1"), W("b_standard_2", "b_standard", 2, default__cpu="1")],
+         IN(3, cpu="1"), "b_standard", A(cpu=("default", P)), {"b_standard_1": ICQ}),
+    case(2790, "use BorrowWithinCohort; preempt from CQ and from other CQs with workloads below threshold",
+         [W("b_standard_high", "b_standard", 2, default__cpu="10"), W("b_standard_mid", "b_standard", 1, default__cpu="1"),
+          W("a_best_effort_low", "a_best_effort", -1, default__cpu="1"),
+          W("a_best_effort_lower", "a_best_effort", -2, default__cpu="1")],
+         IN(2, cpu="2"), "b_standard", A(cpu=("default", P)), {"a_best_effort_lower": RWB, "b_standard_mid": ICQ}),
+    case(2935, "reclaim quota from lender",
+         [W("lend1-low", "lend1", -1, default__cpu="3"), W("lend2-mid", "lend2", default__cpu="3"),
+          W("lend2-high", "lend2", 1, default__cpu="4")],
+         IN(1, cpu="3"), "lend1", A(cpu=("default", P)), {"lend2-mid": REC}),
+    case(3039, "preempt from all ClusterQueues in cohort-lend",
+         [W("lend1-low", "lend1", -1, default__cpu="3"), W("lend1-mid", "lend1", default__cpu="2"),
+          W("lend2-low", "lend2", -1, default__cpu="3"), W("lend2-mid", "lend2", default__cpu="4")],
+         IN(0, cpu="4"), "lend1", A(cpu=("default", P)), {"lend1-low": ICQ, "lend2-low": REC}),
+    case(3179, "cannot preempt from other ClusterQueues if exceeds requestable quota including lending limit",
+         [W("lend2-low", "lend2", -1, default__cpu="10")],
+         IN(0, cpu="9"), "lend1", A(cpu=("default", P)), {}),
+    case(3220, "preemptions from cq when target queue is exhausted for the single requested resource",
+         [W("a1", "a", -2, default__cpu="1"), W("a2", "a", -2, default__cpu="1"), W("a3", "a", -1, default__cpu="1"),
+          W("b1", "b", 0, default__cpu="1"), W("b2", "b", 0, default__cpu="1"), W("b3", "b", 0, default__cpu="1")],
+         IN(0, cpu="2"), "a", A(cpu=("default", P)), {"a1": ICQ, "a2": ICQ}),
+    case(3413, "preemptions from cq when target queue is exhausted for two requested resources",
+         [W(n, q, p, default__cpu="1", default__memory="1") for n, q, p in
+          (("a1", "a", -2), ("a2", "a", -2), ("a3", "a", -1), ("b1", "b", 0), ("b2", "b", 0), ("b3", "b", 0))],
+         IN(0, cpu="2", memory="2"), "a", A(cpu=("default", P), memory=("default", P)), {"a1": ICQ, "a2": ICQ}),
+    case(3635, "preemptions from cq when target queue is exhausted for one requested resource, but not the other",
+         [W("a1", "a", -2, default__cpu="1"), W("a2", "a", -2, default__cpu="1"), W("a3", "a", -1, default__cpu="1"),
+          W("b1", "b", 0, default__cpu="1"), W("b2", "b", 0, default__cpu="1"), W("b3", "b", 0, default__cpu="1")],
+         IN(0, cpu="2", memory="2"), "a", A(cpu=("default", P), memory=("default", P)), {"a1": ICQ, "a2": ICQ}),
+    case(3833, "allow preemption from other cluster queues if target cq is not exhausted for the requested resource",
+         [W("a1", "a", -1, default__cpu="1"), W("b1", "b", 0, default__cpu="1"), W("b2", "b", 0, default__cpu="1"),
+          W("b3", "b", 0, default__cpu="1"), W("b4", "b", 0, default__cpu="1"), W("b5", "b", -1, default__cpu="1")],
+         IN(0, cpu="2"), "a", A(cpu=("default", P)), {"a1": ICQ, "b5": REC}),
+]
+
+# Cases whose handed-in assignment our own flavor assigner does not reproduce from the same state (id
+# prefix -> why). Kueue's test gives the preemptor an assignment directly, without running its flavor
+# assigner; from the admitted Workloads alone the assigner decides otherwise. Their targets are still
+# checked with Kueue's assignment (every one agrees); they do not count as "agree from our own assignment".
+NOT_KEPT: dict[str, str] = {
+    f"{SRC}:850@": "alpha also needs preemption (low, priority -1, holds 2Gi of it) and is tried first; with "
+                   "whenCanPreempt=TryNextFlavor beta is also Preempt at the same borrowing, so the first one "
+                   "stays best: the assigner picks alpha, the test hands in beta to check flavor filtering",
+    f"{SRC}:1132@": "c1 uses 4 of 6 and c2 lends its unused 2: the 4 CPUs fit by borrowing (mode Fit)",
+    f"{SRC}:1288@": "memory is unused in the cohort (c1 3Gi + c2 3Gi, borrowing limit 3Gi): 5Gi fits by borrowing",
+    f"{SRC}:1611@": "as 1288: memory 5Gi fits by borrowing; only cpu needs preemption",
+    f"{SRC}:2152@": "c2 uses 3 of 6 and c1 lends 6: 4 CPUs fit by borrowing",
+    f"{SRC}:3179@": "lend1 can reach at most 6 + 2 (lend2's lendingLimit) = 8 < 9: the assigner says NoFit "
+                    "(exceeds capacity), the test hands in Preempt and expects no targets",
+    f"{SRC}:3635@": "no memory is used in cohort-three: memory fits within a's nominal quota (mode Fit)",
+}
+
+_ = MakeCohort  # used by the hierarchical cases when they are translated
