@@ -21,7 +21,8 @@ Not translated (and why):
 from __future__ import annotations
 
 from tests.kueue_cases import MakeClusterQueue as CQ
-from tests.kueue_cases import MakeCohort, MakeFlavorQuotas as FQ, MakeResourceFlavor
+from tests.kueue_cases import MakeCohort, MakeResourceFlavor
+from tests.kueue_cases import MakeFlavorQuotas as FQ
 
 SRC = "preemption_test.go"
 TAG = "v0.18.4"
@@ -29,6 +30,10 @@ TAG = "v0.18.4"
 FLAVORS = [MakeResourceFlavor(n).Obj() for n in ("default", "alpha", "beta")]
 
 LP, LONEP, ANY, NEVER = "LowerPriority", "LowerOrNewerEqualPriority", "Any", "Never"
+
+
+def _p(within: str, reclaim: str | None = None) -> dict:
+    return {"withinClusterQueue": within, **({"reclaimWithinCohort": reclaim} if reclaim else {})}
 
 
 def _bwc(within: str, reclaim: str) -> dict:
@@ -42,15 +47,17 @@ DEFAULT_CQS = [
     .ResourceGroup(FQ("alpha").Resource("memory", "3Gi").Obj(), FQ("beta").Resource("memory", "3Gi").Obj())
     .Preemption({"withinClusterQueue": LP}).Obj(),
     CQ("c1").Cohort("cohort").ResourceGroup(FQ("default").Resource("cpu", "6", "6").Resource("memory", "3Gi", "3Gi")
-                                            .Obj()).Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+                                            .Obj()).Preemption(_p(LP, LP)).Obj(),
     CQ("c2").Cohort("cohort").ResourceGroup(FQ("default").Resource("cpu", "6", "6").Resource("memory", "3Gi", "3Gi")
-                                            .Obj()).Preemption({"withinClusterQueue": NEVER, "reclaimWithinCohort": ANY}).Obj(),
-    CQ("d1").Cohort("cohort-no-limits").ResourceGroup(FQ("default").Resource("cpu", "6").Resource("memory", "3Gi").Obj())
-    .Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
-    CQ("d2").Cohort("cohort-no-limits").ResourceGroup(FQ("default").Resource("cpu", "6").Resource("memory", "3Gi").Obj())
-    .Preemption({"withinClusterQueue": NEVER, "reclaimWithinCohort": ANY}).Obj(),
+                                            .Obj()).Preemption(_p(NEVER, ANY)).Obj(),
+    CQ("d1").Cohort("cohort-no-limits")
+    .ResourceGroup(FQ("default").Resource("cpu", "6").Resource("memory", "3Gi").Obj())
+    .Preemption(_p(LP, LP)).Obj(),
+    CQ("d2").Cohort("cohort-no-limits")
+    .ResourceGroup(FQ("default").Resource("cpu", "6").Resource("memory", "3Gi").Obj())
+    .Preemption(_p(NEVER, ANY)).Obj(),
     CQ("l1").Cohort("legion").ResourceGroup(FQ("default").Resource("cpu", "6", "12").Resource("memory", "3Gi", "6Gi")
-                                            .Obj()).Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+                                            .Obj()).Preemption(_p(LP, LP)).Obj(),
     CQ("preventStarvation").ResourceGroup(FQ("default").Resource("cpu", "6").Obj())
     .Preemption({"withinClusterQueue": LONEP}).Obj(),
     CQ("a_standard").Cohort("with_shared_cq").ResourceGroup(FQ("default").Resource("cpu", "1", "12").Obj())
@@ -63,13 +70,13 @@ DEFAULT_CQS = [
     .Preemption(_bwc(NEVER, LP)).Obj(),
     CQ("shared").Cohort("with_shared_cq").ResourceGroup(FQ("default").Resource("cpu", "10").Obj()).Obj(),
     CQ("lend1").Cohort("cohort-lend").ResourceGroup(FQ("default").Resource("cpu", "6", "", "4").Obj())
-    .Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+    .Preemption(_p(LP, LP)).Obj(),
     CQ("lend2").Cohort("cohort-lend").ResourceGroup(FQ("default").Resource("cpu", "6", "", "2").Obj())
-    .Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": LP}).Obj(),
+    .Preemption(_p(LP, LP)).Obj(),
     CQ("a").Cohort("cohort-three").ResourceGroup(FQ("default").Resource("cpu", "2").Resource("memory", "2").Obj())
-    .Preemption({"withinClusterQueue": LP, "reclaimWithinCohort": ANY}).Obj(),
-    CQ("b").Cohort("cohort-three").ResourceGroup(FQ("default").Resource("cpu", "2").Resource("memory", "2").Obj()).Obj(),
-    CQ("c").Cohort("cohort-three").ResourceGroup(FQ("default").Resource("cpu", "2").Resource("memory", "2").Obj()).Obj(),
+    .Preemption(_p(LP, ANY)).Obj(),
+    *[CQ(n).Cohort("cohort-three").ResourceGroup(FQ("default").Resource("cpu", "2").Resource("memory", "2").Obj()).Obj()
+      for n in ("b", "c")],
 ]
 
 
@@ -205,7 +212,8 @@ CASES = [
           W("b_standard_1", "b_standard", 1, default__cpu="1"), W("b_standard_2", "b_standard", 2, default__cpu="1")],
          IN(3, cpu="1"), "b_standard", A(cpu=("default", P)), {"b_standard_1": ICQ}),
     case(2790, "use BorrowWithinCohort; preempt from CQ and from other CQs with workloads below threshold",
-         [W("b_standard_high", "b_standard", 2, default__cpu="10"), W("b_standard_mid", "b_standard", 1, default__cpu="1"),
+         [W("b_standard_high", "b_standard", 2, default__cpu="10"),
+          W("b_standard_mid", "b_standard", 1, default__cpu="1"),
           W("a_best_effort_low", "a_best_effort", -1, default__cpu="1"),
           W("a_best_effort_lower", "a_best_effort", -2, default__cpu="1")],
          IN(2, cpu="2"), "b_standard", A(cpu=("default", P)), {"a_best_effort_lower": RWB, "b_standard_mid": ICQ}),

@@ -99,6 +99,9 @@ class Settings:
     now: float = 0.0
 
 
+DEFAULTS = Settings()
+
+
 # ---------------------------------------------------------------------------------------- reading
 
 
@@ -508,7 +511,7 @@ def find_candidates(ctx: _Ctx) -> list[Admitted]:
 
 
 def targets(snap: Snapshot, workloads: Iterable[Admitted], preemptor: Preemptor,
-            needs_preemption: Iterable[FlavorResource], settings: Settings = Settings(),
+            needs_preemption: Iterable[FlavorResource], settings: Settings = DEFAULTS,
             state: State | None = None) -> tuple[Target, ...]:
     """Kueue's GetTargets: the Workloads evicted to admit `preemptor`, each with Kueue's reason; () when
     nothing can be preempted. `needs_preemption`: the flavor/resources the assignment marks Preempt."""
@@ -520,7 +523,7 @@ def targets(snap: Snapshot, workloads: Iterable[Admitted], preemptor: Preemptor,
 
 
 def simulate(snap: Snapshot, state: State, preemptor: Preemptor, fr: FlavorResource, quantity: Fraction,
-             settings: Settings = Settings()) -> tuple[str, int]:
+             settings: Settings = DEFAULTS) -> tuple[str, int]:
     """Kueue's PreemptionOracle.SimulatePreemption for one flavor/resource: (NoCandidates | Preempt |
     Reclaim, the borrowing height once the targets are gone)."""
     one = Preemptor(preemptor.cluster_queue, preemptor.priority, {fr: quantity}, preemptor.created)
@@ -542,7 +545,7 @@ def simulate(snap: Snapshot, state: State, preemptor: Preemptor, fr: FlavorResou
 
 
 def oracle(snap: Snapshot, state: State, priority: int, created: float = 0.0,
-           settings: Settings = Settings()) -> Callable[[ClusterQueue, FlavorResource, Fraction, int], tuple[str, int]]:
+           settings: Settings = DEFAULTS) -> Callable[[ClusterQueue, FlavorResource, Fraction, int], tuple[str, int]]:
     """The flavor assigner's preemption oracle from the admitted Workloads (admission.Oracle)."""
     def ask(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: int) -> tuple[str, int]:
         return simulate(snap, state, Preemptor(cq.name, priority, {}, created), fr, val, settings)
