@@ -13,9 +13,14 @@ Kueue's.
 Not translated (and why):
   * TestPreemptionWhenWorkloadModifiedConcurrently, TestIssuePreemptions*: the API write path.
   * TestCandidatesOrdering: covered by the ordering key tests in tests/test_preemption_kueue.py.
-  * TestHierarchicalPreemptions (preemption_hierarchical_test.go) and TestFairPreemptions
-    (preemption_fair_test.go): not yet translated (time); fair sharing is reported as unknown by the
-    engine (kueue/preemption.py raises Unsupported), never guessed.
+  * TestFairPreemptions (preemption_fair_test.go): not yet translated; fair sharing is reported as
+    unknown by the engine (kueue/preemption.py raises Unsupported), never guessed.
+
+TestHierarchicalPreemptions (preemption_hierarchical_test.go@v0.18.4) builds many queues with a flavor
+that lists no resource (`MakeFlavorQuotas("default").Obj()`): a nominal quota of 0 that covers nothing.
+Here such a queue lists cpu (and memory where the case uses it) at 0: the same quota for the preemptor,
+and a queue our flavor assigner can place a Workload in at all.
+A want reason of None: Kueue's test does not state it (a target already evicted keeps its conditions).
 """
 
 from __future__ import annotations
@@ -261,6 +266,135 @@ NOT_KEPT: dict[str, str] = {
     f"{SRC}:3179@": "lend1 can reach at most 6 + 2 (lend2's lendingLimit) = 8 < 9: the assigner says NoFit "
                     "(exceeds capacity), the test hands in Preempt and expects no targets",
     f"{SRC}:3635@": "no memory is used in cohort-three: memory fits within a's nominal quota (mode Fit)",
+    "preemption_hierarchical_test.go:1177@": "no subtree below the root can hold 2 more CPUs and q has no "
+                                             "borrowWithinCohort: the flavor assigner says NoFit without asking the "
+                                             "preemptor (FindHeightOfLowestSubtreeThatFits reaches the root)",
+    "preemption_hierarchical_test.go:1278@": "cohort c has 3 of its 4 CPUs unused: cpu fits (mode Fit), only memory "
+                                             "needs preemption",
 }
 
-_ = MakeCohort  # used by the hierarchical cases when they are translated
+
+# ------------------------------------------------------------------------- TestHierarchicalPreemptions
+HSRC = "preemption_hierarchical_test.go"
+
+
+def _hq(name: str, cohort: str, cpu: str = "0", *, within: str = LP, reclaim: str = ANY, bwc: bool = False,
+        memory: str | None = None, lending: str = "") -> dict:
+    fq = FQ("default").Resource("cpu", cpu, "", lending)
+    if memory is not None:
+        fq = fq.Resource("memory", memory)
+    return CQ(name).Cohort(cohort).ResourceGroup(fq.Obj()).Preemption(
+        _bwc(within, reclaim) if bwc else _p(within, reclaim)).Obj()
+
+
+def _co(name: str, parent: str | None = None, cpu: str | None = None, memory: str | None = None) -> dict:
+    c = MakeCohort(name)
+    if parent:
+        c = c.Parent(parent)
+    if cpu is not None:
+        fq = FQ("default").Resource("cpu", cpu)
+        if memory is not None:
+            fq = fq.Resource("memory", memory)
+        c = c.ResourceGroup(fq.Obj())
+    return c.Obj()
+
+
+def hcase(line: int, name: str, cohorts: list, cqs: list, admitted: list, incoming: dict, cq: str,
+          assignment: dict, want: dict) -> dict:
+    c = case(line, name, admitted, incoming, cq, assignment, want, cqs=cqs, cohorts=cohorts)
+    c["id"] = f"{HSRC}:{line}@{TAG} {name}"
+    return c
+
+
+_RC = [_co("r"), _co("c", "r", "2")]
+CASES += [
+    case(4025, "long range preemption",
+         [W("to-be-preempted", "cq-right", default__cpu="5")], IN(0, cpu="8"), "cq-left", A(cpu=("default", P)),
+         {"to-be-preempted": REC},
+         cqs=[CQ("cq-left").Cohort("cohort-left").Preemption({"reclaimWithinCohort": ANY})
+              .ResourceGroup(FQ("default").Resource("cpu", "10").Obj()).Obj(),
+              CQ("cq-right").Cohort("cohort-right").ResourceGroup(FQ("default").Resource("cpu", "0").Obj()).Obj()],
+         cohorts=[_co("cohort-left", "root"), _co("cohort-right", "root"), _co("root")]),
+    hcase(67, "preempt with hierarchical advantage", _RC, [_hq("q", "c"), _hq("q_borrowing", "r")],
+          [W("admitted2", "q_borrowing", 0, default__cpu="2")], IN(0, cpu="2"), "q", A(cpu=("default", P)),
+          {"admitted2": REC}),
+    hcase(144, "avoid queues within nominal quota", _RC,
+          [_hq("q_nominal", "r", "2"), _hq("q", "c"), _hq("q_borrowing", "r")],
+          [W("admitted1", "q_nominal", -10, default__cpu="2"), W("admitted2", "q_borrowing", 0, default__cpu="2")],
+          IN(0, cpu="2"), "q", A(cpu=("default", P)), {"admitted2": REC}),
+    hcase(243, "preempt multiple with hierarchical advantage", _RC, [_hq("q", "c"), _hq("q_borrowing", "r")],
+          [W("admitted1", "q_borrowing", 1, default__cpu="1"), W("admitted2", "q_borrowing", 2, default__cpu="1")],
+          IN(0, cpu="2"), "q", A(cpu=("default", P)), {"admitted1": REC, "admitted2": REC}),
+    hcase(349, "preempt in cohort and own CQ", [_co("r"), _co("c", "r", "3")],
+          [_hq("q", "c", bwc=True), _hq("q_same_cohort", "c")],
+          [W("admitted_not_preemptible", "q_same_cohort", 1, default__cpu="1"),
+           W("admitted_preemptible", "q_same_cohort", 0, default__cpu="2"),
+           W("admitted_own_queue", "q", -1, default__cpu="1")],
+          IN(1, cpu="2"), "q", A(cpu=("default", P)),
+          {"admitted_own_queue": ICQ, "admitted_preemptible": RWB}),
+    hcase(473, "prefer to preempt hierarchical candidate", _RC, [_hq("q", "c"), _hq("q_borrowing", "r")],
+          [W("admitted_borrowing", "q_borrowing", 1, default__cpu="1"),
+           W("admitted_same_queue", "q", -2, default__cpu="1")],
+          IN(0, cpu="1"), "q", A(cpu=("default", P)), {"admitted_borrowing": REC}),
+    hcase(564, "forced to preempt priority candidate", _RC,
+          [_hq("q", "c", bwc=True), _hq("q_nominal", "r", "2"), _hq("q_same_cohort", "c")],
+          [W("admitted_nominal", "q_nominal", -10, default__cpu="2"),
+           W("admitted_same_cohort", "q_same_cohort", -1, default__cpu="2")],
+          IN(0, cpu="2"), "q", A(cpu=("default", P)), {"admitted_same_cohort": RWB}),
+    hcase(669, "incoming workload fits in CQ nominal quota", _RC,
+          [_hq("q", "c", "4"), _hq("q_borrowing", "r"), _hq("q_same_cohort", "c")],
+          [W("admitted_borrowing", "q_borrowing", 10, default__cpu="3"),
+           W("admitted_same_cohort", "q_same_cohort", 10, default__cpu="3")],
+          IN(0, cpu="4"), "q", A(cpu=("default", P)), {"admitted_borrowing": REC, "admitted_same_cohort": REC}),
+    hcase(783, "preempt hierarchical and priority candidates", [_co("r", None, "1"), _co("c", "r", "4")],
+          [_hq("q", "c", reclaim=LP, bwc=True), _hq("q_borrowing", "r"), _hq("q_same_cohort", "c")],
+          [W("admitted_borrowing", "q_borrowing", -1, default__cpu="2"),
+           W("admitted_same_cohort_preemptible", "q_same_cohort", -1, default__cpu="1"),
+           W("admitted_borrowing_not_preemptible", "q_borrowing", 1, default__cpu="2")],
+          IN(0, cpu="3"), "q", A(cpu=("default", P)),
+          {"admitted_borrowing": REC, "admitted_same_cohort_preemptible": RWB}),
+    hcase(917, "preempt hierarchical candidates and inside CQ", [_co("r", None, "1"), _co("c", "r", "4")],
+          [_hq("q", "c", reclaim=LP, bwc=True), _hq("q_borrowing", "r"), _hq("q_same_cohort", "c")],
+          [W("admitted_borrowing", "q_borrowing", -1, default__cpu="2"),
+           W("admitted_same_queue_preemptible", "q", -1, default__cpu="1"),
+           W("admitted_borrowing_not_preemptible", "q_borrowing", 1, default__cpu="2")],
+          IN(0, cpu="3"), "q", A(cpu=("default", P)),
+          {"admitted_borrowing": REC, "admitted_same_queue_preemptible": ICQ}),
+    hcase(1050, "reclaim nominal quota from lowest priority workload, excluding non-borrowing",
+          [_co("r"), _co("c", "r", "3")], [_hq("q", "c"), _hq("q_borrowing", "r"), _hq("q_nominal", "r", "2")],
+          [W("admitted_borrowing_prio_8", "q_borrowing", 8, default__cpu="1"),
+           W("admitted_borrowing_prio_9", "q_borrowing", 9, default__cpu="1"),
+           W("admitted_borrowing_prio_10", "q_borrowing", 9, default__cpu="1"),
+           W("admitted_nominal", "q_nominal", -2, default__cpu="2")],
+          IN(0, cpu="1"), "q", A(cpu=("default", P)), {"admitted_borrowing_prio_8": REC}),
+    hcase(1177, "infeasible preemption all available workloads in pruned subtrees",
+          [_co("r"), _co("c", "r", "2"), _co("c_other", "r", "2")],
+          [_hq("q_other", "c_other"), _hq("q", "c"), _hq("q_same_cohort", "c")],
+          [W("admitted_other_1", "q_other", -10, default__cpu="1"),
+           W("admitted_other_2", "q_other", -10, default__cpu="1"),
+           W("admitted_same_cohort", "q_same_cohort", 0, default__cpu="2")],
+          IN(0, cpu="2"), "q", A(cpu=("default", P)), {}),
+    hcase(1278, "hiearchical preemption with multiple resources",
+          [_co("r", None, "3"), _co("c", "r", "4", "4Gi")],
+          [_hq("q", "c", memory="0"), _hq("q_borrowing", "r", memory="0"), _hq("q_same_cohort", "c", memory="0")],
+          [W("admitted_borrowing", "q_borrowing", 0, default__cpu="3", default__memory="1Gi"),
+           W("admitted_same_cohort", "q_same_cohort", -2, default__cpu="1", default__memory="3Gi")],
+          IN(-2, cpu="2", memory="1Gi"), "q", A(cpu=("default", P), memory=("default", P)),
+          {"admitted_borrowing": REC}),
+    hcase(1394, "prefer to preempt evicted workloads", _RC,
+          [_hq("q", "c", bwc=True), _hq("q_borrowing", "r"), _hq("q_same_cohort", "c")],
+          [W("admitted_borrowing", "q_borrowing", -10, default__cpu="1"),
+           {**W("evicted_same_cohort", "q_same_cohort", -1, default__cpu="1"), "evicted": True}],
+          IN(0, cpu="1"), "q", A(cpu=("default", P)), {"evicted_same_cohort": None}),
+    hcase(1492, "respect lending limits", _RC, [_hq("q", "c", "3", lending="2"), _hq("q_borrowing", "r")],
+          [W("admitted_borrowing", "q_borrowing", 0, default__cpu="4")],
+          IN(-2, cpu="5"), "q", A(cpu=("default", P)), {"admitted_borrowing": REC}),
+    hcase(1576, "reclaim in complex hierarchy",
+          [_co("r"), _co("c11", "r", "4"), _co("c12", "r", "4"), _co("c21", "c11", "4"), _co("c22", "c11", "4"),
+           _co("c23", "c11", "4"), _co("c31", "c21", "4"), _co("c32", "c21", "4")],
+          [_hq("q1", "c12"), _hq("q2", "c23"), _hq("q3", "c22"), _hq("q4", "c32"), _hq("q5", "c31")],
+          [W(f"admitted_borrowing_{i}", q, p, default__cpu=c) for i, q, p, c in
+           ((1, "q1", -6, "4"), (2, "q1", -5, "4"), (3, "q2", -9, "4"), (4, "q2", -10, "4"), (5, "q3", -4, "4"),
+            (6, "q3", -3, "3"), (7, "q4", 4, "2"), (8, "q4", 2, "3"))],
+          IN(-2, cpu="7"), "q5", A(cpu=("default", P)), {"admitted_borrowing_1": REC, "admitted_borrowing_4": REC}),
+]
