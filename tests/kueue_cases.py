@@ -2564,6 +2564,7 @@ REAL_ORACLE_DIFFERS = {
     "flavorassigner_test.go:2359@": "as 2292",
     "flavorassigner_test.go:2426@": "as 2292",
     "flavorassigner_test.go:2493@": "as 2292",
+    "flavorassigner_test.go:3031@": "as 2292, with fair sharing: findCandidates also skips a peer that is not "
+                                    "borrowing",
+    "flavorassigner_test.go:3091@": "as 3031",
 }
-# Fair-sharing cases (fair_sharing=True) that reach the oracle: the engine does not simulate fair-sharing
-# preemption yet and says so (preemption.Unsupported), never a guess.

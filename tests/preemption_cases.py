@@ -13,8 +13,7 @@ Kueue's.
 Not translated (and why):
   * TestPreemptionWhenWorkloadModifiedConcurrently, TestIssuePreemptions*: the API write path.
   * TestCandidatesOrdering: covered by the ordering key tests in tests/test_preemption_kueue.py.
-  * TestFairPreemptions (preemption_fair_test.go): not yet translated; fair sharing is reported as
-    unknown by the engine (kueue/preemption.py raises Unsupported), never guessed.
+  * AdmissionFairSharing (LocalQueue usage in the ordering) is not simulated; no translated case uses it.
 
 TestHierarchicalPreemptions (preemption_hierarchical_test.go@v0.18.4) builds many queues with a flavor
 that lists no resource (`MakeFlavorQuotas("default").Obj()`): a nominal quota of 0 that covers nothing.
@@ -398,3 +397,176 @@ CASES += [
             (6, "q3", -3, "3"), (7, "q4", 4, "2"), (8, "q4", 2, "3"))],
           IN(-2, cpu="7"), "q5", A(cpu=("default", P)), {"admitted_borrowing_1": REC, "admitted_borrowing_4": REC}),
 ]
+
+# ------------------------------------------------------------------------------- TestFairPreemptions
+# preemption_fair_test.go@v0.18.4: fair sharing on, strategies as given (Kueue's default pair when not),
+# the assignment always cpu -> (assignmentFlavor or default, Preempt); reservation times equal, so ties go
+# by UID = name, as the test sets them. Fair weights are spec.fairSharing.weight on queues and Cohorts.
+FSRC = "preemption_fair_test.go"
+FS = "InCohortFairSharing"
+
+
+def _fw(obj: dict, weight: str) -> dict:
+    obj["spec"]["fairSharing"] = {"weight": weight}
+    return obj
+
+
+def _fq(name: str, cohort: str | None, cpu: str | None = "3", *, within: str | None = LP, reclaim: str | None = ANY,
+        weight: str | None = None, bwc: int | None = None) -> dict:
+    q = CQ(name)
+    if cohort:
+        q = q.Cohort(cohort)
+    if cpu is not None:
+        q = q.ResourceGroup(FQ("default").Resource("cpu", cpu).Obj())
+    p: dict = {}
+    if within:
+        p["withinClusterQueue"] = within
+    if reclaim:
+        p["reclaimWithinCohort"] = reclaim
+    if bwc is not None:
+        p["borrowWithinCohort"] = {"policy": "LowerPriority", "maxPriorityThreshold": bwc}
+    if p:
+        q = q.Preemption(p)
+    o = q.Obj()
+    return _fw(o, weight) if weight is not None else o
+
+
+def _fco(name: str, parent: str | None = None, cpu: str | None = None, weight: str | None = None) -> dict:
+    o = _co(name, parent, cpu)
+    return _fw(o, weight) if weight is not None else o
+
+
+FAIR_BASE = [_fq(n, "all", bwc=-3) for n in ("a", "b", "c")] + [_fq("preemptible", "all", "0", within=None,
+                                                                   reclaim=None)]
+
+
+def U(name: str, cq: str, prio: int = 0, cpu: str = "1", flavor: str = "default") -> dict:
+    return W(name, cq, prio, **{f"{flavor}__cpu": cpu})
+
+
+def fcase(line: int, name: str, admitted: list, incoming: dict, cq: str, want: dict, cqs: list | None = None,
+          cohorts: list | None = None, strategies: tuple | None = None, flavor: str = "default",
+          flavors: list | None = None) -> dict:
+    c = case(line, name, admitted, incoming, cq, A(cpu=(flavor, P)), want, cqs=cqs or FAIR_BASE, cohorts=cohorts)
+    c["id"] = f"{FSRC}:{line}@{TAG} {name}"
+    c["fair"] = {"strategies": strategies}
+    if flavors:
+        c["flavors"] = flavors
+    return c
+
+
+def _us(cq: str, *names: str, prio: int = 0) -> list:
+    return [U(n, cq, prio) for n in names]
+
+
+FAIR_CASES = [
+    fcase(106, "reclaim nominal from user using the most",
+          _us("a", "a1", "a2", "a3") + _us("b", "b1", "b2", "b3", "b4", "b5") + _us("c", "c1"),
+          IN(0, cpu="1"), "c", {"b1": REC}),
+    fcase(123, "can reclaim from queue using less, if taking the latest workload from user using the most isn't "
+          "enough", [U("a1", "a", cpu="3"), U("a2", "a"), U("b1", "b", cpu="2"), U("b2", "b", cpu="3")],
+          IN(0, cpu="3"), "c", {"a1": REC}),
+    fcase(135, "reclaim borrowable quota from user using the most",
+          _us("a", "a1", "a2", "a3") + _us("b", "b1", "b2", "b3", "b4", "b5") + _us("c", "c1"),
+          IN(0, cpu="1"), "a", {"b1": FS}),
+    fcase(152, "preempt one from each CQ borrowing",
+          [U("a1", "a", cpu="0.5"), U("a2", "a", cpu="0.5"), U("a3", "a", cpu="3"), U("b1", "b", cpu="0.5"),
+           U("b2", "b", cpu="0.5"), U("b3", "b", cpu="3")],
+          IN(0, cpu="2"), "c", {"a1": REC, "b1": REC}),
+    fcase(169, "can't preempt when everyone under nominal",
+          _us("a", "a1", "a2", "a3") + _us("b", "b1", "b2", "b3") + _us("c", "c1", "c2", "c3"),
+          IN(0, cpu="1"), "c", {}),
+    fcase(185, "can't preempt when it would switch the imbalance",
+          _us("a", "a1", "a2", "a3") + _us("b", "b1", "b2", "b3", "b4", "b5"), IN(0, cpu="2"), "a", {}),
+    fcase(200, "can preempt lower priority workloads from same CQ",
+          _us("a", "a1_low", "a2_low", prio=-1) + _us("a", "a3", "a4") + _us("b", "b1", "b2", "b3", "b4", "b5"),
+          IN(0, cpu="2"), "a", {"a1_low": ICQ, "a2_low": ICQ}),
+    fcase(220, "can preempt a combination of same CQ and highest user",
+          _us("a", "a_low", prio=-1) + _us("a", "a2", "a3") + _us("b", "b1", "b2", "b3", "b4", "b5", "b6"),
+          IN(0, cpu="2"), "a", {"a_low": ICQ, "b1": FS}),
+    fcase(240, "preempt huge workload if there is no other option, as long as the target CQ gets a lower share",
+          [U("b1", "b", cpu="9")], IN(0, cpu="2"), "a", {"b1": REC}),
+    fcase(249, "can't preempt huge workload if the incoming is also huge",
+          [U("a1", "a", cpu="2"), U("b1", "b", cpu="7")], IN(0, cpu="5"), "a", {}),
+    fcase(258, "can't preempt 2 smaller workloads if the incoming is huge",
+          [U("b1", "b", cpu="2"), U("b2", "b", cpu="2"), U("b3", "b", cpu="3")], IN(0, cpu="6"), "a", {}),
+    fcase(268, "preempt from target and others even if over nominal",
+          [U("a1_low", "a", -1, "2"), U("a2_low", "a", -1, "1"), U("b1", "b", cpu="3"), U("b2", "b", cpu="3")],
+          IN(0, cpu="4"), "a", {"a1_low": ICQ, "b1": FS}),
+    fcase(283, "prefer to preempt workloads that don't make the target CQ have the biggest share",
+          [U("b1", "b", cpu="2"), U("b2", "b", cpu="1"), U("b3", "b", cpu="2"), U("c1", "c", cpu="1")],
+          IN(0, cpu="3.5"), "a", {"b2": FS}),
+    fcase(296, "preempt from different cluster queues if the end result has a smaller max share",
+          [U("b1", "b", cpu="2"), U("b2", "b", cpu="2.5"), U("c1", "c", cpu="2"), U("c2", "c", cpu="2.5")],
+          IN(0, cpu="3.5"), "a", {"b1": FS, "c1": FS}),
+    fcase(311, "scenario above does not flap",
+          [U("a1", "a", cpu="3.5"), U("b2", "b", cpu="2.5"), U("c2", "c", cpu="2.5")], IN(0, cpu="2"), "b", {}),
+    fcase(321, "cannot preempt if it would make the candidate CQ go under nominal after preempting one element",
+          [U("b1", "b", cpu="3"), U("b2", "b", cpu="3"), U("c1", "c", cpu="3")], IN(0, cpu="4"), "a", {}),
+    fcase(336, "workloads under priority threshold not capriciously preempted",
+          _us("a", "a1", "a2", "a3") + _us("b", "b1", "b2", "b3")
+          + _us("preemptible", "preemptible1", "preemptible2", "preemptible3", prio=-3),
+          IN(0, cpu="2"), "a", {}),
+    fcase(353, "preempt lower priority first, even if big",
+          [U("a1", "a", cpu="3"), U("b_low", "b", 0, "5"), U("b_high", "b", 1, "1")], IN(0, cpu="1"), "a",
+          {"b_low": FS}, strategies=("LessThanInitialShare",)),
+    fcase(365, "preempt workload that doesn't transfer the imbalance, even if high priority",
+          [U("a1", "a", cpu="3"), U("b_low", "b", 0, "5"), U("b_high", "b", 1, "1")], IN(0, cpu="1"), "a",
+          {"b_high": FS}, strategies=("LessThanOrEqualToFinalShare",)),
+    fcase(377, "CQ with higher weight can preempt more",
+          _us("a", "a1", "a2", "a3") + _us("b", "b1", "b2", "b3", "b4", "b5", "b6"), IN(0, cpu="2"), "a",
+          {"b1": FS, "b2": FS}, cqs=[_fq("a", "all", weight="2"), _fq("b", "all"), _fq("c", "all")]),
+    fcase(426, "can preempt anything borrowing from CQ with 0 weight",
+          _us("a", "a1", "a2", "a3") + _us("b", "b1", "b2", "b3", "b4", "b5", "b6"), IN(0, cpu="3"), "a",
+          {"b1": FS, "b2": FS, "b3": FS}, cqs=[_fq("a", "all"), _fq("b", "all", weight="0"), _fq("c", "all")]),
+    fcase(476, "can't preempt nominal from CQ with 0 weight",
+          _us("a", "a1", "a2", "a3") + _us("b", "b1", "b2", "b3"), IN(0, cpu="1"), "a", {},
+          cqs=[_fq("a", "all"), _fq("b", "all", weight="0")]),
+    fcase(509, "can't preempt nominal from Cohort with 0 weight", _us("right-cq", "right-1"), IN(0, cpu="1"),
+          "left-cq", {},
+          cqs=[_fq("left-cq", "root", "0", within=None), _fq("right-cq", "right-cohort", "0", within=None, weight="0")],
+          cohorts=[_fco("right-cohort", "root", "1", "0"), _co("root")]),
+    fcase(543, "can preempt within cluster queue when no cohort", _us("a", "a1"), IN(1000, cpu="1"), "a",
+          {"a1": ICQ}, cqs=[_fq("a", None, "1", reclaim=None)]),
+    fcase(579, "hierarchical preemption",
+          [U(f"{q}{i}", q, i) for q in "bcde" for i in range(1, 6)], IN(0, cpu="5"), "a",
+          {"b1": FS, "b2": FS, "c1": FS, "c2": FS, "e1": FS},
+          cqs=[_fq("a", "LEFT", "1", within=None, weight="2"), _fq("b", "LEFT", "1", within=None, reclaim=None),
+               _fq("c", "ROOT", "1", within=None, reclaim=None), _fq("d", "RIGHT", "1", within=None, reclaim=None),
+               _fq("e", "RIGHT", "1", within=None, reclaim=None, weight="0.99")],
+          cohorts=[_fco("ROOT", None, "5"), _fco("LEFT", "ROOT", "5", "2"), _fco("RIGHT", "ROOT", "5")]),
+    fcase(673, "borrowing cq in non-borrowing cohort is protected",
+          _us("a", "a1", "a2", "a3", prio=-1) + _us("b", "b1", prio=-1), IN(0, cpu="5"), "a",
+          {"a1": ICQ, "a2": ICQ, "a3": ICQ},
+          cqs=[_fq("a", "ROOT", "5", weight="10"), _fq("b", "RIGHT", None, within=None, reclaim=None, weight="0.1")],
+          cohorts=[_co("ROOT"), _fco("RIGHT", "ROOT", "1", "0.1")]),
+    fcase(721, "forced to preempt within clusterqueue because borrowing workload too important",
+          _us("a", "a1", "a2", "a3", prio=-1) + [U("b1", "b", 100, "4")], IN(0, cpu="4"), "a",
+          {"a1": ICQ, "a2": ICQ, "a3": ICQ},
+          cqs=[_fq("a", "ROOT", "5", reclaim=LP, weight="10"),
+               _fq("b", "RIGHT", None, within=None, reclaim=None, weight="0.1")],
+          cohorts=[_co("ROOT"), _fco("RIGHT", "ROOT", "3", "0.1")]),
+    fcase(774, "deep preemption", _us("b", "b1"), IN(0, cpu="1"), "a", {"b1": FS},
+          cqs=[_fq("a", "AAA", "0", within=None), _fq("b", "BBB", "0", within=None, reclaim=None)],
+          cohorts=[_co("ROOT"), _fco("A", "ROOT", None, "1.01"), _co("AA", "A"), _co("AAA", "AA"),
+                   _fco("B", "ROOT", None, "0.99"), _co("BB", "B"), _co("BBB", "BB"), _co("C", "ROOT"),
+                   _co("CC", "C"), _co("CCC", "CC"), _co("CCCC", "CCC", "1")]),
+    fcase(830, "cq with zero weight can reclaim nominal quota", _us("b", "b1"), IN(0, cpu="1"), "a", {"b1": REC},
+          cqs=[_fq("a", "ROOT", "1", within=None, weight="0.0"),
+               _fq("b", "ROOT", "0", within=None, reclaim=None, weight="1.0")]),
+    fcase(857, "cohort with zero weight can reclaim nominal quota", _us("b", "b1"), IN(0, cpu="1"), "a", {"b1": FS},
+          cqs=[_fq("a", "A", "0", within=None, weight="0.0"),
+               _fq("b", "ROOT", "0", within=None, reclaim=None, weight="1.0")],
+          cohorts=[_fco("A", "ROOT", "1", "0.0"), _co("ROOT")]),
+]
+_NF = (CQ("a").Cohort("all").ResourceGroup(FQ("premium").Resource("cpu", "3").Obj(), FQ("cheap").Resource("cpu", "0")
+                                           .Obj()).Preemption({"reclaimWithinCohort": ANY})
+       .FlavorFungibility({"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "MayStopSearch"}).Obj(),
+       CQ("b").Cohort("all").ResourceGroup(FQ("premium").Resource("cpu", "0").Obj(), FQ("cheap").Resource("cpu", "6")
+                                           .Obj()).Obj())
+FAIR_CASES.append(fcase(
+    901, "nominal first: workload fitting within nominal can preempt despite high aggregate DRS",
+    [U("a_prem1", "a", flavor="premium"), U("a_prem2", "a", flavor="premium")]
+    + [U(f"a_cheap{i}", "a", flavor="cheap") for i in range(1, 6)] + [U("b_prem1", "b", flavor="premium")],
+    IN(0, cpu="1"), "a", {"b_prem1": REC}, cqs=list(_NF), flavor="premium",
+    flavors=[MakeResourceFlavor("premium").Obj(), MakeResourceFlavor("cheap").Obj()]))

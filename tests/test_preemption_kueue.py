@@ -15,7 +15,7 @@ from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue.model import Snapshot, workload
 from kubectl_pd.kueue.quantity import try_parse
 from tests import kueue_cases as kc
-from tests.preemption_cases import CASES, FLAVORS, NOT_KEPT
+from tests.preemption_cases import CASES, FAIR_CASES, FLAVORS, NOT_KEPT
 
 
 def _q(v: str) -> Fraction:
@@ -32,7 +32,7 @@ def _admitted(case: dict) -> list[pre.Admitted]:
 
 
 def _snapshot(case: dict) -> Snapshot:
-    objs = list(FLAVORS) + list(case["cohorts"])
+    objs = list(case.get("flavors") or FLAVORS) + list(case["cohorts"])
     names = {c["metadata"]["name"] for c in case["cohorts"]}
     for cq in case["cqs"]:
         cohort = cq["spec"].get("cohortName")
@@ -77,6 +77,18 @@ def _want(case: dict, got: dict) -> dict:
     return {n: (got.get(n) if r is None else r) for n, r in case["want"].items()}
 
 
+def _weights(case: dict) -> dict:
+    return {o["metadata"]["name"]: _q(str(o["spec"]["fairSharing"]["weight"]))
+            for o in list(case["cqs"]) + list(case["cohorts"]) if "fairSharing" in o["spec"]}
+
+
+def _settings(case: dict) -> pre.Settings:
+    if "fair" not in case:
+        return pre.Settings()
+    return pre.Settings(fair_sharing=True, strategies=case["fair"]["strategies"] or pre.DEFAULT_STRATEGIES,
+                        fair_weights=_weights(case))
+
+
 def run(case: dict) -> tuple[dict, dict, dict | None]:
     """(Kueue's assignment as ours sees it, targets with Kueue's assignment, targets with ours or None)."""
     snap = _snapshot(case)
@@ -84,19 +96,21 @@ def run(case: dict) -> tuple[dict, dict, dict | None]:
     state = pre.State(snap, admitted)
     demand = _incoming(case)
     inc = case["incoming"]
-    ours = ad.assign(snap, case["cq"], demand, oracle=pre.oracle(snap, state, inc["priority"], inc["created"]))
+    settings = _settings(case)
+    ours = ad.assign(snap, case["cq"], demand, oracle=pre.oracle(snap, state, inc["priority"], inc["created"],
+                                                                 settings), fair_sharing=settings.fair_sharing)
     modes = pre.flavor_modes(ours)
     needs = {(f, r) for a in case["assignment"].values() for r, (f, m) in a.items() if m == "Preempt"}
     preemptor = pre.Preemptor(case["cq"], inc["priority"], _kueue_usage(case, demand), inc["created"])
-    with_kueue = _names(pre.targets(snap, admitted, preemptor, needs))
+    with_kueue = _names(pre.targets(snap, admitted, preemptor, needs, settings))
     with_ours = None
     if ours.mode == ad.PREEMPT:
         mine = pre.Preemptor(case["cq"], inc["priority"], pre.usage_of(ours), inc["created"])
-        with_ours = _names(pre.targets(snap, admitted, mine, pre.needs_preemption(ours)))
+        with_ours = _names(pre.targets(snap, admitted, mine, pre.needs_preemption(ours), settings))
     return modes, with_kueue, with_ours
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
+@pytest.mark.parametrize("case", CASES + FAIR_CASES, ids=lambda c: c["id"])
 def test_kueue_targets(case: dict) -> None:
     modes, with_kueue, with_ours = run(case)
     assert with_kueue == _want(case, with_kueue)
@@ -108,8 +122,9 @@ def test_kueue_targets(case: dict) -> None:
 
 
 def test_count() -> None:
-    kept = [c for c in CASES if not any(c["id"].startswith(k) for k in NOT_KEPT)]
-    assert (len(CASES), len(kept)) == (51, 42)
+    every = CASES + FAIR_CASES
+    kept = [c for c in every if not any(c["id"].startswith(k) for k in NOT_KEPT)]
+    assert (len(every), len(kept)) == (82, 73)
 
 
 def test_ordering_is_kueues() -> None:

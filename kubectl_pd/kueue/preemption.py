@@ -518,7 +518,8 @@ def targets(snap: Snapshot, workloads: Iterable[Admitted], preemptor: Preemptor,
     st = state if state is not None else State(snap, workloads)
     ctx = _Ctx(st, snap.cluster_queues[preemptor.cluster_queue], preemptor, frozenset(needs_preemption), settings)
     if settings.fair_sharing:
-        raise Unsupported("fair-sharing")
+        from kubectl_pd.kueue import fairsharing
+        return tuple(fairsharing.fair_preemptions(ctx))
     return tuple(classical(ctx))
 
 
