@@ -6,7 +6,9 @@ nominal quota in a flavor/resource that needs preemption (`reclaimWithinCohort`,
 `borrowWithinCohort` and its `maxPriorityThreshold`), with the hierarchical advantage of nested Cohorts;
 candidates in Kueue's order, removed one by one until the Workload fits, then added back in reverse while
 it still fits (the minimal set Kueue really evicts). Fair sharing, when Kueue's configuration enables it,
-follows `fairPreemptions` with its two strategies over dominant resource shares.
+follows `fairPreemptions` with its two strategies over dominant resource shares (kueue/fairsharing.py).
+Not simulated: AdmissionFairSharing's LocalQueue usage in the ordering, the priority-boost annotation
+(PriorityBoost gate, off by default), topology-aware placement of the preemptor.
 
 Usage comes from the admitted Workloads themselves (as Kueue's cache does), so a simulation can take a
 Workload out and put it back. The result carries codes only: Kueue's reason for each target.
@@ -44,10 +46,6 @@ TIMESTAMP_BUFFER = 300.0  # seconds; SchedulerTimestampPreemptionBuffer (alpha, 
 _NEVER, _WITHIN_CQ, _HIERARCHICAL, _RECLAIM_NO_BORROW, _RECLAIM_WHILE_BORROW = range(5)
 _REASON = {_WITHIN_CQ: IN_CLUSTER_QUEUE, _HIERARCHICAL: IN_COHORT_RECLAMATION,
            _RECLAIM_NO_BORROW: IN_COHORT_RECLAMATION, _RECLAIM_WHILE_BORROW: IN_COHORT_RECLAIM_WHILE_BORROWING}
-
-
-class Unsupported(Exception):
-    """A part of Kueue's preemptor this engine does not simulate: the answer is unknown, never a guess."""
 
 
 @dataclass(frozen=True)
