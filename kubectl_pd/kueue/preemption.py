@@ -103,7 +103,8 @@ DEFAULTS = Settings()
 # ---------------------------------------------------------------------------------------- reading
 
 
-def _epoch(ts: str) -> float | None:
+def epoch(ts: str) -> float | None:
+    """RFC 3339 -> seconds since the epoch; None when it cannot be read."""
     from datetime import datetime
     try:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
@@ -142,7 +143,7 @@ def admitted_of(obj: Any) -> Admitted | None:
     reserved = conds["QuotaReserved"].last_transition
     return Admitted(str(meta.get("namespace") or ""), str(meta.get("name") or ""), cq,
                     prio if isinstance(prio, int) and not isinstance(prio, bool) else 0, usage,
-                    _epoch(str(meta.get("creationTimestamp") or "")) or 0.0, _epoch(reserved) if reserved else None,
+                    epoch(str(meta.get("creationTimestamp") or "")) or 0.0, epoch(reserved) if reserved else None,
                     is_true(conds, "Evicted"), str(meta.get("uid") or ""), str(spec.get("queueName") or ""))
 
 
@@ -220,8 +221,9 @@ def _fill_quotas(node: _Node, groups: tuple) -> None:
 class State:
     """The cohort forest with usage from admitted Workloads; Workloads can be taken out and put back."""
 
-    def __init__(self, snap: Snapshot, workloads: Iterable[Admitted],
-                 base_usage: Mapping[str, Mapping[FlavorResource, Fraction]] | None = None) -> None:
+    def __init__(self, snap: Snapshot, workloads: Iterable[Admitted], read: frozenset[str] | None = None) -> None:
+        """`read`: the queues whose admitted Workloads were read (None = all); the others keep the usage
+        their status reports and hold no candidate."""
         self.nodes: dict[str, _Node] = {}
         cohorts: dict[str, _Node] = {}
         self.workloads: dict[str, list[Admitted]] = {}
@@ -244,12 +246,12 @@ class State:
             node = self.nodes[cq.name] = _Node(cq.name, True)
             _fill_quotas(node, cq.resource_groups)
             node.subtree = dict(node.nominal)
-            if cq.name in self.workloads or base_usage is None:
+            if read is None or cq.name in read:
                 for wl in self.workloads.get(cq.name, ()):
                     for fr, q in wl.usage.items():
                         node.usage[fr] = node.usage.get(fr, Fraction(0)) + q
             else:
-                node.usage = dict(base_usage.get(cq.name, {}))
+                node.usage = dict(cq.reserved)
             if cq.cohort:
                 node.parent = cohort_node(cq.cohort)
                 node.parent.children.append(node)
