@@ -126,13 +126,21 @@ def answer(source: Any, snap: Snapshot, facts: Any, obj: Mapping[str, Any], conf
            want_holders: bool = False, live: bool = True) -> Answer | None:
     """The preemption answer for one pending Workload object; None when its queue is not known."""
     cq_name = _queue_of(facts, obj)
-    if cq_name is None or cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
+    if cq_name is None:
         return None
     wl = workload(obj)
-    out = Answer(f"{wl.namespace}/{wl.name}", cq_name)
+    return answer_for(source, snap, cq_name, ad.demand_of(wl), f"{wl.namespace}/{wl.name}", wl.priority,
+                      _epoch(obj), config, want_holders=want_holders)
+
+
+def answer_for(source: Any, snap: Snapshot, cq_name: str, demand: ad.Demand, label: str, priority: int,
+               created: float, config: KueueConfig, *, want_holders: bool = False) -> Answer | None:
+    """The preemption answer for a demand (a Workload's, or create's request) on one ClusterQueue."""
+    if cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
+        return None
+    out = Answer(label, cq_name)
     if config.note:
         out.notes.append(config.note)
-    demand = ad.demand_of(wl)
     first = ad.assign(snap, cq_name, demand, fair_sharing=config.fair_sharing)
     frs = _blocking_frs(first)
     p = snap.cluster_queues[cq_name].preemption
@@ -156,17 +164,31 @@ def answer(source: Any, snap: Snapshot, facts: Any, obj: Mapping[str, Any], conf
         return out
     settings = config.settings(now=_now())
     state = pre.State(snap, reads.admitted(), reads.read)
-    created = _epoch(obj)
-    real = ad.assign(snap, cq_name, demand, oracle=pre.oracle(snap, state, wl.priority, created, settings),
+    real = ad.assign(snap, cq_name, demand, oracle=pre.oracle(snap, state, priority, created, settings),
                      fair_sharing=config.fair_sharing)
     out.needed = real.mode == ad.PREEMPT
     if out.needed:
-        me = pre.Preemptor(cq_name, wl.priority, pre.usage_of(real), created)
+        me = pre.Preemptor(cq_name, priority, pre.usage_of(real), created)
         found = pre.targets(snap, (), me, pre.needs_preemption(real), settings, state)
         out.targets = tuple(Victim(t.workload.namespace, t.workload.name, t.workload.cluster_queue,
                                    t.workload.priority, t.reason) for t in found)
     if frs:
         out.holders = holders(snap, reads, frs)
+    return out
+
+
+def for_request(source: Any, snap: Snapshot, cq_name: str, workloads: Iterable[tuple[str, list[Any]]]
+                ) -> list[Answer]:
+    """create's request, Workload by Workload as Kueue would see it (priority 0: no priority class)."""
+    from kubectl_pd.kueue import config as kc
+
+    cfg = kc.read(source) if getattr(source, "is_live", False) else kc.KueueConfig(note=kc.NOTE_DEFAULTS_UNREAD)
+    out = []
+    for name, members in workloads:
+        demand = ad.Demand(tuple(p for _, p in members))
+        a = answer_for(source, snap, cq_name, demand, name, 0, _now(), cfg)
+        if a is not None:
+            out.append(a)
     return out
 
 
