@@ -2544,3 +2544,27 @@ CASES.append(_nf(5680, "flavor spanning multiple resource groups",
 CASES[-1]["oracle"] = {("flavor-shared", "cpu"): ("NoCandidates", 0),
                        ("flavor-shared", "memory"): ("NoCandidates", 0),
                        ("flavor-a", "cpu"): ("NoCandidates", 0)}
+
+
+# =============================================================================
+# The cases above that reached Kueue's fake preemption oracle (testOracle, flavorassigner_test.go:158
+# @v0.18.4, which answers Preempt unless told otherwise) are also run with the real oracle
+# (kubectl_pd.kueue.preemption) over admitted Workloads made from each queue's reported usage: one
+# Workload per queue and flavor, at priority -1 (a candidate under LowerPriority) or, where the fake
+# oracle answers NoCandidates, at the incoming Workload's priority 0 (no candidate). Those whose verdict
+# cannot be the same from any admitted Workloads, and why (id prefix -> why):
+REAL_ORACLE_DIFFERS = {
+    "flavorassigner_test.go:1977@": "the queue's preemption policy is all Never: Kueue's preemptor finds no "
+                                    "candidate, so flavor one is NoCandidates and the search moves on to two; "
+                                    "only the fake oracle answers Preempt",
+    "flavorassigner_test.go:2027@": "as 1977 (policy Never)",
+    "flavorassigner_test.go:2292@": "the only usage of flavor one is test-secondary-clusterqueue's 10 within its "
+                                    "nominal 12: a queue that is not borrowing holds no reclaim candidate "
+                                    "(cqIsBorrowing), so the real answer is NoCandidates, not the fake Preempt",
+    "flavorassigner_test.go:2359@": "as 2292",
+    "flavorassigner_test.go:2426@": "as 2292",
+    "flavorassigner_test.go:2493@": "as 2292",
+    "flavorassigner_test.go:3031@": "as 2292, with fair sharing: findCandidates also skips a peer that is not "
+                                    "borrowing",
+    "flavorassigner_test.go:3091@": "as 3031",
+}

@@ -162,6 +162,10 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     errors = report.errors(force)
     if errors:
         _fail([f.message for f in errors], "; nothing was written")
+    from kubectl_pd.pending.preempt_render import create_line  # h19: what admitting it would preempt
+
+    if (line := create_line(report.preemption)) is not None:
+        _warn(line)
 
     server_dry = dry_run == "server"
     suffix = " (server dry run)" if server_dry else ""

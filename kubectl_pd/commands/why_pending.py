@@ -110,16 +110,18 @@ def stands(d: Diagnosis, facts: Facts) -> bool:
                and r.workload not in unread for r in d.reasons)
 
 
-def _emit(d: Diagnosis, facts: Facts, output: str, color: bool) -> str:
+def _emit(d: Diagnosis, facts: Facts, output: str, color: bool,
+          preemption: tuple[dict[str, Any], str] = ({}, "")) -> str:
     from kubectl_pd.commands.common import dump
 
     if output == "text":
         from kubectl_pd.pending.render import render_text
 
-        return render_text(d, color=color)
+        return render_text(d, color=color) + preemption[1]  # h19: the "would preempt" block
     from kubectl_pd.pending.render import to_dict
 
     data = to_dict(d)
+    data.update(preemption[0])  # h19: top-level `preemption` (and `holders`, `preemptedBy`)
     if facts.incomplete:
         data["incomplete"] = [{"read": u.what, "error": u.why} for u in facts.incomplete]
     return dump(data, output)
@@ -145,9 +147,14 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
               help="Re-diagnose as if ROLE had N replicas (repeatable); nothing is changed in the cluster.")
 @click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
+@click.option("--kueue-config", "kueue_config", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Kueue's controller_manager_config.yaml (or its ConfigMap) for fair sharing and preemption "
+                   "(default: read kueue-system/kueue-manager-config).")
+@click.option("--holders", is_flag=True, help="List the admitted Workloads holding the quota a role waits for.")
 @cluster_options
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
-                output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...]) -> int:
+                output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
+                kueue_config: str | None = None, holders: bool = False) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
@@ -226,7 +233,9 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     if unknown:
         raise click.BadParameter(f"no role {', '.join(unknown)} in {name} (roles: "
                                  f"{', '.join(r.name for r in d.roles) or 'none'})", param_hint="'--what-if'")
-    last = _emit(d, facts, output, color)
+    from kubectl_pd.pending.preempt import section  # h19
+
+    last = _emit(d, facts, output, color, section(source, facts, kueue_config, holders))
     click.echo(last, nl=False)
     if not watch:
         return EXIT_OK
@@ -234,7 +243,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         while d.pending:
             SLEEP(watch_interval)
             d, facts = _one(source, t, replicas)
-            text = _emit(d, facts, output, color)
+            text = _emit(d, facts, output, color, section(source, facts, kueue_config, holders))
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if output == "text":

@@ -45,6 +45,7 @@ class Preflight:
     findings: list[Finding] = field(default_factory=list)
     queues: dict[str, str] = field(default_factory=dict)  # role -> LocalQueue name
     covered: dict[str, str] = field(default_factory=dict)  # role -> credits resource of its queue
+    preemption: list[Any] = field(default_factory=list)  # h19: pending.preempt.Answer per Workload
 
     def errors(self, force: bool = False) -> list[Finding]:
         return [f for f in self.findings if f.severity == ERROR and not (force and f.forceable)]
@@ -319,6 +320,11 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
         per_replica = profile_name == PER_REPLICA
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
         out.findings += quota_findings(cq_name, resource, result, per_replica)
+        if any(v.code == "NeedsPreemption" for v in result.verdicts.values()):  # h19: who it would preempt
+            from kubectl_pd.pending.preempt import for_request
+
+            out.preemption += for_request(source, snap, cq_name,
+                                          role_demands(cq_roles, profile_name, resource, cq_name).workloads)
         for r in cq_roles:
             out.covered[r.name] = resource
     return out

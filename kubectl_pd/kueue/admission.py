@@ -352,8 +352,8 @@ class Tree:
         if node.parent is None or nominal >= node.usage.get(fr, Fraction(0)) + val:
             return 0, node.parent is not None
         remaining = val - node.local_available(fr)
-        t = node.parent
-        root = t
+        t: _Node | None = node.parent
+        root: _Node = node.parent
         while t is not None:
             if t.subtree.get(fr, Fraction(0)) >= t.usage.get(fr, Fraction(0)) + remaining:
                 return t.height(), t.parent is not None
@@ -492,7 +492,7 @@ class _Assigner:
         flavor = self.snap.flavor_state(name)
         if flavor is None:
             return None  # not read: selectors and taints are not judged
-        if flavor is False:
+        if not isinstance(flavor, ResourceFlavor):
             return FlavorAttempt(name, FLAVOR_MISSING, NO_FIT)
         for ps in members:
             taint = untolerated(flavor, ps.tolerations)
@@ -594,70 +594,95 @@ def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle
         refused = tuple(PodSetAssignment(ps.name, ps.role, ps.count, ps.total(), {}, NO_FIT, invalid=ps.invalid)
                         for ps in demand.pod_sets)
         return Assignment(cq.name, refused, NO_FIT, 0)
-    tree = Tree(snap)
-    a = _Assigner(snap, cq, tree, oracle, fair_sharing, kueue)
-    covers_pods = cq.group_of("pods") is not None
-    # pod-set groups (podSetGroupName) are placed together, in order of first appearance
-    groups: dict[str, list[int]] = {}
-    for i, ps in enumerate(demand.pod_sets):
-        groups.setdefault(ps.group or f"#{i}", []).append(i)
+    a = _Assigner(snap, cq, Tree(snap), oracle, fair_sharing, kueue)
     assumed: dict[FlavorResource, Fraction] = {}
     results: dict[int, PodSetAssignment] = {}
     failed = False
-    for idxs in groups.values():
+    for idxs in _pod_set_groups(demand).values():
         members = [demand.pod_sets[i] for i in idxs]
-        totals: list[dict[str, Fraction]] = []
-        for ps in members:
-            count = max(0, ps.count - demand.reclaimable.get(ps.name, 0))
-            t = ps.total(count)
-            if covers_pods:
-                t["pods"] = Fraction(count)
-            totals.append(t)
-        requests: dict[str, Fraction] = {}
-        for t in totals:
-            for r, q in t.items():
-                requests[r] = requests.get(r, Fraction(0)) + q
-        chosen: dict[str, str] = {}
-        group_results: list[GroupResult] = []
-        not_covered = tuple(r for r, q in requests.items() if q > 0 and cq.group_of(r) is None)
-        unknown = tuple(dict.fromkeys(u for ps in members for u in ps.unknown))
-        mode = FIT
-        if not_covered:
-            mode = NO_FIT
-        elif unknown:
-            mode = UNKNOWN
-        else:
-            for rg in cq.resource_groups:
-                if not any(r in rg.covered for r in requests):
-                    continue
-                g = a.find(members, requests, rg.covered, rg.flavors, assumed, demand.priority)
-                group_results.append(g)
-                if g.chosen is None:
-                    mode = g.mode
-                    chosen = {}
-                    break
-                chosen.update({r: g.chosen for r in requests if r in rg.covered})
-                mode = _worst([mode, g.mode])
+        totals = [_pod_set_total(ps, demand.reclaimable, cq) for ps in members]
+        requests = _sum(totals)
+        mode, chosen, group_results, not_covered, unknown = _place(a, members, requests, assumed, demand.priority)
         borrow = max((at.borrow for g in group_results for at in g.attempts if at.flavor == g.chosen), default=0)
         for i, ps, t in zip(idxs, members, totals, strict=True):
             flv = {r: f for r, f in chosen.items() if r in t}
             results[i] = PodSetAssignment(ps.name, ps.role, ps.count, t, flv, mode,
                                           tuple(group_results), not_covered, borrow if flv else 0, not failed, unknown)
         if chosen and mode != NO_FIT:
-            for t in totals:
-                for r, q in t.items():
-                    if r in chosen and q:
-                        fr = (chosen[r], r)
-                        assumed[fr] = assumed.get(fr, Fraction(0)) + q
+            _assume(assumed, totals, chosen)
         if mode in (NO_FIT, UNKNOWN) or not chosen and any(q > 0 for q in requests.values()):
             failed = True
     pod_sets = tuple(results[i] for i in range(len(demand.pod_sets)))
+    return Assignment(cq.name, pod_sets, _overall(pod_sets), max((p.borrow for p in pod_sets if p.evaluated),
+                                                                 default=0), _joint(a, demand, pod_sets))
+
+
+def _pod_set_groups(demand: Demand) -> dict[str, list[int]]:
+    """Pod-set groups (podSetGroupName) are placed together, in order of first appearance."""
+    groups: dict[str, list[int]] = {}
+    for i, ps in enumerate(demand.pod_sets):
+        groups.setdefault(ps.group or f"#{i}", []).append(i)
+    return groups
+
+
+def _pod_set_total(ps: PodSetDemand, reclaimable: Mapping[str, int], cq: ClusterQueue) -> dict[str, Fraction]:
+    """What a pod set charges: requests x (count - reclaimablePods), plus `pods` when the queue covers it."""
+    count = max(0, ps.count - reclaimable.get(ps.name, 0))
+    t = ps.total(count)
+    if cq.group_of("pods") is not None:
+        t["pods"] = Fraction(count)
+    return t
+
+
+def _sum(totals: list[dict[str, Fraction]]) -> dict[str, Fraction]:
+    out: dict[str, Fraction] = {}
+    for t in totals:
+        for r, q in t.items():
+            out[r] = out.get(r, Fraction(0)) + q
+    return out
+
+
+def _place(a: _Assigner, members: list[PodSetDemand], requests: dict[str, Fraction],
+           assumed: Mapping[FlavorResource, Fraction], priority: int
+           ) -> tuple[str, dict[str, str], list[GroupResult], tuple[str, ...], tuple[str, ...]]:
+    """One pod set (or group) through every resource group it touches: (mode, resource -> flavor, the
+    groups' searches, resources no group covers, resources whose request could not be read)."""
+    cq = a.cq
+    not_covered = tuple(r for r, q in requests.items() if q > 0 and cq.group_of(r) is None)
+    unknown = tuple(dict.fromkeys(u for ps in members for u in ps.unknown))
+    if not_covered:
+        return NO_FIT, {}, [], not_covered, unknown
+    if unknown:
+        return UNKNOWN, {}, [], not_covered, unknown
+    mode = FIT
+    chosen: dict[str, str] = {}
+    group_results: list[GroupResult] = []
+    for rg in cq.resource_groups:
+        if not any(r in rg.covered for r in requests):
+            continue
+        g = a.find(members, requests, rg.covered, rg.flavors, assumed, priority)
+        group_results.append(g)
+        if g.chosen is None:
+            return g.mode, {}, group_results, not_covered, unknown
+        chosen.update({r: g.chosen for r in requests if r in rg.covered})
+        mode = _worst([mode, g.mode])
+    return mode, chosen, group_results, not_covered, unknown
+
+
+def _assume(assumed: dict[FlavorResource, Fraction], totals: list[dict[str, Fraction]], chosen: dict[str, str]) -> None:
+    for t in totals:
+        for r, q in t.items():
+            if r in chosen and q:
+                fr = (chosen[r], r)
+                assumed[fr] = assumed.get(fr, Fraction(0)) + q
+
+
+def _overall(pod_sets: tuple[PodSetAssignment, ...]) -> str:
     evaluated = [p for p in pod_sets if p.evaluated]
     mode = _worst([p.mode for p in evaluated]) if evaluated else NO_FIT
     if any(p.mode == UNKNOWN for p in pod_sets) and mode != NO_FIT:
         mode = UNKNOWN
-    borrowing = max((p.borrow for p in evaluated), default=0)
-    return Assignment(cq.name, pod_sets, mode, borrowing, _joint(a, demand, pod_sets))
+    return mode
 
 
 def _joint(a: _Assigner, demand: Demand, pod_sets: tuple[PodSetAssignment, ...]) -> dict[FlavorResource, Fraction]:

@@ -1,0 +1,100 @@
+"""The English and JSON of kubectl_pd/pending/preempt.py's answers (why-pending and create).
+
+JSON contract (top level of why-pending -o json):
+  `preemption`: null when admission needs no preemption; else {"targets": [{"namespace", "name",
+  "clusterQueue", "priority", "reason"}]} with Kueue's reason words; `targets` is [] when preemption is
+  needed and nothing can be preempted, and null with `unknown` (a code) when the candidates could not be
+  read (never a guess).
+  `holders` (when read): [{"namespace", "name", "clusterQueue", "priority", "flavor", "resource", "amount",
+  "borrows"}]; `preemptedBy` (when a Workload was preempted): {"uid", "namespace", "name", "clusterQueue"}.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_pd.kueue.quantity import format_quantity
+from kubectl_pd.pending.preempt import Answer
+
+UNKNOWN_TEXT = {
+    "workloads-forbidden": "listing Workloads is forbidden (403): which Workloads would be preempted is unknown",
+    "workloads-unreadable": "the admitted Workloads could not be read: which would be preempted is unknown",
+    "usage-unaccounted": "the snapshot's Workloads do not account for the queues' reported usage: which "
+                         "Workloads would be preempted is unknown (add `kubectl get workloads -A -o yaml`)",
+}
+NOTE_TEXT = {
+    "kueue-config-forbidden": "Kueue's configuration (ConfigMap kueue-system/kueue-manager-config) is "
+                              "forbidden: Kueue's defaults assumed (no fair sharing); --kueue-config FILE sets it",
+    "kueue-config-absent": "Kueue's configuration was not found: Kueue's defaults assumed (no fair sharing)",
+    "kueue-config-invalid": "Kueue's configuration could not be parsed: Kueue's defaults assumed",
+    "kueue-config-not-read": "Kueue's configuration was not read: Kueue's defaults assumed (no fair sharing); "
+                             "--kueue-config FILE sets it",
+}
+
+
+def to_json(answers: list[Answer]) -> dict[str, Any]:
+    needed = [a for a in answers if a.needed]
+    out: dict[str, Any] = {"preemption": None}
+    if needed:
+        unknown = next((a.unknown for a in needed if a.targets is None), None)
+        if unknown is not None:
+            out["preemption"] = {"targets": None, "unknown": unknown}
+        else:
+            seen: dict[tuple[str, str], dict[str, Any]] = {}
+            for a in needed:
+                for t in a.targets or ():
+                    seen.setdefault((t.namespace, t.name), {"namespace": t.namespace, "name": t.name,
+                                                            "clusterQueue": t.cluster_queue, "priority": t.priority,
+                                                            "reason": t.reason})
+            out["preemption"] = {"targets": list(seen.values())}
+    holders = [h for a in answers for h in a.holders]
+    if holders:
+        out["holders"] = [{"namespace": h.namespace, "name": h.name, "clusterQueue": h.cluster_queue,
+                           "priority": h.priority, "flavor": h.flavor, "resource": h.resource,
+                           "amount": format_quantity(h.amount, h.resource), "borrows": h.borrows} for h in holders]
+    by = next((a.preempted_by for a in answers if a.preempted_by is not None), None)
+    if by is not None:
+        out["preemptedBy"] = {"uid": by.uid, "namespace": by.namespace, "name": by.name,
+                              "clusterQueue": by.cluster_queue}
+    return out
+
+
+def text(answers: list[Answer]) -> str:
+    lines: list[str] = []
+    for a in answers:
+        if a.needed and a.targets is None:
+            lines.append(f"Would preempt: unknown: {UNKNOWN_TEXT.get(a.unknown or '', a.unknown or '')}")
+        elif a.needed and not a.targets and a.searched:
+            lines.append(f"Would preempt: nothing (Workload {a.workload} needs preemption in ClusterQueue "
+                         f"{a.cluster_queue}, but no admitted Workload can be preempted under its policies)")
+        elif a.needed and a.targets:
+            lines.append(f"Would preempt {len(a.targets)} Workload{'s' if len(a.targets) != 1 else ''} "
+                         f"to admit {a.workload}:")
+            lines += [f"  {t.namespace}/{t.name}  ClusterQueue {t.cluster_queue}  priority {t.priority}  "
+                      f"({t.reason})" for t in a.targets]
+        if a.holders:
+            lines.append("Holding the quota:")
+            lines += [f"  {h.namespace}/{h.name}  {format_quantity(h.amount, h.resource)} {h.resource} of "
+                      f"{h.flavor}  ClusterQueue {h.cluster_queue}  priority {h.priority}"
+                      + ("  (borrowing)" if h.borrows else "") for h in a.holders]
+        by = a.preempted_by
+        if by is not None:
+            who = f"{by.namespace}/{by.name}" if by.name else f"Workload UID {by.uid} (not found)"
+            lines.append(f"Preempted by {who}" + (f" in ClusterQueue {by.cluster_queue}" if by.cluster_queue else ""))
+        lines += [f"note: {NOTE_TEXT.get(n, n)}" for n in a.notes if a.needed and a.searched and a.targets is not None]
+    return "".join("\n" + line + "\n" if i == 0 else line + "\n" for i, line in enumerate(dict.fromkeys(lines)))
+
+
+def create_line(answers: list[Answer]) -> str | None:
+    """create's sentence before it writes."""
+    needed = [a for a in answers if a.needed]
+    if not needed:
+        return None
+    if any(a.targets is None for a in needed):
+        return "admitting this would need preemption; which Workloads is unknown (" + \
+            UNKNOWN_TEXT.get(next(a.unknown for a in needed if a.targets is None) or "", "") + ")"
+    victims = [t for a in needed for t in a.targets or ()]
+    if not victims:
+        return "admitting this needs preemption, but no admitted Workload can be preempted: it would wait"
+    names = ", ".join(f"{t.namespace}/{t.name}" for t in victims)
+    return f"admitting this would preempt {len(victims)} Workload{'s' if len(victims) != 1 else ''}: {names}"
