@@ -1,20 +1,16 @@
-"""Cluster-wide reads at scale, side by side with kubectl against one loopback API server in one run.
+"""why-pending -A at scale, side by side with kubectl against one loopback API server in one run.
 
-Two clusters, each built in memory and served by `tests/apiserver.py` over HTTPS:
-
-- `pending N`: N pending Workloads (one CPU pod each) spread over 20 namespaces, all queued on one full
-  ClusterQueue. Ours: `kubectl pd why-pending -A -o json`; theirs: `kubectl get workloads -A -o json`.
-  Goal (issue 22): within 2x in wall time, peak memory within kubectl's, and a request count that does
-  not grow with N (apart from pages of 500).
-- `preempt`: 20 ClusterQueues in one Cohort, 1,000 admitted Workloads each, and one pending Workload
-  that needs preemption. Ours: `kubectl pd why-pending NAME -n NS -o json`; theirs: the same
-  `kubectl get workloads -A -o json`. Goal (issue 19): within 1.5x in wall time, peak memory at most half
-  of kubectl's.
+N pending Workloads (one CPU pod each) spread over 20 namespaces, all queued on one full ClusterQueue,
+served by `tests/apiserver.py` over HTTPS in a process of its own (a client forked from a process that
+holds N objects would count that process's pages in its own peak memory). Ours:
+`kubectl pd why-pending -A -o json`; theirs: `kubectl get workloads -A -o json`. Goal (issue 22): within
+2x in wall time, peak memory within kubectl's, and a request count that does not grow with N (apart
+from pages of 500). Preemption at scale (20 queues x 1,000 admitted Workloads) is bench_preemption.py.
 
 For each command: the median wall time of interleaved runs, the client's CPU (user + system, the process
 and its children, from wait4) and its peak resident memory, and the requests the server saw.
 
-Run: python bench/bench_scale.py [--runs 3] [--sizes 2000,10000] [--skip-preempt]
+Run: python bench/bench_scale.py [--runs 3] [--sizes 2000,10000]
 """
 
 from __future__ import annotations
@@ -127,31 +123,23 @@ def pending_cluster(n: int) -> list[dict[str, Any]]:
     return objs
 
 
-def preempt_cluster(queues: int = 20, per_queue: int = 1000) -> list[dict[str, Any]]:
-    """Every queue lends nothing spare: each holds `per_queue` one-CPU Workloads on `per_queue` CPUs.
-    Queue 0 is where the pending Workload (priority 100, 4 CPUs) waits; its own Workloads have priority 0,
-    so Kueue would preempt four of them (withinClusterQueue: LowerPriority)."""
-    objs: list[dict[str, Any]] = [flavor("default")]
-    for q in range(queues):
-        cq = f"cq-{q:02d}"
-        ns = f"team-{q:02d}"
-        objs.append(cluster_queue(cq, per_queue, cohort="all", used=per_queue, within="LowerPriority",
-                                  reclaim="Any"))
-        objs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-        objs.append(local_queue(ns, cq))
-        for i in range(per_queue):
-            objs.append(workload(ns, f"run-{i:05d}", admitted_to=cq,
-                                 created=f"2026-11-{1 + i % 28:02d}T10:00:00Z"))
-    objs.append(workload("team-00", "urgent", cpu=4, priority=100))
-    return objs
-
-
-def compare(label: str, objs: list[dict[str, Any]], ours: list[str], theirs: list[str], runs: int,
+def compare(label: str, n: int, ours: list[str], theirs: list[str], runs: int,
             goal_wall: float, goal_mem: float) -> None:
-    server = FakeApiServer(objects=objs).start()
     tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    kc = tmp / "kubeconfig"
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(n), str(kc)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
     try:
-        kc = server.write_kubeconfig(tmp / "kubeconfig", namespace="team-00")
+        assert server.stdout is not None and server.stdin is not None
+
+        def served() -> int:
+            assert server.stdout is not None and server.stdin is not None
+            server.stdin.write("count\n")
+            server.stdin.flush()
+            return int(server.stdout.readline())
+
+        if server.stdout.readline().strip() != "ready":
+            sys.exit("the loopback API server did not start")
         env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(tmp), "NO_COLOR": "1",
                "KUBECONFIG": str(kc)}
         run(theirs, env)  # warm-up: kubectl's discovery cache, the page cache
@@ -159,9 +147,9 @@ def compare(label: str, objs: list[dict[str, Any]], ours: list[str], theirs: lis
         b: list[tuple[float, float, int, int]] = []
         requests = 0
         for _ in range(runs):
-            before = len(server.requests)
+            before = served()
             a.append(run(ours, env))
-            requests = len(server.requests) - before
+            requests = served() - before
             b.append(run(theirs, env))
         med = statistics.median
         wall = med(x[0] for x in a) / med(x[0] for x in b)
@@ -173,26 +161,34 @@ def compare(label: str, objs: list[dict[str, Any]], ours: list[str], theirs: lis
               f"{med(x[2] for x in b) / 1024:6.0f} MiB | wall {wall:5.2f}x (goal <= {goal_wall:g}x) "
               f"memory {mem:5.2f}x (goal <= {goal_mem:g}x) exit codes {codes}", flush=True)
     finally:
-        server.stop()
+        server.kill()
+        server.wait()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def serve(n: int, kubeconfig: str) -> None:
+    """The server, in this process of its own: answers `count` on stdin with the requests seen so far."""
+    server = FakeApiServer(objects=pending_cluster(n)).start()
+    server.write_kubeconfig(Path(kubeconfig), namespace="team-00")
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if line.strip() == "count":
+            print(len(server.requests), flush=True)
+    server.stop()
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--serve"]:
+        return serve(int(sys.argv[2]), sys.argv[3])
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--sizes", default="2000,10000")
-    ap.add_argument("--skip-preempt", action="store_true")
     args = ap.parse_args()
     k = kubectl()
     theirs = [k, "get", "workloads", "-A", "-o", "json"]
     for n in (int(s) for s in args.sizes.split(",") if s):
-        compare(f"why-pending -A, {n} pending", pending_cluster(n), [k, "pd", "why-pending", "-A", "-o", "json"],
+        compare(f"why-pending -A, {n} pending", n, [k, "pd", "why-pending", "-A", "-o", "json"],
                 theirs, args.runs, 2.0, 1.0)
-    if not args.skip_preempt:
-        compare("preemption, 20 x 1,000", preempt_cluster(),
-                [k, "pd", "why-pending", "workload/urgent", "-n", "team-00", "-o", "json"], theirs, args.runs,
-                1.5, 0.5)
-
 
 if __name__ == "__main__":
     main()
