@@ -108,6 +108,25 @@ def run_kubectl(args: list[str], *, env: dict[str, str] | None = None, timeout: 
                           timeout=timeout, input=input)
 
 
+def spawn_interruptible(args: list[str], *, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """Start a process as a terminal starts a foreground job, so that SIGINT (Ctrl-C) reaches it.
+
+    A process inherits an *ignored* SIGINT, and Python (like every well-behaved program) then keeps ignoring
+    it: a test run started in the background of a non-interactive shell (`pytest &` in a script, nohup, some
+    CI runners) has SIGINT ignored, and a child it spawns never sees the Ctrl-C a test sends. A Python
+    handler, unlike SIG_IGN, is reset to the default on exec: so one is set for the moment of the spawn."""
+    import signal
+
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @dataclass
 class Pki:
     """A throw-away CA, a server certificate for 127.0.0.1/localhost and a client certificate (openssl CLI)."""
