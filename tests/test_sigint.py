@@ -36,6 +36,9 @@ INTERRUPTED = "error: interrupted"
 CREATED = ("error: interrupted: modeldeployment.worker.gpustack.ai/qwen was created and remains in namespace "
            "team-a; follow it with `kubectl pd why-pending md/qwen -n team-a`, remove it with "
            "`kubectl delete modeldeployment.worker.gpustack.ai/qwen -n team-a`")
+MAY_EXIST = ("error: interrupted while creating modeldeployment.worker.gpustack.ai/qwen in namespace team-a: it may "
+             "exist now; check with `kubectl get modeldeployment.worker.gpustack.ai/qwen -n team-a`, remove it with "
+             "`kubectl delete modeldeployment.worker.gpustack.ai/qwen -n team-a`")
 
 
 @dataclass
@@ -45,12 +48,15 @@ class SlowServer(FakeApiServer):
 
     begun: int = 0
     answered: int = 0
+    posts: int = 0
     first: threading.Event = field(default_factory=threading.Event)
     counted: threading.Condition = field(default_factory=threading.Condition)
 
     def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any, str]:
         with self.counted:
             self.begun += 1
+            self.posts += method == "POST"
+            self.counted.notify_all()
         self.first.set()
         try:
             return super().handle(method, target, headers, raw)
@@ -61,7 +67,7 @@ class SlowServer(FakeApiServer):
 
     def reset(self) -> None:
         with self.counted:
-            self.begun = self.answered = 0
+            self.begun = self.answered = self.posts = 0
             self.first.clear()
 
     def wait_answered(self, n: int, timeout: float) -> bool:
@@ -239,23 +245,33 @@ def test_create_wait_stops_within_a_second_and_says_what_remains(slow_server: Ca
         server.delete(*md)
         server.reset()
         child = Child(args, env)
-        waiting = i % 3 != 0
-        if waiting:  # the first progress line: the wait loop has begun
+        moment = ("preflight", "post", "wait", "wait", "wait")[i]
+        if moment == "wait":  # the first progress line: the wait loop has begun
             assert child.progress.wait(30), child.stderr
             time.sleep(rng.uniform(0, 1.2))
+        elif moment == "post":  # the one write is on its way; the server answers it DELAY s later
+            assert server.first.wait(30) and _posted(server, 30), child.stderr
         else:  # the preflight reads, before the one write
             assert server.first.wait(30), child.stderr
             time.sleep(rng.uniform(0, 2 * DELAY))
-        posted = any(r.method == "POST" for r in server.requests)
+        posted = _posted(server, 0)
         assert child.sigint()
         took = child.finish()
-        if waiting:
+        if moment == "wait":
             _assert_interrupted(child, took, CREATED)
             assert "".join(child.lines) == "modeldeployment.worker.gpustack.ai/qwen created\n"
             assert server.stored(*md) is not None
+        elif moment == "post":
+            _assert_interrupted(child, took, MAY_EXIST)
         elif not posted:
             _assert_interrupted(child, took)
             assert server.stored(*md) is None and child.lines == []
+
+
+def _posted(server: SlowServer, timeout: float) -> bool:
+    """A POST has begun (counted before the server's delay); waits up to `timeout` seconds for one."""
+    with server.counted:
+        return server.counted.wait_for(lambda: server.posts > 0, timeout)
 
 
 def test_why_pending_watch_stops_within_a_second(slow_server: Callable, busy: None) -> None:
