@@ -167,7 +167,11 @@ def slow_server(tmp_path: Path) -> Iterator[Callable[..., tuple[SlowServer, dict
         s.stop()
 
 
+TOOK: list[float] = []  # seconds from SIGINT to exit of every interrupted run (shown with `pytest -s`)
+
+
 def _assert_interrupted(child: Child, took: float, last: str = INTERRUPTED) -> None:
+    TOOK.append(took)
     assert took < LIMIT, (took, child.stderr)
     assert "Traceback" not in child.stderr, child.stderr
     assert (child.p.returncode, child.last_error_line) == (130, last), child.stderr
@@ -194,7 +198,9 @@ def test_why_pending_live_stops_within_a_second_at_any_moment(slow_server: Calla
     if failures:
         raise failures[0]
     phases = counts[0] + counts[1]
-    assert phases["before"] >= 5 and phases["during"] >= 20, phases
+    print(f"\nwhy-pending: {dict(phases)}; SIGINT to exit: max {max(TOOK):.3f} s, "
+          f"median {sorted(TOOK)[len(TOOK) // 2]:.3f} s over {len(TOOK)} interrupted runs")
+    assert min(phases["before"], phases["during"], phases["after"]) >= 5, phases  # each moment was met
     assert phases["finished first"] <= 10, phases
 
 
@@ -213,7 +219,7 @@ def _why_pending_runs(server: SlowServer, env: dict[str, str], rng: random.Rando
             time.sleep(rng.uniform(0, 0.03))
         elif phase == "during":
             assert server.first.wait(30), child.stderr
-            time.sleep(rng.uniform(0, reads * DELAY))
+            time.sleep(rng.uniform(0, reads * DELAY / 2))  # the reads take about 5 rounds of DELAY
         else:
             assert server.wait_answered(reads, 30), child.stderr
             time.sleep(rng.uniform(0, 0.01))
