@@ -66,7 +66,10 @@ class SlowServer(FakeApiServer):
                 self.counted.notify_all()
 
     def reset(self) -> None:
+        """Forget the counts, once every request begun was answered (an interrupted client's last request
+        is still served after it left: a POST stores its object then)."""
         with self.counted:
+            assert self.counted.wait_for(lambda: self.answered >= self.begun, 30)
             self.begun = self.answered = self.posts = 0
             self.first.clear()
 
@@ -248,8 +251,8 @@ def test_create_wait_stops_within_a_second_and_says_what_remains(slow_server: Ca
             "--prefill", "1", "--decode", "2", "--instance-type", "gpustack--nvidia-h20-linux-amd64", "--wait=60s"]
     md = ("ModelDeployment", "worker.gpustack.ai/v1alpha1", "qwen", "team-a")
     for i in range(5):
-        server.delete(*md)
         server.reset()
+        server.delete(*md)
         child = Child(args, env)
         moment = ("preflight", "post", "wait", "wait", "wait")[i]
         if moment == "wait":  # the first progress line: the wait loop has begun
