@@ -100,6 +100,7 @@ class handling:  # noqa: N801 - used as `with interrupt.handling():`, like a con
                  tb: TracebackType | None) -> None:
         if self.previous is None:
             return
+        _state["hit"] = False  # for this run only: code after it (a host's own, in tests) waits undisturbed
         if self.previous is _early and kind is SystemExit:
             # the plugin's own process, and the exit code is chosen: a Ctrl-C no longer changes it
             signal.signal(signal.SIGINT, signal.SIG_IGN)
