@@ -5,7 +5,7 @@ the in-process split between reading the YAML and running the rules, then the 2,
 (2.0 means time grows linearly with the number of queues). Every tenth queue is written as the old
 16-flavor split, so findings are produced and rendered too. Target: well under 20 s for 2,000.
 
-    /work/.venv/bin/python bench/bench_lint.py [--sizes 1000,2000] [--flavors 64]
+    python bench/bench_lint.py [--sizes 1000,2000] [--flavors 64]
 """
 
 from __future__ import annotations

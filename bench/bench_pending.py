@@ -1,5 +1,5 @@
 """Requests and wall time of `why-pending` for one target, on an empty namespace and on one with 10,000
-unrelated Workloads, side by side in one run (run: /work/.venv/bin/python bench/bench_pending.py); with
+unrelated Workloads, side by side in one run (run from the checkout: python bench/bench_pending.py); with
 `--per-reason`, the request count of each reason's fixture.
 
 The count must not move with the namespace's size: one target is read with label selectors, direct GETs

@@ -1,6 +1,6 @@
 """Startup cost of `kubectl-pd --help` against the floor `python -c "import click, yaml"`.
 
-Run: /work/.venv/bin/python bench/bench_startup.py [REPS]
+Run from the checkout: python bench/bench_startup.py [REPS]
 
 Both are measured interleaved in one run (the machine is shared and noisy) and compared by median;
 the bar is 2.5x. Also timed, for information: the completion bridge (`kubectl_complete-pd wh`, what

@@ -112,7 +112,14 @@ def _usage_line(e: click.UsageError) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; every failure becomes one `error:` line and kubectl's exit codes."""
+    """Run the CLI; every failure becomes one `error:` line and kubectl's exit codes (Ctrl-C: 130)."""
+    from kubectl_pd import interrupt
+
+    with interrupt.handling():  # SIGINT: KeyboardInterrupt in this thread, never lost (kubectl_pd/interrupt.py)
+        _main(argv)
+
+
+def _main(argv: list[str] | None) -> None:
     debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
     try:
         rv = cli.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_PD_COMPLETE", standalone_mode=False)
@@ -120,8 +127,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.UsageError as e:  # includes BadParameter, NoSuchOption
         click.echo(_usage_line(e), err=True)
         sys.exit(EXIT_USAGE)
-    except click.exceptions.Abort:
-        click.echo("error: aborted", err=True)
+    except click.exceptions.Abort as e:  # click's own form of a KeyboardInterrupt (or EOF at a prompt)
+        click.echo("error: interrupted" if isinstance(e.__context__, KeyboardInterrupt) else "error: aborted",
+                   err=True)
         sys.exit(130)
     except click.ClickException as e:
         click.echo(f"error: {e.format_message()}", err=True)
@@ -130,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {e.message}", err=True)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
+        click.echo("error: interrupted", err=True)
         sys.exit(130)
     except BrokenPipeError:
         # the reader went away (`| head`): not an error worth a message

@@ -8,7 +8,6 @@ inside the lookup.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace, parse_duration, read_kubeconfig
@@ -66,9 +65,10 @@ def within(deadline: float, lookup: Callable[[], list[str]]) -> list[str]:
         except BaseException:  # noqa: B036 - anything at all: completion stays silent
             pass
 
-    worker = threading.Thread(target=run, name="kubectl-pd-completion", daemon=True)
-    worker.start()
-    worker.join(deadline)
+    from kubectl_pd import interrupt
+
+    worker = interrupt.thread(run, "kubectl-pd-completion")  # never takes SIGINT: the main thread does
+    interrupt.join(worker, deadline)
     return box[0] if box and not worker.is_alive() else []
 
 

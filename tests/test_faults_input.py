@@ -19,7 +19,7 @@ import yaml
 
 from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT
 from kubectl_pd.create.flags import MAX_GROUP_PODS
-from tests.conftest import ROOT, run_kubectl
+from tests.conftest import ROOT, run_kubectl, spawn_interruptible
 
 EXAMPLE = ROOT / "examples" / "qwen-pd-pending.yaml"
 PD = [sys.executable, "-m", "kubectl_pd"]
@@ -307,8 +307,9 @@ def test_ctrl_c_during_create_wait_says_the_deployment_remains(apiserver: Callab
     server, env = apiserver("create/cluster.yaml", "create/crd-pd-atomic.yaml", namespace="team-a")
     args = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8.5", "--kv-cache-pool", "kv",
             "--prefill", "1", "--decode", "2", "--instance-type", "gpustack--nvidia-h20-linux-amd64", "--wait=60s"]
-    p = subprocess.Popen([*PD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, **env})
+    # SIGINT reaches it even when this run was started with SIGINT ignored (a background job): the cause of
+    # this test's 30 s timeouts (issue 18)
+    p = spawn_interruptible([*PD, *args], env={**os.environ, **env})
     err_lines: list[str] = []
     waiting = threading.Event()  # set by the first progress line: the wait loop has begun
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,12 +12,13 @@ import yaml
 
 from kubectl_pd.lint.schema.crds import SchemaIndex
 from kubectl_pd.lint.schema.validate import validate
+from tests import kueue_src
 from tests.conftest import FIXTURES
 
 CRDS = FIXTURES / "lint" / "crds"
 SUBSET = CRDS / "clusterqueues-subset.yaml"
 QUEUE = CRDS / "queue-newer-fields.yaml"
-MIRROR = Path("/work/.mirror/kubernetes-sigs+kueue/repo")
+EXCERPT = FIXTURES / "crds"  # our own excerpt of Kueue's ClusterQueue and Cohort CRDs
 
 # what the subset CRD adds to the built-in facts for queue-newer-fields.yaml
 WANT = [
@@ -119,25 +119,36 @@ def test_model_deployment_checked_against_a_newer_operator_crd(cli: Callable, tm
     assert ("PD502", "spec.router", "Required value") in got
 
 
-# -- Kueue's real CRDs (the mirror of kubernetes-sigs/kueue, when this machine has it) -------------
+# -- Kueue's CRDs: our excerpt always; the real ones when PD_KUEUE_SRC names them (tests/kueue_src.py) -----
 
-def _kueue_crd(tag: str, name: str) -> dict[str, Any]:
-    if not MIRROR.exists():
-        pytest.skip("no mirror of kubernetes-sigs/kueue on this machine")
-    text = subprocess.run(["git", "-C", str(MIRROR), "show", f"{tag}:config/components/crd/bases/{name}"],
-                          capture_output=True, text=True, check=True).stdout
-    return yaml.load(text, Loader=yaml.CSafeLoader)  # the C loader: Kueue's CRDs are large
+CQ_CRD, COHORT_CRD = "clusterqueues.kueue.x-k8s.io", "cohorts.kueue.x-k8s.io"
 
 
-@pytest.mark.parametrize("tag", ["v0.18.4", "v0.19.2"])
-def test_real_kueue_crds_agree_with_the_built_in_facts(tag: str) -> None:
+def crd_sources(*real: str) -> list[Any]:
+    """"excerpt" (tests/fixtures/crds), then Kueue's releases, marked kueue_src: deselected when PD_KUEUE_SRC
+    is not set (the placeholders `real` then only name what the opt-in check would run)."""
+    labels = kueue_src.releases() or list(real)
+    return ["excerpt", *(pytest.param(label, marks=pytest.mark.kueue_src) for label in labels)]
+
+
+def _kueue_crds(source: str) -> dict[str, dict[str, Any]]:
+    if source == "excerpt":
+        return {d["metadata"]["name"]: d for p in sorted(EXCERPT.glob("kueue-*.yaml"))
+                for d in yaml.safe_load_all(p.read_text())}
+    return kueue_src.crds(source)
+
+
+@pytest.mark.parametrize("source", crd_sources("v0.18.4", "v0.19.2"))
+def test_kueue_crds_agree_with_the_built_in_facts(source: str) -> None:
     """Every case of the issue-10 table whose finding is the API server's (schema or CEL) is also what
-    Kueue's real CRD says, at the same path; and every real CEL rule compiles in our runtime."""
+    Kueue's CRD says (our excerpt; the real one in the opt-in check), at the same path; and every CEL rule
+    compiles in our runtime."""
     from tests.test_lint_kueue_facts import CASES
 
     index = SchemaIndex()
-    for name in ("kueue.x-k8s.io_clusterqueues.yaml", "kueue.x-k8s.io_cohorts.yaml"):
-        index.add(_kueue_crd(tag, name), tag)
+    crds = _kueue_crds(source)
+    for name in (CQ_CRD, COHORT_CRD):
+        index.add(crds[name], source)
     schema_rules = {"PD401", "PD404", "PD405", "PD408", "PD409"}
     checked = 0
     for case, manifest, want in CASES:
@@ -190,11 +201,19 @@ spec:
 """
 
 
-@pytest.mark.parametrize("tag", ["v0.18.4", "v0.19.2"])
-def test_directory_of_kueue_crds_and_queues(cli: Callable, tmp_path: Path, tag: str) -> None:
+def _preemption_rule_message(crd: dict[str, Any]) -> str:
+    """The message of the CEL rule on spec.preemption of the CRD's v1beta2 schema (its own words)."""
+    v1beta2 = next(v for v in crd["spec"]["versions"] if v["name"] == "v1beta2")
+    node = v1beta2["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["preemption"]
+    return str(node["x-kubernetes-validations"][0]["message"])
+
+
+@pytest.mark.parametrize("source", crd_sources("v0.18.4", "v0.19.2"))
+def test_directory_of_kueue_crds_and_queues(cli: Callable, tmp_path: Path, source: str) -> None:
     """The issue's done-when: Kueue's CRDs beside a queue; enum, pattern and CEL in the API server's words."""
-    for name in ("kueue.x-k8s.io_clusterqueues.yaml", "kueue.x-k8s.io_cohorts.yaml"):
-        (tmp_path / name).write_text(yaml.safe_dump(_kueue_crd(tag, name)))
+    crds = _kueue_crds(source)
+    for name in (CQ_CRD, COHORT_CRD):
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(crds[name]))
     (tmp_path / "queue.yaml").write_text(BAD_QUEUE)
     res = cli(["lint", "-f", str(tmp_path), "-o", "json"])
     assert res.exit_code == 1 and "not checked" not in res.stderr
@@ -203,15 +222,15 @@ def test_directory_of_kueue_crds_and_queues(cli: Callable, tmp_path: Path, tag: 
         in lines
     assert any(x.startswith('spec.cohortName: Invalid value: "Team_A": spec.cohortName in body should match')
                for x in lines)
-    assert ('spec.preemption: Invalid value: "object": reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never'
-            in lines)
+    assert f'spec.preemption: Invalid value: "object": {_preemption_rule_message(crds[CQ_CRD])}' in lines
     assert ('spec.flavorFungibility.preference: Unsupported value: "Sooner": supported values: '
             '"BorrowingOverPreemption", "PreemptionOverBorrowing"') in lines
     assert any('nominalQuota in body must be of type integer,string: "number"' in x for x in lines)
 
 
-def test_live_with_kueue_crd_installed(cli: Callable, apiserver: Callable) -> None:
-    crd = _kueue_crd("v0.18.4", "kueue.x-k8s.io_clusterqueues.yaml")
+@pytest.mark.parametrize("source", crd_sources("v0.18.4"))
+def test_live_with_kueue_crd_installed(cli: Callable, apiserver: Callable, source: str) -> None:
+    crd = _kueue_crds(source)[CQ_CRD]
     queue = yaml.safe_load(BAD_QUEUE)
     queue["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "2"
     queue["spec"]["admissionWindow"] = "5m"  # a field this Kueue does not have

@@ -380,9 +380,10 @@ def _within(seconds: float, fn: Callable[[], T], on_timeout: Callable[[], Except
         except BaseException as e:  # noqa: B036 - handed back to the caller below
             box["error"] = e
 
-    worker = threading.Thread(target=run, name="kubectl-pd-request", daemon=True)
-    worker.start()
-    worker.join(max(seconds, 0.001))
+    from kubectl_pd import interrupt
+
+    worker = interrupt.thread(run, "kubectl-pd-request")  # never takes SIGINT: the main thread does
+    interrupt.join(worker, max(seconds, 0.001))  # Ctrl-C seen within interrupt.SLICE seconds
     if worker.is_alive():
         raise on_timeout()
     if "error" in box:

@@ -175,7 +175,15 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         from kubectl_pd.create.scaffold import render_model_deployment
 
         obj = render_model_deployment(req, role_list, profile)
-        created = [source.create(obj, dry_run=server_dry)]
+        try:
+            created = [source.create(obj, dry_run=server_dry)]
+        except KeyboardInterrupt:  # the POST was sent: the server may have stored it before the Ctrl-C
+            if server_dry:
+                raise
+            ref, ns = f"{MD_RESOURCE}/{req.name}", req.namespace
+            raise PdError(f"interrupted while creating {ref} in namespace {ns}: it may exist now; check with "
+                          f"`kubectl get {ref} -n {ns}`, remove it with `kubectl delete {ref} -n {ns}`",
+                          exit_code=130) from None
     _print_created(created, output, suffix)
 
     if wait_seconds is None:

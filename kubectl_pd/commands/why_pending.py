@@ -54,8 +54,6 @@ def _one(source: Source, target: Target, what_if: dict[str, int] | None = None) 
     from kubectl_pd.pending.gather import IncompleteError, gather
 
     if getattr(source, "is_live", False):
-        import threading
-
         box: dict[str, Any] = {}
 
         def read() -> None:
@@ -64,10 +62,11 @@ def _one(source: Source, target: Target, what_if: dict[str, int] | None = None) 
             except BaseException as e:  # noqa: B036 - handed back to the command below
                 box["error"] = e
 
-        reader = threading.Thread(target=read, name="kubectl-pd-gather", daemon=True)
-        reader.start()
+        from kubectl_pd import interrupt
+
+        reader = interrupt.thread(read, "kubectl-pd-gather")  # never takes SIGINT: the main thread does
         _load_diagnosis()
-        reader.join()
+        interrupt.join(reader)
         if "error" in box:
             raise box["error"]
         facts = box["facts"]

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kubectl_pd import interrupt
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.source import annotations_of, labels_of, meta, name_of
 from kubectl_pd.create.pods import COMPONENT, GROUP_NAME, INSTANCE
@@ -21,7 +22,7 @@ Obj = dict[str, Any]
 # The clock and the sleep `follow` uses when none is passed: the seam through which tests of
 # `create --wait` replace time (tests/clock.py), so that no test waits in real time.
 default_clock: Callable[[], float] = time.monotonic
-default_sleep: Callable[[float], None] = time.sleep
+default_sleep: Callable[[float], None] = interrupt.sleep  # time.sleep that notices Ctrl-C within 0.1 s
 
 
 @dataclass(frozen=True)

@@ -194,12 +194,12 @@ def _together(fns: list[Callable[[], Any]], live: bool) -> list[tuple[bool, Any]
                 return
             results[job[0]] = _attempt(job[1])
 
-    threads = [threading.Thread(target=worker, name="kubectl-pd-read", daemon=True)
-               for _ in range(min(PARALLEL, len(fns)))]
+    from kubectl_pd import interrupt
+
+    # workers never take SIGINT, and the joins look for Ctrl-C every interrupt.SLICE seconds
+    threads = [interrupt.thread(worker, "kubectl-pd-read") for _ in range(min(PARALLEL, len(fns)))]
     for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+        interrupt.join(t)
     return results
 
 
