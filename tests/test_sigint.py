@@ -52,14 +52,15 @@ class SlowServer(FakeApiServer):
     first: threading.Event = field(default_factory=threading.Event)
     counted: threading.Condition = field(default_factory=threading.Condition)
 
-    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any, str]:
+    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes,
+               *rest: Any, **kw: Any) -> tuple[int, Any, str]:
         with self.counted:
             self.begun += 1
             self.posts += method == "POST"
             self.counted.notify_all()
         self.first.set()
         try:
-            return super().handle(method, target, headers, raw)
+            return super().handle(method, target, headers, raw, *rest, **kw)
         finally:
             with self.counted:
                 self.answered += 1
