@@ -43,10 +43,8 @@ import copy
 import fnmatch
 import gzip
 import json
-import shutil
 import socket
 import ssl
-import subprocess
 import tempfile
 import threading
 import uuid
@@ -146,28 +144,17 @@ _DEFAULT_TLS: list[TLS | None] = []
 
 
 def default_tls() -> TLS | None:
-    """A CA and a certificate for 127.0.0.1, made once per process with the openssl CLI (None without it).
+    """A CA and a certificate for 127.0.0.1 and localhost, made once per process (tests/pki.py).
 
     The loopback server speaks HTTPS by default, as API servers do: kubectl (like client-go) does not send
     a bearer token to a plain http:// server, and neither do we.
     """
     if _DEFAULT_TLS:
         return _DEFAULT_TLS[0]
-    tls = None
-    if shutil.which("openssl"):
-        d = Path(tempfile.mkdtemp(prefix="loopback-pki-"))
-        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    from tests import pki
 
-        def run(*args: str) -> None:
-            subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=60)
-
-        run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3", "-subj", "/CN=loopback-ca",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-        (d / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
-        run("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost")
-        run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", "server.crt", "-days", "3", "-extfile", "server.ext")
-        tls = TLS(d / "server.crt", d / "server.key", ca=d / "ca.crt")
+    made = pki.make(Path(tempfile.mkdtemp(prefix="loopback-pki-")))
+    tls = TLS(made["server"], made["server_key"], ca=made["ca"])
     _DEFAULT_TLS.append(tls)
     return tls
 

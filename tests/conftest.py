@@ -129,7 +129,7 @@ def spawn_interruptible(args: list[str], *, env: dict[str, str] | None = None) -
 
 @dataclass
 class Pki:
-    """A throw-away CA, a server certificate for 127.0.0.1/localhost and a client certificate (openssl CLI)."""
+    """A throw-away CA, a server certificate for 127.0.0.1/localhost and a client certificate (tests/pki.py)."""
 
     dir: Path
     ca: Path
@@ -139,27 +139,13 @@ class Pki:
     client_key: Path
 
 
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
-
-
 @pytest.fixture(scope="session")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is needed to make test certificates")
+    from tests import pki as make_pki
+
     d = tmp_path_factory.mktemp("pki")
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3", "-subj", "/CN=loopback-ca",
-             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-             cwd=d)
-    for name, cn, ext in (("server", "/CN=localhost", "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
-                                                      "extendedKeyUsage=serverAuth\n"),
-                          ("client", "/O=system:masters/CN=tester", "extendedKeyUsage=clientAuth\n")):
-        (d / f"{name}.ext").write_text(ext)
-        _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", cn, cwd=d)
-        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-                 "-out", f"{name}.crt", "-days", "3", "-extfile", f"{name}.ext", cwd=d)
-    return Pki(d, d / "ca.crt", d / "server.crt", d / "server.key", d / "client.crt", d / "client.key")
+    made = make_pki.make(d)
+    return Pki(d, made["ca"], made["server"], made["server_key"], made["client"], made["client_key"])
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -35,7 +35,7 @@ def server() -> Iterator[FakeApiServer]:
     s = FakeApiServer(objects=[dict(CQ)]).start()
     if not isinstance(s.tls, TLS) or s.tls.ca is None:
         s.stop()
-        pytest.fail("the loopback server needs openssl for its throwaway CA")
+        pytest.fail("the loopback server has no throwaway CA (tests/pki.py)")
     yield s
     s.stop()
 
