@@ -418,6 +418,52 @@ class PodSetAdmission:
 
 
 @dataclass(frozen=True)
+class AdmissionCheckState:
+    """status.admissionChecks[] (apis/kueue/v1beta2/workload_types.go:796@v0.18.4)."""
+
+    name: str
+    state: str  # Pending | Ready | Retry | Rejected ("" when absent)
+    message: str = ""
+    retry_count: int = 0  # retryCount; 0 when absent or unreadable
+
+
+@dataclass(frozen=True)
+class RequeueState:
+    """status.requeueState (workload_types.go:774@v0.18.4): how often requeued, and when next."""
+
+    count: int | None = None
+    requeue_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """status.schedulingStats.evictions[] (workload_types.go:746@v0.18.4)."""
+
+    reason: str
+    underlying_cause: str = ""
+    count: int = 0
+
+
+def _checks(status: dict[str, Any]) -> tuple[AdmissionCheckState, ...]:
+    return tuple(AdmissionCheckState(str(c.get("name") or "?"), _s(c.get("state")) or "",
+                                     str(c.get("message") or ""), _int(c.get("retryCount")) or 0)
+                 for c in map(_d, _l(status.get("admissionChecks"))) if c)
+
+
+def _evictions(status: dict[str, Any]) -> tuple[Eviction, ...]:
+    stats = _d(status.get("schedulingStats"))
+    return tuple(Eviction(str(e.get("reason") or ""), str(e.get("underlyingCause") or ""), _int(e.get("count")) or 0)
+                 for e in map(_d, _l(stats.get("evictions"))) if e)
+
+
+def _requeue(status: dict[str, Any]) -> RequeueState | None:
+    rs = status.get("requeueState")
+    if not isinstance(rs, dict):
+        return None
+    return RequeueState(_int(rs.get("count")), _s(rs.get("requeueAt")))
+
+
+@dataclass(frozen=True)
 class Workload:
     name: str
     namespace: str
@@ -429,8 +475,18 @@ class Workload:
     cluster_queue: str | None = None  # status.admission.clusterQueue
     admission: tuple[PodSetAdmission, ...] = ()
     totals: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)  # status.resourceRequests
-    reclaimable: Mapping[str, int] = field(default_factory=dict)  # status.reclaimablePods
+    reclaimable: Mapping[str, int] = field(default_factory=dict)  # status.reclaimablePods: pod set -> count
     unknown: tuple[str, ...] = ()
+    uid: str | None = None
+    admission_checks: tuple[AdmissionCheckState, ...] = ()
+    requeue_state: RequeueState | None = None  # None = absent
+    evictions: tuple[Eviction, ...] = ()  # status.schedulingStats.evictions
+    owners: tuple[tuple[str, str, str], ...] = ()  # metadata.ownerReferences (kind, name, uid)
+
+    @property
+    def reclaimable_pods(self) -> Mapping[str, int]:
+        """status.reclaimablePods by pod set name: Kueue subtracts these counts from the pod sets' counts."""
+        return self.reclaimable
 
     @property
     def reserved(self) -> bool:
@@ -439,6 +495,19 @@ class Workload:
     @property
     def admitted(self) -> bool:
         return is_true(self.conditions, "Admitted")
+
+    @property
+    def finished(self) -> bool:
+        return is_true(self.conditions, "Finished")
+
+    def condition(self, t: str) -> Condition | None:
+        return self.conditions.get(t)
+
+    def evictions_by(self, reason: str) -> int:
+        return sum(e.count for e in self.evictions if e.reason == reason)
+
+    def check(self, name: str) -> AdmissionCheckState | None:
+        return next((c for c in self.admission_checks if c.name == name), None)
 
 
 def workload(obj: Any) -> Workload:
@@ -469,7 +538,14 @@ def workload(obj: Any) -> Workload:
         name=str(meta.get("name") or ""), namespace=str(meta.get("namespace") or ""),
         queue_name=_s(spec.get("queueName")), priority=priority or 0, active=spec.get("active") is not False,
         pod_sets=tuple(pod_sets), conditions=conditions_of(obj), cluster_queue=_s(adm.get("clusterQueue")),
-        admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown))
+        admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown),
+        uid=_s(meta.get("uid")), admission_checks=_checks(status), requeue_state=_requeue(status),
+        evictions=_evictions(status), owners=_owners(meta))
+
+
+def _owners(meta: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    return tuple((str(r.get("kind") or ""), str(r.get("name") or ""), str(r.get("uid") or ""))
+                 for r in map(_d, _l(meta.get("ownerReferences"))) if r)
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,23 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from kubectl_pd import kube
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
 from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
-from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true, resource_flavor, workload
+from kubectl_pd.kueue.model import (
+    ClusterQueue,
+    LocalQueue,
+    Workload,
+    cluster_queue,
+    is_true,
+    local_queue,
+    resource_flavor,
+    workload,
+)
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.records import dataclass, field
@@ -116,6 +126,36 @@ class Facts:
     notes: list[str] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
+    parsed: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)  # typed views
+
+    # Each object read is parsed once into its typed model (kueue.model, kube), on first use: the facts
+    # hold the objects the Source returned (the json view and the arithmetic's snapshot read them too).
+    def _view(self, kind: str, obj: Obj, parse: Callable[[Obj], T]) -> T:
+        key = (kind, id(obj))
+        hit = self.parsed.get(key)
+        if hit is None or hit[0] is not obj:
+            hit = self.parsed[key] = (obj, parse(obj))
+        return hit[1]  # type: ignore[no-any-return]
+
+    def wl(self, obj: Obj) -> Workload:
+        return self._view("Workload", obj, workload)
+
+    def cq(self, obj: Obj) -> ClusterQueue:
+        return self._view("ClusterQueue", obj, cluster_queue)
+
+    def lq(self, obj: Obj) -> LocalQueue:
+        return self._view("LocalQueue", obj, local_queue)
+
+    def pod(self, obj: Obj) -> kube.Pod:
+        return self._view("Pod", obj, kube.pod)
+
+    def event_views(self) -> list[kube.Event]:
+        return [self._view("Event", e, kube.event) for e in self.events]
+
+    def workload_of(self, group: str) -> Workload | None:
+        """The typed Workload of a group, when it was read and exists."""
+        obj = self.workloads.get(group)
+        return self.wl(obj) if obj is not None else None
 
 
 def group_of_pod(pod: Obj) -> str | None:
@@ -294,9 +334,30 @@ def _pods_by_owner(rd: _Reader, wl: Obj, ns: str) -> list[Obj]:
     return [pod for pod, _ in rd.many(calls) if pod is not None]
 
 
+Call = tuple[str, Callable[[], Any], Any, bool]  # (what, read, default, the verdict depends on it)
+Settled = list[tuple[Any, bool]]
+
+
 def _read_rest(rd: _Reader, ns: str) -> None:
-    facts, source = rd.facts, rd.source
-    # groups from the pods, in the order first seen (sorted by name for stable output)
+    """After the target: its groups' Workloads, their queues, and (when something waits) what explains it."""
+    facts = rd.facts
+    _groups_from_pods(facts)
+    rd.get_many(facts.workloads, "Workload", facts.groups[:MAX_GROUPS], ns, lambda g: f'workload "{g}"',
+                dependent=True)
+    lq_names, cq_names = _queue_names(rd, ns)
+    needs_explaining = _needs_explaining(facts)
+    rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: f'clusterqueue "{cq}"')
+    _read_nodes(rd)
+    if not needs_explaining:
+        return
+    _read_explanations(rd, ns, cq_names)
+    _snapshot_visibility(rd, cq_names)
+    _read_retry_nodes(rd)
+    _read_ahead(rd)
+
+
+def _groups_from_pods(facts: Facts) -> None:
+    """Groups from the pods, in the order first seen (sorted by name for stable output)."""
     for g in sorted({g for g in (group_of_pod(p) for p in facts.pods) if g}):
         if g not in facts.groups:
             facts.groups.append(g)
@@ -304,49 +365,77 @@ def _read_rest(rd: _Reader, ns: str) -> None:
     if unread:
         facts.notes.append(f"{len(facts.groups) - MAX_GROUPS} more pod groups were not read "
                            f"(at most {MAX_GROUPS} Workloads per target)")
-    rd.get_many(facts.workloads, "Workload", facts.groups[:MAX_GROUPS], ns, lambda g: f'workload "{g}"',
-                dependent=True)
 
-    # queues: from Workloads, pods, then the roles' InstanceTypes
+
+def _add(names: list[str], name: object) -> None:
+    if isinstance(name, str) and name and name not in names:
+        names.append(name)
+
+
+def _role_instance_types(md: Obj | None) -> list[object]:
+    """The deployment's roles' instanceType fields (GPUStack: an InstanceType names the ClusterQueue)."""
+    roles = ((md or {}).get("spec") or {}).get("roles") or []
+    return [r.get("instanceType") for r in roles if isinstance(r, dict)]
+
+
+def _queue_names(rd: _Reader, ns: str) -> tuple[list[str], list[str]]:
+    """LocalQueue and ClusterQueue names: from the Workloads, the pods, then the roles' InstanceTypes; the
+    LocalQueues are read here (they name their ClusterQueue)."""
+    facts = rd.facts
     lq_names: list[str] = []
     cq_names: list[str] = []
-
-    def add(lst: list[str], name: object) -> None:
-        if isinstance(name, str) and name and name not in lst:
-            lst.append(name)
-
-    for wl in facts.workloads.values():
-        if wl:
-            add(lq_names, (wl.get("spec") or {}).get("queueName"))
-            add(cq_names, ((wl.get("status") or {}).get("admission") or {}).get("clusterQueue"))
+    for obj in facts.workloads.values():
+        if obj:
+            wl = facts.wl(obj)
+            _add(lq_names, wl.queue_name)
+            _add(cq_names, wl.cluster_queue)
     for p in facts.pods:
-        add(lq_names, label(p, QUEUE_LABEL))
-    md = facts.deployment
-    roles = ((md or {}).get("spec") or {}).get("roles") or []
-    role_types = [r.get("instanceType") for r in roles if isinstance(r, dict)]
-    if md is not None and not facts.pods:
-        types = list(dict.fromkeys(t for t in role_types if isinstance(t, str) and t))
-        rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: f'instancetype "{it}"')
-        for it in types:
-            obj = facts.instance_types.get(it)
-            entrance = ((obj or {}).get("status") or {}).get("entrance")
-            add(lq_names, entrance if isinstance(entrance, str) and entrance else local_queue_name(it))
-            add(cq_names, it)
+        _add(lq_names, label(p, QUEUE_LABEL))
+    role_types = _role_instance_types(facts.deployment)
+    if facts.deployment is not None and not facts.pods:
+        _queues_of_instance_types(rd, role_types, lq_names, cq_names)
     rd.get_many(facts.local_queues, "LocalQueue", lq_names[:3], ns, lambda lq: f'localqueue "{lq}" in "{ns}"')
     for lq in lq_names[:3]:
         obj = facts.local_queues.get(lq)
         if obj is not None:
-            add(cq_names, (obj.get("spec") or {}).get("clusterQueue"))
-        else:
-            for t in role_types:  # GPUStack: the InstanceType names the ClusterQueue
-                if isinstance(t, str) and local_queue_name(t) == lq:
-                    add(cq_names, t)
-    needs_explaining = _needs_explaining(facts)
-    rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: f'clusterqueue "{cq}"')
-    _read_nodes(rd)
-    if not needs_explaining:
-        return
-    # what explains a queue (flavors, checks, the namespace), events and queue positions: all together
+            _add(cq_names, facts.lq(obj).cluster_queue)
+            continue
+        for t in role_types:  # GPUStack: the InstanceType names the ClusterQueue
+            if isinstance(t, str) and local_queue_name(t) == lq:
+                _add(cq_names, t)
+    return lq_names, cq_names
+
+
+def _queues_of_instance_types(rd: _Reader, role_types: list[object], lq_names: list[str],
+                              cq_names: list[str]) -> None:
+    """No pods yet: each role's InstanceType gives its LocalQueue (status.entrance) and ClusterQueue."""
+    facts = rd.facts
+    types = list(dict.fromkeys(t for t in role_types if isinstance(t, str) and t))
+    rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: f'instancetype "{it}"')
+    for it in types:
+        obj = facts.instance_types.get(it)
+        entrance = ((obj or {}).get("status") or {}).get("entrance")
+        _add(lq_names, entrance if isinstance(entrance, str) and entrance else local_queue_name(it))
+        _add(cq_names, it)
+
+
+def _read_explanations(rd: _Reader, ns: str, cq_names: list[str]) -> None:
+    """What explains a queue (flavors, checks, the namespace), the cohort, LimitRanges, events and queue
+    positions: all read together, each part settled in the order it was asked."""
+    parts = [_queue_object_reads(rd, ns, cq_names), _cohort_reads(rd), _limit_range_reads(rd, ns),
+             _event_reads(rd, ns), _visibility_reads(rd, cq_names)]
+    results = rd.many([c for calls, _apply in parts for c in calls])
+    at = 0
+    for calls, apply in parts:
+        apply(results[at:at + len(calls)])
+        at += len(calls)
+
+
+Part = tuple[list[Call], Callable[[Settled], None]]
+
+
+def _queue_object_reads(rd: _Reader, ns: str, cq_names: list[str]) -> Part:
+    facts, source = rd.facts, rd.source
     flavors: list[str] = []
     checks: list[str] = []
     wants_namespace = False
@@ -354,75 +443,106 @@ def _read_rest(rd: _Reader, ns: str) -> None:
         obj = facts.cluster_queues.get(cq)
         if obj is None:
             continue
-        model = cluster_queue(obj)
+        model = facts.cq(obj)
         flavors.extend(f for f in model.flavor_names[:MAX_FLAVORS] if f not in flavors)
-        if not _cq_active(obj):
+        if not is_true(model.conditions, "Active"):
             checks.extend(c for c in model.admission_checks[:MAX_CHECKS] if c not in checks)
         sel = model.namespace_selector
         if sel is not None and (sel.get("matchLabels") or sel.get("matchExpressions")):
             wants_namespace = True
-    calls: list[tuple[str, Callable[[], Any], Any, bool]] = []
-    calls += [(f'resourceflavor "{f}"', lambda f=f: source.get("ResourceFlavor", f, None), None, False)
-              for f in flavors if f not in facts.flavors]
-    calls += [(f'admissioncheck "{c}"', lambda c=c: source.get("AdmissionCheck", c, None), None, False)
-              for c in checks if c not in facts.checks]
-    if wants_namespace and facts.namespace_obj is None:
-        calls.append((f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None, False))
-    cohort = _in_a_cohort(facts)
-    if cohort:  # a queue in a cohort borrows from its peers: two cluster-scoped lists, few objects
-        calls.append(("clusterqueues (the cohort's peers)", lambda: source.list("ClusterQueue"), [], False))
-        calls.append(("cohorts", lambda: source.list("Cohort"), [], False))
-    calls.append((f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [], False))
-    event_names = _event_names(facts)
-    calls += [(f'events in namespace "{ns}"',
-               lambda n=n: source.list("Event", ns, field_selector=f"involvedObject.name={n}"), [], False)
-              for n in event_names]
-    vis = _visibility_calls(rd, cq_names)
-    calls += [c for _cq, c in vis]
-    results = iter(rd.many(calls))
-    for f in flavors:
-        if f not in facts.flavors:
-            obj, ok = next(results)
+    flavors = [f for f in flavors if f not in facts.flavors]
+    checks = [c for c in checks if c not in facts.checks]
+    wants_namespace = wants_namespace and facts.namespace_obj is None
+    calls: list[Call] = [(f'resourceflavor "{f}"', _getter(source, "ResourceFlavor", f, None), None, False)
+                         for f in flavors]
+    calls += [(f'admissioncheck "{c}"', _getter(source, "AdmissionCheck", c, None), None, False) for c in checks]
+    if wants_namespace:
+        calls.append((f'namespace "{ns}"', _getter(source, "Namespace", ns, None), None, False))
+
+    def apply(results: Settled) -> None:
+        it = iter(results)
+        for name, table in [(f, facts.flavors) for f in flavors] + [(c, facts.checks) for c in checks]:
+            obj, ok = next(it)
             if ok:
-                facts.flavors[f] = obj
-    for c in checks:
-        if c not in facts.checks:
-            obj, ok = next(results)
-            if ok:
-                facts.checks[c] = obj
-    if wants_namespace and facts.namespace_obj is None:
-        facts.namespace_obj, _ = next(results)
-    if cohort:  # unreadable = None: the verdict says unknown
-        peers, ok = next(results)
-        facts.peer_queues = peers if ok else None
-        cohorts, ok = next(results)
-        facts.cohorts = cohorts if ok else None
-    facts.limit_ranges, _ = next(results)
-    events_ok = True
-    for _n in event_names:
-        evs, ok = next(results)
-        if events_ok:
+                table[name] = obj
+        if wants_namespace:
+            facts.namespace_obj, _ = next(it)
+
+    return calls, apply
+
+
+def _getter(source: Source, kind: str, name: str, namespace: str | None) -> Callable[[], Obj | None]:
+    return lambda: source.get(kind, name, namespace)
+
+
+def _cohort_reads(rd: _Reader) -> Part:
+    """A queue in a cohort borrows from its peers: two cluster-scoped lists, few objects; unreadable = None
+    (the verdict says unknown)."""
+    facts, source = rd.facts, rd.source
+    if not _in_a_cohort(facts):
+        return [], lambda _r: None
+    calls: list[Call] = [("clusterqueues (the cohort's peers)", lambda: source.list("ClusterQueue"), [], False),
+                         ("cohorts", lambda: source.list("Cohort"), [], False)]
+
+    def apply(results: Settled) -> None:
+        (peers, ok1), (cohorts, ok2) = results
+        facts.peer_queues = peers if ok1 else None
+        facts.cohorts = cohorts if ok2 else None
+
+    return calls, apply
+
+
+def _limit_range_reads(rd: _Reader, ns: str) -> Part:
+    facts, source = rd.facts, rd.source
+
+    def apply(results: Settled) -> None:
+        facts.limit_ranges = results[0][0]
+
+    return [(f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [], False)], apply
+
+
+def _event_reads(rd: _Reader, ns: str) -> Part:
+    """The events of the objects that explain the target; after a list that failed, no more are kept."""
+    facts, source = rd.facts, rd.source
+    calls: list[Call] = [(f'events in namespace "{ns}"', _event_lister(source, ns, n), [], False)
+                         for n in _event_names(facts)]
+
+    def apply(results: Settled) -> None:
+        for evs, ok in results:
             facts.events.extend(evs)
-        events_ok = events_ok and ok
-    for cq, _call in vis:
-        doc, ok = next(results)
-        if ok:
+            if not ok:
+                return
+
+    return calls, apply
+
+
+def _event_lister(source: Source, ns: str, name: str) -> Callable[[], list[Obj]]:
+    return lambda: source.list("Event", ns, field_selector=f"involvedObject.name={name}")
+
+
+def _visibility_reads(rd: _Reader, cq_names: list[str]) -> Part:
+    facts = rd.facts
+    vis = _visibility_calls(rd, cq_names)
+
+    def apply(results: Settled) -> None:
+        for (cq, _call), (doc, ok) in zip(vis, results, strict=True):
+            if not ok:
+                continue
             if doc is None:
                 facts.notes.append("the Kueue visibility API is not served: queue positions are not known")
             facts.pending[cq] = doc if isinstance(doc, dict) else None
-    _snapshot_visibility(rd, cq_names)
-    _read_retry_nodes(rd)
-    _read_ahead(rd)
+
+    return [c for _cq, c in vis], apply
 
 
 def _in_a_cohort(facts: Facts) -> bool:
     """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
-    return any(cluster_queue(o).cohort for o in facts.cluster_queues.values() if isinstance(o, dict))
+    return any(facts.cq(o).cohort for o in facts.cluster_queues.values() if isinstance(o, dict))
 
 
-def _assigned_flavors(wls: list[Obj]) -> list[str]:
+def _assigned_flavors(wls: list[Workload]) -> list[str]:
     """The flavors of these Workloads' admissions, in order of first appearance."""
-    return list(dict.fromkeys(f for wl in wls for psa in workload(wl).admission for f in psa.flavors.values()))
+    return list(dict.fromkeys(f for wl in wls for psa in wl.admission for f in psa.flavors.values()))
 
 
 def _read_flavor_nodes(rd: _Reader, names: list[str]) -> None:
@@ -444,7 +564,7 @@ def _read_flavor_nodes(rd: _Reader, names: list[str]) -> None:
 def _read_nodes(rd: _Reader) -> None:
     """Admitted, yet the scheduler refuses the Pods: the assigned flavors' nodes."""
     facts = rd.facts
-    admitted = [wl for wl in facts.workloads.values() if wl is not None and _admitted(wl)]
+    admitted = [facts.wl(wl) for wl in facts.workloads.values() if wl is not None and _admitted(facts.wl(wl))]
     if not admitted or not any(unschedulable(p) is not None for p in facts.pods):
         return
     names = _assigned_flavors(admitted)[:MAX_FLAVORS]
@@ -456,26 +576,24 @@ NODE_DEVICES = "gpustack-node-devices"
 RETRIES_FOR_NODES = 2  # a node-devices check retried this often: its nodes' fit labels explain the loop
 
 
-def _retrying(wl: Obj) -> bool:
+def _retrying(wl: Workload) -> bool:
     """GPUStack's node-devices check has answered Retry repeatedly (retryCount, or evictions by a check)."""
-    status = wl.get("status") or {}
-    checks = [c for c in status.get("admissionChecks") or [] if isinstance(c, dict) and c.get("name") == NODE_DEVICES]
+    checks = [c for c in wl.admission_checks if c.name == NODE_DEVICES]
     if not checks:
         return False
-    retries = max((c.get("retryCount") or 0 for c in checks if isinstance(c.get("retryCount"), int)), default=0)
-    evictions = sum(e.get("count") or 0 for e in (status.get("schedulingStats") or {}).get("evictions") or []
-                    if isinstance(e, dict) and e.get("reason") == "AdmissionCheck" and isinstance(e.get("count"), int))
-    return max(retries, evictions) >= RETRIES_FOR_NODES
+    retries = max((c.retry_count for c in checks), default=0)
+    return max(retries, wl.evictions_by("AdmissionCheck")) >= RETRIES_FOR_NODES
 
 
 def _read_retry_nodes(rd: _Reader) -> None:
     """A node-devices retry loop: the flavors' nodes (one label-selected list each, at most MAX_FLAVORS), for
     GPUStack's per-card fit labels; the assigned flavors when quota is reserved, else the queue's."""
     facts = rd.facts
-    looping = [wl for wl in facts.workloads.values() if wl is not None and not _admitted(wl) and _retrying(wl)]
+    looping = [wl for wl in facts.workloads.values()
+               if wl is not None and not _admitted(facts.wl(wl)) and _retrying(facts.wl(wl))]
     if not looping:
         return
-    names = _assigned_flavors(looping) or [f for f, o in facts.flavors.items() if o is not None]
+    names = _assigned_flavors([facts.wl(w) for w in looping]) or [f for f, o in facts.flavors.items() if o is not None]
     _read_flavor_nodes(rd, names)
 
 
@@ -510,13 +628,8 @@ def _read_ahead(rd: _Reader) -> None:
             facts.ahead[key] = obj
 
 
-def _cq_active(cq: Obj) -> bool:
-    return is_true(conditions_of(cq), "Active")
-
-
-def _admitted(wl: Obj) -> bool:
-    conds = conditions_of(wl)
-    return is_true(conds, "Admitted") or is_true(conds, "Finished")
+def _admitted(wl: Workload) -> bool:
+    return wl.admitted or wl.finished
 
 
 def _needs_explaining(facts: Facts) -> bool:
@@ -524,7 +637,7 @@ def _needs_explaining(facts: Facts) -> bool:
         return facts.deployment is not None
     if any(g not in facts.workloads or facts.workloads[g] is None for g in facts.groups):
         return True
-    return any(wl is not None and (not _admitted(wl) or (wl.get("spec") or {}).get("active") is False)
+    return any(wl is not None and (not _admitted(facts.wl(wl)) or not facts.wl(wl).active)
                for wl in facts.workloads.values())
 
 
@@ -539,13 +652,13 @@ def _event_names(facts: Facts) -> list[str]:
                                             name_of(p)))
             if members:
                 names.append(name_of(members[0]))
-        elif not _admitted(wl):
+        elif not _admitted(facts.wl(wl)):
             names.append(g)
     return list(dict.fromkeys(names))[:MAX_EVENT_LISTS]
 
 
 def _waiting(facts: Facts) -> bool:
-    return any(wl is not None and not _admitted(wl) and not is_true(conditions_of(wl), "QuotaReserved")
+    return any(wl is not None and not _admitted(facts.wl(wl)) and not facts.wl(wl).reserved
                for wl in facts.workloads.values())
 
 
@@ -637,7 +750,8 @@ class PrefetchedSource:
 
 
 def _admitted_or_finished(wl: Obj) -> bool:
-    return _admitted(wl) and (wl.get("spec") or {}).get("active") is not False
+    w = workload(wl)
+    return _admitted(w) and w.active
 
 
 def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[str]]:
