@@ -36,6 +36,11 @@ def _s(x: Any) -> str | None:
     return x if isinstance(x, str) and x else None
 
 
+def to_int(x: Any) -> int | None:
+    """An integer field (an int, or a string of ASCII digits), else None."""
+    return _int(x)
+
+
 def _int(x: Any) -> int | None:
     if isinstance(x, bool):
         return None
@@ -529,8 +534,11 @@ def workload(obj: Any) -> Workload:
                       for a in map(_d, _l(adm.get("podSetAssignments"))))
     totals = {}
     for rr in map(_d, _l(status.get("resourceRequests"))):
-        totals[str(rr.get("name") or "main")] = {str(k): q for k, v in _d(rr.get("resources")).items()
+        resources = _d(rr.get("resources"))
+        totals[str(rr.get("name") or "main")] = {str(k): q for k, v in resources.items()
                                                  if (q := try_parse(v)) is not None}
+        if len(totals[str(rr.get("name") or "main")]) < len(resources):
+            unknown.append("status.resourceRequests")
     reclaim = {str(r.get("name")): c for r in map(_d, _l(status.get("reclaimablePods")))
                if (c := _int(r.get("count"))) is not None}
     priority = _int(spec.get("priority"))
@@ -546,6 +554,30 @@ def workload(obj: Any) -> Workload:
 def _owners(meta: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
     return tuple((str(r.get("kind") or ""), str(r.get("name") or ""), str(r.get("uid") or ""))
                  for r in map(_d, _l(meta.get("ownerReferences"))) if r)
+
+
+@dataclass(frozen=True)
+class PendingWorkload:
+    """One item of the visibility API's PendingWorkloadsSummary (positions are 0-based, as served)."""
+
+    name: str | None
+    namespace: str | None  # None: not said (the reader's namespace)
+    position: int | None  # positionInClusterQueue
+    local_position: int | None  # positionInLocalQueue
+    priority: int | None
+    local_queue: str | None
+
+
+def pending_workloads(doc: Any) -> tuple[PendingWorkload, ...]:
+    """The items of a PendingWorkloadsSummary, in the order served; () when `doc` holds none."""
+    out = []
+    for i in map(_d, _l(_d(doc).get("items"))):
+        meta = _d(i.get("metadata"))
+        name, ns, lq = meta.get("name"), meta.get("namespace"), i.get("localQueueName")
+        out.append(PendingWorkload(name if isinstance(name, str) else None, ns if isinstance(ns, str) and ns else None,
+                                   _int(i.get("positionInClusterQueue")), _int(i.get("positionInLocalQueue")),
+                                   _int(i.get("priority")), lq if isinstance(lq, str) else None))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,17 @@ from typing import Any
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests, resource_flavor
-from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.kueue.model import (
+    PendingWorkload,
+    PodSet,
+    Snapshot,
+    Workload,
+    conditions_of,
+    limit_range,
+    pending_workloads,
+    pod_requests,
+    resource_flavor,
+)
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
@@ -26,14 +35,9 @@ from kubectl_pd.pending.model import (
     Diagnosis,
     Reason,
     RoleRow,
-    conditions,
     dct,
-    is_true,
-    lst,
     more,
     short,
-    text,
-    to_int,
 )
 from kubectl_pd.pending.pods import KUEUE_GATE
 from kubectl_pd.pending.pods import gates as pod_gates
@@ -89,25 +93,25 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     if not roles:
         seen: dict[str, None] = {}
         for u in units:
-            for ps in lst(dct(dct(u.workload).get("spec")).get("podSets")):
-                seen.setdefault(podset_role(dct(ps), u.pods, set()), None)
+            for ps in _pod_sets(facts, u):
+                seen.setdefault(podset_role(ps, u.pods, set()), None)
             for p in u.pods:
                 seen.setdefault(pod_role(p, set()), None)
         roles = [Role(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
         role_names = set(seen)
 
-    shape = _shape(units, role_names, facts.pods)
+    shape = _shape(facts, units, role_names, facts.pods)
     reasons: list[Reason] = []
 
     # 1. pod groups: complete, consistent, composed?
     for u in units:
         u.roles = sorted({pod_role(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
         if u.workload is not None:
-            for ps in lst(dct(u.workload.get("spec")).get("podSets")):
-                r = podset_role(dct(ps), u.pods, role_names)
+            for ps in _pod_sets(facts, u):
+                r = podset_role(ps, u.pods, role_names)
                 if r not in u.roles:
                     u.roles.append(r)
-            u.queue = text(dct(u.workload.get("spec")).get("queueName"))
+            u.queue = facts.wl(u.workload).queue_name
         if u.pods and not u.queue:
             u.queue = label(u.pods[0], QUEUE_LABEL)
         u.reasons.extend(_group_checks(u, facts, roles, role_names, shape))
@@ -164,7 +168,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     elif pending_reasons:
         reasons = sorted(pending_reasons, key=_priority)
 
-    rows = _role_rows(roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment")
+    rows = _role_rows(facts, roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment")
     lq, cq = _queue_names(facts, units)
     position, lq_position = _position(facts, units, cq, ns)
     if position is not None:
@@ -194,6 +198,10 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
                      notes, hints, story, shape, suggestions if pending else [], dict(what_if or {}), ahead)
 
 
+def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
+    return facts.wl(u.workload).pod_sets if u.workload is not None else ()
+
+
 def _missing_groups(md: Obj, roles: list[Role], units: list[Unit], shape: str, ns: str) -> list[Reason]:
     out = []
     hint_of = {r.name: f"check why the operator has not created {r.name} pods (kubectl describe md "
@@ -214,11 +222,10 @@ def _missing_groups(md: Obj, roles: list[Role], units: list[Unit], shape: str, n
 
 def _operator_condition(md: Obj) -> list[str]:
     """GPUStack's own QuotaReserved verdict over all of the deployment's Workloads, as a note."""
-    c = conditions(md).get("QuotaReserved")
-    if not c or c.get("status") == "True":
+    c = conditions_of(md).get("QuotaReserved")
+    if c is None or c.true:
         return []
-    return [f"the operator reports QuotaReserved={c.get('status')} ({c.get('reason')}): {c.get('message') or ''}"
-            .rstrip(": ")]
+    return [f"the operator reports QuotaReserved={c.status} ({c.reason}): {c.message}".rstrip(": ")]
 
 
 def _kind_of(role: str, pods: list[Obj]) -> str:
@@ -230,9 +237,8 @@ def _kind_of(role: str, pods: list[Obj]) -> str:
     return role if role in ("prefill", "decode") else "-"
 
 
-def _shape(units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
-    multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1
-                or len(lst(dct(dct(u.workload).get("spec")).get("podSets"))) > 1 for u in units)
+def _shape(facts: Facts, units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
+    multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1 or len(_pod_sets(facts, u)) > 1 for u in units)
     if multi:
         return "pd-atomic"
     if len([u for u in units if u.group]) > 1 or any(
@@ -244,12 +250,9 @@ def _shape(units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
 def _compose_events(facts: Facts, u: Unit) -> list[km.ComposeError]:
     names = {name_of(p) for p in u.pods} | {u.group}
     out = []
-    for e in facts.events:
-        if text(dct(e.get("involvedObject")).get("name")) not in names:
-            continue
-        reason = e.get("reason")
-        if reason in ("ErrWorkloadCompose", "WorkloadNameConflict"):
-            out.append(km.parse_compose_error(e.get("message") or e.get("note")))
+    for e in facts.event_views():
+        if e.involved_name in names and e.reason in ("ErrWorkloadCompose", "WorkloadNameConflict"):
+            out.append(km.parse_compose_error(e.message))
     return out
 
 
@@ -274,7 +277,7 @@ def _group_checks(u: Unit, facts: Facts, roles: list[Role], role_names: set[str]
                           workload=g, kueue_message=kmsg,
                           hint=f"recreate the pods of group {g} with one total count"))
     fast = [p for p in u.pods if annotation(p, FAST_ADMISSION) == "true"]
-    if fast and (u.workload is None or not is_true(conditions(u.workload), "Admitted")):
+    if fast and (u.workload is None or not facts.wl(u.workload).admitted):
         out.append(Reason("PodGroupInvalid", f"group {g} sets {FAST_ADMISSION}: Kueue composes one pod set "
                           f"from the first pod with the whole total count, collapsing the roles "
                           f"({', '.join(u.roles) or '?'}) into one", workload=g,
@@ -356,11 +359,10 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
              ) -> list[tuple[vd.Demand, ad.PodSetDemand]]:
     sizes = {r.name: r.size for r in roles}
     limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
-    wl = u.workload
-    if wl is not None:
-        role_of = {str(dct(ps).get("name") or "main"): podset_role(dct(ps), u.pods, role_names)
-                   for ps in lst(dct(wl.get("spec")).get("podSets"))}
-        specs = {}
+    if u.workload is not None:
+        wl = facts.wl(u.workload)
+        role_of = {ps.name: podset_role(ps, u.pods, role_names) for ps in wl.pod_sets}
+        specs: dict[str, dict[str, Any]] = {}
         for p in u.pods:
             specs.setdefault(pod_role(p, role_names), dct(p.get("spec")))
         return vd.pod_set_demands(wl, u.group, role_of, specs, sizes, limits)
@@ -400,9 +402,9 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: 
                                                   list[sg.Suggestion]]:
     by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
-        if u.workload is not None and is_true(conditions(u.workload), "Finished"):
+        if u.workload is not None and facts.wl(u.workload).finished:
             continue
-        cq = dct(dct(dct(u.workload).get("status")).get("admission")).get("clusterQueue") or cq_of_queue(facts, u.queue)
+        cq = (facts.wl(u.workload).cluster_queue if u.workload is not None else None) or cq_of_queue(facts, u.queue)
         if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
             continue
         by_cq.setdefault(cq, vd.QueueDemand()).workloads.append((u.group, _demands(facts, u, roles, role_names)))
@@ -449,7 +451,7 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
         if not refused:
             continue
         p0, first = refused[0]
-        flavors = _assigned_flavors([u], role, role_names)
+        flavors = _assigned_flavors(facts, [u], role, role_names)
         flavor = facts.flavors.get(flavors[0]) if flavors else None
         ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
         causes = "; ".join(f"{n} {c}" for n, c in first.causes) or first.message
@@ -495,7 +497,7 @@ def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
                               if facts.deployment is not None else "")
             lost = set(u.roles)
             holders = sorted({role for x in units if x is not u and x.workload is not None
-                              and is_true(conditions(x.workload), "QuotaReserved") for role in x.roles} - lost)
+                              and facts.wl(x.workload).reserved for role in x.roles} - lost)
             r.params["lostRoles"] = sorted(lost, key=lambda n: n)
             r.params["holdingRoles"] = holders
             if holders:
@@ -545,7 +547,7 @@ def _priority(r: Reason) -> int:
 _NOT_QUOTA = (ad.FLAVOR_MISSING, ad.NOT_MATCHING, ad.UNTOLERATED)
 
 
-def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+def _role_rows(facts: Facts, roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
                role_names: set[str], whole: bool = True) -> list[RoleRow]:
     """One row per role; `whole` = the target is the deployment (else only the target's groups count)."""
     rows = []
@@ -566,7 +568,7 @@ def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, s
             if pod is not None:
                 per_pod = pod_requests(pod.get("spec"))
         flavor = None
-        assigned = _assigned_flavors(units, r.name, role_names)
+        assigned = _assigned_flavors(facts, units, r.name, role_names)
         if assigned:
             flavor = ",".join(assigned)
         elif vs:
@@ -575,7 +577,7 @@ def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, s
                 b = next((v.best for v in vs if v.best is not None), None)
                 flavor = b.flavor if b is not None and b.outcome not in _NOT_QUOTA else None
         wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
-        if wl_states and all(is_true(conditions(u.workload), "Admitted") for u in wl_states) and (
+        if wl_states and all(facts.wl(u.workload).admitted for u in wl_states if u.workload is not None) and (
                 want is None or len(wl_states) and have >= want):
             verdict = vd.ADMITTED
         elif any(v.verdict == vd.BLOCKED for v in vs):
@@ -589,86 +591,74 @@ def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, s
     return rows
 
 
-def _assigned_flavors(units: list[Unit], role: str, role_names: set[str]) -> list[str]:
+def _assigned_flavors(facts: Facts, units: list[Unit], role: str, role_names: set[str]) -> list[str]:
+    """The flavors Kueue assigned to the role's pod sets, in the Workloads that hold a quota reservation."""
     out: set[str] = set()
     for u in units:
-        wl = u.workload
-        if wl is None or not is_true(conditions(wl), "QuotaReserved"):
+        wl = facts.wl(u.workload) if u.workload is not None else None
+        if wl is None or not wl.reserved:
             continue
-        for psa in lst(dct(dct(wl.get("status")).get("admission")).get("podSetAssignments")):
-            psa = dct(psa)
-            spec_ps = next((dct(p) for p in lst(dct(wl.get("spec")).get("podSets"))
-                            if dct(p).get("name") == psa.get("name")), {"name": psa.get("name")})
+        for psa in wl.admission:
+            spec_ps = next((p for p in wl.pod_sets if p.name == psa.name), None) or PodSet(psa.name, 0, {})
             if podset_role(spec_ps, u.pods, role_names) == role:
-                out.update(str(f) for f in dct(psa.get("flavors")).values())
+                out.update(psa.flavors.values())
     return sorted(out)
 
 
 def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | None]:
     lq = next((u.queue for u in units if u.queue), None) or next(iter(facts.local_queues), None)
-    cq = None
-    for u in units:
-        adm = dct(dct(dct(u.workload).get("status")).get("admission")).get("clusterQueue")
-        if isinstance(adm, str):
-            cq = adm
-            break
+    cq = next((c for u in units if u.workload is not None and (c := facts.wl(u.workload).cluster_queue)), None)
     cq = cq or cq_of_queue(facts, lq) or next(iter(facts.cluster_queues), None)
     return lq, cq
 
 
-def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[int | None, int | None]:
-    summary = facts.pending.get(cq or "")
+def _ours_in_queue(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[list[PendingWorkload],
+                                                                                     list[PendingWorkload]]:
+    """The visibility API's items for the ClusterQueue, and those of them that are our Workloads."""
+    items = list(pending_workloads(facts.pending.get(cq or "")))
     names = {u.group for u in units if u.workload is not None}
+    return items, [i for i in items if i.name in names and (i.namespace or ns) == ns]
+
+
+def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[int | None, int | None]:
     best: tuple[int | None, int | None] = (None, None)
-    for item in lst(dct(summary).get("items")):
-        item = dct(item)
-        meta = dct(item.get("metadata"))
-        if text(meta.get("name")) in names and meta.get("namespace", ns) == ns:
-            p, lp = to_int(item.get("positionInClusterQueue")), to_int(item.get("positionInLocalQueue"))
-            if p is not None and (best[0] is None or p + 1 < best[0]):
-                best = (p + 1, lp + 1 if lp is not None else None)
+    for i in _ours_in_queue(facts, units, cq, ns)[1]:
+        p, lp = i.position, i.local_position
+        if p is not None and (best[0] is None or p + 1 < best[0]):
+            best = (p + 1, lp + 1 if lp is not None else None)
     return best
 
 
 def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahead] | None:
     """The Workloads before ours in the ClusterQueue (visibility API order), with their total requests."""
-    summary = facts.pending.get(cq or "")
-    names = {u.group for u in units if u.workload is not None}
-    items = [dct(i) for i in lst(dct(summary).get("items"))]
-    ours = [to_int(i.get("positionInClusterQueue")) for i in items
-            if text(dct(i.get("metadata")).get("name")) in names and dct(i.get("metadata")).get("namespace", ns) == ns]
-    mine = min((p for p in ours if p is not None), default=None)
+    items, ours = _ours_in_queue(facts, units, cq, ns)
+    mine = min((i.position for i in ours if i.position is not None), default=None)
     if mine is None:
         return None
     out = []
-    for i in sorted(items, key=lambda i: to_int(i.get("positionInClusterQueue")) or 0):
-        pos, meta = to_int(i.get("positionInClusterQueue")), dct(i.get("metadata"))
-        if pos is None or pos >= mine:
+    for i in sorted(items, key=lambda i: i.position or 0):
+        if i.position is None or i.position >= mine:
             continue
-        key = (str(meta.get("namespace") or ns), str(meta.get("name") or ""))
+        key = (i.namespace or ns, i.name or "")
         wl = facts.ahead.get(key)
-        out.append(Ahead(key[1], key[0], pos + 1, to_int(i.get("priority")), text(i.get("localQueueName")),
-                         _workload_requests(wl) if wl is not None else None))
+        out.append(Ahead(key[1], key[0], i.position + 1, i.priority, i.local_queue,
+                         _workload_requests(facts.wl(wl)) if wl is not None else None))
     return out
 
 
-def _workload_requests(wl: Obj) -> dict[str, Fraction] | None:
+def _workload_requests(wl: Workload) -> dict[str, Fraction] | None:
     """A Workload's total requests: Kueue's `status.resourceRequests`, else its pod sets' templates x count."""
+    if "status.resourceRequests" in wl.unknown:
+        return None
     total: dict[str, Fraction] = {}
-    rr = lst(dct(wl.get("status")).get("resourceRequests"))
-    for ps in rr:
-        for res, q in dct(dct(ps).get("resources")).items():
-            v = try_parse(q)
-            if v is None:
-                return None
-            total[str(res)] = total.get(str(res), Fraction(0)) + v
-    if rr:
+    for reqs in wl.totals.values():
+        for res, q in reqs.items():
+            total[res] = total.get(res, Fraction(0)) + q
+    if wl.totals:
         return total
-    for ps in lst(dct(wl.get("spec")).get("podSets")):
-        ps = dct(ps)
-        count = to_int(ps.get("count")) or 0
-        for res, q in pod_requests(dct(ps.get("template")).get("spec")).items():
-            total[res] = total.get(res, Fraction(0)) + q * count
+    for ps in wl.pod_sets:
+        for res, q in ps.requests.items():
+            total[res] = total.get(res, Fraction(0)) + q * ps.count
     return total
 
 

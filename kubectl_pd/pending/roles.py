@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue.model import PodSet
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import Reason, dct, lst, to_int
 from kubectl_pd.records import dataclass, field
@@ -51,9 +50,9 @@ def pod_role(pod: Obj, role_names: set[str]) -> str:
     return comp or rh or "main"
 
 
-def podset_role(ps: dict[str, Any], pods: list[Obj], role_names: set[str]) -> str:
+def podset_role(ps: PodSet, pods: list[Obj], role_names: set[str]) -> str:
     """A pod set's role: its name when that is a role, else the 8-hex hash through the pods' component."""
-    name = str(ps.get("name") or "main")
+    name = ps.name or "main"
     if name in role_names:
         return name
     for p in pods:
@@ -61,7 +60,7 @@ def podset_role(ps: dict[str, Any], pods: list[Obj], role_names: set[str]) -> st
             comp = label(p, COMPONENT)
             if comp:
                 return comp
-    comp = dct(dct(dct(ps.get("template")).get("metadata")).get("labels")).get(COMPONENT)
+    comp = ps.template_labels.get(COMPONENT)
     return str(comp) if comp else name
 
 

@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, pod_set_of_spec
-from kubectl_pd.kueue.model import workload as parse_workload
+from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, Workload, pod_set_of_spec
 from kubectl_pd.records import dataclass, field, replace
 
 FITS = "fits"
@@ -233,12 +232,11 @@ def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction]) -> list[
     return bars
 
 
-def pod_set_demands(wl_obj: dict, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, dict],
+def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, dict],
                     size_of: Mapping[str, int], limit_ranges: tuple[LimitRangeItem, ...] = (),
                     ) -> list[tuple[Demand, ad.PodSetDemand]]:
     """A Workload's pod sets as demands. A trimmed pod set (no containers) is measured by its role's Pods;
     `status.resourceRequests`, where Kueue wrote it, is the authority for totals."""
-    wl = parse_workload(wl_obj)
     out = []
     for ps in wl.pod_sets:
         role = role_of.get(ps.name, ps.name)

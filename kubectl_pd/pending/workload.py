@@ -10,13 +10,13 @@ from typing import Any
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Taint, pod_requests
+from kubectl_pd.kueue.model import Condition, ResourceFlavor, Taint, Workload, pod_requests, resource_flavor, workload
 from kubectl_pd.kueue.quantity import format_cards, is_credits
 from kubectl_pd.pending import evictions as evm
 from kubectl_pd.pending import topology as tp
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, amount_of, conditions, dct, is_true, lst, more, short, to_int
+from kubectl_pd.pending.model import Reason, amount_of, more, short
 from kubectl_pd.pending.queues import structural
 from kubectl_pd.pending.roles import Unit, pod_role, podset_role
 
@@ -169,11 +169,12 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.P
     rest = _workload_reasons(u, facts, verdicts, now, notes, hypothetical)
     if u.workload is None or u.admitted or any(r.code in ("NotPending", "Deactivated") for r in rest):
         return rest
-    loop = evm.retry_loop(u.workload, facts.events)
+    wl, events = facts.wl(u.workload), facts.event_views()
+    loop = evm.retry_loop(wl, events)
     if loop is not None:
         head = retry_loop_reason(loop, u, facts)
         return [head] + [r for r in rest if r.code not in ("AdmissionCheckPending", "Evicted")]
-    pre = evm.preemption_of(u.workload, facts.events) if not u.reserved else None
+    pre = evm.preemption_of(wl, events) if not u.reserved else None
     if pre is not None:
         return [preempted_reason(pre, u, facts)] + rest  # an Evicted reason after it says the back-off
     return rest
@@ -227,7 +228,7 @@ def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
             nodes.setdefault(name_of(n), n)
     if not nodes:
         return None
-    key = next((k for f in flavors if (k := evm.accelerator_key(facts.flavors.get(f)))), None)
+    key = next((k for f in flavors if (k := evm.accelerator_key(_flavor(facts, f)))), None)
     asks: dict[str, Fraction | None] = {}
     role_names = set(u.roles)
     for p in u.pods:
@@ -243,12 +244,17 @@ def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
     return frag
 
 
+def _flavor(facts: Facts, name: str) -> ResourceFlavor | None:
+    obj = facts.flavors.get(name)
+    return resource_flavor(obj) if obj is not None else None
+
+
 def preempted_reason(pre: tuple[str | None, str | None, evm.Preemption | None], u: Unit, facts: Facts) -> Reason:
     """Preempted: by whom (UID, its ClusterQueue, ours or not), by which rule; the pair effect is said by
     the diagnosis, which sees every role's Workload."""
     rule, message, p = pre
     g = u.group
-    by_uid = {str(dct(w.get("metadata")).get("uid")): n for n, w in facts.workloads.items() if w is not None}
+    by_uid = {facts.wl(w).uid: n for n, w in facts.workloads.items() if w is not None}
     name = by_uid.get(p.uid or "") if p is not None else None
     cq = p.preemptor_queue if p is not None else None
     params: dict[str, Any] = {"rule": rule, "preemptorUID": p.uid if p else None,
@@ -265,88 +271,98 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.Preemption | None], 
                        "reclaim")
 
 
+def _patch_active(g: str, ns: str) -> str:
+    return f"kubectl patch workload {g} -n {ns} --type merge -p '{{\"spec\":{{\"active\":true}}}}'"
+
+
 def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
                       now: datetime, notes: list[str], hypothetical: bool = False) -> list[Reason]:
     """`hypothetical` (--what-if): Kueue's last message is about the real demand, so only our engine speaks
     for quota."""
-    wl = u.workload or {}
+    wl = facts.wl(u.workload) if u.workload is not None else workload({})
     g = u.group
-    ns = facts.target.namespace
-    conds = conditions(wl)
-    spec, status = dct(wl.get("spec")), dct(wl.get("status"))
-    qr = dct(conds.get("QuotaReserved"))
-    u.reserved = qr.get("status") == "True"
-    u.admitted = is_true(conds, "Admitted")
-    ps_roles = {str(dct(ps).get("name")): podset_role(dct(ps), u.pods, {r for r in u.roles})
-                for ps in lst(spec.get("podSets"))}
-    checks = [dct(c) for c in lst(status.get("admissionChecks"))]
-    patch_active = (f"kubectl patch workload {g} -n {ns} --type merge -p '{{\"spec\":{{\"active\":true}}}}'")
-
-    if is_true(conds, "Finished"):
+    u.reserved, u.admitted = wl.reserved, wl.admitted
+    if wl.finished:
         return [Reason("NotPending", f"Workload {g} is finished", workload=g)]
-    if spec.get("active") is False:
-        dt = dct(conds.get("DeactivationTarget"))
-        ev = dct(conds.get("Evicted"))
-        parked = next((c for c in checks if km.PARKED_MARKER in str(c.get("message") or "")), None)
-        kmsg = (parked or {}).get("message") or dt.get("message") or ev.get("message")
-        why = "parked by GPUStack's joint admission check after waiting 30 minutes" if parked else \
-            "spec.active is false"
-        return [Reason("Deactivated", f"Workload {g} is deactivated: {why}", workload=g,
-                       kueue_message=str(kmsg) if kmsg else None,
-                       hint=("free capacity for every role, then reactivate: " if parked else "reactivate: ")
-                       + patch_active)]
+    if not wl.active:
+        return [_deactivated(wl, g, facts.target.namespace)]
     if u.admitted:
         return [Reason("NotPending", f"Workload {g} is admitted", workload=g)]
     if u.reserved:
-        out = []
-        for c in checks:
-            state, name, msg = c.get("state"), str(c.get("name") or "?"), str(c.get("message") or "")
-            if state == "Rejected":
-                out.append(Reason("AdmissionCheckRejected", f"admission check {name} rejected Workload {g}",
-                                  workload=g, kueue_message=msg or None,
-                                  hint=f"fix what {name} reports, then reactivate: {patch_active}"))
-            elif state in ("Pending", "Retry"):
-                joint = "joint" in name
-                what = ("waits for every replica of every role to reserve quota" if joint else
-                        "retries: no node has the free devices yet" if state == "Retry" else "has not answered yet")
-                out.append(Reason("AdmissionCheckPending", f"quota is reserved; admission check {name} is "
-                                  f"{state}: it {what}", workload=g, kueue_message=msg or None,
-                                  hint=("the other roles must reserve quota first (see their reasons)" if joint
-                                        else f"wait for {name}, or free devices on the flavor's nodes")))
-        if out:
-            return out
-        adm = dct(conds.get("Admitted"))
-        return [Reason("Unknown", f"quota is reserved but Workload {g} is not admitted yet", workload=g,
-                       kueue_message=adm.get("message") or None)]
+        return _reserved(wl, g, facts.target.namespace)
+    evicted = _waiting_for_requeue(wl, g, now)
+    if evicted is not None:
+        return [evicted]
+    ev = wl.condition("Evicted")
+    if ev is not None and ev.true:
+        notes.append(f"Workload {g} was evicted ({ev.reason}) and has been requeued: {ev.message}".rstrip(": "))
+    return _queued(u, wl, facts, verdicts, notes, hypothetical)
 
-    # evicted and not requeued yet: the back-off explains the wait
-    ev = dct(conds.get("Evicted"))
-    requeued = dct(conds.get("Requeued"))
-    if ev.get("status") == "True" and requeued.get("status") != "True":
-        rs = dct(status.get("requeueState"))
-        at = rs.get("requeueAt")
-        when = ""
-        if isinstance(at, str):
-            when = f"; requeued at {at}"
-            t = _parse_time(at)
-            if t is not None and t > now:
-                when += f" (in {_human((t - now).total_seconds())})"
-        count = to_int(rs.get("count"))
-        cause = str(ev.get("reason") or "?")
-        pre = km.parse_preempted(ev.get("message"))
-        detail = f" (preempted for {pre})" if pre else ""
-        return [Reason("Evicted", f"Workload {g} was evicted ({cause}){detail}"
-                       + (f", {count} time{'s' if count != 1 else ''}" if count else "") + when,
-                       workload=g, kueue_message=str(ev.get("message") or "") or None,
-                       hint="wait for the requeue back-off" if at else "wait for Kueue to requeue it")]
 
-    if ev.get("status") == "True":
-        notes.append(f"Workload {g} was evicted ({ev.get('reason')}) and has been requeued: "
-                     f"{ev.get('message') or ''}".rstrip(": "))
+def _deactivated(wl: Workload, g: str, ns: str) -> Reason:
+    dt, ev = wl.condition("DeactivationTarget"), wl.condition("Evicted")
+    parked = next((c for c in wl.admission_checks if km.PARKED_MARKER in c.message), None)
+    kmsg = (parked.message if parked else None) or (dt.message if dt else None) or (ev.message if ev else None)
+    why = "parked by GPUStack's joint admission check after waiting 30 minutes" if parked else "spec.active is false"
+    return Reason("Deactivated", f"Workload {g} is deactivated: {why}", workload=g, kueue_message=kmsg or None,
+                  hint=("free capacity for every role, then reactivate: " if parked else "reactivate: ")
+                  + _patch_active(g, ns))
+
+
+def _reserved(wl: Workload, g: str, ns: str) -> list[Reason]:
+    """Quota is reserved: the admission checks say what holds the admission."""
+    out = []
+    for c in wl.admission_checks:
+        if c.state == "Rejected":
+            out.append(Reason("AdmissionCheckRejected", f"admission check {c.name} rejected Workload {g}",
+                              workload=g, kueue_message=c.message or None,
+                              hint=f"fix what {c.name} reports, then reactivate: {_patch_active(g, ns)}"))
+        elif c.state in ("Pending", "Retry"):
+            joint = "joint" in c.name
+            what = ("waits for every replica of every role to reserve quota" if joint else
+                    "retries: no node has the free devices yet" if c.state == "Retry" else "has not answered yet")
+            out.append(Reason("AdmissionCheckPending", f"quota is reserved; admission check {c.name} is "
+                              f"{c.state}: it {what}", workload=g, kueue_message=c.message or None,
+                              hint=("the other roles must reserve quota first (see their reasons)" if joint
+                                    else f"wait for {c.name}, or free devices on the flavor's nodes")))
+    if out:
+        return out
+    adm = wl.condition("Admitted")
+    return [Reason("Unknown", f"quota is reserved but Workload {g} is not admitted yet", workload=g,
+                   kueue_message=(adm.message if adm else None) or None)]
+
+
+def _waiting_for_requeue(wl: Workload, g: str, now: datetime) -> Reason | None:
+    """Evicted and not requeued yet: the back-off explains the wait."""
+    ev, requeued = wl.condition("Evicted"), wl.condition("Requeued")
+    if ev is None or not ev.true or (requeued is not None and requeued.true):
+        return None
+    rs = wl.requeue_state
+    at = rs.requeue_at if rs is not None else None
+    when = ""
+    if at is not None:
+        when = f"; requeued at {at}"
+        t = _parse_time(at)
+        if t is not None and t > now:
+            when += f" (in {_human((t - now).total_seconds())})"
+    count = rs.count if rs is not None else None
+    pre = km.parse_preempted(ev.message)
+    detail = f" (preempted for {pre})" if pre else ""
+    return Reason("Evicted", f"Workload {g} was evicted ({ev.reason or '?'}){detail}"
+                  + (f", {count} time{'s' if count != 1 else ''}" if count else "") + when,
+                  workload=g, kueue_message=ev.message or None,
+                  hint="wait for the requeue back-off" if at else "wait for Kueue to requeue it")
+
+
+def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+            notes: list[str], hypothetical: bool) -> list[Reason]:
+    """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic."""
+    g = u.group
+    qr = wl.condition("QuotaReserved")
+    ps_roles = {ps.name: podset_role(ps, u.pods, set(u.roles)) for ps in wl.pod_sets}
     queue_problems = structural(facts, u.queue, g)
-    qr_reason = str(qr.get("reason") or "")
-    qr_msg = qr.get("message") if qr.get("status") == "False" else None
-    qr_msg = None if hypothetical else qr_msg
+    qr_reason = qr.reason if qr is not None else ""
+    qr_msg = qr.message if qr is not None and qr.status == "False" and not hypothetical else None
     parsed = km.parse_message(qr_msg) if qr_msg else None
     kueue_reasons = _kueue_reasons(parsed, qr_reason, ps_roles, g, verdicts, facts, u) if parsed else []
     if queue_problems:
@@ -358,24 +374,23 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
         return queue_problems
     if kueue_reasons:
         return kueue_reasons
-    # Kueue has said nothing (yet): our arithmetic answers
-    out = []
-    untouched = not qr
-    for (w, _ps), v in verdicts.items():
-        if w != g:
-            continue
-        if v.verdict in (vd.BLOCKED, vd.UNKNOWN):
-            out.extend(verdict_reasons(v, None, g))
+    return _ours(g, qr, verdicts, qr_msg)
+
+
+def _ours(g: str, qr: Condition | None, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+          qr_msg: str | None) -> list[Reason]:
+    """Kueue has said nothing (yet): our arithmetic answers."""
+    untouched = qr is None
+    out = [r for (w, _ps), v in verdicts.items() if w == g and v.verdict in (vd.BLOCKED, vd.UNKNOWN)
+           for r in verdict_reasons(v, None, g)]
     if out:
         if untouched:
             for r in out:
                 r.message += " (our arithmetic; no scheduler has evaluated this Workload yet)"
         return out
-    gate = dct(conds.get("QuotaReserved"))
-    if qr_reason in ("Waiting", "WaitingForPodsReady"):
+    if qr is not None and qr.reason in ("Waiting", "WaitingForPodsReady"):
         return [Reason("WaitingForPodsReady", "Kueue holds admissions until every admitted Workload's pods "
-                       "are ready (waitForPodsReady.blockAdmission)", workload=g,
-                       kueue_message=str(gate.get("message") or "") or None,
+                       "are ready (waitForPodsReady.blockAdmission)", workload=g, kueue_message=qr.message or None,
                        hint="wait for the running Workloads' pods to become ready")]
     msg = "fits the free quota now; waiting for the scheduler to reach it"
     if untouched:
@@ -422,14 +437,14 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
         return [Reason(code, _CODE_TEXT.get(code, code), workload=g, kueue_message=text, hint=hint)]
     if parsed.kind == "failed-admission-checks":
         out = []
-        for c in lst(dct(dct(u.workload).get("status")).get("admissionChecks")):
-            c = dct(c)
-            if c.get("state") == "Rejected":
-                out.append(Reason("AdmissionCheckRejected", f"admission check {c.get('name')} rejected it",
-                                  workload=g, kueue_message=str(c.get("message") or text)))
-            elif c.get("state") == "Retry":
-                out.append(Reason("AdmissionCheckPending", f"admission check {c.get('name')} asks to retry",
-                                  workload=g, kueue_message=str(c.get("message") or text)))
+        checks = facts.wl(u.workload).admission_checks if u.workload is not None else ()
+        for c in checks:
+            if c.state == "Rejected":
+                out.append(Reason("AdmissionCheckRejected", f"admission check {c.name} rejected it",
+                                  workload=g, kueue_message=c.message or text))
+            elif c.state == "Retry":
+                out.append(Reason("AdmissionCheckPending", f"admission check {c.name} asks to retry",
+                                  workload=g, kueue_message=c.message or text))
         return out or [Reason("AdmissionCheckRejected", "an admission check failed", workload=g, kueue_message=text)]
     if parsed.kind == "hard-error":
         role = ps_roles.get(parsed.subject or "", parsed.subject)
