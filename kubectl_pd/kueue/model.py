@@ -14,7 +14,7 @@ from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.records import dataclass, field, replace
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
 
@@ -181,6 +181,7 @@ class ClusterQueue:
     admission_checks: tuple[str, ...] = ()
     namespace_selector: Mapping[str, Any] | None = None
     conditions: Mapping[str, Condition] = field(default_factory=dict)
+    namespace_selector_null: bool = False  # spec.namespaceSelector is present and null: it selects no namespace
     reserved: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsReservation
     admitted: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsUsage
     usage_unknown: frozenset[FlavorResource] = frozenset()
@@ -228,6 +229,7 @@ def cluster_queue(obj: Any) -> ClusterQueue:
         namespace_selector=spec.get("namespaceSelector") if isinstance(spec.get("namespaceSelector"), dict) else None,
         conditions=conditions_of(obj),
         reserved=reserved, admitted=admitted, usage_unknown=bad_r, unknown=unknown,
+        namespace_selector_null="namespaceSelector" in spec and spec["namespaceSelector"] is None,
     )
 
 
@@ -311,6 +313,41 @@ class Requirement:
     values: tuple[str, ...] = ()
 
 
+TAS_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+TAS_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+TAS_UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+TAS_SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
+TAS_SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+
+
+@dataclass(frozen=True)
+class TopologyRequest:
+    """A pod set's topology request: `topologyRequest` (v1beta2) or its template's podset-*-topology
+    annotations. mode: required | preferred | unconstrained | None (none asked)."""
+
+    mode: str | None = None
+    level: str | None = None
+    slice_level: str | None = None
+    slice_size: int | None = None
+
+
+def topology_request(ps: Any) -> TopologyRequest:
+    ps = _d(ps)
+    tr = _d(ps.get("topologyRequest"))
+    ann = _d(_d(_d(ps.get("template")).get("metadata")).get("annotations"))
+    mode = level = None
+    for m, key, annotation in (("required", "required", TAS_REQUIRED), ("preferred", "preferred", TAS_PREFERRED)):
+        level = _s(tr.get(key)) or _s(ann.get(annotation))
+        if level:
+            mode = m
+            break
+    if mode is None and (tr.get("unconstrained") is True or ann.get(TAS_UNCONSTRAINED) == "true"):
+        mode = "unconstrained"
+    slice_level = _s(tr.get("podSetSliceRequiredTopology")) or _s(ann.get(TAS_SLICE_REQUIRED))
+    size = (_int(tr.get("podSetSliceSize")) or _int(ann.get(TAS_SLICE_SIZE))) if slice_level else None
+    return TopologyRequest(mode, level, slice_level, size)
+
+
 @dataclass(frozen=True)
 class PodSet:
     name: str
@@ -326,6 +363,7 @@ class PodSet:
     unknown: tuple[str, ...] = ()  # resources whose request could not be read
     template_labels: Mapping[str, str] = field(default_factory=dict)
     has_template: bool = True  # false when Kueue trimmed the template (no containers)
+    topology: TopologyRequest = TopologyRequest()
 
 
 def _container_requests(c: dict[str, Any], bad: list[str]) -> dict[str, Fraction]:
@@ -526,8 +564,9 @@ def workload(obj: Any) -> Workload:
         count = _int(ps.get("count"))
         tpl = _d(ps.get("template"))
         group = _s(_d(ps.get("topologyRequest")).get("podSetGroupName"))
-        pod_sets.append(pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count,
-                                        tpl.get("spec"), group, _d(_d(tpl.get("metadata")).get("labels"))))
+        one = pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count, tpl.get("spec"), group,
+                              _d(_d(tpl.get("metadata")).get("labels")))
+        pod_sets.append(replace(one, topology=topology_request(ps)))
     adm = _d(status.get("admission"))
     admission = tuple(PodSetAdmission(str(a.get("name") or ""), {str(k): str(v) for k, v in
                                                                  _d(a.get("flavors")).items()}, _int(a.get("count")))

@@ -35,7 +35,6 @@ from kubectl_pd.pending.model import (
     Diagnosis,
     Reason,
     RoleRow,
-    dct,
     more,
     short,
 )
@@ -196,6 +195,11 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
         hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
     return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position, bars,
                      notes, hints, story, shape, suggestions if pending else [], dict(what_if or {}), ahead)
+
+
+def _spec(pod: Obj) -> dict[str, Any]:
+    spec = pod.get("spec")
+    return spec if isinstance(spec, dict) else {}
 
 
 def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
@@ -364,7 +368,7 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
         role_of = {ps.name: podset_role(ps, u.pods, role_names) for ps in wl.pod_sets}
         specs: dict[str, dict[str, Any]] = {}
         for p in u.pods:
-            specs.setdefault(pod_role(p, role_names), dct(p.get("spec")))
+            specs.setdefault(pod_role(p, role_names), _spec(p))
         return vd.pod_set_demands(wl, u.group, role_of, specs, sizes, limits)
     # no Workload: what Kueue would compose, one pod set per role, count = the role's share
     by_role: dict[str, list[Obj]] = {}
@@ -380,7 +384,7 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
             count = role.replicas * role.size
         else:
             count = len(pods)
-        out.append(vd.spec_demand(r, u.group, count, dct(pods[0].get("spec")), role_size(r, roles), limits))
+        out.append(vd.spec_demand(r, u.group, count, _spec(pods[0]), role_size(r, roles), limits))
     return out
 
 

@@ -31,6 +31,7 @@ from kubectl_pd.kueue.model import (
     cluster_queue,
     is_true,
     local_queue,
+    pending_workloads,
     resource_flavor,
     workload,
 )
@@ -600,29 +601,30 @@ def _read_retry_nodes(rd: _Reader) -> None:
 MAX_AHEAD = 5  # Workloads ahead of ours whose requests are read (GET each, by name)
 
 
+def _ahead_of_ours(facts: Facts) -> list[tuple[str, str]]:
+    """(namespace, name) of the Workloads the visibility API puts before the first of ours, per queue."""
+    ns = facts.target.namespace
+    mine = set(facts.groups)
+    wanted: list[tuple[str, str]] = []
+    for doc in facts.pending.values():
+        items = pending_workloads(doc)
+        ours = [i.position for i in items if i.name in mine and (i.namespace or ns) == ns and i.position is not None]
+        if not ours:
+            continue
+        for i in items:
+            key = (i.namespace or ns, i.name or "")
+            if i.position is not None and i.position < min(ours) and key[1] and key not in wanted:
+                wanted.append(key)
+    return wanted
+
+
 def _read_ahead(rd: _Reader) -> None:
     """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
     requests; a refused read leaves that Workload's requests unknown (a note)."""
     facts = rd.facts
-    ns = facts.target.namespace
-    mine = {g for g in facts.groups}
-    wanted: list[tuple[str, str]] = []
-    for doc in facts.pending.values():
-        items = [i for i in (doc or {}).get("items") or [] if isinstance(i, dict)]
-        ours = [i.get("positionInClusterQueue") for i in items
-                if (i.get("metadata") or {}).get("name") in mine
-                and (i.get("metadata") or {}).get("namespace", ns) == ns
-                and isinstance(i.get("positionInClusterQueue"), int)]
-        if not ours:
-            continue
-        for i in items:
-            pos, meta = i.get("positionInClusterQueue"), i.get("metadata") or {}
-            key = (str(meta.get("namespace") or ns), str(meta.get("name") or ""))
-            if isinstance(pos, int) and pos < min(ours) and key[1] and key not in wanted:
-                wanted.append(key)
-    wanted = [k for k in wanted if k not in facts.ahead][:MAX_AHEAD]
-    calls = [(f'workload "{n}" in "{w}" (ahead in the queue)', lambda w=w, n=n: rd.source.get("Workload", n, w), None,
-              False) for w, n in wanted]
+    wanted = [k for k in _ahead_of_ours(facts) if k not in facts.ahead][:MAX_AHEAD]
+    calls: list[Call] = [(f'workload "{n}" in "{w}" (ahead in the queue)', _getter(rd.source, "Workload", n, w), None,
+                          False) for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):
         if ok:
             facts.ahead[key] = obj

@@ -5,8 +5,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj
-from kubectl_pd.kueue.model import conditions_of
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
 from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Target
@@ -86,40 +84,6 @@ class Diagnosis:
     @property
     def code(self) -> str:
         return self.reasons[0].code if self.reasons else "Unknown"
-
-
-def dct(x: Any) -> dict[str, Any]:
-    return x if isinstance(x, dict) else {}
-
-
-def lst(x: Any) -> list[Any]:
-    return x if isinstance(x, list) else []
-
-
-def to_int(x: Any) -> int | None:
-    if isinstance(x, bool):
-        return None
-    if isinstance(x, int):
-        return x
-    if isinstance(x, str) and x.strip().lstrip("-").isdigit():
-        return int(x.strip())
-    return None
-
-
-def text(x: Any) -> str | None:
-    """A string field, or None when the object holds something else there."""
-    return x if isinstance(x, str) else None
-
-
-def conditions(obj: Obj | None) -> dict[str, dict[str, Any]]:
-    """The conditions as the one reader (kueue.model.conditions_of) parsed them, keyed by type, in the
-    field names of the API (the reason and message code of this package reads them so)."""
-    return {t: {"type": t, "status": c.status, "reason": c.reason, "message": c.message,
-                "lastTransitionTime": c.last_transition} for t, c in conditions_of(obj).items()}
-
-
-def is_true(conds: dict[str, dict[str, Any]], t: str) -> bool:
-    return dct(conds.get(t)).get("status") == "True"
 
 
 def fmt(q: Fraction | None, resource: str | None) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from kubectl_pd.cluster.source import Obj, labels_of
+from typing import Any
+
+from kubectl_pd.cluster.source import labels_of
 from kubectl_pd.kueue import messages as km
+from kubectl_pd.kueue.model import ClusterQueue, conditions_of
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, conditions, dct, lst
+from kubectl_pd.pending.model import Reason
 from kubectl_pd.pending.roles import md_roles
 
 STRUCTURAL = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
@@ -28,14 +31,14 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     lqo = facts.local_queues.get(lq)
     if lqo is None:
         return _from_fallback(fallback, g, kueue)
-    stop = dct(lqo.get("spec")).get("stopPolicy")
+    stop = facts.lq(lqo).stop_policy
     if stop in ("Hold", "HoldAndDrain"):
         return [Reason("LocalQueueStopped", f"LocalQueue {lq} is stopped (stopPolicy {stop})", workload=g,
                        kueue_message=kueue, params={"queue": lq},
                        hint=f"kubectl patch localqueue {lq} -n {ns} --type merge -p "
                             f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'")]
-    cq = dct(lqo.get("spec")).get("clusterQueue")
-    if not isinstance(cq, str) or not cq:
+    cq = facts.lq(lqo).cluster_queue
+    if not cq:
         return _from_fallback(fallback, g, kueue)
     if cq in facts.cluster_queues and facts.cluster_queues[cq] is None:
         return [Reason("ClusterQueueMissing", f"ClusterQueue {cq} (named by LocalQueue {lq}) does not exist",
@@ -44,22 +47,22 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     cqo = facts.cluster_queues.get(cq)
     if cqo is None:
         return _from_fallback(fallback, g, kueue)
-    cstop = dct(cqo.get("spec")).get("stopPolicy")
+    model = facts.cq(cqo)
+    cstop = model.stop_policy
     if cstop in ("Hold", "HoldAndDrain"):
         return [Reason("ClusterQueueStopped", f"ClusterQueue {cq} is stopped (stopPolicy {cstop})", workload=g,
                        kueue_message=kueue, params={"queue": cq},
                        hint=f"kubectl patch clusterqueue {cq} --type merge -p "
                             f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}' (GPUStack holds a queue whose "
                             f"InstanceType is inactive)")]
-    active = dct(conditions(cqo).get("Active"))
-    if active.get("status") == "False":
-        causes = km.parse_cq_inactive(active.get("message"))
-        cause_text = "; ".join(_cause_text(c, facts) for c in causes) or str(active.get("reason") or "not active")
+    active = model.conditions.get("Active")
+    if active is not None and active.status == "False":
+        causes = km.parse_cq_inactive(active.message)
+        cause_text = "; ".join(_cause_text(c, facts) for c in causes) or active.reason or "not active"
         hint = _cause_hint(causes, cq)
         return [Reason("ClusterQueueInactive", f"ClusterQueue {cq} is inactive: {cause_text}", workload=g,
-                       kueue_message=kueue or str(active.get("message") or "") or None, hint=hint,
-                       params={"queue": cq})]
-    nsr = _namespace_mismatch(facts, cqo)
+                       kueue_message=kueue or active.message or None, hint=hint, params={"queue": cq})]
+    nsr = _namespace_mismatch(facts, model)
     if nsr:
         return [Reason("NamespaceNotAllowed", f"ClusterQueue {cq}'s namespaceSelector does not select "
                        f"namespace {ns} ({nsr})", workload=g, kueue_message=kueue, params={"queue": cq},
@@ -88,10 +91,9 @@ def _cause_text(c: km.InactiveCause, facts: Facts) -> str:
     if c.kind == "inactive-checks":
         detail = []
         for n in c.names:
-            ac = facts.checks.get(n)
-            act = dct(conditions(ac).get("Active"))
-            if act.get("message"):
-                detail.append(f"{n}: {act.get('message')}")
+            act = conditions_of(facts.checks.get(n)).get("Active")
+            if act is not None and act.message:
+                detail.append(f"{n}: {act.message}")
         return f"AdmissionCheck(s) {', '.join(c.names)} are inactive" + (f" ({'; '.join(detail)})" if detail else "")
     if c.kind == "missing-topology":
         return f"Topology {c.names[0] if c.names else '?'} of a TAS flavor does not exist"
@@ -113,38 +115,41 @@ def _cause_hint(causes: list[km.InactiveCause], cq: str) -> str:
     return f"fix the ClusterQueue: kubectl pd lint cq/{cq}"
 
 
-def _namespace_mismatch(facts: Facts, cqo: Obj) -> str | None:
-    spec = dct(cqo.get("spec"))
-    if "namespaceSelector" not in spec:
-        return None  # not shown in the object we read: do not guess
-    sel = spec.get("namespaceSelector")
-    if sel is None:
+def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> str | None:
+    if cq.namespace_selector_null:
         return "the selector is null, which selects no namespace"
-    sel = dct(sel)
-    ns_obj = facts.namespace_obj
-    if ns_obj is None:
-        return None
-    labels = labels_of(ns_obj)
-    for k, v in dct(sel.get("matchLabels")).items():
+    sel = cq.namespace_selector
+    if sel is None or facts.namespace_obj is None:
+        return None  # not shown in the object we read, or the namespace was not read: do not guess
+    labels = labels_of(facts.namespace_obj)
+    match = sel.get("matchLabels")
+    for k, v in (match.items() if isinstance(match, dict) else ()):
         if labels.get(str(k)) != str(v):
             return f"needs label {k}={v}"
-    for e in lst(sel.get("matchExpressions")):
-        e = dct(e)
-        key, op, vals = str(e.get("key")), e.get("operator"), [str(x) for x in lst(e.get("values"))]
-        ok = {"In": labels.get(key) in vals, "NotIn": labels.get(key) not in vals, "Exists": key in labels,
-              "DoesNotExist": key not in labels}.get(str(op), True)
-        if not ok:
-            return f"needs {key} {op} {vals}" if vals else f"needs {key} {op}"
+    exprs = sel.get("matchExpressions")
+    for e in exprs if isinstance(exprs, list) else ():
+        miss = _expression_miss(e if isinstance(e, dict) else {}, labels)
+        if miss:
+            return miss
     return None
+
+
+def _expression_miss(e: dict[str, Any], labels: dict[str, str]) -> str | None:
+    raw = e.get("values")
+    key, op, vals = str(e.get("key")), e.get("operator"), [str(x) for x in (raw if isinstance(raw, list) else [])]
+    ok = {"In": labels.get(key) in vals, "NotIn": labels.get(key) not in vals, "Exists": key in labels,
+          "DoesNotExist": key not in labels}.get(str(op), True)
+    if ok:
+        return None
+    return f"needs {key} {op} {vals}" if vals else f"needs {key} {op}"
 
 
 def cq_of_queue(facts: Facts, lq: str | None) -> str | None:
     lqo = facts.local_queues.get(lq or "")
-    cq = dct(dct(lqo).get("spec")).get("clusterQueue")
-    if isinstance(cq, str) and cq:
+    cq = facts.lq(lqo).cluster_queue if lqo is not None else None
+    if cq:
         return cq
     for r in md_roles(facts.deployment):
         if r.instance_type and r.instance_type in facts.cluster_queues:
             return r.instance_type
     return None
-

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from kubectl_pd import kube
 from kubectl_pd.cluster.source import Obj
-from kubectl_pd.kueue.model import PodSet
+from kubectl_pd.kueue.model import PodSet, to_int
 from kubectl_pd.pending.meta import annotation, label
-from kubectl_pd.pending.model import Reason, dct, lst, to_int
+from kubectl_pd.pending.model import Reason
 from kubectl_pd.records import dataclass, field
 
 ROLE_HASH = "kueue.x-k8s.io/role-hash"  # the seed's design: the role name, so pod sets are named by role
@@ -16,9 +17,8 @@ COMPONENT = "app.kubernetes.io/component"  # the role name on every GPUStack pod
 
 def runnable(pod: Obj) -> bool:
     """Kueue counts runnable-or-succeeded pods: not Failed, not deleting before it got a node."""
-    if dct(pod.get("status")).get("phase") == "Failed":
-        return False
-    return not (dct(pod.get("metadata")).get("deletionTimestamp") and not dct(pod.get("spec")).get("nodeName"))
+    p = kube.pod(pod)
+    return p.phase != "Failed" and not (p.deleting and not p.node_name)
 
 
 @dataclass
@@ -32,7 +32,9 @@ class Role:
 
 def md_roles(md: Obj | None) -> list[Role]:
     out = []
-    for r in lst(dct(dct(md).get("spec")).get("roles")):
+    spec = (md or {}).get("spec")
+    listed = spec.get("roles") if isinstance(spec, dict) else None
+    for r in listed if isinstance(listed, list) else []:
         if not isinstance(r, dict) or not isinstance(r.get("name"), str):
             continue
         kind = r.get("kind") if isinstance(r.get("kind"), str) else "server"

@@ -474,7 +474,8 @@ def _topology_reasons(psf: km.PodSetFailure, role: str, g: str, u: Unit, facts: 
         nums = tp.parse_not_fit(fr.text)
         if nums is None:
             continue
-        req = tp.request_of(tp.pod_set_of(u.workload, psf.pod_set))
+        wl = facts.wl(u.workload) if u.workload is not None else None
+        req = tp.request_of(next((ps for ps in wl.pod_sets if ps.name == psf.pod_set), None) if wl else None)
         flavors = tp.tas_flavors(facts.flavors, nums["topology"])
         params = {**nums, **{k: v for k, v in req.items() if v is not None}, "podSet": psf.pod_set,
                   "flavors": flavors}
