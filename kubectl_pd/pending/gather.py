@@ -50,6 +50,7 @@ MAX_FLAVORS = 4
 MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
 PARALLEL = 4  # concurrent reads of one diagnosis on a live cluster
+INVOLVED_NAME = "involvedObject.name"
 
 T = TypeVar("T")
 
@@ -518,7 +519,7 @@ def _event_reads(rd: _Reader, ns: str) -> Part:
 
 
 def _event_lister(source: Source, ns: str, name: str) -> Callable[[], list[Obj]]:
-    return lambda: source.list("Event", ns, field_selector=f"involvedObject.name={name}")
+    return lambda: source.list("Event", ns, field_selector=f"{INVOLVED_NAME}={name}")
 
 
 def _visibility_reads(rd: _Reader, cq_names: list[str]) -> Part:
@@ -701,21 +702,41 @@ def _snapshot_summaries(source: Source) -> list[Obj]:
 # -- a Source that answers from lists read once (no-target mode) ---------------------------------------
 
 class PrefetchedSource:
-    """Answers kinds listed up front from memory; everything else once, through `inner`, then cached."""
+    """The memo of one run with no TARGET: kinds listed up front answer from memory; every other read goes
+    once through `inner` and is remembered, a failure (403, 404, an API not served, ...) exactly like a
+    success, so N targets in a namespace cost its reads once, not N times. Events are listed once per
+    namespace and filtered here by each target's field selector. A new instance per run (and per --watch
+    tick): nothing is remembered across runs."""
 
     def __init__(self, inner: Source, prefetched: dict[str, list[Obj]]) -> None:
         self.inner = inner
         self.is_live = inner.is_live
         self.prefetched = prefetched
-        self._gets: dict[tuple[str, str, str | None], Obj | None] = {}
-        self._lists: dict[tuple[str, str | None, str | None, str | None], list[Obj]] = {}
+        self._memo: dict[tuple[Any, ...], tuple[bool, Any]] = {}
+        self.failed: dict[tuple[str, str | None], PdError] = {}  # (what, namespace) -> the error, in order
+        self._by_involved: dict[str, dict[str, list[Obj]]] = {}  # namespace -> involvedObject.name -> events
+        self._locks: dict[tuple[Any, ...], threading.Lock] = {}
         if hasattr(inner, "get_raw"):
             self.get_raw = self._get_raw  # type: ignore[method-assign]
-        self._raw: dict[str, Any] = {}
 
     def _kind(self, kind: str) -> str:
         k = kinds.lookup(kind)
         return k.kind if k else kind
+
+    def _once(self, key: tuple[Any, ...], what: tuple[str, str | None], read: Callable[[], T]) -> T:
+        hit = self._memo.get(key)
+        if hit is None:
+            with self._locks.setdefault(key, threading.Lock()):  # reads that run together ask once
+                hit = self._memo.get(key)
+                if hit is None:
+                    hit = _attempt(read)
+                    if not hit[0] and isinstance(hit[1], PdError) and not isinstance(hit[1], NotFoundError):
+                        self.failed.setdefault(what, hit[1])
+                    self._memo[key] = hit
+        ok, value = hit
+        if not ok:
+            raise value
+        return value  # type: ignore[no-any-return]
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = self._kind(kind)
@@ -724,31 +745,52 @@ class PrefetchedSource:
                 if name_of(o) == name and (namespace is None or namespace_of(o) in (None, namespace)):
                     return o
             return None
-        key = (k, name, namespace)
-        if key not in self._gets:
-            self._gets[key] = self.inner.get(kind, name, namespace)
-        return self._gets[key]
+        return self._once(("get", k, name, namespace), (f'{k.lower()} "{name}"', namespace),
+                          lambda: self.inner.get(kind, name, namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
              field_selector: str | None = None) -> list[Obj]:
         k = self._kind(kind)
         if k in self.prefetched:
-            lab, fld = parse_label_selector(label_selector), parse_field_selector(field_selector)
-            return [o for o in self.prefetched[k]
-                    if (namespace is None or namespace_of(o) in (None, namespace))
-                    and lab(labels_of(o)) and fld(o)]
-        key = (k, namespace, label_selector, field_selector)
-        if key not in self._lists:
-            self._lists[key] = self.inner.list(kind, namespace, label_selector, field_selector)
-        return self._lists[key]
+            return _select(self.prefetched[k], namespace, label_selector, field_selector)
+        if k == "Event" and namespace is not None and label_selector is None:  # one list per namespace
+            return self._events(kind, namespace, field_selector)
+        return self._once(("list", k, namespace, label_selector, field_selector), (_plural(k), namespace),
+                          lambda: self.inner.list(kind, namespace, label_selector, field_selector))
+
+    def _events(self, kind: str, namespace: str, field_selector: str | None) -> list[Obj]:
+        every = self._once(("list", "Event", namespace, None, None), (_plural("Event"), namespace),
+                           lambda: self.inner.list(kind, namespace))
+        head, sep, name = (field_selector or "").partition("=")
+        if head != INVOLVED_NAME or not sep or "," in name:
+            return _select(every, namespace, None, field_selector)
+        index = self._by_involved.get(namespace)
+        if index is None:  # a thousand targets look up their events by name, not by a thousand scans
+            index = {}
+            for e in every:
+                involved = e.get("involvedObject")
+                key = involved.get("name") if isinstance(involved, dict) else None
+                index.setdefault(key if isinstance(key, str) else "", []).append(e)
+            self._by_involved[namespace] = index
+        return list(index.get(name, []))
 
     def _get_raw(self, path: str, query: dict[str, Any] | None = None, **kw: Any) -> Any:
-        if path not in self._raw:
-            self._raw[path] = self.inner.get_raw(path, query, **kw)  # type: ignore[attr-defined]
-        return self._raw[path]
+        return self._once(("raw", path), (path, None), lambda: self.inner.get_raw(path, query, **kw))  # type: ignore[attr-defined]
 
     def origin(self, obj: Obj) -> Origin:
         return self.inner.origin(obj)
+
+
+def _plural(kind: str) -> str:
+    k = kinds.lookup(kind)
+    return k.plural if k else kind
+
+
+def _select(objs: list[Obj], namespace: str | None, label_selector: str | None,
+            field_selector: str | None) -> list[Obj]:
+    lab, fld = parse_label_selector(label_selector), parse_field_selector(field_selector)
+    return [o for o in objs if (namespace is None or namespace_of(o) in (None, namespace))
+            and lab(labels_of(o)) and fld(o)]
 
 
 def _admitted_or_finished(wl: Obj) -> bool:
@@ -757,37 +799,53 @@ def _admitted_or_finished(wl: Obj) -> bool:
 
 
 def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[str]]:
-    """No TARGET: every deployment, pod group and Workload of a namespace (None = all), read once."""
+    """No TARGET: every deployment, pod group and Workload of a namespace (None = all), read once; the
+    per-namespace and per-queue reads of their diagnoses are shared (PrefetchedSource)."""
     notes: list[str] = []
-
-    def listed(kind: str, **kw: Any) -> list[Obj]:
-        try:
-            return source.list(kind, namespace, **kw)
-        except ApiUnavailable:
-            return []
-        except ForbiddenError as e:
-            notes.append(f"could not list {kind}s: {e.message.split(': ask for')[0]}")
-            return []
-
-    mds = listed("ModelDeployment")
-    wls = listed("Workload")
+    mds = _listed(source, "ModelDeployment", namespace, notes)
+    wls = _listed(source, "Workload", namespace, notes)
     pods: dict[tuple[str | None, str], Obj] = {}
     for sel in (GROUP_LABEL, f"{APP_NAME_LABEL}=model-deployment"):
-        for p in listed("Pod", label_selector=sel):
+        for p in _listed(source, "Pod", namespace, notes, label_selector=sel):
             pods[(namespace_of(p), name_of(p))] = p
-    pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values()),
-                                    "Event": []})
+    pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
+    out = []
+    for t in dict.fromkeys(_targets(mds, wls, list(pods.values()), namespace)):  # a snapshot may hold the
+        try:  # same object twice: one row each
+            out.append(gather(pre, t))
+        except NotFoundError:
+            continue
+    notes.extend(_unread_note(what, ns, e) for (what, ns), e in pre.failed.items())
+    return out, notes
+
+
+def _unread_note(what: str, ns: str | None, e: PdError) -> str:
+    """What a run could not read, said once for every diagnosis that needed it."""
+    message = e.message.split(": ask for")[0] if isinstance(e, ForbiddenError) else e.message
+    where = f' in namespace "{ns}"' if ns else ""
+    return f"could not read {what}{where} (read once for every target of the run): {message}"
+
+
+def _listed(source: Source, kind: str, namespace: str | None, notes: list[str], **kw: Any) -> list[Obj]:
+    try:
+        return source.list(kind, namespace, **kw)
+    except ApiUnavailable:
+        return []
+    except ForbiddenError as e:
+        notes.append(f"could not list {kind}s: {e.message.split(': ask for')[0]}")
+        return []
+
+
+def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None) -> list[Target]:
+    """Deployments, then pod groups no deployment claims, then Workloads neither claims that wait."""
     targets: list[Target] = []
     claimed: set[tuple[str | None, str]] = set()
     for md in mds:
         ns = namespace_of(md) or namespace or "default"
         targets.append(Target("ModelDeployment", name_of(md), ns))
-        for p in pods.values():
-            if namespace_of(p) == ns and label(p, INSTANCE_LABEL) == name_of(md):
-                g = group_of_pod(p)
-                if g:
-                    claimed.add((ns, g))
-    for p in pods.values():
+        claimed.update((ns, g) for p in pods if namespace_of(p) == ns and label(p, INSTANCE_LABEL) == name_of(md)
+                       and (g := group_of_pod(p)))
+    for p in pods:
         g = group_of_pod(p)
         ns = namespace_of(p) or namespace or "default"
         if g and (ns, g) not in claimed:
@@ -795,13 +853,6 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             targets.append(Target("PodGroup", g, ns))
     for wl in wls:
         ns = namespace_of(wl) or namespace or "default"
-        if (ns, name_of(wl)) in claimed or _admitted_or_finished(wl):
-            continue
-        targets.append(Target("Workload", name_of(wl), ns))
-    out = []
-    for t in dict.fromkeys(targets):  # a snapshot may hold the same object twice: one row each
-        try:
-            out.append(gather(pre, t))
-        except NotFoundError:
-            continue
-    return out, notes
+        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl):
+            targets.append(Target("Workload", name_of(wl), ns))
+    return targets
