@@ -74,35 +74,65 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing."""
     now = now or datetime.now(UTC)
     md = facts.deployment
-    roles = md_roles(md)
-    role_names = {r.name for r in roles}
     ns = facts.target.namespace
     notes = list(facts.notes)
+    units = _units(facts)
+    roles = md_roles(md) or _roles_seen(facts, units)
+    role_names = {r.name for r in roles}
+    shape = _shape(facts, units, role_names, facts.pods)
+    _compose(facts, units, roles, role_names, shape)  # 1. pod groups: complete, consistent, composed?
+    roles = _own_roles(facts, units, roles)
+    reasons: list[Reason] = []
+    if md is not None and facts.target.kind == "ModelDeployment":
+        reasons.extend(_missing_groups(md, roles, units, shape, ns))
+        notes.extend(_operator_condition(md))
+    # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
+    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {})
+    notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
+    _stories(facts, units, verdicts, now, notes, shape, role_names, bool(what_if))  # 3. each Workload's own
+    _pair_effect(units, facts, shape)
+    reasons.extend(r for u in units for r in u.reasons)
+    reasons.extend(_queue_reasons_without_workload(facts, units, roles))
+    reasons.extend(_once_composed(reasons, verdicts, units))
+    reasons, pending = _settle(reasons, units, md)
+    rows = _role_rows(facts, roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment")
+    lq, cq = _queue_names(facts, units)
+    position, lq_position = _position(facts, units, cq, ns)
+    _say_position(reasons, position, cq)
+    ahead = _ahead(facts, units, cq, ns)
+    _say_ahead(reasons, ahead)
+    headline = _headline(facts.target, pending, reasons, rows)
+    hints = [h for h in dict.fromkeys(r.hint for r in reasons if r.hint)]
+    if pending and not hints:
+        hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
+    return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position,
+                     _bars(bars_by_cq, cq), notes, hints, _story(rows, reasons, shape, joint), shape,
+                     suggestions if pending else [], dict(what_if or {}), ahead)
 
-    units: list[Unit] = []
-    for g in facts.groups:
-        members = [p for p in facts.pods if group_of_pod(p) == g]
-        u = Unit(g, members, facts.workloads.get(g), g in facts.workloads)
-        units.append(u)
+
+def _units(facts: Facts) -> list[Unit]:
+    """One unit per pod group (its pods and Workload); the lone pods of a target without a group."""
+    units = [Unit(g, [p for p in facts.pods if group_of_pod(p) == g], facts.workloads.get(g), g in facts.workloads)
+             for g in facts.groups]
     loose = [p for p in facts.pods if not group_of_pod(p)]
     if loose and not units:
         units.append(Unit("", loose, None, False))
+    return units
 
-    # roles seen without a deployment: from pods and pod sets
-    if not roles:
-        seen: dict[str, None] = {}
-        for u in units:
-            for ps in _pod_sets(facts, u):
-                seen.setdefault(podset_role(ps, u.pods, set()), None)
-            for p in u.pods:
-                seen.setdefault(pod_role(p, set()), None)
-        roles = [Role(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
-        role_names = set(seen)
 
-    shape = _shape(facts, units, role_names, facts.pods)
-    reasons: list[Reason] = []
+def _roles_seen(facts: Facts, units: list[Unit]) -> list[Role]:
+    """Roles seen without a deployment: from pods and pod sets."""
+    seen: dict[str, None] = {}
+    for u in units:
+        for ps in _pod_sets(facts, u):
+            seen.setdefault(podset_role(ps, u.pods, set()), None)
+        for p in u.pods:
+            seen.setdefault(pod_role(p, set()), None)
+    return [Role(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
 
-    # 1. pod groups: complete, consistent, composed?
+
+def _compose(facts: Facts, units: list[Unit], roles: list[Role], role_names: set[str], shape: str) -> None:
+    """Each group's roles and queue, and what keeps Kueue from composing it (complete, consistent)."""
     for u in units:
         u.roles = sorted({pod_role(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
         if u.workload is not None:
@@ -115,47 +145,48 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
             u.queue = label(u.pods[0], QUEUE_LABEL)
         u.reasons.extend(_group_checks(u, facts, roles, role_names, shape))
 
-    # a group or Workload target shows only its own roles
-    if facts.target.kind != "ModelDeployment":
-        mine = {r for u in units for r in u.roles}
-        if mine and any(r.name in mine for r in roles):
-            roles = [r for r in roles if r.name in mine]
 
-    # roles (or, one group per replica, replicas) the operator has not created pods for yet
-    if md is not None and facts.target.kind == "ModelDeployment":
-        reasons.extend(_missing_groups(md, roles, units, shape, ns))
-        notes.extend(_operator_condition(md))
+def _own_roles(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Role]:
+    """A group or Workload target shows only its own roles."""
+    if facts.target.kind == "ModelDeployment":
+        return roles
+    mine = {r for u in units for r in u.roles}
+    if mine and any(r.name in mine for r in roles):
+        return [r for r in roles if r.name in mine]
+    return roles
 
-    # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
-    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {})
-    notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
 
-    # 3. each Workload's own story
+def _stories(facts: Facts, units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict], now: datetime,
+             notes: list[str], shape: str, role_names: set[str], hypothetical: bool) -> None:
+    """Each Workload's own story; admitted is not running: then the Pods say what holds them."""
     for u in units:
         if u.workload is None:
             continue
-        for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=bool(what_if)):
+        for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=hypothetical):
             if r.role is None and len(u.roles) == 1 and shape == "per-replica":
                 r.role = u.roles[0]
             u.reasons.append(r)
         if u.admitted:
             after = _after_admission(u, facts, role_names)
-            if after:  # admitted is not running: the Pods say what holds them
+            if after:
                 u.reasons = [r for r in u.reasons if r.code != "NotPending"] + after
 
-    _pair_effect(units, facts, shape)
-    for u in units:
-        reasons.extend(u.reasons)
-    queue_problems = _queue_reasons_without_workload(facts, units, roles)
-    reasons.extend(queue_problems)
 
-    # secondary: even a not-yet-composed group gets the arithmetic's verdict
-    if any(r.code in ("PodGroupIncomplete", "WorkloadMissing") for r in reasons):
-        for (wl, _ps), v in verdicts.items():
-            unit = next((u for u in units if u.group == wl), None)
-            if unit is not None and unit.workload is None and v.verdict == vd.BLOCKED:
-                reasons.extend(verdict_reasons(v, None, wl, prefix="once composed, "))
+def _once_composed(reasons: list[Reason], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+                   units: list[Unit]) -> list[Reason]:
+    """Secondary: even a not-yet-composed group gets the arithmetic's verdict."""
+    if not any(r.code in ("PodGroupIncomplete", "WorkloadMissing") for r in reasons):
+        return []
+    out = []
+    for (wl, _ps), v in verdicts.items():
+        unit = next((u for u in units if u.group == wl), None)
+        if unit is not None and unit.workload is None and v.verdict == vd.BLOCKED:
+            out.extend(verdict_reasons(v, None, wl, prefix="once composed, "))
+    return out
 
+
+def _settle(reasons: list[Reason], units: list[Unit], md: Obj | None) -> tuple[list[Reason], bool]:
+    """One reason per thing, most important first; whether the target is pending at all."""
     reasons = _dedupe(reasons)
     pending_reasons = [r for r in reasons if r.code != "NotPending"]
     pending = bool(pending_reasons) or not units and md is None
@@ -166,35 +197,30 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
             reasons.append(Reason("NotPending", "every pod group is admitted"))
     elif pending_reasons:
         reasons = sorted(pending_reasons, key=_priority)
+    return reasons, pending
 
-    rows = _role_rows(facts, roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment")
-    lq, cq = _queue_names(facts, units)
-    position, lq_position = _position(facts, units, cq, ns)
-    if position is not None:
-        for r in reasons:
-            if r.code == "WaitingInQueue" and "position" not in r.params:
-                r.params["position"] = position
-                r.message += f"; position {position} in ClusterQueue {cq}" + (
-                    f" ({position - 1} ahead)" if position > 1 else " (next)")
-    ahead = _ahead(facts, units, cq, ns)
-    if ahead and all(a.requests is not None for a in ahead):
-        before: dict[str, Fraction] = {}
-        for a in ahead:
-            for res, q in (a.requests or {}).items():
-                before[res] = before.get(res, Fraction(0)) + q
-        for r in reasons:
-            if r.code == "WaitingInQueue" and before:
-                r.params["aheadRequests"] = before
-                r.message += "; the Workloads ahead ask " + ", ".join(short(q, res)
-                                                                      for res, q in sorted(before.items()))
-    bars = _bars(bars_by_cq, cq)
-    story = _story(rows, reasons, shape, joint)
-    headline = _headline(facts.target, pending, reasons, rows)
-    hints = [h for h in dict.fromkeys(r.hint for r in reasons if r.hint)]
-    if pending and not hints:
-        hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
-    return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position, bars,
-                     notes, hints, story, shape, suggestions if pending else [], dict(what_if or {}), ahead)
+
+def _say_position(reasons: list[Reason], position: int | None, cq: str | None) -> None:
+    if position is None:
+        return
+    for r in reasons:
+        if r.code == "WaitingInQueue" and "position" not in r.params:
+            r.params["position"] = position
+            r.message += f"; position {position} in ClusterQueue {cq}" + (
+                f" ({position - 1} ahead)" if position > 1 else " (next)")
+
+
+def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None) -> None:
+    if not ahead or not all(a.requests is not None for a in ahead):
+        return
+    before: dict[str, Fraction] = {}
+    for a in ahead:
+        for res, q in (a.requests or {}).items():
+            before[res] = before.get(res, Fraction(0)) + q
+    for r in reasons:
+        if r.code == "WaitingInQueue" and before:
+            r.params["aheadRequests"] = before
+            r.message += "; the Workloads ahead ask " + ", ".join(short(q, res) for res, q in sorted(before.items()))
 
 
 def _spec(pod: Obj) -> dict[str, Any]:
@@ -261,15 +287,24 @@ def _compose_events(facts: Facts, u: Unit) -> list[km.ComposeError]:
 
 
 def _group_checks(u: Unit, facts: Facts, roles: list[Role], role_names: set[str], shape: str) -> list[Reason]:
-    out: list[Reason] = []
+    """A group Kueue refuses to compose (PodGroupInvalid), else one not composed yet (incomplete, missing)."""
     if not u.group:
+        return []
+    composes = _compose_events(facts, u)
+    out = _disagreements(u, composes) + _fast_admission(u, facts) + _too_many_roles(u, composes, role_names)
+    out += _compose_conflicts(u, composes, out)
+    if out or u.workload is not None or not u.read:
         return out
+    return _not_composed(u, facts, roles, role_names, shape, composes)
+
+
+def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:
+    """Pods of one group that disagree on the queue or the total count."""
     g = u.group
-    ns = facts.target.namespace
+    kmsg = next((c.text for c in composes if c.kind != "fewer-pods"), None)
     queues = {label(p, QUEUE_LABEL) for p in u.pods}
     counts = {annotation(p, TOTAL_COUNT) for p in u.pods}
-    composes = _compose_events(facts, u)
-    kmsg = next((c.text for c in composes if c.kind != "fewer-pods"), None)
+    out = []
     if len(queues) > 1:
         out.append(Reason("PodGroupInvalid", f"pods of group {g} disagree on the queue name "
                           f"({', '.join(sorted(str(q) for q in queues))}): Kueue refuses to compose the group",
@@ -280,59 +315,69 @@ def _group_checks(u: Unit, facts: Facts, roles: list[Role], role_names: set[str]
                           f"({', '.join(sorted(str(c) for c in counts))}): Kueue refuses to compose the group",
                           workload=g, kueue_message=kmsg,
                           hint=f"recreate the pods of group {g} with one total count"))
+    return out
+
+
+def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
     fast = [p for p in u.pods if annotation(p, FAST_ADMISSION) == "true"]
-    if fast and (u.workload is None or not facts.wl(u.workload).admitted):
-        out.append(Reason("PodGroupInvalid", f"group {g} sets {FAST_ADMISSION}: Kueue composes one pod set "
-                          f"from the first pod with the whole total count, collapsing the roles "
-                          f"({', '.join(u.roles) or '?'}) into one", workload=g,
-                          hint="remove the fast-admission annotation: roles must stay separate pod sets"))
+    if not fast or (u.workload is not None and facts.wl(u.workload).admitted):
+        return []
+    return [Reason("PodGroupInvalid", f"group {u.group} sets {FAST_ADMISSION}: Kueue composes one pod set "
+                   f"from the first pod with the whole total count, collapsing the roles "
+                   f"({', '.join(u.roles) or '?'}) into one", workload=u.group,
+                   hint="remove the fast-admission annotation: roles must stay separate pod sets")]
+
+
+def _too_many_roles(u: Unit, composes: list[km.ComposeError], role_names: set[str]) -> list[Reason]:
     hashes = {annotation(p, ROLE_HASH) or pod_role(p, role_names) for p in u.pods if runnable(p)}
     too_many = next((c for c in composes if c.kind == "too-many-roles"), None)
-    if too_many is not None or len(hashes) > MAX_ROLES_018:
-        limit = "" if too_many else (f" (Kueue 0.18 allows {MAX_ROLES_018} roles per group; 0.19 allows "
-                                     f"{MAX_ROLES_019})")
-        out.append(Reason("PodGroupInvalid", f"group {g} has {len(hashes)} roles: more than Kueue composes "
-                          f"into one Workload{limit}", workload=g,
-                          kueue_message=too_many.text if too_many else None,
-                          hint="split the deployment: at most 10 roles per pod group"))
+    if too_many is None and len(hashes) <= MAX_ROLES_018:
+        return []
+    limit = "" if too_many else (f" (Kueue 0.18 allows {MAX_ROLES_018} roles per group; 0.19 allows "
+                                 f"{MAX_ROLES_019})")
+    return [Reason("PodGroupInvalid", f"group {u.group} has {len(hashes)} roles: more than Kueue composes "
+                   f"into one Workload{limit}", workload=u.group, kueue_message=too_many.text if too_many else None,
+                   hint="split the deployment: at most 10 roles per pod group")]
+
+
+def _compose_conflicts(u: Unit, composes: list[km.ComposeError], said: list[Reason]) -> list[Reason]:
+    out: list[Reason] = []
     for c in composes:
         if c.kind in ("name-conflict", "label-conflict", "queue-mismatch", "count-mismatch") and not any(
-                r.kueue_message == c.text for r in out):
-            out.append(Reason("PodGroupInvalid", f"Kueue cannot compose group {g}", workload=g,
+                r.kueue_message == c.text for r in said + out):
+            out.append(Reason("PodGroupInvalid", f"Kueue cannot compose group {u.group}", workload=u.group,
                               kueue_message=c.text,
-                              hint=f"delete the Workload {g} that is not a pod-group Workload"
+                              hint=f"delete the Workload {u.group} that is not a pod-group Workload"
                               if c.kind == "name-conflict" else None))
-    if out:
-        return out
-    if u.workload is not None or not u.read:
-        return out
+    return out
+
+
+def _not_composed(u: Unit, facts: Facts, roles: list[Role], role_names: set[str], shape: str,
+                  composes: list[km.ComposeError]) -> list[Reason]:
+    """No Workload: the group is incomplete (which roles lack pods), or complete and not composed yet."""
+    g, ns = u.group, facts.target.namespace
     want = group_want(u)
     have = sum(1 for p in u.pods if runnable(p))
     fewer = next((c for c in composes if c.kind == "fewer-pods"), None)
+    kmsg = fewer.text if fewer else None
     if want is not None and have < want:
         per_role = _per_role_have_want(u, facts, roles, role_names, shape)
         detail = "; ".join(f"{r} {h}/{w}" for r, h, w in per_role if w is None or h < w) or f"{have}/{want}"
-        for r, h, w in per_role:
-            if w is not None and h >= w:
-                continue
-            out.append(Reason(
-                "PodGroupIncomplete",
-                f"group {g} has {have} of {want} pods ({detail}): Kueue composes no Workload until every "
-                f"pod exists", role=r, workload=g, kueue_message=fewer.text if fewer else None,
-                hint=f"create the missing {r} pods (or look at why they are not created: "
-                     f"kubectl get pods -n {ns} -l {GROUP_LABEL}={g})"))
+        out = [Reason("PodGroupIncomplete", f"group {g} has {have} of {want} pods ({detail}): Kueue composes no "
+                      f"Workload until every pod exists", role=r, workload=g, kueue_message=kmsg,
+                      hint=f"create the missing {r} pods (or look at why they are not created: "
+                           f"kubectl get pods -n {ns} -l {GROUP_LABEL}={g})")
+               for r, h, w in per_role if w is None or h < w]
         if not per_role:
             out.append(Reason("PodGroupIncomplete", f"group {g} has {have} of {want} pods: Kueue composes no "
-                              f"Workload until every pod exists", workload=g,
-                              kueue_message=fewer.text if fewer else None))
+                              f"Workload until every pod exists", workload=g, kueue_message=kmsg))
         return out
     note = f" (a stale ErrWorkloadCompose event says: {fewer.text})" if fewer else ""
-    out.append(Reason("WorkloadMissing", f"group {g} is complete ({have} pods) but Kueue has not composed its "
-                      f"Workload yet{note}", workload=g, kueue_message=fewer.text if fewer else None,
-                      hint="check that Kueue's pod integration is enabled and the kueue-controller-manager "
-                           f"is healthy; kubectl get events -n {ns} --field-selector "
-                           f"involvedObject.name={name_of(u.pods[0]) if u.pods else g}"))
-    return out
+    return [Reason("WorkloadMissing", f"group {g} is complete ({have} pods) but Kueue has not composed its "
+                   f"Workload yet{note}", workload=g, kueue_message=kmsg,
+                   hint="check that Kueue's pod integration is enabled and the kueue-controller-manager "
+                        f"is healthy; kubectl get events -n {ns} --field-selector "
+                        f"involvedObject.name={name_of(u.pods[0]) if u.pods else g}")]
 
 
 def _per_role_have_want(u: Unit, facts: Facts, roles: list[Role], role_names: set[str],
@@ -442,48 +487,55 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
     for role, pods in by_role.items():
         gated = [p for p in pods if pod_gates(p)]
         if gated:
-            names = sorted({g for p in gated for g in pod_gates(p)})
-            kueue = KUEUE_GATE in names
-            out.append(Reason("PodsGated", f"{role}: {len(gated)} of {len(pods)} waiting pods still carry scheduling "
-                              f"gate(s) {', '.join(names)} although Workload {u.group} is admitted", role=role,
-                              workload=u.group, params={"gates": names, "pods": len(gated)},
-                              hint=("Kueue removes its gate on admission: check kueue-controller-manager's logs and "
-                                    "that pod integration is enabled" if kueue else
-                                    f"the gate {names[0]} belongs to another controller: ask what it waits for")))
+            out.append(_gated(u, role, pods, gated))
             continue
         refused = [(p, x) for p in pods if (x := pod_unschedulable(p)) is not None]
-        if not refused:
-            continue
-        p0, first = refused[0]
-        flavors = _assigned_flavors(facts, [u], role, role_names)
-        flavor = facts.flavors.get(flavors[0]) if flavors else None
-        ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
-        causes = "; ".join(f"{n} {c}" for n, c in first.causes) or first.message
-        msg = (f"{role}: {len(refused)} of {len(pods)} pods admitted on flavor {flavors[0] if flavors else '?'} but "
-               f"the kube-scheduler places none: {causes}"
-               + (f" (of {first.nodes} nodes)" if first.nodes is not None else ""))
-        hint = None
-        if ignored:
-            keys = ", ".join(f"{k}={v}" for k, v in ignored.items())
-            msg += (f"; Kueue ignored nodeSelector {keys} because flavor {flavors[0]} does not declare "
-                    f"{'that key' if len(ignored) == 1 else 'those keys'}")
-            hint = (f"no node of flavor {flavors[0]} need carry {keys}: give {role} an InstanceType whose flavors "
-                    f"declare it, or drop it from {role}'s nodeSelector")
-        nodes = facts.nodes.get(flavors[0]) if flavors else None
-        params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
-                                  "nodes": first.nodes, "pods": len(refused), "ignoredSelector": ignored,
-                                  "schedulerMessage": first.message}
-        if nodes is not None and flavors:
-            fits = pod_node_fits(p0, nodes)
-            able = [f for f in fits if f.matches and (f.pods or 0) > 0]
-            params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
-            msg += (f"; of flavor {flavors[0]}'s {len(fits)} node(s), {len(able)} carry what the pod selects and "
-                    f"could hold {sum(f.pods or 0 for f in able)} such pod(s) by allocatable (running pods not "
-                    f"counted)")
-        out.append(Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
-                          params=params,
-                          hint=hint or f"kubectl describe pod {name_of(p0)} -n {facts.target.namespace}"))
+        if refused:
+            out.append(_unschedulable(u, facts, role, pods, refused, role_names))
     return out
+
+
+def _gated(u: Unit, role: str, pods: list[Obj], gated: list[Obj]) -> Reason:
+    names = sorted({g for p in gated for g in pod_gates(p)})
+    kueue = KUEUE_GATE in names
+    return Reason("PodsGated", f"{role}: {len(gated)} of {len(pods)} waiting pods still carry scheduling "
+                  f"gate(s) {', '.join(names)} although Workload {u.group} is admitted", role=role,
+                  workload=u.group, params={"gates": names, "pods": len(gated)},
+                  hint=("Kueue removes its gate on admission: check kueue-controller-manager's logs and "
+                        "that pod integration is enabled" if kueue else
+                        f"the gate {names[0]} belongs to another controller: ask what it waits for"))
+
+
+def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: list[tuple[Obj, Any]],
+                   role_names: set[str]) -> Reason:
+    p0, first = refused[0]
+    flavors = _assigned_flavors(facts, [u], role, role_names)
+    flavor = facts.flavors.get(flavors[0]) if flavors else None
+    ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
+    causes = "; ".join(f"{n} {c}" for n, c in first.causes) or first.message
+    msg = (f"{role}: {len(refused)} of {len(pods)} pods admitted on flavor {flavors[0] if flavors else '?'} but "
+           f"the kube-scheduler places none: {causes}"
+           + (f" (of {first.nodes} nodes)" if first.nodes is not None else ""))
+    hint = None
+    if ignored:
+        keys = ", ".join(f"{k}={v}" for k, v in ignored.items())
+        msg += (f"; Kueue ignored nodeSelector {keys} because flavor {flavors[0]} does not declare "
+                f"{'that key' if len(ignored) == 1 else 'those keys'}")
+        hint = (f"no node of flavor {flavors[0]} need carry {keys}: give {role} an InstanceType whose flavors "
+                f"declare it, or drop it from {role}'s nodeSelector")
+    nodes = facts.nodes.get(flavors[0]) if flavors else None
+    params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
+                              "nodes": first.nodes, "pods": len(refused), "ignoredSelector": ignored,
+                              "schedulerMessage": first.message}
+    if nodes is not None and flavors:
+        fits = pod_node_fits(p0, nodes)
+        able = [f for f in fits if f.matches and (f.pods or 0) > 0]
+        params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
+        msg += (f"; of flavor {flavors[0]}'s {len(fits)} node(s), {len(able)} carry what the pod selects and "
+                f"could hold {sum(f.pods or 0 for f in able)} such pod(s) by allocatable (running pods not "
+                f"counted)")
+    return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
+                  params=params, hint=hint or f"kubectl describe pod {name_of(p0)} -n {facts.target.namespace}")
 
 
 def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
@@ -557,42 +609,59 @@ def _role_rows(facts: Facts, roles: list[Role], units: list[Unit], verdicts: dic
     rows = []
     for r in roles:
         have = sum(1 for u in units for p in u.pods if runnable(p) and pod_role(p, role_names) == r.name)
-        want = r.replicas * r.size if r.replicas is not None else None
-        own = [u for u in units if u.roles == [r.name]]
-        if not whole and own and all(group_want(u) is not None for u in own):
-            want = sum(group_want(u) or 0 for u in own)
+        want = _row_want(r, units, whole)
         vs = [v for v in verdicts.values() if v.demand.role == r.name]
-        per_pod: dict[str, Fraction] = {}
-        for v in vs:
-            if v.demand.count:
-                per_pod = {k: q / v.demand.count for k, q in v.demand.requests.items()}
-                break
-        if not per_pod:
-            pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)
-            if pod is not None:
-                per_pod = pod_requests(pod.get("spec"))
-        flavor = None
-        assigned = _assigned_flavors(facts, units, r.name, role_names)
-        if assigned:
-            flavor = ",".join(assigned)
-        elif vs:
-            flavor = next((v.flavor for v in vs if v.flavor), None)
-            if flavor is None:
-                b = next((v.best for v in vs if v.best is not None), None)
-                flavor = b.flavor if b is not None and b.outcome not in _NOT_QUOTA else None
-        wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
-        if wl_states and all(facts.wl(u.workload).admitted for u in wl_states if u.workload is not None) and (
-                want is None or len(wl_states) and have >= want):
-            verdict = vd.ADMITTED
-        elif any(v.verdict == vd.BLOCKED for v in vs):
-            verdict = vd.BLOCKED
-        elif vs and all(v.verdict in (vd.FITS, vd.ADMITTED) for v in vs):
-            verdict = vd.FITS
-        else:
-            verdict = vd.UNKNOWN
+        per_pod = _row_per_pod(r, units, vs, role_names)
+        flavor = _row_flavor(facts, r, units, vs, role_names)
+        verdict = _row_verdict(facts, r, units, vs, have, want)
         reserved = bool(vs) and all(v.demand.reserved for v in vs)
         rows.append(RoleRow(r.name, r.kind, have, want, per_pod, flavor, verdict, reserved))
     return rows
+
+
+def _row_want(r: Role, units: list[Unit], whole: bool) -> int | None:
+    want = r.replicas * r.size if r.replicas is not None else None
+    own = [u for u in units if u.roles == [r.name]]
+    if not whole and own and all(group_want(u) is not None for u in own):
+        want = sum(group_want(u) or 0 for u in own)
+    return want
+
+
+def _row_per_pod(r: Role, units: list[Unit], vs: list[vd.PodSetVerdict], role_names: set[str]) -> dict[str, Fraction]:
+    """What one pod of the role asks: its demand over its count, else its first pod's requests."""
+    for v in vs:
+        if v.demand.count:
+            return {k: q / v.demand.count for k, q in v.demand.requests.items()}
+    pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)
+    return pod_requests(pod.get("spec")) if pod is not None else {}
+
+
+def _row_flavor(facts: Facts, r: Role, units: list[Unit], vs: list[vd.PodSetVerdict],
+                role_names: set[str]) -> str | None:
+    """The flavors Kueue assigned, else the one our arithmetic chose, else the best it tried for quota."""
+    assigned = _assigned_flavors(facts, units, r.name, role_names)
+    if assigned:
+        return ",".join(assigned)
+    if not vs:
+        return None
+    flavor = next((v.flavor for v in vs if v.flavor), None)
+    if flavor is None:
+        b = next((v.best for v in vs if v.best is not None), None)
+        flavor = b.flavor if b is not None and b.outcome not in _NOT_QUOTA else None
+    return flavor
+
+
+def _row_verdict(facts: Facts, r: Role, units: list[Unit], vs: list[vd.PodSetVerdict], have: int,
+                 want: int | None) -> str:
+    wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
+    if wl_states and all(facts.wl(u.workload).admitted for u in wl_states if u.workload is not None) and (
+            want is None or len(wl_states) and have >= want):
+        return vd.ADMITTED
+    if any(v.verdict == vd.BLOCKED for v in vs):
+        return vd.BLOCKED
+    if vs and all(v.verdict in (vd.FITS, vd.ADMITTED) for v in vs):
+        return vd.FITS
+    return vd.UNKNOWN
 
 
 def _assigned_flavors(facts: Facts, units: list[Unit], role: str, role_names: set[str]) -> list[str]:
@@ -680,31 +749,9 @@ def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
            joint: dict[tuple[str, str], Fraction]) -> str | None:
     """The PD story in one line: which role would fit, which needs what (Kueue's per-pod-set number), what
     they need together (the joint shortfall), and that admission is atomic."""
-    if len(rows) < 2:
+    if len(rows) < 2 or not any(row.verdict != vd.ADMITTED for row in rows):
         return None
-    parts = []
-    for row in rows:
-        r = next((x for x in reasons if x.role == row.name and x.code != "NotPending"), None)
-        if row.verdict == vd.ADMITTED:
-            parts.append(f"{row.name} is admitted")
-        elif row.reserved:
-            parts.append(f"{row.name} holds its quota")
-        elif row.verdict == vd.FITS:
-            parts.append(f"{row.name} would fit now" if not joint else f"{row.name} would fit alone")
-        elif r is not None and r.code in ("QuotaExhausted", "NeedsPreemption", "PreemptionInProgress") \
-                and r.needed is not None:
-            each = " each" if shape == "per-replica" and (row.want or 0) > 1 else ""
-            parts.append(f"{row.name} needs {more(r.needed, r.resource)}{each}")
-        elif r is not None and r.code == "QuotaExceedsCapacity":
-            parts.append(f"{row.name} can never fit as configured")
-        elif r is not None and r.code == "PodGroupIncomplete":
-            parts.append(f"{row.name} has {row.have}/{row.want if row.want is not None else '?'} pods")
-        elif r is not None:
-            parts.append(f"{row.name}: {r.code}")
-        else:
-            parts.append(f"{row.name}: {row.verdict}")
-    if not any(row.verdict != vd.ADMITTED for row in rows):
-        return None
+    parts = [_role_part(row, reasons, shape, bool(joint)) for row in rows]
     together = [f"{more(q, res)} in flavor {f}" for (f, res), q in sorted(joint.items())]
     if together and sum(1 for row in rows if row.verdict != vd.ADMITTED and not row.reserved) > 1 \
             or together and shape == "per-replica":
@@ -712,6 +759,26 @@ def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
     tail = "atomic admission holds " + ("both" if len(rows) == 2 else "all of them")
     return "; ".join(parts) + "; " + tail
 
+
+def _role_part(row: RoleRow, reasons: list[Reason], shape: str, joint: bool) -> str:
+    """One role's clause of the story."""
+    r = next((x for x in reasons if x.role == row.name and x.code != "NotPending"), None)
+    if row.verdict == vd.ADMITTED:
+        return f"{row.name} is admitted"
+    if row.reserved:
+        return f"{row.name} holds its quota"
+    if row.verdict == vd.FITS:
+        return f"{row.name} would fit now" if not joint else f"{row.name} would fit alone"
+    if r is None:
+        return f"{row.name}: {row.verdict}"
+    if r.code in ("QuotaExhausted", "NeedsPreemption", "PreemptionInProgress") and r.needed is not None:
+        each = " each" if shape == "per-replica" and (row.want or 0) > 1 else ""
+        return f"{row.name} needs {more(r.needed, r.resource)}{each}"
+    if r.code == "QuotaExceedsCapacity":
+        return f"{row.name} can never fit as configured"
+    if r.code == "PodGroupIncomplete":
+        return f"{row.name} has {row.have}/{row.want if row.want is not None else '?'} pods"
+    return f"{row.name}: {r.code}"
 
 
 def _headline(t: Target, pending: bool, reasons: list[Reason], rows: list[RoleRow]) -> str:
