@@ -150,11 +150,22 @@ def _amount(q: Fraction, resource: str) -> str:
 def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = None) -> str:
     """The one screen: headline, roles, quota bars, reasons with Kueue's words, next steps."""
     uni = color if unicode is None else unicode
-    out: list[str] = []
     state = _paint("PENDING", "1;31", color) if d.pending else _paint("NOT PENDING", "1;32", color)
-    out.append(f"{state}  {d.headline}")
+    out = [f"{state}  {d.headline}"]
     if d.story:
         out.append(f"  {d.story}")
+    out += _queue_lines(d)
+    out += _role_table(d, color)
+    out += _bar_lines(d, uni)
+    out += _reason_lines(d, color)
+    hints = [suggestion_text(s) for s in d.suggestions] + d.hints
+    if hints:
+        out.append("")
+        out.extend(f"  next: {h}" for h in hints[:5])
+    return "\n".join(out) + "\n"
+
+
+def _queue_lines(d: Diagnosis) -> list[str]:
     q = []
     if d.local_queue:
         q.append(f"LocalQueue {d.local_queue}")
@@ -163,36 +174,43 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
     if d.position is not None:
         q.append(f"position {d.position}" + (f" (#{d.position_in_local_queue} in its LocalQueue)"
                                              if d.position_in_local_queue else ""))
-    if q:
-        out.append("  queue: " + " -> ".join(q[:2]) + (f", {', '.join(q[2:])}" if q[2:] else ""))
+    out = ["  queue: " + " -> ".join(q[:2]) + (f", {', '.join(q[2:])}" if q[2:] else "")] if q else []
     ahead = _ahead_text(d)
-    if ahead:
-        out.append(ahead)
-    if d.roles:
-        out.append("")
-        rows = []
-        for r in d.roles:
-            pods = f"{r.have}/{r.want}" if r.want is not None else str(r.have)
-            verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
-            rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
-        from tabulate import tabulate  # text output only: -o json never pays for it
+    return out + [ahead] if ahead else out
 
-        table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
-                         tablefmt="plain", disable_numparse=True)
-        out.extend("  " + line for line in table.splitlines())
-    if d.bars:
-        out.append("")
-        out.append("  quota (" + ("\u2588 used \u2593 reserved \u2591 needed \u00b7 free \u2592 over nominal"
-                                  if uni else "# used  = reserved  + needed  . free  ! over nominal") + "):")
-        for b in d.bars:
-            unit = " cards" if is_credits(b.resource) else f" {b.resource}"
-            free = max(b.nominal - b.used - b.reserved, Fraction(0))
-            out.append(f"  {b.flavor}")
-            out.append(f"    {bar(b, unicode=uni)}  used {_amount(b.used, b.resource)}"
-                       f" + reserved {_amount(b.reserved, b.resource)} + needed {_amount(b.needed, b.resource)}"
-                       f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(free, b.resource)})")
-    out.append("")
-    out.append("  reasons:")
+
+def _role_table(d: Diagnosis, color: bool) -> list[str]:
+    if not d.roles:
+        return []
+    rows = []
+    for r in d.roles:
+        pods = f"{r.have}/{r.want}" if r.want is not None else str(r.have)
+        verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
+        rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
+    from tabulate import tabulate  # text output only: -o json never pays for it
+
+    table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
+                     tablefmt="plain", disable_numparse=True)
+    return [""] + ["  " + line for line in table.splitlines()]
+
+
+def _bar_lines(d: Diagnosis, uni: bool) -> list[str]:
+    if not d.bars:
+        return []
+    out = ["", "  quota (" + ("\u2588 used \u2593 reserved \u2591 needed \u00b7 free \u2592 over nominal"
+                              if uni else "# used  = reserved  + needed  . free  ! over nominal") + "):"]
+    for b in d.bars:
+        unit = " cards" if is_credits(b.resource) else f" {b.resource}"
+        free = max(b.nominal - b.used - b.reserved, Fraction(0))
+        out.append(f"  {b.flavor}")
+        out.append(f"    {bar(b, unicode=uni)}  used {_amount(b.used, b.resource)}"
+                   f" + reserved {_amount(b.reserved, b.resource)} + needed {_amount(b.needed, b.resource)}"
+                   f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(free, b.resource)})")
+    return out
+
+
+def _reason_lines(d: Diagnosis, color: bool) -> list[str]:
+    out = ["", "  reasons:"]
     for r in d.reasons:
         who = f" [{r.role}]" if r.role else ""
         out.append(f"  - {_paint(r.code, '1', color)}{who}: {r.message}")
@@ -200,17 +218,11 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
             out.append(f"      kueue: {_one_line(r.kueue_message)}")
         if r.params.get("schedulerMessage"):
             out.append(f"      scheduler: {_one_line(r.params['schedulerMessage'])}")
-    for n in d.notes:
-        out.append(f"  note: {n}")
+    out.extend(f"  note: {n}" for n in d.notes)
     if d.what_if:
         out.append("  what-if: " + ", ".join(f"{r} at {n} replica{'s' if n != 1 else ''}" for r, n in d.what_if.items())
                    + " (assumed; nothing was changed in the cluster)")
-    hints = [suggestion_text(s) for s in d.suggestions] + d.hints
-    if hints:
-        out.append("")
-        for h in hints[:5]:
-            out.append(f"  next: {h}")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _one_line(text: str, limit: int = 600) -> str:

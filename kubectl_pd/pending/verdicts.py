@@ -173,47 +173,65 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
             for d, _ in members:
                 out[(d.workload, d.pod_set)] = PodSetVerdict(d, ADMITTED, cluster_queue=cq_name)
             continue
-        kueue = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in members)))
-        for (d, p), psa in zip(members, kueue.pod_sets, strict=True):
-            code = code_of(psa)
-            if code in _NOW and len(members) > 1:
-                alone = ad.assign(snap, cq_name, ad.Demand((p,))).pod_sets[0]
-                if code_of(alone) is None:  # only the pod sets before it stand in its way
-                    out[(d.workload, d.pod_set)] = PodSetVerdict(
-                        d, FITS, None, next(iter(alone.flavors.values()), None), alone, psa, cluster_queue=cq_name)
-                    continue
-            b = blocker(psa)
-            res = b.resource if b is not None else None
-            others = sum((o.requests.get(res, Fraction(0)) for o, _ in members if o is not d), Fraction(0))
-            out[(d.workload, d.pod_set)] = PodSetVerdict(
-                d, verdict_of(code), code, next(iter(psa.flavors.values()), None), psa, psa,
-                max_pods(b, d, others) if code else None, cq_name)
+        out.update(_workload_verdicts(snap, cq_name, members))
         pending.extend(members)
-    wanted: dict[tuple[str, str], Fraction] = {}
-    joint: dict[tuple[str, str], Fraction] = {}
-    if pending:
-        together = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in pending)))
-        joint = dict(together.joint)
-        for (d, _), psa in zip(pending, together.pod_sets, strict=True):
-            v = out[(d.workload, d.pod_set)]
-            if code_of(psa) == "QuotaExceedsCapacity" and (v.code is None or v.code in _NOW):
-                # admitted together or not at all: what cannot fit next to the others is never admitted
-                b = blocker(psa)
-                others = sum((o.requests.get(b.resource or "", Fraction(0)) for o, _ in pending if o is not d),
-                             Fraction(0)) if b is not None else Fraction(0)
-                out[(d.workload, d.pod_set)] = PodSetVerdict(d, BLOCKED, "QuotaExceedsCapacity", None, psa, v.own,
-                                                             max_pods(b, d, others), cq_name)
-        for v in out.values():
-            b = v.best
-            if v.verdict == BLOCKED and b is not None and b.resource is not None:
-                v.joint_needed = joint.get((b.flavor, b.resource))
-        for psa in together.pod_sets:
+    if not pending:
+        return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], {}), {})
+    together = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in pending)))
+    joint = dict(together.joint)
+    _never_together(out, pending, together, cq_name)
+    for v in out.values():
+        b = v.best
+        if v.verdict == BLOCKED and b is not None and b.resource is not None:
+            v.joint_needed = joint.get((b.flavor, b.resource))
+    return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], _wanted(together)), joint)
+
+
+def _workload_verdicts(snap: Snapshot, cq_name: str, members: list[tuple[Demand, ad.PodSetDemand]],
+                       ) -> dict[tuple[str, str], PodSetVerdict]:
+    """One Workload as Kueue sees it: its pod sets in order; one blocked only by those before it fits alone."""
+    out: dict[tuple[str, str], PodSetVerdict] = {}
+    kueue = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in members)))
+    for (d, p), psa in zip(members, kueue.pod_sets, strict=True):
+        code = code_of(psa)
+        if code in _NOW and len(members) > 1:
+            alone = ad.assign(snap, cq_name, ad.Demand((p,))).pod_sets[0]
+            if code_of(alone) is None:  # only the pod sets before it stand in its way
+                out[(d.workload, d.pod_set)] = PodSetVerdict(
+                    d, FITS, None, next(iter(alone.flavors.values()), None), alone, psa, cluster_queue=cq_name)
+                continue
+        b = blocker(psa)
+        res = b.resource if b is not None else None
+        others = sum((o.requests.get(res, Fraction(0)) for o, _ in members if o is not d), Fraction(0))
+        out[(d.workload, d.pod_set)] = PodSetVerdict(
+            d, verdict_of(code), code, next(iter(psa.flavors.values()), None), psa, psa,
+            max_pods(b, d, others) if code else None, cq_name)
+    return out
+
+
+def _never_together(out: dict[tuple[str, str], PodSetVerdict], pending: list[tuple[Demand, ad.PodSetDemand]],
+                    together: ad.Assignment, cq_name: str) -> None:
+    """Admitted together or not at all: what cannot fit next to the others is never admitted."""
+    for (d, _), psa in zip(pending, together.pod_sets, strict=True):
+        v = out[(d.workload, d.pod_set)]
+        if code_of(psa) == "QuotaExceedsCapacity" and (v.code is None or v.code in _NOW):
             b = blocker(psa)
-            for r, q in psa.requests.items():
-                f = psa.flavors.get(r) or (b.flavor if b is not None and b.resource == r else None)
-                if f is not None and q:
-                    wanted[(f, r)] = wanted.get((f, r), Fraction(0)) + q
-    return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], wanted), joint)
+            others = sum((o.requests.get(b.resource or "", Fraction(0)) for o, _ in pending if o is not d),
+                         Fraction(0)) if b is not None else Fraction(0)
+            out[(d.workload, d.pod_set)] = PodSetVerdict(d, BLOCKED, "QuotaExceedsCapacity", None, psa, v.own,
+                                                         max_pods(b, d, others), cq_name)
+
+
+def _wanted(together: ad.Assignment) -> dict[tuple[str, str], Fraction]:
+    """What every pending pod set asks, per (flavor, resource): the bars' demand."""
+    wanted: dict[tuple[str, str], Fraction] = {}
+    for psa in together.pod_sets:
+        b = blocker(psa)
+        for r, q in psa.requests.items():
+            f = psa.flavors.get(r) or (b.flavor if b is not None and b.resource == r else None)
+            if f is not None and q:
+                wanted[(f, r)] = wanted.get((f, r), Fraction(0)) + q
+    return wanted
 
 
 def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction]) -> list[FlavorBar]:
