@@ -94,34 +94,49 @@ def suggest(snap: Snapshot, cq_name: str, queue: vd.QueueDemand,
     if not blocked or any(v.code not in ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity")
                           for v in blocked):
         return []  # only quota is weighed here: a flavor that matches no role is fixed elsewhere
-    out: list[Suggestion] = []
+    out = _scale_downs(snap, cq_name, pending) + _other_queues(snap, cq_name, pods)
+    out += _borrowing(snap, cq_name, pods, blocked)
+    return out or [Suggestion(NONE)]
+
+
+def _scale_downs(snap: Snapshot, cq_name: str, pending: list[tuple[vd.Demand, ad.PodSetDemand]]) -> list[Suggestion]:
+    """Per role: the most replicas that fit now, when fewer than it has."""
+    out = []
     for role in dict.fromkeys(d.role for d, _ in pending):
         have = _replicas(pending, role)
         n = _most_that_fit(lambda k, role=role: _fits(snap, cq_name, _scaled(pending, role, k)), have)
         if n:
             out.append(Suggestion(SCALE, role, have, n))
+    return out
+
+
+def _other_queues(snap: Snapshot, cq_name: str, pods: list[ad.PodSetDemand]) -> list[Suggestion]:
+    """Another ClusterQueue read that covers every resource asked and fits every pod set now."""
+    wanted = {r for p in pods for r, q in p.requests.items() if q}
+    return [Suggestion(QUEUE, None, cq_name, name) for name, other in snap.cluster_queues.items()
+            if name != cq_name and wanted and all(other.group_of(r) for r in wanted) and _fits(snap, name, pods)]
+
+
+def _borrowing(snap: Snapshot, cq_name: str, pods: list[ad.PodSetDemand],
+               blocked: list[vd.PodSetVerdict]) -> list[Suggestion]:
+    """In a cohort whose peers were all read: the first borrowingLimit that, raised, admits them all."""
     cq = snap.cluster_queues[cq_name]
-    for name, other in snap.cluster_queues.items():
-        wanted = {r for p in pods for r, q in p.requests.items() if q}
-        if name != cq_name and wanted and all(other.group_of(r) for r in wanted) and _fits(snap, name, pods):
-            out.append(Suggestion(QUEUE, None, cq_name, name))
-    if cq.cohort and snap.peers_complete:
-        for v in blocked:
-            b = v.best
-            if b is None or b.resource is None:
-                continue
-            rq = cq.quota(b.flavor, b.resource)
-            if rq is None or rq.borrowing_limit is None:
-                continue
-            need = v.joint_needed or b.needed or Fraction(0)
-            raised = rq.borrowing_limit + need
-            trial = replace(snap, cluster_queues={**snap.cluster_queues,
-                                                  cq_name: _with_borrowing(cq, b.flavor, b.resource, raised)})
-            if _fits(trial, cq_name, pods):
-                out.append(Suggestion(BORROWING_LIMIT, None, rq.borrowing_limit, raised,
-                                      {"flavor": b.flavor, "resource": b.resource}))
-                break
-    return out or [Suggestion(NONE)]
+    if not cq.cohort or not snap.peers_complete:
+        return []
+    for v in blocked:
+        b = v.best
+        if b is None or b.resource is None:
+            continue
+        rq = cq.quota(b.flavor, b.resource)
+        if rq is None or rq.borrowing_limit is None:
+            continue
+        raised = rq.borrowing_limit + (v.joint_needed or b.needed or Fraction(0))
+        trial = replace(snap, cluster_queues={**snap.cluster_queues,
+                                              cq_name: _with_borrowing(cq, b.flavor, b.resource, raised)})
+        if _fits(trial, cq_name, pods):
+            return [Suggestion(BORROWING_LIMIT, None, rq.borrowing_limit, raised,
+                               {"flavor": b.flavor, "resource": b.resource})]
+    return []
 
 
 def _resized(d: vd.Demand, p: ad.PodSetDemand, pods: int, workload: str | None = None,

@@ -87,55 +87,19 @@ def _own_note(v: vd.PodSetVerdict, res: str) -> str:
     return f" (its Workload alone: {more(ob.needed, ob.resource or res)} in flavor {ob.flavor})"
 
 
+_QUOTA_CODES = ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity", "QuotaUnknown")
+
+
 def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str = "") -> list[Reason]:
-    d = v.demand
-    role = d.role
+    """Our arithmetic's verdict for one pod set, as reasons (with Kueue's message when it spoke)."""
+    role = v.demand.role
     if v.code == "ResourceNotCovered":
         return [Reason("ResourceNotCovered", f"{prefix}{role} requests {', '.join(v.uncovered)}, which the "
                        f"ClusterQueue does not cover", role=role, workload=wl, kueue_message=kueue,
                        resource=v.uncovered[0],
                        hint=f"add {v.uncovered[0]} to the ClusterQueue's coveredResources, or drop the request")]
-    best = v.best
-    quota_codes = ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity", "QuotaUnknown")
-    if v.code in quota_codes and best is not None and best.resource:
-        res = best.resource
-        total = d.requests.get(res, best.requested)
-        per_pod = (total / d.count) if total is not None and d.count else None
-        params = {"outcome": best.outcome, "previous": best.previous, "capacity": best.capacity,
-                  "nominal": best.nominal, "jointNeeded": v.joint_needed}
-        if v.own is not None and (ob := vd.blocker(v.own)) is not None:
-            params["kueueNeeded"] = ob.needed
-        if v.code == "QuotaUnknown":
-            what = "its cohort could not be read" if best.unknown == "cohort" else f"{best.unknown} is unreadable"
-            msg = (f"{prefix}{role} asks {short(best.requested, res)} in flavor {best.flavor}, but {what}: whether "
-                   f"it fits is unknown")
-            hint = ("grant get/list on clusterqueues and cohorts.kueue.x-k8s.io, or pass them with --from-file"
-                    if best.unknown == "cohort" else f"fix {best.unknown} of {res} in flavor {best.flavor}")
-            return [Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res,
-                           flavor=best.flavor, requested=best.requested, hint=hint, params=params)]
-        if v.code in ("QuotaExhausted", "NeedsPreemption"):
-            placed = f", {amount_of(best.previous, res)} of them for the roles before it" if best.previous else ""
-            msg = (f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}: it asks "
-                   f"{short(best.requested, res)}{_pods(d, per_pod, res)}; {amount_of(best.available, res)} "
-                   f"{'are' if best.available != 1 else 'is'} free of {short(best.nominal, res)} nominal{placed}")
-            msg += _own_note(v, res)
-            if v.code == "NeedsPreemption":
-                msg += "; it fits only by preempting other Workloads (which ones cannot be known from a snapshot)"
-            free = v.joint_needed if v.joint_needed is not None and v.joint_needed > (best.needed or 0) else None
-            hint = f"free {short(free or best.needed, res)} in flavor {best.flavor}"
-            hint += " (what the roles need together)" if free is not None else ""
-            summary = f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}"
-        else:
-            cap = best.capacity
-            before = f" (next to {short(best.previous, res)} for the roles before it)" if best.previous else ""
-            msg = (f"{prefix}{role} asks {short(best.requested, res)}{_pods(d, per_pod, res)}{before} but flavor "
-                   f"{best.flavor} can give at most {short(cap, res)}: never admitted as configured")
-            hint = f"raise nominalQuota of {res} in flavor {best.flavor} by {short(best.needed, res)}"
-            summary = (f"{prefix}{role} asks {short(best.requested, res)}{before} but flavor {best.flavor} can give at "
-                       f"most {short(cap, res)}")
-        return [Reason(v.code or "Unknown", msg, role=role, workload=wl, kueue_message=kueue, resource=res,
-                       flavor=best.flavor, requested=best.requested, available=best.available, needed=best.needed,
-                       hint=hint, params=params, summary=summary)]
+    if v.code in _QUOTA_CODES and v.best is not None and v.best.resource:
+        return [_quota_reason(v, v.best, kueue, wl, prefix)]
     if v.code == "NoMatchingFlavor":
         parts = "; ".join(attempt_text(b) for b in v.attempts)
         first = v.attempts[0].flavor if v.attempts else None
@@ -146,20 +110,67 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
         return [Reason("QuotaUnknown", f"{prefix}whether {role} fits is unknown: a request could not be read",
                        role=role, workload=wl, kueue_message=kueue)]
     if v.code == "InvalidResources" and v.assignment is not None:
-        out = []
-        for bad in v.assignment.invalid:
-            where = f"container {bad.container}" if bad.container else "the pod"
-            limit = "its limit" if bad.rule == "requests-exceed-limits" else "the namespace's LimitRange maximum"
-            out.append(Reason("InvalidResources", f"{prefix}{role}: {where} requests "
-                              f"{short(bad.requested, bad.resource)}, above {limit} "
-                              f"({short(bad.limit, bad.resource)}): Kueue refuses it before trying any flavor",
-                              role=role, workload=wl, kueue_message=kueue, resource=bad.resource,
-                              requested=bad.requested, params={"rule": bad.rule, "container": bad.container,
-                                                               "limit": bad.limit},
-                              hint=f"lower {role}'s {bad.resource} request to at most "
-                                   f"{short(bad.limit, bad.resource)}, or raise the limit"))
-        return out[:3]
+        return [_invalid_reason(role, bad, kueue, wl, prefix) for bad in v.assignment.invalid][:3]
     return []
+
+
+def _invalid_reason(role: str, bad: Any, kueue: str | None, wl: str, prefix: str) -> Reason:
+    where = f"container {bad.container}" if bad.container else "the pod"
+    limit = "its limit" if bad.rule == "requests-exceed-limits" else "the namespace's LimitRange maximum"
+    return Reason("InvalidResources", f"{prefix}{role}: {where} requests {short(bad.requested, bad.resource)}, above "
+                  f"{limit} ({short(bad.limit, bad.resource)}): Kueue refuses it before trying any flavor",
+                  role=role, workload=wl, kueue_message=kueue, resource=bad.resource, requested=bad.requested,
+                  params={"rule": bad.rule, "container": bad.container, "limit": bad.limit},
+                  hint=f"lower {role}'s {bad.resource} request to at most {short(bad.limit, bad.resource)}, or raise "
+                       f"the limit")
+
+
+def _quota_reason(v: vd.PodSetVerdict, best: vd.Blocker, kueue: str | None, wl: str, prefix: str) -> Reason:
+    d, role, res = v.demand, v.demand.role, best.resource or ""
+    total = d.requests.get(res, best.requested)
+    per_pod = (total / d.count) if total is not None and d.count else None
+    params = {"outcome": best.outcome, "previous": best.previous, "capacity": best.capacity,
+              "nominal": best.nominal, "jointNeeded": v.joint_needed}
+    if v.own is not None and (ob := vd.blocker(v.own)) is not None:
+        params["kueueNeeded"] = ob.needed
+    if v.code == "QuotaUnknown":
+        what = "its cohort could not be read" if best.unknown == "cohort" else f"{best.unknown} is unreadable"
+        msg = (f"{prefix}{role} asks {short(best.requested, res)} in flavor {best.flavor}, but {what}: whether "
+               f"it fits is unknown")
+        hint = ("grant get/list on clusterqueues and cohorts.kueue.x-k8s.io, or pass them with --from-file"
+                if best.unknown == "cohort" else f"fix {best.unknown} of {res} in flavor {best.flavor}")
+        return Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res,
+                      flavor=best.flavor, requested=best.requested, hint=hint, params=params)
+    if v.code in ("QuotaExhausted", "NeedsPreemption"):
+        msg, hint, summary = _short_of_quota(v, best, per_pod, prefix)
+    else:
+        cap = best.capacity
+        before = f" (next to {short(best.previous, res)} for the roles before it)" if best.previous else ""
+        msg = (f"{prefix}{role} asks {short(best.requested, res)}{_pods(d, per_pod, res)}{before} but flavor "
+               f"{best.flavor} can give at most {short(cap, res)}: never admitted as configured")
+        hint = f"raise nominalQuota of {res} in flavor {best.flavor} by {short(best.needed, res)}"
+        summary = (f"{prefix}{role} asks {short(best.requested, res)}{before} but flavor {best.flavor} can give at "
+                   f"most {short(cap, res)}")
+    return Reason(v.code or "Unknown", msg, role=role, workload=wl, kueue_message=kueue, resource=res,
+                  flavor=best.flavor, requested=best.requested, available=best.available, needed=best.needed,
+                  hint=hint, params=params, summary=summary)
+
+
+def _short_of_quota(v: vd.PodSetVerdict, best: vd.Blocker, per_pod: Fraction | None,
+                    prefix: str) -> tuple[str, str, str]:
+    """QuotaExhausted / NeedsPreemption: (message, hint, headline clause)."""
+    d, role, res = v.demand, v.demand.role, best.resource or ""
+    placed = f", {amount_of(best.previous, res)} of them for the roles before it" if best.previous else ""
+    msg = (f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}: it asks "
+           f"{short(best.requested, res)}{_pods(d, per_pod, res)}; {amount_of(best.available, res)} "
+           f"{'are' if best.available != 1 else 'is'} free of {short(best.nominal, res)} nominal{placed}")
+    msg += _own_note(v, res)
+    if v.code == "NeedsPreemption":
+        msg += "; it fits only by preempting other Workloads (which ones cannot be known from a snapshot)"
+    free = v.joint_needed if v.joint_needed is not None and v.joint_needed > (best.needed or 0) else None
+    hint = f"free {short(free or best.needed, res)} in flavor {best.flavor}"
+    hint += " (what the roles need together)" if free is not None else ""
+    return msg, hint, f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}"
 
 
 def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
@@ -502,6 +513,7 @@ def _topology_reasons(psf: km.PodSetFailure, role: str, g: str, u: Unit, facts: 
 
 def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message,
                     ours: vd.PodSetVerdict | None) -> list[Reason]:
+    """One pod set's failure in Kueue's words, numbers first from our arithmetic when both agree on it."""
     kinds = {r.kind for r in psf.reasons}
     if km.RESOURCE_UNAVAILABLE in kinds:
         res = next(r.resource for r in psf.reasons if r.kind == km.RESOURCE_UNAVAILABLE)
@@ -509,44 +521,11 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
                        role=role, workload=g, kueue_message=psf.text, resource=res,
                        hint=f"add {res} to the ClusterQueue's coveredResources, or drop the request")]
     unused = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_UNUSED]
-    over = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_QUOTA]
     if unused:
-        k = min(unused, key=lambda r: r.needed if r.needed is not None else Fraction(10**30))
-        code = "PreemptionInProgress" if parsed.preempting else "QuotaExhausted"
-        mine = verdict_reasons(ours, None, g) if ours is not None and ours.verdict == vd.BLOCKED else []
-        if mine and mine[0].code in ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity"):
-            r = mine[0]
-            r.kueue_message = psf.text
-            if mine[0].code == "QuotaExhausted" or parsed.preempting:
-                r.code = code
-            if r.needed != k.needed or r.flavor != k.flavor:
-                r.message += (f" (Kueue, counting {role} alone against what is free, says "
-                              f"{more(k.needed, k.resource)} in flavor {k.flavor})")
-        else:
-            r = Reason(code, f"{role} needs {more(k.needed, k.resource)} in flavor {k.flavor}", role=role,
-                       workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
-                       hint=f"free {short(k.needed, k.resource)} in flavor {k.flavor}")
-            if ours is not None and ours.verdict == vd.FITS:
-                r.message += (f"; our arithmetic says {role} fits flavor {ours.flavor} now (quota was freed since "
-                              f"Kueue's last attempt)")
-        if parsed.preempting:
-            r.message += f"; Kueue is preempting {parsed.preempting} workload(s) to make room"
-            r.hint = "wait for the preemption to finish"
-        return [r]
+        return [_insufficient_unused(psf, unused, role, g, parsed, ours)]
+    over = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_QUOTA]
     if over:
-        k = over[0]
-        need = (k.previous or 0) + (k.requested or 0) - (k.capacity or 0) if k.capacity is not None else None
-        before = f" (after {short(k.previous, k.resource)} for the pod sets before it)" if k.previous else ""
-        r = Reason("QuotaExceedsCapacity",
-                   f"{role} asks {short(k.requested, k.resource)}{before} but flavor {k.flavor} can give at most "
-                   f"{short(k.capacity, k.resource)}: never admitted as configured", role=role, workload=g,
-                   kueue_message=psf.text,
-                   resource=k.resource, flavor=k.flavor, requested=k.requested, available=k.capacity,
-                   needed=Fraction(need) if need is not None else None,
-                   hint=f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}, or scale {role} down")
-        if ours is not None and ours.verdict == vd.BLOCKED:
-            r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}"
-        return [r]
+        return [_over_capacity(psf, over[0], role, g, ours)]
     flavorish = [r for r in psf.reasons if r.kind in (km.NODE_AFFINITY, km.UNTOLERATED_TAINT, km.FLAVOR_NOT_FOUND,
                                                        km.TOPOLOGY, km.SKIPPED)]
     if flavorish:
@@ -557,3 +536,43 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
                             f"(kubectl get resourceflavors -o yaml)")]
     return [Reason("Unknown", f"Kueue could not place {role}", role=role, workload=g, kueue_message=psf.text)]
 
+
+def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g: str, parsed: km.Message,
+                         ours: vd.PodSetVerdict | None) -> Reason:
+    k = min(unused, key=lambda r: r.needed if r.needed is not None else Fraction(10**30))
+    code = "PreemptionInProgress" if parsed.preempting else "QuotaExhausted"
+    mine = verdict_reasons(ours, None, g) if ours is not None and ours.verdict == vd.BLOCKED else []
+    if mine and mine[0].code in ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity"):
+        r = mine[0]
+        r.kueue_message = psf.text
+        if mine[0].code == "QuotaExhausted" or parsed.preempting:
+            r.code = code
+        if r.needed != k.needed or r.flavor != k.flavor:
+            r.message += (f" (Kueue, counting {role} alone against what is free, says "
+                          f"{more(k.needed, k.resource)} in flavor {k.flavor})")
+    else:
+        r = Reason(code, f"{role} needs {more(k.needed, k.resource)} in flavor {k.flavor}", role=role,
+                   workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
+                   hint=f"free {short(k.needed, k.resource)} in flavor {k.flavor}")
+        if ours is not None and ours.verdict == vd.FITS:
+            r.message += (f"; our arithmetic says {role} fits flavor {ours.flavor} now (quota was freed since "
+                          f"Kueue's last attempt)")
+    if parsed.preempting:
+        r.message += f"; Kueue is preempting {parsed.preempting} workload(s) to make room"
+        r.hint = "wait for the preemption to finish"
+    return r
+
+
+def _over_capacity(psf: km.PodSetFailure, k: Any, role: str, g: str, ours: vd.PodSetVerdict | None) -> Reason:
+    need = (k.previous or 0) + (k.requested or 0) - (k.capacity or 0) if k.capacity is not None else None
+    before = f" (after {short(k.previous, k.resource)} for the pod sets before it)" if k.previous else ""
+    r = Reason("QuotaExceedsCapacity",
+               f"{role} asks {short(k.requested, k.resource)}{before} but flavor {k.flavor} can give at most "
+               f"{short(k.capacity, k.resource)}: never admitted as configured", role=role, workload=g,
+               kueue_message=psf.text,
+               resource=k.resource, flavor=k.flavor, requested=k.requested, available=k.capacity,
+               needed=Fraction(need) if need is not None else None,
+               hint=f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}, or scale {role} down")
+    if ours is not None and ours.verdict == vd.BLOCKED:
+        r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}"
+    return r
