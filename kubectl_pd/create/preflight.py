@@ -19,10 +19,10 @@ from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import Snapshot, cluster_queue, conditions_of
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
-from kubectl_pd.pending import verdicts as vd
-from kubectl_pd.pending.workload import attempt_text
+from kubectl_pd.kueue.words import attempt_text
 from kubectl_pd.records import dataclass, field
 
 ERROR = "error"
@@ -32,7 +32,7 @@ ACCEL_PREFIX = "acceleratable.feature.gpustack.ai/"
 
 
 @dataclass(frozen=True)
-class Finding:
+class CheckFinding:
     severity: str  # error | warning
     check: str  # an id of registry.CHECKS
     message: str
@@ -42,18 +42,18 @@ class Finding:
 
 @dataclass
 class Preflight:
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[CheckFinding] = field(default_factory=list)
     queues: dict[str, str] = field(default_factory=dict)  # role -> LocalQueue name
     covered: dict[str, str] = field(default_factory=dict)  # role -> credits resource of its queue
 
-    def errors(self, force: bool = False) -> list[Finding]:
+    def errors(self, force: bool = False) -> list[CheckFinding]:
         return [f for f in self.findings if f.severity == ERROR and not (force and f.forceable)]
 
-    def warnings(self, force: bool = False) -> list[Finding]:
+    def warnings(self, force: bool = False) -> list[CheckFinding]:
         return [f for f in self.findings if f.severity == WARNING or (force and f.forceable)]
 
 
-class _Reader:
+class _CheckReader:
     """Cached reads; a 403 becomes a 'skipped' warning instead of a failure."""
 
     def __init__(self, source: Source, out: Preflight) -> None:
@@ -66,7 +66,7 @@ class _Reader:
         try:
             return fn()
         except ForbiddenError as e:
-            self.out.findings.append(Finding(WARNING, "skipped", f"could not check {what}: {e.message}"))
+            self.out.findings.append(CheckFinding(WARNING, "skipped", f"could not check {what}: {e.message}"))
             return _FORBIDDEN
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
@@ -116,7 +116,7 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
     set per role, in role order; per-replica one Workload per replica group. The acceleratorKey becomes
     the Pods' nodeSelector, judged (as Kueue does) only against flavors that declare that label."""
     queue = vd.QueueDemand()
-    atomic: list[tuple[vd.Demand, ad.PodSetDemand]] = []
+    atomic: list[tuple[vd.RoleDemand, ad.PodSetDemand]] = []
     for r in roles:
         if r.accelerator <= 0:
             continue
@@ -127,17 +127,17 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
             for i in range(r.replicas):
                 wl = f"{r.name}-{i}"
                 p = ad.PodSetDemand(r.name, size, per_pod, selector, role=r.name)
-                queue.workloads.append((wl, [(vd.Demand(r.name, wl, r.name, size, p.total(), size), p)]))
+                queue.workloads.append((wl, [(vd.RoleDemand(r.name, wl, r.name, size, p.total(), size), p)]))
         else:
             count = r.replicas * size
             p = ad.PodSetDemand(r.name, count, per_pod, selector, role=r.name)
-            atomic.append((vd.Demand(r.name, cq_name, r.name, count, p.total(), size), p))
+            atomic.append((vd.RoleDemand(r.name, cq_name, r.name, count, p.total(), size), p))
     if atomic:
         queue.workloads.append((cq_name, atomic))
     return queue
 
 
-def _formula(d: vd.Demand, resource: str, per_replica: bool) -> str:
+def _formula(d: vd.RoleDemand, resource: str, per_replica: bool) -> str:
     per_pod = d.requests.get(resource, Fraction(0)) / max(d.count, 1)
     cards = per_pod / CREDITS_PER_CARD
     what = f"{d.count} Pod(s)" if per_replica else f"{d.count // max(d.size, 1)} replica(s)"
@@ -146,11 +146,11 @@ def _formula(d: vd.Demand, resource: str, per_replica: bool) -> str:
     return f"{what} x {credits(cards)} card(s) x {CREDITS_PER_CARD:,}"
 
 
-def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool) -> list[Finding]:
+def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool) -> list[CheckFinding]:
     """The engine's verdict on the request, in the codes why-pending would give the same cluster:
     QuotaExceedsCapacity and NoMatchingFlavor refuse (forceable); QuotaExhausted and NeedsPreemption warn
     that it will wait; QuotaUnknown says so."""
-    out: list[Finding] = []
+    out: list[CheckFinding] = []
     seen: set[tuple[str, str]] = set()
     for v in result.verdicts.values():
         d, b = v.demand, v.best
@@ -170,26 +170,26 @@ def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_rep
             cap = b.capacity or Fraction(0)
             lent = f"nominal {credits(b.nominal)} + {credits(cap - (b.nominal or 0))} its cohort may lend" \
                 if b.nominal is not None and cap > b.nominal else "its nominal quota"
-            out.append(Finding(ERROR, "never-fits", (
+            out.append(CheckFinding(ERROR, "never-fits", (
                 f"{asks}{before}, but flavor {b.flavor} of ClusterQueue {cq_name!r} can give at most "
                 f"{credits(cap)} ({format_cards(cap)}: {lent}): it can never be admitted (why-pending would say "
                 f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)"),
                 forceable=True, params=params))
         elif v.code == "NoMatchingFlavor":
             parts = "; ".join(attempt_text(x) for x in v.attempts)
-            out.append(Finding(ERROR, "no-matching-flavor", (
+            out.append(CheckFinding(ERROR, "no-matching-flavor", (
                 f"{unit} {d.role!r}: no flavor of ClusterQueue {cq_name!r} takes it ({parts}): it can never be "
                 f"admitted (--force writes it anyway)"), forceable=True, params=params))
         elif v.code in ("QuotaExhausted", "NeedsPreemption") and b is not None:
             how = "by preempting other Workloads" if v.code == "NeedsPreemption" else "once quota frees"
-            out.append(Finding(WARNING, "waits-for-quota", (
+            out.append(CheckFinding(WARNING, "waits-for-quota", (
                 f"{asks}{before}; flavor {b.flavor} has {credits(b.available)} unused now: it will stay pending "
                 f"until it gets {credits(b.needed)} more ({format_cards(b.needed or Fraction(0))}), {how} "
                 f"(why-pending would say {v.code})"), params=params))
         elif v.code == "QuotaUnknown":
             what = "its cohort could not be read" if b is not None and b.unknown == "cohort" else \
                 "a quota could not be read"
-            out.append(Finding(WARNING, "fit-unknown", (
+            out.append(CheckFinding(WARNING, "fit-unknown", (
                 f"{unit} {d.role!r}: whether it fits ClusterQueue {cq_name!r} is unknown: {what}"), params=params))
     return out
 
@@ -197,7 +197,7 @@ def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_rep
 def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str, namespace: str) -> Preflight:
     """Every check, in order; findings name the role, the object and the rule."""
     out = Preflight()
-    rd = _Reader(source, out)
+    rd = _CheckReader(source, out)
     by_cq: dict[str, list[Role]] = {}
 
     # role -> LocalQueue, reading each InstanceType once
@@ -213,7 +213,7 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             entrance = names.local_queue_name(it)
             if it_obj is None:
                 users = ", ".join(repr(r.name) for r in roles if r.instance_type == it)
-                out.findings.append(Finding(ERROR, "instance-type", (
+                out.findings.append(CheckFinding(ERROR, "instance-type", (
                     f"role(s) {users}: InstanceType {it!r} does not exist (spec.roles[].instanceType): "
                     f"see `kubectl get instancetypes`")))
                 entrance = ""
@@ -221,7 +221,7 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
                 if (it_obj.get("status") or {}).get("entrance"):
                     entrance = str(it_obj["status"]["entrance"])
                 else:
-                    out.findings.append(Finding(WARNING, "local-queue", (
+                    out.findings.append(CheckFinding(WARNING, "local-queue", (
                         f"InstanceType {it!r} has no status.entrance yet: assuming LocalQueue {entrance!r}")))
             lq_of_it[it] = entrance
         if lq_of_it[it]:
@@ -238,13 +238,13 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             continue
         if lq is None:
             of = f" (the entrance of InstanceType {cq_hint!r})" if cq_hint else ""
-            out.findings.append(Finding(ERROR, "local-queue", (
+            out.findings.append(CheckFinding(ERROR, "local-queue", (
                 f"role(s) {who}: LocalQueue {lq_name!r}{of} does not exist in namespace {namespace!r}: "
                 f"GPUStack creates it in every non-system namespace; reserved namespaces have none")))
             continue
         lq_active, lq_detail = _active(lq)
         if lq_active is False and not lq_detail.startswith("ClusterQueue"):  # the queue's own check says more
-            out.findings.append(Finding(ERROR, "local-queue", (
+            out.findings.append(CheckFinding(ERROR, "local-queue", (
                 f"role(s) {who}: LocalQueue {lq_name!r} is not active ({lq_detail})")))
         cq_name = str((lq.get("spec") or {}).get("clusterQueue") or cq_hint or "")
         by_cq.setdefault(cq_name, []).extend(lq_roles)
@@ -255,27 +255,27 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             continue
         who = ", ".join(repr(r.name) for r in cq_roles)
         if cq is None:
-            out.findings.append(Finding(ERROR, "cluster-queue", (
+            out.findings.append(CheckFinding(ERROR, "cluster-queue", (
                 f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
             continue
         model = cluster_queue(cq)
         active, detail = _active(cq)
         stop = model.stop_policy
         if active is False:
-            out.findings.append(Finding(ERROR, "cluster-queue", (
+            out.findings.append(CheckFinding(ERROR, "cluster-queue", (
                 f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
         elif stop in ("Hold", "HoldAndDrain"):
-            out.findings.append(Finding(ERROR, "cluster-queue", (
+            out.findings.append(CheckFinding(ERROR, "cluster-queue", (
                 f"role(s) {who}: ClusterQueue {cq_name!r} is stopped (spec.stopPolicy {stop})")))
         elif active is None:
-            out.findings.append(Finding(WARNING, "cluster-queue", (
+            out.findings.append(CheckFinding(WARNING, "cluster-queue", (
                 f"ClusterQueue {cq_name!r} has not reported an Active condition yet")))
         if active is False or stop in ("Hold", "HoldAndDrain"):
             continue  # fix the queue first; its flavors are weighed on the next run
         if profile_name == PER_REPLICA and len(roles) > 1:
             checks = model.admission_checks
             if JOINT_CHECK not in checks:
-                out.findings.append(Finding(WARNING, "joint-check", (
+                out.findings.append(CheckFinding(WARNING, "joint-check", (
                     f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
                     f"replica groups are admitted one by one, not together with the other roles")))
 
@@ -294,7 +294,7 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
                 fits = tuple(f for f, keys in offered.items() if r.accelerator_key in keys)
                 if not fits:
                     all_keys = sorted(set().union(*offered.values()))
-                    out.findings.append(Finding(ERROR, "accelerator-key", (
+                    out.findings.append(CheckFinding(ERROR, "accelerator-key", (
                         f"role {r.name!r}: acceleratorKey {r.accelerator_key!r} is not offered by any flavor of "
                         f"ClusterQueue {cq_name!r} (offered: {', '.join(all_keys) or 'none'}); Kueue would drop "
                         f"the selector, admit, and the Pod would hang at the scheduler")))

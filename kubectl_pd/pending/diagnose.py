@@ -14,6 +14,7 @@ from typing import Any
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import (
     PendingWorkload,
     PodSet,
@@ -26,7 +27,6 @@ from kubectl_pd.kueue.model import (
     resource_flavor,
 )
 from kubectl_pd.pending import suggest as sg
-from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
@@ -50,7 +50,7 @@ from kubectl_pd.pending.roles import (
     FAST_ADMISSION,
     ROLE_HASH,
     TOTAL_COUNT,
-    Role,
+    DeploymentRole,
     Unit,
     group_want,
     md_roles,
@@ -120,7 +120,7 @@ def _units(facts: Facts) -> list[Unit]:
     return units
 
 
-def _roles_seen(facts: Facts, units: list[Unit]) -> list[Role]:
+def _roles_seen(facts: Facts, units: list[Unit]) -> list[DeploymentRole]:
     """Roles seen without a deployment: from pods and pod sets."""
     seen: dict[str, None] = {}
     for u in units:
@@ -128,10 +128,10 @@ def _roles_seen(facts: Facts, units: list[Unit]) -> list[Role]:
             seen.setdefault(podset_role(ps, u.pods, set()), None)
         for p in u.pods:
             seen.setdefault(pod_role(p, set()), None)
-    return [Role(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
+    return [DeploymentRole(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
 
 
-def _compose(facts: Facts, units: list[Unit], roles: list[Role], role_names: set[str], shape: str) -> None:
+def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str], shape: str) -> None:
     """Each group's roles and queue, and what keeps Kueue from composing it (complete, consistent)."""
     for u in units:
         u.roles = sorted({pod_role(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
@@ -146,7 +146,7 @@ def _compose(facts: Facts, units: list[Unit], roles: list[Role], role_names: set
         u.reasons.extend(_group_checks(u, facts, roles, role_names, shape))
 
 
-def _own_roles(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Role]:
+def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[DeploymentRole]:
     """A group or Workload target shows only its own roles."""
     if facts.target.kind == "ModelDeployment":
         return roles
@@ -232,7 +232,7 @@ def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
     return facts.wl(u.workload).pod_sets if u.workload is not None else ()
 
 
-def _missing_groups(md: Obj, roles: list[Role], units: list[Unit], shape: str, ns: str) -> list[Reason]:
+def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], shape: str, ns: str) -> list[Reason]:
     out = []
     hint_of = {r.name: f"check why the operator has not created {r.name} pods (kubectl describe md "
                        f"{name_of(md)} -n {ns})" for r in roles}
@@ -286,7 +286,7 @@ def _compose_events(facts: Facts, u: Unit) -> list[km.ComposeError]:
     return out
 
 
-def _group_checks(u: Unit, facts: Facts, roles: list[Role], role_names: set[str], shape: str) -> list[Reason]:
+def _group_checks(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names: set[str], shape: str) -> list[Reason]:
     """A group Kueue refuses to compose (PodGroupInvalid), else one not composed yet (incomplete, missing)."""
     if not u.group:
         return []
@@ -352,7 +352,7 @@ def _compose_conflicts(u: Unit, composes: list[km.ComposeError], said: list[Reas
     return out
 
 
-def _not_composed(u: Unit, facts: Facts, roles: list[Role], role_names: set[str], shape: str,
+def _not_composed(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names: set[str], shape: str,
                   composes: list[km.ComposeError]) -> list[Reason]:
     """No Workload: the group is incomplete (which roles lack pods), or complete and not composed yet."""
     g, ns = u.group, facts.target.namespace
@@ -380,7 +380,7 @@ def _not_composed(u: Unit, facts: Facts, roles: list[Role], role_names: set[str]
                         f"involvedObject.name={name_of(u.pods[0]) if u.pods else g}")]
 
 
-def _per_role_have_want(u: Unit, facts: Facts, roles: list[Role], role_names: set[str],
+def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names: set[str],
                         shape: str) -> list[tuple[str, int, int | None]]:
     have: dict[str, int] = {}
     for p in u.pods:
@@ -404,8 +404,8 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[Role], role_names: se
     return out
 
 
-def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
-             ) -> list[tuple[vd.Demand, ad.PodSetDemand]]:
+def _demands(facts: Facts, u: Unit, roles: list[DeploymentRole], role_names: set[str],
+             ) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
     sizes = {r.name: r.size for r in roles}
     limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
     if u.workload is not None:
@@ -445,7 +445,7 @@ def snapshot_of(facts: Facts) -> Snapshot:
     return snap
 
 
-def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: set[str],
+def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str],
                 what_if: dict[str, int]) -> tuple[dict[tuple[str, str], vd.PodSetVerdict],
                                                   dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
                                                   list[sg.Suggestion]]:
@@ -563,7 +563,7 @@ def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
                 r.message += f"; every role of the pair ({', '.join(u.roles)}) lost its quota together (atomic)"
 
 
-def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Reason]:
+def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[Reason]:
     """Queue problems matter before any Workload exists too (they will block it once composed)."""
     out: list[Reason] = []
     for u in units:
@@ -603,7 +603,8 @@ def _priority(r: Reason) -> int:
 _NOT_QUOTA = (ad.FLAVOR_MISSING, ad.NOT_MATCHING, ad.UNTOLERATED)
 
 
-def _role_rows(facts: Facts, roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+def _role_rows(facts: Facts, roles: list[DeploymentRole], units: list[Unit],
+               verdicts: dict[tuple[str, str], vd.PodSetVerdict],
                role_names: set[str], whole: bool = True) -> list[RoleRow]:
     """One row per role; `whole` = the target is the deployment (else only the target's groups count)."""
     rows = []
@@ -619,7 +620,7 @@ def _role_rows(facts: Facts, roles: list[Role], units: list[Unit], verdicts: dic
     return rows
 
 
-def _row_want(r: Role, units: list[Unit], whole: bool) -> int | None:
+def _row_want(r: DeploymentRole, units: list[Unit], whole: bool) -> int | None:
     want = r.replicas * r.size if r.replicas is not None else None
     own = [u for u in units if u.roles == [r.name]]
     if not whole and own and all(group_want(u) is not None for u in own):
@@ -627,7 +628,8 @@ def _row_want(r: Role, units: list[Unit], whole: bool) -> int | None:
     return want
 
 
-def _row_per_pod(r: Role, units: list[Unit], vs: list[vd.PodSetVerdict], role_names: set[str]) -> dict[str, Fraction]:
+def _row_per_pod(r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict],
+                 role_names: set[str]) -> dict[str, Fraction]:
     """What one pod of the role asks: its demand over its count, else its first pod's requests."""
     for v in vs:
         if v.demand.count:
@@ -636,7 +638,7 @@ def _row_per_pod(r: Role, units: list[Unit], vs: list[vd.PodSetVerdict], role_na
     return pod_requests(pod.get("spec")) if pod is not None else {}
 
 
-def _row_flavor(facts: Facts, r: Role, units: list[Unit], vs: list[vd.PodSetVerdict],
+def _row_flavor(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict],
                 role_names: set[str]) -> str | None:
     """The flavors Kueue assigned, else the one our arithmetic chose, else the best it tried for quota."""
     assigned = _assigned_flavors(facts, units, r.name, role_names)
@@ -651,7 +653,7 @@ def _row_flavor(facts: Facts, r: Role, units: list[Unit], vs: list[vd.PodSetVerd
     return flavor
 
 
-def _row_verdict(facts: Facts, r: Role, units: list[Unit], vs: list[vd.PodSetVerdict], have: int,
+def _row_verdict(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict], have: int,
                  want: int | None) -> str:
     wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
     if wl_states and all(facts.wl(u.workload).admitted for u in wl_states if u.workload is not None) and (

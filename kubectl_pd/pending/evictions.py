@@ -50,7 +50,7 @@ _PREEMPTED = lazy(r"^Preempted to accommodate a workload \(UID: (?P<uid>[^,]*), 
 
 
 @dataclass(frozen=True)
-class Preemption:
+class PreemptionMessage:
     uid: str | None
     job_uid: str | None
     rule: str | None  # InClusterQueue | InCohortReclamation | ... (None: words we do not know)
@@ -67,7 +67,7 @@ class Preemption:
         return p.rstrip("/").rsplit("/", 1)[-1] or None if p and p != "UNKNOWN" else None
 
 
-def parse_preemption(message: object) -> Preemption | None:
+def parse_preemption(message: object) -> PreemptionMessage | None:
     if not isinstance(message, str):
         return None
     m = _PREEMPTED.match(message.strip())
@@ -77,11 +77,14 @@ def parse_preemption(message: object) -> Preemption | None:
     def known(x: str | None) -> str | None:
         return None if x in (None, "", "UNKNOWN") else x
 
-    return Preemption(known(m.group("uid")), known(m.group("job")), RULES.get(m.group("why")), m.group("why"),
+    return PreemptionMessage(known(m.group("uid")), known(m.group("job")), RULES.get(m.group("why")), m.group("why"),
                       known(m.group("a")), known(m.group("b")), to_int(m.group("pp")), to_int(m.group("tp")))
 
 
-def preemption_of(wl: Workload, events: list[kube.Event]) -> tuple[str | None, str | None, Preemption | None] | None:
+Preempted = tuple[str | None, str | None, PreemptionMessage | None]  # (rule, message, parsed)
+
+
+def preemption_of(wl: Workload, events: list[kube.Event]) -> Preempted | None:
     """(condition reason, message, parsed) when the Workload's last eviction was a preemption; the
     `Preempted` event (same message plus priorities) fills in what the condition lacks."""
     pre, ev = wl.condition("Preempted"), wl.condition("Evicted")
@@ -163,7 +166,7 @@ def _named_in(message: str | None) -> list[tuple[str, str | None]]:
 
 
 @dataclass(frozen=True)
-class NodeFit:
+class FitLabels:
     name: str
     labels: dict[str, str]  # <what> -> value of <what>.fit.gpustack.ai/<key>
 
@@ -175,7 +178,7 @@ def accelerator_key(flavor: ResourceFlavor | None) -> str | None:
     return None
 
 
-def fit_labels(nodes: list[Obj], key: str | None) -> list[NodeFit]:
+def fit_labels(nodes: list[Obj], key: str | None) -> list[FitLabels]:
     """GPUStack's per-card fit labels of each node (for one accelerator key when known)."""
     out = []
     for n in nodes:
@@ -185,11 +188,11 @@ def fit_labels(nodes: list[Obj], key: str | None) -> list[NodeFit]:
             what, sep, akey = str(k).partition(FIT_SUFFIX)
             if sep and (key is None or akey == key):
                 got[what] = str(v)
-        out.append(NodeFit(name_of(n), got))
+        out.append(FitLabels(name_of(n), got))
     return out
 
 
-def fragmentation(fits: list[NodeFit], asks: dict[str, Fraction | None]) -> dict[str, Any] | None:
+def fragmentation(fits: list[FitLabels], asks: dict[str, Fraction | None]) -> dict[str, Any] | None:
     """What the fit labels say against what one Pod of each role asks (credits, M per card): a Pod of at
     most one card needs a free slice that large on one card; a larger Pod needs that many free cards on one
     node. None when no node carries a fit label."""

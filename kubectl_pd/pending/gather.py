@@ -165,7 +165,7 @@ def group_of_pod(pod: Obj) -> str | None:
     return annotation(pod, GROUP_LABEL) or label(pod, GROUP_LABEL) or None
 
 
-class _Reader:
+class _FactReader:
     """Wraps a Source: turns optional-read failures into notes (and, for reads the verdict depends on,
     into `Facts.incomplete`), and runs independent reads together on a live cluster."""
 
@@ -260,7 +260,7 @@ def gather(source: Source, target: Target, *, strict: bool = True) -> Facts:
     diagnosis without looking at `Facts.incomplete`); why-pending passes False and decides itself.
     """
     facts = Facts(target, live=bool(getattr(source, "is_live", False)))
-    rd = _Reader(source, facts)
+    rd = _FactReader(source, facts)
     ns = target.namespace
     if target.kind == "ModelDeployment":
         # the deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone
@@ -317,7 +317,7 @@ def gather(source: Source, target: Target, *, strict: bool = True) -> Facts:
     return facts
 
 
-def _single_pod_workload(rd: _Reader, pod: Obj, ns: str) -> None:
+def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
     uid = (pod.get("metadata") or {}).get("uid")
     if not uid:
         return
@@ -329,7 +329,7 @@ def _single_pod_workload(rd: _Reader, pod: Obj, ns: str) -> None:
         rd.facts.groups.append(name_of(wl))
 
 
-def _pods_by_owner(rd: _Reader, wl: Obj, ns: str) -> list[Obj]:
+def _pods_by_owner(rd: _FactReader, wl: Obj, ns: str) -> list[Obj]:
     refs = [r for r in (wl.get("metadata") or {}).get("ownerReferences") or []
             if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("name")]
     calls = [(f'pod "{r["name"]}"', lambda r=r: rd.source.get("Pod", r["name"], ns), None, False) for r in refs[:4]]
@@ -340,7 +340,7 @@ Call = tuple[str, Callable[[], Any], Any, bool]  # (what, read, default, the ver
 Settled = list[tuple[Any, bool]]
 
 
-def _read_rest(rd: _Reader, ns: str) -> None:
+def _read_rest(rd: _FactReader, ns: str) -> None:
     """After the target: its groups' Workloads, their queues, and (when something waits) what explains it."""
     facts = rd.facts
     _groups_from_pods(facts)
@@ -380,7 +380,7 @@ def _role_instance_types(md: Obj | None) -> list[object]:
     return [r.get("instanceType") for r in roles if isinstance(r, dict)]
 
 
-def _queue_names(rd: _Reader, ns: str) -> tuple[list[str], list[str]]:
+def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     """LocalQueue and ClusterQueue names: from the Workloads, the pods, then the roles' InstanceTypes; the
     LocalQueues are read here (they name their ClusterQueue)."""
     facts = rd.facts
@@ -408,7 +408,7 @@ def _queue_names(rd: _Reader, ns: str) -> tuple[list[str], list[str]]:
     return lq_names, cq_names
 
 
-def _queues_of_instance_types(rd: _Reader, role_types: list[object], lq_names: list[str],
+def _queues_of_instance_types(rd: _FactReader, role_types: list[object], lq_names: list[str],
                               cq_names: list[str]) -> None:
     """No pods yet: each role's InstanceType gives its LocalQueue (status.entrance) and ClusterQueue."""
     facts = rd.facts
@@ -421,7 +421,7 @@ def _queues_of_instance_types(rd: _Reader, role_types: list[object], lq_names: l
         _add(cq_names, it)
 
 
-def _read_explanations(rd: _Reader, ns: str, cq_names: list[str]) -> None:
+def _read_explanations(rd: _FactReader, ns: str, cq_names: list[str]) -> None:
     """What explains a queue (flavors, checks, the namespace), the cohort, LimitRanges, events and queue
     positions: all read together, each part settled in the order it was asked."""
     parts = [_queue_object_reads(rd, ns, cq_names), _cohort_reads(rd), _limit_range_reads(rd, ns),
@@ -436,7 +436,7 @@ def _read_explanations(rd: _Reader, ns: str, cq_names: list[str]) -> None:
 Part = tuple[list[Call], Callable[[Settled], None]]
 
 
-def _queue_object_reads(rd: _Reader, ns: str, cq_names: list[str]) -> Part:
+def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
     facts, source = rd.facts, rd.source
     flavors: list[str] = []
     checks: list[str] = []
@@ -477,7 +477,7 @@ def _getter(source: Source, kind: str, name: str, namespace: str | None) -> Call
     return lambda: source.get(kind, name, namespace)
 
 
-def _cohort_reads(rd: _Reader) -> Part:
+def _cohort_reads(rd: _FactReader) -> Part:
     """A queue in a cohort borrows from its peers: two cluster-scoped lists, few objects; unreadable = None
     (the verdict says unknown)."""
     facts, source = rd.facts, rd.source
@@ -494,7 +494,7 @@ def _cohort_reads(rd: _Reader) -> Part:
     return calls, apply
 
 
-def _limit_range_reads(rd: _Reader, ns: str) -> Part:
+def _limit_range_reads(rd: _FactReader, ns: str) -> Part:
     facts, source = rd.facts, rd.source
 
     def apply(results: Settled) -> None:
@@ -503,7 +503,7 @@ def _limit_range_reads(rd: _Reader, ns: str) -> Part:
     return [(f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [], False)], apply
 
 
-def _event_reads(rd: _Reader, ns: str) -> Part:
+def _event_reads(rd: _FactReader, ns: str) -> Part:
     """The events of the objects that explain the target; after a list that failed, no more are kept."""
     facts, source = rd.facts, rd.source
     calls: list[Call] = [(f'events in namespace "{ns}"', _event_lister(source, ns, n), [], False)
@@ -522,7 +522,7 @@ def _event_lister(source: Source, ns: str, name: str) -> Callable[[], list[Obj]]
     return lambda: source.list("Event", ns, field_selector=f"{INVOLVED_NAME}={name}")
 
 
-def _visibility_reads(rd: _Reader, cq_names: list[str]) -> Part:
+def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
     facts = rd.facts
     vis = _visibility_calls(rd, cq_names)
 
@@ -547,7 +547,7 @@ def _assigned_flavors(wls: list[Workload]) -> list[str]:
     return list(dict.fromkeys(f for wl in wls for psa in wl.admission for f in psa.flavors.values()))
 
 
-def _read_flavor_nodes(rd: _Reader, names: list[str]) -> None:
+def _read_flavor_nodes(rd: _FactReader, names: list[str]) -> None:
     """The nodes of each flavor (at most MAX_FLAVORS, not read before): one list selected by the flavor's
     nodeLabels, together; never all nodes, so a flavor without nodeLabels is not listed."""
     facts = rd.facts
@@ -563,7 +563,7 @@ def _read_flavor_nodes(rd: _Reader, names: list[str]) -> None:
         facts.nodes[f] = nodes if ok else None
 
 
-def _read_nodes(rd: _Reader) -> None:
+def _read_nodes(rd: _FactReader) -> None:
     """Admitted, yet the scheduler refuses the Pods: the assigned flavors' nodes."""
     facts = rd.facts
     admitted = [facts.wl(wl) for wl in facts.workloads.values() if wl is not None and _admitted(facts.wl(wl))]
@@ -587,7 +587,7 @@ def _retrying(wl: Workload) -> bool:
     return max(retries, wl.evictions_by("AdmissionCheck")) >= RETRIES_FOR_NODES
 
 
-def _read_retry_nodes(rd: _Reader) -> None:
+def _read_retry_nodes(rd: _FactReader) -> None:
     """A node-devices retry loop: the flavors' nodes (one label-selected list each, at most MAX_FLAVORS), for
     GPUStack's per-card fit labels; the assigned flavors when quota is reserved, else the queue's."""
     facts = rd.facts
@@ -619,7 +619,7 @@ def _ahead_of_ours(facts: Facts) -> list[tuple[str, str]]:
     return wanted
 
 
-def _read_ahead(rd: _Reader) -> None:
+def _read_ahead(rd: _FactReader) -> None:
     """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
     requests; a refused read leaves that Workload's requests unknown (a note)."""
     facts = rd.facts
@@ -665,7 +665,7 @@ def _waiting(facts: Facts) -> bool:
                for wl in facts.workloads.values())
 
 
-def _visibility_calls(rd: _Reader, cq_names: list[str]) -> list[tuple[str, tuple[str, Callable[[], Any], Any, bool]]]:
+def _visibility_calls(rd: _FactReader, cq_names: list[str]) -> list[tuple[str, Call]]:
     """The visibility API's pending workloads of each ClusterQueue, on a live cluster."""
     facts, source = rd.facts, rd.source
     if not _waiting(facts) or not (facts.live and hasattr(source, "get_raw")):
@@ -681,7 +681,7 @@ def _visibility_calls(rd: _Reader, cq_names: list[str]) -> list[tuple[str, tuple
     return out
 
 
-def _snapshot_visibility(rd: _Reader, cq_names: list[str]) -> None:
+def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
     facts = rd.facts
     if not _waiting(facts) or (facts.live and hasattr(rd.source, "get_raw")):
         return

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
-from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Target
 from kubectl_pd.records import dataclass, field
 from kubectl_pd.registry import REASONS

@@ -6,8 +6,8 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
+from kubectl_pd.kueue.verdicts import FlavorBar
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
-from kubectl_pd.pending.verdicts import FlavorBar
 
 BAR_WIDTH = 24
 _COLORS = {"fits": "32", "admitted": "32", "blocked": "31", "unknown": "33"}

@@ -22,7 +22,7 @@ def runnable(pod: Obj) -> bool:
 
 
 @dataclass
-class Role:
+class DeploymentRole:
     name: str
     kind: str
     replicas: int | None
@@ -30,7 +30,7 @@ class Role:
     instance_type: str | None
 
 
-def md_roles(md: Obj | None) -> list[Role]:
+def md_roles(md: Obj | None) -> list[DeploymentRole]:
     out = []
     spec = (md or {}).get("spec")
     listed = spec.get("roles") if isinstance(spec, dict) else None
@@ -38,7 +38,7 @@ def md_roles(md: Obj | None) -> list[Role]:
         if not isinstance(r, dict) or not isinstance(r.get("name"), str):
             continue
         kind = r.get("kind") if isinstance(r.get("kind"), str) else "server"
-        out.append(Role(r["name"], kind.lower(), to_int(r.get("replicas", 1)), to_int(r.get("size", 1)) or 1,
+        out.append(DeploymentRole(r["name"], kind.lower(), to_int(r.get("replicas", 1)), to_int(r.get("size", 1)) or 1,
                          r.get("instanceType") if isinstance(r.get("instanceType"), str) else None))
     return out
 
@@ -87,13 +87,13 @@ def group_want(u: Unit) -> int | None:
     return counts.pop() if len(counts) == 1 else None
 
 
-def role_order(role: str, roles: list[Role]) -> tuple[int, str]:
+def role_order(role: str, roles: list[DeploymentRole]) -> tuple[int, str]:
     for i, r in enumerate(roles):
         if r.name == role:
             return i, role
     return len(roles), role
 
 
-def role_size(role: str, roles: list[Role]) -> int:
+def role_size(role: str, roles: list[DeploymentRole]) -> int:
     return next((r.size for r in roles if r.name == role), 1)
 

@@ -13,8 +13,8 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import ClusterQueue, ResourceGroup, Snapshot
-from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.records import dataclass, field, replace
 
 SCALE = "scale"  # fewer replicas of a role
@@ -34,7 +34,7 @@ class Suggestion:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def _pending(queue: vd.QueueDemand) -> list[tuple[vd.Demand, ad.PodSetDemand]]:
+def _pending(queue: vd.QueueDemand) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
     return [(d, p) for _, members in queue.workloads for d, p in members if not d.reserved]
 
 
@@ -42,7 +42,7 @@ def _fits(snap: Snapshot, cq: str, pods: list[ad.PodSetDemand]) -> bool:
     return bool(pods) and ad.assign(snap, cq, ad.Demand(tuple(pods))).fits
 
 
-def _scaled(pending: list[tuple[vd.Demand, ad.PodSetDemand]], role: str, replicas: int,
+def _scaled(pending: list[tuple[vd.RoleDemand, ad.PodSetDemand]], role: str, replicas: int,
             ) -> list[ad.PodSetDemand]:
     """The pending pod sets with `role` at `replicas` replicas: a pod set's count in the seed shape,
     the number of its Workloads in the per-replica shape."""
@@ -54,7 +54,7 @@ def _scaled(pending: list[tuple[vd.Demand, ad.PodSetDemand]], role: str, replica
     return [p for _, p in mine[:replicas]] + others
 
 
-def _replicas(pending: list[tuple[vd.Demand, ad.PodSetDemand]], role: str) -> int:
+def _replicas(pending: list[tuple[vd.RoleDemand, ad.PodSetDemand]], role: str) -> int:
     mine = [d for d, _ in pending if d.role == role]
     return mine[0].count // max(mine[0].size, 1) if len(mine) == 1 else len(mine)
 
@@ -99,7 +99,8 @@ def suggest(snap: Snapshot, cq_name: str, queue: vd.QueueDemand,
     return out or [Suggestion(NONE)]
 
 
-def _scale_downs(snap: Snapshot, cq_name: str, pending: list[tuple[vd.Demand, ad.PodSetDemand]]) -> list[Suggestion]:
+def _scale_downs(snap: Snapshot, cq_name: str,
+                 pending: list[tuple[vd.RoleDemand, ad.PodSetDemand]]) -> list[Suggestion]:
     """Per role: the most replicas that fit now, when fewer than it has."""
     out = []
     for role in dict.fromkeys(d.role for d, _ in pending):
@@ -139,8 +140,8 @@ def _borrowing(snap: Snapshot, cq_name: str, pods: list[ad.PodSetDemand],
     return []
 
 
-def _resized(d: vd.Demand, p: ad.PodSetDemand, pods: int, workload: str | None = None,
-             ) -> tuple[vd.Demand, ad.PodSetDemand]:
+def _resized(d: vd.RoleDemand, p: ad.PodSetDemand, pods: int, workload: str | None = None,
+             ) -> tuple[vd.RoleDemand, ad.PodSetDemand]:
     p = replace(p, count=pods)
     return replace(d, count=pods, requests=p.total(), workload=workload or d.workload, reserved=False), p
 
@@ -149,7 +150,7 @@ def what_if(queue: vd.QueueDemand, replicas: dict[str, int]) -> vd.QueueDemand:
     """`--what-if role=N`: the same demand with N replicas of a role (the pod set's count when one pod set
     holds the role; Workloads kept or repeated when each replica is its own), without touching the cluster."""
     out = vd.QueueDemand()
-    alone: dict[str, list[tuple[str, list[tuple[vd.Demand, ad.PodSetDemand]]]]] = {}
+    alone: dict[str, list[tuple[str, list[tuple[vd.RoleDemand, ad.PodSetDemand]]]]] = {}
     for wl, members in queue.workloads:
         if len(members) == 1 and members[0][0].role in replicas and members[0][0].count <= members[0][0].size:
             alone.setdefault(members[0][0].role, []).append((wl, members))  # one replica per Workload

@@ -8,13 +8,13 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj, name_of
-from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Condition, ResourceFlavor, Taint, Workload, pod_requests, resource_flavor, workload
+from kubectl_pd.kueue import verdicts as vd
+from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, pod_requests, resource_flavor, workload
 from kubectl_pd.kueue.quantity import format_cards, is_credits
+from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - taint_text is read from here too
 from kubectl_pd.pending import evictions as evm
 from kubectl_pd.pending import topology as tp
-from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Facts
 from kubectl_pd.pending.model import Reason, amount_of, more, short
 from kubectl_pd.pending.queues import structural
@@ -53,24 +53,8 @@ _CODE_TEXT = {
 }
 
 
-def _pods(d: vd.Demand, per_pod: Fraction | None, res: str) -> str:
+def _pods(d: vd.RoleDemand, per_pod: Fraction | None, res: str) -> str:
     return f" ({d.count} pods x {short(per_pod, res)})" if per_pod is not None and d.count > 1 else ""
-
-
-def taint_text(t: Taint | None) -> str:
-    """A taint as Kueue prints it (Go `%s` of a v1.Taint): `{key value Effect <nil>}`."""
-    return f"{{{t.key} {t.value} {t.effect} <nil>}}" if t is not None else "?"
-
-
-def attempt_text(b: vd.Blocker) -> str:
-    """One refused flavor in Kueue's own words (flavorassigner.go's format strings)."""
-    if b.outcome == ad.FLAVOR_MISSING:
-        return f"flavor {b.flavor} not found"
-    if b.outcome == ad.UNTOLERATED:
-        return f"untolerated taint {taint_text(b.taint)} in flavor {b.flavor}"
-    if b.outcome == ad.NOT_MATCHING:
-        return f"flavor {b.flavor} doesn't match node affinity"
-    return f"{b.flavor}: {b.outcome}"
 
 
 def _own_note(v: vd.PodSetVerdict, res: str) -> str:
@@ -260,7 +244,7 @@ def _flavor(facts: Facts, name: str) -> ResourceFlavor | None:
     return resource_flavor(obj) if obj is not None else None
 
 
-def preempted_reason(pre: tuple[str | None, str | None, evm.Preemption | None], u: Unit, facts: Facts) -> Reason:
+def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | None], u: Unit, facts: Facts) -> Reason:
     """Preempted: by whom (UID, its ClusterQueue, ours or not), by which rule; the pair effect is said by
     the diagnosis, which sees every role's Workload."""
     rule, message, p = pre
