@@ -20,7 +20,7 @@ from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import verdicts as vd
-from kubectl_pd.kueue.model import Snapshot, cluster_queue, conditions_of
+from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
 from kubectl_pd.kueue.words import attempt_text
 from kubectl_pd.records import dataclass, field
@@ -198,9 +198,16 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
     """Every check, in order; findings name the role, the object and the rule."""
     out = Preflight()
     rd = _CheckReader(source, out)
-    by_cq: dict[str, list[Role]] = {}
+    by_lq = _local_queues(rd, req, roles)
+    by_cq = _check_local_queues(rd, req, by_lq, namespace)
+    for cq_name, cq_roles in by_cq.items():
+        _check_cluster_queue(rd, source, cq_name, cq_roles, roles, profile_name)
+    return out
 
-    # role -> LocalQueue, reading each InstanceType once
+
+def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> dict[str, list[Role]]:
+    """Role -> LocalQueue, reading each InstanceType once (its status.entrance names the queue)."""
+    out = rd.out
     by_lq: dict[str, list[Role]] = {}
     lq_of_it: dict[str, str] = {}
     for role in roles:
@@ -226,7 +233,14 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             lq_of_it[it] = entrance
         if lq_of_it[it]:
             by_lq.setdefault(lq_of_it[it], []).append(role)
+    return by_lq
 
+
+def _check_local_queues(rd: _CheckReader, req: CreateRequest, by_lq: dict[str, list[Role]],
+                        namespace: str) -> dict[str, list[Role]]:
+    """Each LocalQueue exists and is active; ClusterQueue -> the roles it will admit."""
+    out = rd.out
+    by_cq: dict[str, list[Role]] = {}
     for lq_name, lq_roles in by_lq.items():
         for r in lq_roles:
             out.queues[r.name] = lq_name
@@ -246,79 +260,94 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
         if lq_active is False and not lq_detail.startswith("ClusterQueue"):  # the queue's own check says more
             out.findings.append(CheckFinding(ERROR, "local-queue", (
                 f"role(s) {who}: LocalQueue {lq_name!r} is not active ({lq_detail})")))
-        cq_name = str((lq.get("spec") or {}).get("clusterQueue") or cq_hint or "")
+        cq_name = local_queue(lq).cluster_queue or cq_hint or ""
         by_cq.setdefault(cq_name, []).extend(lq_roles)
+    return by_cq
 
-    for cq_name, cq_roles in by_cq.items():
-        cq = rd.get("ClusterQueue", cq_name)
-        if cq is _FORBIDDEN:
-            continue
-        who = ", ".join(repr(r.name) for r in cq_roles)
-        if cq is None:
-            out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-                f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
-            continue
-        model = cluster_queue(cq)
-        active, detail = _active(cq)
-        stop = model.stop_policy
-        if active is False:
-            out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-                f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
-        elif stop in ("Hold", "HoldAndDrain"):
-            out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-                f"role(s) {who}: ClusterQueue {cq_name!r} is stopped (spec.stopPolicy {stop})")))
-        elif active is None:
-            out.findings.append(CheckFinding(WARNING, "cluster-queue", (
-                f"ClusterQueue {cq_name!r} has not reported an Active condition yet")))
-        if active is False or stop in ("Hold", "HoldAndDrain"):
-            continue  # fix the queue first; its flavors are weighed on the next run
-        if profile_name == PER_REPLICA and len(roles) > 1:
-            checks = model.admission_checks
-            if JOINT_CHECK not in checks:
-                out.findings.append(CheckFinding(WARNING, "joint-check", (
-                    f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
-                    f"replica groups are admitted one by one, not together with the other roles")))
 
-        flavor_objs: dict[str, dict[str, Any]] = {}
-        missing: set[str] = set()
-        for fname in model.flavor_names:
-            fl = rd.get("ResourceFlavor", fname)
-            if isinstance(fl, dict):
-                flavor_objs[fname] = fl
-            elif fl is None:
-                missing.add(fname)
-        offered = {f: offered_keys(o) for f, o in flavor_objs.items()}
-        key_refused = False
-        for r in cq_roles:
-            if r.accelerator_key and flavor_objs:
-                fits = tuple(f for f, keys in offered.items() if r.accelerator_key in keys)
-                if not fits:
-                    all_keys = sorted(set().union(*offered.values()))
-                    out.findings.append(CheckFinding(ERROR, "accelerator-key", (
-                        f"role {r.name!r}: acceleratorKey {r.accelerator_key!r} is not offered by any flavor of "
-                        f"ClusterQueue {cq_name!r} (offered: {', '.join(all_keys) or 'none'}); Kueue would drop "
-                        f"the selector, admit, and the Pod would hang at the scheduler")))
-                    key_refused = True
-        if key_refused:
-            continue
-        resources = [r for r in model.covered if is_credits(r)]
-        if not resources or not model.flavor_names:
-            continue  # a CPU pool, or no flavors yet: nothing to weigh
-        resource = resources[0]
-        for r in cq_roles:
-            if r.accelerator_key and len(resources) > 1:
-                want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
-                resource = want if want in resources else resource
-        peers: list[dict[str, Any]] | None = []
-        cohorts: list[dict[str, Any]] | None = []
-        if model.cohort:
-            peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
-        flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
-                                                     if f in flavor_objs or f in missing}
-        snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
-        per_replica = profile_name == PER_REPLICA
-        result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
-        out.findings += quota_findings(cq_name, resource, result, per_replica)
-        for r in cq_roles:
-            out.covered[r.name] = resource
-    return out
+def _check_cluster_queue(rd: _CheckReader, source: Source, cq_name: str, cq_roles: list[Role], roles: list[Role],
+                         profile_name: str) -> None:
+    """The ClusterQueue exists, is active and not stopped; then its flavors and quota are weighed."""
+    out = rd.out
+    cq = rd.get("ClusterQueue", cq_name)
+    if cq is _FORBIDDEN:
+        return
+    who = ", ".join(repr(r.name) for r in cq_roles)
+    if cq is None:
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
+            f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
+        return
+    model = cluster_queue(cq)
+    active, detail = _active(cq)
+    stop = model.stop_policy
+    if active is False:
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
+            f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
+    elif stop in ("Hold", "HoldAndDrain"):
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
+            f"role(s) {who}: ClusterQueue {cq_name!r} is stopped (spec.stopPolicy {stop})")))
+    elif active is None:
+        out.findings.append(CheckFinding(WARNING, "cluster-queue", (
+            f"ClusterQueue {cq_name!r} has not reported an Active condition yet")))
+    if active is False or stop in ("Hold", "HoldAndDrain"):
+        return  # fix the queue first; its flavors are weighed on the next run
+    if profile_name == PER_REPLICA and len(roles) > 1 and JOINT_CHECK not in model.admission_checks:
+        out.findings.append(CheckFinding(WARNING, "joint-check", (
+            f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
+            f"replica groups are admitted one by one, not together with the other roles")))
+    flavor_objs, missing = _flavors(rd, model.flavor_names)
+    if _keys_refused(out, cq_name, cq_roles, flavor_objs):
+        return
+    _weigh_quota(rd, source, cq_name, cq, model, cq_roles, profile_name, flavor_objs, missing)
+
+
+def _flavors(rd: _CheckReader, flavor_names: tuple[str, ...]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """The ClusterQueue's ResourceFlavors read, and those that do not exist."""
+    flavor_objs: dict[str, dict[str, Any]] = {}
+    missing: set[str] = set()
+    for fname in flavor_names:
+        fl = rd.get("ResourceFlavor", fname)
+        if isinstance(fl, dict):
+            flavor_objs[fname] = fl
+        elif fl is None:
+            missing.add(fname)
+    return flavor_objs, missing
+
+
+def _keys_refused(out: Preflight, cq_name: str, cq_roles: list[Role], flavor_objs: dict[str, dict[str, Any]]) -> bool:
+    """A role's acceleratorKey no flavor of the queue offers (Kueue would drop the selector): an error."""
+    offered = {f: offered_keys(o) for f, o in flavor_objs.items()}
+    refused = False
+    for r in cq_roles:
+        if r.accelerator_key and flavor_objs and not any(r.accelerator_key in keys for keys in offered.values()):
+            all_keys = sorted(set().union(*offered.values()))
+            out.findings.append(CheckFinding(ERROR, "accelerator-key", (
+                f"role {r.name!r}: acceleratorKey {r.accelerator_key!r} is not offered by any flavor of "
+                f"ClusterQueue {cq_name!r} (offered: {', '.join(all_keys) or 'none'}); Kueue would drop "
+                f"the selector, admit, and the Pod would hang at the scheduler")))
+            refused = True
+    return refused
+
+
+def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, Any], model: ClusterQueue,
+                 cq_roles: list[Role], profile_name: str, flavor_objs: dict[str, dict[str, Any]], missing: set[str]) -> None:
+    """The admission engine's verdict on the request against the queue's credits quota (and its cohort)."""
+    resources = [r for r in model.covered if is_credits(r)]
+    if not resources or not model.flavor_names:
+        return  # a CPU pool, or no flavors yet: nothing to weigh
+    resource = resources[0]
+    for r in cq_roles:
+        if r.accelerator_key and len(resources) > 1:
+            want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
+            resource = want if want in resources else resource
+    peers: list[dict[str, Any]] | None = []
+    cohorts: list[dict[str, Any]] | None = []
+    if model.cohort:
+        peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
+    flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
+                                                 if f in flavor_objs or f in missing}
+    snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
+    result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
+    rd.out.findings += quota_findings(cq_name, resource, result, profile_name == PER_REPLICA)
+    for r in cq_roles:
+        rd.out.covered[r.name] = resource
