@@ -330,7 +330,8 @@ def _keys_refused(out: Preflight, cq_name: str, cq_roles: list[Role], flavor_obj
 
 
 def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, Any], model: ClusterQueue,
-                 cq_roles: list[Role], profile_name: str, flavor_objs: dict[str, dict[str, Any]], missing: set[str]) -> None:
+                 cq_roles: list[Role], profile_name: str,
+                 flavor_objs: dict[str, dict[str, Any]], missing: set[str]) -> None:
     """The admission engine's verdict on the request against the queue's credits quota (and its cohort)."""
     resources = [r for r in model.covered if is_credits(r)]
     if not resources or not model.flavor_names:
