@@ -27,7 +27,7 @@ from kubectl_pd.kueue.model import (
     resource_flavor,
 )
 from kubectl_pd.pending import suggest as sg
-from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
+from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
     CODES,
@@ -36,6 +36,7 @@ from kubectl_pd.pending.model import (
     Reason,
     RoleRow,
     more,
+    say,
     short,
 )
 from kubectl_pd.pending.pods import KUEUE_GATE
@@ -101,11 +102,10 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     _say_position(reasons, position, cq)
     ahead = _ahead(facts, units, cq, ns)
     _say_ahead(reasons, ahead)
-    headline = _headline(facts.target, pending, reasons, rows)
     hints = [h for h in dict.fromkeys(r.hint for r in reasons if r.hint)]
     if pending and not hints:
         hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
-    return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position,
+    return Diagnosis(facts.target, pending, reasons, rows, lq, cq, position, lq_position,
                      _bars(bars_by_cq, cq), notes, hints, _story(rows, reasons, shape, joint), shape,
                      suggestions if pending else [], dict(what_if or {}), ahead)
 
@@ -206,8 +206,7 @@ def _say_position(reasons: list[Reason], position: int | None, cq: str | None) -
     for r in reasons:
         if r.code == "WaitingInQueue" and "position" not in r.params:
             r.params["position"] = position
-            r.message += f"; position {position} in ClusterQueue {cq}" + (
-                f" ({position - 1} ahead)" if position > 1 else " (next)")
+            r.clauses.append(say("queue.position", position=position, cq=cq))
 
 
 def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None) -> None:
@@ -220,7 +219,7 @@ def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None) -> None:
     for r in reasons:
         if r.code == "WaitingInQueue" and before:
             r.params["aheadRequests"] = before
-            r.message += "; the Workloads ahead ask " + ", ".join(short(q, res) for res, q in sorted(before.items()))
+            r.clauses.append(say("queue.ahead-ask", requests=before))
 
 
 def _spec(pod: Obj) -> dict[str, Any]:
@@ -549,18 +548,17 @@ def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
             ours = next((x for x in units if name and x.group == name), None)
             if ours is not None:
                 r.params["preemptorRoles"] = list(ours.roles)
-                r.message += (f", one of this deployment's own Workloads ({', '.join(ours.roles) or '?'})"
-                              if facts.deployment is not None else "")
+                if facts.deployment is not None:
+                    r.clauses.append(say("preempted.by-our-own", roles=list(ours.roles)))
             lost = set(u.roles)
             holders = sorted({role for x in units if x is not u and x.workload is not None
                               and facts.wl(x.workload).reserved for role in x.roles} - lost)
             r.params["lostRoles"] = sorted(lost, key=lambda n: n)
             r.params["holdingRoles"] = holders
             if holders:
-                r.message += (f"; {', '.join(holders)} still hold{'s' if len(holders) == 1 else ''} quota for nothing: "
-                              f"the pair cannot serve without {', '.join(sorted(lost)) or 'the lost role'}")
+                r.clauses.append(say("preempted.holders", holders=holders, lost=sorted(lost)))
             elif len(lost) > 1:
-                r.message += f"; every role of the pair ({', '.join(u.roles)}) lost its quota together (atomic)"
+                r.clauses.append(say("preempted.all-lost", roles=list(u.roles)))
 
 
 def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[Reason]:
@@ -570,7 +568,7 @@ def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list
         if u.workload is not None or not u.queue:
             continue
         for r in structural(facts, u.queue, None):
-            r.message += " (it will block the group once Kueue composes it)"
+            r.clauses.append(say("queue.blocks-once-composed"))
             out.append(r)
     if not units and facts.deployment is not None:
         for lq in facts.local_queues:
@@ -781,17 +779,6 @@ def _role_part(row: RoleRow, reasons: list[Reason], shape: str, joint: bool) -> 
     if r.code == "PodGroupIncomplete":
         return f"{row.name} has {row.have}/{row.want if row.want is not None else '?'} pods"
     return f"{row.name}: {r.code}"
-
-
-def _headline(t: Target, pending: bool, reasons: list[Reason], rows: list[RoleRow]) -> str:
-    what = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group",
-            "Pod": "pod"}.get(t.kind, t.kind)
-    if not pending:
-        return f"{what} {t.namespace}/{t.name} is not pending: {reasons[0].message if reasons else 'admitted'}"
-    r = reasons[0]
-    first = r.summary or r.message
-    who = f"{r.role}: " if r.role and not first.startswith(r.role) else ""
-    return f"{what} {t.namespace}/{t.name} is pending ({r.code}): {who}{first}"
 
 
 __all__ = ["CODES", "Diagnosis", "Reason", "RoleRow", "diagnose", "more", "short"]

@@ -14,12 +14,26 @@ from kubectl_pd.registry import REASONS
 CODES = tuple(e.id for e in REASONS)
 
 
+@dataclass(frozen=True)
+class Say:
+    """Words for a printer to write, never written here: which sentence (an id of pending/words.py, the one
+    place English is made) and the values it names."""
+
+    id: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+def say(id: str, **args: Any) -> Say:  # noqa: A002 - the sentence's id
+    return Say(id, args)
+
+
 @dataclass
 class Reason:
-    """One thing that keeps the target from being admitted, with its numbers and Kueue's own words."""
+    """One thing that keeps the target from being admitted, with its numbers and Kueue's own words; what
+    the screen says of it (`message`, `clauses`, `summary`) is said by pending/words.py."""
 
     code: str
-    message: str
+    message: Say | str
     role: str | None = None
     workload: str | None = None
     kueue_message: str | None = None
@@ -30,7 +44,8 @@ class Reason:
     needed: Fraction | None = None
     hint: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # the code's further parameters (registry entry)
-    summary: str | None = None  # the headline's clause, when shorter than the message
+    summary: Say | str | None = None  # the headline's clause, when shorter than the message
+    clauses: list[Say] = field(default_factory=list)  # what later steps add to the message, in order
 
 
 @dataclass
@@ -65,7 +80,6 @@ class Diagnosis:
 
     target: Target
     pending: bool
-    headline: str
     reasons: list[Reason]
     roles: list[RoleRow]
     local_queue: str | None = None

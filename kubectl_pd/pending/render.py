@@ -7,6 +7,7 @@ from typing import Any
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.kueue.verdicts import FlavorBar
+from kubectl_pd.pending import words
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
 
 BAR_WIDTH = 24
@@ -26,7 +27,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "roles": [_role_dict(r) for r in d.roles],
         "queue": {"localQueue": d.local_queue, "clusterQueue": d.cluster_queue, "position": d.position,
                   **({"ahead": [_ahead_dict(a) for a in d.ahead]} if d.ahead is not None else {})},
-        "summary": d.story or d.headline,
+        "summary": d.story or words.headline(d),
         "notes": list(d.notes),
         "next": list(d.hints),
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
@@ -79,7 +80,7 @@ def suggestion_text(s: Any) -> str:
 
 def _reason_dict(r: Reason) -> dict[str, Any]:
     return {
-        "code": r.code, "role": r.role, "workload": r.workload, "message": r.message,
+        "code": r.code, "role": r.role, "workload": r.workload, "message": words.message(r),
         "kueueMessage": r.kueue_message, "resource": r.resource, "flavor": r.flavor,
         "requested": _q(r.requested, r.resource), "available": _q(r.available, r.resource),
         "needed": _q(r.needed, r.resource),
@@ -151,7 +152,7 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
     """The one screen: headline, roles, quota bars, reasons with Kueue's words, next steps."""
     uni = color if unicode is None else unicode
     state = _paint("PENDING", "1;31", color) if d.pending else _paint("NOT PENDING", "1;32", color)
-    out = [f"{state}  {d.headline}"]
+    out = [f"{state}  {words.headline(d)}"]
     if d.story:
         out.append(f"  {d.story}")
     out += _queue_lines(d)
@@ -213,7 +214,7 @@ def _reason_lines(d: Diagnosis, color: bool) -> list[str]:
     out = ["", "  reasons:"]
     for r in d.reasons:
         who = f" [{r.role}]" if r.role else ""
-        out.append(f"  - {_paint(r.code, '1', color)}{who}: {r.message}")
+        out.append(f"  - {_paint(r.code, '1', color)}{who}: {words.message(r)}")
         if r.kueue_message:
             out.append(f"      kueue: {_one_line(r.kueue_message)}")
         if r.params.get("schedulerMessage"):
@@ -236,7 +237,7 @@ def render_list(rows: list[tuple[str, Diagnosis]]) -> str:
     for ns, d in rows:
         r = d.reasons[0]
         kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
-        table.append([ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(r.message, 90)])
+        table.append([ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(words.message(r), 90)])
     from tabulate import tabulate
 
     return tabulate(table, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",

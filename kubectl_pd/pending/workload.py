@@ -16,7 +16,7 @@ from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - tain
 from kubectl_pd.pending import evictions as evm
 from kubectl_pd.pending import topology as tp
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, amount_of, more, short
+from kubectl_pd.pending.model import Reason, amount_of, more, say, short
 from kubectl_pd.pending.queues import structural
 from kubectl_pd.pending.roles import Unit, pod_role, podset_role
 
@@ -381,7 +381,7 @@ def _ours(g: str, qr: Condition | None, verdicts: dict[tuple[str, str], vd.PodSe
     if out:
         if untouched:
             for r in out:
-                r.message += " (our arithmetic; no scheduler has evaluated this Workload yet)"
+                r.clauses.append(say("ours.not-evaluated"))
         return out
     if qr is not None and qr.reason in ("Waiting", "WaitingForPodsReady"):
         return [Reason("WaitingForPodsReady", "Kueue holds admissions until every admitted Workload's pods "
@@ -532,17 +532,15 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
         if mine[0].code == "QuotaExhausted" or parsed.preempting:
             r.code = code
         if r.needed != k.needed or r.flavor != k.flavor:
-            r.message += (f" (Kueue, counting {role} alone against what is free, says "
-                          f"{more(k.needed, k.resource)} in flavor {k.flavor})")
+            r.clauses.append(say("kueue.alone-says", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor))
     else:
         r = Reason(code, f"{role} needs {more(k.needed, k.resource)} in flavor {k.flavor}", role=role,
                    workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
                    hint=f"free {short(k.needed, k.resource)} in flavor {k.flavor}")
         if ours is not None and ours.verdict == vd.FITS:
-            r.message += (f"; our arithmetic says {role} fits flavor {ours.flavor} now (quota was freed since "
-                          f"Kueue's last attempt)")
+            r.clauses.append(say("ours.fits-now", role=role, flavor=ours.flavor))
     if parsed.preempting:
-        r.message += f"; Kueue is preempting {parsed.preempting} workload(s) to make room"
+        r.clauses.append(say("kueue.preempting", count=parsed.preempting))
         r.hint = "wait for the preemption to finish"
     return r
 
