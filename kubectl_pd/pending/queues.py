@@ -8,7 +8,7 @@ from kubectl_pd.cluster.source import labels_of
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue.model import ClusterQueue, conditions_of
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason
+from kubectl_pd.pending.model import Reason, say
 from kubectl_pd.pending.roles import md_roles
 
 STRUCTURAL = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
@@ -23,7 +23,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
         return []
     if lq in facts.local_queues and facts.local_queues[lq] is None:
         cq_guess = cq_of_queue(facts, lq)
-        return [Reason("LocalQueueMissing", f"LocalQueue {lq} does not exist in namespace {ns}", workload=g,
+        return [Reason("LocalQueueMissing", say("lq.missing", lq=lq, ns=ns), workload=g,
                        kueue_message=kueue, params={"queue": lq},
                        hint=f"create LocalQueue {lq} in {ns}"
                        + (f" (spec.clusterQueue: {cq_guess})" if cq_guess else "")
@@ -33,7 +33,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
         return _from_fallback(fallback, g, kueue)
     stop = facts.lq(lqo).stop_policy
     if stop in ("Hold", "HoldAndDrain"):
-        return [Reason("LocalQueueStopped", f"LocalQueue {lq} is stopped (stopPolicy {stop})", workload=g,
+        return [Reason("LocalQueueStopped", say("lq.stopped", lq=lq, stop=stop), workload=g,
                        kueue_message=kueue, params={"queue": lq},
                        hint=f"kubectl patch localqueue {lq} -n {ns} --type merge -p "
                             f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'")]
@@ -41,7 +41,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     if not cq:
         return _from_fallback(fallback, g, kueue)
     if cq in facts.cluster_queues and facts.cluster_queues[cq] is None:
-        return [Reason("ClusterQueueMissing", f"ClusterQueue {cq} (named by LocalQueue {lq}) does not exist",
+        return [Reason("ClusterQueueMissing", say("cq.missing", cq=cq, lq=lq),
                        workload=g, kueue_message=kueue, params={"queue": cq},
                        hint=f"create ClusterQueue {cq}, or point LocalQueue {lq} at an existing one")]
     cqo = facts.cluster_queues.get(cq)
@@ -50,7 +50,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     model = facts.cq(cqo)
     cstop = model.stop_policy
     if cstop in ("Hold", "HoldAndDrain"):
-        return [Reason("ClusterQueueStopped", f"ClusterQueue {cq} is stopped (stopPolicy {cstop})", workload=g,
+        return [Reason("ClusterQueueStopped", say("cq.stopped", cq=cq, stop=cstop), workload=g,
                        kueue_message=kueue, params={"queue": cq},
                        hint=f"kubectl patch clusterqueue {cq} --type merge -p "
                             f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}' (GPUStack holds a queue whose "
@@ -58,14 +58,15 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     active = model.conditions.get("Active")
     if active is not None and active.status == "False":
         causes = km.parse_cq_inactive(active.message)
-        cause_text = "; ".join(_cause_text(c, facts) for c in causes) or active.reason or "not active"
+        found = [_cause(c, facts) for c in causes]
         hint = _cause_hint(causes, cq)
-        return [Reason("ClusterQueueInactive", f"ClusterQueue {cq} is inactive: {cause_text}", workload=g,
+        return [Reason("ClusterQueueInactive", say("cq.inactive", cq=cq, causes=found, reason=active.reason),
+                       workload=g,
                        kueue_message=kueue or active.message or None, hint=hint, params={"queue": cq})]
     nsr = _namespace_mismatch(facts, model)
     if nsr:
-        return [Reason("NamespaceNotAllowed", f"ClusterQueue {cq}'s namespaceSelector does not select "
-                       f"namespace {ns} ({nsr})", workload=g, kueue_message=kueue, params={"queue": cq},
+        return [Reason("NamespaceNotAllowed", say("cq.namespace-not-selected", cq=cq, ns=ns, miss=nsr),
+                       workload=g, kueue_message=kueue, params={"queue": cq},
                        hint=f"label namespace {ns} to match the selector, or widen the ClusterQueue's "
                             f"namespaceSelector")]
     return _from_fallback(fallback, g, kueue)
@@ -75,31 +76,19 @@ def _from_fallback(fallback: tuple[str, str | None] | None, g: str | None, kueue
     if fallback is None:
         return []
     code, subject = fallback
-    what = {"LocalQueueMissing": "LocalQueue {} does not exist", "LocalQueueStopped": "LocalQueue {} is stopped",
-            "ClusterQueueMissing": "ClusterQueue {} does not exist",
-            "ClusterQueueStopped": "ClusterQueue {} is stopped",
-            "ClusterQueueInactive": "ClusterQueue {} is inactive"}.get(code, code + " {}")
-    return [Reason(code, what.format(subject or "?") + " (Kueue's words; the queue itself was not read)",
+    return [Reason(code, say("queue.from-kueue", code=code, subject=subject),
                    workload=g, kueue_message=kueue, params={"queue": subject})]
 
 
-def _cause_text(c: km.InactiveCause, facts: Facts) -> str:
-    if c.kind == "missing-flavors":
-        return f"ResourceFlavor(s) {', '.join(c.names)} do not exist"
-    if c.kind == "missing-checks":
-        return f"AdmissionCheck(s) {', '.join(c.names)} do not exist"
+def _cause(c: km.InactiveCause, facts: Facts) -> dict[str, Any]:
+    """One cause of an inactive ClusterQueue, with the Active words of the AdmissionChecks it names."""
+    detail = []
     if c.kind == "inactive-checks":
-        detail = []
         for n in c.names:
             act = conditions_of(facts.checks.get(n)).get("Active")
             if act is not None and act.message:
-                detail.append(f"{n}: {act.message}")
-        return f"AdmissionCheck(s) {', '.join(c.names)} are inactive" + (f" ({'; '.join(detail)})" if detail else "")
-    if c.kind == "missing-topology":
-        return f"Topology {c.names[0] if c.names else '?'} of a TAS flavor does not exist"
-    if c.kind == "stopped":
-        return "it is stopped"
-    return c.text
+                detail.append((n, act.message))
+    return {"kind": c.kind, "names": list(c.names), "text": c.text, "detail": detail}
 
 
 def _cause_hint(causes: list[km.InactiveCause], cq: str) -> str:
@@ -115,9 +104,13 @@ def _cause_hint(causes: list[km.InactiveCause], cq: str) -> str:
     return f"fix the ClusterQueue: kubectl pd lint cq/{cq}"
 
 
-def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> str | None:
+Miss = tuple[str, ...]  # what a namespaceSelector needs that the namespace lacks: ("null",) | ("label", k, v) |
+# ("expression", key, operator, values...)
+
+
+def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> Miss | None:
     if cq.namespace_selector_null:
-        return "the selector is null, which selects no namespace"
+        return ("null",)
     sel = cq.namespace_selector
     if sel is None or facts.namespace_obj is None:
         return None  # not shown in the object we read, or the namespace was not read: do not guess
@@ -125,7 +118,7 @@ def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> str | None:
     match = sel.get("matchLabels")
     for k, v in (match.items() if isinstance(match, dict) else ()):
         if labels.get(str(k)) != str(v):
-            return f"needs label {k}={v}"
+            return ("label", str(k), str(v))
     exprs = sel.get("matchExpressions")
     for e in exprs if isinstance(exprs, list) else ():
         miss = _expression_miss(e if isinstance(e, dict) else {}, labels)
@@ -134,14 +127,12 @@ def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> str | None:
     return None
 
 
-def _expression_miss(e: dict[str, Any], labels: dict[str, str]) -> str | None:
+def _expression_miss(e: dict[str, Any], labels: dict[str, str]) -> Miss | None:
     raw = e.get("values")
     key, op, vals = str(e.get("key")), e.get("operator"), [str(x) for x in (raw if isinstance(raw, list) else [])]
     ok = {"In": labels.get(key) in vals, "NotIn": labels.get(key) not in vals, "Exists": key in labels,
           "DoesNotExist": key not in labels}.get(str(op), True)
-    if ok:
-        return None
-    return f"needs {key} {op} {vals}" if vals else f"needs {key} {op}"
+    return None if ok else ("expression", key, str(op), *vals)
 
 
 def cq_of_queue(facts: Facts, lq: str | None) -> str | None:

@@ -116,3 +116,72 @@ def _alone_says(role: str, needed: Fraction | None, resource: str | None, flavor
 @_sentence("kueue.preempting")
 def _preempting(count: int) -> str:
     return f"; Kueue is preempting {count} workload(s) to make room"
+
+
+# -- queues ---------------------------------------------------------------------------------------------
+
+@_sentence("lq.missing")
+def _lq_missing(lq: str, ns: str) -> str:
+    return f"LocalQueue {lq} does not exist in namespace {ns}"
+
+
+@_sentence("lq.stopped")
+def _lq_stopped(lq: str, stop: str) -> str:
+    return f"LocalQueue {lq} is stopped (stopPolicy {stop})"
+
+
+@_sentence("cq.missing")
+def _cq_missing(cq: str, lq: str) -> str:
+    return f"ClusterQueue {cq} (named by LocalQueue {lq}) does not exist"
+
+
+@_sentence("cq.stopped")
+def _cq_stopped(cq: str, stop: str) -> str:
+    return f"ClusterQueue {cq} is stopped (stopPolicy {stop})"
+
+
+def _cause_text(c: dict[str, Any]) -> str:
+    names = c["names"]
+    if c["kind"] == "missing-flavors":
+        return f"ResourceFlavor(s) {', '.join(names)} do not exist"
+    if c["kind"] == "missing-checks":
+        return f"AdmissionCheck(s) {', '.join(names)} do not exist"
+    if c["kind"] == "inactive-checks":
+        detail = [f"{n}: {m}" for n, m in c["detail"]]
+        return f"AdmissionCheck(s) {', '.join(names)} are inactive" + (f" ({'; '.join(detail)})" if detail else "")
+    if c["kind"] == "missing-topology":
+        return f"Topology {names[0] if names else '?'} of a TAS flavor does not exist"
+    if c["kind"] == "stopped":
+        return "it is stopped"
+    return str(c["text"])
+
+
+@_sentence("cq.inactive")
+def _cq_inactive(cq: str, causes: list[dict[str, Any]], reason: str) -> str:
+    return f"ClusterQueue {cq} is inactive: " + ("; ".join(_cause_text(c) for c in causes) or reason or "not active")
+
+
+def _miss_text(miss: tuple[str, ...]) -> str:
+    if miss[0] == "null":
+        return "the selector is null, which selects no namespace"
+    if miss[0] == "label":
+        return f"needs label {miss[1]}={miss[2]}"
+    key, op, vals = miss[1], miss[2], list(miss[3:])
+    return f"needs {key} {op} {vals}" if vals else f"needs {key} {op}"
+
+
+@_sentence("cq.namespace-not-selected")
+def _namespace_not_selected(cq: str, ns: str, miss: tuple[str, ...]) -> str:
+    return f"ClusterQueue {cq}'s namespaceSelector does not select namespace {ns} ({_miss_text(miss)})"
+
+
+_QUEUE_WORDS = {"LocalQueueMissing": "LocalQueue {} does not exist", "LocalQueueStopped": "LocalQueue {} is stopped",
+                "ClusterQueueMissing": "ClusterQueue {} does not exist",
+                "ClusterQueueStopped": "ClusterQueue {} is stopped",
+                "ClusterQueueInactive": "ClusterQueue {} is inactive"}
+
+
+@_sentence("queue.from-kueue")
+def _from_kueue(code: str, subject: str | None) -> str:
+    what = _QUEUE_WORDS.get(code, code + " {}")
+    return what.format(subject or "?") + " (Kueue's words; the queue itself was not read)"
