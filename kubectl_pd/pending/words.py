@@ -9,7 +9,10 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.pending.model import Diagnosis, Reason, Say, more, short
+from kubectl_pd.kueue.quantity import format_cards
+from kubectl_pd.kueue.verdicts import Blocker
+from kubectl_pd.kueue.words import attempt_text
+from kubectl_pd.pending.model import Diagnosis, Reason, Say, amount_of, more, short
 
 TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group", "Pod": "pod"}
 
@@ -185,3 +188,267 @@ _QUEUE_WORDS = {"LocalQueueMissing": "LocalQueue {} does not exist", "LocalQueue
 def _from_kueue(code: str, subject: str | None) -> str:
     what = _QUEUE_WORDS.get(code, code + " {}")
     return what.format(subject or "?") + " (Kueue's words; the queue itself was not read)"
+
+
+# -- a Workload's story -------------------------------------------------------------------------------
+
+_CODE_TEXT = {
+    "NamespaceNotAllowed": "the ClusterQueue's namespaceSelector does not admit this namespace",
+    "InvalidResources": "Kueue refuses the pods' resource requests",
+    "PreemptionInProgress": "Kueue is preempting other Workloads to make room",
+    "WaitingInQueue": "waiting for the scheduler to reach it",
+    "WaitingForPodsReady": "Kueue holds admissions until every admitted Workload's pods are ready",
+    "Deactivated": "the Workload is deactivated",
+    "QuotaExhausted": "not enough unused quota now",
+    "QuotaExceedsCapacity": "the request exceeds what the queue can ever give",
+    "NoMatchingFlavor": "no flavor matches",
+}
+
+
+def _human(secs: float) -> str:
+    s = int(secs)
+    if s < 120:
+        return f"{s}s"
+    if s < 7200:
+        return f"{s // 60}m"
+    if s < 3 * 86400:
+        return f"{s // 3600}h"
+    return f"{s // 86400}d"
+
+
+def _n(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f"{float(q):.3g}"
+
+
+def _pods(count: int, per_pod: Fraction | None, res: str) -> str:
+    return f" ({count} pods x {short(per_pod, res)})" if per_pod is not None and count > 1 else ""
+
+
+@_sentence("not-covered", role_first=True)
+def _not_covered(prefix: str, role: str, resources: list[str]) -> str:
+    return f"{prefix}{role} requests {', '.join(resources)}, which the ClusterQueue does not cover"
+
+
+@_sentence("no-flavor.ours")
+def _no_flavor_ours(prefix: str, role: str, attempts: list[Blocker]) -> str:
+    return f"{prefix}no flavor takes {role}: {'; '.join(attempt_text(b) for b in attempts)}"
+
+
+@_sentence("no-flavor.kueue")
+def _no_flavor_kueue(role: str, parts: list[str]) -> str:
+    return f"no flavor takes {role}: {'; '.join(parts)}"
+
+
+@_sentence("quota-unknown.request")
+def _quota_unknown_request(prefix: str, role: str) -> str:
+    return f"{prefix}whether {role} fits is unknown: a request could not be read"
+
+
+@_sentence("quota-unknown.quota", role_first=True)
+def _quota_unknown_quota(prefix: str, role: str, requested: Fraction | None, resource: str, flavor: str,
+                         unknown: str | None) -> str:
+    what = "its cohort could not be read" if unknown == "cohort" else f"{unknown} is unreadable"
+    return (f"{prefix}{role} asks {short(requested, resource)} in flavor {flavor}, but {what}: whether it fits is "
+            f"unknown")
+
+
+@_sentence("invalid", role_first=True)
+def _invalid(prefix: str, role: str, container: str | None, rule: str, requested: Fraction | None,
+             limit: Fraction | None, resource: str) -> str:
+    where = f"container {container}" if container else "the pod"
+    bound = "its limit" if rule == "requests-exceed-limits" else "the namespace's LimitRange maximum"
+    return (f"{prefix}{role}: {where} requests {short(requested, resource)}, above {bound} "
+            f"({short(limit, resource)}): Kueue refuses it before trying any flavor")
+
+
+@_sentence("short-of-quota", role_first=True)
+def _short_of_quota(prefix: str, role: str, resource: str, flavor: str, requested: Fraction | None,
+                    previous: Fraction | None, count: int, per_pod: Fraction | None, needed: Fraction | None,
+                    available: Fraction | None, nominal: Fraction | None, preempt: bool,
+                    own: dict[str, Any] | None) -> str:
+    res = resource
+    placed = f", {amount_of(previous, res)} of them for the roles before it" if previous else ""
+    msg = (f"{prefix}{role} needs {more(needed, res)} in flavor {flavor}: it asks "
+           f"{short(requested, res)}{_pods(count, per_pod, res)}; {amount_of(available, res)} "
+           f"{'are' if available != 1 else 'is'} free of {short(nominal, res)} nominal{placed}")
+    if own is not None and "fits" in own:
+        msg += f" (its Workload alone would fit flavor {own['fits']} now)"
+    elif own is not None:
+        msg += f" (its Workload alone: {more(own['needed'], own['resource'])} in flavor {own['flavor']})"
+    if preempt:
+        msg += "; it fits only by preempting other Workloads (which ones cannot be known from a snapshot)"
+    return msg
+
+
+@_sentence("short-of-quota.summary", role_first=True)
+def _short_of_quota_summary(prefix: str, role: str, needed: Fraction | None, resource: str, flavor: str) -> str:
+    return f"{prefix}{role} needs {more(needed, resource)} in flavor {flavor}"
+
+
+def _next_to(previous: Fraction | None, res: str) -> str:
+    return f" (next to {short(previous, res)} for the roles before it)" if previous else ""
+
+
+@_sentence("over-capacity", role_first=True)
+def _over_capacity(prefix: str, role: str, resource: str, flavor: str, requested: Fraction | None,
+                   previous: Fraction | None, count: int, per_pod: Fraction | None, capacity: Fraction | None) -> str:
+    res = resource
+    return (f"{prefix}{role} asks {short(requested, res)}{_pods(count, per_pod, res)}{_next_to(previous, res)} but "
+            f"flavor {flavor} can give at most {short(capacity, res)}: never admitted as configured")
+
+
+@_sentence("over-capacity.summary", role_first=True)
+def _over_capacity_summary(prefix: str, role: str, resource: str, flavor: str, requested: Fraction | None,
+                           previous: Fraction | None, count: int, per_pod: Fraction | None,
+                           capacity: Fraction | None) -> str:
+    res = resource
+    return (f"{prefix}{role} asks {short(requested, res)}{_next_to(previous, res)} but flavor {flavor} can give at "
+            f"most {short(capacity, res)}")
+
+
+@_sentence("retry-loop")
+def _retry_loop(check: str, g: str, times: int, since: str | None, requeue_at: str | None,
+                fragmentation: dict[str, Any] | None) -> str:
+    msg = (f"admission check {check} answered Retry and Kueue evicted and requeued Workload {g} {times} times"
+           + (f" since {since}" if since else "") + (f"; next requeue at {requeue_at}" if requeue_at else ""))
+    return msg + (_fragmented(fragmentation) if fragmentation is not None else "")
+
+
+def _fragmented(frag: dict[str, Any]) -> str:
+    """What GPUStack's per-card fit labels show against what one pod asks."""
+    short_of = [r for r, ok in frag["fits"].items() if ok is False]
+    most = []
+    if frag.get("mostFreeCards") is not None:
+        most.append(f"{_n(frag['mostFreeCards'])} free card(s) on one node ({frag['mostFreeCardsNode']})")
+    if frag.get("largestFreeSlice") is not None:
+        most.append(f"a free slice of {format_cards(frag['largestFreeSlice'])} on one card "
+                    f"({frag['largestFreeSliceNode']})")
+    asks = ", ".join(f"a {r} pod asks {format_cards(a)}" for r, a in frag["podAsks"].items() if a is not None)
+    if not most or not asks:
+        return ""
+    return (f"; GPUStack's fit labels show at most {' and '.join(most)}, while {asks}"
+            + (": the free cards are fragmented across nodes" if short_of else ""))
+
+
+@_sentence("preempted")
+def _preempted(g: str, name: str | None, uid: str | None, cq: str | None, rule: str | None) -> str:
+    who = f"Workload {name}" if name else (f"a Workload (UID {uid})" if uid else "another Workload")
+    return f"Workload {g} was preempted by {who}" + (f" of ClusterQueue {cq}" if cq else "") + (
+        f" ({rule})" if rule else "")
+
+
+@_sentence("wl.finished")
+def _finished(g: str) -> str:
+    return f"Workload {g} is finished"
+
+
+@_sentence("wl.admitted")
+def _admitted(g: str) -> str:
+    return f"Workload {g} is admitted"
+
+
+@_sentence("wl.deactivated")
+def _deactivated(g: str, parked: bool) -> str:
+    why = "parked by GPUStack's joint admission check after waiting 30 minutes" if parked else "spec.active is false"
+    return f"Workload {g} is deactivated: {why}"
+
+
+@_sentence("wl.reserved-not-admitted")
+def _reserved_not_admitted(g: str) -> str:
+    return f"quota is reserved but Workload {g} is not admitted yet"
+
+
+@_sentence("wl.evicted")
+def _evicted(g: str, cause: str, preempted_for: str | None, count: int | None, at: str | None,
+             wait: float | None) -> str:
+    when = f"; requeued at {at}" if at is not None else ""
+    if at is not None and wait is not None:
+        when += f" (in {_human(wait)})"
+    detail = f" (preempted for {preempted_for})" if preempted_for else ""
+    return (f"Workload {g} was evicted ({cause or '?'}){detail}"
+            + (f", {count} time{'s' if count != 1 else ''}" if count else "") + when)
+
+
+@_sentence("check.rejected-wl")
+def _check_rejected_wl(check: str, g: str) -> str:
+    return f"admission check {check} rejected Workload {g}"
+
+
+@_sentence("check.pending")
+def _check_pending(check: str, state: str, joint: bool) -> str:
+    what = ("waits for every replica of every role to reserve quota" if joint else
+            "retries: no node has the free devices yet" if state == "Retry" else "has not answered yet")
+    return f"quota is reserved; admission check {check} is {state}: it {what}"
+
+
+@_sentence("check.rejected")
+def _check_rejected(check: str) -> str:
+    return f"admission check {check} rejected it"
+
+
+@_sentence("check.retry")
+def _check_retry(check: str) -> str:
+    return f"admission check {check} asks to retry"
+
+
+@_sentence("check.failed")
+def _check_failed() -> str:
+    return "an admission check failed"
+
+
+@_sentence("waiting-for-pods-ready")
+def _waiting_for_pods_ready() -> str:
+    return "Kueue holds admissions until every admitted Workload's pods are ready (waitForPodsReady.blockAdmission)"
+
+
+@_sentence("waiting-in-queue")
+def _waiting_in_queue(untouched: bool) -> str:
+    return "fits the free quota now; waiting for the scheduler to reach it" + (
+        " (no scheduler has evaluated this Workload yet)" if untouched else "")
+
+
+@_sentence("kueue.code")
+def _kueue_code(code: str) -> str:
+    return _CODE_TEXT.get(code, code)
+
+
+@_sentence("kueue.hard-error")
+def _hard_error(role: str | None) -> str:
+    return f"Kueue could not assign flavors to {role}"
+
+
+@_sentence("kueue.unknown")
+def _kueue_unknown() -> str:
+    return "Kueue's reason is not one kubectl-pd knows; its words follow"
+
+
+@_sentence("kueue.not-placed")
+def _not_placed(role: str) -> str:
+    return f"Kueue could not place {role}"
+
+
+@_sentence("kueue.needs", role_first=True)
+def _kueue_needs(role: str, needed: Fraction | None, resource: str | None, flavor: str | None) -> str:
+    return f"{role} needs {more(needed, resource)} in flavor {flavor}"
+
+
+@_sentence("kueue.over-capacity", role_first=True)
+def _kueue_over_capacity(role: str, requested: Fraction | None, previous: Fraction | None, resource: str | None,
+                         flavor: str | None, capacity: Fraction | None) -> str:
+    before = f" (after {short(previous, resource)} for the pod sets before it)" if previous else ""
+    return (f"{role} asks {short(requested, resource)}{before} but flavor {flavor} can give at most "
+            f"{short(capacity, resource)}: never admitted as configured")
+
+
+@_sentence("topology")
+def _topology(role: str, nums: dict[str, Any], level: str | None, mode: str | None, flavors: list[str]) -> str:
+    where = f" in one {level} domain" if level and mode == "required" else (
+        f" (preferring one {level} domain)" if level else "")
+    if nums.get("fit") is not None:
+        what = (f"topology {nums['topology']} fits only {nums['fit']} of {role}'s {nums['total']} "
+                f"{nums['unit']}(s){where}")
+    else:
+        layers = "; ".join(f"{x['fit']}/{x['needed']} slices fit on level {x['level']}"
+                           for x in nums.get("sliceLayers", []))
+        what = f"topology {nums['topology']} cannot fit {role}{where}" + (f": {layers}" if layers else "")
+    return what + (f" (TAS flavor {', '.join(flavors)})" if flavors else "")

@@ -11,12 +11,12 @@ from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, pod_requests, resource_flavor, workload
-from kubectl_pd.kueue.quantity import format_cards, is_credits
+from kubectl_pd.kueue.quantity import is_credits
 from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - taint_text is read from here too
 from kubectl_pd.pending import evictions as evm
 from kubectl_pd.pending import topology as tp
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, amount_of, more, say, short
+from kubectl_pd.pending.model import Reason, say, short
 from kubectl_pd.pending.queues import structural
 from kubectl_pd.pending.roles import Unit, pod_role, podset_role
 
@@ -40,37 +40,6 @@ _MESSAGE_CODES = {
 }
 
 
-_CODE_TEXT = {
-    "NamespaceNotAllowed": "the ClusterQueue's namespaceSelector does not admit this namespace",
-    "InvalidResources": "Kueue refuses the pods' resource requests",
-    "PreemptionInProgress": "Kueue is preempting other Workloads to make room",
-    "WaitingInQueue": "waiting for the scheduler to reach it",
-    "WaitingForPodsReady": "Kueue holds admissions until every admitted Workload's pods are ready",
-    "Deactivated": "the Workload is deactivated",
-    "QuotaExhausted": "not enough unused quota now",
-    "QuotaExceedsCapacity": "the request exceeds what the queue can ever give",
-    "NoMatchingFlavor": "no flavor matches",
-}
-
-
-def _pods(d: vd.RoleDemand, per_pod: Fraction | None, res: str) -> str:
-    return f" ({d.count} pods x {short(per_pod, res)})" if per_pod is not None and d.count > 1 else ""
-
-
-def _own_note(v: vd.PodSetVerdict, res: str) -> str:
-    """Kueue's own number (its Workload alone), said apart from the joint one when they differ."""
-    own = v.own
-    if own is None:
-        return ""
-    ob = vd.blocker(own)
-    b = v.best
-    if ob is None or b is None or ob.needed is None or (ob.needed, ob.flavor) == (b.needed, b.flavor):
-        return ""
-    if vd.code_of(own) is None:
-        return f" (its Workload alone would fit flavor {next(iter(own.flavors.values()), '?')} now)"
-    return f" (its Workload alone: {more(ob.needed, ob.resource or res)} in flavor {ob.flavor})"
-
-
 _QUOTA_CODES = ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity", "QuotaUnknown")
 
 
@@ -78,20 +47,20 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
     """Our arithmetic's verdict for one pod set, as reasons (with Kueue's message when it spoke)."""
     role = v.demand.role
     if v.code == "ResourceNotCovered":
-        return [Reason("ResourceNotCovered", f"{prefix}{role} requests {', '.join(v.uncovered)}, which the "
-                       f"ClusterQueue does not cover", role=role, workload=wl, kueue_message=kueue,
+        return [Reason("ResourceNotCovered", say("not-covered", prefix=prefix, role=role, resources=list(v.uncovered)),
+                       role=role, workload=wl, kueue_message=kueue,
                        resource=v.uncovered[0],
                        hint=f"add {v.uncovered[0]} to the ClusterQueue's coveredResources, or drop the request")]
     if v.code in _QUOTA_CODES and v.best is not None and v.best.resource:
         return [_quota_reason(v, v.best, kueue, wl, prefix)]
     if v.code == "NoMatchingFlavor":
-        parts = "; ".join(attempt_text(b) for b in v.attempts)
         first = v.attempts[0].flavor if v.attempts else None
-        return [Reason("NoMatchingFlavor", f"{prefix}no flavor takes {role}: {parts}", role=role, workload=wl,
+        return [Reason("NoMatchingFlavor", say("no-flavor.ours", prefix=prefix, role=role, attempts=list(v.attempts)),
+                       role=role, workload=wl,
                        kueue_message=kueue, flavor=first,
                        hint=f"fix {role}'s nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints")]
     if v.code == "QuotaUnknown":
-        return [Reason("QuotaUnknown", f"{prefix}whether {role} fits is unknown: a request could not be read",
+        return [Reason("QuotaUnknown", say("quota-unknown.request", prefix=prefix, role=role),
                        role=role, workload=wl, kueue_message=kueue)]
     if v.code == "InvalidResources" and v.assignment is not None:
         return [_invalid_reason(role, bad, kueue, wl, prefix) for bad in v.assignment.invalid][:3]
@@ -99,10 +68,8 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
 
 
 def _invalid_reason(role: str, bad: Any, kueue: str | None, wl: str, prefix: str) -> Reason:
-    where = f"container {bad.container}" if bad.container else "the pod"
-    limit = "its limit" if bad.rule == "requests-exceed-limits" else "the namespace's LimitRange maximum"
-    return Reason("InvalidResources", f"{prefix}{role}: {where} requests {short(bad.requested, bad.resource)}, above "
-                  f"{limit} ({short(bad.limit, bad.resource)}): Kueue refuses it before trying any flavor",
+    return Reason("InvalidResources", say("invalid", prefix=prefix, role=role, container=bad.container, rule=bad.rule,
+                                          requested=bad.requested, limit=bad.limit, resource=bad.resource),
                   role=role, workload=wl, kueue_message=kueue, resource=bad.resource, requested=bad.requested,
                   params={"rule": bad.rule, "container": bad.container, "limit": bad.limit},
                   hint=f"lower {role}'s {bad.resource} request to at most {short(bad.limit, bad.resource)}, or raise "
@@ -118,43 +85,45 @@ def _quota_reason(v: vd.PodSetVerdict, best: vd.Blocker, kueue: str | None, wl: 
     if v.own is not None and (ob := vd.blocker(v.own)) is not None:
         params["kueueNeeded"] = ob.needed
     if v.code == "QuotaUnknown":
-        what = "its cohort could not be read" if best.unknown == "cohort" else f"{best.unknown} is unreadable"
-        msg = (f"{prefix}{role} asks {short(best.requested, res)} in flavor {best.flavor}, but {what}: whether "
-               f"it fits is unknown")
+        msg = say("quota-unknown.quota", prefix=prefix, role=role, requested=best.requested, resource=res,
+                  flavor=best.flavor, unknown=best.unknown)
         hint = ("grant get/list on clusterqueues and cohorts.kueue.x-k8s.io, or pass them with --from-file"
                 if best.unknown == "cohort" else f"fix {best.unknown} of {res} in flavor {best.flavor}")
         return Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res,
                       flavor=best.flavor, requested=best.requested, hint=hint, params=params)
+    numbers = {"prefix": prefix, "role": role, "resource": res, "flavor": best.flavor, "requested": best.requested,
+               "previous": best.previous, "count": d.count, "per_pod": per_pod}
     if v.code in ("QuotaExhausted", "NeedsPreemption"):
-        msg, hint, summary = _short_of_quota(v, best, per_pod, prefix)
+        hint = _short_of_quota_hint(v, best)
+        own = vd.blocker(v.own) if v.own is not None else None
+        msg = say("short-of-quota", **numbers, needed=best.needed, available=best.available, nominal=best.nominal,
+                  preempt=v.code == "NeedsPreemption", own=_own(v, own))
+        summary = say("short-of-quota.summary", prefix=prefix, role=role, needed=best.needed, resource=res,
+                      flavor=best.flavor)
     else:
-        cap = best.capacity
-        before = f" (next to {short(best.previous, res)} for the roles before it)" if best.previous else ""
-        msg = (f"{prefix}{role} asks {short(best.requested, res)}{_pods(d, per_pod, res)}{before} but flavor "
-               f"{best.flavor} can give at most {short(cap, res)}: never admitted as configured")
+        msg = say("over-capacity", **numbers, capacity=best.capacity)
         hint = f"raise nominalQuota of {res} in flavor {best.flavor} by {short(best.needed, res)}"
-        summary = (f"{prefix}{role} asks {short(best.requested, res)}{before} but flavor {best.flavor} can give at "
-                   f"most {short(cap, res)}")
+        summary = say("over-capacity.summary", **numbers, capacity=best.capacity)
     return Reason(v.code or "Unknown", msg, role=role, workload=wl, kueue_message=kueue, resource=res,
                   flavor=best.flavor, requested=best.requested, available=best.available, needed=best.needed,
                   hint=hint, params=params, summary=summary)
 
 
-def _short_of_quota(v: vd.PodSetVerdict, best: vd.Blocker, per_pod: Fraction | None,
-                    prefix: str) -> tuple[str, str, str]:
-    """QuotaExhausted / NeedsPreemption: (message, hint, headline clause)."""
-    d, role, res = v.demand, v.demand.role, best.resource or ""
-    placed = f", {amount_of(best.previous, res)} of them for the roles before it" if best.previous else ""
-    msg = (f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}: it asks "
-           f"{short(best.requested, res)}{_pods(d, per_pod, res)}; {amount_of(best.available, res)} "
-           f"{'are' if best.available != 1 else 'is'} free of {short(best.nominal, res)} nominal{placed}")
-    msg += _own_note(v, res)
-    if v.code == "NeedsPreemption":
-        msg += "; it fits only by preempting other Workloads (which ones cannot be known from a snapshot)"
+def _short_of_quota_hint(v: vd.PodSetVerdict, best: vd.Blocker) -> str:
+    res = best.resource or ""
     free = v.joint_needed if v.joint_needed is not None and v.joint_needed > (best.needed or 0) else None
     hint = f"free {short(free or best.needed, res)} in flavor {best.flavor}"
-    hint += " (what the roles need together)" if free is not None else ""
-    return msg, hint, f"{prefix}{role} needs {more(best.needed, res)} in flavor {best.flavor}"
+    return hint + (" (what the roles need together)" if free is not None else "")
+
+
+def _own(v: vd.PodSetVerdict, ob: vd.Blocker | None) -> dict[str, Any] | None:
+    """Kueue's own number (its Workload alone), when it differs from the joint one: said apart."""
+    b = v.best
+    if v.own is None or ob is None or b is None or ob.needed is None or (ob.needed, ob.flavor) == (b.needed, b.flavor):
+        return None
+    if vd.code_of(v.own) is None:
+        return {"fits": next(iter(v.own.flavors.values()), "?")}
+    return {"needed": ob.needed, "resource": ob.resource or b.resource, "flavor": ob.flavor}
 
 
 def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
@@ -181,9 +150,7 @@ def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
     g = u.group
     params: dict[str, Any] = {"check": loop.check, "times": loop.times, "since": loop.since,
                               "requeueAt": loop.requeue_at, "state": loop.state}
-    msg = (f"admission check {loop.check} answered Retry and Kueue evicted and requeued Workload {g} "
-           f"{loop.times} times" + (f" since {loop.since}" if loop.since else "")
-           + (f"; next requeue at {loop.requeue_at}" if loop.requeue_at else ""))
+    frag: dict[str, Any] | None = None
     hint = f"free devices on the flavor's nodes, or ask {loop.check}'s controller why it retries"
     role = None
     if loop.check == evm.NODE_DEVICES:
@@ -191,28 +158,16 @@ def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
         if frag is not None:
             params["fragmentation"] = frag
             short_of = [r for r, ok in frag["fits"].items() if ok is False]
-            most = []
-            if frag.get("mostFreeCards") is not None:
-                most.append(f"{_n(frag['mostFreeCards'])} free card(s) on one node ({frag['mostFreeCardsNode']})")
-            if frag.get("largestFreeSlice") is not None:
-                most.append(f"a free slice of {format_cards(frag['largestFreeSlice'])} on one card "
-                            f"({frag['largestFreeSliceNode']})")
-            asks = ", ".join(f"a {r} pod asks {format_cards(a)}" for r, a in frag["podAsks"].items() if a is not None)
-            if most and asks:
-                msg += (f"; GPUStack's fit labels show at most {' and '.join(most)}, while {asks}"
-                        + (": the free cards are fragmented across nodes" if short_of else ""))
             if short_of:
                 role = short_of[0]
                 hint = (f"free whole cards on one node of flavor {', '.join(frag.get('flavors') or ['?'])} (drain or "
                         f"defragment it), or give {role} fewer cards per pod")
         elif any(v is None for v in facts.nodes.values()):
             params["fragmentation"] = None  # the flavor's Nodes could not be read: a note says so
+    msg = say("retry-loop", check=loop.check, g=g, times=loop.times, since=loop.since, requeue_at=loop.requeue_at,
+              fragmentation=frag)
     return Reason("AdmissionCheckRetryLoop", msg, role=role, workload=g, kueue_message=loop.message,
                   params=params, hint=hint)
-
-
-def _n(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{float(q):.3g}"
 
 
 def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
@@ -258,9 +213,7 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
                               "preempteePath": p.preemptee_path if p else None,
                               "preemptorPriority": p.preemptor_priority if p else None,
                               "preempteePriority": p.preemptee_priority if p else None}
-    who = f"Workload {name}" if name else (f"a Workload (UID {p.uid})" if p and p.uid else "another Workload")
-    msg = (f"Workload {g} was preempted by {who}" + (f" of ClusterQueue {cq}" if cq else "")
-           + (f" ({rule})" if rule else ""))
+    msg = say("preempted", g=g, name=name, uid=p.uid if p else None, cq=cq, rule=rule)
     return Reason("Preempted", msg, workload=g, kueue_message=message, params=params,
                   hint="raise the deployment's priority, or give its ClusterQueue nominal quota the cohort cannot "
                        "reclaim")
@@ -278,11 +231,11 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
     g = u.group
     u.reserved, u.admitted = wl.reserved, wl.admitted
     if wl.finished:
-        return [Reason("NotPending", f"Workload {g} is finished", workload=g)]
+        return [Reason("NotPending", say("wl.finished", g=g), workload=g)]
     if not wl.active:
         return [_deactivated(wl, g, facts.target.namespace)]
     if u.admitted:
-        return [Reason("NotPending", f"Workload {g} is admitted", workload=g)]
+        return [Reason("NotPending", say("wl.admitted", g=g), workload=g)]
     if u.reserved:
         return _reserved(wl, g, facts.target.namespace)
     evicted = _waiting_for_requeue(wl, g, now)
@@ -298,8 +251,8 @@ def _deactivated(wl: Workload, g: str, ns: str) -> Reason:
     dt, ev = wl.condition("DeactivationTarget"), wl.condition("Evicted")
     parked = next((c for c in wl.admission_checks if km.PARKED_MARKER in c.message), None)
     kmsg = (parked.message if parked else None) or (dt.message if dt else None) or (ev.message if ev else None)
-    why = "parked by GPUStack's joint admission check after waiting 30 minutes" if parked else "spec.active is false"
-    return Reason("Deactivated", f"Workload {g} is deactivated: {why}", workload=g, kueue_message=kmsg or None,
+    return Reason("Deactivated", say("wl.deactivated", g=g, parked=parked is not None), workload=g,
+                  kueue_message=kmsg or None,
                   hint=("free capacity for every role, then reactivate: " if parked else "reactivate: ")
                   + _patch_active(g, ns))
 
@@ -309,21 +262,19 @@ def _reserved(wl: Workload, g: str, ns: str) -> list[Reason]:
     out = []
     for c in wl.admission_checks:
         if c.state == "Rejected":
-            out.append(Reason("AdmissionCheckRejected", f"admission check {c.name} rejected Workload {g}",
+            out.append(Reason("AdmissionCheckRejected", say("check.rejected-wl", check=c.name, g=g),
                               workload=g, kueue_message=c.message or None,
                               hint=f"fix what {c.name} reports, then reactivate: {_patch_active(g, ns)}"))
         elif c.state in ("Pending", "Retry"):
             joint = "joint" in c.name
-            what = ("waits for every replica of every role to reserve quota" if joint else
-                    "retries: no node has the free devices yet" if c.state == "Retry" else "has not answered yet")
-            out.append(Reason("AdmissionCheckPending", f"quota is reserved; admission check {c.name} is "
-                              f"{c.state}: it {what}", workload=g, kueue_message=c.message or None,
+            out.append(Reason("AdmissionCheckPending", say("check.pending", check=c.name, state=c.state, joint=joint),
+                              workload=g, kueue_message=c.message or None,
                               hint=("the other roles must reserve quota first (see their reasons)" if joint
                                     else f"wait for {c.name}, or free devices on the flavor's nodes")))
     if out:
         return out
     adm = wl.condition("Admitted")
-    return [Reason("Unknown", f"quota is reserved but Workload {g} is not admitted yet", workload=g,
+    return [Reason("Unknown", say("wl.reserved-not-admitted", g=g), workload=g,
                    kueue_message=(adm.message if adm else None) or None)]
 
 
@@ -334,18 +285,12 @@ def _waiting_for_requeue(wl: Workload, g: str, now: datetime) -> Reason | None:
         return None
     rs = wl.requeue_state
     at = rs.requeue_at if rs is not None else None
-    when = ""
-    if at is not None:
-        when = f"; requeued at {at}"
-        t = _parse_time(at)
-        if t is not None and t > now:
-            when += f" (in {_human((t - now).total_seconds())})"
+    t = _parse_time(at) if at is not None else None
+    wait = (t - now).total_seconds() if t is not None and t > now else None
     count = rs.count if rs is not None else None
-    pre = km.parse_preempted(ev.message)
-    detail = f" (preempted for {pre})" if pre else ""
-    return Reason("Evicted", f"Workload {g} was evicted ({ev.reason or '?'}){detail}"
-                  + (f", {count} time{'s' if count != 1 else ''}" if count else "") + when,
-                  workload=g, kueue_message=ev.message or None,
+    msg = say("wl.evicted", g=g, cause=ev.reason, preempted_for=km.parse_preempted(ev.message), count=count, at=at,
+              wait=wait)
+    return Reason("Evicted", msg, workload=g, kueue_message=ev.message or None,
                   hint="wait for the requeue back-off" if at else "wait for Kueue to requeue it")
 
 
@@ -384,13 +329,11 @@ def _ours(g: str, qr: Condition | None, verdicts: dict[tuple[str, str], vd.PodSe
                 r.clauses.append(say("ours.not-evaluated"))
         return out
     if qr is not None and qr.reason in ("Waiting", "WaitingForPodsReady"):
-        return [Reason("WaitingForPodsReady", "Kueue holds admissions until every admitted Workload's pods "
-                       "are ready (waitForPodsReady.blockAdmission)", workload=g, kueue_message=qr.message or None,
+        return [Reason("WaitingForPodsReady", say("waiting-for-pods-ready"), workload=g,
+                       kueue_message=qr.message or None,
                        hint="wait for the running Workloads' pods to become ready")]
-    msg = "fits the free quota now; waiting for the scheduler to reach it"
-    if untouched:
-        msg += " (no scheduler has evaluated this Workload yet)"
-    return [Reason("WaitingInQueue", msg, workload=g, kueue_message=qr_msg or None,
+    return [Reason("WaitingInQueue", say("waiting-in-queue", untouched=untouched), workload=g,
+                   kueue_message=qr_msg or None,
                    hint="wait: it is queued behind other Workloads")]
 
 
@@ -401,17 +344,6 @@ def _parse_time(text: str) -> datetime | None:
     except ValueError:
         return None
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
-
-
-def _human(secs: float) -> str:
-    s = int(secs)
-    if s < 120:
-        return f"{s}s"
-    if s < 7200:
-        return f"{s // 60}m"
-    if s < 3 * 86400:
-        return f"{s // 3600}h"
-    return f"{s // 86400}d"
 
 
 def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: str,
@@ -429,21 +361,21 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
             "WaitingInQueue": "wait: Kueue will try again",
             "WaitingForPodsReady": "wait for the running Workloads' pods to become ready",
         }.get(code)
-        return [Reason(code, _CODE_TEXT.get(code, code), workload=g, kueue_message=text, hint=hint)]
+        return [Reason(code, say("kueue.code", code=code), workload=g, kueue_message=text, hint=hint)]
     if parsed.kind == "failed-admission-checks":
         out = []
         checks = facts.wl(u.workload).admission_checks if u.workload is not None else ()
         for c in checks:
             if c.state == "Rejected":
-                out.append(Reason("AdmissionCheckRejected", f"admission check {c.name} rejected it",
+                out.append(Reason("AdmissionCheckRejected", say("check.rejected", check=c.name),
                                   workload=g, kueue_message=c.message or text))
             elif c.state == "Retry":
-                out.append(Reason("AdmissionCheckPending", f"admission check {c.name} asks to retry",
+                out.append(Reason("AdmissionCheckPending", say("check.retry", check=c.name),
                                   workload=g, kueue_message=c.message or text))
-        return out or [Reason("AdmissionCheckRejected", "an admission check failed", workload=g, kueue_message=text)]
+        return out or [Reason("AdmissionCheckRejected", say("check.failed"), workload=g, kueue_message=text)]
     if parsed.kind == "hard-error":
         role = ps_roles.get(parsed.subject or "", parsed.subject)
-        return [Reason("Unknown", f"Kueue could not assign flavors to {role}", role=role, workload=g,
+        return [Reason("Unknown", say("kueue.hard-error", role=role), role=role, workload=g,
                        kueue_message=text)]
     if parsed.kind == "flavors":
         out = []
@@ -455,8 +387,8 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
             return out
     code = _TOKENS.get(token)
     if code is not None:
-        return [Reason(code, _CODE_TEXT.get(code, code), workload=g, kueue_message=text)]
-    return [Reason("Unknown", "Kueue's reason is not one kubectl-pd knows; its words follow", workload=g,
+        return [Reason(code, say("kueue.code", code=code), workload=g, kueue_message=text)]
+    return [Reason("Unknown", say("kueue.unknown"), workload=g,
                    kueue_message=text, hint=f"kubectl describe workload {g} -n {ns}")]
 
 
@@ -475,17 +407,7 @@ def _topology_reasons(psf: km.PodSetFailure, role: str, g: str, u: Unit, facts: 
         params = {**nums, **{k: v for k, v in req.items() if v is not None}, "podSet": psf.pod_set,
                   "flavors": flavors}
         level = req.get("level")
-        where = f" in one {level} domain" if level and req.get("mode") == "required" else (
-            f" (preferring one {level} domain)" if level else "")
-        if nums.get("fit") is not None:
-            what = (f"topology {nums['topology']} fits only {nums['fit']} of {role}'s {nums['total']} "
-                    f"{nums['unit']}(s){where}")
-        else:
-            layers = "; ".join(f"{x['fit']}/{x['needed']} slices fit on level {x['level']}"
-                               for x in nums.get("sliceLayers", []))
-            what = f"topology {nums['topology']} cannot fit {role}{where}" + (f": {layers}" if layers else "")
-        if flavors:
-            what += f" (TAS flavor {', '.join(flavors)})"
+        what = say("topology", role=role, nums=nums, level=level, mode=req.get("mode"), flavors=flavors)
         hint = (f"free {nums['total'] - nums['fit']} more {nums['unit']}(s) of room in one {level} domain, relax "
                 f"{role}'s required topology to preferred, or scale {role} down"
                 if nums.get("fit") is not None and level else
@@ -501,7 +423,7 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
     kinds = {r.kind for r in psf.reasons}
     if km.RESOURCE_UNAVAILABLE in kinds:
         res = next(r.resource for r in psf.reasons if r.kind == km.RESOURCE_UNAVAILABLE)
-        return [Reason("ResourceNotCovered", f"{role} requests {res}, which the ClusterQueue does not cover",
+        return [Reason("ResourceNotCovered", say("not-covered", prefix="", role=role, resources=[res]),
                        role=role, workload=g, kueue_message=psf.text, resource=res,
                        hint=f"add {res} to the ClusterQueue's coveredResources, or drop the request")]
     unused = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_UNUSED]
@@ -513,12 +435,12 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
     flavorish = [r for r in psf.reasons if r.kind in (km.NODE_AFFINITY, km.UNTOLERATED_TAINT, km.FLAVOR_NOT_FOUND,
                                                        km.TOPOLOGY, km.SKIPPED)]
     if flavorish:
-        parts = "; ".join(r.text for r in psf.reasons)
-        return [Reason("NoMatchingFlavor", f"no flavor takes {role}: {parts}", role=role, workload=g,
+        return [Reason("NoMatchingFlavor", say("no-flavor.kueue", role=role, parts=[r.text for r in psf.reasons]),
+                       role=role, workload=g,
                        kueue_message=psf.text, flavor=flavorish[0].flavor,
                        hint=f"fix {role}'s nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints "
                             f"(kubectl get resourceflavors -o yaml)")]
-    return [Reason("Unknown", f"Kueue could not place {role}", role=role, workload=g, kueue_message=psf.text)]
+    return [Reason("Unknown", say("kueue.not-placed", role=role), role=role, workload=g, kueue_message=psf.text)]
 
 
 def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g: str, parsed: km.Message,
@@ -534,8 +456,8 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
         if r.needed != k.needed or r.flavor != k.flavor:
             r.clauses.append(say("kueue.alone-says", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor))
     else:
-        r = Reason(code, f"{role} needs {more(k.needed, k.resource)} in flavor {k.flavor}", role=role,
-                   workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
+        r = Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
+                   role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
                    hint=f"free {short(k.needed, k.resource)} in flavor {k.flavor}")
         if ours is not None and ours.verdict == vd.FITS:
             r.clauses.append(say("ours.fits-now", role=role, flavor=ours.flavor))
@@ -547,10 +469,9 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
 
 def _over_capacity(psf: km.PodSetFailure, k: Any, role: str, g: str, ours: vd.PodSetVerdict | None) -> Reason:
     need = (k.previous or 0) + (k.requested or 0) - (k.capacity or 0) if k.capacity is not None else None
-    before = f" (after {short(k.previous, k.resource)} for the pod sets before it)" if k.previous else ""
     r = Reason("QuotaExceedsCapacity",
-               f"{role} asks {short(k.requested, k.resource)}{before} but flavor {k.flavor} can give at most "
-               f"{short(k.capacity, k.resource)}: never admitted as configured", role=role, workload=g,
+               say("kueue.over-capacity", role=role, requested=k.requested, previous=k.previous, resource=k.resource,
+                   flavor=k.flavor, capacity=k.capacity), role=role, workload=g,
                kueue_message=psf.text,
                resource=k.resource, flavor=k.flavor, requested=k.requested, available=k.capacity,
                needed=Fraction(need) if need is not None else None,
