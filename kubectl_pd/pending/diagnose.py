@@ -192,9 +192,9 @@ def _settle(reasons: list[Reason], units: list[Unit], md: Obj | None) -> tuple[l
     pending = bool(pending_reasons) or not units and md is None
     if not reasons:
         if not units:
-            reasons.append(Reason("Unknown", "no pods, pod group or Workload found for this target"))
+            reasons.append(Reason("Unknown", say("target.nothing-found")))
         else:
-            reasons.append(Reason("NotPending", "every pod group is admitted"))
+            reasons.append(Reason("NotPending", say("target.all-admitted")))
     elif pending_reasons:
         reasons = sorted(pending_reasons, key=_priority)
     return reasons, pending
@@ -239,13 +239,12 @@ def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], sha
         want = (r.replicas or 0) * r.size
         groups = [u for u in units if r.name in u.roles]
         if not groups and want:
-            out.append(Reason("PodGroupIncomplete", f"role {r.name} has 0 of {want} pods: no pod group exists for it "
-                              f"yet, so Kueue has nothing to compose", role=r.name, hint=hint_of[r.name]))
+            out.append(Reason("PodGroupIncomplete", say("role.no-group", role=r.name, want=want), role=r.name,
+                              hint=hint_of[r.name]))
         elif shape == "per-replica" and r.replicas and len(groups) < r.replicas and all(
                 u.roles == [r.name] for u in groups):
-            out.append(Reason("PodGroupIncomplete", f"role {r.name} has {len(groups)} of {r.replicas} replica "
-                              f"groups: the joint admission check waits for every replica (assembling)",
-                              role=r.name, hint=hint_of[r.name]))
+            out.append(Reason("PodGroupIncomplete", say("role.replica-groups", role=r.name, have=len(groups),
+                                                        want=r.replicas), role=r.name, hint=hint_of[r.name]))
     return out
 
 
@@ -305,13 +304,11 @@ def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:
     counts = {annotation(p, TOTAL_COUNT) for p in u.pods}
     out = []
     if len(queues) > 1:
-        out.append(Reason("PodGroupInvalid", f"pods of group {g} disagree on the queue name "
-                          f"({', '.join(sorted(str(q) for q in queues))}): Kueue refuses to compose the group",
+        out.append(Reason("PodGroupInvalid", say("group.queues-differ", g=g, values=sorted(str(q) for q in queues)),
                           workload=g, kueue_message=kmsg,
                           hint=f"recreate the pods of group {g} with one {QUEUE_LABEL} label"))
     if len(counts) > 1:
-        out.append(Reason("PodGroupInvalid", f"pods of group {g} disagree on {TOTAL_COUNT} "
-                          f"({', '.join(sorted(str(c) for c in counts))}): Kueue refuses to compose the group",
+        out.append(Reason("PodGroupInvalid", say("group.counts-differ", g=g, values=sorted(str(c) for c in counts)),
                           workload=g, kueue_message=kmsg,
                           hint=f"recreate the pods of group {g} with one total count"))
     return out
@@ -321,9 +318,7 @@ def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
     fast = [p for p in u.pods if annotation(p, FAST_ADMISSION) == "true"]
     if not fast or (u.workload is not None and facts.wl(u.workload).admitted):
         return []
-    return [Reason("PodGroupInvalid", f"group {u.group} sets {FAST_ADMISSION}: Kueue composes one pod set "
-                   f"from the first pod with the whole total count, collapsing the roles "
-                   f"({', '.join(u.roles) or '?'}) into one", workload=u.group,
+    return [Reason("PodGroupInvalid", say("group.fast-admission", g=u.group, roles=list(u.roles)), workload=u.group,
                    hint="remove the fast-admission annotation: roles must stay separate pod sets")]
 
 
@@ -332,10 +327,9 @@ def _too_many_roles(u: Unit, composes: list[km.ComposeError], role_names: set[st
     too_many = next((c for c in composes if c.kind == "too-many-roles"), None)
     if too_many is None and len(hashes) <= MAX_ROLES_018:
         return []
-    limit = "" if too_many else (f" (Kueue 0.18 allows {MAX_ROLES_018} roles per group; 0.19 allows "
-                                 f"{MAX_ROLES_019})")
-    return [Reason("PodGroupInvalid", f"group {u.group} has {len(hashes)} roles: more than Kueue composes "
-                   f"into one Workload{limit}", workload=u.group, kueue_message=too_many.text if too_many else None,
+    limits = None if too_many else (MAX_ROLES_018, MAX_ROLES_019)
+    return [Reason("PodGroupInvalid", say("group.too-many-roles", g=u.group, roles=len(hashes), limits=limits),
+                   workload=u.group, kueue_message=too_many.text if too_many else None,
                    hint="split the deployment: at most 10 roles per pod group")]
 
 
@@ -344,7 +338,7 @@ def _compose_conflicts(u: Unit, composes: list[km.ComposeError], said: list[Reas
     for c in composes:
         if c.kind in ("name-conflict", "label-conflict", "queue-mismatch", "count-mismatch") and not any(
                 r.kueue_message == c.text for r in said + out):
-            out.append(Reason("PodGroupInvalid", f"Kueue cannot compose group {u.group}", workload=u.group,
+            out.append(Reason("PodGroupInvalid", say("group.not-composable", g=u.group), workload=u.group,
                               kueue_message=c.text,
                               hint=f"delete the Workload {u.group} that is not a pod-group Workload"
                               if c.kind == "name-conflict" else None))
@@ -361,19 +355,18 @@ def _not_composed(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
     kmsg = fewer.text if fewer else None
     if want is not None and have < want:
         per_role = _per_role_have_want(u, facts, roles, role_names, shape)
-        detail = "; ".join(f"{r} {h}/{w}" for r, h, w in per_role if w is None or h < w) or f"{have}/{want}"
-        out = [Reason("PodGroupIncomplete", f"group {g} has {have} of {want} pods ({detail}): Kueue composes no "
-                      f"Workload until every pod exists", role=r, workload=g, kueue_message=kmsg,
+        short_of = [(r, h, w) for r, h, w in per_role if w is None or h < w]
+        out = [Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=short_of), role=r,
+                      workload=g, kueue_message=kmsg,
                       hint=f"create the missing {r} pods (or look at why they are not created: "
                            f"kubectl get pods -n {ns} -l {GROUP_LABEL}={g})")
                for r, h, w in per_role if w is None or h < w]
         if not per_role:
-            out.append(Reason("PodGroupIncomplete", f"group {g} has {have} of {want} pods: Kueue composes no "
-                              f"Workload until every pod exists", workload=g, kueue_message=kmsg))
+            out.append(Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=None),
+                              workload=g, kueue_message=kmsg))
         return out
-    note = f" (a stale ErrWorkloadCompose event says: {fewer.text})" if fewer else ""
-    return [Reason("WorkloadMissing", f"group {g} is complete ({have} pods) but Kueue has not composed its "
-                   f"Workload yet{note}", workload=g, kueue_message=kmsg,
+    return [Reason("WorkloadMissing", say("group.not-composed", g=g, have=have, stale=kmsg), workload=g,
+                   kueue_message=kmsg,
                    hint="check that Kueue's pod integration is enabled and the kueue-controller-manager "
                         f"is healthy; kubectl get events -n {ns} --field-selector "
                         f"involvedObject.name={name_of(u.pods[0]) if u.pods else g}")]
@@ -497,8 +490,8 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
 def _gated(u: Unit, role: str, pods: list[Obj], gated: list[Obj]) -> Reason:
     names = sorted({g for p in gated for g in pod_gates(p)})
     kueue = KUEUE_GATE in names
-    return Reason("PodsGated", f"{role}: {len(gated)} of {len(pods)} waiting pods still carry scheduling "
-                  f"gate(s) {', '.join(names)} although Workload {u.group} is admitted", role=role,
+    return Reason("PodsGated", say("pods.gated", role=role, gated=len(gated), pods=len(pods), gates=names,
+                                   g=u.group), role=role,
                   workload=u.group, params={"gates": names, "pods": len(gated)},
                   hint=("Kueue removes its gate on admission: check kueue-controller-manager's logs and "
                         "that pod integration is enabled" if kueue else
@@ -511,18 +504,13 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: l
     flavors = _assigned_flavors(facts, [u], role, role_names)
     flavor = facts.flavors.get(flavors[0]) if flavors else None
     ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
-    causes = "; ".join(f"{n} {c}" for n, c in first.causes) or first.message
-    msg = (f"{role}: {len(refused)} of {len(pods)} pods admitted on flavor {flavors[0] if flavors else '?'} but "
-           f"the kube-scheduler places none: {causes}"
-           + (f" (of {first.nodes} nodes)" if first.nodes is not None else ""))
     hint = None
     if ignored:
         keys = ", ".join(f"{k}={v}" for k, v in ignored.items())
-        msg += (f"; Kueue ignored nodeSelector {keys} because flavor {flavors[0]} does not declare "
-                f"{'that key' if len(ignored) == 1 else 'those keys'}")
         hint = (f"no node of flavor {flavors[0]} need carry {keys}: give {role} an InstanceType whose flavors "
                 f"declare it, or drop it from {role}'s nodeSelector")
     nodes = facts.nodes.get(flavors[0]) if flavors else None
+    node_fit: tuple[int, int, int] | None = None
     params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
                               "nodes": first.nodes, "pods": len(refused), "ignoredSelector": ignored,
                               "schedulerMessage": first.message}
@@ -530,9 +518,10 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: l
         fits = pod_node_fits(p0, nodes)
         able = [f for f in fits if f.matches and (f.pods or 0) > 0]
         params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
-        msg += (f"; of flavor {flavors[0]}'s {len(fits)} node(s), {len(able)} carry what the pod selects and "
-                f"could hold {sum(f.pods or 0 for f in able)} such pod(s) by allocatable (running pods not "
-                f"counted)")
+        node_fit = (len(fits), len(able), sum(f.pods or 0 for f in able))
+    msg = say("pods.unschedulable", role=role, refused=len(refused), pods=len(pods),
+              flavor=flavors[0] if flavors else None, causes=list(first.causes), scheduler=first.message,
+              nodes=first.nodes, ignored=dict(ignored), node_fit=node_fit)
     return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
                   params=params, hint=hint or f"kubectl describe pod {name_of(p0)} -n {facts.target.namespace}")
 

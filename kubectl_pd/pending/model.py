@@ -33,7 +33,7 @@ class Reason:
     the screen says of it (`message`, `clauses`, `summary`) is said by pending/words.py."""
 
     code: str
-    message: Say | str
+    message: Say
     role: str | None = None
     workload: str | None = None
     kueue_message: str | None = None
@@ -44,7 +44,7 @@ class Reason:
     needed: Fraction | None = None
     hint: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # the code's further parameters (registry entry)
-    summary: Say | str | None = None  # the headline's clause, when shorter than the message
+    summary: Say | None = None  # the headline's clause, when shorter than the message
     clauses: list[Say] = field(default_factory=list)  # what later steps add to the message, in order
 
 

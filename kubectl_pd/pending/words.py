@@ -13,16 +13,13 @@ from kubectl_pd.kueue.quantity import format_cards
 from kubectl_pd.kueue.verdicts import Blocker
 from kubectl_pd.kueue.words import attempt_text
 from kubectl_pd.pending.model import Diagnosis, Reason, Say, amount_of, more, short
+from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
 
 TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group", "Pod": "pod"}
 
 
-def text(x: Say | str | None) -> str:
-    if x is None:
-        return ""
-    if isinstance(x, str):
-        return x
-    return SENTENCES[x.id](**x.args)
+def text(x: Say | None) -> str:
+    return "" if x is None else SENTENCES[x.id](**x.args)
 
 
 def message(r: Reason) -> str:
@@ -30,9 +27,7 @@ def message(r: Reason) -> str:
     return text(r.message) + "".join(text(c) for c in r.clauses)
 
 
-def _leads_with_role(x: Say | str, role: str) -> bool:
-    if isinstance(x, str):
-        return x.startswith(role)
+def _leads_with_role(x: Say) -> bool:
     return x.id in ROLE_FIRST and not x.args.get("prefix")
 
 
@@ -45,7 +40,7 @@ def headline(d: Diagnosis) -> str:
     r = d.reasons[0]
     first = r.summary if r.summary is not None else r.message
     first_text = text(first) if r.summary is not None else message(r)
-    who = f"{r.role}: " if r.role and not _leads_with_role(first, r.role) else ""
+    who = f"{r.role}: " if r.role and not _leads_with_role(first) else ""
     return f"{what} {t.namespace}/{t.name} is pending ({r.code}): {who}{first_text}"
 
 
@@ -452,3 +447,90 @@ def _topology(role: str, nums: dict[str, Any], level: str | None, mode: str | No
                            for x in nums.get("sliceLayers", []))
         what = f"topology {nums['topology']} cannot fit {role}{where}" + (f": {layers}" if layers else "")
     return what + (f" (TAS flavor {', '.join(flavors)})" if flavors else "")
+
+
+# -- pod groups and their Pods ----------------------------------------------------------------------------
+
+@_sentence("target.nothing-found")
+def _nothing_found() -> str:
+    return "no pods, pod group or Workload found for this target"
+
+
+@_sentence("target.all-admitted")
+def _all_admitted() -> str:
+    return "every pod group is admitted"
+
+
+@_sentence("role.no-group")
+def _no_group(role: str, want: int) -> str:
+    return f"role {role} has 0 of {want} pods: no pod group exists for it yet, so Kueue has nothing to compose"
+
+
+@_sentence("role.replica-groups")
+def _replica_groups(role: str, have: int, want: int) -> str:
+    return (f"role {role} has {have} of {want} replica groups: the joint admission check waits for every replica "
+            f"(assembling)")
+
+
+@_sentence("group.queues-differ")
+def _queues_differ(g: str, values: list[str]) -> str:
+    return f"pods of group {g} disagree on the queue name ({', '.join(values)}): Kueue refuses to compose the group"
+
+
+@_sentence("group.counts-differ")
+def _counts_differ(g: str, values: list[str]) -> str:
+    return f"pods of group {g} disagree on {TOTAL_COUNT} ({', '.join(values)}): Kueue refuses to compose the group"
+
+
+@_sentence("group.fast-admission")
+def _fast_admission(g: str, roles: list[str]) -> str:
+    return (f"group {g} sets {FAST_ADMISSION}: Kueue composes one pod set from the first pod with the whole total "
+            f"count, collapsing the roles ({', '.join(roles) or '?'}) into one")
+
+
+@_sentence("group.too-many-roles")
+def _too_many_roles(g: str, roles: int, limits: tuple[int, int] | None) -> str:
+    limit = f" (Kueue 0.18 allows {limits[0]} roles per group; 0.19 allows {limits[1]})" if limits else ""
+    return f"group {g} has {roles} roles: more than Kueue composes into one Workload{limit}"
+
+
+@_sentence("group.not-composable")
+def _not_composable(g: str) -> str:
+    return f"Kueue cannot compose group {g}"
+
+
+@_sentence("group.incomplete")
+def _incomplete(g: str, have: int, want: int, roles: list[tuple[str, int, int | None]] | None) -> str:
+    if roles is None:
+        return f"group {g} has {have} of {want} pods: Kueue composes no Workload until every pod exists"
+    detail = "; ".join(f"{r} {h}/{w}" for r, h, w in roles) or f"{have}/{want}"
+    return f"group {g} has {have} of {want} pods ({detail}): Kueue composes no Workload until every pod exists"
+
+
+@_sentence("group.not-composed")
+def _not_composed(g: str, have: int, stale: str | None) -> str:
+    note = f" (a stale ErrWorkloadCompose event says: {stale})" if stale else ""
+    return f"group {g} is complete ({have} pods) but Kueue has not composed its Workload yet{note}"
+
+
+@_sentence("pods.gated", role_first=True)
+def _gated(role: str, gated: int, pods: int, gates: list[str], g: str) -> str:
+    return (f"{role}: {gated} of {pods} waiting pods still carry scheduling gate(s) {', '.join(gates)} although "
+            f"Workload {g} is admitted")
+
+
+@_sentence("pods.unschedulable", role_first=True)
+def _unschedulable(role: str, refused: int, pods: int, flavor: str | None, causes: list[tuple[int, str]],
+                   scheduler: str, nodes: int | None, ignored: dict[str, str],
+                   node_fit: tuple[int, int, int] | None) -> str:
+    said = "; ".join(f"{n} {c}" for n, c in causes) or scheduler
+    msg = (f"{role}: {refused} of {pods} pods admitted on flavor {flavor or '?'} but the kube-scheduler places "
+           f"none: {said}" + (f" (of {nodes} nodes)" if nodes is not None else ""))
+    if ignored:
+        keys = ", ".join(f"{k}={v}" for k, v in ignored.items())
+        msg += (f"; Kueue ignored nodeSelector {keys} because flavor {flavor} does not declare "
+                f"{'that key' if len(ignored) == 1 else 'those keys'}")
+    if node_fit is not None:
+        msg += (f"; of flavor {flavor}'s {node_fit[0]} node(s), {node_fit[1]} carry what the pod selects and could "
+                f"hold {node_fit[2]} such pod(s) by allocatable (running pods not counted)")
+    return msg
