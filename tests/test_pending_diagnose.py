@@ -11,6 +11,7 @@ from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
 from kubectl_pd.pending.gather import Target, gather
 from kubectl_pd.pending.words import message as say
+from kubectl_pd.pending.words import story
 from tests.apiserver import load_objects
 from tests.builders import CARD
 
@@ -112,7 +113,7 @@ def test_untouched_workload_blocked_by_our_arithmetic() -> None:
     assert (r.requested, r.available, r.needed) == (8 * CARD, 6 * CARD, 2 * CARD)  # 2 pods x 4 cards; 6 free
     assert r.params == {"outcome": "no-preemption-candidates", "previous": 0, "capacity": 16 * CARD,
                         "nominal": 16 * CARD, "jointNeeded": 4 * CARD, "kueueNeeded": 2 * CARD}
-    assert d.story == ("prefill would fit alone; decode needs 2 more cards; together they need 4 more cards in flavor "
+    assert story(d) == ("prefill would fit alone; decode needs 2 more cards; together they need 4 more cards in flavor "
                        f"{r.flavor}; atomic admission holds both")
 
 

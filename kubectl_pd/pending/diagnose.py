@@ -106,7 +106,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     if pending and not hints:
         hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
     return Diagnosis(facts.target, pending, reasons, rows, lq, cq, position, lq_position,
-                     _bars(bars_by_cq, cq), notes, hints, _story(rows, reasons, shape, joint), shape,
+                     _bars(bars_by_cq, cq), notes, hints, dict(joint), shape,
                      suggestions if pending else [], dict(what_if or {}), ahead)
 
 
@@ -732,42 +732,6 @@ def _bars(by_cq: dict[str, list[vd.FlavorBar]], cq: str | None) -> list[vd.Flavo
         else:
             out.extend(bars)
     return out[:6]
-
-
-def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
-           joint: dict[tuple[str, str], Fraction]) -> str | None:
-    """The PD story in one line: which role would fit, which needs what (Kueue's per-pod-set number), what
-    they need together (the joint shortfall), and that admission is atomic."""
-    if len(rows) < 2 or not any(row.verdict != vd.ADMITTED for row in rows):
-        return None
-    parts = [_role_part(row, reasons, shape, bool(joint)) for row in rows]
-    together = [f"{more(q, res)} in flavor {f}" for (f, res), q in sorted(joint.items())]
-    if together and sum(1 for row in rows if row.verdict != vd.ADMITTED and not row.reserved) > 1 \
-            or together and shape == "per-replica":
-        parts.append("together they need " + " and ".join(together))
-    tail = "atomic admission holds " + ("both" if len(rows) == 2 else "all of them")
-    return "; ".join(parts) + "; " + tail
-
-
-def _role_part(row: RoleRow, reasons: list[Reason], shape: str, joint: bool) -> str:
-    """One role's clause of the story."""
-    r = next((x for x in reasons if x.role == row.name and x.code != "NotPending"), None)
-    if row.verdict == vd.ADMITTED:
-        return f"{row.name} is admitted"
-    if row.reserved:
-        return f"{row.name} holds its quota"
-    if row.verdict == vd.FITS:
-        return f"{row.name} would fit now" if not joint else f"{row.name} would fit alone"
-    if r is None:
-        return f"{row.name}: {row.verdict}"
-    if r.code in ("QuotaExhausted", "NeedsPreemption", "PreemptionInProgress") and r.needed is not None:
-        each = " each" if shape == "per-replica" and (row.want or 0) > 1 else ""
-        return f"{row.name} needs {more(r.needed, r.resource)}{each}"
-    if r.code == "QuotaExceedsCapacity":
-        return f"{row.name} can never fit as configured"
-    if r.code == "PodGroupIncomplete":
-        return f"{row.name} has {row.have}/{row.want if row.want is not None else '?'} pods"
-    return f"{row.name}: {r.code}"
 
 
 __all__ = ["CODES", "Diagnosis", "Reason", "RoleRow", "diagnose", "more", "short"]

@@ -89,7 +89,8 @@ class Diagnosis:
     bars: list[vd.FlavorBar] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
-    story: str | None = None
+    joint: dict[tuple[str, str], Fraction] = field(default_factory=dict)  # (flavor, resource) -> what the
+    # pending roles need together beyond what is free
     shape: str = "single"  # pd-atomic | per-replica | single
     suggestions: list[Any] = field(default_factory=list)  # suggest.Suggestion: what would admit it now
     what_if: dict[str, int] = field(default_factory=dict)  # --what-if role=N the diagnosis assumed

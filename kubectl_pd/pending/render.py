@@ -27,7 +27,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "roles": [_role_dict(r) for r in d.roles],
         "queue": {"localQueue": d.local_queue, "clusterQueue": d.cluster_queue, "position": d.position,
                   **({"ahead": [_ahead_dict(a) for a in d.ahead]} if d.ahead is not None else {})},
-        "summary": d.story or words.headline(d),
+        "summary": words.story(d) or words.headline(d),
         "notes": list(d.notes),
         "next": list(d.hints),
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
@@ -153,8 +153,9 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
     uni = color if unicode is None else unicode
     state = _paint("PENDING", "1;31", color) if d.pending else _paint("NOT PENDING", "1;32", color)
     out = [f"{state}  {words.headline(d)}"]
-    if d.story:
-        out.append(f"  {d.story}")
+    story = words.story(d)
+    if story:
+        out.append(f"  {story}")
     out += _queue_lines(d)
     out += _role_table(d, color)
     out += _bar_lines(d, uni)

@@ -10,9 +10,9 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue.quantity import format_cards
-from kubectl_pd.kueue.verdicts import Blocker
+from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker
 from kubectl_pd.kueue.words import attempt_text
-from kubectl_pd.pending.model import Diagnosis, Reason, Say, amount_of, more, short
+from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
 
 TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group", "Pod": "pod"}
@@ -42,6 +42,47 @@ def headline(d: Diagnosis) -> str:
     first_text = text(first) if r.summary is not None else message(r)
     who = f"{r.role}: " if r.role and not _leads_with_role(first) else ""
     return f"{what} {t.namespace}/{t.name} is pending ({r.code}): {who}{first_text}"
+
+
+def story(d: Diagnosis) -> str | None:
+    """The PD story in one line (several roles, not all admitted), None otherwise."""
+    return _story(d.roles, d.reasons, d.shape, d.joint)
+
+
+def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
+           joint: dict[tuple[str, str], Fraction]) -> str | None:
+    """The PD story in one line: which role would fit, which needs what (Kueue's per-pod-set number), what
+    they need together (the joint shortfall), and that admission is atomic."""
+    if len(rows) < 2 or not any(row.verdict != ADMITTED for row in rows):
+        return None
+    parts = [_role_part(row, reasons, shape, bool(joint)) for row in rows]
+    together = [f"{more(q, res)} in flavor {f}" for (f, res), q in sorted(joint.items())]
+    if together and sum(1 for row in rows if row.verdict != ADMITTED and not row.reserved) > 1 \
+            or together and shape == "per-replica":
+        parts.append("together they need " + " and ".join(together))
+    tail = "atomic admission holds " + ("both" if len(rows) == 2 else "all of them")
+    return "; ".join(parts) + "; " + tail
+
+
+def _role_part(row: RoleRow, reasons: list[Reason], shape: str, joint: bool) -> str:
+    """One role's clause of the story."""
+    r = next((x for x in reasons if x.role == row.name and x.code != "NotPending"), None)
+    if row.verdict == ADMITTED:
+        return f"{row.name} is admitted"
+    if row.reserved:
+        return f"{row.name} holds its quota"
+    if row.verdict == FITS:
+        return f"{row.name} would fit now" if not joint else f"{row.name} would fit alone"
+    if r is None:
+        return f"{row.name}: {row.verdict}"
+    if r.code in ("QuotaExhausted", "NeedsPreemption", "PreemptionInProgress") and r.needed is not None:
+        each = " each" if shape == "per-replica" and (row.want or 0) > 1 else ""
+        return f"{row.name} needs {more(r.needed, r.resource)}{each}"
+    if r.code == "QuotaExceedsCapacity":
+        return f"{row.name} can never fit as configured"
+    if r.code == "PodGroupIncomplete":
+        return f"{row.name} has {row.have}/{row.want if row.want is not None else '?'} pods"
+    return f"{row.name}: {r.code}"
 
 
 # Sentences whose text begins with the role's name (when no prefix such as "once composed, " is given).
