@@ -404,11 +404,11 @@ def pod_requests(spec: Any, bad: list[str] | None = None) -> dict[str, Fraction]
             for k, q in reqs.items():
                 total[k] = max(total.get(k, Fraction(0)), q + sidecars.get(k, Fraction(0)))
     for k, v in _d(spec.get("overhead")).items():
-        q = try_parse(v)
-        if q is None:
+        extra = try_parse(v)
+        if extra is None:
             bad.append(str(k))
         else:
-            total[str(k)] = total.get(str(k), Fraction(0)) + q
+            total[str(k)] = total.get(str(k), Fraction(0)) + extra
     return total
 
 

@@ -202,7 +202,7 @@ def _workload_verdicts(snap: Snapshot, cq_name: str, members: list[tuple[RoleDem
                 continue
         b = blocker(psa)
         res = b.resource if b is not None else None
-        others = sum((o.requests.get(res, Fraction(0)) for o, _ in members if o is not d), Fraction(0))
+        others = sum((o.requests.get(res or "", Fraction(0)) for o, _ in members if o is not d), Fraction(0))
         out[(d.workload, d.pod_set)] = PodSetVerdict(
             d, verdict_of(code), code, next(iter(psa.flavors.values()), None), psa, psa,
             max_pods(b, d, others) if code else None, cq_name)

@@ -377,8 +377,8 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role
     have: dict[str, int] = {}
     for p in u.pods:
         if runnable(p):
-            r = pod_role(p, role_names)
-            have[r] = have.get(r, 0) + 1
+            name = pod_role(p, role_names)
+            have[name] = have.get(name, 0) + 1
     out: list[tuple[str, int, int | None]] = []
     want_total = group_want(u)
     for r in roles:
@@ -575,7 +575,8 @@ def _dedupe(reasons: list[Reason]) -> list[Reason]:
             key = (r.code, None, str(r.params.get("queue")))
         if key in seen:
             i = seen[key]
-            if r.needed is not None and (out[i].needed is None or r.needed > out[i].needed):
+            kept = out[i].needed
+            if r.needed is not None and (kept is None or r.needed > kept):
                 out[i] = r
             continue
         seen[key] = len(out)

@@ -207,7 +207,7 @@ class _FactReader:
                  what: Callable[[str], str], *, dependent: bool = False) -> None:
         """GET each name not yet in `table`, together; a name is added only when its read succeeded."""
         todo = [n for n in dict.fromkeys(names) if n not in table]
-        calls = [(what(n), lambda n=n: self.source.get(kind, n, namespace), None, dependent) for n in todo]
+        calls: list[Call] = [(what(n), _getter(self.source, kind, n, namespace), None, dependent) for n in todo]
         for n, (obj, ok) in zip(todo, self.many(calls), strict=True):
             if ok:
                 table[n] = obj
@@ -321,8 +321,9 @@ def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
     uid = (pod.get("metadata") or {}).get("uid")
     if not uid:
         return
+    nothing: list[Obj] = []
     found, _ = rd.optional("the pod's Workload",
-                           lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), [],
+                           lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), nothing,
                            dependent=True)
     for wl in found[:1]:
         rd.facts.workloads[name_of(wl)] = wl
@@ -332,7 +333,8 @@ def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
 def _pods_by_owner(rd: _FactReader, wl: Obj, ns: str) -> list[Obj]:
     refs = [r for r in (wl.get("metadata") or {}).get("ownerReferences") or []
             if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("name")]
-    calls = [(f'pod "{r["name"]}"', lambda r=r: rd.source.get("Pod", r["name"], ns), None, False) for r in refs[:4]]
+    calls: list[Call] = [(f'pod "{r["name"]}"', _getter(rd.source, "Pod", str(r["name"]), ns), None, False)
+                         for r in refs[:4]]
     return [pod for pod, _ in rd.many(calls) if pod is not None]
 
 
@@ -551,14 +553,13 @@ def _read_flavor_nodes(rd: _FactReader, names: list[str]) -> None:
     """The nodes of each flavor (at most MAX_FLAVORS, not read before): one list selected by the flavor's
     nodeLabels, together; never all nodes, so a flavor without nodeLabels is not listed."""
     facts = rd.facts
-    todo = []
+    todo: list[tuple[str, str]] = []
     for f in names[:MAX_FLAVORS]:
         flavor = facts.flavors.get(f)
         labels = resource_flavor(flavor).node_labels if flavor is not None else {}
         if f not in facts.nodes and labels:
             todo.append((f, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
-    calls = [(f"the nodes of flavor {f}", lambda s=sel: rd.source.list("Node", None, label_selector=s), [], False)
-             for f, sel in todo]
+    calls: list[Call] = [(f"the nodes of flavor {f}", _node_lister(rd.source, sel), [], False) for f, sel in todo]
     for (f, _sel), (nodes, ok) in zip(todo, rd.many(calls), strict=True):
         facts.nodes[f] = nodes if ok else None
 
@@ -665,18 +666,25 @@ def _waiting(facts: Facts) -> bool:
                for wl in facts.workloads.values())
 
 
+def _node_lister(source: Source, selector: str) -> Callable[[], list[Obj]]:
+    return lambda: source.list("Node", None, label_selector=selector)
+
+
+def _raw_getter(source: Source, path: str) -> Callable[[], Any]:
+    return lambda: source.get_raw(path, resource="clusterqueues/pendingworkloads")  # type: ignore[attr-defined]
+
+
 def _visibility_calls(rd: _FactReader, cq_names: list[str]) -> list[tuple[str, Call]]:
     """The visibility API's pending workloads of each ClusterQueue, on a live cluster."""
     facts, source = rd.facts, rd.source
     if not _waiting(facts) or not (facts.live and hasattr(source, "get_raw")):
         return []
-    out = []
+    out: list[tuple[str, Call]] = []
     for cq in cq_names[:2]:
         if facts.cluster_queues.get(cq) is None:
             continue
         path = f"/apis/{kinds.VISIBILITY_GROUP}/v1beta2/clusterqueues/{cq}/pendingworkloads"
-        out.append((cq, (f'the pending workloads of clusterqueue "{cq}" (visibility API)',
-                         lambda path=path: source.get_raw(path, resource="clusterqueues/pendingworkloads"),  # type: ignore[attr-defined]
+        out.append((cq, (f'the pending workloads of clusterqueue "{cq}" (visibility API)', _raw_getter(source, path),
                          None, False)))
     return out
 
@@ -700,6 +708,9 @@ def _snapshot_summaries(source: Source) -> list[Obj]:
 
 
 # -- a Source that answers from lists read once (no-target mode) ---------------------------------------
+
+Objs = list[Obj]  # (a method named `list` shadows the builtin inside the class below)
+
 
 class PrefetchedSource:
     """The memo of one run with no TARGET: kinds listed up front answer from memory; every other read goes
@@ -758,7 +769,7 @@ class PrefetchedSource:
         return self._once(("list", k, namespace, label_selector, field_selector), (_plural(k), namespace),
                           lambda: self.inner.list(kind, namespace, label_selector, field_selector))
 
-    def _events(self, kind: str, namespace: str, field_selector: str | None) -> list[Obj]:
+    def _events(self, kind: str, namespace: str, field_selector: str | None) -> Objs:
         every = self._once(("list", "Event", namespace, None, None), (_plural("Event"), namespace),
                            lambda: self.inner.list(kind, namespace))
         head, sep, name = (field_selector or "").partition("=")

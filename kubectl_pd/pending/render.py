@@ -127,7 +127,7 @@ def bar(b: FlavorBar, *, unicode: bool) -> str:
     if scale <= 0:
         return "[" + " " * BAR_WIDTH + "]"
     chars = ("\u2588", "\u2593", "\u2591", "\u00b7", "\u2592") if unicode else ("#", "=", "+", ".", "!")
-    cells = []
+    cells: list[str] = []
     acc = Fraction(0)
     for part, ch in ((b.used, chars[0]), (b.reserved, chars[1]), (b.needed, chars[2])):
         start, acc = acc, acc + part
@@ -189,7 +189,7 @@ def _role_table(d: Diagnosis, color: bool) -> list[str]:
         pods = f"{r.have}/{r.want}" if r.want is not None else str(r.have)
         verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
         rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
-    from tabulate import tabulate  # text output only: -o json never pays for it
+    from tabulate import tabulate  # type: ignore[import-untyped]  # text output only: -o json never pays for it
 
     table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
                      tablefmt="plain", disable_numparse=True)
@@ -239,7 +239,7 @@ def render_list(rows: list[tuple[str, Diagnosis]]) -> str:
         r = d.reasons[0]
         kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
         table.append([ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(words.message(r), 90)])
-    from tabulate import tabulate
+    from tabulate import tabulate  # type: ignore[import-untyped]
 
     return tabulate(table, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",
                     disable_numparse=True) + "\n"

@@ -37,7 +37,7 @@ def md_roles(md: Obj | None) -> list[DeploymentRole]:
     for r in listed if isinstance(listed, list) else []:
         if not isinstance(r, dict) or not isinstance(r.get("name"), str):
             continue
-        kind = r.get("kind") if isinstance(r.get("kind"), str) else "server"
+        kind = r["kind"] if isinstance(r.get("kind"), str) else "server"
         out.append(DeploymentRole(r["name"], kind.lower(), to_int(r.get("replicas", 1)), to_int(r.get("size", 1)) or 1,
                          r.get("instanceType") if isinstance(r.get("instanceType"), str) else None))
     return out

@@ -105,10 +105,15 @@ def _scale_downs(snap: Snapshot, cq_name: str,
     out = []
     for role in dict.fromkeys(d.role for d, _ in pending):
         have = _replicas(pending, role)
-        n = _most_that_fit(lambda k, role=role: _fits(snap, cq_name, _scaled(pending, role, k)), have)
+        n = _most_that_fit(_fits_scaled(snap, cq_name, pending, role), have)
         if n:
             out.append(Suggestion(SCALE, role, have, n))
     return out
+
+
+def _fits_scaled(snap: Snapshot, cq_name: str, pending: list[tuple[vd.RoleDemand, ad.PodSetDemand]],
+                 role: str) -> Callable[[int], bool]:
+    return lambda k: _fits(snap, cq_name, _scaled(pending, role, k))
 
 
 def _other_queues(snap: Snapshot, cq_name: str, pods: list[ad.PodSetDemand]) -> list[Suggestion]:

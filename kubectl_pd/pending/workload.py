@@ -385,9 +385,9 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
             out.extend(_topology_reasons(psf, role, g, u, facts) or _podset_reasons(psf, role, g, parsed, ours))
         if out:
             return out
-    code = _TOKENS.get(token)
-    if code is not None:
-        return [Reason(code, say("kueue.code", code=code), workload=g, kueue_message=text)]
+    token_code = _TOKENS.get(token)
+    if token_code is not None:
+        return [Reason(token_code, say("kueue.code", code=token_code), workload=g, kueue_message=text)]
     return [Reason("Unknown", say("kueue.unknown"), workload=g,
                    kueue_message=text, hint=f"kubectl describe workload {g} -n {ns}")]
 
@@ -468,13 +468,13 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
 
 
 def _over_capacity(psf: km.PodSetFailure, k: Any, role: str, g: str, ours: vd.PodSetVerdict | None) -> Reason:
-    need = (k.previous or 0) + (k.requested or 0) - (k.capacity or 0) if k.capacity is not None else None
+    need = Fraction((k.previous or 0) + (k.requested or 0) - k.capacity) if k.capacity is not None else None
     r = Reason("QuotaExceedsCapacity",
                say("kueue.over-capacity", role=role, requested=k.requested, previous=k.previous, resource=k.resource,
                    flavor=k.flavor, capacity=k.capacity), role=role, workload=g,
                kueue_message=psf.text,
                resource=k.resource, flavor=k.flavor, requested=k.requested, available=k.capacity,
-               needed=Fraction(need) if need is not None else None,
+               needed=need,
                hint=f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}, or scale {role} down")
     if ours is not None and ours.verdict == vd.BLOCKED:
         r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}"
