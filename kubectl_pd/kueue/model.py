@@ -182,6 +182,7 @@ class ClusterQueue:
     namespace_selector: Mapping[str, Any] | None = None
     conditions: Mapping[str, Condition] = field(default_factory=dict)
     namespace_selector_null: bool = False  # spec.namespaceSelector is present and null: it selects no namespace
+    pending_workloads: int | None = None  # status.pendingWorkloads (None: not reported)
     reserved: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsReservation
     admitted: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsUsage
     usage_unknown: frozenset[FlavorResource] = frozenset()
@@ -230,6 +231,7 @@ def cluster_queue(obj: Any) -> ClusterQueue:
         conditions=conditions_of(obj),
         reserved=reserved, admitted=admitted, usage_unknown=bad_r, unknown=unknown,
         namespace_selector_null="namespaceSelector" in spec and spec["namespaceSelector"] is None,
+        pending_workloads=_int(status.get("pendingWorkloads")),
     )
 
 

@@ -35,6 +35,7 @@ from kubectl_pd.pending.model import (
     Diagnosis,
     Reason,
     RoleRow,
+    Say,
     more,
     say,
     short,
@@ -102,12 +103,14 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     _say_position(reasons, position, cq)
     ahead = _ahead(facts, units, cq, ns)
     _say_ahead(reasons, ahead)
-    hints = [h for h in dict.fromkeys(r.hint for r in reasons if r.hint)]
+    visibility, cq_pending = _queue_knowledge(facts, cq, position)
+    _wait_hint(reasons, cq, position, visibility, cq_pending)
+    hints = _hints(reasons)
     if pending and not hints:
         hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
     return Diagnosis(facts.target, pending, reasons, rows, lq, cq, position, lq_position,
                      _bars(bars_by_cq, cq), notes, hints, dict(joint), shape,
-                     suggestions if pending else [], dict(what_if or {}), ahead)
+                     suggestions if pending else [], dict(what_if or {}), ahead, visibility, cq_pending)
 
 
 def _units(facts: Facts) -> list[Unit]:
@@ -207,6 +210,35 @@ def _say_position(reasons: list[Reason], position: int | None, cq: str | None) -
         if r.code == "WaitingInQueue" and "position" not in r.params:
             r.params["position"] = position
             r.clauses.append(say("queue.position", position=position, cq=cq))
+
+
+def _hints(reasons: list[Reason]) -> list[Say | str]:
+    """Each reason's next step once, in order."""
+    out: dict[Any, Say | str] = {}
+    for r in reasons:
+        if r.hint:
+            out.setdefault(r.hint if isinstance(r.hint, str) else (r.hint.id, repr(r.hint.args)), r.hint)
+    return list(out.values())
+
+
+def _queue_knowledge(facts: Facts, cq: str | None, position: int | None) -> tuple[str, int | None]:
+    """Whether the ClusterQueue's pending Workloads were read (and ours among them), and its own count."""
+    obj = facts.cluster_queues.get(cq or "")
+    cq_pending = facts.cq(obj).pending_workloads if obj is not None else None
+    if cq not in facts.pending:
+        return "not-read", cq_pending
+    if facts.pending[cq] is None:
+        return "not-served", cq_pending
+    return ("listed" if position is not None else "not-listed"), cq_pending
+
+
+def _wait_hint(reasons: list[Reason], cq: str | None, position: int | None, visibility: str,
+               cq_pending: int | None) -> None:
+    """WaitingInQueue's next step says only what was read: next in line, how many are ahead, or that the
+    position is unknown (and why); never a queue the tool did not see."""
+    for r in reasons:
+        if isinstance(r.hint, Say) and r.hint.id == "hint.wait":
+            r.hint = say("hint.wait", cq=cq, position=position, visibility=visibility, cq_pending=cq_pending)
 
 
 def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None) -> None:
@@ -598,7 +630,7 @@ def _role_rows(facts: Facts, roles: list[DeploymentRole], units: list[Unit],
     rows = []
     for r in roles:
         have = sum(1 for u in units for p in u.pods if runnable(p) and pod_role(p, role_names) == r.name)
-        want = _row_want(r, units, whole)
+        want = _row_want(facts, r, units, whole)
         vs = [v for v in verdicts.values() if v.demand.role == r.name]
         per_pod = _row_per_pod(r, units, vs, role_names)
         flavor = _row_flavor(facts, r, units, vs, role_names)
@@ -608,12 +640,19 @@ def _role_rows(facts: Facts, roles: list[DeploymentRole], units: list[Unit],
     return rows
 
 
-def _row_want(r: DeploymentRole, units: list[Unit], whole: bool) -> int | None:
-    want = r.replicas * r.size if r.replicas is not None else None
+def _row_want(facts: Facts, r: DeploymentRole, units: list[Unit], whole: bool) -> int | None:
+    want = r.replicas * r.size if r.replicas is not None else _pod_set_counts(facts, r, units)
     own = [u for u in units if u.roles == [r.name]]
     if not whole and own and all(group_want(u) is not None for u in own):
         want = sum(group_want(u) or 0 for u in own)
     return want
+
+
+def _pod_set_counts(facts: Facts, r: DeploymentRole, units: list[Unit]) -> int | None:
+    """No deployment says how many: the pod sets of the role's Workloads do (None when no Workload was read)."""
+    counts = [ps.count for u in units if u.workload is not None for ps in facts.wl(u.workload).pod_sets
+              if podset_role(ps, u.pods, {r.name}) == r.name]
+    return sum(counts) if counts else None
 
 
 def _row_per_pod(r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict],

@@ -26,10 +26,12 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "reasons": [_reason_dict(r) for r in d.reasons],
         "roles": [_role_dict(r) for r in d.roles],
         "queue": {"localQueue": d.local_queue, "clusterQueue": d.cluster_queue, "position": d.position,
+                  "positionInLocalQueue": d.position_in_local_queue, "visibility": d.visibility,
+                  "pendingInClusterQueue": d.cq_pending,
                   **({"ahead": [_ahead_dict(a) for a in d.ahead]} if d.ahead is not None else {})},
         "summary": words.story(d) or words.headline(d),
         "notes": list(d.notes),
-        "next": list(d.hints),
+        "next": [words.hint(h) for h in d.hints],
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
         **({"whatIf": dict(d.what_if)} if d.what_if else {}),
     }
@@ -160,7 +162,7 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
     out += _role_table(d, color)
     out += _bar_lines(d, uni)
     out += _reason_lines(d, color)
-    hints = [suggestion_text(s) for s in d.suggestions] + d.hints
+    hints = [suggestion_text(s) for s in d.suggestions] + [words.hint(h) for h in d.hints]
     if hints:
         out.append("")
         out.extend(f"  next: {h}" for h in hints[:5])

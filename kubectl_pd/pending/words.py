@@ -575,3 +575,24 @@ def _unschedulable(role: str, refused: int, pods: int, flavor: str | None, cause
         msg += (f"; of flavor {flavor}'s {node_fit[0]} node(s), {node_fit[1]} carry what the pod selects and could "
                 f"hold {node_fit[2]} such pod(s) by allocatable (running pods not counted)")
     return msg
+
+
+# -- next steps ---------------------------------------------------------------------------------------------
+
+def hint(h: Say | str) -> str:
+    return h if isinstance(h, str) else text(h)
+
+
+@_sentence("hint.wait")
+def _hint_wait(cq: str | None = None, position: int | None = None, visibility: str = "not-read",
+               cq_pending: int | None = None) -> str:
+    if position == 1:
+        return f"wait: it is next in line in ClusterQueue {cq}"
+    if position is not None:
+        ahead = position - 1
+        return f"wait: {ahead} Workload{'s are' if ahead != 1 else ' is'} ahead of it in ClusterQueue {cq}"
+    if cq_pending == 0:
+        return f"wait: ClusterQueue {cq} reports no pending Workloads, so none is ahead of it"
+    why = {"not-served": "the visibility API is not served", "not-listed": "the visibility API does not list it",
+           }.get(visibility, "the visibility API was not read")
+    return f"wait for Kueue's scheduler; its position is unknown: {why}"

@@ -334,7 +334,7 @@ def _ours(g: str, qr: Condition | None, verdicts: dict[tuple[str, str], vd.PodSe
                        hint="wait for the running Workloads' pods to become ready")]
     return [Reason("WaitingInQueue", say("waiting-in-queue", untouched=untouched), workload=g,
                    kueue_message=qr_msg or None,
-                   hint="wait: it is queued behind other Workloads")]
+                   hint=say("hint.wait"))]  # what is known of the queue is said once it was read
 
 
 def _parse_time(text: str) -> datetime | None:
