@@ -97,14 +97,15 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     reasons.extend(_queue_reasons_without_workload(facts, units, roles))
     reasons.extend(_once_composed(reasons, verdicts, units))
     reasons, pending = _settle(reasons, units, md)
-    rows = _role_rows(facts, roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment")
+    rows = _role_rows(facts, roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment",
+                      what_if or {})
     lq, cq = _queue_names(facts, units)
     position, lq_position = _position(facts, units, cq, ns)
     _say_position(reasons, position, cq)
     ahead = _ahead(facts, units, cq, ns)
     _say_ahead(reasons, ahead)
     visibility, cq_pending = _queue_knowledge(facts, cq, position)
-    _wait_hint(reasons, cq, position, visibility, cq_pending)
+    _wait_hint(reasons, cq, position, visibility, cq_pending, bool(what_if))
     hints = _hints(reasons)
     if pending and not hints:
         hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
@@ -233,12 +234,13 @@ def _queue_knowledge(facts: Facts, cq: str | None, position: int | None) -> tupl
 
 
 def _wait_hint(reasons: list[Reason], cq: str | None, position: int | None, visibility: str,
-               cq_pending: int | None) -> None:
+               cq_pending: int | None, hypothetical: bool) -> None:
     """WaitingInQueue's next step says only what was read: next in line, how many are ahead, or that the
     position is unknown (and why); never a queue the tool did not see."""
     for r in reasons:
         if isinstance(r.hint, Say) and r.hint.id == "hint.wait":
-            r.hint = say("hint.wait", cq=cq, position=position, visibility=visibility, cq_pending=cq_pending)
+            r.hint = None if hypothetical else say("hint.wait", cq=cq, position=position, visibility=visibility,
+                                                   cq_pending=cq_pending)
 
 
 def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None) -> None:
@@ -625,18 +627,20 @@ _NOT_QUOTA = (ad.FLAVOR_MISSING, ad.NOT_MATCHING, ad.UNTOLERATED)
 
 def _role_rows(facts: Facts, roles: list[DeploymentRole], units: list[Unit],
                verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-               role_names: set[str], whole: bool = True) -> list[RoleRow]:
-    """One row per role; `whole` = the target is the deployment (else only the target's groups count)."""
+               role_names: set[str], whole: bool = True, what_if: dict[str, int] | None = None) -> list[RoleRow]:
+    """One row per role; `whole` = the target is the deployment (else only the target's groups count);
+    a role --what-if sizes wants what it assumes."""
     rows = []
+    what_if = what_if or {}
     for r in roles:
         have = sum(1 for u in units for p in u.pods if runnable(p) and pod_role(p, role_names) == r.name)
-        want = _row_want(facts, r, units, whole)
+        want = what_if[r.name] * r.size if r.name in what_if else _row_want(facts, r, units, whole)
         vs = [v for v in verdicts.values() if v.demand.role == r.name]
         per_pod = _row_per_pod(r, units, vs, role_names)
         flavor = _row_flavor(facts, r, units, vs, role_names)
         verdict = _row_verdict(facts, r, units, vs, have, want)
         reserved = bool(vs) and all(v.demand.reserved for v in vs)
-        rows.append(RoleRow(r.name, r.kind, have, want, per_pod, flavor, verdict, reserved))
+        rows.append(RoleRow(r.name, r.kind, have, want, per_pod, flavor, verdict, reserved, r.name in what_if))
     return rows
 
 

@@ -60,6 +60,7 @@ class RoleRow:
     flavor: str | None
     verdict: str
     reserved: bool = False  # every pod set of the role holds a quota reservation
+    assumed: bool = False  # `want` is --what-if's, not the deployment's
 
 
 @dataclass

@@ -33,7 +33,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "notes": list(d.notes),
         "next": [words.hint(h) for h in d.hints],
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
-        **({"whatIf": dict(d.what_if)} if d.what_if else {}),
+        **({"whatIf": dict(d.what_if), "whatIfVerdict": words.what_if_verdict(d)} if d.what_if else {}),
     }
 
 
@@ -154,7 +154,11 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
     """The one screen: headline, roles, quota bars, reasons with Kueue's words, next steps."""
     uni = color if unicode is None else unicode
     state = _paint("PENDING", "1;31", color) if d.pending else _paint("NOT PENDING", "1;32", color)
+    if d.what_if:
+        state = _paint("WHAT-IF", "1;33", color)
     out = [f"{state}  {words.headline(d)}"]
+    if d.what_if:
+        out.append(f"  {words.real_state(d)}")
     story = words.story(d)
     if story:
         out.append(f"  {story}")
@@ -189,6 +193,8 @@ def _role_table(d: Diagnosis, color: bool) -> list[str]:
     rows = []
     for r in d.roles:
         pods = f"{r.have}/{r.want}" if r.want is not None else str(r.have)
+        if r.assumed:
+            pods = f"{r.want} (what-if)"
         verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
         rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
     from tabulate import tabulate  # type: ignore[import-untyped]  # text output only: -o json never pays for it
@@ -223,9 +229,6 @@ def _reason_lines(d: Diagnosis, color: bool) -> list[str]:
         if r.params.get("schedulerMessage"):
             out.append(f"      scheduler: {_one_line(r.params['schedulerMessage'])}")
     out.extend(f"  note: {n}" for n in d.notes)
-    if d.what_if:
-        out.append("  what-if: " + ", ".join(f"{r} at {n} replica{'s' if n != 1 else ''}" for r, n in d.what_if.items())
-                   + " (assumed; nothing was changed in the cluster)")
     return out
 
 

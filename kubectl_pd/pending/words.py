@@ -35,6 +35,8 @@ def headline(d: Diagnosis) -> str:
     """`<kind> <ns>/<name> is pending (<Code>): <role>: <the first reason's clause>`."""
     t = d.target
     what = TARGET_WORDS.get(t.kind, t.kind)
+    if d.what_if:
+        return _what_if_headline(d)
     if not d.pending:
         return f"{what} {t.namespace}/{t.name} is not pending: {message(d.reasons[0]) if d.reasons else 'admitted'}"
     r = d.reasons[0]
@@ -83,6 +85,40 @@ def _role_part(row: RoleRow, reasons: list[Reason], shape: str, joint: bool) -> 
     if r.code == "PodGroupIncomplete":
         return f"{row.name} has {row.have}/{row.want if row.want is not None else '?'} pods"
     return f"{row.name}: {r.code}"
+
+
+def assumption(d: Diagnosis) -> str:
+    """`decode at 1 replica, prefill at 2 replicas`."""
+    return ", ".join(f"{r} at {n} replica{'s' if n != 1 else ''}" for r, n in d.what_if.items())
+
+
+def what_if_verdict(d: Diagnosis) -> str:
+    """fits (every role fits or is admitted under the assumption) | blocked | unknown."""
+    if any(r.verdict == "blocked" for r in d.roles):
+        return "blocked"
+    return "fits" if d.roles and all(r.verdict in (FITS, ADMITTED) for r in d.roles) else "unknown"
+
+
+def _what_if_headline(d: Diagnosis) -> str:
+    head = f"with {assumption(d)}: "
+    verdict = what_if_verdict(d)
+    if verdict == "fits":
+        return head + "every role fits now"
+    r = next((x for x in d.reasons if x.code != "NotPending"), None)
+    if r is None:
+        return head + ("still blocked" if verdict == "blocked" else "whether every role fits is unknown")
+    first = r.summary if r.summary is not None else r.message
+    who = f"{r.role}: " if r.role and not _leads_with_role(first) else ""
+    said = text(first) if r.summary is not None else message(r)
+    return head + ("still blocked: " if verdict == "blocked" else "not known to fit: ") + f"{who}{said} ({r.code})"
+
+
+def real_state(d: Diagnosis) -> str:
+    """The line under a what-if headline: the state as read, named as such."""
+    t = d.target
+    state = "pending" if d.pending else "not pending"
+    return (f"real state: {TARGET_WORDS.get(t.kind, t.kind)} {t.namespace}/{t.name} is {state}; the roles, quota "
+            f"and reasons below assume {assumption(d)} (nothing was changed in the cluster)")
 
 
 # Sentences whose text begins with the role's name (when no prefix such as "once composed, " is given).
