@@ -144,6 +144,15 @@ class FlavorBar:
     used: Fraction  # admitted (flavorsUsage)
     reserved: Fraction  # reserved but not admitted (flavorsReservation - flavorsUsage)
     needed: Fraction  # what the pending demands ask of this flavor
+    cohort: str | None = None  # the queue's cohort, when its peers were all read (else what it lends is unknown)
+    cohort_free: Fraction | None = None  # what the cohort has free for this flavor and resource now
+    borrowable: Fraction | None = None  # what this queue may take of it now, beyond its nominal (borrowingLimit)
+    borrowing_limit: Fraction | None = None  # None: no limit
+    borrowed: Fraction = Fraction(0)  # what the queue uses beyond its nominal quota
+
+    @property
+    def free(self) -> Fraction:
+        return max(self.nominal - self.used - self.reserved, Fraction(0))
 
 
 @dataclass
@@ -176,7 +185,7 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
         out.update(_workload_verdicts(snap, cq_name, members))
         pending.extend(members)
     if not pending:
-        return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], {}), {})
+        return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], {}, snap), {})
     together = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in pending)))
     joint = dict(together.joint)
     _never_together(out, pending, together, cq_name)
@@ -184,7 +193,7 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
         b = v.best
         if v.verdict == BLOCKED and b is not None and b.resource is not None:
             v.joint_needed = joint.get((b.flavor, b.resource))
-    return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], _wanted(together)), joint)
+    return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], _wanted(together), snap), joint)
 
 
 def _workload_verdicts(snap: Snapshot, cq_name: str, members: list[tuple[RoleDemand, ad.PodSetDemand]],
@@ -234,8 +243,10 @@ def _wanted(together: ad.Assignment) -> dict[tuple[str, str], Fraction]:
     return wanted
 
 
-def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction]) -> list[FlavorBar]:
+def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Snapshot | None = None,
+          ) -> list[FlavorBar]:
     bars = []
+    tree = ad.Tree(snap) if snap is not None and cq.cohort and snap.peers_complete else None
     for g in cq.resource_groups:
         for f in g.flavors:
             for q in f.resources:
@@ -246,8 +257,23 @@ def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction]) -> list[
                 reserved = max(Fraction(0), cq.reserved.get(key, Fraction(0)) - used)
                 need = wanted.get(key, Fraction(0))
                 if need or used or reserved:
-                    bars.append(FlavorBar(f.name, q.name, q.nominal, used, reserved, need))
+                    bar = FlavorBar(f.name, q.name, q.nominal, used, reserved, need)
+                    bars.append(_lending(bar, cq, tree, key) if tree is not None else bar)
     return bars
+
+
+def _lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, str]) -> FlavorBar:
+    """What the cohort has free for this flavor and resource, and what of it the queue may borrow now."""
+    node = tree.nodes.get(cq.name)
+    if node is None or node.parent is None or tree.unreadable(node, key):
+        return bar
+    q = cq.quota(*key)
+    in_use = bar.used + bar.reserved
+    may_take = tree.available(node, key)  # the queue's own free nominal and what it may borrow
+    return replace(bar, cohort=cq.cohort, cohort_free=max(tree.available(node.parent, key), Fraction(0)),
+                   borrowable=max(may_take - bar.free, Fraction(0)),
+                   borrowing_limit=q.borrowing_limit if q is not None else None,
+                   borrowed=max(in_use - bar.nominal, Fraction(0)))
 
 
 def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, dict],

@@ -33,8 +33,18 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "notes": list(d.notes),
         "next": [words.hint(h) for h in d.hints],
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
+        "quota": [_bar_dict(b) for b in d.bars],
         **({"whatIf": dict(d.what_if), "whatIfVerdict": words.what_if_verdict(d)} if d.what_if else {}),
     }
+
+
+def _bar_dict(b: FlavorBar) -> dict[str, Any]:
+    """One flavor's quota as the text view draws it; `cohort` and `borrowable` when the peers were read."""
+    r = b.resource
+    return {"flavor": b.flavor, "resource": r, "nominal": _q(b.nominal, r), "used": _q(b.used, r),
+            "reserved": _q(b.reserved, r), "needed": _q(b.needed, r), "free": _q(b.free, r), "cohort": b.cohort,
+            "cohortFree": _q(b.cohort_free, r), "borrowable": _q(b.borrowable, r),
+            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r)}
 
 
 def _ahead_dict(a: Ahead) -> dict[str, Any]:
@@ -103,7 +113,8 @@ def _plain(v: Any, resource: str | None) -> Any:
 
 def _role_dict(r: RoleRow) -> dict[str, Any]:
     return {
-        "name": r.name, "kind": r.kind, "pods": {"have": r.have, "want": r.want},
+        "name": r.name, "kind": r.kind,
+        "pods": {"have": r.have, "want": r.want, **({"assumed": True} if r.assumed else {})},
         "requests": {k: format_quantity(v, k) for k, v in sorted(r.requests.items())},
         "flavor": r.flavor, "verdict": r.verdict,
     }
@@ -122,6 +133,9 @@ def _per_pod(req: dict[str, Fraction]) -> str:
     return ", ".join(parts)
 
 
+BORROWED = "~"
+
+
 def bar(b: FlavorBar, *, unicode: bool) -> str:
     """used / reserved / needed against nominal, e.g. `[####==++++......]`; overflow past nominal in `!`."""
     total = b.used + b.reserved + b.needed
@@ -137,9 +151,10 @@ def bar(b: FlavorBar, *, unicode: bool) -> str:
         cells.extend(ch * n)
     cells.extend(chars[3] * (BAR_WIDTH - len(cells)))
     nominal_at = round(b.nominal / scale * BAR_WIDTH) if total > b.nominal else BAR_WIDTH
+    lent_to = round((b.nominal + b.borrowable) / scale * BAR_WIDTH) if b.borrowable else nominal_at
     for i in range(nominal_at, BAR_WIDTH):
         if cells[i] != chars[3]:
-            cells[i] = chars[4]
+            cells[i] = BORROWED if i < lent_to else chars[4]  # what the cohort lends is not over the limit
     return "[" + "".join(cells[:BAR_WIDTH]) + "]"
 
 
@@ -207,15 +222,18 @@ def _role_table(d: Diagnosis, color: bool) -> list[str]:
 def _bar_lines(d: Diagnosis, uni: bool) -> list[str]:
     if not d.bars:
         return []
-    out = ["", "  quota (" + ("\u2588 used \u2593 reserved \u2591 needed \u00b7 free \u2592 over nominal"
-                              if uni else "# used  = reserved  + needed  . free  ! over nominal") + "):"]
+    lends = any(b.cohort is not None for b in d.bars)
+    legend = ("\u2588 used \u2593 reserved \u2591 needed \u00b7 free \u2592 over nominal" if uni
+              else "# used  = reserved  + needed  . free  ! over nominal")
+    out = ["", "  quota (" + legend + ("  ~ borrowed from the cohort" if lends else "") + "):"]
     for b in d.bars:
         unit = " cards" if is_credits(b.resource) else f" {b.resource}"
-        free = max(b.nominal - b.used - b.reserved, Fraction(0))
         out.append(f"  {b.flavor}")
         out.append(f"    {bar(b, unicode=uni)}  used {_amount(b.used, b.resource)}"
                    f" + reserved {_amount(b.reserved, b.resource)} + needed {_amount(b.needed, b.resource)}"
-                   f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(free, b.resource)})")
+                   f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(b.free, b.resource)})")
+        if b.cohort is not None:
+            out.append(f"    {words.lending(b, _amount)}")
     return out
 
 

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.kueue.quantity import format_cards
-from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker
+from kubectl_pd.kueue.quantity import format_cards, is_credits
+from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker, FlavorBar
 from kubectl_pd.kueue.words import attempt_text
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
@@ -632,3 +632,14 @@ def _hint_wait(cq: str | None = None, position: int | None = None, visibility: s
     why = {"not-served": "the visibility API is not served", "not-listed": "the visibility API does not list it",
            }.get(visibility, "the visibility API was not read")
     return f"wait for Kueue's scheduler; its position is unknown: {why}"
+
+
+# -- the quota view -----------------------------------------------------------------------------------------
+
+def lending(b: FlavorBar, amount: Callable[[Fraction, str], str]) -> str:
+    """A queue in a cohort: what the cohort has free, what of it this queue may borrow now, and why."""
+    unit = " cards" if is_credits(b.resource) else f" {b.resource}"
+    limit = "none" if b.borrowing_limit is None else amount(b.borrowing_limit, b.resource)
+    return (f"cohort {b.cohort}: {amount(b.cohort_free or Fraction(0), b.resource)}{unit} free, of which this "
+            f"queue may borrow {amount(b.borrowable or Fraction(0), b.resource)} now (borrowing limit {limit}; "
+            f"borrowed {amount(b.borrowed, b.resource)})")
