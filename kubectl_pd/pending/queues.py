@@ -25,9 +25,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
         cq_guess = cq_of_queue(facts, lq)
         return [Reason("LocalQueueMissing", say("lq.missing", lq=lq, ns=ns), workload=g,
                        kueue_message=kueue, params={"queue": lq},
-                       hint=f"create LocalQueue {lq} in {ns}"
-                       + (f" (spec.clusterQueue: {cq_guess})" if cq_guess else "")
-                       + "; GPUStack creates it in every non-system namespace")]
+                       hint=say("next.create-lq", lq=lq, ns=ns, cq=cq_guess))]
     lqo = facts.local_queues.get(lq)
     if lqo is None:
         return _from_fallback(fallback, g, kueue)
@@ -35,15 +33,14 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     if stop in ("Hold", "HoldAndDrain"):
         return [Reason("LocalQueueStopped", say("lq.stopped", lq=lq, stop=stop), workload=g,
                        kueue_message=kueue, params={"queue": lq},
-                       hint=f"kubectl patch localqueue {lq} -n {ns} --type merge -p "
-                            f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'")]
+                       hint=say("next.resume-lq", lq=lq, ns=ns))]
     cq = facts.lq(lqo).cluster_queue
     if not cq:
         return _from_fallback(fallback, g, kueue)
     if cq in facts.cluster_queues and facts.cluster_queues[cq] is None:
         return [Reason("ClusterQueueMissing", say("cq.missing", cq=cq, lq=lq),
                        workload=g, kueue_message=kueue, params={"queue": cq},
-                       hint=f"create ClusterQueue {cq}, or point LocalQueue {lq} at an existing one")]
+                       hint=say("next.create-cq", cq=cq, lq=lq))]
     cqo = facts.cluster_queues.get(cq)
     if cqo is None:
         return _from_fallback(fallback, g, kueue)
@@ -52,14 +49,12 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     if cstop in ("Hold", "HoldAndDrain"):
         return [Reason("ClusterQueueStopped", say("cq.stopped", cq=cq, stop=cstop), workload=g,
                        kueue_message=kueue, params={"queue": cq},
-                       hint=f"kubectl patch clusterqueue {cq} --type merge -p "
-                            f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}' (GPUStack holds a queue whose "
-                            f"InstanceType is inactive)")]
+                       hint=say("next.resume-cq", cq=cq))]
     active = model.conditions.get("Active")
     if active is not None and active.status == "False":
         causes = km.parse_cq_inactive(active.message)
         found = [_cause(c, facts) for c in causes]
-        hint = _cause_hint(causes, cq)
+        hint = say("next.activate-cq", cq=cq, causes=found)
         return [Reason("ClusterQueueInactive", say("cq.inactive", cq=cq, causes=found, reason=active.reason),
                        workload=g,
                        kueue_message=kueue or active.message or None, hint=hint, params={"queue": cq})]
@@ -67,8 +62,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     if nsr:
         return [Reason("NamespaceNotAllowed", say("cq.namespace-not-selected", cq=cq, ns=ns, miss=nsr),
                        workload=g, kueue_message=kueue, params={"queue": cq},
-                       hint=f"label namespace {ns} to match the selector, or widen the ClusterQueue's "
-                            f"namespaceSelector")]
+                       hint=say("next.select-namespace", ns=ns))]
     return _from_fallback(fallback, g, kueue)
 
 
@@ -89,19 +83,6 @@ def _cause(c: km.InactiveCause, facts: Facts) -> dict[str, Any]:
             if act is not None and act.message:
                 detail.append((n, act.message))
     return {"kind": c.kind, "names": list(c.names), "text": c.text, "detail": detail}
-
-
-def _cause_hint(causes: list[km.InactiveCause], cq: str) -> str:
-    for c in causes:
-        if c.kind == "missing-flavors":
-            return f"create ResourceFlavor {', '.join(c.names)}, or remove it from ClusterQueue {cq} " \
-                   f"(kubectl pd lint cq/{cq})"
-        if c.kind in ("missing-checks", "inactive-checks"):
-            return (f"make AdmissionCheck {', '.join(c.names)} exist and Active (GPUStack's worker applies "
-                    f"gpustack-* checks at start-up), or drop it from ClusterQueue {cq}")
-        if c.kind == "missing-topology":
-            return f"create Topology {c.names[0] if c.names else ''} for the TAS flavor"
-    return f"fix the ClusterQueue: kubectl pd lint cq/{cq}"
 
 
 Miss = tuple[str, ...]  # what a namespaceSelector needs that the namespace lacks: ("null",) | ("label", k, v) |

@@ -643,3 +643,45 @@ def lending(b: FlavorBar, amount: Callable[[Fraction, str], str]) -> str:
     return (f"cohort {b.cohort}: {amount(b.cohort_free or Fraction(0), b.resource)}{unit} free, of which this "
             f"queue may borrow {amount(b.borrowable or Fraction(0), b.resource)} now (borrowing limit {limit}; "
             f"borrowed {amount(b.borrowed, b.resource)})")
+
+
+@_sentence("next.create-lq")
+def _next_create_lq(lq: str, ns: str, cq: str | None) -> str:
+    return (f"create LocalQueue {lq} in {ns}" + (f" (spec.clusterQueue: {cq})" if cq else "")
+            + "; GPUStack creates it in every non-system namespace")
+
+
+@_sentence("next.resume-lq")
+def _next_resume_lq(lq: str, ns: str) -> str:
+    return f"kubectl patch localqueue {lq} -n {ns} --type merge -p '{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'"
+
+
+@_sentence("next.create-cq")
+def _next_create_cq(cq: str, lq: str) -> str:
+    return f"create ClusterQueue {cq}, or point LocalQueue {lq} at an existing one"
+
+
+@_sentence("next.resume-cq")
+def _next_resume_cq(cq: str) -> str:
+    return (f"kubectl patch clusterqueue {cq} --type merge -p '{{\"spec\":{{\"stopPolicy\":\"None\"}}}}' (GPUStack "
+            f"holds a queue whose InstanceType is inactive)")
+
+
+@_sentence("next.activate-cq")
+def _next_activate_cq(cq: str, causes: list[dict[str, Any]]) -> str:
+    for c in causes:
+        names = c["names"]
+        if c["kind"] == "missing-flavors":
+            return (f"create ResourceFlavor {', '.join(names)}, or remove it from ClusterQueue {cq} "
+                    f"(kubectl pd lint cq/{cq})")
+        if c["kind"] in ("missing-checks", "inactive-checks"):
+            return (f"make AdmissionCheck {', '.join(names)} exist and Active (GPUStack's worker applies gpustack-* "
+                    f"checks at start-up), or drop it from ClusterQueue {cq}")
+        if c["kind"] == "missing-topology":
+            return f"create Topology {names[0] if names else ''} for the TAS flavor"
+    return f"fix the ClusterQueue: kubectl pd lint cq/{cq}"
+
+
+@_sentence("next.select-namespace")
+def _next_select_namespace(ns: str) -> str:
+    return f"label namespace {ns} to match the selector, or widen the ClusterQueue's namespaceSelector"
