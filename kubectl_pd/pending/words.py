@@ -685,3 +685,119 @@ def _next_activate_cq(cq: str, causes: list[dict[str, Any]]) -> str:
 @_sentence("next.select-namespace")
 def _next_select_namespace(ns: str) -> str:
     return f"label namespace {ns} to match the selector, or widen the ClusterQueue's namespaceSelector"
+
+
+def _patch_active(g: str, ns: str) -> str:
+    return f"kubectl patch workload {g} -n {ns} --type merge -p '{{\"spec\":{{\"active\":true}}}}'"
+
+
+@_sentence("next.cover")
+def _next_cover(resource: str) -> str:
+    return f"add {resource} to the ClusterQueue's coveredResources, or drop the request"
+
+
+@_sentence("next.match-flavor")
+def _next_match_flavor(role: str, get: bool) -> str:
+    return (f"fix {role}'s nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints"
+            + (" (kubectl get resourceflavors -o yaml)" if get else ""))
+
+
+@_sentence("next.lower-request")
+def _next_lower_request(role: str, resource: str, limit: Fraction | None) -> str:
+    return f"lower {role}'s {resource} request to at most {short(limit, resource)}, or raise the limit"
+
+
+@_sentence("next.read-quota")
+def _next_read_quota(unknown: str | None, resource: str, flavor: str) -> str:
+    if unknown == "cohort":
+        return "grant get/list on clusterqueues and cohorts.kueue.x-k8s.io, or pass them with --from-file"
+    return f"fix {unknown} of {resource} in flavor {flavor}"
+
+
+@_sentence("next.raise-nominal-of")
+def _next_raise_nominal_of(resource: str, flavor: str, needed: Fraction | None) -> str:
+    return f"raise nominalQuota of {resource} in flavor {flavor} by {short(needed, resource)}"
+
+
+@_sentence("next.raise-nominal")
+def _next_raise_nominal(flavor: str | None, amount: Fraction | None, resource: str | None, role: str | None) -> str:
+    return (f"raise nominalQuota in flavor {flavor} by {short(amount, resource)}"
+            + (f", or scale {role} down" if role else ""))
+
+
+@_sentence("next.free")
+def _next_free(amount: Fraction | None, resource: str | None, flavor: str | None, together: bool) -> str:
+    together_text = " (what the roles need together)" if together else ""
+    return f"free {short(amount, resource)} in flavor {flavor}{together_text}"
+
+
+@_sentence("next.free-devices")
+def _next_free_devices(check: str) -> str:
+    return f"free devices on the flavor's nodes, or ask {check}'s controller why it retries"
+
+
+@_sentence("next.defragment")
+def _next_defragment(flavors: list[str], role: str) -> str:
+    return (f"free whole cards on one node of flavor {', '.join(flavors)} (drain or defragment it), or give {role} "
+            f"fewer cards per pod")
+
+
+@_sentence("next.avoid-preemption")
+def _next_avoid_preemption() -> str:
+    return "raise the deployment's priority, or give its ClusterQueue nominal quota the cohort cannot reclaim"
+
+
+@_sentence("next.reactivate")
+def _next_reactivate(g: str, ns: str, parked: bool) -> str:
+    return ("free capacity for every role, then reactivate: " if parked else "reactivate: ") + _patch_active(g, ns)
+
+
+@_sentence("next.fix-check")
+def _next_fix_check(check: str, g: str, ns: str) -> str:
+    return f"fix what {check} reports, then reactivate: {_patch_active(g, ns)}"
+
+
+@_sentence("next.wait-check")
+def _next_wait_check(check: str, joint: bool) -> str:
+    if joint:
+        return "the other roles must reserve quota first (see their reasons)"
+    return f"wait for {check}, or free devices on the flavor's nodes"
+
+
+@_sentence("next.wait-requeue")
+def _next_wait_requeue(back_off: bool) -> str:
+    return "wait for the requeue back-off" if back_off else "wait for Kueue to requeue it"
+
+
+@_sentence("next.wait-pods-ready")
+def _next_wait_pods_ready() -> str:
+    return "wait for the running Workloads' pods to become ready"
+
+
+@_sentence("next.wait-preemption")
+def _next_wait_preemption() -> str:
+    return "wait for the preemption to finish"
+
+
+@_sentence("next.kueue-code")
+def _next_kueue_code(code: str, ns: str) -> str:
+    return {
+        "NamespaceNotAllowed": f"label namespace {ns} to match the ClusterQueue's namespaceSelector",
+        "InvalidResources": "fix the pods' requests and limits (Kueue's words above)",
+        "PreemptionInProgress": "wait: Kueue is preempting lower-priority Workloads to make room",
+        "WaitingInQueue": "wait: Kueue will try again",
+        "WaitingForPodsReady": "wait for the running Workloads' pods to become ready",
+    }[code]
+
+
+@_sentence("next.describe")
+def _next_describe(g: str, ns: str) -> str:
+    return f"kubectl describe workload {g} -n {ns}"
+
+
+@_sentence("next.topology")
+def _next_topology(role: str, nums: dict[str, Any], level: str | None) -> str:
+    if nums.get("fit") is not None and level:
+        return (f"free {nums['total'] - nums['fit']} more {nums['unit']}(s) of room in one {level} domain, relax "
+                f"{role}'s required topology to preferred, or scale {role} down")
+    return f"relax {role}'s topology request or free nodes in the topology {nums['topology']}"

@@ -16,9 +16,12 @@ from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - tain
 from kubectl_pd.pending import evictions as evm
 from kubectl_pd.pending import topology as tp
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, say, short
+from kubectl_pd.pending.model import Reason, Say, say
 from kubectl_pd.pending.queues import structural
 from kubectl_pd.pending.roles import Unit, pod_role, podset_role
+
+_CODE_HINTS = ("NamespaceNotAllowed", "InvalidResources", "PreemptionInProgress", "WaitingInQueue",
+               "WaitingForPodsReady")  # the codes of Kueue's messages that come with a next step
 
 # Kueue 0.19 granular QuotaReserved reasons (UnadmittedWorkloadsObservability) -> our codes
 _TOKENS = {
@@ -50,7 +53,7 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
         return [Reason("ResourceNotCovered", say("not-covered", prefix=prefix, role=role, resources=list(v.uncovered)),
                        role=role, workload=wl, kueue_message=kueue,
                        resource=v.uncovered[0],
-                       hint=f"add {v.uncovered[0]} to the ClusterQueue's coveredResources, or drop the request")]
+                       hint=say("next.cover", resource=v.uncovered[0]))]
     if v.code in _QUOTA_CODES and v.best is not None and v.best.resource:
         return [_quota_reason(v, v.best, kueue, wl, prefix)]
     if v.code == "NoMatchingFlavor":
@@ -58,7 +61,7 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
         return [Reason("NoMatchingFlavor", say("no-flavor.ours", prefix=prefix, role=role, attempts=list(v.attempts)),
                        role=role, workload=wl,
                        kueue_message=kueue, flavor=first,
-                       hint=f"fix {role}'s nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints")]
+                       hint=say("next.match-flavor", role=role, get=False))]
     if v.code == "QuotaUnknown":
         return [Reason("QuotaUnknown", say("quota-unknown.request", prefix=prefix, role=role),
                        role=role, workload=wl, kueue_message=kueue)]
@@ -72,8 +75,7 @@ def _invalid_reason(role: str, bad: Any, kueue: str | None, wl: str, prefix: str
                                           requested=bad.requested, limit=bad.limit, resource=bad.resource),
                   role=role, workload=wl, kueue_message=kueue, resource=bad.resource, requested=bad.requested,
                   params={"rule": bad.rule, "container": bad.container, "limit": bad.limit},
-                  hint=f"lower {role}'s {bad.resource} request to at most {short(bad.limit, bad.resource)}, or raise "
-                       f"the limit")
+                  hint=say("next.lower-request", role=role, resource=bad.resource, limit=bad.limit))
 
 
 def _quota_reason(v: vd.PodSetVerdict, best: vd.Blocker, kueue: str | None, wl: str, prefix: str) -> Reason:
@@ -87,8 +89,7 @@ def _quota_reason(v: vd.PodSetVerdict, best: vd.Blocker, kueue: str | None, wl: 
     if v.code == "QuotaUnknown":
         msg = say("quota-unknown.quota", prefix=prefix, role=role, requested=best.requested, resource=res,
                   flavor=best.flavor, unknown=best.unknown)
-        hint = ("grant get/list on clusterqueues and cohorts.kueue.x-k8s.io, or pass them with --from-file"
-                if best.unknown == "cohort" else f"fix {best.unknown} of {res} in flavor {best.flavor}")
+        hint = say("next.read-quota", unknown=best.unknown, resource=res, flavor=best.flavor)
         return Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res,
                       flavor=best.flavor, requested=best.requested, hint=hint, params=params)
     numbers = {"prefix": prefix, "role": role, "resource": res, "flavor": best.flavor, "requested": best.requested,
@@ -102,18 +103,17 @@ def _quota_reason(v: vd.PodSetVerdict, best: vd.Blocker, kueue: str | None, wl: 
                       flavor=best.flavor)
     else:
         msg = say("over-capacity", **numbers, capacity=best.capacity)
-        hint = f"raise nominalQuota of {res} in flavor {best.flavor} by {short(best.needed, res)}"
+        hint = say("next.raise-nominal-of", resource=res, flavor=best.flavor, needed=best.needed)
         summary = say("over-capacity.summary", **numbers, capacity=best.capacity)
     return Reason(v.code or "Unknown", msg, role=role, workload=wl, kueue_message=kueue, resource=res,
                   flavor=best.flavor, requested=best.requested, available=best.available, needed=best.needed,
                   hint=hint, params=params, summary=summary)
 
 
-def _short_of_quota_hint(v: vd.PodSetVerdict, best: vd.Blocker) -> str:
-    res = best.resource or ""
+def _short_of_quota_hint(v: vd.PodSetVerdict, best: vd.Blocker) -> Say:
     free = v.joint_needed if v.joint_needed is not None and v.joint_needed > (best.needed or 0) else None
-    hint = f"free {short(free or best.needed, res)} in flavor {best.flavor}"
-    return hint + (" (what the roles need together)" if free is not None else "")
+    return say("next.free", amount=free or best.needed, resource=best.resource or "", flavor=best.flavor,
+               together=free is not None)
 
 
 def _own(v: vd.PodSetVerdict, ob: vd.Blocker | None) -> dict[str, Any] | None:
@@ -151,7 +151,7 @@ def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
     params: dict[str, Any] = {"check": loop.check, "times": loop.times, "since": loop.since,
                               "requeueAt": loop.requeue_at, "state": loop.state}
     frag: dict[str, Any] | None = None
-    hint = f"free devices on the flavor's nodes, or ask {loop.check}'s controller why it retries"
+    hint = say("next.free-devices", check=loop.check)
     role = None
     if loop.check == evm.NODE_DEVICES:
         frag = _fragmentation(u, facts)
@@ -160,8 +160,7 @@ def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
             short_of = [r for r, ok in frag["fits"].items() if ok is False]
             if short_of:
                 role = short_of[0]
-                hint = (f"free whole cards on one node of flavor {', '.join(frag.get('flavors') or ['?'])} (drain or "
-                        f"defragment it), or give {role} fewer cards per pod")
+                hint = say("next.defragment", flavors=list(frag.get("flavors") or ["?"]), role=role)
         elif any(v is None for v in facts.nodes.values()):
             params["fragmentation"] = None  # the flavor's Nodes could not be read: a note says so
     msg = say("retry-loop", check=loop.check, g=g, times=loop.times, since=loop.since, requeue_at=loop.requeue_at,
@@ -215,12 +214,7 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
                               "preempteePriority": p.preemptee_priority if p else None}
     msg = say("preempted", g=g, name=name, uid=p.uid if p else None, cq=cq, rule=rule)
     return Reason("Preempted", msg, workload=g, kueue_message=message, params=params,
-                  hint="raise the deployment's priority, or give its ClusterQueue nominal quota the cohort cannot "
-                       "reclaim")
-
-
-def _patch_active(g: str, ns: str) -> str:
-    return f"kubectl patch workload {g} -n {ns} --type merge -p '{{\"spec\":{{\"active\":true}}}}'"
+                  hint=say("next.avoid-preemption"))
 
 
 def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
@@ -253,8 +247,7 @@ def _deactivated(wl: Workload, g: str, ns: str) -> Reason:
     kmsg = (parked.message if parked else None) or (dt.message if dt else None) or (ev.message if ev else None)
     return Reason("Deactivated", say("wl.deactivated", g=g, parked=parked is not None), workload=g,
                   kueue_message=kmsg or None,
-                  hint=("free capacity for every role, then reactivate: " if parked else "reactivate: ")
-                  + _patch_active(g, ns))
+                  hint=say("next.reactivate", g=g, ns=ns, parked=parked is not None))
 
 
 def _reserved(wl: Workload, g: str, ns: str) -> list[Reason]:
@@ -264,13 +257,12 @@ def _reserved(wl: Workload, g: str, ns: str) -> list[Reason]:
         if c.state == "Rejected":
             out.append(Reason("AdmissionCheckRejected", say("check.rejected-wl", check=c.name, g=g),
                               workload=g, kueue_message=c.message or None,
-                              hint=f"fix what {c.name} reports, then reactivate: {_patch_active(g, ns)}"))
+                              hint=say("next.fix-check", check=c.name, g=g, ns=ns)))
         elif c.state in ("Pending", "Retry"):
             joint = "joint" in c.name
             out.append(Reason("AdmissionCheckPending", say("check.pending", check=c.name, state=c.state, joint=joint),
                               workload=g, kueue_message=c.message or None,
-                              hint=("the other roles must reserve quota first (see their reasons)" if joint
-                                    else f"wait for {c.name}, or free devices on the flavor's nodes")))
+                              hint=say("next.wait-check", check=c.name, joint=joint)))
     if out:
         return out
     adm = wl.condition("Admitted")
@@ -291,7 +283,7 @@ def _waiting_for_requeue(wl: Workload, g: str, now: datetime) -> Reason | None:
     msg = say("wl.evicted", g=g, cause=ev.reason, preempted_for=km.parse_preempted(ev.message), count=count, at=at,
               wait=wait)
     return Reason("Evicted", msg, workload=g, kueue_message=ev.message or None,
-                  hint="wait for the requeue back-off" if at else "wait for Kueue to requeue it")
+                  hint=say("next.wait-requeue", back_off=at is not None))
 
 
 def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
@@ -331,7 +323,7 @@ def _ours(g: str, qr: Condition | None, verdicts: dict[tuple[str, str], vd.PodSe
     if qr is not None and qr.reason in ("Waiting", "WaitingForPodsReady"):
         return [Reason("WaitingForPodsReady", say("waiting-for-pods-ready"), workload=g,
                        kueue_message=qr.message or None,
-                       hint="wait for the running Workloads' pods to become ready")]
+                       hint=say("next.wait-pods-ready"))]
     return [Reason("WaitingInQueue", say("waiting-in-queue", untouched=untouched), workload=g,
                    kueue_message=qr_msg or None,
                    hint=say("hint.wait"))]  # what is known of the queue is said once it was read
@@ -354,13 +346,7 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
         code = _MESSAGE_CODES[parsed.kind]
         if parsed.kind in ("cq-inactive", "cq-not-found", "cq-missing", "cq-stopped", "lq-missing", "lq-stopped"):
             return structural(facts, u.queue, g, kueue=text, fallback=(code, parsed.subject))
-        hint = {
-            "NamespaceNotAllowed": f"label namespace {ns} to match the ClusterQueue's namespaceSelector",
-            "InvalidResources": "fix the pods' requests and limits (Kueue's words above)",
-            "PreemptionInProgress": "wait: Kueue is preempting lower-priority Workloads to make room",
-            "WaitingInQueue": "wait: Kueue will try again",
-            "WaitingForPodsReady": "wait for the running Workloads' pods to become ready",
-        }.get(code)
+        hint = say("next.kueue-code", code=code, ns=ns) if code in _CODE_HINTS else None
         return [Reason(code, say("kueue.code", code=code), workload=g, kueue_message=text, hint=hint)]
     if parsed.kind == "failed-admission-checks":
         out = []
@@ -389,7 +375,7 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: 
     if token_code is not None:
         return [Reason(token_code, say("kueue.code", code=token_code), workload=g, kueue_message=text)]
     return [Reason("Unknown", say("kueue.unknown"), workload=g,
-                   kueue_message=text, hint=f"kubectl describe workload {g} -n {ns}")]
+                   kueue_message=text, hint=say("next.describe", g=g, ns=ns))]
 
 
 def _topology_reasons(psf: km.PodSetFailure, role: str, g: str, u: Unit, facts: Facts) -> list[Reason]:
@@ -408,10 +394,7 @@ def _topology_reasons(psf: km.PodSetFailure, role: str, g: str, u: Unit, facts: 
                   "flavors": flavors}
         level = req.get("level")
         what = say("topology", role=role, nums=nums, level=level, mode=req.get("mode"), flavors=flavors)
-        hint = (f"free {nums['total'] - nums['fit']} more {nums['unit']}(s) of room in one {level} domain, relax "
-                f"{role}'s required topology to preferred, or scale {role} down"
-                if nums.get("fit") is not None and level else
-                f"relax {role}'s topology request or free nodes in the topology {nums['topology']}")
+        hint = say("next.topology", role=role, nums=nums, level=level)
         out.append(Reason("TopologyUnsatisfied", what, role=role, workload=g, kueue_message=psf.text,
                           flavor=flavors[0] if flavors else None, params=params, hint=hint))
     return out
@@ -425,7 +408,7 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
         res = next(r.resource for r in psf.reasons if r.kind == km.RESOURCE_UNAVAILABLE)
         return [Reason("ResourceNotCovered", say("not-covered", prefix="", role=role, resources=[res]),
                        role=role, workload=g, kueue_message=psf.text, resource=res,
-                       hint=f"add {res} to the ClusterQueue's coveredResources, or drop the request")]
+                       hint=say("next.cover", resource=res))]
     unused = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_UNUSED]
     if unused:
         return [_insufficient_unused(psf, unused, role, g, parsed, ours)]
@@ -438,8 +421,7 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
         return [Reason("NoMatchingFlavor", say("no-flavor.kueue", role=role, parts=[r.text for r in psf.reasons]),
                        role=role, workload=g,
                        kueue_message=psf.text, flavor=flavorish[0].flavor,
-                       hint=f"fix {role}'s nodeSelector/tolerations, or the flavors' nodeLabels/nodeTaints "
-                            f"(kubectl get resourceflavors -o yaml)")]
+                       hint=say("next.match-flavor", role=role, get=True))]
     return [Reason("Unknown", say("kueue.not-placed", role=role), role=role, workload=g, kueue_message=psf.text)]
 
 
@@ -458,12 +440,12 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
     else:
         r = Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
                    role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
-                   hint=f"free {short(k.needed, k.resource)} in flavor {k.flavor}")
+                   hint=say("next.free", amount=k.needed, resource=k.resource, flavor=k.flavor, together=False))
         if ours is not None and ours.verdict == vd.FITS:
             r.clauses.append(say("ours.fits-now", role=role, flavor=ours.flavor))
     if parsed.preempting:
         r.clauses.append(say("kueue.preempting", count=parsed.preempting))
-        r.hint = "wait for the preemption to finish"
+        r.hint = say("next.wait-preemption")
     return r
 
 
@@ -475,7 +457,6 @@ def _over_capacity(psf: km.PodSetFailure, k: Any, role: str, g: str, ours: vd.Po
                kueue_message=psf.text,
                resource=k.resource, flavor=k.flavor, requested=k.requested, available=k.capacity,
                needed=need,
-               hint=f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}, or scale {role} down")
-    if ours is not None and ours.verdict == vd.BLOCKED:
-        r.hint = f"raise nominalQuota in flavor {k.flavor} by {short(need, k.resource)}"
+               hint=say("next.raise-nominal", flavor=k.flavor, amount=need, resource=k.resource,
+                        role=None if ours is not None and ours.verdict == vd.BLOCKED else role))
     return r
