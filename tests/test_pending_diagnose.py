@@ -82,7 +82,9 @@ def test_workload_name_conflict_event() -> None:
                   "message": 'A Workload named "qwen-pd" already exists but is not a pod group workload; this pod '
                              "group cannot be admitted"})
     d = run(items)
-    assert d.code == "PodGroupInvalid" and "not a pod-group Workload" in (d.reasons[0].hint or "")
+    hint = d.reasons[0].hint
+    assert d.code == "PodGroupInvalid" and hint is not None
+    assert (hint.id, hint.args) == ("next.delete-conflict", {"g": "qwen-pd"})
 
 
 def test_inactive_admission_check_is_named_with_its_message() -> None:

@@ -27,7 +27,7 @@ from kubectl_pd.kueue.model import (
     resource_flavor,
 )
 from kubectl_pd.pending import suggest as sg
-from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, group_of_pod
+from kubectl_pd.pending.gather import QUEUE_LABEL, Facts, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
     CODES,
@@ -108,7 +108,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     _wait_hint(reasons, cq, position, visibility, cq_pending, bool(what_if))
     hints = _hints(reasons)
     if pending and not hints:
-        hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
+        hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
     return Diagnosis(facts.target, pending, reasons, rows, lq, cq, position, lq_position,
                      _bars(bars_by_cq, cq), notes, hints, dict(joint), shape,
                      suggestions if pending else [], dict(what_if or {}), ahead, visibility, cq_pending)
@@ -213,12 +213,12 @@ def _say_position(reasons: list[Reason], position: int | None, cq: str | None) -
             r.clauses.append(say("queue.position", position=position, cq=cq))
 
 
-def _hints(reasons: list[Reason]) -> list[Say | str]:
+def _hints(reasons: list[Reason]) -> list[Say]:
     """Each reason's next step once, in order."""
-    out: dict[Any, Say | str] = {}
+    out: dict[tuple[str, str], Say] = {}
     for r in reasons:
-        if r.hint:
-            out.setdefault(r.hint if isinstance(r.hint, str) else (r.hint.id, repr(r.hint.args)), r.hint)
+        if r.hint is not None:
+            out.setdefault((r.hint.id, repr(r.hint.args)), r.hint)
     return list(out.values())
 
 
@@ -238,7 +238,7 @@ def _wait_hint(reasons: list[Reason], cq: str | None, position: int | None, visi
     """WaitingInQueue's next step says only what was read: next in line, how many are ahead, or that the
     position is unknown (and why); never a queue the tool did not see."""
     for r in reasons:
-        if isinstance(r.hint, Say) and r.hint.id == "hint.wait":
+        if r.hint is not None and r.hint.id == "hint.wait":
             r.hint = None if hypothetical else say("hint.wait", cq=cq, position=position, visibility=visibility,
                                                    cq_pending=cq_pending)
 
@@ -267,8 +267,7 @@ def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
 
 def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], shape: str, ns: str) -> list[Reason]:
     out = []
-    hint_of = {r.name: f"check why the operator has not created {r.name} pods (kubectl describe md "
-                       f"{name_of(md)} -n {ns})" for r in roles}
+    hint_of = {r.name: say("next.operator", role=r.name, md=name_of(md), ns=ns) for r in roles}
     for r in roles:
         want = (r.replicas or 0) * r.size
         groups = [u for u in units if r.name in u.roles]
@@ -340,11 +339,11 @@ def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:
     if len(queues) > 1:
         out.append(Reason("PodGroupInvalid", say("group.queues-differ", g=g, values=sorted(str(q) for q in queues)),
                           workload=g, kueue_message=kmsg,
-                          hint=f"recreate the pods of group {g} with one {QUEUE_LABEL} label"))
+                          hint=say("next.one-queue", g=g)))
     if len(counts) > 1:
         out.append(Reason("PodGroupInvalid", say("group.counts-differ", g=g, values=sorted(str(c) for c in counts)),
                           workload=g, kueue_message=kmsg,
-                          hint=f"recreate the pods of group {g} with one total count"))
+                          hint=say("next.one-count", g=g)))
     return out
 
 
@@ -353,7 +352,7 @@ def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
     if not fast or (u.workload is not None and facts.wl(u.workload).admitted):
         return []
     return [Reason("PodGroupInvalid", say("group.fast-admission", g=u.group, roles=list(u.roles)), workload=u.group,
-                   hint="remove the fast-admission annotation: roles must stay separate pod sets")]
+                   hint=say("next.no-fast-admission"))]
 
 
 def _too_many_roles(u: Unit, composes: list[km.ComposeError], role_names: set[str]) -> list[Reason]:
@@ -364,7 +363,7 @@ def _too_many_roles(u: Unit, composes: list[km.ComposeError], role_names: set[st
     limits = None if too_many else (MAX_ROLES_018, MAX_ROLES_019)
     return [Reason("PodGroupInvalid", say("group.too-many-roles", g=u.group, roles=len(hashes), limits=limits),
                    workload=u.group, kueue_message=too_many.text if too_many else None,
-                   hint="split the deployment: at most 10 roles per pod group")]
+                   hint=say("next.split"))]
 
 
 def _compose_conflicts(u: Unit, composes: list[km.ComposeError], said: list[Reason]) -> list[Reason]:
@@ -374,8 +373,7 @@ def _compose_conflicts(u: Unit, composes: list[km.ComposeError], said: list[Reas
                 r.kueue_message == c.text for r in said + out):
             out.append(Reason("PodGroupInvalid", say("group.not-composable", g=u.group), workload=u.group,
                               kueue_message=c.text,
-                              hint=f"delete the Workload {u.group} that is not a pod-group Workload"
-                              if c.kind == "name-conflict" else None))
+                              hint=say("next.delete-conflict", g=u.group) if c.kind == "name-conflict" else None))
     return out
 
 
@@ -392,8 +390,7 @@ def _not_composed(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
         short_of = [(r, h, w) for r, h, w in per_role if w is None or h < w]
         out = [Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=short_of), role=r,
                       workload=g, kueue_message=kmsg,
-                      hint=f"create the missing {r} pods (or look at why they are not created: "
-                           f"kubectl get pods -n {ns} -l {GROUP_LABEL}={g})")
+                      hint=say("next.create-pods", role=r, ns=ns, g=g))
                for r, h, w in per_role if w is None or h < w]
         if not per_role:
             out.append(Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=None),
@@ -401,9 +398,7 @@ def _not_composed(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
         return out
     return [Reason("WorkloadMissing", say("group.not-composed", g=g, have=have, stale=kmsg), workload=g,
                    kueue_message=kmsg,
-                   hint="check that Kueue's pod integration is enabled and the kueue-controller-manager "
-                        f"is healthy; kubectl get events -n {ns} --field-selector "
-                        f"involvedObject.name={name_of(u.pods[0]) if u.pods else g}")]
+                   hint=say("next.check-kueue", ns=ns, name=name_of(u.pods[0]) if u.pods else g))]
 
 
 def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names: set[str],
@@ -527,9 +522,7 @@ def _gated(u: Unit, role: str, pods: list[Obj], gated: list[Obj]) -> Reason:
     return Reason("PodsGated", say("pods.gated", role=role, gated=len(gated), pods=len(pods), gates=names,
                                    g=u.group), role=role,
                   workload=u.group, params={"gates": names, "pods": len(gated)},
-                  hint=("Kueue removes its gate on admission: check kueue-controller-manager's logs and "
-                        "that pod integration is enabled" if kueue else
-                        f"the gate {names[0]} belongs to another controller: ask what it waits for"))
+                  hint=say("next.gate", kueue=kueue, gate=names[0]))
 
 
 def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: list[tuple[Obj, Any]],
@@ -538,11 +531,7 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: l
     flavors = _assigned_flavors(facts, [u], role, role_names)
     flavor = facts.flavors.get(flavors[0]) if flavors else None
     ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
-    hint = None
-    if ignored:
-        keys = ", ".join(f"{k}={v}" for k, v in ignored.items())
-        hint = (f"no node of flavor {flavors[0]} need carry {keys}: give {role} an InstanceType whose flavors "
-                f"declare it, or drop it from {role}'s nodeSelector")
+    hint = say("next.ignored-selector", flavor=flavors[0], ignored=dict(ignored), role=role) if ignored else None
     nodes = facts.nodes.get(flavors[0]) if flavors else None
     node_fit: tuple[int, int, int] | None = None
     params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
@@ -557,7 +546,7 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: l
               flavor=flavors[0] if flavors else None, causes=list(first.causes), scheduler=first.message,
               nodes=first.nodes, ignored=dict(ignored), node_fit=node_fit)
     return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
-                  params=params, hint=hint or f"kubectl describe pod {name_of(p0)} -n {facts.target.namespace}")
+                  params=params, hint=hint or say("next.describe-pod", pod=name_of(p0), ns=facts.target.namespace))
 
 
 def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:

@@ -42,7 +42,7 @@ class Reason:
     requested: Fraction | None = None
     available: Fraction | None = None
     needed: Fraction | None = None
-    hint: Say | str | None = None
+    hint: Say | None = None
     params: dict[str, Any] = field(default_factory=dict)  # the code's further parameters (registry entry)
     summary: Say | None = None  # the headline's clause, when shorter than the message
     clauses: list[Say] = field(default_factory=list)  # what later steps add to the message, in order
@@ -89,7 +89,7 @@ class Diagnosis:
     position_in_local_queue: int | None = None
     bars: list[vd.FlavorBar] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    hints: list[Say | str] = field(default_factory=list)
+    hints: list[Say] = field(default_factory=list)
     joint: dict[tuple[str, str], Fraction] = field(default_factory=dict)  # (flavor, resource) -> what the
     # pending roles need together beyond what is free
     shape: str = "single"  # pd-atomic | per-replica | single

@@ -12,6 +12,7 @@ from typing import Any
 from kubectl_pd.kueue.quantity import format_cards, is_credits
 from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker, FlavorBar
 from kubectl_pd.kueue.words import attempt_text
+from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
 
@@ -615,8 +616,8 @@ def _unschedulable(role: str, refused: int, pods: int, flavor: str | None, cause
 
 # -- next steps ---------------------------------------------------------------------------------------------
 
-def hint(h: Say | str) -> str:
-    return h if isinstance(h, str) else text(h)
+def hint(h: Say) -> str:
+    return text(h)
 
 
 @_sentence("hint.wait")
@@ -801,3 +802,71 @@ def _next_topology(role: str, nums: dict[str, Any], level: str | None) -> str:
         return (f"free {nums['total'] - nums['fit']} more {nums['unit']}(s) of room in one {level} domain, relax "
                 f"{role}'s required topology to preferred, or scale {role} down")
     return f"relax {role}'s topology request or free nodes in the topology {nums['topology']}"
+
+
+
+@_sentence("next.describe-workload")
+def _next_describe_workload(ns: str, name: str) -> str:
+    return f"kubectl describe workload -n {ns} {name}"
+
+
+@_sentence("next.operator")
+def _next_operator(role: str, md: str, ns: str) -> str:
+    return f"check why the operator has not created {role} pods (kubectl describe md {md} -n {ns})"
+
+
+@_sentence("next.one-queue")
+def _next_one_queue(g: str) -> str:
+    return f"recreate the pods of group {g} with one {QUEUE_LABEL} label"
+
+
+@_sentence("next.one-count")
+def _next_one_count(g: str) -> str:
+    return f"recreate the pods of group {g} with one total count"
+
+
+@_sentence("next.no-fast-admission")
+def _next_no_fast_admission() -> str:
+    return "remove the fast-admission annotation: roles must stay separate pod sets"
+
+
+@_sentence("next.split")
+def _next_split() -> str:
+    return "split the deployment: at most 10 roles per pod group"
+
+
+@_sentence("next.delete-conflict")
+def _next_delete_conflict(g: str) -> str:
+    return f"delete the Workload {g} that is not a pod-group Workload"
+
+
+@_sentence("next.create-pods")
+def _next_create_pods(role: str, ns: str, g: str) -> str:
+    return (f"create the missing {role} pods (or look at why they are not created: kubectl get pods -n {ns} -l "
+            f"{GROUP_LABEL}={g})")
+
+
+@_sentence("next.check-kueue")
+def _next_check_kueue(ns: str, name: str) -> str:
+    return ("check that Kueue's pod integration is enabled and the kueue-controller-manager is healthy; kubectl get "
+            f"events -n {ns} --field-selector involvedObject.name={name}")
+
+
+@_sentence("next.gate")
+def _next_gate(kueue: bool, gate: str) -> str:
+    if kueue:
+        return ("Kueue removes its gate on admission: check kueue-controller-manager's logs and that pod integration "
+                "is enabled")
+    return f"the gate {gate} belongs to another controller: ask what it waits for"
+
+
+@_sentence("next.ignored-selector")
+def _next_ignored_selector(flavor: str, ignored: dict[str, str], role: str) -> str:
+    keys = ", ".join(f"{k}={v}" for k, v in ignored.items())
+    return (f"no node of flavor {flavor} need carry {keys}: give {role} an InstanceType whose flavors declare it, or "
+            f"drop it from {role}'s nodeSelector")
+
+
+@_sentence("next.describe-pod")
+def _next_describe_pod(pod: str, ns: str) -> str:
+    return f"kubectl describe pod {pod} -n {ns}"
