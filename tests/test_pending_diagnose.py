@@ -188,7 +188,8 @@ def test_per_replica_missing_replica_group_is_assembling() -> None:
         "PodGroupIncomplete", [("decode", 1, 2)])
     assert say(d.reasons[0]) == ("role decode has 1 of 2 replica groups: the joint admission check waits for every "
                                     "replica (assembling)")
-    assert any("operator reports QuotaReserved=False (PodGroupIncomplete)" in n for n in d.notes)
+    assert any(n.id == "note.operator" and (n.args["status"], n.args["reason"]) == ("False", "PodGroupIncomplete")
+               for n in d.notes)
 
 
 def test_019_misconfigured_and_suspended_tokens_read_the_message() -> None:

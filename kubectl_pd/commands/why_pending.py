@@ -244,6 +244,7 @@ def _check_roles(d: Diagnosis, replicas: dict[str, int], name: str) -> None:
 def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str) -> int:
     """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once."""
     from kubectl_pd.commands.common import dump, namespace
+    from kubectl_pd.pending import words
     from kubectl_pd.pending.diagnose import diagnose
     from kubectl_pd.pending.gather import IncompleteError, gather_all
     from kubectl_pd.pending.render import render_list, to_dict
@@ -258,7 +259,8 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
         elif d.pending:
             pending.append((f.target.namespace, d))
     if output != "text":
-        click.echo(dump({"items": [to_dict(d) for _, d in pending], "notes": notes}, output), nl=False)
+        click.echo(dump({"items": [to_dict(d) for _, d in pending], "notes": [words.text(n) for n in notes]}, output),
+                   nl=False)
     elif not pending and not unknown:
         where = "any namespace" if all_namespaces else f"namespace {ns}"
         click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
@@ -266,7 +268,7 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
         click.echo(render_list(pending), nl=False)
     if output == "text":
         for n in notes:
-            click.echo(f"note: {n}")
+            click.echo(f"note: {words.text(n)}")
     if unknown:
         for e in unknown[1:]:
             click.echo(f"error: {e.message}", err=True)

@@ -161,7 +161,7 @@ def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> 
 
 
 def _stories(facts: Facts, units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict], now: datetime,
-             notes: list[str], shape: str, role_names: set[str], hypothetical: bool) -> None:
+             notes: list[Say], shape: str, role_names: set[str], hypothetical: bool) -> None:
     """Each Workload's own story; admitted is not running: then the Pods say what holds them."""
     for u in units:
         if u.workload is None:
@@ -281,12 +281,12 @@ def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], sha
     return out
 
 
-def _operator_condition(md: Obj) -> list[str]:
+def _operator_condition(md: Obj) -> list[Say]:
     """GPUStack's own QuotaReserved verdict over all of the deployment's Workloads, as a note."""
     c = conditions_of(md).get("QuotaReserved")
     if c is None or c.true:
         return []
-    return [f"the operator reports QuotaReserved={c.status} ({c.reason}): {c.message}".rstrip(": ")]
+    return [say("note.operator", status=c.status, reason=c.reason, message=c.message)]
 
 
 def _kind_of(role: str, pods: list[Obj]) -> str:
@@ -461,8 +461,7 @@ def snapshot_of(facts: Facts) -> Snapshot:
     snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
                          from_file=not facts.live)
     for name, c in snap.lone:
-        facts.notes.append(f"the snapshot holds no other member of cohort {c} (ClusterQueue {name}'s): what it "
-                           f"may borrow is unknown; add `kubectl get clusterqueues,cohorts -o yaml` to it")
+        facts.notes.append(say("note.lone-in-cohort", cohort=c, cq=name))
     return snap
 
 

@@ -37,6 +37,7 @@ from kubectl_pd.kueue.model import (
 )
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
+from kubectl_pd.pending.say import Say, say
 from kubectl_pd.records import dataclass, field
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
@@ -125,7 +126,7 @@ class Facts:
     limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
     nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
     ahead: dict[tuple[str, str], Obj | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead in queue
-    notes: list[str] = field(default_factory=list)
+    notes: list[Say] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
     parsed: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)  # typed views
@@ -185,7 +186,7 @@ class _FactReader:
         if not isinstance(value, PdError):
             raise value
         message = value.message.split(": ask for")[0] if isinstance(value, ForbiddenError) else value.message
-        note = f"could not read {what}: {message}"
+        note = say("note.unread", what=what, message=message)
         if note not in self.facts.notes:  # reads of the same thing that ran together fail together
             self.facts.notes.append(note)
         if dependent:
@@ -367,8 +368,7 @@ def _groups_from_pods(facts: Facts) -> None:
             facts.groups.append(g)
     unread = [g for g in facts.groups[MAX_GROUPS:] if g not in facts.workloads]
     if unread:
-        facts.notes.append(f"{len(facts.groups) - MAX_GROUPS} more pod groups were not read "
-                           f"(at most {MAX_GROUPS} Workloads per target)")
+        facts.notes.append(say("note.groups-not-read", more=len(facts.groups) - MAX_GROUPS, most=MAX_GROUPS))
 
 
 def _add(names: list[str], name: object) -> None:
@@ -533,7 +533,7 @@ def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
             if not ok:
                 continue
             if doc is None:
-                facts.notes.append("the Kueue visibility API is not served: queue positions are not known")
+                facts.notes.append(say("note.no-visibility"))
             facts.pending[cq] = doc if isinstance(doc, dict) else None
 
     return [c for _cq, c in vis], apply
@@ -809,10 +809,10 @@ def _admitted_or_finished(wl: Obj) -> bool:
     return _admitted(w) and w.active
 
 
-def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[str]]:
+def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[Say]]:
     """No TARGET: every deployment, pod group and Workload of a namespace (None = all), read once; the
     per-namespace and per-queue reads of their diagnoses are shared (PrefetchedSource)."""
-    notes: list[str] = []
+    notes: list[Say] = []
     mds = _listed(source, "ModelDeployment", namespace, notes)
     wls = _listed(source, "Workload", namespace, notes)
     pods: dict[tuple[str | None, str], Obj] = {}
@@ -830,20 +830,19 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
     return out, notes
 
 
-def _unread_note(what: str, ns: str | None, e: PdError) -> str:
+def _unread_note(what: str, ns: str | None, e: PdError) -> Say:
     """What a run could not read, said once for every diagnosis that needed it."""
     message = e.message.split(": ask for")[0] if isinstance(e, ForbiddenError) else e.message
-    where = f' in namespace "{ns}"' if ns else ""
-    return f"could not read {what}{where} (read once for every target of the run): {message}"
+    return say("note.run-unread", what=what, ns=ns, message=message)
 
 
-def _listed(source: Source, kind: str, namespace: str | None, notes: list[str], **kw: Any) -> list[Obj]:
+def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], **kw: Any) -> list[Obj]:
     try:
         return source.list(kind, namespace, **kw)
     except ApiUnavailable:
         return []
     except ForbiddenError as e:
-        notes.append(f"could not list {kind}s: {e.message.split(': ask for')[0]}")
+        notes.append(say("note.unlisted", kind=kind, message=e.message.split(": ask for")[0]))
         return []
 
 

@@ -8,23 +8,11 @@ from typing import Any
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
 from kubectl_pd.pending.gather import Target
+from kubectl_pd.pending.say import Say, say  # noqa: F401 - re-exported: the diagnosis speaks in these
 from kubectl_pd.records import dataclass, field
 from kubectl_pd.registry import REASONS
 
 CODES = tuple(e.id for e in REASONS)
-
-
-@dataclass(frozen=True)
-class Say:
-    """Words for a printer to write, never written here: which sentence (an id of pending/words.py, the one
-    place English is made) and the values it names."""
-
-    id: str
-    args: dict[str, Any] = field(default_factory=dict)
-
-
-def say(id: str, **args: Any) -> Say:  # noqa: A002 - the sentence's id
-    return Say(id, args)
 
 
 @dataclass
@@ -88,7 +76,7 @@ class Diagnosis:
     position: int | None = None  # 1-based position in the ClusterQueue (visibility API)
     position_in_local_queue: int | None = None
     bars: list[vd.FlavorBar] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Say] = field(default_factory=list)
     hints: list[Say] = field(default_factory=list)
     joint: dict[tuple[str, str], Fraction] = field(default_factory=dict)  # (flavor, resource) -> what the
     # pending roles need together beyond what is free

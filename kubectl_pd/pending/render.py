@@ -30,7 +30,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
                   "pendingInClusterQueue": d.cq_pending,
                   **({"ahead": [_ahead_dict(a) for a in d.ahead]} if d.ahead is not None else {})},
         "summary": words.story(d) or words.headline(d),
-        "notes": list(d.notes),
+        "notes": [words.text(n) for n in d.notes],
         "next": [words.hint(h) for h in d.hints],
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
         "quota": [_bar_dict(b) for b in d.bars],
@@ -246,7 +246,7 @@ def _reason_lines(d: Diagnosis, color: bool) -> list[str]:
             out.append(f"      kueue: {_one_line(r.kueue_message)}")
         if r.params.get("schedulerMessage"):
             out.append(f"      scheduler: {_one_line(r.params['schedulerMessage'])}")
-    out.extend(f"  note: {n}" for n in d.notes)
+    out.extend(f"  note: {words.text(n)}" for n in d.notes)
     return out
 
 

@@ -870,3 +870,53 @@ def _next_ignored_selector(flavor: str, ignored: dict[str, str], role: str) -> s
 @_sentence("next.describe-pod")
 def _next_describe_pod(pod: str, ns: str) -> str:
     return f"kubectl describe pod {pod} -n {ns}"
+
+
+
+# -- notes: what could not be read or known ----------------------------------------------------------------
+
+@_sentence("note.unread")
+def _note_unread(what: str, message: str) -> str:
+    return f"could not read {what}: {message}"
+
+
+@_sentence("note.run-unread")
+def _note_run_unread(what: str, ns: str | None, message: str) -> str:
+    where = f' in namespace "{ns}"' if ns else ""
+    return f"could not read {what}{where} (read once for every target of the run): {message}"
+
+
+@_sentence("note.unlisted")
+def _note_unlisted(kind: str, message: str) -> str:
+    return f"could not list {kind}s: {message}"
+
+
+@_sentence("note.groups-not-read")
+def _note_groups_not_read(more: int, most: int) -> str:
+    return f"{more} more pod groups were not read (at most {most} Workloads per target)"
+
+
+@_sentence("note.no-visibility")
+def _note_no_visibility() -> str:
+    return "the Kueue visibility API is not served: queue positions are not known"
+
+
+@_sentence("note.lone-in-cohort")
+def _note_lone_in_cohort(cohort: str, cq: str) -> str:
+    return (f"the snapshot holds no other member of cohort {cohort} (ClusterQueue {cq}'s): what it may borrow is "
+            f"unknown; add `kubectl get clusterqueues,cohorts -o yaml` to it")
+
+
+@_sentence("note.operator")
+def _note_operator(status: str, reason: str, message: str) -> str:
+    return f"the operator reports QuotaReserved={status} ({reason}): {message}".rstrip(": ")
+
+
+@_sentence("note.requeued")
+def _note_requeued(g: str, reason: str, message: str) -> str:
+    return f"Workload {g} was evicted ({reason}) and has been requeued: {message}".rstrip(": ")
+
+
+@_sentence("note.kueue-differs")
+def _note_kueue_differs(g: str, message: str | None) -> str:
+    return f"Kueue's last message for {g} says something else: {message}"

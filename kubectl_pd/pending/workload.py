@@ -127,7 +127,7 @@ def _own(v: vd.PodSetVerdict, ob: vd.Blocker | None) -> dict[str, Any] | None:
 
 
 def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-                      now: datetime, notes: list[str], hypothetical: bool = False) -> list[Reason]:
+                      now: datetime, notes: list[Say], hypothetical: bool = False) -> list[Reason]:
     """The Workload's story; an admission-check retry loop or a preemption leads it (they explain why the
     Workload is back in the queue at all), what holds it now follows."""
     rest = _workload_reasons(u, facts, verdicts, now, notes, hypothetical)
@@ -218,7 +218,7 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
 
 
 def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-                      now: datetime, notes: list[str], hypothetical: bool = False) -> list[Reason]:
+                      now: datetime, notes: list[Say], hypothetical: bool = False) -> list[Reason]:
     """`hypothetical` (--what-if): Kueue's last message is about the real demand, so only our engine speaks
     for quota."""
     wl = facts.wl(u.workload) if u.workload is not None else workload({})
@@ -237,7 +237,7 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
         return [evicted]
     ev = wl.condition("Evicted")
     if ev is not None and ev.true:
-        notes.append(f"Workload {g} was evicted ({ev.reason}) and has been requeued: {ev.message}".rstrip(": "))
+        notes.append(say("note.requeued", g=g, reason=ev.reason, message=ev.message))
     return _queued(u, wl, facts, verdicts, notes, hypothetical)
 
 
@@ -287,7 +287,7 @@ def _waiting_for_requeue(wl: Workload, g: str, now: datetime) -> Reason | None:
 
 
 def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-            notes: list[str], hypothetical: bool) -> list[Reason]:
+            notes: list[Say], hypothetical: bool) -> list[Reason]:
     """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic."""
     g = u.group
     qr = wl.condition("QuotaReserved")
@@ -299,7 +299,7 @@ def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str],
     kueue_reasons = _kueue_reasons(parsed, qr_reason, ps_roles, g, verdicts, facts, u) if parsed else []
     if queue_problems:
         if kueue_reasons and not any(r.code == queue_problems[0].code for r in kueue_reasons):
-            notes.append(f"Kueue's last message for {g} says something else: {qr_msg}")
+            notes.append(say("note.kueue-differs", g=g, message=qr_msg))
         elif qr_msg:
             for r in queue_problems:
                 r.kueue_message = r.kueue_message or qr_msg
