@@ -16,6 +16,10 @@ from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, Workload, pod_set_of_spec
 from kubectl_pd.records import dataclass, field, replace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kubectl_pd.registry import ReasonCode
+
 FITS = "fits"
 BLOCKED = "blocked"
 ADMITTED = "admitted"
@@ -56,7 +60,7 @@ class Blocker:
 class PodSetVerdict:
     demand: RoleDemand
     verdict: str
-    code: str | None = None
+    code: ReasonCode | None = None
     flavor: str | None = None
     assignment: ad.PodSetAssignment | None = None  # the assignment the verdict rests on
     own: ad.PodSetAssignment | None = None  # Kueue's view: its Workload, pod sets in order
@@ -92,7 +96,7 @@ def blocker(psa: ad.PodSetAssignment) -> Blocker | None:
     return _blocker(b) if b is not None else None
 
 
-def code_of(psa: ad.PodSetAssignment) -> str | None:
+def code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
     """The reason code of one pod set's assignment; None when it fits now."""
     if psa.invalid:
         return "InvalidResources"
@@ -115,7 +119,7 @@ def code_of(psa: ad.PodSetAssignment) -> str | None:
     return "NoMatchingFlavor"
 
 
-def verdict_of(code: str | None) -> str:
+def verdict_of(code: ReasonCode | None) -> str:
     if code is None:
         return FITS
     return UNKNOWN if code == "QuotaUnknown" else BLOCKED

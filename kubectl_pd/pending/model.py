@@ -12,6 +12,10 @@ from kubectl_pd.pending.say import Say, say  # noqa: F401 - re-exported: the dia
 from kubectl_pd.records import dataclass, field
 from kubectl_pd.registry import REASONS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kubectl_pd.registry import ReasonCode
+
 CODES = tuple(e.id for e in REASONS)
 
 
@@ -20,7 +24,7 @@ class Reason:
     """One thing that keeps the target from being admitted, with its numbers and Kueue's own words; what
     the screen says of it (`message`, `clauses`, `summary`) is said by pending/words.py."""
 
-    code: str
+    code: ReasonCode
     message: Say
     role: str | None = None
     workload: str | None = None

@@ -11,12 +11,16 @@ from kubectl_pd.pending.gather import Facts
 from kubectl_pd.pending.model import Reason, say
 from kubectl_pd.pending.roles import md_roles
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kubectl_pd.registry import ReasonCode
+
 STRUCTURAL = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
                "ClusterQueueInactive", "NamespaceNotAllowed")
 
 
 def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = None,
-                fallback: tuple[str, str | None] | None = None) -> list[Reason]:
+                fallback: tuple[ReasonCode, str | None] | None = None) -> list[Reason]:
     """LocalQueue / ClusterQueue / namespace problems from the objects themselves."""
     ns = facts.target.namespace
     if not lq:
@@ -66,7 +70,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     return _from_fallback(fallback, g, kueue)
 
 
-def _from_fallback(fallback: tuple[str, str | None] | None, g: str | None, kueue: str | None) -> list[Reason]:
+def _from_fallback(fallback: tuple[ReasonCode, str | None] | None, g: str | None, kueue: str | None) -> list[Reason]:
     if fallback is None:
         return []
     code, subject = fallback

@@ -20,11 +20,15 @@ from kubectl_pd.pending.model import Reason, Say, say
 from kubectl_pd.pending.queues import structural
 from kubectl_pd.pending.roles import Unit, pod_role, podset_role
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kubectl_pd.registry import ReasonCode
+
 _CODE_HINTS = ("NamespaceNotAllowed", "InvalidResources", "PreemptionInProgress", "WaitingInQueue",
                "WaitingForPodsReady")  # the codes of Kueue's messages that come with a next step
 
 # Kueue 0.19 granular QuotaReserved reasons (UnadmittedWorkloadsObservability) -> our codes
-_TOKENS = {
+_TOKENS: dict[str, ReasonCode] = {
     "NoMatchingFlavor": "NoMatchingFlavor", "WaitingForQuota": "QuotaExhausted",
     "ExceedsMaxQuota": "QuotaExceedsCapacity", "TopologyPlacementFailed": "NoMatchingFlavor",
     "WaitingForPreemptedWorkloads": "PreemptionInProgress", "PendingEvaluation": "WaitingInQueue",
@@ -32,7 +36,7 @@ _TOKENS = {
 }
 
 
-_MESSAGE_CODES = {
+_MESSAGE_CODES: dict[str, ReasonCode] = {
     "cq-inactive": "ClusterQueueInactive", "cq-not-found": "ClusterQueueMissing", "cq-missing": "ClusterQueueMissing",
     "cq-stopped": "ClusterQueueStopped", "lq-missing": "LocalQueueMissing", "lq-stopped": "LocalQueueStopped",
     "namespace-mismatch": "NamespaceNotAllowed", "namespace-missing": "NamespaceNotAllowed",
@@ -428,7 +432,7 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
 def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g: str, parsed: km.Message,
                          ours: vd.PodSetVerdict | None) -> Reason:
     k = min(unused, key=lambda r: r.needed if r.needed is not None else Fraction(10**30))
-    code = "PreemptionInProgress" if parsed.preempting else "QuotaExhausted"
+    code: ReasonCode = "PreemptionInProgress" if parsed.preempting else "QuotaExhausted"
     mine = verdict_reasons(ours, None, g) if ours is not None and ours.verdict == vd.BLOCKED else []
     if mine and mine[0].code in ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity"):
         r = mine[0]
