@@ -9,6 +9,44 @@ from __future__ import annotations
 
 from kubectl_pd.records import dataclass
 
+TYPE_CHECKING = False  # typing stays unloaded on a Tab press
+if TYPE_CHECKING:
+    from typing import Literal
+
+    # why-pending's reason codes, one per REASONS entry (tests/test_registry.py checks they agree)
+    ReasonCode = Literal[
+        "PodGroupInvalid",
+        "LocalQueueMissing",
+        "LocalQueueStopped",
+        "ClusterQueueMissing",
+        "ClusterQueueStopped",
+        "ClusterQueueInactive",
+        "NamespaceNotAllowed",
+        "InvalidResources",
+        "ResourceNotCovered",
+        "Deactivated",
+        "AdmissionCheckRejected",
+        "AdmissionCheckRetryLoop",
+        "Preempted",
+        "Evicted",
+        "PodGroupIncomplete",
+        "WorkloadMissing",
+        "QuotaExceedsCapacity",
+        "TopologyUnsatisfied",
+        "NoMatchingFlavor",
+        "QuotaUnknown",
+        "NeedsPreemption",
+        "QuotaExhausted",
+        "PreemptionInProgress",
+        "WaitingForPodsReady",
+        "AdmissionCheckPending",
+        "PodsUnschedulable",
+        "PodsGated",
+        "WaitingInQueue",
+        "Unknown",
+        "NotPending",
+    ]
+
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"

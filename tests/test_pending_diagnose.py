@@ -10,6 +10,8 @@ from typing import Any
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
 from kubectl_pd.pending.gather import Target, gather
+from kubectl_pd.pending.words import message as say
+from kubectl_pd.pending.words import story
 from tests.apiserver import load_objects
 from tests.builders import CARD
 
@@ -37,7 +39,7 @@ def test_fast_admission_is_invalid() -> None:
         p["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-fast-admission"] = "true"
     d = run(items)
     assert d.code == "PodGroupInvalid" and d.reasons[0].params == {}  # no numbers: the message is the finding
-    assert d.reasons[0].message == (
+    assert say(d.reasons[0]) == (
         "group qwen-pd sets kueue.x-k8s.io/pod-group-fast-admission: Kueue composes one pod set from the first pod "
         "with the whole total count, collapsing the roles (prefill, decode) into one")
 
@@ -50,7 +52,7 @@ def test_total_count_disagreement_and_kueues_event() -> None:
     pods[1]["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] = "4"
     d = run(items)
     assert d.code == "PodGroupInvalid"
-    assert d.reasons[0].message == ("pods of group qwen-pd disagree on kueue.x-k8s.io/pod-group-total-count (3, 4): "
+    assert say(d.reasons[0]) == ("pods of group qwen-pd disagree on kueue.x-k8s.io/pod-group-total-count (3, 4): "
                                     "Kueue refuses to compose the group")
 
 
@@ -68,7 +70,7 @@ def test_more_than_ten_roles() -> None:
     items = [o for o in items if o["kind"] != "Pod"] + pods
     d = run(items)
     assert d.code == "PodGroupInvalid"
-    assert d.reasons[0].message == ("group qwen-pd has 11 roles: more than Kueue composes into one Workload "
+    assert say(d.reasons[0]) == ("group qwen-pd has 11 roles: more than Kueue composes into one Workload "
                                     "(Kueue 0.18 allows 10 roles per group; 0.19 allows 18)")
 
 
@@ -80,7 +82,9 @@ def test_workload_name_conflict_event() -> None:
                   "message": 'A Workload named "qwen-pd" already exists but is not a pod group workload; this pod '
                              "group cannot be admitted"})
     d = run(items)
-    assert d.code == "PodGroupInvalid" and "not a pod-group Workload" in (d.reasons[0].hint or "")
+    hint = d.reasons[0].hint
+    assert d.code == "PodGroupInvalid" and hint is not None
+    assert (hint.id, hint.args) == ("next.delete-conflict", {"g": "qwen-pd"})
 
 
 def test_inactive_admission_check_is_named_with_its_message() -> None:
@@ -96,7 +100,7 @@ def test_inactive_admission_check_is_named_with_its_message() -> None:
     items.append(next(o for o in objs("quota-exhausted") if o["kind"] == "ResourceFlavor"))
     d = run(items)
     assert d.code == "ClusterQueueInactive" and d.reasons[0].params == {"queue": CQ}
-    assert d.reasons[0].message == (f"ClusterQueue {CQ} is inactive: AdmissionCheck(s) gpustack-node-devices are "
+    assert say(d.reasons[0]) == (f"ClusterQueue {CQ} is inactive: AdmissionCheck(s) gpustack-node-devices are "
                                     "inactive (gpustack-node-devices: the worker is not running)")
 
 
@@ -111,7 +115,7 @@ def test_untouched_workload_blocked_by_our_arithmetic() -> None:
     assert (r.requested, r.available, r.needed) == (8 * CARD, 6 * CARD, 2 * CARD)  # 2 pods x 4 cards; 6 free
     assert r.params == {"outcome": "no-preemption-candidates", "previous": 0, "capacity": 16 * CARD,
                         "nominal": 16 * CARD, "jointNeeded": 4 * CARD, "kueueNeeded": 2 * CARD}
-    assert d.story == ("prefill would fit alone; decode needs 2 more cards; together they need 4 more cards in flavor "
+    assert story(d) == ("prefill would fit alone; decode needs 2 more cards; together they need 4 more cards in flavor "
                        f"{r.flavor}; atomic admission holds both")
 
 
@@ -139,7 +143,7 @@ def test_preempted_eviction_says_why() -> None:
     assert d.code == "Preempted" and d.reasons[0].params["rule"] == "InClusterQueue"
     assert d.reasons[0].params["preemptorUID"] == "1f"
     assert d.reasons[1].code == "Evicted"  # the back-off follows
-    assert d.reasons[1].message == ("Workload qwen-pd was evicted (Preempted) (preempted for prioritization in the "
+    assert say(d.reasons[1]) == ("Workload qwen-pd was evicted (Preempted) (preempted for prioritization in the "
                                     "ClusterQueue), 1 time; requeued at 2026-11-29T09:30:00Z (in 10m)")
 
 
@@ -182,9 +186,10 @@ def test_per_replica_missing_replica_group_is_assembling() -> None:
     d = run(items)
     assert (d.code, [(r.name, r.have, r.want) for r in d.roles if r.name == "decode"]) == (
         "PodGroupIncomplete", [("decode", 1, 2)])
-    assert d.reasons[0].message == ("role decode has 1 of 2 replica groups: the joint admission check waits for every "
+    assert say(d.reasons[0]) == ("role decode has 1 of 2 replica groups: the joint admission check waits for every "
                                     "replica (assembling)")
-    assert any("operator reports QuotaReserved=False (PodGroupIncomplete)" in n for n in d.notes)
+    assert any(n.id == "note.operator" and (n.args["status"], n.args["reason"]) == ("False", "PodGroupIncomplete")
+               for n in d.notes)
 
 
 def test_019_misconfigured_and_suspended_tokens_read_the_message() -> None:
@@ -204,7 +209,7 @@ def test_forbidden_queue_falls_back_to_kueues_words() -> None:
     del facts.cluster_queues[CQ]  # as if RBAC had refused the read
     d = diagnose(facts)
     assert d.code == "ClusterQueueInactive" and d.reasons[0].params == {"queue": CQ}
-    assert d.reasons[0].message == f"ClusterQueue {CQ} is inactive (Kueue's words; the queue itself was not read)"
+    assert say(d.reasons[0]) == f"ClusterQueue {CQ} is inactive (Kueue's words; the queue itself was not read)"
 
 
 def test_listing_gives_one_row_per_object_even_when_a_snapshot_repeats_it(tmp_path) -> None:

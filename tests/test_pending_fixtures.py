@@ -93,7 +93,9 @@ def test_from_file(cli: Any, name: str) -> None:
     for reason in data["reasons"]:
         assert set(reason) == {"code", "role", "workload", "message", "kueueMessage", "resource", "flavor",
                                "requested", "available", "needed", "params"}
-    assert set(data["queue"]) - {"ahead"} == {"localQueue", "clusterQueue", "position"}
+    assert set(data["queue"]) - {"ahead"} == {"localQueue", "clusterQueue", "position", "positionInLocalQueue",
+                                               "visibility", "pendingInClusterQueue"}
+    assert data["queue"]["visibility"] in ("listed", "not-listed", "not-served", "not-read")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -55,3 +55,18 @@ def test_every_reason_code_and_check_in_the_code_is_registered() -> None:
 def test_lint_rules_are_the_registry_entries() -> None:
     assert tuple(rules.all_rules()) == registry.RULES
     assert rules.resolve("gpustack-single-group") is registry.entry("PD201")
+
+
+def test_the_reason_code_type_names_every_reason() -> None:
+    """`registry.ReasonCode` (a Literal for the type checker) lists exactly the REASONS ids, in order."""
+    import ast
+    from pathlib import Path
+
+    from kubectl_pd import registry
+
+    tree = ast.parse(Path(registry.__file__).read_text())
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "ReasonCode" for t in n.targets))
+    assert isinstance(node.value, ast.Subscript) and isinstance(node.value.slice, ast.Tuple)
+    literal = [e.value for e in node.value.slice.elts if isinstance(e, ast.Constant)]
+    assert literal == [e.id for e in registry.REASONS]

@@ -164,24 +164,12 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     Exit codes: 0 a diagnosis was produced (pending or not), 1 the target does not exist or a read the
     verdict depends on failed (the diagnosis is incomplete), 2 usage.
     """
-    from kubectl_pd.commands.common import dump, namespace, open_source, use_color
-    from kubectl_pd.pending.gather import IncompleteError, Target, parse_target
+    from kubectl_pd.commands.common import open_source, use_color
+    from kubectl_pd.pending.gather import Target
 
-    if target is not None and all_namespaces:
-        raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
-    if watch and files:
-        raise click.UsageError("--watch follows a live cluster; a snapshot (--from-file) does not change")
-    if watch and target is None:
-        raise click.UsageError("--watch needs a TARGET")
-    if what_if and target is None:
-        raise click.UsageError("--what-if needs a TARGET")
+    _check_usage(target, all_namespaces, files, watch, what_if)
     replicas = _what_if(what_if)
-    kind = name = ""
-    if target is not None:
-        try:
-            kind, name = parse_target(target)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="'TARGET'") from None
+    kind, name = _parse(target)
     source = open_source(cluster, files)
     if files:
         from kubectl_pd.pending.inputs import check
@@ -189,50 +177,11 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         check(source)
     color = output == "text" and use_color()
     if target is None:
-        from kubectl_pd.pending.diagnose import diagnose
-        from kubectl_pd.pending.gather import gather_all
-        from kubectl_pd.pending.render import render_list, to_dict
-
-        ns = None if all_namespaces else namespace(cluster)
-        all_facts, notes = gather_all(source, ns)
-        pending, unknown = [], []
-        for f in all_facts:
-            d = diagnose(f)
-            if not stands(d, f):
-                unknown.append(IncompleteError(f.target, f.incomplete))
-            elif d.pending:
-                pending.append((f.target.namespace, d))
-        if output != "text":
-            click.echo(dump({"items": [to_dict(d) for _, d in pending], "notes": notes}, output), nl=False)
-        elif not pending and not unknown:
-            where = "any namespace" if all_namespaces else f"namespace {ns}"
-            click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
-        elif pending:
-            click.echo(render_list(pending), nl=False)
-        if output == "text":
-            for n in notes:
-                click.echo(f"note: {n}")
-        if unknown:
-            for e in unknown[1:]:
-                click.echo(f"error: {e.message}", err=True)
-            raise unknown[0]
-        return EXIT_OK
-    ns_given = cluster.namespace
-    ns = ns_given
-    if ns is None and files:
-        ns = _snapshot_namespace(source, kind, name)
-        if ns is None:
-            what = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group"}.get(kind, kind.lower())
-            raise NotFoundError(f'{what} "{name}" not found in any namespace of the snapshot '
-                                f"({', '.join(files)})")
-    ns = ns or namespace(cluster)
-    t = Target(kind, name, ns)
+        return _every_pending(cluster, source, all_namespaces, output)
+    t = Target(kind, name, _target_namespace(cluster, source, files, kind, name))
     d, facts = _one(source, t, replicas)
-    unknown = sorted(set(replicas) - {r.name for r in d.roles})
-    if unknown:
-        raise click.BadParameter(f"no role {', '.join(unknown)} in {name} (roles: "
-                                 f"{', '.join(r.name for r in d.roles) or 'none'})", param_hint="'--what-if'")
-    from kubectl_pd.pending.preempt import section  # h19
+    _check_roles(d, replicas, name)
+    from kubectl_pd.pending.preempt import section
 
     last = _emit(d, facts, output, color, section(source, facts, kueue_config, holders))
     click.echo(last, nl=False)
@@ -253,4 +202,83 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
                 last = text
     except KeyboardInterrupt:
         return EXIT_OK
+    return EXIT_OK
+
+
+def _check_usage(target: str | None, all_namespaces: bool, files: tuple[str, ...], watch: bool,
+                 what_if: tuple[str, ...]) -> None:
+    if target is not None and all_namespaces:
+        raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
+    if watch and files:
+        raise click.UsageError("--watch follows a live cluster; a snapshot (--from-file) does not change")
+    if watch and target is None:
+        raise click.UsageError("--watch needs a TARGET")
+    if what_if and target is None:
+        raise click.UsageError("--what-if needs a TARGET")
+
+
+def _parse(target: str | None) -> tuple[str, str]:
+    from kubectl_pd.pending.gather import parse_target
+
+    if target is None:
+        return "", ""
+    try:
+        return parse_target(target)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'TARGET'") from None
+
+
+def _target_namespace(cluster: ClusterOptions, source: Source, files: tuple[str, ...], kind: str, name: str) -> str:
+    """-n, else (with --from-file) the one namespace of the snapshot that holds the target, else the context's."""
+    from kubectl_pd.commands.common import namespace
+
+    ns = cluster.namespace
+    if ns is None and files:
+        ns = _snapshot_namespace(source, kind, name)
+        if ns is None:
+            what = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group"}.get(kind, kind.lower())
+            raise NotFoundError(f'{what} "{name}" not found in any namespace of the snapshot '
+                                f"({', '.join(files)})")
+    return ns or namespace(cluster)
+
+
+def _check_roles(d: Diagnosis, replicas: dict[str, int], name: str) -> None:
+    unknown = sorted(set(replicas) - {r.name for r in d.roles})
+    if unknown:
+        raise click.BadParameter(f"no role {', '.join(unknown)} in {name} (roles: "
+                                 f"{', '.join(r.name for r in d.roles) or 'none'})", param_hint="'--what-if'")
+
+
+def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str) -> int:
+    """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once."""
+    from kubectl_pd.commands.common import dump, namespace
+    from kubectl_pd.pending import words
+    from kubectl_pd.pending.diagnose import diagnose
+    from kubectl_pd.pending.gather import IncompleteError, gather_all
+    from kubectl_pd.pending.render import render_list, to_dict
+
+    ns = None if all_namespaces else namespace(cluster)
+    all_facts, notes = gather_all(source, ns)
+    pending, unknown = [], []
+    for f in all_facts:
+        d = diagnose(f)
+        if not stands(d, f):
+            unknown.append(IncompleteError(f.target, f.incomplete))
+        elif d.pending:
+            pending.append((f.target.namespace, d))
+    if output != "text":
+        click.echo(dump({"items": [to_dict(d) for _, d in pending], "notes": [words.text(n) for n in notes]}, output),
+                   nl=False)
+    elif not pending and not unknown:
+        where = "any namespace" if all_namespaces else f"namespace {ns}"
+        click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
+    elif pending:
+        click.echo(render_list(pending), nl=False)
+    if output == "text":
+        for n in notes:
+            click.echo(f"note: {words.text(n)}")
+    if unknown:
+        for e in unknown[1:]:
+            click.echo(f"error: {e.message}", err=True)
+        raise unknown[0]
     return EXIT_OK

@@ -19,10 +19,10 @@ from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import Snapshot, cluster_queue, conditions_of
+from kubectl_pd.kueue import verdicts as vd
+from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
-from kubectl_pd.pending import verdicts as vd
-from kubectl_pd.pending.workload import attempt_text
+from kubectl_pd.kueue.words import attempt_text
 from kubectl_pd.records import dataclass, field
 
 ERROR = "error"
@@ -32,7 +32,7 @@ ACCEL_PREFIX = "acceleratable.feature.gpustack.ai/"
 
 
 @dataclass(frozen=True)
-class Finding:
+class CheckFinding:
     severity: str  # error | warning
     check: str  # an id of registry.CHECKS
     message: str
@@ -42,19 +42,19 @@ class Finding:
 
 @dataclass
 class Preflight:
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[CheckFinding] = field(default_factory=list)
     queues: dict[str, str] = field(default_factory=dict)  # role -> LocalQueue name
     covered: dict[str, str] = field(default_factory=dict)  # role -> credits resource of its queue
     preemption: list[Any] = field(default_factory=list)  # h19: pending.preempt.Answer per Workload
 
-    def errors(self, force: bool = False) -> list[Finding]:
+    def errors(self, force: bool = False) -> list[CheckFinding]:
         return [f for f in self.findings if f.severity == ERROR and not (force and f.forceable)]
 
-    def warnings(self, force: bool = False) -> list[Finding]:
+    def warnings(self, force: bool = False) -> list[CheckFinding]:
         return [f for f in self.findings if f.severity == WARNING or (force and f.forceable)]
 
 
-class _Reader:
+class _CheckReader:
     """Cached reads; a 403 becomes a 'skipped' warning instead of a failure."""
 
     def __init__(self, source: Source, out: Preflight) -> None:
@@ -67,7 +67,7 @@ class _Reader:
         try:
             return fn()
         except ForbiddenError as e:
-            self.out.findings.append(Finding(WARNING, "skipped", f"could not check {what}: {e.message}"))
+            self.out.findings.append(CheckFinding(WARNING, "skipped", f"could not check {what}: {e.message}"))
             return _FORBIDDEN
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
@@ -117,7 +117,7 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
     set per role, in role order; per-replica one Workload per replica group. The acceleratorKey becomes
     the Pods' nodeSelector, judged (as Kueue does) only against flavors that declare that label."""
     queue = vd.QueueDemand()
-    atomic: list[tuple[vd.Demand, ad.PodSetDemand]] = []
+    atomic: list[tuple[vd.RoleDemand, ad.PodSetDemand]] = []
     for r in roles:
         if r.accelerator <= 0:
             continue
@@ -128,17 +128,17 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
             for i in range(r.replicas):
                 wl = f"{r.name}-{i}"
                 p = ad.PodSetDemand(r.name, size, per_pod, selector, role=r.name)
-                queue.workloads.append((wl, [(vd.Demand(r.name, wl, r.name, size, p.total(), size), p)]))
+                queue.workloads.append((wl, [(vd.RoleDemand(r.name, wl, r.name, size, p.total(), size), p)]))
         else:
             count = r.replicas * size
             p = ad.PodSetDemand(r.name, count, per_pod, selector, role=r.name)
-            atomic.append((vd.Demand(r.name, cq_name, r.name, count, p.total(), size), p))
+            atomic.append((vd.RoleDemand(r.name, cq_name, r.name, count, p.total(), size), p))
     if atomic:
         queue.workloads.append((cq_name, atomic))
     return queue
 
 
-def _formula(d: vd.Demand, resource: str, per_replica: bool) -> str:
+def _formula(d: vd.RoleDemand, resource: str, per_replica: bool) -> str:
     per_pod = d.requests.get(resource, Fraction(0)) / max(d.count, 1)
     cards = per_pod / CREDITS_PER_CARD
     what = f"{d.count} Pod(s)" if per_replica else f"{d.count // max(d.size, 1)} replica(s)"
@@ -147,11 +147,11 @@ def _formula(d: vd.Demand, resource: str, per_replica: bool) -> str:
     return f"{what} x {credits(cards)} card(s) x {CREDITS_PER_CARD:,}"
 
 
-def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool) -> list[Finding]:
+def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool) -> list[CheckFinding]:
     """The engine's verdict on the request, in the codes why-pending would give the same cluster:
     QuotaExceedsCapacity and NoMatchingFlavor refuse (forceable); QuotaExhausted and NeedsPreemption warn
     that it will wait; QuotaUnknown says so."""
-    out: list[Finding] = []
+    out: list[CheckFinding] = []
     seen: set[tuple[str, str]] = set()
     for v in result.verdicts.values():
         d, b = v.demand, v.best
@@ -171,26 +171,26 @@ def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_rep
             cap = b.capacity or Fraction(0)
             lent = f"nominal {credits(b.nominal)} + {credits(cap - (b.nominal or 0))} its cohort may lend" \
                 if b.nominal is not None and cap > b.nominal else "its nominal quota"
-            out.append(Finding(ERROR, "never-fits", (
+            out.append(CheckFinding(ERROR, "never-fits", (
                 f"{asks}{before}, but flavor {b.flavor} of ClusterQueue {cq_name!r} can give at most "
                 f"{credits(cap)} ({format_cards(cap)}: {lent}): it can never be admitted (why-pending would say "
                 f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)"),
                 forceable=True, params=params))
         elif v.code == "NoMatchingFlavor":
             parts = "; ".join(attempt_text(x) for x in v.attempts)
-            out.append(Finding(ERROR, "no-matching-flavor", (
+            out.append(CheckFinding(ERROR, "no-matching-flavor", (
                 f"{unit} {d.role!r}: no flavor of ClusterQueue {cq_name!r} takes it ({parts}): it can never be "
                 f"admitted (--force writes it anyway)"), forceable=True, params=params))
         elif v.code in ("QuotaExhausted", "NeedsPreemption") and b is not None:
             how = "by preempting other Workloads" if v.code == "NeedsPreemption" else "once quota frees"
-            out.append(Finding(WARNING, "waits-for-quota", (
+            out.append(CheckFinding(WARNING, "waits-for-quota", (
                 f"{asks}{before}; flavor {b.flavor} has {credits(b.available)} unused now: it will stay pending "
                 f"until it gets {credits(b.needed)} more ({format_cards(b.needed or Fraction(0))}), {how} "
                 f"(why-pending would say {v.code})"), params=params))
         elif v.code == "QuotaUnknown":
             what = "its cohort could not be read" if b is not None and b.unknown == "cohort" else \
                 "a quota could not be read"
-            out.append(Finding(WARNING, "fit-unknown", (
+            out.append(CheckFinding(WARNING, "fit-unknown", (
                 f"{unit} {d.role!r}: whether it fits ClusterQueue {cq_name!r} is unknown: {what}"), params=params))
     return out
 
@@ -198,10 +198,17 @@ def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_rep
 def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str, namespace: str) -> Preflight:
     """Every check, in order; findings name the role, the object and the rule."""
     out = Preflight()
-    rd = _Reader(source, out)
-    by_cq: dict[str, list[Role]] = {}
+    rd = _CheckReader(source, out)
+    by_lq = _local_queues(rd, req, roles)
+    by_cq = _check_local_queues(rd, req, by_lq, namespace)
+    for cq_name, cq_roles in by_cq.items():
+        _check_cluster_queue(rd, source, cq_name, cq_roles, roles, profile_name)
+    return out
 
-    # role -> LocalQueue, reading each InstanceType once
+
+def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> dict[str, list[Role]]:
+    """Role -> LocalQueue, reading each InstanceType once (its status.entrance names the queue)."""
+    out = rd.out
     by_lq: dict[str, list[Role]] = {}
     lq_of_it: dict[str, str] = {}
     for role in roles:
@@ -214,7 +221,7 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             entrance = names.local_queue_name(it)
             if it_obj is None:
                 users = ", ".join(repr(r.name) for r in roles if r.instance_type == it)
-                out.findings.append(Finding(ERROR, "instance-type", (
+                out.findings.append(CheckFinding(ERROR, "instance-type", (
                     f"role(s) {users}: InstanceType {it!r} does not exist (spec.roles[].instanceType): "
                     f"see `kubectl get instancetypes`")))
                 entrance = ""
@@ -222,12 +229,19 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
                 if (it_obj.get("status") or {}).get("entrance"):
                     entrance = str(it_obj["status"]["entrance"])
                 else:
-                    out.findings.append(Finding(WARNING, "local-queue", (
+                    out.findings.append(CheckFinding(WARNING, "local-queue", (
                         f"InstanceType {it!r} has no status.entrance yet: assuming LocalQueue {entrance!r}")))
             lq_of_it[it] = entrance
         if lq_of_it[it]:
             by_lq.setdefault(lq_of_it[it], []).append(role)
+    return by_lq
 
+
+def _check_local_queues(rd: _CheckReader, req: CreateRequest, by_lq: dict[str, list[Role]],
+                        namespace: str) -> dict[str, list[Role]]:
+    """Each LocalQueue exists and is active; ClusterQueue -> the roles it will admit."""
+    out = rd.out
+    by_cq: dict[str, list[Role]] = {}
     for lq_name, lq_roles in by_lq.items():
         for r in lq_roles:
             out.queues[r.name] = lq_name
@@ -239,92 +253,108 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
             continue
         if lq is None:
             of = f" (the entrance of InstanceType {cq_hint!r})" if cq_hint else ""
-            out.findings.append(Finding(ERROR, "local-queue", (
+            out.findings.append(CheckFinding(ERROR, "local-queue", (
                 f"role(s) {who}: LocalQueue {lq_name!r}{of} does not exist in namespace {namespace!r}: "
                 f"GPUStack creates it in every non-system namespace; reserved namespaces have none")))
             continue
         lq_active, lq_detail = _active(lq)
         if lq_active is False and not lq_detail.startswith("ClusterQueue"):  # the queue's own check says more
-            out.findings.append(Finding(ERROR, "local-queue", (
+            out.findings.append(CheckFinding(ERROR, "local-queue", (
                 f"role(s) {who}: LocalQueue {lq_name!r} is not active ({lq_detail})")))
-        cq_name = str((lq.get("spec") or {}).get("clusterQueue") or cq_hint or "")
+        cq_name = local_queue(lq).cluster_queue or cq_hint or ""
         by_cq.setdefault(cq_name, []).extend(lq_roles)
+    return by_cq
 
-    for cq_name, cq_roles in by_cq.items():
-        cq = rd.get("ClusterQueue", cq_name)
-        if cq is _FORBIDDEN:
-            continue
-        who = ", ".join(repr(r.name) for r in cq_roles)
-        if cq is None:
-            out.findings.append(Finding(ERROR, "cluster-queue", (
-                f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
-            continue
-        model = cluster_queue(cq)
-        active, detail = _active(cq)
-        stop = model.stop_policy
-        if active is False:
-            out.findings.append(Finding(ERROR, "cluster-queue", (
-                f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
-        elif stop in ("Hold", "HoldAndDrain"):
-            out.findings.append(Finding(ERROR, "cluster-queue", (
-                f"role(s) {who}: ClusterQueue {cq_name!r} is stopped (spec.stopPolicy {stop})")))
-        elif active is None:
-            out.findings.append(Finding(WARNING, "cluster-queue", (
-                f"ClusterQueue {cq_name!r} has not reported an Active condition yet")))
-        if active is False or stop in ("Hold", "HoldAndDrain"):
-            continue  # fix the queue first; its flavors are weighed on the next run
-        if profile_name == PER_REPLICA and len(roles) > 1:
-            checks = model.admission_checks
-            if JOINT_CHECK not in checks:
-                out.findings.append(Finding(WARNING, "joint-check", (
-                    f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
-                    f"replica groups are admitted one by one, not together with the other roles")))
 
-        flavor_objs: dict[str, dict[str, Any]] = {}
-        missing: set[str] = set()
-        for fname in model.flavor_names:
-            fl = rd.get("ResourceFlavor", fname)
-            if isinstance(fl, dict):
-                flavor_objs[fname] = fl
-            elif fl is None:
-                missing.add(fname)
-        offered = {f: offered_keys(o) for f, o in flavor_objs.items()}
-        key_refused = False
-        for r in cq_roles:
-            if r.accelerator_key and flavor_objs:
-                fits = tuple(f for f, keys in offered.items() if r.accelerator_key in keys)
-                if not fits:
-                    all_keys = sorted(set().union(*offered.values()))
-                    out.findings.append(Finding(ERROR, "accelerator-key", (
-                        f"role {r.name!r}: acceleratorKey {r.accelerator_key!r} is not offered by any flavor of "
-                        f"ClusterQueue {cq_name!r} (offered: {', '.join(all_keys) or 'none'}); Kueue would drop "
-                        f"the selector, admit, and the Pod would hang at the scheduler")))
-                    key_refused = True
-        if key_refused:
-            continue
-        resources = [r for r in model.covered if is_credits(r)]
-        if not resources or not model.flavor_names:
-            continue  # a CPU pool, or no flavors yet: nothing to weigh
-        resource = resources[0]
-        for r in cq_roles:
-            if r.accelerator_key and len(resources) > 1:
-                want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
-                resource = want if want in resources else resource
-        peers: list[dict[str, Any]] | None = []
-        cohorts: list[dict[str, Any]] | None = []
-        if model.cohort:
-            peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
-        flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
-                                                     if f in flavor_objs or f in missing}
-        snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
-        per_replica = profile_name == PER_REPLICA
-        result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
-        out.findings += quota_findings(cq_name, resource, result, per_replica)
-        if any(v.code == "NeedsPreemption" for v in result.verdicts.values()):  # h19: who it would preempt
-            from kubectl_pd.pending.preempt import for_request
+def _check_cluster_queue(rd: _CheckReader, source: Source, cq_name: str, cq_roles: list[Role], roles: list[Role],
+                         profile_name: str) -> None:
+    """The ClusterQueue exists, is active and not stopped; then its flavors and quota are weighed."""
+    out = rd.out
+    cq = rd.get("ClusterQueue", cq_name)
+    if cq is _FORBIDDEN:
+        return
+    who = ", ".join(repr(r.name) for r in cq_roles)
+    if cq is None:
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
+            f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
+        return
+    model = cluster_queue(cq)
+    active, detail = _active(cq)
+    stop = model.stop_policy
+    if active is False:
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
+            f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
+    elif stop in ("Hold", "HoldAndDrain"):
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
+            f"role(s) {who}: ClusterQueue {cq_name!r} is stopped (spec.stopPolicy {stop})")))
+    elif active is None:
+        out.findings.append(CheckFinding(WARNING, "cluster-queue", (
+            f"ClusterQueue {cq_name!r} has not reported an Active condition yet")))
+    if active is False or stop in ("Hold", "HoldAndDrain"):
+        return  # fix the queue first; its flavors are weighed on the next run
+    if profile_name == PER_REPLICA and len(roles) > 1 and JOINT_CHECK not in model.admission_checks:
+        out.findings.append(CheckFinding(WARNING, "joint-check", (
+            f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
+            f"replica groups are admitted one by one, not together with the other roles")))
+    flavor_objs, missing = _flavors(rd, model.flavor_names)
+    if _keys_refused(out, cq_name, cq_roles, flavor_objs):
+        return
+    _weigh_quota(rd, source, cq_name, cq, model, cq_roles, profile_name, flavor_objs, missing)
 
-            out.preemption += for_request(source, snap, cq_name,
-                                          role_demands(cq_roles, profile_name, resource, cq_name).workloads)
-        for r in cq_roles:
-            out.covered[r.name] = resource
-    return out
+
+def _flavors(rd: _CheckReader, flavor_names: tuple[str, ...]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """The ClusterQueue's ResourceFlavors read, and those that do not exist."""
+    flavor_objs: dict[str, dict[str, Any]] = {}
+    missing: set[str] = set()
+    for fname in flavor_names:
+        fl = rd.get("ResourceFlavor", fname)
+        if isinstance(fl, dict):
+            flavor_objs[fname] = fl
+        elif fl is None:
+            missing.add(fname)
+    return flavor_objs, missing
+
+
+def _keys_refused(out: Preflight, cq_name: str, cq_roles: list[Role], flavor_objs: dict[str, dict[str, Any]]) -> bool:
+    """A role's acceleratorKey no flavor of the queue offers (Kueue would drop the selector): an error."""
+    offered = {f: offered_keys(o) for f, o in flavor_objs.items()}
+    refused = False
+    for r in cq_roles:
+        if r.accelerator_key and flavor_objs and not any(r.accelerator_key in keys for keys in offered.values()):
+            all_keys = sorted(set().union(*offered.values()))
+            out.findings.append(CheckFinding(ERROR, "accelerator-key", (
+                f"role {r.name!r}: acceleratorKey {r.accelerator_key!r} is not offered by any flavor of "
+                f"ClusterQueue {cq_name!r} (offered: {', '.join(all_keys) or 'none'}); Kueue would drop "
+                f"the selector, admit, and the Pod would hang at the scheduler")))
+            refused = True
+    return refused
+
+
+def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, Any], model: ClusterQueue,
+                 cq_roles: list[Role], profile_name: str,
+                 flavor_objs: dict[str, dict[str, Any]], missing: set[str]) -> None:
+    """The admission engine's verdict on the request against the queue's credits quota (and its cohort)."""
+    resources = [r for r in model.covered if is_credits(r)]
+    if not resources or not model.flavor_names:
+        return  # a CPU pool, or no flavors yet: nothing to weigh
+    resource = resources[0]
+    for r in cq_roles:
+        if r.accelerator_key and len(resources) > 1:
+            want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
+            resource = want if want in resources else resource
+    peers: list[dict[str, Any]] | None = []
+    cohorts: list[dict[str, Any]] | None = []
+    if model.cohort:
+        peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
+    flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
+                                                 if f in flavor_objs or f in missing}
+    snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
+    result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
+    rd.out.findings += quota_findings(cq_name, resource, result, profile_name == PER_REPLICA)
+    if any(v.code == "NeedsPreemption" for v in result.verdicts.values()):  # who admitting it would preempt
+        from kubectl_pd.pending.preempt import for_request
+
+        rd.out.preemption += for_request(source, snap, cq_name,
+                                         role_demands(cq_roles, profile_name, resource, cq_name).workloads)
+    for r in cq_roles:
+        rd.out.covered[r.name] = resource

@@ -10,11 +10,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kubectl_pd import interrupt
+from kubectl_pd import interrupt, kube
 from kubectl_pd.cluster.protocols import Source
-from kubectl_pd.cluster.source import annotations_of, labels_of, meta, name_of
 from kubectl_pd.create.pods import COMPONENT, GROUP_NAME, INSTANCE
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError
+from kubectl_pd.kueue import model
 from kubectl_pd.records import dataclass
 
 Obj = dict[str, Any]
@@ -41,57 +41,56 @@ class RoleProgress:
 
 def pod_group(pod: Obj) -> str | None:
     """Kueue reads the annotation first, then the label."""
-    return annotations_of(pod).get(GROUP_NAME) or labels_of(pod).get(GROUP_NAME)
+    return _group_of(kube.pod(pod))
 
 
-def _condition(obj: Obj, kind: str) -> Obj | None:
-    for c in ((obj.get("status") or {}).get("conditions") or []):
-        if isinstance(c, dict) and c.get("type") == kind:
-            return c
-    return None
+def _group_of(p: kube.Pod) -> str | None:
+    return p.annotations.get(GROUP_NAME) or p.labels.get(GROUP_NAME)
 
 
 def is_admitted(workload: Obj) -> bool:
-    c = _condition(workload, "Admitted")
-    return bool(c and str(c.get("status")) == "True")
+    return model.workload(workload).admitted
 
 
-def _pod_ready(pod: Obj) -> bool:
-    c = _condition(pod, "Ready")
-    return bool(c and str(c.get("status")) == "True")
+def _by_owner(workloads: list[model.Workload]) -> dict[str, model.Workload]:
+    return {uid: w for w in workloads for _kind, _name, uid in w.owners if uid}
+
+
+def _not_admitted_note(wl: model.Workload | None, group: str | None) -> str:
+    if wl is None:
+        return f"no Workload for group {group!r} yet" if group else "Pods carry no pod group"
+    qr = wl.condition("QuotaReserved")
+    msg = (qr.message if qr is not None else "").strip()
+    return f"Workload {wl.name!r}: {msg}" if msg else f"Workload {wl.name!r} not admitted yet"
+
+
+def _role_progress(role: str, want: int, mine: list[kube.Pod], by_name: dict[str, model.Workload],
+                   by_owner: dict[str, model.Workload]) -> RoleProgress:
+    admitted = ready = 0
+    note = ""
+    for p in mine:
+        group = _group_of(p)
+        wl = (by_name.get(group) if group else None) or by_owner.get(p.uid or "")
+        if wl is not None and wl.admitted:
+            admitted += 1
+        elif not note:
+            note = _not_admitted_note(wl, group)
+        if p.ready:
+            ready += 1
+    if len(mine) < want:
+        note = (f"{len(mine)} of {want} Pods exist: Kueue composes no Workload for an incomplete group"
+                if mine else "no Pods yet")
+    return RoleProgress(role, want, len(mine), min(admitted, want), min(ready, want), note)
 
 
 def progress(roles: list[tuple[str, int]], pods: list[Obj], workloads: list[Obj]) -> list[RoleProgress]:
     """Per role: Pods present, Pods whose group's Workload is admitted, Pods ready."""
-    by_name = {name_of(w): w for w in workloads}
-    by_owner: dict[str, Obj] = {}
-    for w in workloads:
-        for ref in meta(w).get("ownerReferences") or []:
-            if isinstance(ref, dict) and ref.get("uid"):
-                by_owner[str(ref["uid"])] = w
-    out = []
-    for role, want in roles:
-        mine = [p for p in pods if labels_of(p).get(COMPONENT) == role and not meta(p).get("deletionTimestamp")]
-        admitted = ready = 0
-        note = ""
-        for p in mine:
-            group = pod_group(p)
-            wl = (by_name.get(group) if group else None) or by_owner.get(str(meta(p).get("uid") or ""))
-            if wl is not None and is_admitted(wl):
-                admitted += 1
-            elif wl is None and not note:
-                note = f"no Workload for group {group!r} yet" if group else "Pods carry no pod group"
-            elif wl is not None and not note:
-                qr = _condition(wl, "QuotaReserved")
-                msg = str((qr or {}).get("message") or "").strip()
-                note = f"Workload {name_of(wl)!r}: {msg}" if msg else f"Workload {name_of(wl)!r} not admitted yet"
-            if _pod_ready(p):
-                ready += 1
-        if len(mine) < want:
-            note = (f"{len(mine)} of {want} Pods exist: Kueue composes no Workload for an incomplete group"
-                    if mine else "no Pods yet")
-        out.append(RoleProgress(role, want, len(mine), min(admitted, want), min(ready, want), note))
-    return out
+    wls = [model.workload(w) for w in workloads]
+    by_name = {w.name: w for w in wls}
+    by_owner = _by_owner(wls)
+    views = [kube.pod(p) for p in pods]
+    return [_role_progress(role, want, [p for p in views if p.labels.get(COMPONENT) == role and not p.deleting],
+                           by_name, by_owner) for role, want in roles]
 
 
 def line(p: RoleProgress, width: int = 0) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.records import dataclass, field, replace
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
 
@@ -34,6 +34,11 @@ def _l(x: Any) -> list[Any]:
 
 def _s(x: Any) -> str | None:
     return x if isinstance(x, str) and x else None
+
+
+def to_int(x: Any) -> int | None:
+    """An integer field (an int, or a string of ASCII digits), else None."""
+    return _int(x)
 
 
 def _int(x: Any) -> int | None:
@@ -176,6 +181,8 @@ class ClusterQueue:
     admission_checks: tuple[str, ...] = ()
     namespace_selector: Mapping[str, Any] | None = None
     conditions: Mapping[str, Condition] = field(default_factory=dict)
+    namespace_selector_null: bool = False  # spec.namespaceSelector is present and null: it selects no namespace
+    pending_workloads: int | None = None  # status.pendingWorkloads (None: not reported)
     reserved: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsReservation
     admitted: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsUsage
     usage_unknown: frozenset[FlavorResource] = frozenset()
@@ -223,6 +230,8 @@ def cluster_queue(obj: Any) -> ClusterQueue:
         namespace_selector=spec.get("namespaceSelector") if isinstance(spec.get("namespaceSelector"), dict) else None,
         conditions=conditions_of(obj),
         reserved=reserved, admitted=admitted, usage_unknown=bad_r, unknown=unknown,
+        namespace_selector_null="namespaceSelector" in spec and spec["namespaceSelector"] is None,
+        pending_workloads=_int(status.get("pendingWorkloads")),
     )
 
 
@@ -306,6 +315,41 @@ class Requirement:
     values: tuple[str, ...] = ()
 
 
+TAS_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+TAS_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+TAS_UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+TAS_SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
+TAS_SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+
+
+@dataclass(frozen=True)
+class TopologyRequest:
+    """A pod set's topology request: `topologyRequest` (v1beta2) or its template's podset-*-topology
+    annotations. mode: required | preferred | unconstrained | None (none asked)."""
+
+    mode: str | None = None
+    level: str | None = None
+    slice_level: str | None = None
+    slice_size: int | None = None
+
+
+def topology_request(ps: Any) -> TopologyRequest:
+    ps = _d(ps)
+    tr = _d(ps.get("topologyRequest"))
+    ann = _d(_d(_d(ps.get("template")).get("metadata")).get("annotations"))
+    mode = level = None
+    for m, key, annotation in (("required", "required", TAS_REQUIRED), ("preferred", "preferred", TAS_PREFERRED)):
+        level = _s(tr.get(key)) or _s(ann.get(annotation))
+        if level:
+            mode = m
+            break
+    if mode is None and (tr.get("unconstrained") is True or ann.get(TAS_UNCONSTRAINED) == "true"):
+        mode = "unconstrained"
+    slice_level = _s(tr.get("podSetSliceRequiredTopology")) or _s(ann.get(TAS_SLICE_REQUIRED))
+    size = (_int(tr.get("podSetSliceSize")) or _int(ann.get(TAS_SLICE_SIZE))) if slice_level else None
+    return TopologyRequest(mode, level, slice_level, size)
+
+
 @dataclass(frozen=True)
 class PodSet:
     name: str
@@ -321,6 +365,7 @@ class PodSet:
     unknown: tuple[str, ...] = ()  # resources whose request could not be read
     template_labels: Mapping[str, str] = field(default_factory=dict)
     has_template: bool = True  # false when Kueue trimmed the template (no containers)
+    topology: TopologyRequest = TopologyRequest()
 
 
 def _container_requests(c: dict[str, Any], bad: list[str]) -> dict[str, Fraction]:
@@ -361,11 +406,11 @@ def pod_requests(spec: Any, bad: list[str] | None = None) -> dict[str, Fraction]
             for k, q in reqs.items():
                 total[k] = max(total.get(k, Fraction(0)), q + sidecars.get(k, Fraction(0)))
     for k, v in _d(spec.get("overhead")).items():
-        q = try_parse(v)
-        if q is None:
+        extra = try_parse(v)
+        if extra is None:
             bad.append(str(k))
         else:
-            total[str(k)] = total.get(str(k), Fraction(0)) + q
+            total[str(k)] = total.get(str(k), Fraction(0)) + extra
     return total
 
 
@@ -418,6 +463,52 @@ class PodSetAdmission:
 
 
 @dataclass(frozen=True)
+class AdmissionCheckState:
+    """status.admissionChecks[] (apis/kueue/v1beta2/workload_types.go:796@v0.18.4)."""
+
+    name: str
+    state: str  # Pending | Ready | Retry | Rejected ("" when absent)
+    message: str = ""
+    retry_count: int = 0  # retryCount; 0 when absent or unreadable
+
+
+@dataclass(frozen=True)
+class RequeueState:
+    """status.requeueState (workload_types.go:774@v0.18.4): how often requeued, and when next."""
+
+    count: int | None = None
+    requeue_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """status.schedulingStats.evictions[] (workload_types.go:746@v0.18.4)."""
+
+    reason: str
+    underlying_cause: str = ""
+    count: int = 0
+
+
+def _checks(status: dict[str, Any]) -> tuple[AdmissionCheckState, ...]:
+    return tuple(AdmissionCheckState(str(c.get("name") or "?"), _s(c.get("state")) or "",
+                                     str(c.get("message") or ""), _int(c.get("retryCount")) or 0)
+                 for c in map(_d, _l(status.get("admissionChecks"))) if c)
+
+
+def _evictions(status: dict[str, Any]) -> tuple[Eviction, ...]:
+    stats = _d(status.get("schedulingStats"))
+    return tuple(Eviction(str(e.get("reason") or ""), str(e.get("underlyingCause") or ""), _int(e.get("count")) or 0)
+                 for e in map(_d, _l(stats.get("evictions"))) if e)
+
+
+def _requeue(status: dict[str, Any]) -> RequeueState | None:
+    rs = status.get("requeueState")
+    if not isinstance(rs, dict):
+        return None
+    return RequeueState(_int(rs.get("count")), _s(rs.get("requeueAt")))
+
+
+@dataclass(frozen=True)
 class Workload:
     name: str
     namespace: str
@@ -429,8 +520,18 @@ class Workload:
     cluster_queue: str | None = None  # status.admission.clusterQueue
     admission: tuple[PodSetAdmission, ...] = ()
     totals: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)  # status.resourceRequests
-    reclaimable: Mapping[str, int] = field(default_factory=dict)  # status.reclaimablePods
+    reclaimable: Mapping[str, int] = field(default_factory=dict)  # status.reclaimablePods: pod set -> count
     unknown: tuple[str, ...] = ()
+    uid: str | None = None
+    admission_checks: tuple[AdmissionCheckState, ...] = ()
+    requeue_state: RequeueState | None = None  # None = absent
+    evictions: tuple[Eviction, ...] = ()  # status.schedulingStats.evictions
+    owners: tuple[tuple[str, str, str], ...] = ()  # metadata.ownerReferences (kind, name, uid)
+
+    @property
+    def reclaimable_pods(self) -> Mapping[str, int]:
+        """status.reclaimablePods by pod set name: Kueue subtracts these counts from the pod sets' counts."""
+        return self.reclaimable
 
     @property
     def reserved(self) -> bool:
@@ -439,6 +540,19 @@ class Workload:
     @property
     def admitted(self) -> bool:
         return is_true(self.conditions, "Admitted")
+
+    @property
+    def finished(self) -> bool:
+        return is_true(self.conditions, "Finished")
+
+    def condition(self, t: str) -> Condition | None:
+        return self.conditions.get(t)
+
+    def evictions_by(self, reason: str) -> int:
+        return sum(e.count for e in self.evictions if e.reason == reason)
+
+    def check(self, name: str) -> AdmissionCheckState | None:
+        return next((c for c in self.admission_checks if c.name == name), None)
 
 
 def workload(obj: Any) -> Workload:
@@ -452,16 +566,20 @@ def workload(obj: Any) -> Workload:
         count = _int(ps.get("count"))
         tpl = _d(ps.get("template"))
         group = _s(_d(ps.get("topologyRequest")).get("podSetGroupName"))
-        pod_sets.append(pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count,
-                                        tpl.get("spec"), group, _d(_d(tpl.get("metadata")).get("labels"))))
+        one = pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count, tpl.get("spec"), group,
+                              _d(_d(tpl.get("metadata")).get("labels")))
+        pod_sets.append(replace(one, topology=topology_request(ps)))
     adm = _d(status.get("admission"))
     admission = tuple(PodSetAdmission(str(a.get("name") or ""), {str(k): str(v) for k, v in
                                                                  _d(a.get("flavors")).items()}, _int(a.get("count")))
                       for a in map(_d, _l(adm.get("podSetAssignments"))))
     totals = {}
     for rr in map(_d, _l(status.get("resourceRequests"))):
-        totals[str(rr.get("name") or "main")] = {str(k): q for k, v in _d(rr.get("resources")).items()
+        resources = _d(rr.get("resources"))
+        totals[str(rr.get("name") or "main")] = {str(k): q for k, v in resources.items()
                                                  if (q := try_parse(v)) is not None}
+        if len(totals[str(rr.get("name") or "main")]) < len(resources):
+            unknown.append("status.resourceRequests")
     reclaim = {str(r.get("name")): c for r in map(_d, _l(status.get("reclaimablePods")))
                if (c := _int(r.get("count"))) is not None}
     priority = _int(spec.get("priority"))
@@ -469,7 +587,38 @@ def workload(obj: Any) -> Workload:
         name=str(meta.get("name") or ""), namespace=str(meta.get("namespace") or ""),
         queue_name=_s(spec.get("queueName")), priority=priority or 0, active=spec.get("active") is not False,
         pod_sets=tuple(pod_sets), conditions=conditions_of(obj), cluster_queue=_s(adm.get("clusterQueue")),
-        admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown))
+        admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown),
+        uid=_s(meta.get("uid")), admission_checks=_checks(status), requeue_state=_requeue(status),
+        evictions=_evictions(status), owners=_owners(meta))
+
+
+def _owners(meta: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    return tuple((str(r.get("kind") or ""), str(r.get("name") or ""), str(r.get("uid") or ""))
+                 for r in map(_d, _l(meta.get("ownerReferences"))) if r)
+
+
+@dataclass(frozen=True)
+class PendingWorkload:
+    """One item of the visibility API's PendingWorkloadsSummary (positions are 0-based, as served)."""
+
+    name: str | None
+    namespace: str | None  # None: not said (the reader's namespace)
+    position: int | None  # positionInClusterQueue
+    local_position: int | None  # positionInLocalQueue
+    priority: int | None
+    local_queue: str | None
+
+
+def pending_workloads(doc: Any) -> tuple[PendingWorkload, ...]:
+    """The items of a PendingWorkloadsSummary, in the order served; () when `doc` holds none."""
+    out = []
+    for i in map(_d, _l(_d(doc).get("items"))):
+        meta = _d(i.get("metadata"))
+        name, ns, lq = meta.get("name"), meta.get("namespace"), i.get("localQueueName")
+        out.append(PendingWorkload(name if isinstance(name, str) else None, ns if isinstance(ns, str) and ns else None,
+                                   _int(i.get("positionInClusterQueue")), _int(i.get("positionInLocalQueue")),
+                                   _int(i.get("priority")), lq if isinstance(lq, str) else None))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

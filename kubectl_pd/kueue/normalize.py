@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import copy
 
-from kubectl_pd.cluster.kinds import KUEUE_GROUP
-
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:
     from typing import Any
 
 Obj = dict[str, "Any"]
+# Kueue's API group: spelled here so that kueue/ imports nothing of cluster/ (which imports this module);
+# tests/test_pending_layers.py checks that it is cluster.kinds.KUEUE_GROUP.
+KUEUE_GROUP = "kueue.x-k8s.io"
 
 
 def normalize(obj: Obj) -> Obj:

@@ -14,11 +14,20 @@ from typing import Any
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import Snapshot, limit_range, pod_requests, resource_flavor
-from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.kueue import verdicts as vd
+from kubectl_pd.kueue.model import (
+    PendingWorkload,
+    PodSet,
+    Snapshot,
+    Workload,
+    conditions_of,
+    limit_range,
+    pending_workloads,
+    pod_requests,
+    resource_flavor,
+)
 from kubectl_pd.pending import suggest as sg
-from kubectl_pd.pending import verdicts as vd
-from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Facts, Target, group_of_pod
+from kubectl_pd.pending.gather import QUEUE_LABEL, Facts, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
     CODES,
@@ -26,14 +35,10 @@ from kubectl_pd.pending.model import (
     Diagnosis,
     Reason,
     RoleRow,
-    conditions,
-    dct,
-    is_true,
-    lst,
+    Say,
     more,
+    say,
     short,
-    text,
-    to_int,
 )
 from kubectl_pd.pending.pods import KUEUE_GATE
 from kubectl_pd.pending.pods import gates as pod_gates
@@ -47,7 +52,7 @@ from kubectl_pd.pending.roles import (
     FAST_ADMISSION,
     ROLE_HASH,
     TOTAL_COUNT,
-    Role,
+    DeploymentRole,
     Unit,
     group_want,
     md_roles,
@@ -71,154 +76,217 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing."""
     now = now or datetime.now(UTC)
     md = facts.deployment
-    roles = md_roles(md)
-    role_names = {r.name for r in roles}
     ns = facts.target.namespace
     notes = list(facts.notes)
+    units = _units(facts)
+    roles = md_roles(md) or _roles_seen(facts, units)
+    role_names = {r.name for r in roles}
+    shape = _shape(facts, units, role_names, facts.pods)
+    _compose(facts, units, roles, role_names, shape)  # 1. pod groups: complete, consistent, composed?
+    roles = _own_roles(facts, units, roles)
+    reasons: list[Reason] = []
+    if md is not None and facts.target.kind == "ModelDeployment":
+        reasons.extend(_missing_groups(md, roles, units, shape, ns))
+        notes.extend(_operator_condition(md))
+    # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
+    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {})
+    notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
+    _stories(facts, units, verdicts, now, notes, shape, role_names, bool(what_if))  # 3. each Workload's own
+    _pair_effect(units, facts, shape)
+    reasons.extend(r for u in units for r in u.reasons)
+    reasons.extend(_queue_reasons_without_workload(facts, units, roles))
+    reasons.extend(_once_composed(reasons, verdicts, units))
+    reasons, pending = _settle(reasons, units, md)
+    rows = _role_rows(facts, roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment",
+                      what_if or {})
+    lq, cq = _queue_names(facts, units)
+    position, lq_position = _position(facts, units, cq, ns)
+    _say_position(reasons, position, cq)
+    ahead = _ahead(facts, units, cq, ns)
+    _say_ahead(reasons, ahead)
+    visibility, cq_pending = _queue_knowledge(facts, cq, position)
+    _wait_hint(reasons, cq, position, visibility, cq_pending, bool(what_if))
+    hints = _hints(reasons)
+    if pending and not hints:
+        hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
+    return Diagnosis(facts.target, pending, reasons, rows, lq, cq, position, lq_position,
+                     _bars(bars_by_cq, cq), notes, hints, dict(joint), shape,
+                     suggestions if pending else [], dict(what_if or {}), ahead, visibility, cq_pending)
 
-    units: list[Unit] = []
-    for g in facts.groups:
-        members = [p for p in facts.pods if group_of_pod(p) == g]
-        u = Unit(g, members, facts.workloads.get(g), g in facts.workloads)
-        units.append(u)
+
+def _units(facts: Facts) -> list[Unit]:
+    """One unit per pod group (its pods and Workload); the lone pods of a target without a group."""
+    units = [Unit(g, [p for p in facts.pods if group_of_pod(p) == g], facts.workloads.get(g), g in facts.workloads)
+             for g in facts.groups]
     loose = [p for p in facts.pods if not group_of_pod(p)]
     if loose and not units:
         units.append(Unit("", loose, None, False))
+    return units
 
-    # roles seen without a deployment: from pods and pod sets
-    if not roles:
-        seen: dict[str, None] = {}
-        for u in units:
-            for ps in lst(dct(dct(u.workload).get("spec")).get("podSets")):
-                seen.setdefault(podset_role(dct(ps), u.pods, set()), None)
-            for p in u.pods:
-                seen.setdefault(pod_role(p, set()), None)
-        roles = [Role(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
-        role_names = set(seen)
 
-    shape = _shape(units, role_names, facts.pods)
-    reasons: list[Reason] = []
+def _roles_seen(facts: Facts, units: list[Unit]) -> list[DeploymentRole]:
+    """Roles seen without a deployment: from pods and pod sets."""
+    seen: dict[str, None] = {}
+    for u in units:
+        for ps in _pod_sets(facts, u):
+            seen.setdefault(podset_role(ps, u.pods, set()), None)
+        for p in u.pods:
+            seen.setdefault(pod_role(p, set()), None)
+    return [DeploymentRole(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
 
-    # 1. pod groups: complete, consistent, composed?
+
+def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str], shape: str) -> None:
+    """Each group's roles and queue, and what keeps Kueue from composing it (complete, consistent)."""
     for u in units:
         u.roles = sorted({pod_role(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
         if u.workload is not None:
-            for ps in lst(dct(u.workload.get("spec")).get("podSets")):
-                r = podset_role(dct(ps), u.pods, role_names)
+            for ps in _pod_sets(facts, u):
+                r = podset_role(ps, u.pods, role_names)
                 if r not in u.roles:
                     u.roles.append(r)
-            u.queue = text(dct(u.workload.get("spec")).get("queueName"))
+            u.queue = facts.wl(u.workload).queue_name
         if u.pods and not u.queue:
             u.queue = label(u.pods[0], QUEUE_LABEL)
         u.reasons.extend(_group_checks(u, facts, roles, role_names, shape))
 
-    # a group or Workload target shows only its own roles
-    if facts.target.kind != "ModelDeployment":
-        mine = {r for u in units for r in u.roles}
-        if mine and any(r.name in mine for r in roles):
-            roles = [r for r in roles if r.name in mine]
 
-    # roles (or, one group per replica, replicas) the operator has not created pods for yet
-    if md is not None and facts.target.kind == "ModelDeployment":
-        reasons.extend(_missing_groups(md, roles, units, shape, ns))
-        notes.extend(_operator_condition(md))
+def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[DeploymentRole]:
+    """A group or Workload target shows only its own roles."""
+    if facts.target.kind == "ModelDeployment":
+        return roles
+    mine = {r for u in units for r in u.roles}
+    if mine and any(r.name in mine for r in roles):
+        return [r for r in roles if r.name in mine]
+    return roles
 
-    # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
-    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {})
-    notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
 
-    # 3. each Workload's own story
+def _stories(facts: Facts, units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict], now: datetime,
+             notes: list[Say], shape: str, role_names: set[str], hypothetical: bool) -> None:
+    """Each Workload's own story; admitted is not running: then the Pods say what holds them."""
     for u in units:
         if u.workload is None:
             continue
-        for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=bool(what_if)):
+        for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=hypothetical):
             if r.role is None and len(u.roles) == 1 and shape == "per-replica":
                 r.role = u.roles[0]
             u.reasons.append(r)
         if u.admitted:
             after = _after_admission(u, facts, role_names)
-            if after:  # admitted is not running: the Pods say what holds them
+            if after:
                 u.reasons = [r for r in u.reasons if r.code != "NotPending"] + after
 
-    _pair_effect(units, facts, shape)
-    for u in units:
-        reasons.extend(u.reasons)
-    queue_problems = _queue_reasons_without_workload(facts, units, roles)
-    reasons.extend(queue_problems)
 
-    # secondary: even a not-yet-composed group gets the arithmetic's verdict
-    if any(r.code in ("PodGroupIncomplete", "WorkloadMissing") for r in reasons):
-        for (wl, _ps), v in verdicts.items():
-            unit = next((u for u in units if u.group == wl), None)
-            if unit is not None and unit.workload is None and v.verdict == vd.BLOCKED:
-                reasons.extend(verdict_reasons(v, None, wl, prefix="once composed, "))
+def _once_composed(reasons: list[Reason], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+                   units: list[Unit]) -> list[Reason]:
+    """Secondary: even a not-yet-composed group gets the arithmetic's verdict."""
+    if not any(r.code in ("PodGroupIncomplete", "WorkloadMissing") for r in reasons):
+        return []
+    out = []
+    for (wl, _ps), v in verdicts.items():
+        unit = next((u for u in units if u.group == wl), None)
+        if unit is not None and unit.workload is None and v.verdict == vd.BLOCKED:
+            out.extend(verdict_reasons(v, None, wl, prefix="once composed, "))
+    return out
 
+
+def _settle(reasons: list[Reason], units: list[Unit], md: Obj | None) -> tuple[list[Reason], bool]:
+    """One reason per thing, most important first; whether the target is pending at all."""
     reasons = _dedupe(reasons)
     pending_reasons = [r for r in reasons if r.code != "NotPending"]
     pending = bool(pending_reasons) or not units and md is None
     if not reasons:
         if not units:
-            reasons.append(Reason("Unknown", "no pods, pod group or Workload found for this target"))
+            reasons.append(Reason("Unknown", say("target.nothing-found")))
         else:
-            reasons.append(Reason("NotPending", "every pod group is admitted"))
+            reasons.append(Reason("NotPending", say("target.all-admitted")))
     elif pending_reasons:
         reasons = sorted(pending_reasons, key=_priority)
-
-    rows = _role_rows(roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment")
-    lq, cq = _queue_names(facts, units)
-    position, lq_position = _position(facts, units, cq, ns)
-    if position is not None:
-        for r in reasons:
-            if r.code == "WaitingInQueue" and "position" not in r.params:
-                r.params["position"] = position
-                r.message += f"; position {position} in ClusterQueue {cq}" + (
-                    f" ({position - 1} ahead)" if position > 1 else " (next)")
-    ahead = _ahead(facts, units, cq, ns)
-    if ahead and all(a.requests is not None for a in ahead):
-        before: dict[str, Fraction] = {}
-        for a in ahead:
-            for res, q in (a.requests or {}).items():
-                before[res] = before.get(res, Fraction(0)) + q
-        for r in reasons:
-            if r.code == "WaitingInQueue" and before:
-                r.params["aheadRequests"] = before
-                r.message += "; the Workloads ahead ask " + ", ".join(short(q, res)
-                                                                      for res, q in sorted(before.items()))
-    bars = _bars(bars_by_cq, cq)
-    story = _story(rows, reasons, shape, joint)
-    headline = _headline(facts.target, pending, reasons, rows)
-    hints = [h for h in dict.fromkeys(r.hint for r in reasons if r.hint)]
-    if pending and not hints:
-        hints.append(f"kubectl describe workload -n {ns} " + (units[0].group if units else facts.target.name))
-    return Diagnosis(facts.target, pending, headline, reasons, rows, lq, cq, position, lq_position, bars,
-                     notes, hints, story, shape, suggestions if pending else [], dict(what_if or {}), ahead)
+    return reasons, pending
 
 
-def _missing_groups(md: Obj, roles: list[Role], units: list[Unit], shape: str, ns: str) -> list[Reason]:
+def _say_position(reasons: list[Reason], position: int | None, cq: str | None) -> None:
+    if position is None:
+        return
+    for r in reasons:
+        if r.code == "WaitingInQueue" and "position" not in r.params:
+            r.params["position"] = position
+            r.clauses.append(say("queue.position", position=position, cq=cq))
+
+
+def _hints(reasons: list[Reason]) -> list[Say]:
+    """Each reason's next step once, in order."""
+    out: dict[tuple[str, str], Say] = {}
+    for r in reasons:
+        if r.hint is not None:
+            out.setdefault((r.hint.id, repr(r.hint.args)), r.hint)
+    return list(out.values())
+
+
+def _queue_knowledge(facts: Facts, cq: str | None, position: int | None) -> tuple[str, int | None]:
+    """Whether the ClusterQueue's pending Workloads were read (and ours among them), and its own count."""
+    obj = facts.cluster_queues.get(cq or "")
+    cq_pending = facts.cq(obj).pending_workloads if obj is not None else None
+    if cq not in facts.pending:
+        return "not-read", cq_pending
+    if facts.pending[cq] is None:
+        return "not-served", cq_pending
+    return ("listed" if position is not None else "not-listed"), cq_pending
+
+
+def _wait_hint(reasons: list[Reason], cq: str | None, position: int | None, visibility: str,
+               cq_pending: int | None, hypothetical: bool) -> None:
+    """WaitingInQueue's next step says only what was read: next in line, how many are ahead, or that the
+    position is unknown (and why); never a queue the tool did not see."""
+    for r in reasons:
+        if r.hint is not None and r.hint.id == "hint.wait":
+            r.hint = None if hypothetical else say("hint.wait", cq=cq, position=position, visibility=visibility,
+                                                   cq_pending=cq_pending)
+
+
+def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None) -> None:
+    if not ahead or not all(a.requests is not None for a in ahead):
+        return
+    before: dict[str, Fraction] = {}
+    for a in ahead:
+        for res, q in (a.requests or {}).items():
+            before[res] = before.get(res, Fraction(0)) + q
+    for r in reasons:
+        if r.code == "WaitingInQueue" and before:
+            r.params["aheadRequests"] = before
+            r.clauses.append(say("queue.ahead-ask", requests=before))
+
+
+def _spec(pod: Obj) -> dict[str, Any]:
+    spec = pod.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
+    return facts.wl(u.workload).pod_sets if u.workload is not None else ()
+
+
+def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], shape: str, ns: str) -> list[Reason]:
     out = []
-    hint_of = {r.name: f"check why the operator has not created {r.name} pods (kubectl describe md "
-                       f"{name_of(md)} -n {ns})" for r in roles}
+    hint_of = {r.name: say("next.operator", role=r.name, md=name_of(md), ns=ns) for r in roles}
     for r in roles:
         want = (r.replicas or 0) * r.size
         groups = [u for u in units if r.name in u.roles]
         if not groups and want:
-            out.append(Reason("PodGroupIncomplete", f"role {r.name} has 0 of {want} pods: no pod group exists for it "
-                              f"yet, so Kueue has nothing to compose", role=r.name, hint=hint_of[r.name]))
+            out.append(Reason("PodGroupIncomplete", say("role.no-group", role=r.name, want=want), role=r.name,
+                              hint=hint_of[r.name]))
         elif shape == "per-replica" and r.replicas and len(groups) < r.replicas and all(
                 u.roles == [r.name] for u in groups):
-            out.append(Reason("PodGroupIncomplete", f"role {r.name} has {len(groups)} of {r.replicas} replica "
-                              f"groups: the joint admission check waits for every replica (assembling)",
-                              role=r.name, hint=hint_of[r.name]))
+            out.append(Reason("PodGroupIncomplete", say("role.replica-groups", role=r.name, have=len(groups),
+                                                        want=r.replicas), role=r.name, hint=hint_of[r.name]))
     return out
 
 
-def _operator_condition(md: Obj) -> list[str]:
+def _operator_condition(md: Obj) -> list[Say]:
     """GPUStack's own QuotaReserved verdict over all of the deployment's Workloads, as a note."""
-    c = conditions(md).get("QuotaReserved")
-    if not c or c.get("status") == "True":
+    c = conditions_of(md).get("QuotaReserved")
+    if c is None or c.true:
         return []
-    return [f"the operator reports QuotaReserved={c.get('status')} ({c.get('reason')}): {c.get('message') or ''}"
-            .rstrip(": ")]
+    return [say("note.operator", status=c.status, reason=c.reason, message=c.message)]
 
 
 def _kind_of(role: str, pods: list[Obj]) -> str:
@@ -230,9 +298,8 @@ def _kind_of(role: str, pods: list[Obj]) -> str:
     return role if role in ("prefill", "decode") else "-"
 
 
-def _shape(units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
-    multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1
-                or len(lst(dct(dct(u.workload).get("spec")).get("podSets"))) > 1 for u in units)
+def _shape(facts: Facts, units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
+    multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1 or len(_pod_sets(facts, u)) > 1 for u in units)
     if multi:
         return "pd-atomic"
     if len([u for u in units if u.group]) > 1 or any(
@@ -244,97 +311,103 @@ def _shape(units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
 def _compose_events(facts: Facts, u: Unit) -> list[km.ComposeError]:
     names = {name_of(p) for p in u.pods} | {u.group}
     out = []
-    for e in facts.events:
-        if text(dct(e.get("involvedObject")).get("name")) not in names:
-            continue
-        reason = e.get("reason")
-        if reason in ("ErrWorkloadCompose", "WorkloadNameConflict"):
-            out.append(km.parse_compose_error(e.get("message") or e.get("note")))
+    for e in facts.event_views():
+        if e.involved_name in names and e.reason in ("ErrWorkloadCompose", "WorkloadNameConflict"):
+            out.append(km.parse_compose_error(e.message))
     return out
 
 
-def _group_checks(u: Unit, facts: Facts, roles: list[Role], role_names: set[str], shape: str) -> list[Reason]:
-    out: list[Reason] = []
+def _group_checks(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names: set[str], shape: str) -> list[Reason]:
+    """A group Kueue refuses to compose (PodGroupInvalid), else one not composed yet (incomplete, missing)."""
     if not u.group:
+        return []
+    composes = _compose_events(facts, u)
+    out = _disagreements(u, composes) + _fast_admission(u, facts) + _too_many_roles(u, composes, role_names)
+    out += _compose_conflicts(u, composes, out)
+    if out or u.workload is not None or not u.read:
         return out
+    return _not_composed(u, facts, roles, role_names, shape, composes)
+
+
+def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:
+    """Pods of one group that disagree on the queue or the total count."""
     g = u.group
-    ns = facts.target.namespace
+    kmsg = next((c.text for c in composes if c.kind != "fewer-pods"), None)
     queues = {label(p, QUEUE_LABEL) for p in u.pods}
     counts = {annotation(p, TOTAL_COUNT) for p in u.pods}
-    composes = _compose_events(facts, u)
-    kmsg = next((c.text for c in composes if c.kind != "fewer-pods"), None)
+    out = []
     if len(queues) > 1:
-        out.append(Reason("PodGroupInvalid", f"pods of group {g} disagree on the queue name "
-                          f"({', '.join(sorted(str(q) for q in queues))}): Kueue refuses to compose the group",
+        out.append(Reason("PodGroupInvalid", say("group.queues-differ", g=g, values=sorted(str(q) for q in queues)),
                           workload=g, kueue_message=kmsg,
-                          hint=f"recreate the pods of group {g} with one {QUEUE_LABEL} label"))
+                          hint=say("next.one-queue", g=g)))
     if len(counts) > 1:
-        out.append(Reason("PodGroupInvalid", f"pods of group {g} disagree on {TOTAL_COUNT} "
-                          f"({', '.join(sorted(str(c) for c in counts))}): Kueue refuses to compose the group",
+        out.append(Reason("PodGroupInvalid", say("group.counts-differ", g=g, values=sorted(str(c) for c in counts)),
                           workload=g, kueue_message=kmsg,
-                          hint=f"recreate the pods of group {g} with one total count"))
+                          hint=say("next.one-count", g=g)))
+    return out
+
+
+def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
     fast = [p for p in u.pods if annotation(p, FAST_ADMISSION) == "true"]
-    if fast and (u.workload is None or not is_true(conditions(u.workload), "Admitted")):
-        out.append(Reason("PodGroupInvalid", f"group {g} sets {FAST_ADMISSION}: Kueue composes one pod set "
-                          f"from the first pod with the whole total count, collapsing the roles "
-                          f"({', '.join(u.roles) or '?'}) into one", workload=g,
-                          hint="remove the fast-admission annotation: roles must stay separate pod sets"))
+    if not fast or (u.workload is not None and facts.wl(u.workload).admitted):
+        return []
+    return [Reason("PodGroupInvalid", say("group.fast-admission", g=u.group, roles=list(u.roles)), workload=u.group,
+                   hint=say("next.no-fast-admission"))]
+
+
+def _too_many_roles(u: Unit, composes: list[km.ComposeError], role_names: set[str]) -> list[Reason]:
     hashes = {annotation(p, ROLE_HASH) or pod_role(p, role_names) for p in u.pods if runnable(p)}
     too_many = next((c for c in composes if c.kind == "too-many-roles"), None)
-    if too_many is not None or len(hashes) > MAX_ROLES_018:
-        limit = "" if too_many else (f" (Kueue 0.18 allows {MAX_ROLES_018} roles per group; 0.19 allows "
-                                     f"{MAX_ROLES_019})")
-        out.append(Reason("PodGroupInvalid", f"group {g} has {len(hashes)} roles: more than Kueue composes "
-                          f"into one Workload{limit}", workload=g,
-                          kueue_message=too_many.text if too_many else None,
-                          hint="split the deployment: at most 10 roles per pod group"))
+    if too_many is None and len(hashes) <= MAX_ROLES_018:
+        return []
+    limits = None if too_many else (MAX_ROLES_018, MAX_ROLES_019)
+    return [Reason("PodGroupInvalid", say("group.too-many-roles", g=u.group, roles=len(hashes), limits=limits),
+                   workload=u.group, kueue_message=too_many.text if too_many else None,
+                   hint=say("next.split"))]
+
+
+def _compose_conflicts(u: Unit, composes: list[km.ComposeError], said: list[Reason]) -> list[Reason]:
+    out: list[Reason] = []
     for c in composes:
         if c.kind in ("name-conflict", "label-conflict", "queue-mismatch", "count-mismatch") and not any(
-                r.kueue_message == c.text for r in out):
-            out.append(Reason("PodGroupInvalid", f"Kueue cannot compose group {g}", workload=g,
+                r.kueue_message == c.text for r in said + out):
+            out.append(Reason("PodGroupInvalid", say("group.not-composable", g=u.group), workload=u.group,
                               kueue_message=c.text,
-                              hint=f"delete the Workload {g} that is not a pod-group Workload"
-                              if c.kind == "name-conflict" else None))
-    if out:
-        return out
-    if u.workload is not None or not u.read:
-        return out
+                              hint=say("next.delete-conflict", g=u.group) if c.kind == "name-conflict" else None))
+    return out
+
+
+def _not_composed(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names: set[str], shape: str,
+                  composes: list[km.ComposeError]) -> list[Reason]:
+    """No Workload: the group is incomplete (which roles lack pods), or complete and not composed yet."""
+    g, ns = u.group, facts.target.namespace
     want = group_want(u)
     have = sum(1 for p in u.pods if runnable(p))
     fewer = next((c for c in composes if c.kind == "fewer-pods"), None)
+    kmsg = fewer.text if fewer else None
     if want is not None and have < want:
         per_role = _per_role_have_want(u, facts, roles, role_names, shape)
-        detail = "; ".join(f"{r} {h}/{w}" for r, h, w in per_role if w is None or h < w) or f"{have}/{want}"
-        for r, h, w in per_role:
-            if w is not None and h >= w:
-                continue
-            out.append(Reason(
-                "PodGroupIncomplete",
-                f"group {g} has {have} of {want} pods ({detail}): Kueue composes no Workload until every "
-                f"pod exists", role=r, workload=g, kueue_message=fewer.text if fewer else None,
-                hint=f"create the missing {r} pods (or look at why they are not created: "
-                     f"kubectl get pods -n {ns} -l {GROUP_LABEL}={g})"))
+        short_of = [(r, h, w) for r, h, w in per_role if w is None or h < w]
+        out = [Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=short_of), role=r,
+                      workload=g, kueue_message=kmsg,
+                      hint=say("next.create-pods", role=r, ns=ns, g=g))
+               for r, h, w in per_role if w is None or h < w]
         if not per_role:
-            out.append(Reason("PodGroupIncomplete", f"group {g} has {have} of {want} pods: Kueue composes no "
-                              f"Workload until every pod exists", workload=g,
-                              kueue_message=fewer.text if fewer else None))
+            out.append(Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=None),
+                              workload=g, kueue_message=kmsg))
         return out
-    note = f" (a stale ErrWorkloadCompose event says: {fewer.text})" if fewer else ""
-    out.append(Reason("WorkloadMissing", f"group {g} is complete ({have} pods) but Kueue has not composed its "
-                      f"Workload yet{note}", workload=g, kueue_message=fewer.text if fewer else None,
-                      hint="check that Kueue's pod integration is enabled and the kueue-controller-manager "
-                           f"is healthy; kubectl get events -n {ns} --field-selector "
-                           f"involvedObject.name={name_of(u.pods[0]) if u.pods else g}"))
-    return out
+    return [Reason("WorkloadMissing", say("group.not-composed", g=g, have=have, stale=kmsg), workload=g,
+                   kueue_message=kmsg,
+                   hint=say("next.check-kueue", ns=ns, name=name_of(u.pods[0]) if u.pods else g))]
 
 
-def _per_role_have_want(u: Unit, facts: Facts, roles: list[Role], role_names: set[str],
+def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names: set[str],
                         shape: str) -> list[tuple[str, int, int | None]]:
     have: dict[str, int] = {}
     for p in u.pods:
         if runnable(p):
-            r = pod_role(p, role_names)
-            have[r] = have.get(r, 0) + 1
+            name = pod_role(p, role_names)
+            have[name] = have.get(name, 0) + 1
     out: list[tuple[str, int, int | None]] = []
     want_total = group_want(u)
     for r in roles:
@@ -352,17 +425,16 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[Role], role_names: se
     return out
 
 
-def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
-             ) -> list[tuple[vd.Demand, ad.PodSetDemand]]:
+def _demands(facts: Facts, u: Unit, roles: list[DeploymentRole], role_names: set[str],
+             ) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
     sizes = {r.name: r.size for r in roles}
     limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
-    wl = u.workload
-    if wl is not None:
-        role_of = {str(dct(ps).get("name") or "main"): podset_role(dct(ps), u.pods, role_names)
-                   for ps in lst(dct(wl.get("spec")).get("podSets"))}
-        specs = {}
+    if u.workload is not None:
+        wl = facts.wl(u.workload)
+        role_of = {ps.name: podset_role(ps, u.pods, role_names) for ps in wl.pod_sets}
+        specs: dict[str, dict[str, Any]] = {}
         for p in u.pods:
-            specs.setdefault(pod_role(p, role_names), dct(p.get("spec")))
+            specs.setdefault(pod_role(p, role_names), _spec(p))
         return vd.pod_set_demands(wl, u.group, role_of, specs, sizes, limits)
     # no Workload: what Kueue would compose, one pod set per role, count = the role's share
     by_role: dict[str, list[Obj]] = {}
@@ -378,7 +450,7 @@ def _demands(facts: Facts, u: Unit, roles: list[Role], role_names: set[str],
             count = role.replicas * role.size
         else:
             count = len(pods)
-        out.append(vd.spec_demand(r, u.group, count, dct(pods[0].get("spec")), role_size(r, roles), limits))
+        out.append(vd.spec_demand(r, u.group, count, _spec(pods[0]), role_size(r, roles), limits))
     return out
 
 
@@ -389,20 +461,19 @@ def snapshot_of(facts: Facts) -> Snapshot:
     snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
                          from_file=not facts.live)
     for name, c in snap.lone:
-        facts.notes.append(f"the snapshot holds no other member of cohort {c} (ClusterQueue {name}'s): what it "
-                           f"may borrow is unknown; add `kubectl get clusterqueues,cohorts -o yaml` to it")
+        facts.notes.append(say("note.lone-in-cohort", cohort=c, cq=name))
     return snap
 
 
-def _arithmetic(facts: Facts, units: list[Unit], roles: list[Role], role_names: set[str],
+def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str],
                 what_if: dict[str, int]) -> tuple[dict[tuple[str, str], vd.PodSetVerdict],
                                                   dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
                                                   list[sg.Suggestion]]:
     by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
-        if u.workload is not None and is_true(conditions(u.workload), "Finished"):
+        if u.workload is not None and facts.wl(u.workload).finished:
             continue
-        cq = dct(dct(dct(u.workload).get("status")).get("admission")).get("clusterQueue") or cq_of_queue(facts, u.queue)
+        cq = (facts.wl(u.workload).cluster_queue if u.workload is not None else None) or cq_of_queue(facts, u.queue)
         if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
             continue
         by_cq.setdefault(cq, vd.QueueDemand()).workloads.append((u.group, _demands(facts, u, roles, role_names)))
@@ -436,48 +507,45 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
     for role, pods in by_role.items():
         gated = [p for p in pods if pod_gates(p)]
         if gated:
-            names = sorted({g for p in gated for g in pod_gates(p)})
-            kueue = KUEUE_GATE in names
-            out.append(Reason("PodsGated", f"{role}: {len(gated)} of {len(pods)} waiting pods still carry scheduling "
-                              f"gate(s) {', '.join(names)} although Workload {u.group} is admitted", role=role,
-                              workload=u.group, params={"gates": names, "pods": len(gated)},
-                              hint=("Kueue removes its gate on admission: check kueue-controller-manager's logs and "
-                                    "that pod integration is enabled" if kueue else
-                                    f"the gate {names[0]} belongs to another controller: ask what it waits for")))
+            out.append(_gated(u, role, pods, gated))
             continue
         refused = [(p, x) for p in pods if (x := pod_unschedulable(p)) is not None]
-        if not refused:
-            continue
-        p0, first = refused[0]
-        flavors = _assigned_flavors([u], role, role_names)
-        flavor = facts.flavors.get(flavors[0]) if flavors else None
-        ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
-        causes = "; ".join(f"{n} {c}" for n, c in first.causes) or first.message
-        msg = (f"{role}: {len(refused)} of {len(pods)} pods admitted on flavor {flavors[0] if flavors else '?'} but "
-               f"the kube-scheduler places none: {causes}"
-               + (f" (of {first.nodes} nodes)" if first.nodes is not None else ""))
-        hint = None
-        if ignored:
-            keys = ", ".join(f"{k}={v}" for k, v in ignored.items())
-            msg += (f"; Kueue ignored nodeSelector {keys} because flavor {flavors[0]} does not declare "
-                    f"{'that key' if len(ignored) == 1 else 'those keys'}")
-            hint = (f"no node of flavor {flavors[0]} need carry {keys}: give {role} an InstanceType whose flavors "
-                    f"declare it, or drop it from {role}'s nodeSelector")
-        nodes = facts.nodes.get(flavors[0]) if flavors else None
-        params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
-                                  "nodes": first.nodes, "pods": len(refused), "ignoredSelector": ignored,
-                                  "schedulerMessage": first.message}
-        if nodes is not None and flavors:
-            fits = pod_node_fits(p0, nodes)
-            able = [f for f in fits if f.matches and (f.pods or 0) > 0]
-            params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
-            msg += (f"; of flavor {flavors[0]}'s {len(fits)} node(s), {len(able)} carry what the pod selects and "
-                    f"could hold {sum(f.pods or 0 for f in able)} such pod(s) by allocatable (running pods not "
-                    f"counted)")
-        out.append(Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
-                          params=params,
-                          hint=hint or f"kubectl describe pod {name_of(p0)} -n {facts.target.namespace}"))
+        if refused:
+            out.append(_unschedulable(u, facts, role, pods, refused, role_names))
     return out
+
+
+def _gated(u: Unit, role: str, pods: list[Obj], gated: list[Obj]) -> Reason:
+    names = sorted({g for p in gated for g in pod_gates(p)})
+    kueue = KUEUE_GATE in names
+    return Reason("PodsGated", say("pods.gated", role=role, gated=len(gated), pods=len(pods), gates=names,
+                                   g=u.group), role=role,
+                  workload=u.group, params={"gates": names, "pods": len(gated)},
+                  hint=say("next.gate", kueue=kueue, gate=names[0]))
+
+
+def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: list[tuple[Obj, Any]],
+                   role_names: set[str]) -> Reason:
+    p0, first = refused[0]
+    flavors = _assigned_flavors(facts, [u], role, role_names)
+    flavor = facts.flavors.get(flavors[0]) if flavors else None
+    ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
+    hint = say("next.ignored-selector", flavor=flavors[0], ignored=dict(ignored), role=role) if ignored else None
+    nodes = facts.nodes.get(flavors[0]) if flavors else None
+    node_fit: tuple[int, int, int] | None = None
+    params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
+                              "nodes": first.nodes, "pods": len(refused), "ignoredSelector": ignored,
+                              "schedulerMessage": first.message}
+    if nodes is not None and flavors:
+        fits = pod_node_fits(p0, nodes)
+        able = [f for f in fits if f.matches and (f.pods or 0) > 0]
+        params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
+        node_fit = (len(fits), len(able), sum(f.pods or 0 for f in able))
+    msg = say("pods.unschedulable", role=role, refused=len(refused), pods=len(pods),
+              flavor=flavors[0] if flavors else None, causes=list(first.causes), scheduler=first.message,
+              nodes=first.nodes, ignored=dict(ignored), node_fit=node_fit)
+    return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
+                  params=params, hint=hint or say("next.describe-pod", pod=name_of(p0), ns=facts.target.namespace))
 
 
 def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
@@ -491,28 +559,27 @@ def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
             ours = next((x for x in units if name and x.group == name), None)
             if ours is not None:
                 r.params["preemptorRoles"] = list(ours.roles)
-                r.message += (f", one of this deployment's own Workloads ({', '.join(ours.roles) or '?'})"
-                              if facts.deployment is not None else "")
+                if facts.deployment is not None:
+                    r.clauses.append(say("preempted.by-our-own", roles=list(ours.roles)))
             lost = set(u.roles)
             holders = sorted({role for x in units if x is not u and x.workload is not None
-                              and is_true(conditions(x.workload), "QuotaReserved") for role in x.roles} - lost)
+                              and facts.wl(x.workload).reserved for role in x.roles} - lost)
             r.params["lostRoles"] = sorted(lost, key=lambda n: n)
             r.params["holdingRoles"] = holders
             if holders:
-                r.message += (f"; {', '.join(holders)} still hold{'s' if len(holders) == 1 else ''} quota for nothing: "
-                              f"the pair cannot serve without {', '.join(sorted(lost)) or 'the lost role'}")
+                r.clauses.append(say("preempted.holders", holders=holders, lost=sorted(lost)))
             elif len(lost) > 1:
-                r.message += f"; every role of the pair ({', '.join(u.roles)}) lost its quota together (atomic)"
+                r.clauses.append(say("preempted.all-lost", roles=list(u.roles)))
 
 
-def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[Role]) -> list[Reason]:
+def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[Reason]:
     """Queue problems matter before any Workload exists too (they will block it once composed)."""
     out: list[Reason] = []
     for u in units:
         if u.workload is not None or not u.queue:
             continue
         for r in structural(facts, u.queue, None):
-            r.message += " (it will block the group once Kueue composes it)"
+            r.clauses.append(say("queue.blocks-once-composed"))
             out.append(r)
     if not units and facts.deployment is not None:
         for lq in facts.local_queues:
@@ -530,7 +597,8 @@ def _dedupe(reasons: list[Reason]) -> list[Reason]:
             key = (r.code, None, str(r.params.get("queue")))
         if key in seen:
             i = seen[key]
-            if r.needed is not None and (out[i].needed is None or r.needed > out[i].needed):
+            kept = out[i].needed
+            if r.needed is not None and (kept is None or r.needed > kept):
                 out[i] = r
             continue
         seen[key] = len(out)
@@ -545,130 +613,146 @@ def _priority(r: Reason) -> int:
 _NOT_QUOTA = (ad.FLAVOR_MISSING, ad.NOT_MATCHING, ad.UNTOLERATED)
 
 
-def _role_rows(roles: list[Role], units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-               role_names: set[str], whole: bool = True) -> list[RoleRow]:
-    """One row per role; `whole` = the target is the deployment (else only the target's groups count)."""
+def _role_rows(facts: Facts, roles: list[DeploymentRole], units: list[Unit],
+               verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+               role_names: set[str], whole: bool = True, what_if: dict[str, int] | None = None) -> list[RoleRow]:
+    """One row per role; `whole` = the target is the deployment (else only the target's groups count);
+    a role --what-if sizes wants what it assumes."""
     rows = []
+    what_if = what_if or {}
     for r in roles:
         have = sum(1 for u in units for p in u.pods if runnable(p) and pod_role(p, role_names) == r.name)
-        want = r.replicas * r.size if r.replicas is not None else None
-        own = [u for u in units if u.roles == [r.name]]
-        if not whole and own and all(group_want(u) is not None for u in own):
-            want = sum(group_want(u) or 0 for u in own)
+        want = what_if[r.name] * r.size if r.name in what_if else _row_want(facts, r, units, whole)
         vs = [v for v in verdicts.values() if v.demand.role == r.name]
-        per_pod: dict[str, Fraction] = {}
-        for v in vs:
-            if v.demand.count:
-                per_pod = {k: q / v.demand.count for k, q in v.demand.requests.items()}
-                break
-        if not per_pod:
-            pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)
-            if pod is not None:
-                per_pod = pod_requests(pod.get("spec"))
-        flavor = None
-        assigned = _assigned_flavors(units, r.name, role_names)
-        if assigned:
-            flavor = ",".join(assigned)
-        elif vs:
-            flavor = next((v.flavor for v in vs if v.flavor), None)
-            if flavor is None:
-                b = next((v.best for v in vs if v.best is not None), None)
-                flavor = b.flavor if b is not None and b.outcome not in _NOT_QUOTA else None
-        wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
-        if wl_states and all(is_true(conditions(u.workload), "Admitted") for u in wl_states) and (
-                want is None or len(wl_states) and have >= want):
-            verdict = vd.ADMITTED
-        elif any(v.verdict == vd.BLOCKED for v in vs):
-            verdict = vd.BLOCKED
-        elif vs and all(v.verdict in (vd.FITS, vd.ADMITTED) for v in vs):
-            verdict = vd.FITS
-        else:
-            verdict = vd.UNKNOWN
+        per_pod = _row_per_pod(r, units, vs, role_names)
+        flavor = _row_flavor(facts, r, units, vs, role_names)
+        verdict = _row_verdict(facts, r, units, vs, have, want)
         reserved = bool(vs) and all(v.demand.reserved for v in vs)
-        rows.append(RoleRow(r.name, r.kind, have, want, per_pod, flavor, verdict, reserved))
+        rows.append(RoleRow(r.name, r.kind, have, want, per_pod, flavor, verdict, reserved, r.name in what_if))
     return rows
 
 
-def _assigned_flavors(units: list[Unit], role: str, role_names: set[str]) -> list[str]:
+def _row_want(facts: Facts, r: DeploymentRole, units: list[Unit], whole: bool) -> int | None:
+    want = r.replicas * r.size if r.replicas is not None else _pod_set_counts(facts, r, units)
+    own = [u for u in units if u.roles == [r.name]]
+    if not whole and own and all(group_want(u) is not None for u in own):
+        want = sum(group_want(u) or 0 for u in own)
+    return want
+
+
+def _pod_set_counts(facts: Facts, r: DeploymentRole, units: list[Unit]) -> int | None:
+    """No deployment says how many: the pod sets of the role's Workloads do (None when no Workload was read)."""
+    counts = [ps.count for u in units if u.workload is not None for ps in facts.wl(u.workload).pod_sets
+              if podset_role(ps, u.pods, {r.name}) == r.name]
+    return sum(counts) if counts else None
+
+
+def _row_per_pod(r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict],
+                 role_names: set[str]) -> dict[str, Fraction]:
+    """What one pod of the role asks: its demand over its count, else its first pod's requests."""
+    for v in vs:
+        if v.demand.count:
+            return {k: q / v.demand.count for k, q in v.demand.requests.items()}
+    pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)
+    return pod_requests(pod.get("spec")) if pod is not None else {}
+
+
+def _row_flavor(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict],
+                role_names: set[str]) -> str | None:
+    """The flavors Kueue assigned, else the one our arithmetic chose, else the best it tried for quota."""
+    assigned = _assigned_flavors(facts, units, r.name, role_names)
+    if assigned:
+        return ",".join(assigned)
+    if not vs:
+        return None
+    flavor = next((v.flavor for v in vs if v.flavor), None)
+    if flavor is None:
+        b = next((v.best for v in vs if v.best is not None), None)
+        flavor = b.flavor if b is not None and b.outcome not in _NOT_QUOTA else None
+    return flavor
+
+
+def _row_verdict(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict], have: int,
+                 want: int | None) -> str:
+    wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
+    if wl_states and all(facts.wl(u.workload).admitted for u in wl_states if u.workload is not None) and (
+            want is None or len(wl_states) and have >= want):
+        return vd.ADMITTED
+    if any(v.verdict == vd.BLOCKED for v in vs):
+        return vd.BLOCKED
+    if vs and all(v.verdict in (vd.FITS, vd.ADMITTED) for v in vs):
+        return vd.FITS
+    return vd.UNKNOWN
+
+
+def _assigned_flavors(facts: Facts, units: list[Unit], role: str, role_names: set[str]) -> list[str]:
+    """The flavors Kueue assigned to the role's pod sets, in the Workloads that hold a quota reservation."""
     out: set[str] = set()
     for u in units:
-        wl = u.workload
-        if wl is None or not is_true(conditions(wl), "QuotaReserved"):
+        wl = facts.wl(u.workload) if u.workload is not None else None
+        if wl is None or not wl.reserved:
             continue
-        for psa in lst(dct(dct(wl.get("status")).get("admission")).get("podSetAssignments")):
-            psa = dct(psa)
-            spec_ps = next((dct(p) for p in lst(dct(wl.get("spec")).get("podSets"))
-                            if dct(p).get("name") == psa.get("name")), {"name": psa.get("name")})
+        for psa in wl.admission:
+            spec_ps = next((p for p in wl.pod_sets if p.name == psa.name), None) or PodSet(psa.name, 0, {})
             if podset_role(spec_ps, u.pods, role_names) == role:
-                out.update(str(f) for f in dct(psa.get("flavors")).values())
+                out.update(psa.flavors.values())
     return sorted(out)
 
 
 def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | None]:
     lq = next((u.queue for u in units if u.queue), None) or next(iter(facts.local_queues), None)
-    cq = None
-    for u in units:
-        adm = dct(dct(dct(u.workload).get("status")).get("admission")).get("clusterQueue")
-        if isinstance(adm, str):
-            cq = adm
-            break
+    cq = next((c for u in units if u.workload is not None and (c := facts.wl(u.workload).cluster_queue)), None)
     cq = cq or cq_of_queue(facts, lq) or next(iter(facts.cluster_queues), None)
     return lq, cq
 
 
-def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[int | None, int | None]:
-    summary = facts.pending.get(cq or "")
+def _ours_in_queue(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[list[PendingWorkload],
+                                                                                     list[PendingWorkload]]:
+    """The visibility API's items for the ClusterQueue, and those of them that are our Workloads."""
+    items = list(pending_workloads(facts.pending.get(cq or "")))
     names = {u.group for u in units if u.workload is not None}
+    return items, [i for i in items if i.name in names and (i.namespace or ns) == ns]
+
+
+def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[int | None, int | None]:
     best: tuple[int | None, int | None] = (None, None)
-    for item in lst(dct(summary).get("items")):
-        item = dct(item)
-        meta = dct(item.get("metadata"))
-        if text(meta.get("name")) in names and meta.get("namespace", ns) == ns:
-            p, lp = to_int(item.get("positionInClusterQueue")), to_int(item.get("positionInLocalQueue"))
-            if p is not None and (best[0] is None or p + 1 < best[0]):
-                best = (p + 1, lp + 1 if lp is not None else None)
+    for i in _ours_in_queue(facts, units, cq, ns)[1]:
+        p, lp = i.position, i.local_position
+        if p is not None and (best[0] is None or p + 1 < best[0]):
+            best = (p + 1, lp + 1 if lp is not None else None)
     return best
 
 
 def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahead] | None:
     """The Workloads before ours in the ClusterQueue (visibility API order), with their total requests."""
-    summary = facts.pending.get(cq or "")
-    names = {u.group for u in units if u.workload is not None}
-    items = [dct(i) for i in lst(dct(summary).get("items"))]
-    ours = [to_int(i.get("positionInClusterQueue")) for i in items
-            if text(dct(i.get("metadata")).get("name")) in names and dct(i.get("metadata")).get("namespace", ns) == ns]
-    mine = min((p for p in ours if p is not None), default=None)
+    items, ours = _ours_in_queue(facts, units, cq, ns)
+    mine = min((i.position for i in ours if i.position is not None), default=None)
     if mine is None:
         return None
     out = []
-    for i in sorted(items, key=lambda i: to_int(i.get("positionInClusterQueue")) or 0):
-        pos, meta = to_int(i.get("positionInClusterQueue")), dct(i.get("metadata"))
-        if pos is None or pos >= mine:
+    for i in sorted(items, key=lambda i: i.position or 0):
+        if i.position is None or i.position >= mine:
             continue
-        key = (str(meta.get("namespace") or ns), str(meta.get("name") or ""))
+        key = (i.namespace or ns, i.name or "")
         wl = facts.ahead.get(key)
-        out.append(Ahead(key[1], key[0], pos + 1, to_int(i.get("priority")), text(i.get("localQueueName")),
-                         _workload_requests(wl) if wl is not None else None))
+        out.append(Ahead(key[1], key[0], i.position + 1, i.priority, i.local_queue,
+                         _workload_requests(facts.wl(wl)) if wl is not None else None))
     return out
 
 
-def _workload_requests(wl: Obj) -> dict[str, Fraction] | None:
+def _workload_requests(wl: Workload) -> dict[str, Fraction] | None:
     """A Workload's total requests: Kueue's `status.resourceRequests`, else its pod sets' templates x count."""
+    if "status.resourceRequests" in wl.unknown:
+        return None
     total: dict[str, Fraction] = {}
-    rr = lst(dct(wl.get("status")).get("resourceRequests"))
-    for ps in rr:
-        for res, q in dct(dct(ps).get("resources")).items():
-            v = try_parse(q)
-            if v is None:
-                return None
-            total[str(res)] = total.get(str(res), Fraction(0)) + v
-    if rr:
+    for reqs in wl.totals.values():
+        for res, q in reqs.items():
+            total[res] = total.get(res, Fraction(0)) + q
+    if wl.totals:
         return total
-    for ps in lst(dct(wl.get("spec")).get("podSets")):
-        ps = dct(ps)
-        count = to_int(ps.get("count")) or 0
-        for res, q in pod_requests(dct(ps.get("template")).get("spec")).items():
-            total[res] = total.get(res, Fraction(0)) + q * count
+    for ps in wl.pod_sets:
+        for res, q in ps.requests.items():
+            total[res] = total.get(res, Fraction(0)) + q * ps.count
     return total
 
 
@@ -680,55 +764,6 @@ def _bars(by_cq: dict[str, list[vd.FlavorBar]], cq: str | None) -> list[vd.Flavo
         else:
             out.extend(bars)
     return out[:6]
-
-
-def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
-           joint: dict[tuple[str, str], Fraction]) -> str | None:
-    """The PD story in one line: which role would fit, which needs what (Kueue's per-pod-set number), what
-    they need together (the joint shortfall), and that admission is atomic."""
-    if len(rows) < 2:
-        return None
-    parts = []
-    for row in rows:
-        r = next((x for x in reasons if x.role == row.name and x.code != "NotPending"), None)
-        if row.verdict == vd.ADMITTED:
-            parts.append(f"{row.name} is admitted")
-        elif row.reserved:
-            parts.append(f"{row.name} holds its quota")
-        elif row.verdict == vd.FITS:
-            parts.append(f"{row.name} would fit now" if not joint else f"{row.name} would fit alone")
-        elif r is not None and r.code in ("QuotaExhausted", "NeedsPreemption", "PreemptionInProgress") \
-                and r.needed is not None:
-            each = " each" if shape == "per-replica" and (row.want or 0) > 1 else ""
-            parts.append(f"{row.name} needs {more(r.needed, r.resource)}{each}")
-        elif r is not None and r.code == "QuotaExceedsCapacity":
-            parts.append(f"{row.name} can never fit as configured")
-        elif r is not None and r.code == "PodGroupIncomplete":
-            parts.append(f"{row.name} has {row.have}/{row.want if row.want is not None else '?'} pods")
-        elif r is not None:
-            parts.append(f"{row.name}: {r.code}")
-        else:
-            parts.append(f"{row.name}: {row.verdict}")
-    if not any(row.verdict != vd.ADMITTED for row in rows):
-        return None
-    together = [f"{more(q, res)} in flavor {f}" for (f, res), q in sorted(joint.items())]
-    if together and sum(1 for row in rows if row.verdict != vd.ADMITTED and not row.reserved) > 1 \
-            or together and shape == "per-replica":
-        parts.append("together they need " + " and ".join(together))
-    tail = "atomic admission holds " + ("both" if len(rows) == 2 else "all of them")
-    return "; ".join(parts) + "; " + tail
-
-
-
-def _headline(t: Target, pending: bool, reasons: list[Reason], rows: list[RoleRow]) -> str:
-    what = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group",
-            "Pod": "pod"}.get(t.kind, t.kind)
-    if not pending:
-        return f"{what} {t.namespace}/{t.name} is not pending: {reasons[0].message if reasons else 'admitted'}"
-    r = reasons[0]
-    first = r.summary or r.message
-    who = f"{r.role}: " if r.role and not first.startswith(r.role) else ""
-    return f"{what} {t.namespace}/{t.name} is pending ({r.code}): {who}{first}"
 
 
 __all__ = ["CODES", "Diagnosis", "Reason", "RoleRow", "diagnose", "more", "short"]

@@ -17,10 +17,11 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd import kube
+from kubectl_pd.cluster.source import Obj, labels_of, name_of
+from kubectl_pd.kueue.model import AdmissionCheckState, Condition, ResourceFlavor, Workload, to_int
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, try_parse
 from kubectl_pd.lazyre import lazy
-from kubectl_pd.pending.model import conditions, dct, lst, text, to_int
 from kubectl_pd.records import dataclass
 
 EVICTED_BY_CHECK = "AdmissionCheck"  # kueue.WorkloadEvictedByAdmissionCheck
@@ -49,7 +50,7 @@ _PREEMPTED = lazy(r"^Preempted to accommodate a workload \(UID: (?P<uid>[^,]*), 
 
 
 @dataclass(frozen=True)
-class Preemption:
+class PreemptionMessage:
     uid: str | None
     job_uid: str | None
     rule: str | None  # InClusterQueue | InCohortReclamation | ... (None: words we do not know)
@@ -66,7 +67,7 @@ class Preemption:
         return p.rstrip("/").rsplit("/", 1)[-1] or None if p and p != "UNKNOWN" else None
 
 
-def parse_preemption(message: object) -> Preemption | None:
+def parse_preemption(message: object) -> PreemptionMessage | None:
     if not isinstance(message, str):
         return None
     m = _PREEMPTED.match(message.strip())
@@ -76,26 +77,28 @@ def parse_preemption(message: object) -> Preemption | None:
     def known(x: str | None) -> str | None:
         return None if x in (None, "", "UNKNOWN") else x
 
-    return Preemption(known(m.group("uid")), known(m.group("job")), RULES.get(m.group("why")), m.group("why"),
+    return PreemptionMessage(known(m.group("uid")), known(m.group("job")), RULES.get(m.group("why")), m.group("why"),
                       known(m.group("a")), known(m.group("b")), to_int(m.group("pp")), to_int(m.group("tp")))
 
 
-def preemption_of(wl: Obj, events: list[Obj]) -> tuple[str | None, str | None, Preemption | None] | None:
+Preempted = tuple[str | None, str | None, PreemptionMessage | None]  # (rule, message, parsed)
+
+
+def preemption_of(wl: Workload, events: list[kube.Event]) -> Preempted | None:
     """(condition reason, message, parsed) when the Workload's last eviction was a preemption; the
     `Preempted` event (same message plus priorities) fills in what the condition lacks."""
-    conds = conditions(wl)
-    pre = dct(conds.get("Preempted"))
-    ev = dct(conds.get("Evicted"))
-    if pre.get("status") != "True" and not (ev.get("status") == "True" and ev.get("reason") == EVICTED_BY_PREEMPTION):
+    pre, ev = wl.condition("Preempted"), wl.condition("Evicted")
+    preempted = pre is not None and pre.true
+    if not preempted and not (ev is not None and ev.true and ev.reason == EVICTED_BY_PREEMPTION):
         return None
-    msg = text(pre.get("message")) or text(ev.get("message"))
-    rule = text(pre.get("reason")) if pre.get("status") == "True" else None
+    msg = (pre.message if pre is not None else None) or (ev.message if ev is not None else None)
+    rule = pre.reason if pre is not None and preempted else None
     parsed = parse_preemption(msg)
     for e in events:
-        if e.get("reason") == "Preempted" and text(dct(e.get("involvedObject")).get("name")) == name_of(wl):
-            richer = parse_preemption(e.get("message") or e.get("note"))
+        if e.reason == "Preempted" and e.involved_name == wl.name:
+            richer = parse_preemption(e.message)
             if richer is not None and (parsed is None or richer.uid == parsed.uid):
-                parsed, msg = richer, msg or text(e.get("message"))
+                parsed, msg = richer, msg or e.message
     return rule or (parsed.rule if parsed else None), msg, parsed
 
 
@@ -109,36 +112,47 @@ class RetryLoop:
     state: str | None
 
 
-def retry_loop(wl: Obj, events: list[Obj]) -> RetryLoop | None:
+def _evicted_by_check(wl: Workload) -> Condition | None:
+    ev = wl.condition("Evicted")
+    return ev if ev is not None and ev.true and ev.reason == EVICTED_BY_CHECK else None
+
+
+def _check_evictions(wl: Workload, events: list[kube.Event]) -> list[kube.Event]:
+    return [e for e in events if e.involved_name == wl.name
+            and (e.reason == EVENT_BY_CHECK or (e.message or "").startswith(BY_CHECK_WORDS))]
+
+
+def _looping_check(wl: Workload, retried: list[AdmissionCheckState],
+                   named: list[tuple[str, str | None]]) -> AdmissionCheckState | None:
+    """The check in the loop: one answering Retry now, else one that retried, else the one the Evicted
+    condition names."""
+    check = next((c for c in retried if c.state == "Retry"), None) or (retried[0] if retried else None)
+    if check is None and named:
+        check = wl.check(named[0][0]) or AdmissionCheckState(named[0][0], "")
+    return check
+
+
+def retry_loop(wl: Workload, events: list[kube.Event]) -> RetryLoop | None:
     """A check that keeps answering Retry: `retryCount`, schedulingStats evictions by `AdmissionCheck`,
     `requeueState.count` after such an eviction, and the Evicted events, whichever counts most."""
-    status = dct(wl.get("status"))
-    checks = [dct(c) for c in lst(status.get("admissionChecks"))]
-    evictions = sum(to_int(dct(e).get("count")) or 0 for e in lst(dct(status.get("schedulingStats")).get("evictions"))
-                    if dct(e).get("reason") == EVICTED_BY_CHECK)
-    ev = dct(conditions(wl).get("Evicted"))
-    by_check = ev.get("status") == "True" and ev.get("reason") == EVICTED_BY_CHECK
-    rs = dct(status.get("requeueState"))
-    requeues = to_int(rs.get("count")) or 0 if by_check else 0
-    ev_events = [e for e in events if text(dct(e.get("involvedObject")).get("name")) == name_of(wl)
-                 and (e.get("reason") == EVENT_BY_CHECK or str(e.get("message") or "").startswith(BY_CHECK_WORDS))]
-    counted = sum(to_int(e.get("count")) or 1 for e in ev_events)
-    retried = [c for c in checks if (to_int(c.get("retryCount")) or 0) > 0 or c.get("state") == "Retry"]
-    named = _named_in(text(ev.get("message")) if by_check else None)
-    check = next((c for c in retried if c.get("state") == "Retry"), None) or (retried[0] if retried else None)
-    if check is None and named:
-        check = next((c for c in checks if c.get("name") == named[0][0]), {"name": named[0][0]})
-    times = max(evictions, requeues, counted, max((to_int(c.get("retryCount")) or 0 for c in retried), default=0))
+    ev = _evicted_by_check(wl)
+    rs = wl.requeue_state
+    requeues = (rs.count or 0) if ev is not None and rs is not None else 0
+    ev_events = _check_evictions(wl, events)
+    counted = sum(e.count or 1 for e in ev_events)
+    retried = [c for c in wl.admission_checks if c.retry_count > 0 or c.state == "Retry"]
+    named = _named_in(ev.message if ev is not None else None)
+    check = _looping_check(wl, retried, named)
+    times = max(wl.evictions_by(EVICTED_BY_CHECK), requeues, counted, max((c.retry_count for c in retried), default=0))
     if check is None or times < LOOP_AT:
         return None
-    name = str(check.get("name") or "?")
-    own = text(check.get("message"))
+    own: str | None = check.message
     if own and own.startswith(RESET):  # the eviction reset it: the check's words survive in the Evicted message
         own = None
-    words = own or next((m for n, m in named if n == name and m), None)
-    firsts = [str(e.get("firstTimestamp")) for e in ev_events if e.get("firstTimestamp")]
-    since = min(firsts) if firsts else None
-    return RetryLoop(name, times, since, words, text(rs.get("requeueAt")), text(check.get("state")))
+    words = own or next((m for n, m in named if n == check.name and m), None)
+    firsts = [e.first_timestamp for e in ev_events if e.first_timestamp]
+    return RetryLoop(check.name, times, min(firsts) if firsts else None, words,
+                     rs.requeue_at if rs is not None else None, check.state or None)
 
 
 _NAMED = lazy(r'"(?P<n>[^"]+)"(?: \((?P<m>.*?)\))?(?:; |$)')
@@ -152,33 +166,33 @@ def _named_in(message: str | None) -> list[tuple[str, str | None]]:
 
 
 @dataclass(frozen=True)
-class NodeFit:
+class FitLabels:
     name: str
     labels: dict[str, str]  # <what> -> value of <what>.fit.gpustack.ai/<key>
 
 
-def accelerator_key(flavor: Obj | None) -> str | None:
-    for k in dct(dct(dct(flavor).get("spec")).get("nodeLabels")):
+def accelerator_key(flavor: ResourceFlavor | None) -> str | None:
+    for k in (flavor.node_labels if flavor is not None else {}):
         if str(k).startswith(ACCEL_PREFIX) and "." not in str(k)[len(ACCEL_PREFIX):]:
             return str(k)[len(ACCEL_PREFIX):]
     return None
 
 
-def fit_labels(nodes: list[Obj], key: str | None) -> list[NodeFit]:
+def fit_labels(nodes: list[Obj], key: str | None) -> list[FitLabels]:
     """GPUStack's per-card fit labels of each node (for one accelerator key when known)."""
     out = []
     for n in nodes:
-        labels = dct(dct(n.get("metadata")).get("labels"))
+        labels = labels_of(n)
         got = {}
         for k, v in labels.items():
             what, sep, akey = str(k).partition(FIT_SUFFIX)
             if sep and (key is None or akey == key):
                 got[what] = str(v)
-        out.append(NodeFit(name_of(n), got))
+        out.append(FitLabels(name_of(n), got))
     return out
 
 
-def fragmentation(fits: list[NodeFit], asks: dict[str, Fraction | None]) -> dict[str, Any] | None:
+def fragmentation(fits: list[FitLabels], asks: dict[str, Fraction | None]) -> dict[str, Any] | None:
     """What the fit labels say against what one Pod of each role asks (credits, M per card): a Pod of at
     most one card needs a free slice that large on one card; a larger Pod needs that many free cards on one
     node. None when no node carries a fit label."""

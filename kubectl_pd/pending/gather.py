@@ -17,15 +17,27 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from kubectl_pd import kube
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
 from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
-from kubectl_pd.kueue.model import cluster_queue, conditions_of, is_true, resource_flavor, workload
+from kubectl_pd.kueue.model import (
+    ClusterQueue,
+    LocalQueue,
+    Workload,
+    cluster_queue,
+    is_true,
+    local_queue,
+    pending_workloads,
+    resource_flavor,
+    workload,
+)
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
+from kubectl_pd.pending.say import Say, say
 from kubectl_pd.records import dataclass, field
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
@@ -39,6 +51,7 @@ MAX_FLAVORS = 4
 MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
 PARALLEL = 4  # concurrent reads of one diagnosis on a live cluster
+INVOLVED_NAME = "involvedObject.name"
 
 T = TypeVar("T")
 
@@ -113,9 +126,39 @@ class Facts:
     limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
     nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
     ahead: dict[tuple[str, str], Obj | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead in queue
-    notes: list[str] = field(default_factory=list)
+    notes: list[Say] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
+    parsed: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)  # typed views
+
+    # Each object read is parsed once into its typed model (kueue.model, kube), on first use: the facts
+    # hold the objects the Source returned (the json view and the arithmetic's snapshot read them too).
+    def _view(self, kind: str, obj: Obj, parse: Callable[[Obj], T]) -> T:
+        key = (kind, id(obj))
+        hit = self.parsed.get(key)
+        if hit is None or hit[0] is not obj:
+            hit = self.parsed[key] = (obj, parse(obj))
+        return hit[1]  # type: ignore[no-any-return]
+
+    def wl(self, obj: Obj) -> Workload:
+        return self._view("Workload", obj, workload)
+
+    def cq(self, obj: Obj) -> ClusterQueue:
+        return self._view("ClusterQueue", obj, cluster_queue)
+
+    def lq(self, obj: Obj) -> LocalQueue:
+        return self._view("LocalQueue", obj, local_queue)
+
+    def pod(self, obj: Obj) -> kube.Pod:
+        return self._view("Pod", obj, kube.pod)
+
+    def event_views(self) -> list[kube.Event]:
+        return [self._view("Event", e, kube.event) for e in self.events]
+
+    def workload_of(self, group: str) -> Workload | None:
+        """The typed Workload of a group, when it was read and exists."""
+        obj = self.workloads.get(group)
+        return self.wl(obj) if obj is not None else None
 
 
 def group_of_pod(pod: Obj) -> str | None:
@@ -123,7 +166,7 @@ def group_of_pod(pod: Obj) -> str | None:
     return annotation(pod, GROUP_LABEL) or label(pod, GROUP_LABEL) or None
 
 
-class _Reader:
+class _FactReader:
     """Wraps a Source: turns optional-read failures into notes (and, for reads the verdict depends on,
     into `Facts.incomplete`), and runs independent reads together on a live cluster."""
 
@@ -143,7 +186,7 @@ class _Reader:
         if not isinstance(value, PdError):
             raise value
         message = value.message.split(": ask for")[0] if isinstance(value, ForbiddenError) else value.message
-        note = f"could not read {what}: {message}"
+        note = say("note.unread", what=what, message=message)
         if note not in self.facts.notes:  # reads of the same thing that ran together fail together
             self.facts.notes.append(note)
         if dependent:
@@ -165,7 +208,7 @@ class _Reader:
                  what: Callable[[str], str], *, dependent: bool = False) -> None:
         """GET each name not yet in `table`, together; a name is added only when its read succeeded."""
         todo = [n for n in dict.fromkeys(names) if n not in table]
-        calls = [(what(n), lambda n=n: self.source.get(kind, n, namespace), None, dependent) for n in todo]
+        calls: list[Call] = [(what(n), _getter(self.source, kind, n, namespace), None, dependent) for n in todo]
         for n, (obj, ok) in zip(todo, self.many(calls), strict=True):
             if ok:
                 table[n] = obj
@@ -218,7 +261,7 @@ def gather(source: Source, target: Target, *, strict: bool = True) -> Facts:
     diagnosis without looking at `Facts.incomplete`); why-pending passes False and decides itself.
     """
     facts = Facts(target, live=bool(getattr(source, "is_live", False)))
-    rd = _Reader(source, facts)
+    rd = _FactReader(source, facts)
     ns = target.namespace
     if target.kind == "ModelDeployment":
         # the deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone
@@ -275,78 +318,128 @@ def gather(source: Source, target: Target, *, strict: bool = True) -> Facts:
     return facts
 
 
-def _single_pod_workload(rd: _Reader, pod: Obj, ns: str) -> None:
+def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
     uid = (pod.get("metadata") or {}).get("uid")
     if not uid:
         return
+    nothing: list[Obj] = []
     found, _ = rd.optional("the pod's Workload",
-                           lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), [],
+                           lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), nothing,
                            dependent=True)
     for wl in found[:1]:
         rd.facts.workloads[name_of(wl)] = wl
         rd.facts.groups.append(name_of(wl))
 
 
-def _pods_by_owner(rd: _Reader, wl: Obj, ns: str) -> list[Obj]:
+def _pods_by_owner(rd: _FactReader, wl: Obj, ns: str) -> list[Obj]:
     refs = [r for r in (wl.get("metadata") or {}).get("ownerReferences") or []
             if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("name")]
-    calls = [(f'pod "{r["name"]}"', lambda r=r: rd.source.get("Pod", r["name"], ns), None, False) for r in refs[:4]]
+    calls: list[Call] = [(f'pod "{r["name"]}"', _getter(rd.source, "Pod", str(r["name"]), ns), None, False)
+                         for r in refs[:4]]
     return [pod for pod, _ in rd.many(calls) if pod is not None]
 
 
-def _read_rest(rd: _Reader, ns: str) -> None:
-    facts, source = rd.facts, rd.source
-    # groups from the pods, in the order first seen (sorted by name for stable output)
-    for g in sorted({g for g in (group_of_pod(p) for p in facts.pods) if g}):
-        if g not in facts.groups:
-            facts.groups.append(g)
-    unread = [g for g in facts.groups[MAX_GROUPS:] if g not in facts.workloads]
-    if unread:
-        facts.notes.append(f"{len(facts.groups) - MAX_GROUPS} more pod groups were not read "
-                           f"(at most {MAX_GROUPS} Workloads per target)")
+Call = tuple[str, Callable[[], Any], Any, bool]  # (what, read, default, the verdict depends on it)
+Settled = list[tuple[Any, bool]]
+
+
+def _read_rest(rd: _FactReader, ns: str) -> None:
+    """After the target: its groups' Workloads, their queues, and (when something waits) what explains it."""
+    facts = rd.facts
+    _groups_from_pods(facts)
     rd.get_many(facts.workloads, "Workload", facts.groups[:MAX_GROUPS], ns, lambda g: f'workload "{g}"',
                 dependent=True)
-
-    # queues: from Workloads, pods, then the roles' InstanceTypes
-    lq_names: list[str] = []
-    cq_names: list[str] = []
-
-    def add(lst: list[str], name: object) -> None:
-        if isinstance(name, str) and name and name not in lst:
-            lst.append(name)
-
-    for wl in facts.workloads.values():
-        if wl:
-            add(lq_names, (wl.get("spec") or {}).get("queueName"))
-            add(cq_names, ((wl.get("status") or {}).get("admission") or {}).get("clusterQueue"))
-    for p in facts.pods:
-        add(lq_names, label(p, QUEUE_LABEL))
-    md = facts.deployment
-    roles = ((md or {}).get("spec") or {}).get("roles") or []
-    role_types = [r.get("instanceType") for r in roles if isinstance(r, dict)]
-    if md is not None and not facts.pods:
-        types = list(dict.fromkeys(t for t in role_types if isinstance(t, str) and t))
-        rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: f'instancetype "{it}"')
-        for it in types:
-            obj = facts.instance_types.get(it)
-            entrance = ((obj or {}).get("status") or {}).get("entrance")
-            add(lq_names, entrance if isinstance(entrance, str) and entrance else local_queue_name(it))
-            add(cq_names, it)
-    rd.get_many(facts.local_queues, "LocalQueue", lq_names[:3], ns, lambda lq: f'localqueue "{lq}" in "{ns}"')
-    for lq in lq_names[:3]:
-        obj = facts.local_queues.get(lq)
-        if obj is not None:
-            add(cq_names, (obj.get("spec") or {}).get("clusterQueue"))
-        else:
-            for t in role_types:  # GPUStack: the InstanceType names the ClusterQueue
-                if isinstance(t, str) and local_queue_name(t) == lq:
-                    add(cq_names, t)
+    lq_names, cq_names = _queue_names(rd, ns)
     needs_explaining = _needs_explaining(facts)
     rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: f'clusterqueue "{cq}"')
     _read_nodes(rd)
     if not needs_explaining:
         return
-    # what explains a queue (flavors, checks, the namespace), events and queue positions: all together
+    _read_explanations(rd, ns, cq_names)
+    _snapshot_visibility(rd, cq_names)
+    _read_retry_nodes(rd)
+    _read_ahead(rd)
+
+
+def _groups_from_pods(facts: Facts) -> None:
+    """Groups from the pods, in the order first seen (sorted by name for stable output)."""
+    for g in sorted({g for g in (group_of_pod(p) for p in facts.pods) if g}):
+        if g not in facts.groups:
+            facts.groups.append(g)
+    unread = [g for g in facts.groups[MAX_GROUPS:] if g not in facts.workloads]
+    if unread:
+        facts.notes.append(say("note.groups-not-read", more=len(facts.groups) - MAX_GROUPS, most=MAX_GROUPS))
+
+
+def _add(names: list[str], name: object) -> None:
+    if isinstance(name, str) and name and name not in names:
+        names.append(name)
+
+
+def _role_instance_types(md: Obj | None) -> list[object]:
+    """The deployment's roles' instanceType fields (GPUStack: an InstanceType names the ClusterQueue)."""
+    roles = ((md or {}).get("spec") or {}).get("roles") or []
+    return [r.get("instanceType") for r in roles if isinstance(r, dict)]
+
+
+def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
+    """LocalQueue and ClusterQueue names: from the Workloads, the pods, then the roles' InstanceTypes; the
+    LocalQueues are read here (they name their ClusterQueue)."""
+    facts = rd.facts
+    lq_names: list[str] = []
+    cq_names: list[str] = []
+    for obj in facts.workloads.values():
+        if obj:
+            wl = facts.wl(obj)
+            _add(lq_names, wl.queue_name)
+            _add(cq_names, wl.cluster_queue)
+    for p in facts.pods:
+        _add(lq_names, label(p, QUEUE_LABEL))
+    role_types = _role_instance_types(facts.deployment)
+    if facts.deployment is not None and not facts.pods:
+        _queues_of_instance_types(rd, role_types, lq_names, cq_names)
+    rd.get_many(facts.local_queues, "LocalQueue", lq_names[:3], ns, lambda lq: f'localqueue "{lq}" in "{ns}"')
+    for lq in lq_names[:3]:
+        obj = facts.local_queues.get(lq)
+        if obj is not None:
+            _add(cq_names, facts.lq(obj).cluster_queue)
+            continue
+        for t in role_types:  # GPUStack: the InstanceType names the ClusterQueue
+            if isinstance(t, str) and local_queue_name(t) == lq:
+                _add(cq_names, t)
+    return lq_names, cq_names
+
+
+def _queues_of_instance_types(rd: _FactReader, role_types: list[object], lq_names: list[str],
+                              cq_names: list[str]) -> None:
+    """No pods yet: each role's InstanceType gives its LocalQueue (status.entrance) and ClusterQueue."""
+    facts = rd.facts
+    types = list(dict.fromkeys(t for t in role_types if isinstance(t, str) and t))
+    rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: f'instancetype "{it}"')
+    for it in types:
+        obj = facts.instance_types.get(it)
+        entrance = ((obj or {}).get("status") or {}).get("entrance")
+        _add(lq_names, entrance if isinstance(entrance, str) and entrance else local_queue_name(it))
+        _add(cq_names, it)
+
+
+def _read_explanations(rd: _FactReader, ns: str, cq_names: list[str]) -> None:
+    """What explains a queue (flavors, checks, the namespace), the cohort, LimitRanges, events and queue
+    positions: all read together, each part settled in the order it was asked."""
+    parts = [_queue_object_reads(rd, ns, cq_names), _cohort_reads(rd), _limit_range_reads(rd, ns),
+             _event_reads(rd, ns), _visibility_reads(rd, cq_names)]
+    results = rd.many([c for calls, _apply in parts for c in calls])
+    at = 0
+    for calls, apply in parts:
+        apply(results[at:at + len(calls)])
+        at += len(calls)
+
+
+Part = tuple[list[Call], Callable[[Settled], None]]
+
+
+def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
+    facts, source = rd.facts, rd.source
     flavors: list[str] = []
     checks: list[str] = []
     wants_namespace = False
@@ -354,97 +447,127 @@ def _read_rest(rd: _Reader, ns: str) -> None:
         obj = facts.cluster_queues.get(cq)
         if obj is None:
             continue
-        model = cluster_queue(obj)
+        model = facts.cq(obj)
         flavors.extend(f for f in model.flavor_names[:MAX_FLAVORS] if f not in flavors)
-        if not _cq_active(obj):
+        if not is_true(model.conditions, "Active"):
             checks.extend(c for c in model.admission_checks[:MAX_CHECKS] if c not in checks)
         sel = model.namespace_selector
         if sel is not None and (sel.get("matchLabels") or sel.get("matchExpressions")):
             wants_namespace = True
-    calls: list[tuple[str, Callable[[], Any], Any, bool]] = []
-    calls += [(f'resourceflavor "{f}"', lambda f=f: source.get("ResourceFlavor", f, None), None, False)
-              for f in flavors if f not in facts.flavors]
-    calls += [(f'admissioncheck "{c}"', lambda c=c: source.get("AdmissionCheck", c, None), None, False)
-              for c in checks if c not in facts.checks]
-    if wants_namespace and facts.namespace_obj is None:
-        calls.append((f'namespace "{ns}"', lambda: source.get("Namespace", ns, None), None, False))
-    cohort = _in_a_cohort(facts)
-    if cohort:  # a queue in a cohort borrows from its peers: two cluster-scoped lists, few objects
-        calls.append(("clusterqueues (the cohort's peers)", lambda: source.list("ClusterQueue"), [], False))
-        calls.append(("cohorts", lambda: source.list("Cohort"), [], False))
-    calls.append((f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [], False))
-    event_names = _event_names(facts)
-    calls += [(f'events in namespace "{ns}"',
-               lambda n=n: source.list("Event", ns, field_selector=f"involvedObject.name={n}"), [], False)
-              for n in event_names]
-    vis = _visibility_calls(rd, cq_names)
-    calls += [c for _cq, c in vis]
-    results = iter(rd.many(calls))
-    for f in flavors:
-        if f not in facts.flavors:
-            obj, ok = next(results)
+    flavors = [f for f in flavors if f not in facts.flavors]
+    checks = [c for c in checks if c not in facts.checks]
+    wants_namespace = wants_namespace and facts.namespace_obj is None
+    calls: list[Call] = [(f'resourceflavor "{f}"', _getter(source, "ResourceFlavor", f, None), None, False)
+                         for f in flavors]
+    calls += [(f'admissioncheck "{c}"', _getter(source, "AdmissionCheck", c, None), None, False) for c in checks]
+    if wants_namespace:
+        calls.append((f'namespace "{ns}"', _getter(source, "Namespace", ns, None), None, False))
+
+    def apply(results: Settled) -> None:
+        it = iter(results)
+        for name, table in [(f, facts.flavors) for f in flavors] + [(c, facts.checks) for c in checks]:
+            obj, ok = next(it)
             if ok:
-                facts.flavors[f] = obj
-    for c in checks:
-        if c not in facts.checks:
-            obj, ok = next(results)
-            if ok:
-                facts.checks[c] = obj
-    if wants_namespace and facts.namespace_obj is None:
-        facts.namespace_obj, _ = next(results)
-    if cohort:  # unreadable = None: the verdict says unknown
-        peers, ok = next(results)
-        facts.peer_queues = peers if ok else None
-        cohorts, ok = next(results)
-        facts.cohorts = cohorts if ok else None
-    facts.limit_ranges, _ = next(results)
-    events_ok = True
-    for _n in event_names:
-        evs, ok = next(results)
-        if events_ok:
+                table[name] = obj
+        if wants_namespace:
+            facts.namespace_obj, _ = next(it)
+
+    return calls, apply
+
+
+def _getter(source: Source, kind: str, name: str, namespace: str | None) -> Callable[[], Obj | None]:
+    return lambda: source.get(kind, name, namespace)
+
+
+def _cohort_reads(rd: _FactReader) -> Part:
+    """A queue in a cohort borrows from its peers: two cluster-scoped lists, few objects; unreadable = None
+    (the verdict says unknown)."""
+    facts, source = rd.facts, rd.source
+    if not _in_a_cohort(facts):
+        return [], lambda _r: None
+    calls: list[Call] = [("clusterqueues (the cohort's peers)", lambda: source.list("ClusterQueue"), [], False),
+                         ("cohorts", lambda: source.list("Cohort"), [], False)]
+
+    def apply(results: Settled) -> None:
+        (peers, ok1), (cohorts, ok2) = results
+        facts.peer_queues = peers if ok1 else None
+        facts.cohorts = cohorts if ok2 else None
+
+    return calls, apply
+
+
+def _limit_range_reads(rd: _FactReader, ns: str) -> Part:
+    facts, source = rd.facts, rd.source
+
+    def apply(results: Settled) -> None:
+        facts.limit_ranges = results[0][0]
+
+    return [(f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [], False)], apply
+
+
+def _event_reads(rd: _FactReader, ns: str) -> Part:
+    """The events of the objects that explain the target; after a list that failed, no more are kept."""
+    facts, source = rd.facts, rd.source
+    calls: list[Call] = [(f'events in namespace "{ns}"', _event_lister(source, ns, n), [], False)
+                         for n in _event_names(facts)]
+
+    def apply(results: Settled) -> None:
+        for evs, ok in results:
             facts.events.extend(evs)
-        events_ok = events_ok and ok
-    for cq, _call in vis:
-        doc, ok = next(results)
-        if ok:
+            if not ok:
+                return
+
+    return calls, apply
+
+
+def _event_lister(source: Source, ns: str, name: str) -> Callable[[], list[Obj]]:
+    return lambda: source.list("Event", ns, field_selector=f"{INVOLVED_NAME}={name}")
+
+
+def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
+    facts = rd.facts
+    vis = _visibility_calls(rd, cq_names)
+
+    def apply(results: Settled) -> None:
+        for (cq, _call), (doc, ok) in zip(vis, results, strict=True):
+            if not ok:
+                continue
             if doc is None:
-                facts.notes.append("the Kueue visibility API is not served: queue positions are not known")
+                facts.notes.append(say("note.no-visibility"))
             facts.pending[cq] = doc if isinstance(doc, dict) else None
-    _snapshot_visibility(rd, cq_names)
-    _read_retry_nodes(rd)
-    _read_ahead(rd)
+
+    return [c for _cq, c in vis], apply
 
 
 def _in_a_cohort(facts: Facts) -> bool:
     """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
-    return any(cluster_queue(o).cohort for o in facts.cluster_queues.values() if isinstance(o, dict))
+    return any(facts.cq(o).cohort for o in facts.cluster_queues.values() if isinstance(o, dict))
 
 
-def _assigned_flavors(wls: list[Obj]) -> list[str]:
+def _assigned_flavors(wls: list[Workload]) -> list[str]:
     """The flavors of these Workloads' admissions, in order of first appearance."""
-    return list(dict.fromkeys(f for wl in wls for psa in workload(wl).admission for f in psa.flavors.values()))
+    return list(dict.fromkeys(f for wl in wls for psa in wl.admission for f in psa.flavors.values()))
 
 
-def _read_flavor_nodes(rd: _Reader, names: list[str]) -> None:
+def _read_flavor_nodes(rd: _FactReader, names: list[str]) -> None:
     """The nodes of each flavor (at most MAX_FLAVORS, not read before): one list selected by the flavor's
     nodeLabels, together; never all nodes, so a flavor without nodeLabels is not listed."""
     facts = rd.facts
-    todo = []
+    todo: list[tuple[str, str]] = []
     for f in names[:MAX_FLAVORS]:
         flavor = facts.flavors.get(f)
         labels = resource_flavor(flavor).node_labels if flavor is not None else {}
         if f not in facts.nodes and labels:
             todo.append((f, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
-    calls = [(f"the nodes of flavor {f}", lambda s=sel: rd.source.list("Node", None, label_selector=s), [], False)
-             for f, sel in todo]
+    calls: list[Call] = [(f"the nodes of flavor {f}", _node_lister(rd.source, sel), [], False) for f, sel in todo]
     for (f, _sel), (nodes, ok) in zip(todo, rd.many(calls), strict=True):
         facts.nodes[f] = nodes if ok else None
 
 
-def _read_nodes(rd: _Reader) -> None:
+def _read_nodes(rd: _FactReader) -> None:
     """Admitted, yet the scheduler refuses the Pods: the assigned flavors' nodes."""
     facts = rd.facts
-    admitted = [wl for wl in facts.workloads.values() if wl is not None and _admitted(wl)]
+    admitted = [facts.wl(wl) for wl in facts.workloads.values() if wl is not None and _admitted(facts.wl(wl))]
     if not admitted or not any(unschedulable(p) is not None for p in facts.pods):
         return
     names = _assigned_flavors(admitted)[:MAX_FLAVORS]
@@ -456,67 +579,61 @@ NODE_DEVICES = "gpustack-node-devices"
 RETRIES_FOR_NODES = 2  # a node-devices check retried this often: its nodes' fit labels explain the loop
 
 
-def _retrying(wl: Obj) -> bool:
+def _retrying(wl: Workload) -> bool:
     """GPUStack's node-devices check has answered Retry repeatedly (retryCount, or evictions by a check)."""
-    status = wl.get("status") or {}
-    checks = [c for c in status.get("admissionChecks") or [] if isinstance(c, dict) and c.get("name") == NODE_DEVICES]
+    checks = [c for c in wl.admission_checks if c.name == NODE_DEVICES]
     if not checks:
         return False
-    retries = max((c.get("retryCount") or 0 for c in checks if isinstance(c.get("retryCount"), int)), default=0)
-    evictions = sum(e.get("count") or 0 for e in (status.get("schedulingStats") or {}).get("evictions") or []
-                    if isinstance(e, dict) and e.get("reason") == "AdmissionCheck" and isinstance(e.get("count"), int))
-    return max(retries, evictions) >= RETRIES_FOR_NODES
+    retries = max((c.retry_count for c in checks), default=0)
+    return max(retries, wl.evictions_by("AdmissionCheck")) >= RETRIES_FOR_NODES
 
 
-def _read_retry_nodes(rd: _Reader) -> None:
+def _read_retry_nodes(rd: _FactReader) -> None:
     """A node-devices retry loop: the flavors' nodes (one label-selected list each, at most MAX_FLAVORS), for
     GPUStack's per-card fit labels; the assigned flavors when quota is reserved, else the queue's."""
     facts = rd.facts
-    looping = [wl for wl in facts.workloads.values() if wl is not None and not _admitted(wl) and _retrying(wl)]
+    looping = [wl for wl in facts.workloads.values()
+               if wl is not None and not _admitted(facts.wl(wl)) and _retrying(facts.wl(wl))]
     if not looping:
         return
-    names = _assigned_flavors(looping) or [f for f, o in facts.flavors.items() if o is not None]
+    names = _assigned_flavors([facts.wl(w) for w in looping]) or [f for f, o in facts.flavors.items() if o is not None]
     _read_flavor_nodes(rd, names)
 
 
 MAX_AHEAD = 5  # Workloads ahead of ours whose requests are read (GET each, by name)
 
 
-def _read_ahead(rd: _Reader) -> None:
-    """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
-    requests; a refused read leaves that Workload's requests unknown (a note)."""
-    facts = rd.facts
+def _ahead_of_ours(facts: Facts) -> list[tuple[str, str]]:
+    """(namespace, name) of the Workloads the visibility API puts before the first of ours, per queue."""
     ns = facts.target.namespace
-    mine = {g for g in facts.groups}
+    mine = set(facts.groups)
     wanted: list[tuple[str, str]] = []
     for doc in facts.pending.values():
-        items = [i for i in (doc or {}).get("items") or [] if isinstance(i, dict)]
-        ours = [i.get("positionInClusterQueue") for i in items
-                if (i.get("metadata") or {}).get("name") in mine
-                and (i.get("metadata") or {}).get("namespace", ns) == ns
-                and isinstance(i.get("positionInClusterQueue"), int)]
+        items = pending_workloads(doc)
+        ours = [i.position for i in items if i.name in mine and (i.namespace or ns) == ns and i.position is not None]
         if not ours:
             continue
         for i in items:
-            pos, meta = i.get("positionInClusterQueue"), i.get("metadata") or {}
-            key = (str(meta.get("namespace") or ns), str(meta.get("name") or ""))
-            if isinstance(pos, int) and pos < min(ours) and key[1] and key not in wanted:
+            key = (i.namespace or ns, i.name or "")
+            if i.position is not None and i.position < min(ours) and key[1] and key not in wanted:
                 wanted.append(key)
-    wanted = [k for k in wanted if k not in facts.ahead][:MAX_AHEAD]
-    calls = [(f'workload "{n}" in "{w}" (ahead in the queue)', lambda w=w, n=n: rd.source.get("Workload", n, w), None,
-              False) for w, n in wanted]
+    return wanted
+
+
+def _read_ahead(rd: _FactReader) -> None:
+    """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
+    requests; a refused read leaves that Workload's requests unknown (a note)."""
+    facts = rd.facts
+    wanted = [k for k in _ahead_of_ours(facts) if k not in facts.ahead][:MAX_AHEAD]
+    calls: list[Call] = [(f'workload "{n}" in "{w}" (ahead in the queue)', _getter(rd.source, "Workload", n, w), None,
+                          False) for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):
         if ok:
             facts.ahead[key] = obj
 
 
-def _cq_active(cq: Obj) -> bool:
-    return is_true(conditions_of(cq), "Active")
-
-
-def _admitted(wl: Obj) -> bool:
-    conds = conditions_of(wl)
-    return is_true(conds, "Admitted") or is_true(conds, "Finished")
+def _admitted(wl: Workload) -> bool:
+    return wl.admitted or wl.finished
 
 
 def _needs_explaining(facts: Facts) -> bool:
@@ -524,7 +641,7 @@ def _needs_explaining(facts: Facts) -> bool:
         return facts.deployment is not None
     if any(g not in facts.workloads or facts.workloads[g] is None for g in facts.groups):
         return True
-    return any(wl is not None and (not _admitted(wl) or (wl.get("spec") or {}).get("active") is False)
+    return any(wl is not None and (not _admitted(facts.wl(wl)) or not facts.wl(wl).active)
                for wl in facts.workloads.values())
 
 
@@ -539,33 +656,40 @@ def _event_names(facts: Facts) -> list[str]:
                                             name_of(p)))
             if members:
                 names.append(name_of(members[0]))
-        elif not _admitted(wl):
+        elif not _admitted(facts.wl(wl)):
             names.append(g)
     return list(dict.fromkeys(names))[:MAX_EVENT_LISTS]
 
 
 def _waiting(facts: Facts) -> bool:
-    return any(wl is not None and not _admitted(wl) and not is_true(conditions_of(wl), "QuotaReserved")
+    return any(wl is not None and not _admitted(facts.wl(wl)) and not facts.wl(wl).reserved
                for wl in facts.workloads.values())
 
 
-def _visibility_calls(rd: _Reader, cq_names: list[str]) -> list[tuple[str, tuple[str, Callable[[], Any], Any, bool]]]:
+def _node_lister(source: Source, selector: str) -> Callable[[], list[Obj]]:
+    return lambda: source.list("Node", None, label_selector=selector)
+
+
+def _raw_getter(source: Source, path: str) -> Callable[[], Any]:
+    return lambda: source.get_raw(path, resource="clusterqueues/pendingworkloads")  # type: ignore[attr-defined]
+
+
+def _visibility_calls(rd: _FactReader, cq_names: list[str]) -> list[tuple[str, Call]]:
     """The visibility API's pending workloads of each ClusterQueue, on a live cluster."""
     facts, source = rd.facts, rd.source
     if not _waiting(facts) or not (facts.live and hasattr(source, "get_raw")):
         return []
-    out = []
+    out: list[tuple[str, Call]] = []
     for cq in cq_names[:2]:
         if facts.cluster_queues.get(cq) is None:
             continue
         path = f"/apis/{kinds.VISIBILITY_GROUP}/v1beta2/clusterqueues/{cq}/pendingworkloads"
-        out.append((cq, (f'the pending workloads of clusterqueue "{cq}" (visibility API)',
-                         lambda path=path: source.get_raw(path, resource="clusterqueues/pendingworkloads"),  # type: ignore[attr-defined]
+        out.append((cq, (f'the pending workloads of clusterqueue "{cq}" (visibility API)', _raw_getter(source, path),
                          None, False)))
     return out
 
 
-def _snapshot_visibility(rd: _Reader, cq_names: list[str]) -> None:
+def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
     facts = rd.facts
     if not _waiting(facts) or (facts.live and hasattr(rd.source, "get_raw")):
         return
@@ -585,22 +709,45 @@ def _snapshot_summaries(source: Source) -> list[Obj]:
 
 # -- a Source that answers from lists read once (no-target mode) ---------------------------------------
 
+Objs = list[Obj]  # (a method named `list` shadows the builtin inside the class below)
+
+
 class PrefetchedSource:
-    """Answers kinds listed up front from memory; everything else once, through `inner`, then cached."""
+    """The memo of one run with no TARGET: kinds listed up front answer from memory; every other read goes
+    once through `inner` and is remembered, a failure (403, 404, an API not served, ...) exactly like a
+    success, so N targets in a namespace cost its reads once, not N times. Events are listed once per
+    namespace and filtered here by each target's field selector. A new instance per run (and per --watch
+    tick): nothing is remembered across runs."""
 
     def __init__(self, inner: Source, prefetched: dict[str, list[Obj]]) -> None:
         self.inner = inner
         self.is_live = inner.is_live
         self.prefetched = prefetched
-        self._gets: dict[tuple[str, str, str | None], Obj | None] = {}
-        self._lists: dict[tuple[str, str | None, str | None, str | None], list[Obj]] = {}
+        self._memo: dict[tuple[Any, ...], tuple[bool, Any]] = {}
+        self.failed: dict[tuple[str, str | None], PdError] = {}  # (what, namespace) -> the error, in order
+        self._by_involved: dict[str, dict[str, list[Obj]]] = {}  # namespace -> involvedObject.name -> events
+        self._locks: dict[tuple[Any, ...], threading.Lock] = {}
         if hasattr(inner, "get_raw"):
             self.get_raw = self._get_raw  # type: ignore[method-assign]
-        self._raw: dict[str, Any] = {}
 
     def _kind(self, kind: str) -> str:
         k = kinds.lookup(kind)
         return k.kind if k else kind
+
+    def _once(self, key: tuple[Any, ...], what: tuple[str, str | None], read: Callable[[], T]) -> T:
+        hit = self._memo.get(key)
+        if hit is None:
+            with self._locks.setdefault(key, threading.Lock()):  # reads that run together ask once
+                hit = self._memo.get(key)
+                if hit is None:
+                    hit = _attempt(read)
+                    if not hit[0] and isinstance(hit[1], PdError) and not isinstance(hit[1], NotFoundError):
+                        self.failed.setdefault(what, hit[1])
+                    self._memo[key] = hit
+        ok, value = hit
+        if not ok:
+            raise value
+        return value  # type: ignore[no-any-return]
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = self._kind(kind)
@@ -609,69 +756,106 @@ class PrefetchedSource:
                 if name_of(o) == name and (namespace is None or namespace_of(o) in (None, namespace)):
                     return o
             return None
-        key = (k, name, namespace)
-        if key not in self._gets:
-            self._gets[key] = self.inner.get(kind, name, namespace)
-        return self._gets[key]
+        return self._once(("get", k, name, namespace), (f'{k.lower()} "{name}"', namespace),
+                          lambda: self.inner.get(kind, name, namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
              field_selector: str | None = None) -> list[Obj]:
         k = self._kind(kind)
         if k in self.prefetched:
-            lab, fld = parse_label_selector(label_selector), parse_field_selector(field_selector)
-            return [o for o in self.prefetched[k]
-                    if (namespace is None or namespace_of(o) in (None, namespace))
-                    and lab(labels_of(o)) and fld(o)]
-        key = (k, namespace, label_selector, field_selector)
-        if key not in self._lists:
-            self._lists[key] = self.inner.list(kind, namespace, label_selector, field_selector)
-        return self._lists[key]
+            return _select(self.prefetched[k], namespace, label_selector, field_selector)
+        if k == "Event" and namespace is not None and label_selector is None:  # one list per namespace
+            return self._events(kind, namespace, field_selector)
+        return self._once(("list", k, namespace, label_selector, field_selector), (_plural(k), namespace),
+                          lambda: self.inner.list(kind, namespace, label_selector, field_selector))
+
+    def _events(self, kind: str, namespace: str, field_selector: str | None) -> Objs:
+        every = self._once(("list", "Event", namespace, None, None), (_plural("Event"), namespace),
+                           lambda: self.inner.list(kind, namespace))
+        head, sep, name = (field_selector or "").partition("=")
+        if head != INVOLVED_NAME or not sep or "," in name:
+            return _select(every, namespace, None, field_selector)
+        index = self._by_involved.get(namespace)
+        if index is None:  # a thousand targets look up their events by name, not by a thousand scans
+            index = {}
+            for e in every:
+                involved = e.get("involvedObject")
+                key = involved.get("name") if isinstance(involved, dict) else None
+                index.setdefault(key if isinstance(key, str) else "", []).append(e)
+            self._by_involved[namespace] = index
+        return list(index.get(name, []))
 
     def _get_raw(self, path: str, query: dict[str, Any] | None = None, **kw: Any) -> Any:
-        if path not in self._raw:
-            self._raw[path] = self.inner.get_raw(path, query, **kw)  # type: ignore[attr-defined]
-        return self._raw[path]
+        return self._once(("raw", path), (path, None), lambda: self.inner.get_raw(path, query, **kw))  # type: ignore[attr-defined]
 
     def origin(self, obj: Obj) -> Origin:
         return self.inner.origin(obj)
 
 
+def _plural(kind: str) -> str:
+    k = kinds.lookup(kind)
+    return k.plural if k else kind
+
+
+def _select(objs: list[Obj], namespace: str | None, label_selector: str | None,
+            field_selector: str | None) -> list[Obj]:
+    lab, fld = parse_label_selector(label_selector), parse_field_selector(field_selector)
+    return [o for o in objs if (namespace is None or namespace_of(o) in (None, namespace))
+            and lab(labels_of(o)) and fld(o)]
+
+
 def _admitted_or_finished(wl: Obj) -> bool:
-    return _admitted(wl) and (wl.get("spec") or {}).get("active") is not False
+    w = workload(wl)
+    return _admitted(w) and w.active
 
 
-def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[str]]:
-    """No TARGET: every deployment, pod group and Workload of a namespace (None = all), read once."""
-    notes: list[str] = []
-
-    def listed(kind: str, **kw: Any) -> list[Obj]:
-        try:
-            return source.list(kind, namespace, **kw)
-        except ApiUnavailable:
-            return []
-        except ForbiddenError as e:
-            notes.append(f"could not list {kind}s: {e.message.split(': ask for')[0]}")
-            return []
-
-    mds = listed("ModelDeployment")
-    wls = listed("Workload")
+def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[Say]]:
+    """No TARGET: every deployment, pod group and Workload of a namespace (None = all), read once; the
+    per-namespace and per-queue reads of their diagnoses are shared (PrefetchedSource)."""
+    notes: list[Say] = []
+    mds = _listed(source, "ModelDeployment", namespace, notes)
+    wls = _listed(source, "Workload", namespace, notes)
     pods: dict[tuple[str | None, str], Obj] = {}
     for sel in (GROUP_LABEL, f"{APP_NAME_LABEL}=model-deployment"):
-        for p in listed("Pod", label_selector=sel):
+        for p in _listed(source, "Pod", namespace, notes, label_selector=sel):
             pods[(namespace_of(p), name_of(p))] = p
-    pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values()),
-                                    "Event": []})
+    pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
+    out = []
+    for t in dict.fromkeys(_targets(mds, wls, list(pods.values()), namespace)):  # a snapshot may hold the
+        try:  # same object twice: one row each
+            out.append(gather(pre, t))
+        except NotFoundError:
+            continue
+    notes.extend(_unread_note(what, ns, e) for (what, ns), e in pre.failed.items())
+    return out, notes
+
+
+def _unread_note(what: str, ns: str | None, e: PdError) -> Say:
+    """What a run could not read, said once for every diagnosis that needed it."""
+    message = e.message.split(": ask for")[0] if isinstance(e, ForbiddenError) else e.message
+    return say("note.run-unread", what=what, ns=ns, message=message)
+
+
+def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], **kw: Any) -> list[Obj]:
+    try:
+        return source.list(kind, namespace, **kw)
+    except ApiUnavailable:
+        return []
+    except ForbiddenError as e:
+        notes.append(say("note.unlisted", kind=kind, message=e.message.split(": ask for")[0]))
+        return []
+
+
+def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None) -> list[Target]:
+    """Deployments, then pod groups no deployment claims, then Workloads neither claims that wait."""
     targets: list[Target] = []
     claimed: set[tuple[str | None, str]] = set()
     for md in mds:
         ns = namespace_of(md) or namespace or "default"
         targets.append(Target("ModelDeployment", name_of(md), ns))
-        for p in pods.values():
-            if namespace_of(p) == ns and label(p, INSTANCE_LABEL) == name_of(md):
-                g = group_of_pod(p)
-                if g:
-                    claimed.add((ns, g))
-    for p in pods.values():
+        claimed.update((ns, g) for p in pods if namespace_of(p) == ns and label(p, INSTANCE_LABEL) == name_of(md)
+                       and (g := group_of_pod(p)))
+    for p in pods:
         g = group_of_pod(p)
         ns = namespace_of(p) or namespace or "default"
         if g and (ns, g) not in claimed:
@@ -679,13 +863,6 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             targets.append(Target("PodGroup", g, ns))
     for wl in wls:
         ns = namespace_of(wl) or namespace or "default"
-        if (ns, name_of(wl)) in claimed or _admitted_or_finished(wl):
-            continue
-        targets.append(Target("Workload", name_of(wl), ns))
-    out = []
-    for t in dict.fromkeys(targets):  # a snapshot may hold the same object twice: one row each
-        try:
-            out.append(gather(pre, t))
-        except NotFoundError:
-            continue
-    return out, notes
+        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl):
+            targets.append(Target("Workload", name_of(wl), ns))
+    return targets

@@ -5,23 +5,27 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj
-from kubectl_pd.kueue.model import conditions_of
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
-from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.pending.gather import Target
+from kubectl_pd.pending.say import Say, say  # noqa: F401 - re-exported: the diagnosis speaks in these
 from kubectl_pd.records import dataclass, field
 from kubectl_pd.registry import REASONS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kubectl_pd.registry import ReasonCode
 
 CODES = tuple(e.id for e in REASONS)
 
 
 @dataclass
 class Reason:
-    """One thing that keeps the target from being admitted, with its numbers and Kueue's own words."""
+    """One thing that keeps the target from being admitted, with its numbers and Kueue's own words; what
+    the screen says of it (`message`, `clauses`, `summary`) is said by pending/words.py."""
 
-    code: str
-    message: str
+    code: ReasonCode
+    message: Say
     role: str | None = None
     workload: str | None = None
     kueue_message: str | None = None
@@ -30,9 +34,10 @@ class Reason:
     requested: Fraction | None = None
     available: Fraction | None = None
     needed: Fraction | None = None
-    hint: str | None = None
+    hint: Say | None = None
     params: dict[str, Any] = field(default_factory=dict)  # the code's further parameters (registry entry)
-    summary: str | None = None  # the headline's clause, when shorter than the message
+    summary: Say | None = None  # the headline's clause, when shorter than the message
+    clauses: list[Say] = field(default_factory=list)  # what later steps add to the message, in order
 
 
 @dataclass
@@ -47,6 +52,7 @@ class RoleRow:
     flavor: str | None
     verdict: str
     reserved: bool = False  # every pod set of the role holds a quota reservation
+    assumed: bool = False  # `want` is --what-if's, not the deployment's
 
 
 @dataclass
@@ -67,7 +73,6 @@ class Diagnosis:
 
     target: Target
     pending: bool
-    headline: str
     reasons: list[Reason]
     roles: list[RoleRow]
     local_queue: str | None = None
@@ -75,51 +80,20 @@ class Diagnosis:
     position: int | None = None  # 1-based position in the ClusterQueue (visibility API)
     position_in_local_queue: int | None = None
     bars: list[vd.FlavorBar] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    hints: list[str] = field(default_factory=list)
-    story: str | None = None
+    notes: list[Say] = field(default_factory=list)
+    hints: list[Say] = field(default_factory=list)
+    joint: dict[tuple[str, str], Fraction] = field(default_factory=dict)  # (flavor, resource) -> what the
+    # pending roles need together beyond what is free
     shape: str = "single"  # pd-atomic | per-replica | single
     suggestions: list[Any] = field(default_factory=list)  # suggest.Suggestion: what would admit it now
     what_if: dict[str, int] = field(default_factory=dict)  # --what-if role=N the diagnosis assumed
     ahead: list[Ahead] | None = None  # the Workloads before ours (visibility API); None = not known
+    visibility: str = "not-read"  # the ClusterQueue's pending Workloads: listed | not-listed | not-served | not-read
+    cq_pending: int | None = None  # the ClusterQueue's status.pendingWorkloads
 
     @property
     def code(self) -> str:
         return self.reasons[0].code if self.reasons else "Unknown"
-
-
-def dct(x: Any) -> dict[str, Any]:
-    return x if isinstance(x, dict) else {}
-
-
-def lst(x: Any) -> list[Any]:
-    return x if isinstance(x, list) else []
-
-
-def to_int(x: Any) -> int | None:
-    if isinstance(x, bool):
-        return None
-    if isinstance(x, int):
-        return x
-    if isinstance(x, str) and x.strip().lstrip("-").isdigit():
-        return int(x.strip())
-    return None
-
-
-def text(x: Any) -> str | None:
-    """A string field, or None when the object holds something else there."""
-    return x if isinstance(x, str) else None
-
-
-def conditions(obj: Obj | None) -> dict[str, dict[str, Any]]:
-    """The conditions as the one reader (kueue.model.conditions_of) parsed them, keyed by type, in the
-    field names of the API (the reason and message code of this package reads them so)."""
-    return {t: {"type": t, "status": c.status, "reason": c.reason, "message": c.message,
-                "lastTransitionTime": c.last_transition} for t, c in conditions_of(obj).items()}
-
-
-def is_true(conds: dict[str, dict[str, Any]], t: str) -> bool:
-    return dct(conds.get(t)).get("status") == "True"
 
 
 def fmt(q: Fraction | None, resource: str | None) -> str:

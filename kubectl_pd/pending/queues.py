@@ -2,149 +2,130 @@
 
 from __future__ import annotations
 
-from kubectl_pd.cluster.source import Obj, labels_of
+from typing import Any
+
+from kubectl_pd.cluster.source import labels_of
 from kubectl_pd.kueue import messages as km
+from kubectl_pd.kueue.model import ClusterQueue, conditions_of
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, conditions, dct, lst
+from kubectl_pd.pending.model import Reason, say
 from kubectl_pd.pending.roles import md_roles
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kubectl_pd.registry import ReasonCode
 
 STRUCTURAL = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
                "ClusterQueueInactive", "NamespaceNotAllowed")
 
 
 def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = None,
-                fallback: tuple[str, str | None] | None = None) -> list[Reason]:
+                fallback: tuple[ReasonCode, str | None] | None = None) -> list[Reason]:
     """LocalQueue / ClusterQueue / namespace problems from the objects themselves."""
     ns = facts.target.namespace
     if not lq:
         return []
     if lq in facts.local_queues and facts.local_queues[lq] is None:
         cq_guess = cq_of_queue(facts, lq)
-        return [Reason("LocalQueueMissing", f"LocalQueue {lq} does not exist in namespace {ns}", workload=g,
+        return [Reason("LocalQueueMissing", say("lq.missing", lq=lq, ns=ns), workload=g,
                        kueue_message=kueue, params={"queue": lq},
-                       hint=f"create LocalQueue {lq} in {ns}"
-                       + (f" (spec.clusterQueue: {cq_guess})" if cq_guess else "")
-                       + "; GPUStack creates it in every non-system namespace")]
+                       hint=say("next.create-lq", lq=lq, ns=ns, cq=cq_guess))]
     lqo = facts.local_queues.get(lq)
     if lqo is None:
         return _from_fallback(fallback, g, kueue)
-    stop = dct(lqo.get("spec")).get("stopPolicy")
+    stop = facts.lq(lqo).stop_policy
     if stop in ("Hold", "HoldAndDrain"):
-        return [Reason("LocalQueueStopped", f"LocalQueue {lq} is stopped (stopPolicy {stop})", workload=g,
+        return [Reason("LocalQueueStopped", say("lq.stopped", lq=lq, stop=stop), workload=g,
                        kueue_message=kueue, params={"queue": lq},
-                       hint=f"kubectl patch localqueue {lq} -n {ns} --type merge -p "
-                            f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}'")]
-    cq = dct(lqo.get("spec")).get("clusterQueue")
-    if not isinstance(cq, str) or not cq:
+                       hint=say("next.resume-lq", lq=lq, ns=ns))]
+    cq = facts.lq(lqo).cluster_queue
+    if not cq:
         return _from_fallback(fallback, g, kueue)
     if cq in facts.cluster_queues and facts.cluster_queues[cq] is None:
-        return [Reason("ClusterQueueMissing", f"ClusterQueue {cq} (named by LocalQueue {lq}) does not exist",
+        return [Reason("ClusterQueueMissing", say("cq.missing", cq=cq, lq=lq),
                        workload=g, kueue_message=kueue, params={"queue": cq},
-                       hint=f"create ClusterQueue {cq}, or point LocalQueue {lq} at an existing one")]
+                       hint=say("next.create-cq", cq=cq, lq=lq))]
     cqo = facts.cluster_queues.get(cq)
     if cqo is None:
         return _from_fallback(fallback, g, kueue)
-    cstop = dct(cqo.get("spec")).get("stopPolicy")
+    model = facts.cq(cqo)
+    cstop = model.stop_policy
     if cstop in ("Hold", "HoldAndDrain"):
-        return [Reason("ClusterQueueStopped", f"ClusterQueue {cq} is stopped (stopPolicy {cstop})", workload=g,
+        return [Reason("ClusterQueueStopped", say("cq.stopped", cq=cq, stop=cstop), workload=g,
                        kueue_message=kueue, params={"queue": cq},
-                       hint=f"kubectl patch clusterqueue {cq} --type merge -p "
-                            f"'{{\"spec\":{{\"stopPolicy\":\"None\"}}}}' (GPUStack holds a queue whose "
-                            f"InstanceType is inactive)")]
-    active = dct(conditions(cqo).get("Active"))
-    if active.get("status") == "False":
-        causes = km.parse_cq_inactive(active.get("message"))
-        cause_text = "; ".join(_cause_text(c, facts) for c in causes) or str(active.get("reason") or "not active")
-        hint = _cause_hint(causes, cq)
-        return [Reason("ClusterQueueInactive", f"ClusterQueue {cq} is inactive: {cause_text}", workload=g,
-                       kueue_message=kueue or str(active.get("message") or "") or None, hint=hint,
-                       params={"queue": cq})]
-    nsr = _namespace_mismatch(facts, cqo)
+                       hint=say("next.resume-cq", cq=cq))]
+    active = model.conditions.get("Active")
+    if active is not None and active.status == "False":
+        causes = km.parse_cq_inactive(active.message)
+        found = [_cause(c, facts) for c in causes]
+        hint = say("next.activate-cq", cq=cq, causes=found)
+        return [Reason("ClusterQueueInactive", say("cq.inactive", cq=cq, causes=found, reason=active.reason),
+                       workload=g,
+                       kueue_message=kueue or active.message or None, hint=hint, params={"queue": cq})]
+    nsr = _namespace_mismatch(facts, model)
     if nsr:
-        return [Reason("NamespaceNotAllowed", f"ClusterQueue {cq}'s namespaceSelector does not select "
-                       f"namespace {ns} ({nsr})", workload=g, kueue_message=kueue, params={"queue": cq},
-                       hint=f"label namespace {ns} to match the selector, or widen the ClusterQueue's "
-                            f"namespaceSelector")]
+        return [Reason("NamespaceNotAllowed", say("cq.namespace-not-selected", cq=cq, ns=ns, miss=nsr),
+                       workload=g, kueue_message=kueue, params={"queue": cq},
+                       hint=say("next.select-namespace", ns=ns))]
     return _from_fallback(fallback, g, kueue)
 
 
-def _from_fallback(fallback: tuple[str, str | None] | None, g: str | None, kueue: str | None) -> list[Reason]:
+def _from_fallback(fallback: tuple[ReasonCode, str | None] | None, g: str | None, kueue: str | None) -> list[Reason]:
     if fallback is None:
         return []
     code, subject = fallback
-    what = {"LocalQueueMissing": "LocalQueue {} does not exist", "LocalQueueStopped": "LocalQueue {} is stopped",
-            "ClusterQueueMissing": "ClusterQueue {} does not exist",
-            "ClusterQueueStopped": "ClusterQueue {} is stopped",
-            "ClusterQueueInactive": "ClusterQueue {} is inactive"}.get(code, code + " {}")
-    return [Reason(code, what.format(subject or "?") + " (Kueue's words; the queue itself was not read)",
+    return [Reason(code, say("queue.from-kueue", code=code, subject=subject),
                    workload=g, kueue_message=kueue, params={"queue": subject})]
 
 
-def _cause_text(c: km.InactiveCause, facts: Facts) -> str:
-    if c.kind == "missing-flavors":
-        return f"ResourceFlavor(s) {', '.join(c.names)} do not exist"
-    if c.kind == "missing-checks":
-        return f"AdmissionCheck(s) {', '.join(c.names)} do not exist"
+def _cause(c: km.InactiveCause, facts: Facts) -> dict[str, Any]:
+    """One cause of an inactive ClusterQueue, with the Active words of the AdmissionChecks it names."""
+    detail = []
     if c.kind == "inactive-checks":
-        detail = []
         for n in c.names:
-            ac = facts.checks.get(n)
-            act = dct(conditions(ac).get("Active"))
-            if act.get("message"):
-                detail.append(f"{n}: {act.get('message')}")
-        return f"AdmissionCheck(s) {', '.join(c.names)} are inactive" + (f" ({'; '.join(detail)})" if detail else "")
-    if c.kind == "missing-topology":
-        return f"Topology {c.names[0] if c.names else '?'} of a TAS flavor does not exist"
-    if c.kind == "stopped":
-        return "it is stopped"
-    return c.text
+            act = conditions_of(facts.checks.get(n)).get("Active")
+            if act is not None and act.message:
+                detail.append((n, act.message))
+    return {"kind": c.kind, "names": list(c.names), "text": c.text, "detail": detail}
 
 
-def _cause_hint(causes: list[km.InactiveCause], cq: str) -> str:
-    for c in causes:
-        if c.kind == "missing-flavors":
-            return f"create ResourceFlavor {', '.join(c.names)}, or remove it from ClusterQueue {cq} " \
-                   f"(kubectl pd lint cq/{cq})"
-        if c.kind in ("missing-checks", "inactive-checks"):
-            return (f"make AdmissionCheck {', '.join(c.names)} exist and Active (GPUStack's worker applies "
-                    f"gpustack-* checks at start-up), or drop it from ClusterQueue {cq}")
-        if c.kind == "missing-topology":
-            return f"create Topology {c.names[0] if c.names else ''} for the TAS flavor"
-    return f"fix the ClusterQueue: kubectl pd lint cq/{cq}"
+Miss = tuple[str, ...]  # what a namespaceSelector needs that the namespace lacks: ("null",) | ("label", k, v) |
+# ("expression", key, operator, values...)
 
 
-def _namespace_mismatch(facts: Facts, cqo: Obj) -> str | None:
-    spec = dct(cqo.get("spec"))
-    if "namespaceSelector" not in spec:
-        return None  # not shown in the object we read: do not guess
-    sel = spec.get("namespaceSelector")
-    if sel is None:
-        return "the selector is null, which selects no namespace"
-    sel = dct(sel)
-    ns_obj = facts.namespace_obj
-    if ns_obj is None:
-        return None
-    labels = labels_of(ns_obj)
-    for k, v in dct(sel.get("matchLabels")).items():
+def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> Miss | None:
+    if cq.namespace_selector_null:
+        return ("null",)
+    sel = cq.namespace_selector
+    if sel is None or facts.namespace_obj is None:
+        return None  # not shown in the object we read, or the namespace was not read: do not guess
+    labels = labels_of(facts.namespace_obj)
+    match = sel.get("matchLabels")
+    for k, v in (match.items() if isinstance(match, dict) else ()):
         if labels.get(str(k)) != str(v):
-            return f"needs label {k}={v}"
-    for e in lst(sel.get("matchExpressions")):
-        e = dct(e)
-        key, op, vals = str(e.get("key")), e.get("operator"), [str(x) for x in lst(e.get("values"))]
-        ok = {"In": labels.get(key) in vals, "NotIn": labels.get(key) not in vals, "Exists": key in labels,
-              "DoesNotExist": key not in labels}.get(str(op), True)
-        if not ok:
-            return f"needs {key} {op} {vals}" if vals else f"needs {key} {op}"
+            return ("label", str(k), str(v))
+    exprs = sel.get("matchExpressions")
+    for e in exprs if isinstance(exprs, list) else ():
+        miss = _expression_miss(e if isinstance(e, dict) else {}, labels)
+        if miss:
+            return miss
     return None
+
+
+def _expression_miss(e: dict[str, Any], labels: dict[str, str]) -> Miss | None:
+    raw = e.get("values")
+    key, op, vals = str(e.get("key")), e.get("operator"), [str(x) for x in (raw if isinstance(raw, list) else [])]
+    ok = {"In": labels.get(key) in vals, "NotIn": labels.get(key) not in vals, "Exists": key in labels,
+          "DoesNotExist": key not in labels}.get(str(op), True)
+    return None if ok else ("expression", key, str(op), *vals)
 
 
 def cq_of_queue(facts: Facts, lq: str | None) -> str | None:
     lqo = facts.local_queues.get(lq or "")
-    cq = dct(dct(lqo).get("spec")).get("clusterQueue")
-    if isinstance(cq, str) and cq:
+    cq = facts.lq(lqo).cluster_queue if lqo is not None else None
+    if cq:
         return cq
     for r in md_roles(facts.deployment):
         if r.instance_type and r.instance_type in facts.cluster_queues:
             return r.instance_type
     return None
-

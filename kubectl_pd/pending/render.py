@@ -6,8 +6,9 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
+from kubectl_pd.kueue.verdicts import FlavorBar
+from kubectl_pd.pending import words
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
-from kubectl_pd.pending.verdicts import FlavorBar
 
 BAR_WIDTH = 24
 _COLORS = {"fits": "32", "admitted": "32", "blocked": "31", "unknown": "33"}
@@ -25,13 +26,25 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "reasons": [_reason_dict(r) for r in d.reasons],
         "roles": [_role_dict(r) for r in d.roles],
         "queue": {"localQueue": d.local_queue, "clusterQueue": d.cluster_queue, "position": d.position,
+                  "positionInLocalQueue": d.position_in_local_queue, "visibility": d.visibility,
+                  "pendingInClusterQueue": d.cq_pending,
                   **({"ahead": [_ahead_dict(a) for a in d.ahead]} if d.ahead is not None else {})},
-        "summary": d.story or d.headline,
-        "notes": list(d.notes),
-        "next": list(d.hints),
+        "summary": words.story(d) or words.headline(d),
+        "notes": [words.text(n) for n in d.notes],
+        "next": [words.hint(h) for h in d.hints],
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
-        **({"whatIf": dict(d.what_if)} if d.what_if else {}),
+        "quota": [_bar_dict(b) for b in d.bars],
+        **({"whatIf": dict(d.what_if), "whatIfVerdict": words.what_if_verdict(d)} if d.what_if else {}),
     }
+
+
+def _bar_dict(b: FlavorBar) -> dict[str, Any]:
+    """One flavor's quota as the text view draws it; `cohort` and `borrowable` when the peers were read."""
+    r = b.resource
+    return {"flavor": b.flavor, "resource": r, "nominal": _q(b.nominal, r), "used": _q(b.used, r),
+            "reserved": _q(b.reserved, r), "needed": _q(b.needed, r), "free": _q(b.free, r), "cohort": b.cohort,
+            "cohortFree": _q(b.cohort_free, r), "borrowable": _q(b.borrowable, r),
+            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r)}
 
 
 def _ahead_dict(a: Ahead) -> dict[str, Any]:
@@ -79,7 +92,7 @@ def suggestion_text(s: Any) -> str:
 
 def _reason_dict(r: Reason) -> dict[str, Any]:
     return {
-        "code": r.code, "role": r.role, "workload": r.workload, "message": r.message,
+        "code": r.code, "role": r.role, "workload": r.workload, "message": words.message(r),
         "kueueMessage": r.kueue_message, "resource": r.resource, "flavor": r.flavor,
         "requested": _q(r.requested, r.resource), "available": _q(r.available, r.resource),
         "needed": _q(r.needed, r.resource),
@@ -100,7 +113,8 @@ def _plain(v: Any, resource: str | None) -> Any:
 
 def _role_dict(r: RoleRow) -> dict[str, Any]:
     return {
-        "name": r.name, "kind": r.kind, "pods": {"have": r.have, "want": r.want},
+        "name": r.name, "kind": r.kind,
+        "pods": {"have": r.have, "want": r.want, **({"assumed": True} if r.assumed else {})},
         "requests": {k: format_quantity(v, k) for k, v in sorted(r.requests.items())},
         "flavor": r.flavor, "verdict": r.verdict,
     }
@@ -119,6 +133,9 @@ def _per_pod(req: dict[str, Fraction]) -> str:
     return ", ".join(parts)
 
 
+BORROWED = "~"
+
+
 def bar(b: FlavorBar, *, unicode: bool) -> str:
     """used / reserved / needed against nominal, e.g. `[####==++++......]`; overflow past nominal in `!`."""
     total = b.used + b.reserved + b.needed
@@ -126,7 +143,7 @@ def bar(b: FlavorBar, *, unicode: bool) -> str:
     if scale <= 0:
         return "[" + " " * BAR_WIDTH + "]"
     chars = ("\u2588", "\u2593", "\u2591", "\u00b7", "\u2592") if unicode else ("#", "=", "+", ".", "!")
-    cells = []
+    cells: list[str] = []
     acc = Fraction(0)
     for part, ch in ((b.used, chars[0]), (b.reserved, chars[1]), (b.needed, chars[2])):
         start, acc = acc, acc + part
@@ -134,9 +151,10 @@ def bar(b: FlavorBar, *, unicode: bool) -> str:
         cells.extend(ch * n)
     cells.extend(chars[3] * (BAR_WIDTH - len(cells)))
     nominal_at = round(b.nominal / scale * BAR_WIDTH) if total > b.nominal else BAR_WIDTH
+    lent_to = round((b.nominal + b.borrowable) / scale * BAR_WIDTH) if b.borrowable else nominal_at
     for i in range(nominal_at, BAR_WIDTH):
         if cells[i] != chars[3]:
-            cells[i] = chars[4]
+            cells[i] = BORROWED if i < lent_to else chars[4]  # what the cohort lends is not over the limit
     return "[" + "".join(cells[:BAR_WIDTH]) + "]"
 
 
@@ -150,11 +168,27 @@ def _amount(q: Fraction, resource: str) -> str:
 def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = None) -> str:
     """The one screen: headline, roles, quota bars, reasons with Kueue's words, next steps."""
     uni = color if unicode is None else unicode
-    out: list[str] = []
     state = _paint("PENDING", "1;31", color) if d.pending else _paint("NOT PENDING", "1;32", color)
-    out.append(f"{state}  {d.headline}")
-    if d.story:
-        out.append(f"  {d.story}")
+    if d.what_if:
+        state = _paint("WHAT-IF", "1;33", color)
+    out = [f"{state}  {words.headline(d)}"]
+    if d.what_if:
+        out.append(f"  {words.real_state(d)}")
+    story = words.story(d)
+    if story:
+        out.append(f"  {story}")
+    out += _queue_lines(d)
+    out += _role_table(d, color)
+    out += _bar_lines(d, uni)
+    out += _reason_lines(d, color)
+    hints = [suggestion_text(s) for s in d.suggestions] + [words.hint(h) for h in d.hints]
+    if hints:
+        out.append("")
+        out.extend(f"  next: {h}" for h in hints[:5])
+    return "\n".join(out) + "\n"
+
+
+def _queue_lines(d: Diagnosis) -> list[str]:
     q = []
     if d.local_queue:
         q.append(f"LocalQueue {d.local_queue}")
@@ -163,54 +197,57 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
     if d.position is not None:
         q.append(f"position {d.position}" + (f" (#{d.position_in_local_queue} in its LocalQueue)"
                                              if d.position_in_local_queue else ""))
-    if q:
-        out.append("  queue: " + " -> ".join(q[:2]) + (f", {', '.join(q[2:])}" if q[2:] else ""))
+    out = ["  queue: " + " -> ".join(q[:2]) + (f", {', '.join(q[2:])}" if q[2:] else "")] if q else []
     ahead = _ahead_text(d)
-    if ahead:
-        out.append(ahead)
-    if d.roles:
-        out.append("")
-        rows = []
-        for r in d.roles:
-            pods = f"{r.have}/{r.want}" if r.want is not None else str(r.have)
-            verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
-            rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
-        from tabulate import tabulate  # text output only: -o json never pays for it
+    return out + [ahead] if ahead else out
 
-        table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
-                         tablefmt="plain", disable_numparse=True)
-        out.extend("  " + line for line in table.splitlines())
-    if d.bars:
-        out.append("")
-        out.append("  quota (" + ("\u2588 used \u2593 reserved \u2591 needed \u00b7 free \u2592 over nominal"
-                                  if uni else "# used  = reserved  + needed  . free  ! over nominal") + "):")
-        for b in d.bars:
-            unit = " cards" if is_credits(b.resource) else f" {b.resource}"
-            free = max(b.nominal - b.used - b.reserved, Fraction(0))
-            out.append(f"  {b.flavor}")
-            out.append(f"    {bar(b, unicode=uni)}  used {_amount(b.used, b.resource)}"
-                       f" + reserved {_amount(b.reserved, b.resource)} + needed {_amount(b.needed, b.resource)}"
-                       f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(free, b.resource)})")
-    out.append("")
-    out.append("  reasons:")
+
+def _role_table(d: Diagnosis, color: bool) -> list[str]:
+    if not d.roles:
+        return []
+    rows = []
+    for r in d.roles:
+        pods = f"{r.have}/{r.want}" if r.want is not None else str(r.have)
+        if r.assumed:
+            pods = f"{r.want} (what-if)"
+        verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
+        rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
+    from tabulate import tabulate  # type: ignore[import-untyped]  # text output only: -o json never pays for it
+
+    table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
+                     tablefmt="plain", disable_numparse=True)
+    return [""] + ["  " + line for line in table.splitlines()]
+
+
+def _bar_lines(d: Diagnosis, uni: bool) -> list[str]:
+    if not d.bars:
+        return []
+    lends = any(b.cohort is not None for b in d.bars)
+    legend = ("\u2588 used \u2593 reserved \u2591 needed \u00b7 free \u2592 over nominal" if uni
+              else "# used  = reserved  + needed  . free  ! over nominal")
+    out = ["", "  quota (" + legend + ("  ~ borrowed from the cohort" if lends else "") + "):"]
+    for b in d.bars:
+        unit = " cards" if is_credits(b.resource) else f" {b.resource}"
+        out.append(f"  {b.flavor}")
+        out.append(f"    {bar(b, unicode=uni)}  used {_amount(b.used, b.resource)}"
+                   f" + reserved {_amount(b.reserved, b.resource)} + needed {_amount(b.needed, b.resource)}"
+                   f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(b.free, b.resource)})")
+        if b.cohort is not None:
+            out.append(f"    {words.lending(b, _amount)}")
+    return out
+
+
+def _reason_lines(d: Diagnosis, color: bool) -> list[str]:
+    out = ["", "  reasons:"]
     for r in d.reasons:
         who = f" [{r.role}]" if r.role else ""
-        out.append(f"  - {_paint(r.code, '1', color)}{who}: {r.message}")
+        out.append(f"  - {_paint(r.code, '1', color)}{who}: {words.message(r)}")
         if r.kueue_message:
             out.append(f"      kueue: {_one_line(r.kueue_message)}")
         if r.params.get("schedulerMessage"):
             out.append(f"      scheduler: {_one_line(r.params['schedulerMessage'])}")
-    for n in d.notes:
-        out.append(f"  note: {n}")
-    if d.what_if:
-        out.append("  what-if: " + ", ".join(f"{r} at {n} replica{'s' if n != 1 else ''}" for r, n in d.what_if.items())
-                   + " (assumed; nothing was changed in the cluster)")
-    hints = [suggestion_text(s) for s in d.suggestions] + d.hints
-    if hints:
-        out.append("")
-        for h in hints[:5]:
-            out.append(f"  next: {h}")
-    return "\n".join(out) + "\n"
+    out.extend(f"  note: {words.text(n)}" for n in d.notes)
+    return out
 
 
 def _one_line(text: str, limit: int = 600) -> str:
@@ -224,8 +261,8 @@ def render_list(rows: list[tuple[str, Diagnosis]]) -> str:
     for ns, d in rows:
         r = d.reasons[0]
         kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
-        table.append([ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(r.message, 90)])
-    from tabulate import tabulate
+        table.append([ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(words.message(r), 90)])
+    from tabulate import tabulate  # type: ignore[import-untyped]
 
     return tabulate(table, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",
                     disable_numparse=True) + "\n"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from kubectl_pd import kube
 from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue.model import PodSet, to_int
 from kubectl_pd.pending.meta import annotation, label
-from kubectl_pd.pending.model import Reason, dct, lst, to_int
+from kubectl_pd.pending.model import Reason
 from kubectl_pd.records import dataclass, field
 
 ROLE_HASH = "kueue.x-k8s.io/role-hash"  # the seed's design: the role name, so pod sets are named by role
@@ -17,13 +17,12 @@ COMPONENT = "app.kubernetes.io/component"  # the role name on every GPUStack pod
 
 def runnable(pod: Obj) -> bool:
     """Kueue counts runnable-or-succeeded pods: not Failed, not deleting before it got a node."""
-    if dct(pod.get("status")).get("phase") == "Failed":
-        return False
-    return not (dct(pod.get("metadata")).get("deletionTimestamp") and not dct(pod.get("spec")).get("nodeName"))
+    p = kube.pod(pod)
+    return p.phase != "Failed" and not (p.deleting and not p.node_name)
 
 
 @dataclass
-class Role:
+class DeploymentRole:
     name: str
     kind: str
     replicas: int | None
@@ -31,13 +30,15 @@ class Role:
     instance_type: str | None
 
 
-def md_roles(md: Obj | None) -> list[Role]:
+def md_roles(md: Obj | None) -> list[DeploymentRole]:
     out = []
-    for r in lst(dct(dct(md).get("spec")).get("roles")):
+    spec = (md or {}).get("spec")
+    listed = spec.get("roles") if isinstance(spec, dict) else None
+    for r in listed if isinstance(listed, list) else []:
         if not isinstance(r, dict) or not isinstance(r.get("name"), str):
             continue
-        kind = r.get("kind") if isinstance(r.get("kind"), str) else "server"
-        out.append(Role(r["name"], kind.lower(), to_int(r.get("replicas", 1)), to_int(r.get("size", 1)) or 1,
+        kind = r["kind"] if isinstance(r.get("kind"), str) else "server"
+        out.append(DeploymentRole(r["name"], kind.lower(), to_int(r.get("replicas", 1)), to_int(r.get("size", 1)) or 1,
                          r.get("instanceType") if isinstance(r.get("instanceType"), str) else None))
     return out
 
@@ -51,9 +52,9 @@ def pod_role(pod: Obj, role_names: set[str]) -> str:
     return comp or rh or "main"
 
 
-def podset_role(ps: dict[str, Any], pods: list[Obj], role_names: set[str]) -> str:
+def podset_role(ps: PodSet, pods: list[Obj], role_names: set[str]) -> str:
     """A pod set's role: its name when that is a role, else the 8-hex hash through the pods' component."""
-    name = str(ps.get("name") or "main")
+    name = ps.name or "main"
     if name in role_names:
         return name
     for p in pods:
@@ -61,7 +62,7 @@ def podset_role(ps: dict[str, Any], pods: list[Obj], role_names: set[str]) -> st
             comp = label(p, COMPONENT)
             if comp:
                 return comp
-    comp = dct(dct(dct(ps.get("template")).get("metadata")).get("labels")).get(COMPONENT)
+    comp = ps.template_labels.get(COMPONENT)
     return str(comp) if comp else name
 
 
@@ -86,13 +87,13 @@ def group_want(u: Unit) -> int | None:
     return counts.pop() if len(counts) == 1 else None
 
 
-def role_order(role: str, roles: list[Role]) -> tuple[int, str]:
+def role_order(role: str, roles: list[DeploymentRole]) -> tuple[int, str]:
     for i, r in enumerate(roles):
         if r.name == role:
             return i, role
     return len(roles), role
 
 
-def role_size(role: str, roles: list[Role]) -> int:
+def role_size(role: str, roles: list[DeploymentRole]) -> int:
     return next((r.size for r in roles if r.name == role), 1)
 

@@ -13,8 +13,8 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import ClusterQueue, ResourceGroup, Snapshot
-from kubectl_pd.pending import verdicts as vd
 from kubectl_pd.records import dataclass, field, replace
 
 SCALE = "scale"  # fewer replicas of a role
@@ -34,7 +34,7 @@ class Suggestion:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def _pending(queue: vd.QueueDemand) -> list[tuple[vd.Demand, ad.PodSetDemand]]:
+def _pending(queue: vd.QueueDemand) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
     return [(d, p) for _, members in queue.workloads for d, p in members if not d.reserved]
 
 
@@ -42,7 +42,7 @@ def _fits(snap: Snapshot, cq: str, pods: list[ad.PodSetDemand]) -> bool:
     return bool(pods) and ad.assign(snap, cq, ad.Demand(tuple(pods))).fits
 
 
-def _scaled(pending: list[tuple[vd.Demand, ad.PodSetDemand]], role: str, replicas: int,
+def _scaled(pending: list[tuple[vd.RoleDemand, ad.PodSetDemand]], role: str, replicas: int,
             ) -> list[ad.PodSetDemand]:
     """The pending pod sets with `role` at `replicas` replicas: a pod set's count in the seed shape,
     the number of its Workloads in the per-replica shape."""
@@ -54,7 +54,7 @@ def _scaled(pending: list[tuple[vd.Demand, ad.PodSetDemand]], role: str, replica
     return [p for _, p in mine[:replicas]] + others
 
 
-def _replicas(pending: list[tuple[vd.Demand, ad.PodSetDemand]], role: str) -> int:
+def _replicas(pending: list[tuple[vd.RoleDemand, ad.PodSetDemand]], role: str) -> int:
     mine = [d for d, _ in pending if d.role == role]
     return mine[0].count // max(mine[0].size, 1) if len(mine) == 1 else len(mine)
 
@@ -94,38 +94,59 @@ def suggest(snap: Snapshot, cq_name: str, queue: vd.QueueDemand,
     if not blocked or any(v.code not in ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity")
                           for v in blocked):
         return []  # only quota is weighed here: a flavor that matches no role is fixed elsewhere
-    out: list[Suggestion] = []
-    for role in dict.fromkeys(d.role for d, _ in pending):
-        have = _replicas(pending, role)
-        n = _most_that_fit(lambda k, role=role: _fits(snap, cq_name, _scaled(pending, role, k)), have)
-        if n:
-            out.append(Suggestion(SCALE, role, have, n))
-    cq = snap.cluster_queues[cq_name]
-    for name, other in snap.cluster_queues.items():
-        wanted = {r for p in pods for r, q in p.requests.items() if q}
-        if name != cq_name and wanted and all(other.group_of(r) for r in wanted) and _fits(snap, name, pods):
-            out.append(Suggestion(QUEUE, None, cq_name, name))
-    if cq.cohort and snap.peers_complete:
-        for v in blocked:
-            b = v.best
-            if b is None or b.resource is None:
-                continue
-            rq = cq.quota(b.flavor, b.resource)
-            if rq is None or rq.borrowing_limit is None:
-                continue
-            need = v.joint_needed or b.needed or Fraction(0)
-            raised = rq.borrowing_limit + need
-            trial = replace(snap, cluster_queues={**snap.cluster_queues,
-                                                  cq_name: _with_borrowing(cq, b.flavor, b.resource, raised)})
-            if _fits(trial, cq_name, pods):
-                out.append(Suggestion(BORROWING_LIMIT, None, rq.borrowing_limit, raised,
-                                      {"flavor": b.flavor, "resource": b.resource}))
-                break
+    out = _scale_downs(snap, cq_name, pending) + _other_queues(snap, cq_name, pods)
+    out += _borrowing(snap, cq_name, pods, blocked)
     return out or [Suggestion(NONE)]
 
 
-def _resized(d: vd.Demand, p: ad.PodSetDemand, pods: int, workload: str | None = None,
-             ) -> tuple[vd.Demand, ad.PodSetDemand]:
+def _scale_downs(snap: Snapshot, cq_name: str,
+                 pending: list[tuple[vd.RoleDemand, ad.PodSetDemand]]) -> list[Suggestion]:
+    """Per role: the most replicas that fit now, when fewer than it has."""
+    out = []
+    for role in dict.fromkeys(d.role for d, _ in pending):
+        have = _replicas(pending, role)
+        n = _most_that_fit(_fits_scaled(snap, cq_name, pending, role), have)
+        if n:
+            out.append(Suggestion(SCALE, role, have, n))
+    return out
+
+
+def _fits_scaled(snap: Snapshot, cq_name: str, pending: list[tuple[vd.RoleDemand, ad.PodSetDemand]],
+                 role: str) -> Callable[[int], bool]:
+    return lambda k: _fits(snap, cq_name, _scaled(pending, role, k))
+
+
+def _other_queues(snap: Snapshot, cq_name: str, pods: list[ad.PodSetDemand]) -> list[Suggestion]:
+    """Another ClusterQueue read that covers every resource asked and fits every pod set now."""
+    wanted = {r for p in pods for r, q in p.requests.items() if q}
+    return [Suggestion(QUEUE, None, cq_name, name) for name, other in snap.cluster_queues.items()
+            if name != cq_name and wanted and all(other.group_of(r) for r in wanted) and _fits(snap, name, pods)]
+
+
+def _borrowing(snap: Snapshot, cq_name: str, pods: list[ad.PodSetDemand],
+               blocked: list[vd.PodSetVerdict]) -> list[Suggestion]:
+    """In a cohort whose peers were all read: the first borrowingLimit that, raised, admits them all."""
+    cq = snap.cluster_queues[cq_name]
+    if not cq.cohort or not snap.peers_complete:
+        return []
+    for v in blocked:
+        b = v.best
+        if b is None or b.resource is None:
+            continue
+        rq = cq.quota(b.flavor, b.resource)
+        if rq is None or rq.borrowing_limit is None:
+            continue
+        raised = rq.borrowing_limit + (v.joint_needed or b.needed or Fraction(0))
+        trial = replace(snap, cluster_queues={**snap.cluster_queues,
+                                              cq_name: _with_borrowing(cq, b.flavor, b.resource, raised)})
+        if _fits(trial, cq_name, pods):
+            return [Suggestion(BORROWING_LIMIT, None, rq.borrowing_limit, raised,
+                               {"flavor": b.flavor, "resource": b.resource})]
+    return []
+
+
+def _resized(d: vd.RoleDemand, p: ad.PodSetDemand, pods: int, workload: str | None = None,
+             ) -> tuple[vd.RoleDemand, ad.PodSetDemand]:
     p = replace(p, count=pods)
     return replace(d, count=pods, requests=p.total(), workload=workload or d.workload, reserved=False), p
 
@@ -134,7 +155,7 @@ def what_if(queue: vd.QueueDemand, replicas: dict[str, int]) -> vd.QueueDemand:
     """`--what-if role=N`: the same demand with N replicas of a role (the pod set's count when one pod set
     holds the role; Workloads kept or repeated when each replica is its own), without touching the cluster."""
     out = vd.QueueDemand()
-    alone: dict[str, list[tuple[str, list[tuple[vd.Demand, ad.PodSetDemand]]]]] = {}
+    alone: dict[str, list[tuple[str, list[tuple[vd.RoleDemand, ad.PodSetDemand]]]]] = {}
     for wl, members in queue.workloads:
         if len(members) == 1 and members[0][0].role in replicas and members[0][0].count <= members[0][0].size:
             alone.setdefault(members[0][0].role, []).append((wl, members))  # one replica per Workload

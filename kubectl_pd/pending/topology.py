@@ -15,14 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue.model import PodSet, resource_flavor
 from kubectl_pd.lazyre import lazy
-from kubectl_pd.pending.model import dct, lst, text, to_int
-
-REQUIRED = "kueue.x-k8s.io/podset-required-topology"
-PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
-UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
-SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
-SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
 
 _ONLY = lazy(r'^topology "(?P<t>[^"]*)" allows to fit only (?P<fit>\d+) out of (?P<total>\d+) '
                    r"(?P<unit>pod|slice)\(s\)")
@@ -54,29 +48,22 @@ def parse_not_fit(message: str) -> dict[str, Any] | None:
     return out
 
 
-def request_of(pod_set: Obj) -> dict[str, Any]:
+def request_of(pod_set: PodSet | None) -> dict[str, Any]:
     """The pod set's topology request: mode (required | preferred | unconstrained) and level, slice level/size."""
-    tr = dct(pod_set.get("topologyRequest"))
-    ann = dct(dct(dct(pod_set.get("template")).get("metadata")).get("annotations"))
+    tr = pod_set.topology if pod_set is not None else None
     out: dict[str, Any] = {}
-    for mode, field, key in (("required", "required", REQUIRED), ("preferred", "preferred", PREFERRED)):
-        level = text(tr.get(field)) or text(ann.get(key))
-        if level:
-            out = {"mode": mode, "level": level}
-            break
-    if not out and (tr.get("unconstrained") is True or ann.get(UNCONSTRAINED) == "true"):
+    if tr is None:
+        return out
+    if tr.mode in ("required", "preferred"):
+        out = {"mode": tr.mode, "level": tr.level}
+    elif tr.mode == "unconstrained":
         out = {"mode": "unconstrained", "level": None}
-    slice_level = text(tr.get("podSetSliceRequiredTopology")) or text(ann.get(SLICE_REQUIRED))
-    if slice_level:
-        out["sliceLevel"] = slice_level
-        out["sliceSize"] = to_int(tr.get("podSetSliceSize")) or to_int(ann.get(SLICE_SIZE))
+    if tr.slice_level:
+        out["sliceLevel"] = tr.slice_level
+        out["sliceSize"] = tr.slice_size
     return out
 
 
 def tas_flavors(flavors: dict[str, Obj | None], topology: str) -> list[str]:
     """The flavors read whose `spec.topologyName` is the topology Kueue named."""
-    return sorted(n for n, f in flavors.items() if f is not None and dct(f.get("spec")).get("topologyName") == topology)
-
-
-def pod_set_of(wl: Obj | None, name: str) -> Obj:
-    return next((dct(p) for p in lst(dct(dct(wl).get("spec")).get("podSets")) if dct(p).get("name") == name), {})
+    return sorted(n for n, f in flavors.items() if f is not None and resource_flavor(f).topology == topology)

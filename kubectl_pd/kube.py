@@ -1,0 +1,102 @@
+"""Small typed views of the core Kubernetes objects the commands read beside Kueue's (Pods, Events).
+
+Like `kueue.model`, a view is parsed once where it is read and never raises: a field that is absent or
+holds something else reads as empty (or None where "not there" and "empty" differ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubectl_pd.kueue.model import Condition, conditions_of
+from kubectl_pd.records import dataclass, field
+
+
+def _d(x: Any) -> dict[str, Any]:
+    return x if isinstance(x, dict) else {}
+
+
+def _str_map(x: Any) -> dict[str, str]:
+    return {str(k): v for k, v in _d(x).items() if isinstance(v, str)}
+
+
+def _count(x: Any) -> int | None:
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, str) and x.strip().lstrip("-").isascii() and x.strip().lstrip("-").isdigit():
+        return int(x.strip())
+    return None
+
+
+@dataclass(frozen=True)
+class Owner:
+    kind: str
+    name: str
+    uid: str
+    controller: bool = False
+
+
+def owners_of(meta: Mapping[str, Any]) -> tuple[Owner, ...]:
+    refs = meta.get("ownerReferences")
+    return tuple(Owner(str(r.get("kind") or ""), str(r.get("name") or ""), str(r.get("uid") or ""),
+                       bool(r.get("controller"))) for r in (refs if isinstance(refs, list) else [])
+                 if isinstance(r, dict))
+
+
+@dataclass(frozen=True)
+class Pod:
+    name: str
+    namespace: str | None
+    uid: str | None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    phase: str | None = None
+    deleting: bool = False  # metadata.deletionTimestamp is set
+    node_name: str | None = None
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+    owners: tuple[Owner, ...] = ()
+    created: str = ""  # metadata.creationTimestamp
+
+    @property
+    def ready(self) -> bool:
+        c = self.conditions.get("Ready")
+        return c is not None and c.true
+
+
+def pod(obj: Any) -> Pod:
+    obj = _d(obj)
+    meta, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
+    phase, node = status.get("phase"), spec.get("nodeName")
+    return Pod(str(meta.get("name") or ""), meta.get("namespace") if isinstance(meta.get("namespace"), str) else None,
+               str(meta["uid"]) if meta.get("uid") else None, _str_map(meta.get("labels")),
+               _str_map(meta.get("annotations")), phase if isinstance(phase, str) else None,
+               bool(meta.get("deletionTimestamp")), node if isinstance(node, str) and node else None,
+               conditions_of(obj), owners_of(meta), str(meta.get("creationTimestamp") or ""))
+
+
+@dataclass(frozen=True)
+class Event:
+    """A core/v1 or events.k8s.io/v1 Event: the object it is about, why, and how often."""
+
+    involved_name: str | None
+    involved_kind: str | None
+    reason: str | None
+    message: str | None  # `message`, else events.k8s.io's `note`
+    count: int | None = None
+    first_timestamp: str | None = None
+
+
+def event(obj: Any) -> Event:
+    obj = _d(obj)
+    inv = _d(obj.get("involvedObject"))
+    msg = obj.get("message") or obj.get("note")
+    first = obj.get("firstTimestamp")
+
+    def s(x: Any) -> str | None:
+        return x if isinstance(x, str) else None
+
+    return Event(s(inv.get("name")), s(inv.get("kind")), s(obj.get("reason")), msg if isinstance(msg, str) else None,
+                 _count(obj.get("count")), str(first) if first else None)

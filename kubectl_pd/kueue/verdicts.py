@@ -1,0 +1,308 @@
+"""Every pending pod set of a target through the one admission engine (kueue.admission).
+
+Two views, never mixed up. Per pod set, Kueue's own: its Workload against the queue now, pod sets in
+order (what Kueue's message counts); a pod set blocked only by the ones before it is said to fit alone.
+For the target, the joint one: every pending Workload at once (the roles of one deployment are admitted
+together or not at all), as a shortfall per flavor and resource, and as "never" when the roles cannot
+fit together even in an empty queue's capacity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, Workload, pod_set_of_spec
+from kubectl_pd.records import dataclass, field, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from kubectl_pd.registry import ReasonCode
+
+FITS = "fits"
+BLOCKED = "blocked"
+ADMITTED = "admitted"
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class RoleDemand:
+    """One pod set as the report names it: by role, with its totals (pods as a resource excluded)."""
+
+    role: str
+    workload: str
+    pod_set: str
+    count: int
+    requests: Mapping[str, Fraction]  # total for the pod set
+    size: int = 1  # pods per replica (GPUStack `size`)
+    reserved: bool = False
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """What stops a pod set: one flavor's outcome and the deciding resource's numbers."""
+
+    flavor: str
+    outcome: str
+    resource: str | None = None
+    requested: Fraction | None = None
+    previous: Fraction = Fraction(0)
+    available: Fraction | None = None
+    capacity: Fraction | None = None
+    nominal: Fraction | None = None
+    needed: Fraction | None = None
+    taint: Taint | None = None
+    unknown: str | None = None
+
+
+@dataclass
+class PodSetVerdict:
+    demand: RoleDemand
+    verdict: str
+    code: ReasonCode | None = None
+    flavor: str | None = None
+    assignment: ad.PodSetAssignment | None = None  # the assignment the verdict rests on
+    own: ad.PodSetAssignment | None = None  # Kueue's view: its Workload, pod sets in order
+    max_pods: int | None = None
+    cluster_queue: str | None = None
+    joint_needed: Fraction | None = None  # what every pending pod set needs together in its blocking flavor
+
+    @property
+    def best(self) -> Blocker | None:
+        return blocker(self.assignment) if self.assignment is not None else None
+
+    @property
+    def attempts(self) -> tuple[Blocker, ...]:
+        if self.assignment is None:
+            return ()
+        return tuple(_blocker(a) for a in self.assignment.attempts)
+
+    @property
+    def uncovered(self) -> tuple[str, ...]:
+        return self.assignment.not_covered if self.assignment is not None else ()
+
+
+def _blocker(a: ad.FlavorAttempt) -> Blocker:
+    c = a.deciding
+    if c is None:
+        return Blocker(a.flavor, a.outcome, taint=a.taint)
+    return Blocker(a.flavor, a.outcome, c.resource, c.requested, c.previous, c.available, c.capacity, c.nominal,
+                   c.needed, a.taint, c.unknown)
+
+
+def blocker(psa: ad.PodSetAssignment) -> Blocker | None:
+    b = psa.blocking
+    return _blocker(b) if b is not None else None
+
+
+def code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
+    """The reason code of one pod set's assignment; None when it fits now."""
+    if psa.invalid:
+        return "InvalidResources"
+    if psa.not_covered:
+        return "ResourceNotCovered"
+    if psa.mode == ad.FIT:
+        return None
+    if psa.mode == ad.UNKNOWN:
+        return "QuotaUnknown"
+    outcomes = {a.outcome for g in psa.groups if g.mode != ad.FIT for a in g.attempts}
+    if psa.mode == ad.PREEMPT:
+        b = psa.blocking
+        return "NeedsPreemption" if b is not None and b.outcome == ad.PREEMPTS else "QuotaExhausted"
+    if outcomes & {ad.NO_FIT_NOW, ad.NO_CANDIDATES, ad.PREEMPTS}:
+        return "QuotaExhausted"
+    if ad.QUOTA_UNKNOWN in outcomes:
+        return "QuotaUnknown"
+    if ad.EXCEEDS in outcomes:
+        return "QuotaExceedsCapacity"
+    return "NoMatchingFlavor"
+
+
+def verdict_of(code: ReasonCode | None) -> str:
+    if code is None:
+        return FITS
+    return UNKNOWN if code == "QuotaUnknown" else BLOCKED
+
+
+def max_pods(b: Blocker | None, d: RoleDemand, others: Fraction = Fraction(0)) -> int | None:
+    """The most pods of this pod set the blocking flavor could take (now, or ever when it exceeds) next
+    to `others`, what the other pod sets of its Workload ask of the same resource."""
+    if b is None or b.resource is None or d.count <= 0:
+        return None
+    total = d.requests.get(b.resource)
+    if not total:
+        return None
+    per_pod = total / d.count
+    room = b.capacity if b.outcome == ad.EXCEEDS else b.available
+    if room is None:
+        return None
+    return max(0, int((room - max(b.previous, others)) // per_pod))
+
+
+@dataclass(frozen=True)
+class FlavorBar:
+    flavor: str
+    resource: str
+    nominal: Fraction
+    used: Fraction  # admitted (flavorsUsage)
+    reserved: Fraction  # reserved but not admitted (flavorsReservation - flavorsUsage)
+    needed: Fraction  # what the pending demands ask of this flavor
+    cohort: str | None = None  # the queue's cohort, when its peers were all read (else what it lends is unknown)
+    cohort_free: Fraction | None = None  # what the cohort has free for this flavor and resource now
+    borrowable: Fraction | None = None  # what this queue may take of it now, beyond its nominal (borrowingLimit)
+    borrowing_limit: Fraction | None = None  # None: no limit
+    borrowed: Fraction = Fraction(0)  # what the queue uses beyond its nominal quota
+
+    @property
+    def free(self) -> Fraction:
+        return max(self.nominal - self.used - self.reserved, Fraction(0))
+
+
+@dataclass
+class QueueDemand:
+    """The pod sets of one ClusterQueue, grouped by Workload in the order they are considered."""
+
+    workloads: list[tuple[str, list[tuple[RoleDemand, ad.PodSetDemand]]]] = field(default_factory=list)
+
+
+_NOW = ("QuotaExhausted", "NeedsPreemption")  # blocked now, not forever
+
+
+@dataclass
+class QueueVerdict:
+    verdicts: dict[tuple[str, str], PodSetVerdict]  # (workload, pod set) -> verdict
+    bars: list[FlavorBar]
+    joint: dict[tuple[str, str], Fraction]  # (flavor, resource) -> shortfall of every pending pod set at once
+
+
+def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
+    """Per pod set Kueue's view (its Workload, pod sets in order); a pod set that is blocked only by the
+    ones before it fits alone and is said to; then the joint shortfall of every pending Workload at once."""
+    out: dict[tuple[str, str], PodSetVerdict] = {}
+    pending: list[tuple[RoleDemand, ad.PodSetDemand]] = []
+    for _wl, members in queue.workloads:
+        if all(d.reserved for d, _ in members):
+            for d, _ in members:
+                out[(d.workload, d.pod_set)] = PodSetVerdict(d, ADMITTED, cluster_queue=cq_name)
+            continue
+        out.update(_workload_verdicts(snap, cq_name, members))
+        pending.extend(members)
+    if not pending:
+        return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], {}, snap), {})
+    together = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in pending)))
+    joint = dict(together.joint)
+    _never_together(out, pending, together, cq_name)
+    for v in out.values():
+        b = v.best
+        if v.verdict == BLOCKED and b is not None and b.resource is not None:
+            v.joint_needed = joint.get((b.flavor, b.resource))
+    return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], _wanted(together), snap), joint)
+
+
+def _workload_verdicts(snap: Snapshot, cq_name: str, members: list[tuple[RoleDemand, ad.PodSetDemand]],
+                       ) -> dict[tuple[str, str], PodSetVerdict]:
+    """One Workload as Kueue sees it: its pod sets in order; one blocked only by those before it fits alone."""
+    out: dict[tuple[str, str], PodSetVerdict] = {}
+    kueue = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in members)))
+    for (d, p), psa in zip(members, kueue.pod_sets, strict=True):
+        code = code_of(psa)
+        if code in _NOW and len(members) > 1:
+            alone = ad.assign(snap, cq_name, ad.Demand((p,))).pod_sets[0]
+            if code_of(alone) is None:  # only the pod sets before it stand in its way
+                out[(d.workload, d.pod_set)] = PodSetVerdict(
+                    d, FITS, None, next(iter(alone.flavors.values()), None), alone, psa, cluster_queue=cq_name)
+                continue
+        b = blocker(psa)
+        res = b.resource if b is not None else None
+        others = sum((o.requests.get(res or "", Fraction(0)) for o, _ in members if o is not d), Fraction(0))
+        out[(d.workload, d.pod_set)] = PodSetVerdict(
+            d, verdict_of(code), code, next(iter(psa.flavors.values()), None), psa, psa,
+            max_pods(b, d, others) if code else None, cq_name)
+    return out
+
+
+def _never_together(out: dict[tuple[str, str], PodSetVerdict], pending: list[tuple[RoleDemand, ad.PodSetDemand]],
+                    together: ad.Assignment, cq_name: str) -> None:
+    """Admitted together or not at all: what cannot fit next to the others is never admitted."""
+    for (d, _), psa in zip(pending, together.pod_sets, strict=True):
+        v = out[(d.workload, d.pod_set)]
+        if code_of(psa) == "QuotaExceedsCapacity" and (v.code is None or v.code in _NOW):
+            b = blocker(psa)
+            others = sum((o.requests.get(b.resource or "", Fraction(0)) for o, _ in pending if o is not d),
+                         Fraction(0)) if b is not None else Fraction(0)
+            out[(d.workload, d.pod_set)] = PodSetVerdict(d, BLOCKED, "QuotaExceedsCapacity", None, psa, v.own,
+                                                         max_pods(b, d, others), cq_name)
+
+
+def _wanted(together: ad.Assignment) -> dict[tuple[str, str], Fraction]:
+    """What every pending pod set asks, per (flavor, resource): the bars' demand."""
+    wanted: dict[tuple[str, str], Fraction] = {}
+    for psa in together.pod_sets:
+        b = blocker(psa)
+        for r, q in psa.requests.items():
+            f = psa.flavors.get(r) or (b.flavor if b is not None and b.resource == r else None)
+            if f is not None and q:
+                wanted[(f, r)] = wanted.get((f, r), Fraction(0)) + q
+    return wanted
+
+
+def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Snapshot | None = None,
+          ) -> list[FlavorBar]:
+    bars = []
+    tree = ad.Tree(snap) if snap is not None and cq.cohort and snap.peers_complete else None
+    for g in cq.resource_groups:
+        for f in g.flavors:
+            for q in f.resources:
+                key = (f.name, q.name)
+                if q.unknown:
+                    continue  # an unreadable quota draws no bar (it is not zero)
+                used = cq.admitted.get(key, Fraction(0))
+                reserved = max(Fraction(0), cq.reserved.get(key, Fraction(0)) - used)
+                need = wanted.get(key, Fraction(0))
+                if need or used or reserved:
+                    bar = FlavorBar(f.name, q.name, q.nominal, used, reserved, need)
+                    bars.append(_lending(bar, cq, tree, key) if tree is not None else bar)
+    return bars
+
+
+def _lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, str]) -> FlavorBar:
+    """What the cohort has free for this flavor and resource, and what of it the queue may borrow now."""
+    node = tree.nodes.get(cq.name)
+    if node is None or node.parent is None or tree.unreadable(node, key):
+        return bar
+    q = cq.quota(*key)
+    in_use = bar.used + bar.reserved
+    may_take = tree.available(node, key)  # the queue's own free nominal and what it may borrow
+    return replace(bar, cohort=cq.cohort, cohort_free=max(tree.available(node.parent, key), Fraction(0)),
+                   borrowable=max(may_take - bar.free, Fraction(0)),
+                   borrowing_limit=q.borrowing_limit if q is not None else None,
+                   borrowed=max(in_use - bar.nominal, Fraction(0)))
+
+
+def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, dict],
+                    size_of: Mapping[str, int], limit_ranges: tuple[LimitRangeItem, ...] = (),
+                    ) -> list[tuple[RoleDemand, ad.PodSetDemand]]:
+    """A Workload's pod sets as demands. A trimmed pod set (no containers) is measured by its role's Pods;
+    `status.resourceRequests`, where Kueue wrote it, is the authority for totals."""
+    out = []
+    for ps in wl.pod_sets:
+        role = role_of.get(ps.name, ps.name)
+        if not ps.has_template and role in pod_specs:
+            ps = pod_set_of_spec(ps.name, ps.count, pod_specs[role], ps.group, ps.template_labels)
+        per_pod = dict(ps.requests)
+        totals = wl.totals.get(ps.name)
+        if totals and ps.count:
+            per_pod = {k: q / ps.count for k, q in totals.items()}
+        psd = ad.demand_of_pod_set(ps, role, limit_ranges=limit_ranges)
+        psd = replace(psd, requests=per_pod)
+        d = RoleDemand(role, group, ps.name, ps.count, psd.total(), size_of.get(role, 1), wl.reserved)
+        out.append((d, psd))
+    return out
+
+
+def spec_demand(role: str, group: str, count: int, spec: dict, size: int,
+                limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[RoleDemand, ad.PodSetDemand]:
+    """What Kueue would compose from a role's Pods (no Workload yet): one pod set per role."""
+    psd = ad.demand_of_pod_set(pod_set_of_spec(role, count, spec), role, limit_ranges=limit_ranges)
+    return RoleDemand(role, group, role, count, psd.total(), size), psd

@@ -1,0 +1,71 @@
+"""why-pending with no TARGET scales with the cluster, not with Workloads x requests (issues 22 and 24).
+
+Every per-namespace and per-queue read of a run is made once and shared by all of its diagnoses; a read
+that fails (403, 404) is remembered for the run exactly like one that succeeded, and the run says once
+what it could not read. Requests are counted on the loopback API server's request log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from tests.apiserver import Forbid, unrelated_workloads
+
+FORBIDDEN = [Forbid("list", "limitranges"), Forbid("list", "events")]
+
+
+def _pending(n: int) -> list[dict[str, Any]]:
+    return unrelated_workloads(n, queue="other", message="ClusterQueue other is inactive")
+
+
+def _run(cli: Any, apiserver: Any, n: int, *args: str) -> tuple[Any, Counter[str]]:
+    server, env = apiserver("pending/per-replica-joint.yaml", _pending(n), forbid=list(FORBIDDEN))
+    r = cli(["why-pending", "-A", *args], env=env)
+    assert r.exit_code == 0, r.stderr
+    return r, Counter(q.path for q in server.requests)
+
+
+def test_requests_do_not_grow_with_pending_workloads_when_reads_are_forbidden(cli: Any, apiserver: Any) -> None:
+    small, few = _run(cli, apiserver, 10)
+    large, many = _run(cli, apiserver, 1000)
+    assert few == many  # the same requests, path for path, for 10 and for 1,000 pending Workloads
+    assert max(many.values()) <= 2  # each read once (Pods: two label selectors)
+    assert many["/api/v1/namespaces/team-a/limitranges"] == 1
+    assert many["/api/v1/namespaces/team-a/events"] == 1
+    rows = [line.split() for line in large.stdout.splitlines()[1:] if not line.startswith("note:")]
+    assert sum(row[1].startswith("wl/batch-") for row in rows) == 1000
+    notes = [line for line in large.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) == 2  # said once for the run, not once per Workload
+    assert any('limitranges in namespace "team-a"' in n for n in notes)
+    assert any('events in namespace "team-a"' in n for n in notes)
+
+
+def test_json_names_each_unread_once_and_every_item_keeps_its_own_note(cli: Any, apiserver: Any) -> None:
+    r, _ = _run(cli, apiserver, 5, "-o", "json")
+    data = json.loads(r.stdout)
+    assert len(data["items"]) == 6
+    run_notes = [n for n in data["notes"] if "limitranges" in n]
+    assert len(run_notes) == 1
+    assert all(any("limitranges" in n for n in item["notes"]) for item in data["items"]
+               if item["target"]["kind"] == "Workload")
+
+
+def test_the_memo_lasts_one_run(cli: Any, apiserver: Any) -> None:
+    server, env = apiserver("pending/per-replica-joint.yaml", _pending(3), forbid=list(FORBIDDEN))
+    for expected in (1, 2):
+        assert cli(["why-pending", "-A"], env=env).exit_code == 0
+        assert sum(q.path.endswith("/limitranges") for q in server.requests) == expected
+
+
+def test_events_are_listed_once_per_namespace_and_still_explain(cli: Any, apiserver: Any) -> None:
+    """Allowed, the namespace's events are one list, filtered here: the deployment keeps its diagnosis."""
+    server, env = apiserver("pending/per-replica-joint.yaml", _pending(50))
+    single = cli(["why-pending", "qwen-pd", "-n", "team-a", "-o", "json"], env=env)
+    r = cli(["why-pending", "-A", "-o", "json"], env=env)
+    assert r.exit_code == 0, r.stderr
+    assert sum(q.path == "/api/v1/namespaces/team-a/events" and "fieldSelector" not in q.query
+               for q in server.requests) == 1
+    item = next(i for i in json.loads(r.stdout)["items"] if i["target"]["kind"] == "ModelDeployment")
+    assert item["reasons"] == json.loads(single.stdout)["reasons"]
