@@ -45,7 +45,7 @@ class Preflight:
     findings: list[CheckFinding] = field(default_factory=list)
     queues: dict[str, str] = field(default_factory=dict)  # role -> LocalQueue name
     covered: dict[str, str] = field(default_factory=dict)  # role -> credits resource of its queue
-    preemption: list[Any] = field(default_factory=list)  # h19: pending.preempt.Answer per Workload
+    preemption: list[Any] = field(default_factory=list)  # h19: kueue.preempt_answer.Answer per Workload
 
     def errors(self, force: bool = False) -> list[CheckFinding]:
         return [f for f in self.findings if f.severity == ERROR and not (force and f.forceable)]
@@ -352,7 +352,7 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
     rd.out.findings += quota_findings(cq_name, resource, result, profile_name == PER_REPLICA)
     if any(v.code == "NeedsPreemption" for v in result.verdicts.values()):  # who admitting it would preempt
-        from kubectl_pd.pending.preempt import for_request
+        from kubectl_pd.kueue.preempt_answer import for_request
 
         rd.out.preemption += for_request(source, snap, cq_name,
                                          role_demands(cq_roles, profile_name, resource, cq_name).workloads)

@@ -1,4 +1,4 @@
-"""The English and JSON of kubectl_pd/pending/preempt.py's answers (why-pending and create).
+"""The English and JSON of the core's preemption answers (kubectl_pd/kueue/preempt_answer.py) for why-pending.
 
 JSON contract (top level of why-pending -o json):
   `preemption`: null when admission needs no preemption; else {"targets": [{"namespace", "name",
@@ -13,23 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubectl_pd.kueue.preempt_answer import Answer
 from kubectl_pd.kueue.quantity import format_quantity
-from kubectl_pd.pending.preempt import Answer
-
-UNKNOWN_TEXT = {
-    "workloads-forbidden": "listing Workloads is forbidden (403): which Workloads would be preempted is unknown",
-    "workloads-unreadable": "the admitted Workloads could not be read: which would be preempted is unknown",
-    "usage-unaccounted": "the snapshot's Workloads do not account for the queues' reported usage: which "
-                         "Workloads would be preempted is unknown (add `kubectl get workloads -A -o yaml`)",
-}
-NOTE_TEXT = {
-    "kueue-config-forbidden": "Kueue's configuration (ConfigMap kueue-system/kueue-manager-config) is "
-                              "forbidden: Kueue's defaults assumed (no fair sharing); --kueue-config FILE sets it",
-    "kueue-config-absent": "Kueue's configuration was not found: Kueue's defaults assumed (no fair sharing)",
-    "kueue-config-invalid": "Kueue's configuration could not be parsed: Kueue's defaults assumed",
-    "kueue-config-not-read": "Kueue's configuration was not read: Kueue's defaults assumed (no fair sharing); "
-                             "--kueue-config FILE sets it",
-}
+from kubectl_pd.kueue.words import NOTE_TEXT, UNKNOWN_TEXT
 
 
 def to_json(answers: list[Answer]) -> dict[str, Any]:
@@ -83,18 +69,3 @@ def text(answers: list[Answer]) -> str:
             lines.append(f"Preempted by {who}" + (f" in ClusterQueue {by.cluster_queue}" if by.cluster_queue else ""))
         lines += [f"note: {NOTE_TEXT.get(n, n)}" for n in a.notes if a.needed and a.searched and a.targets is not None]
     return "".join("\n" + line + "\n" if i == 0 else line + "\n" for i, line in enumerate(dict.fromkeys(lines)))
-
-
-def create_line(answers: list[Answer]) -> str | None:
-    """create's sentence before it writes."""
-    needed = [a for a in answers if a.needed]
-    if not needed:
-        return None
-    if any(a.targets is None for a in needed):
-        return "admitting this would need preemption; which Workloads is unknown (" + \
-            UNKNOWN_TEXT.get(next(a.unknown for a in needed if a.targets is None) or "", "") + ")"
-    victims = [t for a in needed for t in a.targets or ()]
-    if not victims:
-        return "admitting this needs preemption, but no admitted Workload can be preempted: it would wait"
-    names = ", ".join(f"{t.namespace}/{t.name}" for t in victims)
-    return f"admitting this would preempt {len(victims)} Workload{'s' if len(victims) != 1 else ''}: {names}"
