@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.create import flags, preflight
 from kubectl_pd.gpustack.roles import PD_ATOMIC
+from kubectl_pd.kueue.preempt_answer import Context
 from kubectl_pd.pending.diagnose import diagnose
 from kubectl_pd.pending.gather import Facts, Target
 from tests.builders import cluster_queue, resource_flavor
@@ -88,7 +89,8 @@ def _why_pending_codes(objs: list[dict[str, Any]], roles: list[flags.Role]) -> d
     facts.peer_queues = cqs
     facts.cohorts = []
     facts.flavors = {o["metadata"]["name"]: o for o in objs if o["kind"] == "ResourceFlavor"}
-    d = diagnose(facts)
+    ctx = Context(SnapshotSource.from_objects(objs))  # the same reads create's preflight makes (issue 19)
+    d = diagnose(facts, assign=ctx.assign)
     out: dict[str, str | None] = {r.name: None for r in roles}
     for reason in d.reasons:
         if reason.role in out and reason.code in QUOTA_CODES:

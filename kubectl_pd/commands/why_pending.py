@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the com
     from collections.abc import Callable
 
     from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.kueue.preempt_answer import Context
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts, Target
 
@@ -46,7 +47,8 @@ def _snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
     return found.pop() if found else None
 
 
-def _one(source: Source, target: Target, what_if: dict[str, int] | None = None) -> tuple[Diagnosis, Facts]:
+def _one(source: Source, target: Target, what_if: dict[str, int] | None = None,
+         ctx: Context | None = None) -> tuple[Diagnosis, Facts]:
     """The diagnosis of one target; an IncompleteError when it would rest on a read that failed.
 
     On a live cluster the reads start first and the diagnosis code loads while they are in flight (its
@@ -74,7 +76,7 @@ def _one(source: Source, target: Target, what_if: dict[str, int] | None = None) 
         facts = gather(source, target, strict=False)
     from kubectl_pd.pending.diagnose import diagnose
 
-    d = diagnose(facts, what_if=what_if)
+    d = diagnose(facts, what_if=what_if, assign=ctx.assign) if ctx is not None else diagnose(facts, what_if=what_if)
     if not stands(d, facts):
         raise IncompleteError(target, facts.incomplete)
     return d, facts
@@ -176,22 +178,24 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
 
         check(source)
     color = output == "text" and use_color()
-    if target is None:
-        return _every_pending(cluster, source, all_namespaces, output)
-    t = Target(kind, name, _target_namespace(cluster, source, files, kind, name))
-    d, facts = _one(source, t, replicas)
-    _check_roles(d, replicas, name)
-    from kubectl_pd.pending.preempt import section
+    from kubectl_pd.pending.preempt import context, section
 
-    last = _emit(d, facts, output, color, section(source, facts, kueue_config, holders))
+    if target is None:
+        return _every_pending(cluster, source, all_namespaces, output, context(source, kueue_config, holders))
+    t = Target(kind, name, _target_namespace(cluster, source, files, kind, name))
+    ctx = context(source, kueue_config, holders)
+    d, facts = _one(source, t, replicas, ctx)
+    _check_roles(d, replicas, name)
+    last = _emit(d, facts, output, color, section(ctx, facts))
     click.echo(last, nl=False)
     if not watch:
         return EXIT_OK
     try:
         while d.pending:
             SLEEP(watch_interval)
-            d, facts = _one(source, t, replicas)
-            text = _emit(d, facts, output, color, section(source, facts, kueue_config, holders))
+            ctx = context(source, kueue_config, holders)  # fresh reads each round
+            d, facts = _one(source, t, replicas, ctx)
+            text = _emit(d, facts, output, color, section(ctx, facts))
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if output == "text":
@@ -249,8 +253,9 @@ def _check_roles(d: Diagnosis, replicas: dict[str, int], name: str) -> None:
                                  f"{', '.join(r.name for r in d.roles) or 'none'})", param_hint="'--what-if'")
 
 
-def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str) -> int:
-    """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once."""
+def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str, ctx: Context) -> int:
+    """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once. The admitted
+    Workloads preemption depends on are read at most once per ClusterQueue for the whole run (`ctx`)."""
     from kubectl_pd.commands.common import dump, namespace
     from kubectl_pd.pending import words
     from kubectl_pd.pending.diagnose import diagnose
@@ -260,15 +265,19 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     ns = None if all_namespaces else namespace(cluster)
     all_facts, notes = gather_all(source, ns)
     pending, unknown = [], []
+    from kubectl_pd.pending.preempt import section
+
+    items = []
     for f in all_facts:
-        d = diagnose(f)
+        d = diagnose(f, assign=ctx.assign)
         if not stands(d, f):
             unknown.append(IncompleteError(f.target, f.incomplete))
         elif d.pending:
             pending.append((f.target.namespace, d))
+            if output != "text":
+                items.append({**to_dict(d), **section(ctx, f)[0]})
     if output != "text":
-        click.echo(dump({"items": [to_dict(d) for _, d in pending], "notes": [words.text(n) for n in notes]}, output),
-                   nl=False)
+        click.echo(dump({"items": items, "notes": [words.text(n) for n in notes]}, output), nl=False)
     elif not pending and not unknown:
         where = "any namespace" if all_namespaces else f"namespace {ns}"
         click.echo(f"No pending deployments, pod groups or Workloads in {where}.")

@@ -349,12 +349,11 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
                                                  if f in flavor_objs or f in missing}
     snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
-    result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
-    rd.out.findings += quota_findings(cq_name, resource, result, profile_name == PER_REPLICA)
-    if any(v.code == "NeedsPreemption" for v in result.verdicts.values()):  # who admitting it would preempt
-        from kubectl_pd.kueue.preempt_answer import for_request
+    from kubectl_pd.kueue.preempt_answer import Context
 
-        rd.out.preemption += for_request(source, snap, cq_name,
-                                         role_demands(cq_roles, profile_name, resource, cq_name).workloads)
+    ctx = Context(source)  # the verdict and who admitting it would preempt, from one assignment per Workload
+    result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name), ctx.assign)
+    rd.out.findings += quota_findings(cq_name, resource, result, profile_name == PER_REPLICA)
+    rd.out.preemption += ctx.answers.values()
     for r in cq_roles:
         rd.out.covered[r.name] = resource

@@ -1,11 +1,12 @@
 """What admitting a pending Workload would preempt, who holds the quota it waits for, who preempted it.
 
-Per pending Workload: the engine's assignment with the policy-only oracle first; when that needs no
-preemption, or the queue's policies allow none, nothing more is read. Otherwise the admitted Workloads of
-the queues the answer depends on are read (kubectl_pd/kueue/preempt_reads.py), the assignment is redone
-with the real oracle and Kueue's targets are computed (kubectl_pd/kueue/preemption.py). A failed read
-makes the answer unknown, never a guess. Codes and numbers only: the printers (pending/preempt_render.py for
-why-pending, create/preempt_words.py for create) make the English. Shared by create and why-pending: the core.
+One assignment per Workload (`Context.assign`, which kueue/verdicts.evaluate calls for the verdict): the
+policy-only oracle first; when that needs no preemption, or the queue's policies allow none, nothing more is
+read. Otherwise the admitted Workloads of the queues the answer depends on are read once per run
+(kubectl_pd/kueue/preempt_reads.py), the assignment is redone with the real oracle, and Kueue's targets are
+computed from that same assignment (kubectl_pd/kueue/preemption.py). A failed read makes the answer
+unknown and leaves the verdict on the policy oracle, never a guess. Codes and numbers only: the printers
+(pending/preempt_render.py for why-pending, create/preempt_words.py for create) make the English.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import preempt_reads as rd
 from kubectl_pd.kueue import preemption as pre
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.config import KueueConfig
-from kubectl_pd.kueue.model import NEVER, FlavorResource, Snapshot, conditions_of, workload
+from kubectl_pd.kueue.model import NEVER, FlavorResource, Snapshot, conditions_of
 from kubectl_pd.records import dataclass, field
 
 UNACCOUNTED = "usage-unaccounted"  # a queue's reported usage is not what its Workloads hold (snapshot)
@@ -80,11 +82,6 @@ def _queue_of(facts: Any, obj: Mapping[str, Any]) -> str | None:
     return cq if isinstance(cq, str) else None
 
 
-def _epoch(obj: Mapping[str, Any]) -> float:
-    ts = (obj.get("metadata") or {}).get("creationTimestamp")
-    return (pre.epoch(ts) if isinstance(ts, str) else None) or 0.0
-
-
 def _blocking_frs(a: ad.Assignment) -> list[FlavorResource]:
     out: list[FlavorResource] = []
     for p in a.pod_sets:
@@ -94,26 +91,33 @@ def _blocking_frs(a: ad.Assignment) -> list[FlavorResource]:
     return list(dict.fromkeys(out))
 
 
-def _unaccounted(snap: Snapshot, reads: rd.Reads) -> bool:
+def _unaccounted(snap: Snapshot, reads: rd.Reads, queues: Iterable[str]) -> bool:
     """A read queue reports more usage than its admitted Workloads hold: some holder was not seen (a
     snapshot without them, or Workloads the read missed), so the candidates are not all known."""
-    for q, ws in reads.workloads.items():
+    for q in queues:
+        cq = snap.cluster_queues.get(q)
+        if cq is None:
+            continue
         total: dict[FlavorResource, Fraction] = {}
-        for w in ws:
+        for w in reads.workloads.get(q, ()):
             for fr, v in w.usage.items():
                 total[fr] = total.get(fr, Fraction(0)) + v
-        if any(v > total.get(fr, Fraction(0)) for fr, v in snap.cluster_queues[q].reserved.items()):
+        if any(v > total.get(fr, Fraction(0)) for fr, v in cq.reserved.items()):
             return True
     return False
 
 
-def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource]) -> tuple[Holder, ...]:
-    """The admitted Workloads holding the most of each flavor/resource, with whether their queue borrows."""
+def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource], queues: Iterable[str] | None = None
+            ) -> tuple[Holder, ...]:
+    """The admitted Workloads of `queues` (default: every queue read) holding the most of each
+    flavor/resource, with whether their queue borrows."""
     state = pre.State(snap, reads.admitted(), reads.read)
+    wanted = set(reads.workloads if queues is None else queues) & set(snap.cluster_queues)
+    mine = [w for q in wanted for w in reads.workloads.get(q, ())]
     out = []
     for fr in frs:
         rows = []
-        for w in reads.admitted():
+        for w in mine:
             amount = w.usage.get(fr, Fraction(0))
             if amount > 0:
                 borrows = state.nodes[w.cluster_queue].borrowing_with(fr, Fraction(0))
@@ -123,74 +127,132 @@ def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource]) -> t
     return tuple(out)
 
 
-def answer(source: Any, snap: Snapshot, facts: Any, obj: Mapping[str, Any], config: KueueConfig, *,
-           want_holders: bool = False, live: bool = True) -> Answer | None:
-    """The preemption answer for one pending Workload object; None when its queue is not known."""
-    cq_name = _queue_of(facts, obj)
-    if cq_name is None:
-        return None
-    wl = workload(obj)
-    return answer_for(source, snap, cq_name, ad.demand_of(wl), f"{wl.namespace}/{wl.name}", wl.priority,
-                      _epoch(obj), config, want_holders=want_holders)
+def created_of(obj: Mapping[str, Any]) -> float | None:
+    """A Workload object's queue-order time (its creationTimestamp); None when it has none readable."""
+    ts = (obj.get("metadata") or {}).get("creationTimestamp") if isinstance(obj, Mapping) else None
+    return pre.epoch(ts) if isinstance(ts, str) else None
 
 
-def answer_for(source: Any, snap: Snapshot, cq_name: str, demand: ad.Demand, label: str, priority: int,
-               created: float, config: KueueConfig, *, want_holders: bool = False) -> Answer | None:
-    """The preemption answer for a demand (a Workload's, or create's request) on one ClusterQueue."""
-    if cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
-        return None
-    out = Answer(label, cq_name)
-    if config.note:
-        out.notes.append(config.note)
-    first = ad.assign(snap, cq_name, demand, fair_sharing=config.fair_sharing)
-    frs = _blocking_frs(first)
-    p = snap.cluster_queues[cq_name].preemption
-    out.needed = first.mode == ad.PREEMPT
-    policies_allow = p.within_cluster_queue != NEVER or (p.reclaim_within_cohort != NEVER
-                                                        and snap.cluster_queues[cq_name].cohort is not None)
-    if not out.needed or not policies_allow:
+def _policies_allow(snap: Snapshot, cq_name: str) -> bool:
+    """Whether the queue's preemption policies let it preempt anything at all (else nothing is read)."""
+    cq = snap.cluster_queues[cq_name]
+    p = cq.preemption
+    return p.within_cluster_queue != NEVER or (p.reclaim_within_cohort != NEVER and cq.cohort is not None)
+
+
+class Context:
+    """One run's preemption view, shared by every Workload the run judges (why-pending's target, every
+    pending Workload of `why-pending -A`, create's request): Kueue's configuration (read once, only when some
+    Workload needs preemption), the admitted Workloads read per ClusterQueue (each queue at most once per
+    run), and the answer per Workload.
+
+    `assign` is the one assignment a Workload's verdict rests on (kueue/verdicts.evaluate calls it): the
+    policy-only oracle first; when that needs preemption and the queue's policies allow some, the admitted
+    Workloads of the queues the answer depends on are read and the assignment is redone with the real oracle
+    (no candidates: the next flavor, as Kueue does), and the targets come from that same assignment. When the
+    Workloads could not be read (403, a snapshot without them, usage they do not account for) the verdict
+    keeps the policy oracle and the answer says "unknown which"."""
+
+    def __init__(self, source: Any, config: KueueConfig | None = None, *, live: bool | None = None,
+                 want_holders: bool = False) -> None:
+        self.source = source
+        self.live = bool(getattr(source, "is_live", False)) if live is None else live
+        self._config = config
+        self.want_holders = want_holders
+        self.reads = rd.Reads()
+        self.answers: dict[str, Answer] = {}
+        self.now = _now()
+
+    @property
+    def config(self) -> KueueConfig:
+        if self._config is None:
+            from kubectl_pd.kueue import config as kc
+
+            self._config = kc.read(self.source) if self.live else kc.KueueConfig(note=kc.NOTE_DEFAULTS_UNREAD)
+        return self._config
+
+    def assign(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> ad.Assignment:
+        """The Workload's assignment, and (as a side record in `answers`) its preemption answer."""
+        first = ad.assign(snap, cq_name, demand)
+        if cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
+            return first
+        out = self.answers[about.label] = Answer(about.label, cq_name)
+        frs = _blocking_frs(first)
+        out.needed = first.mode == ad.PREEMPT
+        if not out.needed or not _policies_allow(snap, cq_name):
+            if out.needed:
+                out.targets = ()
+            if self.want_holders and frs:
+                queues = _holder_queues(snap, cq_name, frs)
+                rd.read(self.source, queues, self.reads)
+                out.holders = holders(snap, self.reads, frs, queues) if self.reads.unknown is None else ()
+            return first
+        return self._with_candidates(snap, cq_name, demand, about, first, out)
+
+    def _with_candidates(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts,
+                         first: ad.Assignment, out: Answer) -> ad.Assignment:
+        cfg = self.config
+        if cfg.note:
+            out.notes.append(cfg.note)
+        queues = rd.queues_to_read(snap, cq_name, _candidate_frs(snap, cq_name, demand))
+        rd.read(self.source, queues, self.reads)
+        out.searched = True
+        unknown = self.reads.unknown or (UNACCOUNTED if _unaccounted(snap, self.reads, queues) else None)
+        if unknown is not None:
+            out.targets, out.unknown = None, unknown
+            return first
+        created = self.now if about.created is None else about.created
+        settings = cfg.settings(now=self.now)
+        state = pre.State(snap, self.reads.admitted(), self.reads.read)
+        real = ad.assign(snap, cq_name, demand, oracle=pre.oracle(snap, state, demand.priority, created, settings),
+                         fair_sharing=cfg.fair_sharing)
+        out.needed = real.mode == ad.PREEMPT
         if out.needed:
-            out.targets = ()
-        if want_holders and frs:
-            reads = rd.read(source, _holder_queues(snap, cq_name, frs))
-            out.holders = holders(snap, reads, frs) if reads.unknown is None else ()
+            me = pre.Preemptor(cq_name, demand.priority, pre.usage_of(real), created)
+            found = pre.targets(snap, (), me, pre.needs_preemption(real), settings, state)
+            out.targets = tuple(Victim(t.workload.namespace, t.workload.name, t.workload.cluster_queue,
+                                       t.workload.priority, t.reason) for t in found)
+        frs = _blocking_frs(first)
+        if frs:
+            out.holders = holders(snap, self.reads, frs, queues)
+        return real
+
+    def preempted_by(self, obj: Mapping[str, Any]) -> Preemptor | None:
+        """Resolve the preemptor named by UID in a Preempted condition to namespace/name and queue."""
+        cond = conditions_of(obj).get("Preempted")
+        if cond is None or not cond.true:
+            return None
+        m = _UID.search(cond.message)
+        if m is None or m.group(1) == "UNKNOWN":
+            return None
+        uid = m.group(1)
+        path = _PATH.search(cond.message)
+        cq = path.group(1).rsplit("/", 1)[-1] if path and path.group(1) != "UNKNOWN" else None
+        if cq is None:
+            return Preemptor(uid)
+        rd.read(self.source, [cq], self.reads)
+        for w in self.reads.workloads.get(cq, ()):
+            if w.uid == uid:
+                return Preemptor(uid, w.namespace, w.name, w.cluster_queue)
+        return Preemptor(uid, cluster_queue=cq)
+
+    def for_facts(self, facts: Any) -> list[Answer]:
+        """The answers of one target's Workloads (those it judged), and who preempted each preempted one."""
+        out = []
+        for key, obj in facts.workloads.items():
+            if not isinstance(obj, dict):
+                continue
+            meta = obj.get("metadata") or {}
+            label = f"{meta.get('namespace') or facts.target.namespace}/{meta.get('name') or key}"
+            a = self.answers.get(label)
+            by = self.preempted_by(obj)
+            if by is not None:
+                if a is None:
+                    a = Answer(label, _queue_of(facts, obj) or "")
+                a.preempted_by = by
+            if a is not None:
+                out.append(a)
         return out
-    queues = rd.queues_to_read(snap, cq_name, _candidate_frs(snap, cq_name, demand))
-    reads = rd.read(source, queues)
-    out.searched = True
-    if reads.unknown is None and _unaccounted(snap, reads):
-        reads.unknown = UNACCOUNTED
-    if reads.unknown is not None:
-        out.targets, out.unknown = None, reads.unknown
-        return out
-    settings = config.settings(now=_now())
-    state = pre.State(snap, reads.admitted(), reads.read)
-    real = ad.assign(snap, cq_name, demand, oracle=pre.oracle(snap, state, priority, created, settings),
-                     fair_sharing=config.fair_sharing)
-    out.needed = real.mode == ad.PREEMPT
-    if out.needed:
-        me = pre.Preemptor(cq_name, priority, pre.usage_of(real), created)
-        found = pre.targets(snap, (), me, pre.needs_preemption(real), settings, state)
-        out.targets = tuple(Victim(t.workload.namespace, t.workload.name, t.workload.cluster_queue,
-                                   t.workload.priority, t.reason) for t in found)
-    if frs:
-        out.holders = holders(snap, reads, frs)
-    return out
-
-
-def for_request(source: Any, snap: Snapshot, cq_name: str, workloads: Iterable[tuple[str, list[Any]]]
-                ) -> list[Answer]:
-    """create's request, Workload by Workload as Kueue would see it (priority 0: no priority class)."""
-    from kubectl_pd.kueue import config as kc
-
-    cfg = kc.read(source) if getattr(source, "is_live", False) else kc.KueueConfig(note=kc.NOTE_DEFAULTS_UNREAD)
-    out = []
-    for name, members in workloads:
-        demand = ad.Demand(tuple(p for _, p in members))
-        a = answer_for(source, snap, cq_name, demand, name, 0, _now(), cfg)
-        if a is not None:
-            out.append(a)
-    return out
 
 
 def _inactive(snap: Snapshot, cq_name: str) -> bool:
@@ -225,47 +287,3 @@ def _holder_queues(snap: Snapshot, cq_name: str, frs: list[FlavorResource]) -> l
 
 _UID = re.compile(r"\(UID: ([^,)]+)")
 _PATH = re.compile(r"preemptor path: (\S+?);")
-
-
-def preempted_by(source: Any, obj: Mapping[str, Any]) -> Preemptor | None:
-    """Resolve the preemptor named by UID in a Preempted condition to namespace/name and queue."""
-    cond = conditions_of(obj).get("Preempted")
-    if cond is None or not cond.true:
-        return None
-    m = _UID.search(cond.message)
-    if m is None or m.group(1) == "UNKNOWN":
-        return None
-    uid = m.group(1)
-    path = _PATH.search(cond.message)
-    cq = path.group(1).rsplit("/", 1)[-1] if path and path.group(1) != "UNKNOWN" else None
-    if cq is None:
-        return Preemptor(uid)
-    reads = rd.read(source, [cq])
-    for w in reads.admitted():
-        if w.uid == uid:
-            return Preemptor(uid, w.namespace, w.name, w.cluster_queue)
-    return Preemptor(uid, cluster_queue=cq)
-
-
-def for_facts(source: Any, facts: Any, snap: Snapshot, config: KueueConfig, *, want_holders: bool = False
-              ) -> list[Answer]:
-    """Every Workload of the target that waits for quota, and every one that was preempted."""
-    out = []
-    for obj in facts.workloads.values():
-        if not isinstance(obj, dict):
-            continue
-        conds = conditions_of(obj)
-        if conds.get("Finished") is not None and conds["Finished"].true:
-            continue
-        a: Answer | None = None
-        if not (conds.get("QuotaReserved") is not None and conds["QuotaReserved"].true):
-            a = answer(source, snap, facts, obj, config, want_holders=want_holders, live=facts.live)
-        by = preempted_by(source, obj)
-        if by is not None:
-            if a is None:
-                meta = obj.get("metadata") or {}
-                a = Answer(f"{meta.get('namespace')}/{meta.get('name')}", _queue_of(facts, obj) or "")
-            a.preempted_by = by
-        if a is not None:
-            out.append(a)
-    return out

@@ -9,7 +9,7 @@ fit together even in an empty queue's capacity.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 from kubectl_pd.kueue import admission as ad
@@ -159,11 +159,41 @@ class FlavorBar:
         return max(self.nominal - self.used - self.reserved, Fraction(0))
 
 
+@dataclass(frozen=True)
+class WorkloadFacts:
+    """What of a Workload besides its pod sets Kueue's admission reads: its priority, its queue-order time
+    (seconds since the epoch; None = now, a Workload not created yet), its `status.reclaimablePods`, and its
+    namespace/name for the preemption answer."""
+
+    label: str
+    priority: int = 0
+    created: float | None = None
+    reclaimable: Mapping[str, int] = field(default_factory=dict)
+
+
+# The one assignment of a Workload the verdict rests on (kueue/preempt_answer.Context.assign): the policy-only
+# oracle, or the real one over the admitted Workloads when they were read.
+Assigner = Callable[[Snapshot, str, ad.Demand, WorkloadFacts], ad.Assignment]
+
+
+def policy_assign(snap: Snapshot, cq_name: str, demand: ad.Demand, _facts: WorkloadFacts) -> ad.Assignment:
+    return ad.assign(snap, cq_name, demand)
+
+
 @dataclass
 class QueueDemand:
-    """The pod sets of one ClusterQueue, grouped by Workload in the order they are considered."""
+    """The pod sets of one ClusterQueue, grouped by Workload in the order they are considered; `about` the
+    rest of each Workload (priority, reclaimable pods, ...) by its name (absent: priority 0, created now)."""
 
     workloads: list[tuple[str, list[tuple[RoleDemand, ad.PodSetDemand]]]] = field(default_factory=list)
+    about: dict[str, WorkloadFacts] = field(default_factory=dict)
+
+    def facts_of(self, wl: str) -> WorkloadFacts:
+        return self.about.get(wl) or WorkloadFacts(wl)
+
+    def demand_of(self, wl: str, members: list[tuple[RoleDemand, ad.PodSetDemand]]) -> ad.Demand:
+        f = self.facts_of(wl)
+        return ad.Demand(tuple(p for _, p in members), f.priority, f.reclaimable)
 
 
 _NOW = ("QuotaExhausted", "NeedsPreemption")  # blocked now, not forever
@@ -176,21 +206,23 @@ class QueueVerdict:
     joint: dict[tuple[str, str], Fraction]  # (flavor, resource) -> shortfall of every pending pod set at once
 
 
-def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
-    """Per pod set Kueue's view (its Workload, pod sets in order); a pod set that is blocked only by the
+def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner = policy_assign) -> QueueVerdict:
+    """Per pod set Kueue's view (its Workload, pod sets in order, its priority and reclaimable pods, through
+    `assign`: the one assignment the preemption answer rests on too); a pod set that is blocked only by the
     ones before it fits alone and is said to; then the joint shortfall of every pending Workload at once."""
     out: dict[tuple[str, str], PodSetVerdict] = {}
     pending: list[tuple[RoleDemand, ad.PodSetDemand]] = []
-    for _wl, members in queue.workloads:
+    for wl, members in queue.workloads:
         if all(d.reserved for d, _ in members):
             for d, _ in members:
                 out[(d.workload, d.pod_set)] = PodSetVerdict(d, ADMITTED, cluster_queue=cq_name)
             continue
-        out.update(_workload_verdicts(snap, cq_name, members))
+        kueue = assign(snap, cq_name, queue.demand_of(wl, members), queue.facts_of(wl))
+        out.update(_workload_verdicts(snap, cq_name, members, kueue, queue.facts_of(wl).reclaimable))
         pending.extend(members)
     if not pending:
         return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], {}, snap), {})
-    together = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in pending)))
+    together = ad.assign(snap, cq_name, ad.Demand(tuple(_charged(p, queue, d.workload) for d, p in pending)))
     joint = dict(together.joint)
     _never_together(out, pending, together, cq_name)
     for v in out.values():
@@ -200,15 +232,24 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand) -> QueueVerdict:
     return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], _wanted(together), snap), joint)
 
 
+def _charged(p: ad.PodSetDemand, queue: QueueDemand, wl: str) -> ad.PodSetDemand:
+    """A pod set as Kueue charges it: its count less its Workload's reclaimable pods (for the joint view,
+    where pod sets of several Workloads meet and pod-set names are not unique)."""
+    gone = queue.facts_of(wl).reclaimable.get(p.name, 0)
+    return replace(p, count=max(0, p.count - gone)) if gone else p
+
+
 def _workload_verdicts(snap: Snapshot, cq_name: str, members: list[tuple[RoleDemand, ad.PodSetDemand]],
+                       kueue: ad.Assignment, reclaimable: Mapping[str, int] | None = None,
                        ) -> dict[tuple[str, str], PodSetVerdict]:
-    """One Workload as Kueue sees it: its pod sets in order; one blocked only by those before it fits alone."""
+    """One Workload as Kueue sees it (`kueue`, its assignment): its pod sets in order; one blocked only by
+    those before it fits alone."""
     out: dict[tuple[str, str], PodSetVerdict] = {}
-    kueue = ad.assign(snap, cq_name, ad.Demand(tuple(p for _, p in members)))
+    reclaimable = reclaimable or {}
     for (d, p), psa in zip(members, kueue.pod_sets, strict=True):
         code = code_of(psa)
         if code in _NOW and len(members) > 1:
-            alone = ad.assign(snap, cq_name, ad.Demand((p,))).pod_sets[0]
+            alone = ad.assign(snap, cq_name, ad.Demand((p,), reclaimable=reclaimable)).pod_sets[0]
             if code_of(alone) is None:  # only the pod sets before it stand in its way
                 out[(d.workload, d.pod_set)] = PodSetVerdict(
                     d, FITS, None, next(iter(alone.flavors.values()), None), alone, psa, cluster_queue=cq_name)

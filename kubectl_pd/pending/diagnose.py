@@ -71,9 +71,12 @@ MAX_ROLES_018 = 10
 MAX_ROLES_019 = 18
 
 
-def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None) -> Diagnosis:
+def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None,
+             assign: vd.Assigner = vd.policy_assign) -> Diagnosis:
     """Explain the target. Never raises on odd input: what it cannot read it calls Unknown. `what_if`
-    (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing."""
+    (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing. `assign` is
+    each Workload's one assignment (kueue/preempt_answer.Context.assign: the real preemption oracle when the
+    admitted Workloads were read; by default the policy-only oracle, which reads nothing)."""
     now = now or datetime.now(UTC)
     md = facts.deployment
     ns = facts.target.namespace
@@ -89,7 +92,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
         reasons.extend(_missing_groups(md, roles, units, shape, ns))
         notes.extend(_operator_condition(md))
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
-    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {})
+    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {}, assign)
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
     _stories(facts, units, verdicts, now, notes, shape, role_names, bool(what_if))  # 3. each Workload's own
     _pair_effect(units, facts, shape)
@@ -466,7 +469,8 @@ def snapshot_of(facts: Facts) -> Snapshot:
 
 
 def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str],
-                what_if: dict[str, int]) -> tuple[dict[tuple[str, str], vd.PodSetVerdict],
+                what_if: dict[str, int], assign: vd.Assigner = vd.policy_assign
+                ) -> tuple[dict[tuple[str, str], vd.PodSetVerdict],
                                                   dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
                                                   list[sg.Suggestion]]:
     by_cq: dict[str, vd.QueueDemand] = {}
@@ -476,7 +480,9 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], ro
         cq = (facts.wl(u.workload).cluster_queue if u.workload is not None else None) or cq_of_queue(facts, u.queue)
         if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
             continue
-        by_cq.setdefault(cq, vd.QueueDemand()).workloads.append((u.group, _demands(facts, u, roles, role_names)))
+        queue = by_cq.setdefault(cq, vd.QueueDemand())
+        queue.workloads.append((u.group, _demands(facts, u, roles, role_names)))
+        queue.about[u.group] = _about(facts, u)
     out: dict[tuple[str, str], vd.PodSetVerdict] = {}
     bars: dict[str, list[vd.FlavorBar]] = {}
     joint: dict[tuple[str, str], Fraction] = {}
@@ -487,13 +493,37 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], ro
     for cq, queue in by_cq.items():
         queue.workloads.sort(key=lambda w: (min((role_order(d.role, roles) for d, _ in w[1]), default=(0, "")), w[0]))
         if what_if:
-            queue = sg.what_if(queue, what_if)
-        result = vd.evaluate(snap, cq, queue)
+            queue = _keep_about(sg.what_if(queue, what_if), queue)
+        result = vd.evaluate(snap, cq, queue, assign)
         out.update(result.verdicts)
         bars[cq] = result.bars
         joint.update(result.joint)
         suggestions += sg.suggest(snap, cq, queue, result.verdicts)
     return out, bars, joint, suggestions
+
+
+def _about(facts: Facts, u: Unit) -> vd.WorkloadFacts:
+    """What Kueue's admission reads of the unit's Workload besides its pod sets: priority, reclaimable pods,
+    queue-order time (a unit with no Workload yet: priority 0, created now)."""
+    from kubectl_pd.kueue.preempt_answer import created_of
+
+    if u.workload is None:
+        return vd.WorkloadFacts(f"{facts.target.namespace}/{u.group}")
+    wl = facts.wl(u.workload)
+    return vd.WorkloadFacts(f"{wl.namespace or facts.target.namespace}/{wl.name or u.group}", wl.priority,
+                            created_of(u.workload), wl.reclaimable)
+
+
+def _keep_about(changed: vd.QueueDemand, queue: vd.QueueDemand) -> vd.QueueDemand:
+    """--what-if's copies of a Workload (`name+N`) are judged with its priority and time."""
+    from kubectl_pd.records import replace
+
+    for wl, _ in changed.workloads:
+        if wl in queue.about:
+            changed.about[wl] = queue.about[wl]
+        elif (base := queue.about.get(wl.split("+", 1)[0])) is not None:
+            changed.about[wl] = replace(base, label=f"{base.label}+{wl.split('+', 1)[1]}")
+    return changed
 
 
 def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason]:
