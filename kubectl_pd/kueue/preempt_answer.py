@@ -107,23 +107,21 @@ def _unaccounted(snap: Snapshot, reads: rd.Reads, queues: Iterable[str]) -> bool
     return False
 
 
-def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource], queues: Iterable[str] | None = None
-            ) -> tuple[Holder, ...]:
+def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource], queues: Iterable[str] | None = None,
+            state: pre.State | None = None) -> tuple[Holder, ...]:
     """The admitted Workloads of `queues` (default: every queue read) holding the most of each
     flavor/resource, with whether their queue borrows."""
-    state = pre.State(snap, reads.admitted(), reads.read)
-    wanted = set(reads.workloads if queues is None else queues) & set(snap.cluster_queues)
-    mine = [w for q in wanted for w in reads.workloads.get(q, ())]
+    import heapq
+
+    state = state if state is not None else pre.State(snap, reads.admitted(), reads.read)
+    wanted = sorted(set(reads.workloads if queues is None else queues) & set(snap.cluster_queues))
     out = []
     for fr in frs:
-        rows = []
-        for w in mine:
-            amount = w.usage.get(fr, Fraction(0))
-            if amount > 0:
-                borrows = state.nodes[w.cluster_queue].borrowing_with(fr, Fraction(0))
-                rows.append(Holder(w.namespace, w.name, w.cluster_queue, w.priority, fr[0], fr[1], amount,
-                                   w.reserved_at, borrows))
-        out += sorted(rows, key=lambda h: (-h.amount, h.priority, h.namespace, h.name))[:MAX_HOLDERS]
+        borrows = {q: state.nodes[q].borrowing_with(fr, Fraction(0)) for q in wanted}
+        rows = (Holder(w.namespace, w.name, w.cluster_queue, w.priority, fr[0], fr[1], w.usage[fr], w.reserved_at,
+                       borrows[q])
+                for q in wanted for w in reads.workloads.get(q, ()) if w.usage.get(fr, 0) > 0)
+        out += heapq.nsmallest(MAX_HOLDERS, rows, key=lambda h: (-h.amount, h.priority, h.namespace, h.name))
     return tuple(out)
 
 
@@ -162,6 +160,15 @@ class Context:
         self.reads = rd.Reads()
         self.answers: dict[str, Answer] = {}
         self.now = _now()
+        # per snapshot and set of queues read: the quota state from the admitted Workloads (the simulations
+        # put back every Workload they take out, so one state serves every pending Workload of the run)
+        self._states: dict[tuple[int, frozenset[str]], tuple[Snapshot, pre.State]] = {}
+
+    def _state(self, snap: Snapshot) -> pre.State:
+        key = (id(snap), self.reads.read)
+        if key not in self._states:
+            self._states[key] = (snap, pre.State(snap, self.reads.admitted(), self.reads.read))
+        return self._states[key][1]
 
     @property
     def config(self) -> KueueConfig:
@@ -203,7 +210,7 @@ class Context:
             return first
         created = self.now if about.created is None else about.created
         settings = cfg.settings(now=self.now)
-        state = pre.State(snap, self.reads.admitted(), self.reads.read)
+        state = self._state(snap)
         real = ad.assign(snap, cq_name, demand, oracle=pre.oracle(snap, state, demand.priority, created, settings),
                          fair_sharing=cfg.fair_sharing)
         out.needed = real.mode == ad.PREEMPT
@@ -214,7 +221,7 @@ class Context:
                                        t.workload.priority, t.reason) for t in found)
         frs = _blocking_frs(first)
         if frs:
-            out.holders = holders(snap, self.reads, frs, queues)
+            out.holders = holders(snap, self.reads, frs, queues, state)
         return real
 
     def preempted_by(self, obj: Mapping[str, Any]) -> Preemptor | None:
