@@ -58,8 +58,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import yaml
 
 from kubectl_pd.cluster import kinds as product_kinds
-from kubectl_pd.cluster.selectors import parse_label_selector
-from kubectl_pd.cluster.snapshot import field_predicate
+from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
 
 TOKEN = "loopback-test-token-do-not-print"
 USER = "system:serviceaccount:pd-tests:reader"
@@ -472,7 +471,7 @@ class FakeApiServer:
 
     def _list(self, group: str, version: str, plural: str, ns: str, query: dict[str, str]) -> dict[str, Any]:
         labels = parse_label_selector(query.get("labelSelector"))
-        fields = field_predicate(query.get("fieldSelector"))
+        fields = parse_field_selector(query.get("fieldSelector"))
         with self._lock:
             items = [copy.deepcopy(o) for (g, p, n, _), o in sorted(self._store.items())
                      if g == group and p == plural and (not ns or n == ns)]

@@ -760,7 +760,15 @@ class PrefetchedSource:
                           lambda: self.inner.get(kind, name, namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
-             field_selector: str | None = None) -> list[Obj]:
+             field_selector: str | None = None, *,
+             reduce: Callable[[Obj], Obj | None] | None = None) -> Objs:
+        objs = self._list(kind, namespace, label_selector, field_selector)
+        if reduce is None:
+            return objs
+        return [r for r in map(reduce, objs) if r is not None]
+
+    def _list(self, kind: str, namespace: str | None, label_selector: str | None,
+              field_selector: str | None) -> Objs:
         k = self._kind(kind)
         if k in self.prefetched:
             return _select(self.prefetched[k], namespace, label_selector, field_selector)
