@@ -251,7 +251,7 @@ def _check_roles(d: Diagnosis, replicas: dict[str, int], name: str) -> None:
 
 def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str) -> int:
     """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once."""
-    from kubectl_pd.commands.common import dump, namespace
+    from kubectl_pd.commands.common import echo_dump, namespace
     from kubectl_pd.pending import words
     from kubectl_pd.pending.diagnose import diagnose
     from kubectl_pd.pending.gather import IncompleteError, gather_all
@@ -260,15 +260,16 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     ns = None if all_namespaces else namespace(cluster)
     all_facts, notes = gather_all(source, ns)
     pending, unknown = [], []
-    for f in all_facts:
+    all_facts.reverse()
+    while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
+        f = all_facts.pop()
         d = diagnose(f)
         if not stands(d, f):
             unknown.append(IncompleteError(f.target, f.incomplete))
         elif d.pending:
             pending.append((f.target.namespace, d))
     if output != "text":
-        click.echo(dump({"items": [to_dict(d) for _, d in pending], "notes": [words.text(n) for n in notes]}, output),
-                   nl=False)
+        echo_dump({"items": [to_dict(d) for _, d in pending], "notes": [words.text(n) for n in notes]}, output)
     elif not pending and not unknown:
         where = "any namespace" if all_namespaces else f"namespace {ns}"
         click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
