@@ -831,8 +831,9 @@ def _select(objs: list[Obj], namespace: str | None, label_selector: str | None,
             and lab(labels_of(o)) and fld(o)]
 
 
-def _admitted_or_finished(wl: Obj) -> bool:
-    w = workload(wl)
+def _admitted_or_finished(wl: Obj, parsed: dict[tuple[str, int], Any]) -> bool:
+    """Parsed into the run's shared views (the Facts' own key), so the target's diagnosis parses it once."""
+    w = Facts(Target("Workload", "", ""), parsed=parsed).wl(wl)
     return _admitted(w) and w.active
 
 
@@ -849,7 +850,7 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
     out = []
     parsed: dict[tuple[str, int], Any] = {}
-    for t in dict.fromkeys(_targets(mds, wls, list(pods.values()), namespace)):  # a snapshot may hold the
+    for t in dict.fromkeys(_targets(mds, wls, list(pods.values()), namespace, parsed)):  # a snapshot may hold the
         try:  # same object twice: one row each
             out.append(gather(pre, t, parsed=parsed))
         except NotFoundError:
@@ -874,7 +875,8 @@ def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], 
         return []
 
 
-def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None) -> list[Target]:
+def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None,
+             parsed: dict[tuple[str, int], Any]) -> list[Target]:
     """Deployments, then pod groups no deployment claims, then Workloads neither claims that wait."""
     targets: list[Target] = []
     claimed: set[tuple[str | None, str]] = set()
@@ -891,6 +893,6 @@ def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | N
             targets.append(Target("PodGroup", g, ns))
     for wl in wls:
         ns = namespace_of(wl) or namespace or "default"
-        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl):
+        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl, parsed):
             targets.append(Target("Workload", name_of(wl), ns))
     return targets
