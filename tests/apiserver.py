@@ -58,8 +58,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import yaml
 
 from kubectl_pd.cluster import kinds as product_kinds
-from kubectl_pd.cluster.selectors import parse_label_selector
-from kubectl_pd.cluster.snapshot import field_predicate
+from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
 
 TOKEN = "loopback-test-token-do-not-print"
 USER = "system:serviceaccount:pd-tests:reader"
@@ -472,11 +471,11 @@ class FakeApiServer:
 
     def _list(self, group: str, version: str, plural: str, ns: str, query: dict[str, str]) -> dict[str, Any]:
         labels = parse_label_selector(query.get("labelSelector"))
-        fields = field_predicate(query.get("fieldSelector"))
-        with self._lock:
-            items = [copy.deepcopy(o) for (g, p, n, _), o in sorted(self._store.items())
-                     if g == group and p == plural and (not ns or n == ns)]
-        items = [o for o in items if labels(o["metadata"].get("labels") or {}) and fields(o)]
+        fields = parse_field_selector(query.get("fieldSelector"))
+        with self._lock:  # filtered first, sorted and copied after: a list costs what it returns
+            chosen = sorted(((k, o) for k, o in self._store.items()
+                             if k[0] == group and k[1] == plural and (not ns or k[2] == ns)), key=lambda kv: kv[0])
+        items = [o for _, o in chosen if labels(o["metadata"].get("labels") or {}) and fields(o)]
         meta: dict[str, Any] = {"resourceVersion": "1"}
         sizes = [n for n in (self.page_size or 0, int(query.get("limit") or 0)) if n > 0]
         if sizes:
@@ -486,6 +485,7 @@ class FakeApiServer:
                 meta["continue"] = str(end)
                 meta["remainingItemCount"] = len(items) - end
             items = items[start:end]
+        items = [copy.deepcopy(o) for o in items]
         kind = items[0]["kind"] + "List" if items else "List"
         return {"kind": kind, "apiVersion": _gv(group, version), "metadata": meta, "items": items}
 

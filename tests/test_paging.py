@@ -14,7 +14,9 @@ import pytest
 
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.live import PAGE_SIZE, LiveSource, UnexpectedAnswer
-from kubectl_pd.cluster.snapshot import SnapshotSource, field_predicate, field_value
+from kubectl_pd.cluster.selectors import field_value
+from kubectl_pd.cluster.selectors import parse_field_selector as field_predicate
+from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.errors import FieldSelectorUnsupported, InputError, ListExpired
 from tests.apiserver import FakeApiServer, Fault, unrelated_workloads
 from tests.conftest import run_kubectl

@@ -187,7 +187,8 @@ def yaml_documents(text: str | bytes, file: str) -> Iterator[Parsed]:
                 else:
                     data = _data(node, loader, file, 0)
                     where = _span_finder(text, node)
-                    if isinstance(data, dict) and isinstance(data.get("items"), list):
+                    is_list = isinstance(data, dict) and isinstance(data.get("items"), list)
+                    if is_list and isinstance(node, yaml.MappingNode):
                         where = _ListItems(where, text, node)
                 del node  # the composed tree is the biggest thing in memory: drop it before the next
             except yaml.MarkedYAMLError as e:

@@ -82,29 +82,35 @@ def _present(k: str) -> Predicate:
     return lambda lb: k in lb
 
 
-def field_value(obj: Mapping[str, Any], dotted: str) -> str | None:
+def field_value(obj: Mapping[str, Any], dotted: str) -> str:
+    """A field as the API server compares it in a field selector: absent is "" (what a CRD's selectable
+    field evaluates to when its JSON path is absent), booleans are `true`/`false`."""
     cur: Any = obj
     for part in dotted.split("."):
         if not isinstance(cur, Mapping):
-            return None
+            return ""
         cur = cur.get(part)
-    return None if cur is None else str(cur)
+    if cur is None or isinstance(cur, Mapping | list):
+        return ""
+    if isinstance(cur, bool):
+        return "true" if cur else "false"
+    return str(cur)
 
 
 def parse_field_selector(selector: str | None) -> Callable[[Mapping[str, Any]], bool]:
-    """Equality field selectors (`involvedObject.name=x,metadata.namespace!=y`)."""
+    """`a.b=x,c!=y` (also `==`) over an object, with the API server's reading of absent fields."""
     if not selector:
         return lambda obj: True
-    checks = []
-    for term in _split_terms(selector):
-        if "!=" in term:
-            key, _, value = term.partition("!=")
-            checks.append((key.strip(), value.strip(), False))
-        elif "=" in term:
-            key, _, value = term.partition("=")
-            checks.append((key.strip().rstrip("="), value.strip().lstrip("="), True))
-        else:
+    checks: list[tuple[str, str, bool]] = []
+    for term in (t.strip() for t in selector.split(",")):
+        if not term:
+            continue
+        key, op, value = term.partition("!=")
+        if not op:
+            key, op, value = term.partition("==") if "==" in term else term.partition("=")
+        if not op or not key.strip():
             raise InputError(f"invalid field selector {selector!r}: cannot parse {term!r}")
+        checks.append((key.strip(), value.strip(), op != "!="))
 
     def pred(obj: Mapping[str, Any]) -> bool:
         return all((field_value(obj, k) == v) == eq for k, v, eq in checks)

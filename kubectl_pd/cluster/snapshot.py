@@ -8,14 +8,14 @@ import gc
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.parse import Parsed, json_documents, looks_like_json, yaml_documents
 from kubectl_pd.cluster.protocols import LineFinder
-from kubectl_pd.cluster.selectors import parse_label_selector
+from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
 from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
 from kubectl_pd.errors import InputError
 from kubectl_pd.kueue.normalize import normalize
@@ -23,42 +23,6 @@ from kubectl_pd.records import dataclass
 
 _SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_MAX_INPUT = 256 * 2**20  # bytes, all inputs together; --max-input-size raises it (0: no limit)
-
-
-def field_value(obj: Mapping[str, Any], dotted: str) -> str:
-    """A field as the API server compares it in a field selector: absent is "" (what a CRD's selectable
-    field evaluates to when its JSON path is absent), booleans are `true`/`false`."""
-    cur: Any = obj
-    for part in dotted.split("."):
-        if not isinstance(cur, Mapping):
-            return ""
-        cur = cur.get(part)
-    if cur is None or isinstance(cur, Mapping | list):
-        return ""
-    if isinstance(cur, bool):
-        return "true" if cur else "false"
-    return str(cur)
-
-
-def field_predicate(selector: str | None) -> Callable[[Mapping[str, Any]], bool]:
-    """`a.b=x,c!=y` (also `==`) over an object, with the API server's reading of absent fields."""
-    if not selector:
-        return lambda obj: True
-    checks: list[tuple[str, str, bool]] = []
-    for term in (t.strip() for t in selector.split(",")):
-        if not term:
-            continue
-        key, op, value = term.partition("!=")
-        if not op:
-            key, op, value = term.partition("==") if "==" in term else term.partition("=")
-        if not op or not key.strip():
-            raise InputError(f"invalid field selector {selector!r}: cannot parse {term!r}")
-        checks.append((key.strip(), value.strip(), op != "!="))
-
-    def pred(obj: Mapping[str, Any]) -> bool:
-        return all((field_value(obj, k) == v) == eq for k, v, eq in checks)
-
-    return pred
 
 
 @dataclass
@@ -323,7 +287,7 @@ class SnapshotSource:
         """As the live list: the selectors as the API server applies them; `reduce` on each object (None
         drops it; the origin of an object the reducer copied is unknown)."""
         match_labels = parse_label_selector(label_selector)
-        match_fields = field_predicate(field_selector)
+        match_fields = parse_field_selector(field_selector)
         out = []
         for obj in self._by_kind.get(self._kind_name(kind), []):
             ns = namespace_of(obj)

@@ -64,6 +64,32 @@ def to_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def echo_dump(data: Any, fmt: str) -> None:
+    """`-o json` or `-o yaml` of plain data, written to stdout. JSON goes out in pieces as it is encoded:
+    why-pending -A over 10,000 Workloads would otherwise hold the encoder's pieces and the joined text
+    (tens of MB each) at once."""
+    import click
+
+    if fmt != "json":
+        click.echo(to_yaml(data), nl=False)
+        return
+    import json
+
+    out = sys.stdout
+    piece: list[str] = []
+    size = 0
+    for chunk in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data):
+        piece.append(chunk)
+        size += len(chunk)
+        if size >= 1 << 16:
+            out.write("".join(piece))
+            piece.clear()
+            size = 0
+    piece.append("\n")
+    out.write("".join(piece))
+    out.flush()
+
+
 def dump(data: Any, fmt: str) -> str:
     """`-o json` or `-o yaml` of plain data."""
     return to_json(data) if fmt == "json" else to_yaml(data)

@@ -256,7 +256,7 @@ def _check_roles(d: Diagnosis, replicas: dict[str, int], name: str) -> None:
 def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str, ctx: Context) -> int:
     """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once. The admitted
     Workloads preemption depends on are read at most once per ClusterQueue for the whole run (`ctx`)."""
-    from kubectl_pd.commands.common import dump, namespace
+    from kubectl_pd.commands.common import echo_dump, namespace
     from kubectl_pd.pending import words
     from kubectl_pd.pending.diagnose import diagnose
     from kubectl_pd.pending.gather import IncompleteError, gather_all
@@ -268,7 +268,9 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     from kubectl_pd.pending.preempt import section
 
     items = []
-    for f in all_facts:
+    all_facts.reverse()
+    while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
+        f = all_facts.pop()
         d = diagnose(f, assign=ctx.assign)
         if not stands(d, f):
             unknown.append(IncompleteError(f.target, f.incomplete))
@@ -277,7 +279,7 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
             if output != "text":
                 items.append({**to_dict(d), **section(ctx, f)[0]})
     if output != "text":
-        click.echo(dump({"items": items, "notes": [words.text(n) for n in notes]}, output), nl=False)
+        echo_dump({"items": items, "notes": [words.text(n) for n in notes]}, output)
     elif not pending and not unknown:
         where = "any namespace" if all_namespaces else f"namespace {ns}"
         click.echo(f"No pending deployments, pod groups or Workloads in {where}.")

@@ -457,12 +457,31 @@ def _demands(facts: Facts, u: Unit, roles: list[DeploymentRole], role_names: set
     return out
 
 
+def _read_snapshot(facts: Facts) -> Snapshot:
+    """Snapshot.read, once per set of objects: the targets of one run (-A) share the objects they read
+    (facts.parsed is the run's), so 2,000 Workloads on one queue parse that queue once, not 2,000 times.
+    The key is the objects' identities; the entry keeps the objects, so an identity is never reused."""
+    def ids(objs: Any) -> Any:
+        return None if objs is None else tuple((k, id(v)) for k, v in objs.items()) if isinstance(objs, dict) \
+            else tuple(map(id, objs))
+
+    parts = (ids(facts.cluster_queues), ids(facts.flavors), ids(facts.peer_queues), ids(facts.cohorts), facts.live)
+    key = ("Snapshot", hash(parts))
+    hit = facts.parsed.get(key)
+    if hit is not None and hit[0] == parts:
+        return hit[2]  # type: ignore[no-any-return]
+    snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
+                         from_file=not facts.live)
+    keep = (list(facts.cluster_queues.values()), list(facts.flavors.values()), facts.peer_queues, facts.cohorts)
+    facts.parsed[key] = (parts, keep, snap)
+    return snap
+
+
 def snapshot_of(facts: Facts) -> Snapshot:
     """The engine's view of what was read; a cohort whose peers could not be read stays unknown. A file
     that holds a queue naming a cohort but none of its other members (nor the Cohort) did not carry the
     cohort: what it may lend is unknown, not nothing."""
-    snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
-                         from_file=not facts.live)
+    snap = _read_snapshot(facts)
     for name, c in snap.lone:
         facts.notes.append(say("note.lone-in-cohort", cohort=c, cq=name))
     return snap

@@ -195,7 +195,7 @@ class _FactReader:
 
     def many(self, calls: list[tuple[str, Callable[[], Any], Any, bool]]) -> list[tuple[Any, bool]]:
         """Run (what, fn, default, dependent) calls together; settle them in the order given."""
-        results = _together([c[1] for c in calls], self.facts.live)
+        results = _together([c[1] for c in calls], self.facts.live and _parallel(self.source))
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
 
@@ -219,6 +219,12 @@ def _attempt(fn: Callable[[], T]) -> tuple[bool, Any]:
         return True, fn()
     except Exception as e:  # settled by the caller: PdError becomes a note, anything else is re-raised
         return False, e
+
+
+def _parallel(source: Source) -> bool:
+    """Whether reads through `source` are worth threads: not through a run's memo (PrefetchedSource),
+    where nearly every read is answered from memory (2,000 targets started 8,000 threads for it)."""
+    return bool(getattr(source, "parallel", True))
 
 
 def _together(fns: list[Callable[[], Any]], live: bool) -> list[tuple[bool, Any]]:
@@ -254,20 +260,24 @@ def _owned_by_md(pod: Obj, md_name: str) -> bool:
     return any(r.get("kind") == "ModelDeployment" and r.get("name") == md_name for r in ctrl)
 
 
-def gather(source: Source, target: Target, *, strict: bool = True) -> Facts:
+def gather(source: Source, target: Target, *, strict: bool = True,
+           parsed: dict[tuple[str, int], Any] | None = None) -> Facts:
     """Read the target and what explains it; raise NotFoundError when the target does not exist.
 
     `strict`: raise IncompleteError when a read the verdict depends on failed (callers that render a
     diagnosis without looking at `Facts.incomplete`); why-pending passes False and decides itself.
     """
     facts = Facts(target, live=bool(getattr(source, "is_live", False)))
+    if parsed is not None:  # a run's targets share the objects they read, and so their typed views
+        facts.parsed = parsed
     rd = _FactReader(source, facts)
     ns = target.namespace
     if target.kind == "ModelDeployment":
         # the deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone
         (md_ok, md), (pods_ok, pods) = _together([
             lambda: source.get("ModelDeployment", target.name, ns),
-            lambda: source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")], facts.live)
+            lambda: source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")],
+            facts.live and _parallel(source))
         if not md_ok:
             raise md
         if md is None:
@@ -719,10 +729,13 @@ class PrefetchedSource:
     namespace and filtered here by each target's field selector. A new instance per run (and per --watch
     tick): nothing is remembered across runs."""
 
+    parallel = False  # reads one after another: most are answered from memory
+
     def __init__(self, inner: Source, prefetched: dict[str, list[Obj]]) -> None:
         self.inner = inner
         self.is_live = inner.is_live
         self.prefetched = prefetched
+        self._by_name: dict[str, dict[str, list[Obj]]] = {}  # kind -> name -> its objects (built on first get)
         self._memo: dict[tuple[Any, ...], tuple[bool, Any]] = {}
         self.failed: dict[tuple[str, str | None], PdError] = {}  # (what, namespace) -> the error, in order
         self._by_involved: dict[str, dict[str, list[Obj]]] = {}  # namespace -> involvedObject.name -> events
@@ -752,15 +765,29 @@ class PrefetchedSource:
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = self._kind(kind)
         if k in self.prefetched:
-            for o in self.prefetched[k]:
-                if name_of(o) == name and (namespace is None or namespace_of(o) in (None, namespace)):
+            index = self._by_name.get(k)
+            if index is None:  # one pass over the listed objects, not one per get
+                index = {}
+                for o in self.prefetched[k]:
+                    index.setdefault(name_of(o), []).append(o)
+                self._by_name[k] = index
+            for o in index.get(name, ()):
+                if namespace is None or namespace_of(o) in (None, namespace):
                     return o
             return None
         return self._once(("get", k, name, namespace), (f'{k.lower()} "{name}"', namespace),
                           lambda: self.inner.get(kind, name, namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
-             field_selector: str | None = None) -> list[Obj]:
+             field_selector: str | None = None, *,
+             reduce: Callable[[Obj], Obj | None] | None = None) -> Objs:
+        objs = self._list(kind, namespace, label_selector, field_selector)
+        if reduce is None:
+            return objs
+        return [r for r in map(reduce, objs) if r is not None]
+
+    def _list(self, kind: str, namespace: str | None, label_selector: str | None,
+              field_selector: str | None) -> Objs:
         k = self._kind(kind)
         if k in self.prefetched:
             return _select(self.prefetched[k], namespace, label_selector, field_selector)
@@ -804,8 +831,9 @@ def _select(objs: list[Obj], namespace: str | None, label_selector: str | None,
             and lab(labels_of(o)) and fld(o)]
 
 
-def _admitted_or_finished(wl: Obj) -> bool:
-    w = workload(wl)
+def _admitted_or_finished(wl: Obj, parsed: dict[tuple[str, int], Any]) -> bool:
+    """Parsed into the run's shared views (the Facts' own key), so the target's diagnosis parses it once."""
+    w = Facts(Target("Workload", "", ""), parsed=parsed).wl(wl)
     return _admitted(w) and w.active
 
 
@@ -821,9 +849,10 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             pods[(namespace_of(p), name_of(p))] = p
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
     out = []
-    for t in dict.fromkeys(_targets(mds, wls, list(pods.values()), namespace)):  # a snapshot may hold the
+    parsed: dict[tuple[str, int], Any] = {}
+    for t in dict.fromkeys(_targets(mds, wls, list(pods.values()), namespace, parsed)):  # a snapshot may hold the
         try:  # same object twice: one row each
-            out.append(gather(pre, t))
+            out.append(gather(pre, t, parsed=parsed))
         except NotFoundError:
             continue
     notes.extend(_unread_note(what, ns, e) for (what, ns), e in pre.failed.items())
@@ -846,7 +875,8 @@ def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], 
         return []
 
 
-def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None) -> list[Target]:
+def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None,
+             parsed: dict[tuple[str, int], Any]) -> list[Target]:
     """Deployments, then pod groups no deployment claims, then Workloads neither claims that wait."""
     targets: list[Target] = []
     claimed: set[tuple[str | None, str]] = set()
@@ -863,6 +893,6 @@ def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | N
             targets.append(Target("PodGroup", g, ns))
     for wl in wls:
         ns = namespace_of(wl) or namespace or "default"
-        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl):
+        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl, parsed):
             targets.append(Target("Workload", name_of(wl), ns))
     return targets
