@@ -125,3 +125,30 @@ def test_the_assigner_sees_priority_and_reclaimable() -> None:
     q.about["wl"] = vd.WorkloadFacts("ns/wl", priority=7, reclaimable={"main": 1})
     vd.evaluate(_cq_snapshot("8"), "cq", q, spy)
     assert [(d.priority, dict(d.reclaimable)) for d in seen] == [(7, {"main": 1})]
+
+
+def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
+    """Kueue's flavor assigner asks the preemption oracle per flavor: f0 is held by Workloads of the pending
+    one's priority (LowerPriority: no candidate), f1 by lower ones, so Kueue preempts in f1. The policy-only
+    oracle would stop at f0; the verdict's one assignment names f1 and its targets."""
+    from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.kueue.preempt_answer import Context
+    from tests.builders import cluster_queue, resource_flavor
+    from tests.test_preemption_property import CARD, RES, _holder
+
+    objs = [resource_flavor("f0"), resource_flavor("f1"),
+            _holder("same", "cq", "f0", 0, 4, 1), _holder("low", "cq", "f1", -1, 4, 2),
+            cluster_queue("cq", {"f0": str(4 * CARD), "f1": str(4 * CARD)}, resource=RES, active=True,
+                          preemption={"withinClusterQueue": "LowerPriority"},
+                          used={"f0": str(4 * CARD), "f1": str(4 * CARD)})]
+    snap = Snapshot.of(objs)
+    p = ad.PodSetDemand("main", 1, {RES: Fraction(2 * CARD)})
+    queue = vd.QueueDemand([("wl", [(vd.RoleDemand("main", "wl", "main", 1, p.total()), p)])],
+                           {"wl": vd.WorkloadFacts("team-a/wl")})
+    policy = vd.evaluate(snap, "cq", queue).verdicts[("wl", "main")]
+    assert (policy.code, policy.best.flavor if policy.best else None) == ("NeedsPreemption", "f0")
+    ctx = Context(SnapshotSource.from_objects(objs))
+    real = vd.evaluate(snap, "cq", queue, ctx.assign).verdicts[("wl", "main")]
+    assert (real.code, real.best.flavor if real.best else None) == ("NeedsPreemption", "f1")
+    a = ctx.answers["team-a/wl"]
+    assert [(t.name, t.reason) for t in a.targets or ()] == [("low", "InClusterQueue")]

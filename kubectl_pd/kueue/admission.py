@@ -199,6 +199,9 @@ class PodSetAssignment:
             if g.mode == FIT:
                 continue
             quota = [a for a in g.attempts if a.checks and a.outcome not in (FITS, BORROWS)]
+            chosen = next((a for a in quota if a.flavor == g.chosen), None)
+            if chosen is not None:  # the flavor Kueue would preempt in (with real candidates, not the closest)
+                return chosen
             if quota:
                 return min(quota, key=_closeness)
             if g.attempts:
@@ -207,9 +210,9 @@ class PodSetAssignment:
 
 
 def _closeness(a: FlavorAttempt) -> tuple[int, Fraction]:
-    order = {PREEMPTS: 0, NO_CANDIDATES: 0, NO_FIT_NOW: 1, QUOTA_UNKNOWN: 2, EXCEEDS: 3}
+    order = {PREEMPTS: 0, NO_CANDIDATES: 1, NO_FIT_NOW: 2, QUOTA_UNKNOWN: 3, EXCEEDS: 4}
     c = a.deciding
-    return order.get(a.outcome, 4), (c.needed if c is not None and c.needed is not None else Fraction(0))
+    return order.get(a.outcome, 5), (c.needed if c is not None and c.needed is not None else Fraction(0))
 
 
 @dataclass(frozen=True)
