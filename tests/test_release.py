@@ -1,7 +1,8 @@
-"""The krew release: manifest rules, a reproducible archive whose sha256 the manifest carries, and a
-zipapp that runs with nothing but Python (no site-packages), directly and through the real kubectl.
+"""The krew release: manifest rules, one reproducible archive per platform whose sha256 the manifest
+carries, and a zipapp that runs with nothing but Python (no site-packages), directly and through the
+real kubectl, with PyYAML's C loader for its platform and the completion bridge's fast path.
 
-The archive is built once per session by scripts/build-release in a copy of the tree (the build
+The archives are built once per session by scripts/build-release in a copy of the tree (the build
 rewrites krew-manifest.yaml; the work tree is left alone). It downloads pinned wheels from PyPI.
 """
 
@@ -12,6 +13,7 @@ import hashlib
 import io
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -33,20 +35,34 @@ from tests.conftest import kubectl_binary
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "tests" / "fixtures" / "release" / "clusterqueue.yaml"
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-ARCHIVE_NAME = f"kubectl-pd-{VERSION}.tar.gz"
+PLATFORMS = ("linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64")
+# this machine's krew platform: the archive the tests unpack and run
+HOST = {"Linux": "linux", "Darwin": "darwin"}.get(platform.system(), "?") + "/" + \
+    {"x86_64": "amd64", "AMD64": "amd64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine(), "?")
+# CPython versions whose PyYAML extension each archive carries (scripts/release-native-wheels.txt)
+CPYTHONS = ("311", "312", "313", "314", "315")
 EPOCH = 315532800  # 1980-01-01, what build-release stamps on every entry
+
+
+def archive_name(plat: str) -> str:
+    return f"kubectl-pd-{VERSION}-{plat.replace('/', '-')}.tar.gz"
 
 
 @dataclass
 class Release:
     tree: Path  # the copy the build ran in
-    archive: bytes
+    archives: dict[str, bytes]  # krew os/arch -> archive
     manifest: dict
     build_output: str
 
     @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.archive).hexdigest()
+    def archive(self) -> bytes:
+        """The archive for this machine."""
+        return self.archives[HOST]
+
+    @property
+    def sha256s(self) -> dict[str, str]:
+        return {p: hashlib.sha256(a).hexdigest() for p, a in self.archives.items()}
 
 
 def _copy_tree(dest: Path) -> None:
@@ -73,9 +89,10 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Release:
     tree = tmp_path_factory.mktemp("release-tree")
     _copy_tree(tree)
     out = _build(tree)
-    archive = (tree / "dist" / ARCHIVE_NAME).read_bytes()
+    archives = {p: (tree / "dist" / archive_name(p)).read_bytes() for p in PLATFORMS}
     manifest = yaml.safe_load((tree / "krew-manifest.yaml").read_text())
-    return Release(tree, archive, manifest, out)
+    assert HOST in archives, f"no krew platform for this machine ({platform.system()} {platform.machine()})"
+    return Release(tree, archives, manifest, out)
 
 
 @pytest.fixture(scope="session")
@@ -142,7 +159,8 @@ def test_manifest_platforms() -> None:
         labels = p["selector"]["matchLabels"]
         assert set(labels) == {"os", "arch"}
         seen.add((labels["os"], labels["arch"]))
-        assert p["uri"].startswith("https://") and p["uri"].endswith("/" + ARCHIVE_NAME)
+        plat = f"{labels['os']}/{labels['arch']}"
+        assert p["uri"].startswith("https://") and p["uri"].endswith("/" + archive_name(plat))
         assert f"/v{VERSION}/" in p["uri"]
         assert re.fullmatch(r"[a-f0-9]{64}", p["sha256"]), "sha256 must be 64 lowercase hex digits"
         assert p["bin"] == "kubectl-pd"
@@ -151,9 +169,13 @@ def test_manifest_platforms() -> None:
     assert seen == {(o, a) for o in ("linux", "darwin") for a in ("amd64", "arm64")}
 
 
+def _platform_shas(manifest: dict) -> dict[str, str]:
+    labels = [(p["selector"]["matchLabels"], p["sha256"]) for p in manifest["spec"]["platforms"]]
+    return {f"{m['os']}/{m['arch']}": sha for m, sha in labels}
+
+
 def test_manifest_sha256_matches_a_fresh_build(release: Release) -> None:
-    shas = {p["sha256"] for p in _manifest()["spec"]["platforms"]}
-    assert shas == {release.sha256}, (
+    assert _platform_shas(_manifest()) == release.sha256s, (
         "krew-manifest.yaml's sha256 does not match a build of this tree: run scripts/build-release"
     )
 
@@ -163,8 +185,10 @@ def test_build_rewrites_the_manifest_only_where_needed(release: Release) -> None
     after = (release.tree / "krew-manifest.yaml").read_text()
     strip = re.compile(r"(?m)^(\s*sha256:).*$")
     assert strip.sub(r"\1", before) == strip.sub(r"\1", after)
-    assert {p["sha256"] for p in release.manifest["spec"]["platforms"]} == {release.sha256}
-    assert release.sha256 in release.build_output
+    assert _platform_shas(release.manifest) == release.sha256s
+    assert len(set(release.sha256s.values())) == len(PLATFORMS)
+    for sha in release.sha256s.values():
+        assert sha in release.build_output
 
 
 # -- the archive ------------------------------------------------------------------------------------
@@ -172,15 +196,18 @@ def test_build_rewrites_the_manifest_only_where_needed(release: Release) -> None
 
 def test_build_is_reproducible(release: Release) -> None:
     _build(release.tree)
-    again = (release.tree / "dist" / ARCHIVE_NAME).read_bytes()
-    assert again == release.archive
+    for plat in PLATFORMS:
+        again = (release.tree / "dist" / archive_name(plat)).read_bytes()
+        assert again == release.archives[plat], plat
 
 
-def test_archive_layout(release: Release) -> None:
-    assert release.archive[:3] == b"\x1f\x8b\x08"
-    assert release.archive[3] == 0, "no file name or other optional gzip header fields"
-    assert release.archive[4:8] == b"\0\0\0\0", "gzip header mtime must be 0"
-    with tarfile.open(fileobj=io.BytesIO(release.archive), mode="r:gz") as tar:
+@pytest.mark.parametrize("plat", PLATFORMS)
+def test_archive_layout(release: Release, plat: str) -> None:
+    archive = release.archives[plat]
+    assert archive[:3] == b"\x1f\x8b\x08"
+    assert archive[3] == 0, "no file name or other optional gzip header fields"
+    assert archive[4:8] == b"\0\0\0\0", "gzip header mtime must be 0"
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
         members = tar.getmembers()
         assert [m.name for m in members] == ["LICENSE", "kubectl-pd", "kubectl_complete-pd"]
         modes = {m.name: m.mode for m in members}
@@ -192,13 +219,49 @@ def test_archive_layout(release: Release) -> None:
         assert bridge == (ROOT / "completions" / "kubectl_complete-pd").read_bytes()
 
 
+# krew platform -> (extension suffix after the CPython tag, how the binary starts, its machine)
+NATIVE = {
+    "linux/amd64": ("-x86_64-linux-gnu.so", b"\x7fELF", 62),  # ELF e_machine EM_X86_64
+    "linux/arm64": ("-aarch64-linux-gnu.so", b"\x7fELF", 183),  # EM_AARCH64
+    "darwin/amd64": ("-darwin.so", b"\xcf\xfa\xed\xfe", 0x01000007),  # Mach-O 64, CPU_TYPE_X86_64
+    "darwin/arm64": ("-darwin.so", b"\xcf\xfa\xed\xfe", 0x0100000C),  # CPU_TYPE_ARM64
+}
+
+
+def _zipapp(archive: bytes) -> zipfile.ZipFile:
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        return zipfile.ZipFile(io.BytesIO(tar.extractfile("kubectl-pd").read()))
+
+
+def _machine(binary: bytes) -> int:
+    if binary.startswith(b"\x7fELF"):
+        return int.from_bytes(binary[18:20], "little")
+    return int.from_bytes(binary[4:8], "little")
+
+
+@pytest.mark.parametrize("plat", PLATFORMS)
+def test_each_platform_carries_pyyamls_extension_for_itself(release: Release, plat: str) -> None:
+    suffix, magic, machine = NATIVE[plat]
+    zf = _zipapp(release.archives[plat])
+    compiled = sorted(n for n in zf.namelist() if n.endswith((".so", ".pyd", ".dylib", ".dll")))
+    assert compiled == [f"yaml/_yaml.cpython-{v}{suffix}" for v in CPYTHONS]
+    for name in compiled:
+        binary = zf.read(name)
+        assert binary.startswith(magic) and _machine(binary) == machine, (name, binary[:20])
+    others = {n for p in PLATFORMS if p != plat for n in _zipapp(release.archives[p]).namelist()}
+    pure = [n for n in zf.namelist() if n != "__main__.py" and n not in compiled]
+    assert set(pure) <= others, "every platform's zipapp holds the same .py files"
+
+
 def test_zipapp_contents(unpacked: Path) -> None:
     app = (unpacked / "kubectl-pd").read_bytes()
     assert app.startswith(b"#!/usr/bin/env python3\n")
     with zipfile.ZipFile(unpacked / "kubectl-pd") as zf:
         names = zf.namelist()
         assert names[0] == "__main__.py" and names[1:] == sorted(names[1:])
-        assert not [n for n in names if n.endswith((".pyc", ".pyo", ".so", ".pyd", ".dylib"))]
+        assert not [n for n in names if n.endswith((".pyc", ".pyo", ".dylib", ".dll"))]
+        assert [n for n in names if n.endswith((".so", ".pyd"))] == \
+            [f"yaml/_yaml.cpython-{v}{NATIVE[HOST][0]}" for v in CPYTHONS]
         assert not [n for n in names if "__pycache__" in n]
         assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         for required in ("kubectl_pd/cli.py", "kubectl_pd/completion_bridge.py", "click/__init__.py",
@@ -232,30 +295,63 @@ def test_lint_with_no_site_packages(unpacked: Path) -> None:
 
 INSPECT = """
 import json, runpy, sys
-sys.argv = ["kubectl-pd", "--help"]
+sys.argv = ["kubectl-pd", *json.loads(sys.argv[1])]
 try:
     runpy.run_path("kubectl-pd", run_name="__main__")
 except SystemExit:
     pass
-import yaml
-out = {name: sys.modules[name].__file__ for name in ("click", "yaml", "kubectl_pd")}
-out["libyaml"] = yaml.__with_libyaml__
+sys.stdout.flush()
+out = {"click_loaded": "click" in sys.modules}
+out.update({name: getattr(sys.modules.get(name), "__file__", None) for name in ("click", "yaml", "kubectl_pd")})
+out["libyaml"] = getattr(sys.modules.get("yaml"), "__with_libyaml__", None)
+out["yaml_c"] = getattr(sys.modules.get("yaml._yaml"), "__file__", None)
 out["kubernetes_loaded"] = any(m.split(".")[0] == "kubernetes" for m in sys.modules)
 out["site_packages"] = [p for p in sys.path if "site-packages" in p or "dist-packages" in p]
 print("@@" + json.dumps(out))
 """
 
 
-def test_everything_comes_from_the_archive(unpacked: Path) -> None:
-    r = isolated(["-c", INSPECT], unpacked)
+def inspect(unpacked: Path, args: list[str], env: dict[str, str] | None = None) -> tuple[str, dict]:
+    """Run the zipapp in this (isolated) interpreter, then report where its modules came from."""
+    r = isolated(["-c", INSPECT, json.dumps(args)], unpacked, env=env)
     assert r.returncode == 0, r.stderr
-    got = json.loads(r.stdout.rsplit("@@", 1)[1])
+    out, _, report = r.stdout.rpartition("@@")
+    return out, json.loads(report)
+
+
+def test_everything_comes_from_the_archive(unpacked: Path) -> None:
+    _, got = inspect(unpacked, ["--help"])
     assert got["site_packages"] == []
     cache = str(unpacked / ".cache" / "kubectl-pd")
-    for name in ("click", "yaml", "kubectl_pd"):
+    for name in ("click", "kubectl_pd"):
         assert got[name].startswith(cache), (name, got[name])
-    assert got["libyaml"] is False, "the compiled _yaml extension must not be shipped"
     assert got["kubernetes_loaded"] is False, "--help must not import the kubernetes client"
+
+
+def test_pyyaml_loads_its_c_extension_from_the_cache(unpacked: Path) -> None:
+    assert f"{sys.version_info.major}{sys.version_info.minor}" in CPYTHONS, "this Python has no extension shipped"
+    _, got = inspect(unpacked, ["lint", "-f", str(EXAMPLE)])
+    assert got["libyaml"] is True
+    for name in ("yaml", "yaml_c"):
+        assert got[name].startswith(str(unpacked / ".cache" / "kubectl-pd")), (name, got[name])
+
+
+def test_pyyaml_falls_back_to_pure_python_in_the_zip(unpacked: Path) -> None:
+    """Extension modules cannot load from inside a zip: with no cache, PyYAML's own Python loader reads."""
+    _, got = inspect(unpacked, ["lint", "-f", str(EXAMPLE)], env={"KUBECTL_PD_NO_CACHE": "1"})
+    assert (got["libyaml"], got["yaml_c"]) == (False, None)
+    assert got["yaml"] == "kubectl-pd/yaml/__init__.py"  # zipimport, relative to the archive run
+
+
+@pytest.mark.parametrize("cache", ["", "1"], ids=["cache", "zip"])
+def test_the_krew_bridge_takes_the_fast_path(unpacked: Path, cache: str) -> None:
+    """`kubectl_complete-pd why-pending <TAB>` runs `kubectl-pd __complete ...`: answered without click."""
+    env = {"KUBECONFIG": str(unpacked / "no-kubeconfig"), **({"KUBECTL_PD_NO_CACHE": cache} if cache else {})}
+    out, got = inspect(unpacked, ["__complete", "why-pending", ""], env=env)
+    assert out.splitlines() == [":4"]
+    assert got["click_loaded"] is False
+    out, got = inspect(unpacked, ["__complete", "wh"], env=env)  # not the fast path's case: the command tree
+    assert out.splitlines()[0].split("\t")[0] == "why-pending" and got["click_loaded"] is True
 
 
 def test_first_run_unpacks_into_the_user_cache(unpacked: Path, tmp_path: Path) -> None:
@@ -325,3 +421,10 @@ def test_kubectl_completes_through_the_unpacked_bridge(unpacked: Path, bare_pyth
 def test_gzip_member_is_the_plain_tar(release: Release) -> None:
     raw = gzip.decompress(release.archive)
     assert len(raw) % 512 == 0 and raw[257:262] == b"ustar"
+
+
+def test_kubectl_completes_a_target_through_the_bridges_fast_path(unpacked: Path, bare_python: Path) -> None:
+    r = _kubectl(["__complete", "pd", "why-pending", ""], unpacked, bare_python)
+    assert r.returncode == 0, r.stderr
+    assert f"About to call: {unpacked / 'kubectl_complete-pd'}" in r.stderr
+    assert r.stdout.splitlines() == [":4"]
