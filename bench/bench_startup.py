@@ -4,8 +4,8 @@ Run: /work/.venv/bin/python bench/bench_startup.py [REPS]
 
 Both are measured interleaved in one run (the machine is shared and noisy) and compared by median;
 the bar is 2.5x. Also timed, for information: the completion bridge (`kubectl_complete-pd wh`, what
-every Tab press pays) and, if dist/ holds this machine's release archive, its zipapp with a warm cache
-and its bridge (`kubectl_complete-pd why-pending ""`, the bridge's fast path, which the zipapp's bridge
+every Tab press pays) and, if dist/ holds this machine's release archive, its launcher with a warm cache
+and its bridge (`kubectl_complete-pd why-pending ""`, the bridge's fast path, which the krew bridge
 reaches through sh). Finally it
 checks with `python -X importtime` that `--help` never imports the kubernetes client.
 """
@@ -41,7 +41,7 @@ def host_archive() -> Path | None:
     return archives[-1] if archives else None
 
 
-def zipapp_commands(tmp: Path) -> tuple[list[str], list[str]] | None:
+def krew_commands(tmp: Path) -> tuple[list[str], list[str]] | None:
     archive = host_archive()
     if archive is None:
         return None
@@ -69,12 +69,12 @@ def main() -> None:
             "kubectl_complete-pd wh": [str(BIN / "kubectl_complete-pd"), "wh"],
             'kubectl_complete-pd why-pending ""': [str(BIN / "kubectl_complete-pd"), "why-pending", ""],
         }
-        app = zipapp_commands(Path(tmp))
+        app = krew_commands(Path(tmp))
         if app:
-            cases["zipapp --help (python3 -I -S, warm cache)"] = app[0]
-            cases["zipapp's kubectl_complete-pd why-pending \"\""] = app[1]
+            cases["krew launcher --help (python3 -I -S, warm cache)"] = app[0]
+            cases["krew kubectl_complete-pd why-pending \"\""] = app[1]
             env["PATH"] = f"{tmp}{os.pathsep}{env.get('PATH', '')}"  # its bridge runs `kubectl-pd`
-        for cmd in cases.values():  # warm up: pyc files, page cache, the zipapp's unpacked copy
+        for cmd in cases.values():  # warm up: pyc files, page cache, the launcher's unpacked cache
             timed(cmd, env)
         samples: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(reps):

@@ -1,5 +1,6 @@
 """The krew release: manifest rules, one reproducible archive per platform whose sha256 the manifest
-carries, and a zipapp that runs with nothing but Python (no site-packages), directly and through the
+carries, and a launcher with its zip of code that runs with nothing but Python (no site-packages),
+directly and through the
 real kubectl, with PyYAML's C loader for its platform and the completion bridge's fast path.
 
 The archives are built once per session by scripts/build-release in a copy of the tree (the build
@@ -165,7 +166,7 @@ def test_manifest_platforms() -> None:
         assert re.fullmatch(r"[a-f0-9]{64}", p["sha256"]), "sha256 must be 64 lowercase hex digits"
         assert p["bin"] == "kubectl-pd"
         files = {(f["from"], f["to"]) for f in p["files"]}
-        assert {("kubectl-pd", "."), ("kubectl_complete-pd", "."), ("LICENSE", ".")} == files
+        assert {("kubectl-pd", "."), ("kubectl-pd.pyz", "."), ("kubectl_complete-pd", "."), ("LICENSE", ".")} == files
     assert seen == {(o, a) for o in ("linux", "darwin") for a in ("amd64", "arm64")}
 
 
@@ -209,9 +210,9 @@ def test_archive_layout(release: Release, plat: str) -> None:
     assert archive[4:8] == b"\0\0\0\0", "gzip header mtime must be 0"
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
         members = tar.getmembers()
-        assert [m.name for m in members] == ["LICENSE", "kubectl-pd", "kubectl_complete-pd"]
+        assert [m.name for m in members] == ["LICENSE", "kubectl-pd", "kubectl-pd.pyz", "kubectl_complete-pd"]
         modes = {m.name: m.mode for m in members}
-        assert modes == {"LICENSE": 0o644, "kubectl-pd": 0o755, "kubectl_complete-pd": 0o755}
+        assert modes == {"LICENSE": 0o644, "kubectl-pd": 0o755, "kubectl-pd.pyz": 0o644, "kubectl_complete-pd": 0o755}
         assert {m.mtime for m in members} == {EPOCH}
         assert {(m.uid, m.gid, m.uname, m.gname) for m in members} == {(0, 0, "", "")}
         assert tar.extractfile("LICENSE").read() == (ROOT / "LICENSE").read_bytes()
@@ -230,7 +231,7 @@ NATIVE = {
 
 def _zipapp(archive: bytes) -> zipfile.ZipFile:
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
-        return zipfile.ZipFile(io.BytesIO(tar.extractfile("kubectl-pd").read()))
+        return zipfile.ZipFile(io.BytesIO(tar.extractfile("kubectl-pd.pyz").read()))
 
 
 def _machine(binary: bytes) -> int:
@@ -249,16 +250,18 @@ def test_each_platform_carries_pyyamls_extension_for_itself(release: Release, pl
         binary = zf.read(name)
         assert binary.startswith(magic) and _machine(binary) == machine, (name, binary[:20])
     others = {n for p in PLATFORMS if p != plat for n in _zipapp(release.archives[p]).namelist()}
-    pure = [n for n in zf.namelist() if n != "__main__.py" and n not in compiled]
-    assert set(pure) <= others, "every platform's zipapp holds the same .py files"
+    pure = [n for n in zf.namelist() if n not in compiled]
+    assert set(pure) <= others, "every platform's zip holds the same .py files"
 
 
-def test_zipapp_contents(unpacked: Path) -> None:
-    app = (unpacked / "kubectl-pd").read_bytes()
-    assert app.startswith(b"#!/usr/bin/env python3\n")
-    with zipfile.ZipFile(unpacked / "kubectl-pd") as zf:
+def test_launcher_and_zip_contents(unpacked: Path) -> None:
+    launcher = (unpacked / "kubectl-pd").read_bytes()
+    assert launcher.startswith(b"#!/usr/bin/env python3\n# kubectl-pd launcher")
+    assert not zipfile.is_zipfile(unpacked / "kubectl-pd"), "Python would read a zip's whole directory first"
+    compile(launcher, "kubectl-pd", "exec")
+    with zipfile.ZipFile(unpacked / "kubectl-pd.pyz") as zf:
         names = zf.namelist()
-        assert names[0] == "__main__.py" and names[1:] == sorted(names[1:])
+        assert names == sorted(names) and "__main__.py" not in names
         assert not [n for n in names if n.endswith((".pyc", ".pyo", ".dylib", ".dll"))]
         assert [n for n in names if n.endswith((".so", ".pyd"))] == \
             [f"yaml/_yaml.cpython-{v}{NATIVE[HOST][0]}" for v in CPYTHONS]
@@ -268,7 +271,6 @@ def test_zipapp_contents(unpacked: Path) -> None:
                          "yaml/__init__.py", "kubernetes/client/__init__.py", "tabulate/__init__.py",
                          "jsonpatch.py", "jsonpointer.py", "urllib3/__init__.py", "certifi/cacert.pem"):
             assert required in names, required
-        assert zf.read("__main__.py").startswith(b"# kubectl-pd zipapp bootstrap")
 
 
 # -- running it with nothing but Python -------------------------------------------------------------
@@ -312,7 +314,7 @@ print("@@" + json.dumps(out))
 
 
 def inspect(unpacked: Path, args: list[str], env: dict[str, str] | None = None) -> tuple[str, dict]:
-    """Run the zipapp in this (isolated) interpreter, then report where its modules came from."""
+    """Run the launcher in this (isolated) interpreter, then report where its modules came from."""
     r = isolated(["-c", INSPECT, json.dumps(args)], unpacked, env=env)
     assert r.returncode == 0, r.stderr
     out, _, report = r.stdout.rpartition("@@")
@@ -340,7 +342,7 @@ def test_pyyaml_falls_back_to_pure_python_in_the_zip(unpacked: Path) -> None:
     """Extension modules cannot load from inside a zip: with no cache, PyYAML's own Python loader reads."""
     _, got = inspect(unpacked, ["lint", "-f", str(EXAMPLE)], env={"KUBECTL_PD_NO_CACHE": "1"})
     assert (got["libyaml"], got["yaml_c"]) == (False, None)
-    assert got["yaml"] == "kubectl-pd/yaml/__init__.py"  # zipimport, relative to the archive run
+    assert got["yaml"] == str(unpacked / "kubectl-pd.pyz" / "yaml" / "__init__.py")  # zipimport
 
 
 @pytest.mark.parametrize("cache", ["", "1"], ids=["cache", "zip"])
@@ -361,6 +363,24 @@ def test_first_run_unpacks_into_the_user_cache(unpacked: Path, tmp_path: Path) -
     assert len(builds) == 1 and (builds[0] / ".complete").exists()
     assert (builds[0] / "kubectl_pd" / "cli.py").exists()
     assert oct(builds[0].stat().st_mode & 0o777) == oct(0o700)
+
+
+def test_krew_link_and_a_warm_cache_that_never_opens_the_zip(unpacked: Path, tmp_path: Path) -> None:
+    """krew links bin/kubectl-pd to the launcher in its store: the zip is found beside the link's target.
+    Once the cache is complete the zip is not read at all (here: not even there)."""
+    store, bin_dir = tmp_path / "store", tmp_path / "bin"
+    shutil.copytree(unpacked, store, ignore=shutil.ignore_patterns(".cache"))
+    bin_dir.mkdir()
+    (bin_dir / "kubectl-pd").symlink_to(store / "kubectl-pd")
+    r = isolated([str(bin_dir / "kubectl-pd"), "--version"], tmp_path)
+    assert (r.returncode, r.stdout) == (0, f"kubectl-pd {VERSION}\n"), r.stderr
+    (store / "kubectl-pd.pyz").rename(tmp_path / "moved.pyz")
+    r = isolated([str(bin_dir / "kubectl-pd"), "lint", "-f", str(EXAMPLE)], tmp_path)
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    r = isolated([str(bin_dir / "kubectl-pd"), "--version"], tmp_path, env={"KUBECTL_PD_NO_CACHE": "1"})
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith("error: ") and len(r.stderr.splitlines()) == 1, r.stderr
+    assert str(store / "kubectl-pd.pyz") in r.stderr
 
 
 def test_runs_from_the_zip_when_no_cache_can_be_made(unpacked: Path, tmp_path: Path) -> None:
