@@ -61,6 +61,7 @@ def imports_of_help() -> list[str]:
 def main() -> None:
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 21
     env = {**os.environ, "KUBECONFIG": "/nonexistent"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # the launcher's cache must keep its .pyc files, as for a user
     with tempfile.TemporaryDirectory() as tmp:
         env["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
         cases: dict[str, list[str]] = {
@@ -71,7 +72,7 @@ def main() -> None:
         }
         app = krew_commands(Path(tmp))
         if app:
-            cases["krew launcher --help (python3 -I -S, warm cache)"] = app[0]
+            cases["krew launcher --help (-I -S, warm cache)"] = app[0]
             cases["krew kubectl_complete-pd why-pending \"\""] = app[1]
             env["PATH"] = f"{tmp}{os.pathsep}{env.get('PATH', '')}"  # its bridge runs `kubectl-pd`
         for cmd in cases.values():  # warm up: pyc files, page cache, the launcher's unpacked cache
