@@ -25,6 +25,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -448,3 +449,42 @@ def test_kubectl_completes_a_target_through_the_bridges_fast_path(unpacked: Path
     assert r.returncode == 0, r.stderr
     assert f"About to call: {unpacked / 'kubectl_complete-pd'}" in r.stderr
     assert r.stdout.splitlines() == [":4"]
+
+
+def _build_script(cwd: Path) -> Any:
+    """scripts/build-release as a module, its paths taken from `cwd` (it reads them from the working directory)."""
+    import importlib.machinery
+    import importlib.util
+
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        loader = importlib.machinery.SourceFileLoader("build_release", str(ROOT / "scripts" / "build-release"))
+        spec = importlib.util.spec_from_loader("build_release", loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    finally:
+        os.chdir(here)
+    return module
+
+
+def test_manifest_rewrite_sets_each_platforms_archive_and_refuses_an_unknown_one(tmp_path: Path,
+                                                                                 capsys: pytest.CaptureFixture) -> None:
+    script = _build_script(tmp_path)
+    shas = {p: hashlib.sha256(p.encode()).hexdigest() for p in PLATFORMS}
+    text = (ROOT / "krew-manifest.yaml").read_text()
+    (tmp_path / "krew-manifest.yaml").write_text(text)
+    script.rewrite_manifest("9.8.7", shas)
+    got = yaml.safe_load((tmp_path / "krew-manifest.yaml").read_text())
+    assert got["spec"]["version"] == "v9.8.7"
+    for p in got["spec"]["platforms"]:
+        plat = "{os}/{arch}".format(**p["selector"]["matchLabels"])
+        assert p["sha256"] == shas[plat]
+        assert p["uri"].endswith(f"/v9.8.7/kubectl-pd-9.8.7-{plat.replace('/', '-')}.tar.gz")
+    (tmp_path / "krew-manifest.yaml").write_text(text.replace("os: darwin\n        arch: arm64",
+                                                              "os: windows\n        arch: arm64"))
+    with pytest.raises(SystemExit) as stop:
+        script.rewrite_manifest("9.8.7", shas)
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("build-release: error: ") and "windows/arm64" in err and len(err.splitlines()) == 1
