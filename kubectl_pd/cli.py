@@ -8,11 +8,15 @@ import os
 import sys
 from typing import Any
 
-import click
+from kubectl_pd.completion_bridge import short_lived_gc
 
-from kubectl_pd import __version__
-from kubectl_pd.errors import EXIT_USAGE, PdError
-from kubectl_pd.options import (  # noqa: F401 - re-exported: the flags' old home
+short_lived_gc()  # before click loads: its import is most of what start-up allocates
+
+import click  # noqa: E402
+
+from kubectl_pd import __version__  # noqa: E402
+from kubectl_pd.errors import EXIT_USAGE, PdError  # noqa: E402
+from kubectl_pd.options import (  # noqa: E402, F401 - F401: re-exported, the flags' old home
     INPUT_LIMIT,
     MAX_DURATION,
     checked_duration,

@@ -8,6 +8,8 @@ should cost little more than kubectl's own. Everything else goes through the rea
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 import sys
 
@@ -27,6 +29,22 @@ _VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "con
 _REPEATED = {"--as-group": "as_groups", "--as-user-extra": "as_user_extra"}
 _DIRECTIVE_NO_FILE_COMP = 4
 DEFAULT_TIMEOUT = 2.0  # seconds: a completion has to feel instant or give up
+
+
+def short_lived_gc() -> None:
+    """The cyclic collector tuned for a process that lives well under a second, called before the heavy imports.
+
+    Start-up creates tens of thousands of long-lived objects (modules, classes, functions) and next to no
+    garbage, so the default collection of young objects every 700 allocations only rescans them: here it runs
+    every 20,000 (garbage cycles are still collected, so a long `--watch` does not grow). At exit everything
+    is frozen first, so the interpreter's last collection has nothing to walk. Under callgrind this takes
+    about 35M of 425M instructions off a live `why-pending -o json` and 23M of 195M off a live Tab."""
+    if gc.get_threshold()[0] < _GC_YOUNG:
+        gc.set_threshold(_GC_YOUNG, 10, 10)
+        atexit.register(gc.freeze)
+
+
+_GC_YOUNG = 20_000
 
 
 def fast_target(words: list[str]) -> list[str] | None:
@@ -124,6 +142,7 @@ def _host_port(server: str) -> tuple[str, int] | None:
 
 
 def main() -> None:
+    short_lived_gc()
     words = sys.argv[1:]
     lines = fast_target(words)
     if lines is not None:

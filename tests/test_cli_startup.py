@@ -89,3 +89,46 @@ def test_live_completion_is_the_one_path_that_loads_it(tmp_path: Path) -> None:
     got = probe(["__complete", "why-pending", "-n", ""], kubeconfig=str(oidc))
     assert got["code"] in (0, None)
     assert "kubernetes" in got["heavy"]
+
+
+GC_PROBE = """
+import gc, json, sys
+before = gc.get_threshold()
+import {module}
+print(json.dumps({{"before": before, "after": gc.get_threshold(), "enabled": gc.isenabled()}}))
+"""
+
+
+@pytest.mark.parametrize("module", ["kubectl_pd.cli", "kubectl_pd.completion_bridge"])
+def test_start_up_collects_young_objects_less_often_but_still_collects(module: str) -> None:
+    """Importing the CLI sets the tuned GC; the bridge sets it when it runs (its main)."""
+    call = "" if module == "kubectl_pd.cli" else "; kubectl_pd.completion_bridge.short_lived_gc()"
+    code = GC_PROBE.format(module=module + call)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    got = json.loads(r.stdout)
+    assert got["before"] == [700, 10, 10]
+    assert got["after"] == [20_000, 10, 10] and got["enabled"] is True
+
+
+def test_tuned_gc_frees_garbage_cycles_and_keeps_a_higher_threshold() -> None:
+    code = """
+import gc, json, weakref
+gc.set_threshold(50_000, 5, 5)
+from kubectl_pd.completion_bridge import short_lived_gc
+short_lived_gc()
+kept = gc.get_threshold()
+gc.set_threshold(700, 10, 10)
+short_lived_gc()
+class Node: pass
+refs = []
+for _ in range(30_000):
+    a, b = Node(), Node()
+    a.b, b.a = b, a
+    refs.append(weakref.ref(a))
+alive = sum(r() is not None for r in refs)
+print(json.dumps({"kept": kept, "alive": alive}))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    got = json.loads(r.stdout)
+    assert got["kept"] == [50_000, 5, 5]
+    assert got["alive"] < 30_000 // 2, "cycles made after start-up are still collected"

@@ -1,7 +1,9 @@
-"""The krew release: manifest rules, a reproducible archive whose sha256 the manifest carries, and a
-zipapp that runs with nothing but Python (no site-packages), directly and through the real kubectl.
+"""The krew release: manifest rules, one reproducible archive per platform whose sha256 the manifest
+carries, and a launcher with its zip of code that runs with nothing but Python (no site-packages),
+directly and through the
+real kubectl, with PyYAML's C loader for its platform and the completion bridge's fast path.
 
-The archive is built once per session by scripts/build-release in a copy of the tree (the build
+The archives are built once per session by scripts/build-release in a copy of the tree (the build
 rewrites krew-manifest.yaml; the work tree is left alone). It downloads pinned wheels from PyPI.
 """
 
@@ -12,6 +14,7 @@ import hashlib
 import io
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -22,6 +25,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -33,20 +37,34 @@ from tests.conftest import kubectl_binary
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "tests" / "fixtures" / "release" / "clusterqueue.yaml"
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-ARCHIVE_NAME = f"kubectl-pd-{VERSION}.tar.gz"
+PLATFORMS = ("linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64")
+# this machine's krew platform: the archive the tests unpack and run
+HOST = {"Linux": "linux", "Darwin": "darwin"}.get(platform.system(), "?") + "/" + \
+    {"x86_64": "amd64", "AMD64": "amd64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine(), "?")
+# CPython versions whose PyYAML extension each archive carries (scripts/release-native-wheels.txt)
+CPYTHONS = ("311", "312", "313", "314", "315")
 EPOCH = 315532800  # 1980-01-01, what build-release stamps on every entry
+
+
+def archive_name(plat: str) -> str:
+    return f"kubectl-pd-{VERSION}-{plat.replace('/', '-')}.tar.gz"
 
 
 @dataclass
 class Release:
     tree: Path  # the copy the build ran in
-    archive: bytes
+    archives: dict[str, bytes]  # krew os/arch -> archive
     manifest: dict
     build_output: str
 
     @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.archive).hexdigest()
+    def archive(self) -> bytes:
+        """The archive for this machine."""
+        return self.archives[HOST]
+
+    @property
+    def sha256s(self) -> dict[str, str]:
+        return {p: hashlib.sha256(a).hexdigest() for p, a in self.archives.items()}
 
 
 def _copy_tree(dest: Path) -> None:
@@ -73,9 +91,10 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Release:
     tree = tmp_path_factory.mktemp("release-tree")
     _copy_tree(tree)
     out = _build(tree)
-    archive = (tree / "dist" / ARCHIVE_NAME).read_bytes()
+    archives = {p: (tree / "dist" / archive_name(p)).read_bytes() for p in PLATFORMS}
     manifest = yaml.safe_load((tree / "krew-manifest.yaml").read_text())
-    return Release(tree, archive, manifest, out)
+    assert HOST in archives, f"no krew platform for this machine ({platform.system()} {platform.machine()})"
+    return Release(tree, archives, manifest, out)
 
 
 @pytest.fixture(scope="session")
@@ -142,18 +161,23 @@ def test_manifest_platforms() -> None:
         labels = p["selector"]["matchLabels"]
         assert set(labels) == {"os", "arch"}
         seen.add((labels["os"], labels["arch"]))
-        assert p["uri"].startswith("https://") and p["uri"].endswith("/" + ARCHIVE_NAME)
+        plat = f"{labels['os']}/{labels['arch']}"
+        assert p["uri"].startswith("https://") and p["uri"].endswith("/" + archive_name(plat))
         assert f"/v{VERSION}/" in p["uri"]
         assert re.fullmatch(r"[a-f0-9]{64}", p["sha256"]), "sha256 must be 64 lowercase hex digits"
         assert p["bin"] == "kubectl-pd"
         files = {(f["from"], f["to"]) for f in p["files"]}
-        assert {("kubectl-pd", "."), ("kubectl_complete-pd", "."), ("LICENSE", ".")} == files
+        assert {("kubectl-pd", "."), ("kubectl-pd.pyz", "."), ("kubectl_complete-pd", "."), ("LICENSE", ".")} == files
     assert seen == {(o, a) for o in ("linux", "darwin") for a in ("amd64", "arm64")}
 
 
+def _platform_shas(manifest: dict) -> dict[str, str]:
+    labels = [(p["selector"]["matchLabels"], p["sha256"]) for p in manifest["spec"]["platforms"]]
+    return {f"{m['os']}/{m['arch']}": sha for m, sha in labels}
+
+
 def test_manifest_sha256_matches_a_fresh_build(release: Release) -> None:
-    shas = {p["sha256"] for p in _manifest()["spec"]["platforms"]}
-    assert shas == {release.sha256}, (
+    assert _platform_shas(_manifest()) == release.sha256s, (
         "krew-manifest.yaml's sha256 does not match a build of this tree: run scripts/build-release"
     )
 
@@ -163,8 +187,10 @@ def test_build_rewrites_the_manifest_only_where_needed(release: Release) -> None
     after = (release.tree / "krew-manifest.yaml").read_text()
     strip = re.compile(r"(?m)^(\s*sha256:).*$")
     assert strip.sub(r"\1", before) == strip.sub(r"\1", after)
-    assert {p["sha256"] for p in release.manifest["spec"]["platforms"]} == {release.sha256}
-    assert release.sha256 in release.build_output
+    assert _platform_shas(release.manifest) == release.sha256s
+    assert len(set(release.sha256s.values())) == len(PLATFORMS)
+    for sha in release.sha256s.values():
+        assert sha in release.build_output
 
 
 # -- the archive ------------------------------------------------------------------------------------
@@ -172,19 +198,22 @@ def test_build_rewrites_the_manifest_only_where_needed(release: Release) -> None
 
 def test_build_is_reproducible(release: Release) -> None:
     _build(release.tree)
-    again = (release.tree / "dist" / ARCHIVE_NAME).read_bytes()
-    assert again == release.archive
+    for plat in PLATFORMS:
+        again = (release.tree / "dist" / archive_name(plat)).read_bytes()
+        assert again == release.archives[plat], plat
 
 
-def test_archive_layout(release: Release) -> None:
-    assert release.archive[:3] == b"\x1f\x8b\x08"
-    assert release.archive[3] == 0, "no file name or other optional gzip header fields"
-    assert release.archive[4:8] == b"\0\0\0\0", "gzip header mtime must be 0"
-    with tarfile.open(fileobj=io.BytesIO(release.archive), mode="r:gz") as tar:
+@pytest.mark.parametrize("plat", PLATFORMS)
+def test_archive_layout(release: Release, plat: str) -> None:
+    archive = release.archives[plat]
+    assert archive[:3] == b"\x1f\x8b\x08"
+    assert archive[3] == 0, "no file name or other optional gzip header fields"
+    assert archive[4:8] == b"\0\0\0\0", "gzip header mtime must be 0"
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
         members = tar.getmembers()
-        assert [m.name for m in members] == ["LICENSE", "kubectl-pd", "kubectl_complete-pd"]
+        assert [m.name for m in members] == ["LICENSE", "kubectl-pd", "kubectl-pd.pyz", "kubectl_complete-pd"]
         modes = {m.name: m.mode for m in members}
-        assert modes == {"LICENSE": 0o644, "kubectl-pd": 0o755, "kubectl_complete-pd": 0o755}
+        assert modes == {"LICENSE": 0o644, "kubectl-pd": 0o755, "kubectl-pd.pyz": 0o644, "kubectl_complete-pd": 0o755}
         assert {m.mtime for m in members} == {EPOCH}
         assert {(m.uid, m.gid, m.uname, m.gname) for m in members} == {(0, 0, "", "")}
         assert tar.extractfile("LICENSE").read() == (ROOT / "LICENSE").read_bytes()
@@ -192,20 +221,57 @@ def test_archive_layout(release: Release) -> None:
         assert bridge == (ROOT / "completions" / "kubectl_complete-pd").read_bytes()
 
 
-def test_zipapp_contents(unpacked: Path) -> None:
-    app = (unpacked / "kubectl-pd").read_bytes()
-    assert app.startswith(b"#!/usr/bin/env python3\n")
-    with zipfile.ZipFile(unpacked / "kubectl-pd") as zf:
+# krew platform -> (extension suffix after the CPython tag, how the binary starts, its machine)
+NATIVE = {
+    "linux/amd64": ("-x86_64-linux-gnu.so", b"\x7fELF", 62),  # ELF e_machine EM_X86_64
+    "linux/arm64": ("-aarch64-linux-gnu.so", b"\x7fELF", 183),  # EM_AARCH64
+    "darwin/amd64": ("-darwin.so", b"\xcf\xfa\xed\xfe", 0x01000007),  # Mach-O 64, CPU_TYPE_X86_64
+    "darwin/arm64": ("-darwin.so", b"\xcf\xfa\xed\xfe", 0x0100000C),  # CPU_TYPE_ARM64
+}
+
+
+def _zipapp(archive: bytes) -> zipfile.ZipFile:
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        return zipfile.ZipFile(io.BytesIO(tar.extractfile("kubectl-pd.pyz").read()))
+
+
+def _machine(binary: bytes) -> int:
+    if binary.startswith(b"\x7fELF"):
+        return int.from_bytes(binary[18:20], "little")
+    return int.from_bytes(binary[4:8], "little")
+
+
+@pytest.mark.parametrize("plat", PLATFORMS)
+def test_each_platform_carries_pyyamls_extension_for_itself(release: Release, plat: str) -> None:
+    suffix, magic, machine = NATIVE[plat]
+    zf = _zipapp(release.archives[plat])
+    compiled = sorted(n for n in zf.namelist() if n.endswith((".so", ".pyd", ".dylib", ".dll")))
+    assert compiled == [f"yaml/_yaml.cpython-{v}{suffix}" for v in CPYTHONS]
+    for name in compiled:
+        binary = zf.read(name)
+        assert binary.startswith(magic) and _machine(binary) == machine, (name, binary[:20])
+    others = {n for p in PLATFORMS if p != plat for n in _zipapp(release.archives[p]).namelist()}
+    pure = [n for n in zf.namelist() if n not in compiled]
+    assert set(pure) <= others, "every platform's zip holds the same .py files"
+
+
+def test_launcher_and_zip_contents(unpacked: Path) -> None:
+    launcher = (unpacked / "kubectl-pd").read_bytes()
+    assert launcher.startswith(b"#!/usr/bin/env python3\n# kubectl-pd launcher")
+    assert not zipfile.is_zipfile(unpacked / "kubectl-pd"), "Python would read a zip's whole directory first"
+    compile(launcher, "kubectl-pd", "exec")
+    with zipfile.ZipFile(unpacked / "kubectl-pd.pyz") as zf:
         names = zf.namelist()
-        assert names[0] == "__main__.py" and names[1:] == sorted(names[1:])
-        assert not [n for n in names if n.endswith((".pyc", ".pyo", ".so", ".pyd", ".dylib"))]
+        assert names == sorted(names) and "__main__.py" not in names
+        assert not [n for n in names if n.endswith((".pyc", ".pyo", ".dylib", ".dll"))]
+        assert [n for n in names if n.endswith((".so", ".pyd"))] == \
+            [f"yaml/_yaml.cpython-{v}{NATIVE[HOST][0]}" for v in CPYTHONS]
         assert not [n for n in names if "__pycache__" in n]
         assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         for required in ("kubectl_pd/cli.py", "kubectl_pd/completion_bridge.py", "click/__init__.py",
                          "yaml/__init__.py", "kubernetes/client/__init__.py", "tabulate/__init__.py",
                          "jsonpatch.py", "jsonpointer.py", "urllib3/__init__.py", "certifi/cacert.pem"):
             assert required in names, required
-        assert zf.read("__main__.py").startswith(b"# kubectl-pd zipapp bootstrap")
 
 
 # -- running it with nothing but Python -------------------------------------------------------------
@@ -232,30 +298,63 @@ def test_lint_with_no_site_packages(unpacked: Path) -> None:
 
 INSPECT = """
 import json, runpy, sys
-sys.argv = ["kubectl-pd", "--help"]
+sys.argv = ["kubectl-pd", *json.loads(sys.argv[1])]
 try:
     runpy.run_path("kubectl-pd", run_name="__main__")
 except SystemExit:
     pass
-import yaml
-out = {name: sys.modules[name].__file__ for name in ("click", "yaml", "kubectl_pd")}
-out["libyaml"] = yaml.__with_libyaml__
+sys.stdout.flush()
+out = {"click_loaded": "click" in sys.modules}
+out.update({name: getattr(sys.modules.get(name), "__file__", None) for name in ("click", "yaml", "kubectl_pd")})
+out["libyaml"] = getattr(sys.modules.get("yaml"), "__with_libyaml__", None)
+out["yaml_c"] = getattr(sys.modules.get("yaml._yaml"), "__file__", None)
 out["kubernetes_loaded"] = any(m.split(".")[0] == "kubernetes" for m in sys.modules)
 out["site_packages"] = [p for p in sys.path if "site-packages" in p or "dist-packages" in p]
 print("@@" + json.dumps(out))
 """
 
 
-def test_everything_comes_from_the_archive(unpacked: Path) -> None:
-    r = isolated(["-c", INSPECT], unpacked)
+def inspect(unpacked: Path, args: list[str], env: dict[str, str] | None = None) -> tuple[str, dict]:
+    """Run the launcher in this (isolated) interpreter, then report where its modules came from."""
+    r = isolated(["-c", INSPECT, json.dumps(args)], unpacked, env=env)
     assert r.returncode == 0, r.stderr
-    got = json.loads(r.stdout.rsplit("@@", 1)[1])
+    out, _, report = r.stdout.rpartition("@@")
+    return out, json.loads(report)
+
+
+def test_everything_comes_from_the_archive(unpacked: Path) -> None:
+    _, got = inspect(unpacked, ["--help"])
     assert got["site_packages"] == []
     cache = str(unpacked / ".cache" / "kubectl-pd")
-    for name in ("click", "yaml", "kubectl_pd"):
+    for name in ("click", "kubectl_pd"):
         assert got[name].startswith(cache), (name, got[name])
-    assert got["libyaml"] is False, "the compiled _yaml extension must not be shipped"
     assert got["kubernetes_loaded"] is False, "--help must not import the kubernetes client"
+
+
+def test_pyyaml_loads_its_c_extension_from_the_cache(unpacked: Path) -> None:
+    assert f"{sys.version_info.major}{sys.version_info.minor}" in CPYTHONS, "this Python has no extension shipped"
+    _, got = inspect(unpacked, ["lint", "-f", str(EXAMPLE)])
+    assert got["libyaml"] is True
+    for name in ("yaml", "yaml_c"):
+        assert got[name].startswith(str(unpacked / ".cache" / "kubectl-pd")), (name, got[name])
+
+
+def test_pyyaml_falls_back_to_pure_python_in_the_zip(unpacked: Path) -> None:
+    """Extension modules cannot load from inside a zip: with no cache, PyYAML's own Python loader reads."""
+    _, got = inspect(unpacked, ["lint", "-f", str(EXAMPLE)], env={"KUBECTL_PD_NO_CACHE": "1"})
+    assert (got["libyaml"], got["yaml_c"]) == (False, None)
+    assert got["yaml"] == str(unpacked / "kubectl-pd.pyz" / "yaml" / "__init__.py")  # zipimport
+
+
+@pytest.mark.parametrize("cache", ["", "1"], ids=["cache", "zip"])
+def test_the_krew_bridge_takes_the_fast_path(unpacked: Path, cache: str) -> None:
+    """`kubectl_complete-pd why-pending <TAB>` runs `kubectl-pd __complete ...`: answered without click."""
+    env = {"KUBECONFIG": str(unpacked / "no-kubeconfig"), **({"KUBECTL_PD_NO_CACHE": cache} if cache else {})}
+    out, got = inspect(unpacked, ["__complete", "why-pending", ""], env=env)
+    assert out.splitlines() == [":4"]
+    assert got["click_loaded"] is False
+    out, got = inspect(unpacked, ["__complete", "wh"], env=env)  # not the fast path's case: the command tree
+    assert out.splitlines()[0].split("\t")[0] == "why-pending" and got["click_loaded"] is True
 
 
 def test_first_run_unpacks_into_the_user_cache(unpacked: Path, tmp_path: Path) -> None:
@@ -265,6 +364,24 @@ def test_first_run_unpacks_into_the_user_cache(unpacked: Path, tmp_path: Path) -
     assert len(builds) == 1 and (builds[0] / ".complete").exists()
     assert (builds[0] / "kubectl_pd" / "cli.py").exists()
     assert oct(builds[0].stat().st_mode & 0o777) == oct(0o700)
+
+
+def test_krew_link_and_a_warm_cache_that_never_opens_the_zip(unpacked: Path, tmp_path: Path) -> None:
+    """krew links bin/kubectl-pd to the launcher in its store: the zip is found beside the link's target.
+    Once the cache is complete the zip is not read at all (here: not even there)."""
+    store, bin_dir = tmp_path / "store", tmp_path / "bin"
+    shutil.copytree(unpacked, store, ignore=shutil.ignore_patterns(".cache"))
+    bin_dir.mkdir()
+    (bin_dir / "kubectl-pd").symlink_to(store / "kubectl-pd")
+    r = isolated([str(bin_dir / "kubectl-pd"), "--version"], tmp_path)
+    assert (r.returncode, r.stdout) == (0, f"kubectl-pd {VERSION}\n"), r.stderr
+    (store / "kubectl-pd.pyz").rename(tmp_path / "moved.pyz")
+    r = isolated([str(bin_dir / "kubectl-pd"), "lint", "-f", str(EXAMPLE)], tmp_path)
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    r = isolated([str(bin_dir / "kubectl-pd"), "--version"], tmp_path, env={"KUBECTL_PD_NO_CACHE": "1"})
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith("error: ") and len(r.stderr.splitlines()) == 1, r.stderr
+    assert str(store / "kubectl-pd.pyz") in r.stderr
 
 
 def test_runs_from_the_zip_when_no_cache_can_be_made(unpacked: Path, tmp_path: Path) -> None:
@@ -325,3 +442,49 @@ def test_kubectl_completes_through_the_unpacked_bridge(unpacked: Path, bare_pyth
 def test_gzip_member_is_the_plain_tar(release: Release) -> None:
     raw = gzip.decompress(release.archive)
     assert len(raw) % 512 == 0 and raw[257:262] == b"ustar"
+
+
+def test_kubectl_completes_a_target_through_the_bridges_fast_path(unpacked: Path, bare_python: Path) -> None:
+    r = _kubectl(["__complete", "pd", "why-pending", ""], unpacked, bare_python)
+    assert r.returncode == 0, r.stderr
+    assert f"About to call: {unpacked / 'kubectl_complete-pd'}" in r.stderr
+    assert r.stdout.splitlines() == [":4"]
+
+
+def _build_script(cwd: Path) -> Any:
+    """scripts/build-release as a module, its paths taken from `cwd` (it reads them from the working directory)."""
+    import importlib.machinery
+    import importlib.util
+
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        loader = importlib.machinery.SourceFileLoader("build_release", str(ROOT / "scripts" / "build-release"))
+        spec = importlib.util.spec_from_loader("build_release", loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    finally:
+        os.chdir(here)
+    return module
+
+
+def test_manifest_rewrite_sets_each_platforms_archive_and_refuses_an_unknown_one(tmp_path: Path,
+                                                                                 capsys: pytest.CaptureFixture) -> None:
+    script = _build_script(tmp_path)
+    shas = {p: hashlib.sha256(p.encode()).hexdigest() for p in PLATFORMS}
+    text = (ROOT / "krew-manifest.yaml").read_text()
+    (tmp_path / "krew-manifest.yaml").write_text(text)
+    script.rewrite_manifest("9.8.7", shas)
+    got = yaml.safe_load((tmp_path / "krew-manifest.yaml").read_text())
+    assert got["spec"]["version"] == "v9.8.7"
+    for p in got["spec"]["platforms"]:
+        plat = "{os}/{arch}".format(**p["selector"]["matchLabels"])
+        assert p["sha256"] == shas[plat]
+        assert p["uri"].endswith(f"/v9.8.7/kubectl-pd-9.8.7-{plat.replace('/', '-')}.tar.gz")
+    (tmp_path / "krew-manifest.yaml").write_text(text.replace("os: darwin\n        arch: arm64",
+                                                              "os: windows\n        arch: arm64"))
+    with pytest.raises(SystemExit) as stop:
+        script.rewrite_manifest("9.8.7", shas)
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("build-release: error: ") and "windows/arm64" in err and len(err.splitlines()) == 1
