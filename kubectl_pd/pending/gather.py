@@ -273,59 +273,82 @@ def gather(source: Source, target: Target, *, strict: bool = True,
     rd = _FactReader(source, facts)
     ns = target.namespace
     if target.kind == "ModelDeployment":
-        # the deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone
-        (md_ok, md), (pods_ok, pods) = _together([
-            lambda: source.get("ModelDeployment", target.name, ns),
-            lambda: source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")],
-            facts.live and _parallel(source))
-        if not md_ok:
-            raise md
-        if md is None:
-            raise NotFoundError(f'modeldeployment "{target.name}" not found in namespace "{ns}"')
-        if not pods_ok:
-            raise pods
-        facts.deployment = md
-        facts.pods = [p for p in pods if _owned_by_md(p, target.name)]
+        _read_deployment(rd, target)
     elif target.kind in ("Workload", "PodGroup", "Pod"):
-        group = target.name
-        if target.kind == "Pod":
-            pod = source.get("Pod", target.name, ns)
-            if pod is None:
-                raise NotFoundError(f'pod "{target.name}" not found in namespace "{ns}"')
-            group = group_of_pod(pod) or ""
-            if not group:
-                facts.pods = [pod]
-                _single_pod_workload(rd, pod, ns)
-        if group:
-            if target.kind == "Workload":
-                wl = source.get("Workload", group, ns)
-                if wl is None:
-                    raise NotFoundError(f'workload "{target.name}" not found in namespace "{ns}"')
-                facts.workloads[group] = wl
-            facts.pods = source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}")
-            if target.kind == "Workload" and not facts.pods:
-                facts.pods = _pods_by_owner(rd, facts.workloads[group] or {}, ns)
-            if target.kind == "PodGroup":
-                rd.get_into(facts.workloads, "Workload", group, ns, f'workload "{group}"', dependent=True)
-                if group not in facts.workloads and not facts.pods:
-                    raise IncompleteError(target, facts.incomplete)
-                if not facts.pods and facts.workloads.get(group) is None:
-                    raise NotFoundError(f'pod group "{group}" not found in namespace "{ns}" '
-                                        f"(no pods labelled {GROUP_LABEL}={group}, no Workload)")
-            if group not in facts.groups:
-                facts.groups.append(group)
-        md_name = next((label(p, INSTANCE_LABEL) for p in facts.pods
-                        if label(p, APP_NAME_LABEL) == "model-deployment"), None)
-        if md_name:
-            md, _ = rd.optional(f'modeldeployment "{md_name}"', lambda: source.get("ModelDeployment", md_name, ns),
-                                None)
-            facts.deployment = md
+        _read_group(rd, target)
     else:
         raise PdError(f"cannot diagnose a {target.kind}")
     _read_rest(rd, ns)
     if strict and facts.incomplete:
         raise IncompleteError(target, facts.incomplete)
     return facts
+
+
+def _read_deployment(rd: _FactReader, target: Target) -> None:
+    """The deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone."""
+    source, facts, ns = rd.source, rd.facts, target.namespace
+    (md_ok, md), (pods_ok, pods) = _together([
+        lambda: source.get("ModelDeployment", target.name, ns),
+        lambda: source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")],
+        facts.live and _parallel(source))
+    if not md_ok:
+        raise md
+    if md is None:
+        raise NotFoundError(f'modeldeployment "{target.name}" not found in namespace "{ns}"')
+    if not pods_ok:
+        raise pods
+    facts.deployment = md
+    facts.pods = [p for p in pods if _owned_by_md(p, target.name)]
+
+
+def _read_group(rd: _FactReader, target: Target) -> None:
+    """A Workload, pod group or Pod: its group's Workload and Pods, then the deployment they belong to."""
+    source, facts, ns = rd.source, rd.facts, target.namespace
+    group = target.name
+    if target.kind == "Pod":
+        group = _read_pod(rd, target)
+    if group:
+        _read_group_members(rd, target, group)
+    md_name = next((label(p, INSTANCE_LABEL) for p in facts.pods
+                    if label(p, APP_NAME_LABEL) == "model-deployment"), None)
+    if md_name:
+        md, _ = rd.optional(f'modeldeployment "{md_name}"', lambda: source.get("ModelDeployment", md_name, ns),
+                            None)
+        facts.deployment = md
+
+
+def _read_pod(rd: _FactReader, target: Target) -> str:
+    """The target Pod; its group's name, or "" for a Pod of no group (its own Workload is read then)."""
+    ns = target.namespace
+    pod = rd.source.get("Pod", target.name, ns)
+    if pod is None:
+        raise NotFoundError(f'pod "{target.name}" not found in namespace "{ns}"')
+    group = group_of_pod(pod) or ""
+    if not group:
+        rd.facts.pods = [pod]
+        _single_pod_workload(rd, pod, ns)
+    return group
+
+
+def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
+    source, facts, ns = rd.source, rd.facts, target.namespace
+    if target.kind == "Workload":
+        wl = source.get("Workload", group, ns)
+        if wl is None:
+            raise NotFoundError(f'workload "{target.name}" not found in namespace "{ns}"')
+        facts.workloads[group] = wl
+    facts.pods = source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}")
+    if target.kind == "Workload" and not facts.pods:
+        facts.pods = _pods_by_owner(rd, facts.workloads[group] or {}, ns)
+    if target.kind == "PodGroup":
+        rd.get_into(facts.workloads, "Workload", group, ns, f'workload "{group}"', dependent=True)
+        if group not in facts.workloads and not facts.pods:
+            raise IncompleteError(target, facts.incomplete)
+        if not facts.pods and facts.workloads.get(group) is None:
+            raise NotFoundError(f'pod group "{group}" not found in namespace "{ns}" '
+                                f"(no pods labelled {GROUP_LABEL}={group}, no Workload)")
+    if group not in facts.groups:
+        facts.groups.append(group)
 
 
 def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
