@@ -527,6 +527,7 @@ class Workload:
     requeue_state: RequeueState | None = None  # None = absent
     evictions: tuple[Eviction, ...] = ()  # status.schedulingStats.evictions
     owners: tuple[tuple[str, str, str], ...] = ()  # metadata.ownerReferences (kind, name, uid)
+    created: str | None = None  # metadata.creationTimestamp (Kueue's queue order), as written
 
     @property
     def reclaimable_pods(self) -> Mapping[str, int]:
@@ -589,7 +590,7 @@ def workload(obj: Any) -> Workload:
         pod_sets=tuple(pod_sets), conditions=conditions_of(obj), cluster_queue=_s(adm.get("clusterQueue")),
         admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown),
         uid=_s(meta.get("uid")), admission_checks=_checks(status), requeue_state=_requeue(status),
-        evictions=_evictions(status), owners=_owners(meta))
+        evictions=_evictions(status), owners=_owners(meta), created=_s(meta.get("creationTimestamp")))
 
 
 def _owners(meta: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:

@@ -74,12 +74,12 @@ class Answer:
 
 
 def _queue_of(facts: Any, obj: Mapping[str, Any]) -> str | None:
-    adm = (obj.get("status") or {}).get("admission") or {}
-    if isinstance(adm.get("clusterQueue"), str):
-        return str(adm["clusterQueue"])
-    lq = facts.local_queues.get((obj.get("spec") or {}).get("queueName") or "")
-    cq = ((lq or {}).get("spec") or {}).get("clusterQueue")
-    return cq if isinstance(cq, str) else None
+    """The Workload's ClusterQueue: where it is admitted, else what its LocalQueue names (typed views)."""
+    wl = facts.wl(obj)
+    if wl.cluster_queue:
+        return str(wl.cluster_queue)
+    lq = facts.local_queues.get(wl.queue_name or "")
+    return facts.lq(lq).cluster_queue if isinstance(lq, dict) else None
 
 
 def _blocking_frs(a: ad.Assignment) -> list[FlavorResource]:
@@ -127,7 +127,8 @@ def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource], queu
 
 def created_of(obj: Mapping[str, Any]) -> float | None:
     """A Workload object's queue-order time (its creationTimestamp); None when it has none readable."""
-    ts = (obj.get("metadata") or {}).get("creationTimestamp") if isinstance(obj, Mapping) else None
+    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
+    ts = meta.get("creationTimestamp") if isinstance(meta, Mapping) else None
     return pre.epoch(ts) if isinstance(ts, str) else None
 
 
@@ -249,8 +250,8 @@ class Context:
         for key, obj in facts.workloads.items():
             if not isinstance(obj, dict):
                 continue
-            meta = obj.get("metadata") or {}
-            label = f"{meta.get('namespace') or facts.target.namespace}/{meta.get('name') or key}"
+            wl = facts.wl(obj)
+            label = f"{wl.namespace or facts.target.namespace}/{wl.name or key}"
             a = self.answers.get(label)
             by = self.preempted_by(obj)
             if by is not None:

@@ -104,6 +104,7 @@ def read(source: Any, queues: Iterable[str], reads: Reads | None = None) -> Read
 
 
 def _queue_of(obj: Any) -> str | None:
-    adm = ((obj or {}).get("status") or {}).get("admission") if isinstance(obj, dict) else None
+    status = obj.get("status") if isinstance(obj, dict) else None
+    adm = status.get("admission") if isinstance(status, dict) else None
     cq = adm.get("clusterQueue") if isinstance(adm, dict) else None
     return cq if isinstance(cq, str) else None

@@ -524,13 +524,13 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], ro
 def _about(facts: Facts, u: Unit) -> vd.WorkloadFacts:
     """What Kueue's admission reads of the unit's Workload besides its pod sets: priority, reclaimable pods,
     queue-order time (a unit with no Workload yet: priority 0, created now)."""
-    from kubectl_pd.kueue.preempt_answer import created_of
+    from kubectl_pd.kueue.preemption import epoch
 
     if u.workload is None:
         return vd.WorkloadFacts(f"{facts.target.namespace}/{u.group}")
     wl = facts.wl(u.workload)
     return vd.WorkloadFacts(f"{wl.namespace or facts.target.namespace}/{wl.name or u.group}", wl.priority,
-                            created_of(u.workload), wl.reclaimable)
+                            epoch(wl.created) if wl.created else None, wl.reclaimable)
 
 
 def _keep_about(changed: vd.QueueDemand, queue: vd.QueueDemand) -> vd.QueueDemand:
