@@ -222,3 +222,31 @@ def test_in_cluster_takes_the_server_token_and_ca_flags(tls_server: FakeApiServe
     ep = in_cluster_with(opts, str(sa))
     reply = Transport(ep, 5).send("GET", ep.server + "/apis/kueue.x-k8s.io/v1beta2/clusterqueues")
     assert reply.status == 200
+
+
+def test_user_flag_picks_an_auth_provider_user_as_kubectl_does(tmp_path: Path) -> None:
+    """--user names an auth-provider (OIDC) user that is not the context's: its token is what goes out, not
+    the context's user's (the kubernetes package reads contexts only; it gets one made of the flags)."""
+    import time
+
+    import yaml
+
+    jwt = ".".join([_b64url({"alg": "none", "typ": "JWT"}),
+                    _b64url({"iss": "https://issuer.example", "sub": "tester", "exp": int(time.time()) + 3600}),
+                    "sig"])
+    server = FakeApiServer(objects=[dict(CQ)], token=jwt).start()
+    try:
+        kc = server.write_kubeconfig(tmp_path / "kc", token="not-the-token")
+        doc = yaml.safe_load(kc.read_text())
+        doc["users"].append({"name": "oidc", "user": {"auth-provider": {"name": "oidc", "config": {
+            "id-token": jwt, "idp-issuer-url": "https://issuer.example", "client-id": "kubectl"}}}})
+        kc.write_text(yaml.safe_dump(doc))
+        denied = subprocess.run([sys.executable, "-m", "kubectl_pd", "lint", "--kubeconfig", str(kc)],
+                                capture_output=True, text=True, timeout=60)
+        chosen = subprocess.run([sys.executable, "-m", "kubectl_pd", "lint", "--kubeconfig", str(kc), "--user", "oidc"],
+                                capture_output=True, text=True, timeout=60)
+        assert denied.returncode != 0
+        assert chosen.returncode == 0, chosen.stderr
+        assert jwt not in chosen.stdout + chosen.stderr and "not-the-token" not in denied.stdout + denied.stderr
+    finally:
+        server.stop()

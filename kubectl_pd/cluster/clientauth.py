@@ -24,8 +24,28 @@ class _Capture(logging.Handler):
             self.lines.append(record.getMessage().strip().splitlines()[0] if record.getMessage().strip() else "")
 
 
-def provider_headers(opts: ClusterOptions, context: str) -> dict[str, str]:
-    """The auth-provider's headers for `context`, or a ClusterError naming what went wrong."""
+FLAGS_CONTEXT = "kubectl-pd: --user/--cluster"
+
+
+def _flagged(opts: ClusterOptions, context: str, config: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The merged kubeconfig with one more context: the chosen context's cluster and user, as --cluster and
+    --user override them (kubectl's rule), for the kubernetes package, which reads contexts only; and the
+    directory the user's relative paths are relative to."""
+    from kubectl_pd.cluster.config import origin_of
+
+    ctx = next((c.get("context") or {} for c in config.get("contexts", []) if c.get("name") == context), {})
+    user_name = opts.user or ctx.get("user")
+    user: dict[str, Any] = next((u for u in config.get("users", []) if u.get("name") == user_name), {})
+    merged = {"clusters": config.get("clusters", []), "users": config.get("users", []),
+              "contexts": [{"name": FLAGS_CONTEXT, "context": {"cluster": opts.cluster or ctx.get("cluster"),
+                                                               "user": user_name}}],
+              "current-context": FLAGS_CONTEXT}
+    return merged, origin_of(config, "users", user)
+
+
+def provider_headers(opts: ClusterOptions, context: str, config: dict[str, Any] | None = None) -> dict[str, str]:
+    """The auth-provider's headers for `context`, or a ClusterError naming what went wrong. With --user or
+    --cluster (and the merged kubeconfig in `config`), the user they name, as kubectl uses it."""
     from kubernetes import client as kclient
     from kubernetes import config as kconfig
     from kubernetes.config.config_exception import ConfigException
@@ -35,8 +55,13 @@ def provider_headers(opts: ClusterOptions, context: str) -> dict[str, str]:
     root.addHandler(capture)
     try:
         cfg = kclient.Configuration()
-        kconfig.load_kube_config(config_file=os.pathsep.join(kubeconfig_paths(opts)), context=context or None,
-                                 client_configuration=cfg, persist_config=False)
+        if config is not None and (opts.user or opts.cluster):
+            merged, base = _flagged(opts, context, config)
+            kconfig.load_kube_config_from_dict(merged, context=FLAGS_CONTEXT, client_configuration=cfg,
+                                               persist_config=False, temp_file_path=base)
+        else:
+            kconfig.load_kube_config(config_file=os.pathsep.join(kubeconfig_paths(opts)), context=context or None,
+                                     client_configuration=cfg, persist_config=False)
         hook: Any = getattr(cfg, "refresh_api_key_hook", None)
         if hook is not None:
             hook(cfg)

@@ -98,7 +98,7 @@ class LiveSource:
                 from kubectl_pd.cluster.clientauth import provider_headers
 
                 def client_auth() -> dict[str, str]:
-                    return provider_headers(self.opts, ep.context)
+                    return provider_headers(self.opts, ep.context, self._config)
             exec_dir = None
             if self._config is not None and ep.exec_spec is not None:
                 user: dict[str, Any] = next((u for u in self._config["users"] if u.get("name") == ep.user), {})
