@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from kubectl_pd.kueue.model import (
     NEVER,
@@ -585,8 +586,45 @@ def _worst(modes: list[str]) -> str:
     return min(modes, key=lambda m: _MODE_RANK[m]) if modes else FIT
 
 
+_MEMO: dict[Any, tuple[Snapshot, Assignment]] = {}
+_MEMO_SIZE = 1024
+
+
+def _mapping_key(m: Mapping[Any, Any]) -> tuple[Any, ...]:
+    return tuple(sorted(m.items()))
+
+
+def _demand_key(demand: Demand) -> tuple[Any, ...]:
+    """Everything of a Demand that assign reads or copies into its answer, as one hashable value."""
+    return (tuple((ps.name, ps.count, _mapping_key(ps.requests), _mapping_key(ps.node_selector), ps.affinity,
+                   ps.tolerations, ps.group, ps.role, ps.unknown, ps.invalid) for ps in demand.pod_sets),
+            demand.priority, _mapping_key(demand.reclaimable))
+
+
 def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
            fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment:
+    """`assign_now`, remembered for the same snapshot object and an equal demand: a run over thousands of
+    pending Workloads (why-pending -A) asks the same question of one queue snapshot again and again. The
+    answer is immutable and a function of its inputs; the entry keeps the snapshot, so an identity is never
+    reused. Only with the policy oracle, a pure function: a real oracle carries a preemption state."""
+    if oracle is not policy_oracle:
+        return assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
+    try:
+        key = (id(snap), cluster_queue, _demand_key(demand), fair_sharing, kueue)
+        hit = _MEMO.get(key)
+    except TypeError:  # something unhashable in the demand: no memo for it
+        return assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
+    if hit is not None and hit[0] is snap:
+        return hit[1]
+    out = assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
+    if len(_MEMO) >= _MEMO_SIZE:
+        _MEMO.clear()
+    _MEMO[key] = (snap, out)
+    return out
+
+
+def assign_now(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
+               fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment:
     """Assign flavors to every pod set of `demand` on `cluster_queue`, as Kueue would now.
 
     Pod sets go in order; usage of earlier pod sets accumulates (Kueue's "previously considered podsets").
