@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
@@ -65,29 +65,42 @@ def to_json(data: Any) -> str:
 
 
 def echo_dump(data: Any, fmt: str) -> None:
-    """`-o json` or `-o yaml` of plain data, written to stdout. JSON goes out in pieces as it is encoded:
-    why-pending -A over 10,000 Workloads would otherwise hold the encoder's pieces and the joined text
-    (tens of MB each) at once."""
+    """`-o json` or `-o yaml` of plain data, written to stdout. A JSON object's top-level values go out one
+    by one, and the items of a top-level list one by one, each as `json.dumps(..., indent=2)` gives it,
+    indented to its depth: the text is exactly `json.dumps(data, indent=2)`'s (tests/test_common_json.py),
+    but why-pending -A over 10,000 Workloads never holds the whole of it, nor the encoder's pieces."""
     import click
 
     if fmt != "json":
         click.echo(to_yaml(data), nl=False)
         return
+    out = sys.stdout
+    for piece in json_pieces(data):
+        out.write(piece)
+    out.flush()
+
+
+def json_pieces(data: Any) -> Iterator[str]:
+    """`json.dumps(data, indent=2, ensure_ascii=False) + "\n"`, in pieces of one top-level value or item."""
     import json
 
-    out = sys.stdout
-    piece: list[str] = []
-    size = 0
-    for chunk in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data):
-        piece.append(chunk)
-        size += len(chunk)
-        if size >= 1 << 16:
-            out.write("".join(piece))
-            piece.clear()
-            size = 0
-    piece.append("\n")
-    out.write("".join(piece))
-    out.flush()
+    def one(value: Any, depth: int) -> str:
+        return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * depth)
+
+    if not isinstance(data, dict) or not data or not all(isinstance(k, str) for k in data):
+        yield one(data, 0) + "\n"
+        return
+    yield "{"
+    for i, (key, value) in enumerate(data.items()):
+        head = ("," if i else "") + "\n  " + json.dumps(key, ensure_ascii=False) + ": "
+        if isinstance(value, list) and value:
+            yield head + "["
+            for j, item in enumerate(value):
+                yield ("," if j else "") + "\n    " + one(item, 2)
+            yield "\n  ]"
+        else:
+            yield head + one(value, 1)
+    yield "\n}\n"
 
 
 def dump(data: Any, fmt: str) -> str:
