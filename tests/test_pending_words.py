@@ -137,3 +137,32 @@ def test_json_incomplete_entries_keep_their_words(cli: Any, apiserver: Any) -> N
         assert data["incomplete"][0]["error"].startswith("the API server answered 504 to GET workloads")
     else:
         assert r.exit_code == EXIT_FAILED and r.stdout == ""
+
+
+# -- preemption's reads decide by the error's type, not by reading its words ---------------------------------------
+
+def _admitted(name: str, cq: str) -> dict[str, Any]:
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": name, "namespace": NS,
+                                                                                   "uid": f"uid-{name}"},
+            "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": 1}]},
+            "status": {"admission": {"clusterQueue": cq, "podSetAssignments": [
+                {"name": "main", "flavors": {"cpu": "f"}, "resourceUsage": {"cpu": "1"}, "count": 1}]},
+                "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                                "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}
+
+
+@pytest.mark.parametrize("refused", [False, True])
+def test_a_refused_workload_field_selector_falls_back_to_one_list(apiserver: Any, refused: bool) -> None:
+    from kubectl_pd.kueue import preempt_reads
+
+    server, env = apiserver([_admitted("a", "gpu"), _admitted("b", "other"), _admitted("c", "gpu")],
+                            refuse_fields={preempt_reads.SELECTOR} if refused else set())
+    source = LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"], request_timeout=5.0))
+    reads = preempt_reads.read(source, ["gpu", "other"])
+    assert (reads.unknown, reads.fallback) == (None, refused)
+    assert {q: sorted(w.name for w in ws) for q, ws in reads.workloads.items()} == {"gpu": ["a", "c"],
+                                                                                   "other": ["b"]}
+    assert reads.requests == 2  # one list per queue; refused: the refused list, then one wide list for both
+    assert [q.query.get("fieldSelector") for q in server.lists("workloads")] == (
+        [f"{preempt_reads.SELECTOR}=gpu", None] if refused else
+        [f"{preempt_reads.SELECTOR}=gpu", f"{preempt_reads.SELECTOR}=other"])
