@@ -166,3 +166,30 @@ def test_a_refused_workload_field_selector_falls_back_to_one_list(apiserver: Any
     assert [q.query.get("fieldSelector") for q in server.lists("workloads")] == (
         [f"{preempt_reads.SELECTOR}=gpu", None] if refused else
         [f"{preempt_reads.SELECTOR}=gpu", f"{preempt_reads.SELECTOR}=other"])
+
+
+# -- a note names the read, then RBAC's refusal (the error's `refusal`, never its message cut at a word) -----------
+
+def test_a_refused_list_is_noted_with_the_refusal_alone(cli: Any, apiserver: Any) -> None:
+    from kubectl_pd.errors import ForbiddenError
+
+    _server, env = apiserver("pending/quota-exhausted.yaml", forbid=[Forbid("list", "modeldeployments")])
+    source = LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"], request_timeout=5.0))
+    with pytest.raises(ForbiddenError) as refused:
+        source.list("ModelDeployment")
+    e = refused.value
+    assert (e.verb, e.resource, e.namespace) == ("list", "modeldeployments.worker.gpustack.ai", "")
+    assert e.message.startswith(e.refusal + ": ") and e.refusal != e.message  # the remedy follows the refusal
+    _facts, notes = gather_all(source, None)
+    assert [(n.id, n.args) for n in notes] == [("note.unlisted", {"kind": "ModelDeployment", "message": e.refusal})]
+    r = cli(["why-pending", "-A"], env=env)
+    assert r.exit_code == 0, r.stderr
+    assert [ln for ln in r.stdout.splitlines() if ln.startswith("note: ")] == [
+        'note: could not list ModelDeployments: forbidden: RBAC does not let user "system:serviceaccount:pd-tests:'
+        'reader" list modeldeployments.worker.gpustack.ai at cluster scope']
+
+
+def test_a_forbidden_error_made_without_a_refusal_is_its_own_refusal() -> None:
+    from kubectl_pd.errors import ForbiddenError
+
+    assert ForbiddenError("forbidden: no").refusal == "forbidden: no"

@@ -186,7 +186,7 @@ class _FactReader:
             return default, True
         if not isinstance(value, PdError):
             raise value
-        message = value.message.split(": ask for")[0] if isinstance(value, ForbiddenError) else value.message
+        message = _cause(value)
         note = say("note.unread", what=what, message=message)
         if note not in self.facts.notes:  # reads of the same thing that ran together fail together
             self.facts.notes.append(note)
@@ -882,8 +882,12 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
 
 def _unread_note(what: Read, ns: str | None, e: PdError) -> Say:
     """What a run could not read, said once for every diagnosis that needed it."""
-    message = e.message.split(": ask for")[0] if isinstance(e, ForbiddenError) else e.message
-    return say("note.run-unread", what=what, ns=ns, message=message)
+    return say("note.run-unread", what=what, ns=ns, message=_cause(e))
+
+
+def _cause(e: PdError) -> str:
+    """Why a read failed, for a note that names the read: RBAC's refusal without its remedy, else the error."""
+    return e.refusal if isinstance(e, ForbiddenError) else e.message
 
 
 def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], **kw: Any) -> list[Obj]:
@@ -892,7 +896,7 @@ def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], 
     except ApiUnavailable:
         return []
     except ForbiddenError as e:
-        notes.append(say("note.unlisted", kind=kind, message=e.message.split(": ask for")[0]))
+        notes.append(say("note.unlisted", kind=kind, message=e.refusal))
         return []
 
 
