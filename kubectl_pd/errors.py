@@ -38,13 +38,16 @@ class ClusterError(PdError):
 
 
 class ForbiddenError(ClusterError):
-    """RBAC refused a request; carries what was refused so callers may degrade."""
+    """RBAC refused a request; carries what was refused so callers may degrade (`refusal`: the message
+    without its remedy, for a note that says the refusal after naming the read itself)."""
 
-    def __init__(self, message: str, *, verb: str = "", resource: str = "", namespace: str = "") -> None:
+    def __init__(self, message: str, *, verb: str = "", resource: str = "", namespace: str = "",
+                 refusal: str = "") -> None:
         super().__init__(message)
         self.verb = verb
         self.resource = resource
         self.namespace = namespace
+        self.refusal = refusal or message
 
 
 class BrokenAnswer(ClusterError):

@@ -153,12 +153,13 @@ class LiveSource:
             detail = str(doc.get("message") or "") if isinstance(doc, dict) else ""
             user = re.search(r'User "([^"]*)"', detail)
             who = f'user "{user.group(1)}"' if user else "your user"
+            refusal = f"forbidden: RBAC does not let {who} {verb or method.lower()} {resource or path}{where}"
             raise ForbiddenError(
-                f"forbidden: RBAC does not let {who} {verb or method.lower()} "
-                f"{resource or path}{where}: ask for that permission, or work from a snapshot with --from-file",
+                f"{refusal}: ask for that permission, or work from a snapshot with --from-file",
                 verb=verb,
                 resource=resource,
                 namespace=namespace or "",
+                refusal=refusal,
             )
         if resp.status == 429:
             from kubectl_pd.cluster.http import Throttled

@@ -106,7 +106,7 @@ def stands(d: Diagnosis, facts: Facts) -> bool:
         return True
     if not d.pending:
         return False
-    unread = {u.what.removeprefix('workload "').removesuffix('"') for u in facts.incomplete}
+    unread = {u.read.name for u in facts.incomplete if u.read.kind == "Workload" and u.read.purpose == "get"}
     return any(r.code not in ("NotPending", "Unknown", "WorkloadMissing") and r.workload is not None
                and r.workload not in unread for r in d.reasons)
 
@@ -124,7 +124,9 @@ def _emit(d: Diagnosis, facts: Facts, output: str, color: bool,
     data = to_dict(d)
     data.update(preemption[0])  # h19: top-level `preemption` (and `holders`, `preemptedBy`)
     if facts.incomplete:
-        data["incomplete"] = [{"read": u.what, "error": u.why} for u in facts.incomplete]
+        from kubectl_pd.pending.words import read_text
+
+        data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete]
     return dump(data, output)
 
 

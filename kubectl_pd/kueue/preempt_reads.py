@@ -60,14 +60,11 @@ def queues_to_read(snap: Snapshot, cq_name: str, frs: Iterable[FlavorResource]) 
 
 
 def _selector_refused(e: Exception) -> bool:
-    """A server that does not know the selectable field (older API servers, older CRDs) answers 400."""
-    from kubectl_pd import errors
+    """A server that does not know the selectable field (older API servers, older CRDs) answers 400 "field
+    label not supported", which the Source raises as its own error type (never judged by its words)."""
+    from kubectl_pd.errors import FieldSelectorUnsupported
 
-    refused = getattr(errors, "FieldSelectorRefused", None)
-    if refused is not None and isinstance(e, refused):
-        return True
-    text = str(e)
-    return "field label not supported" in text or "fieldSelector" in text or " 400 " in text
+    return isinstance(e, FieldSelectorUnsupported)
 
 
 def read(source: Any, queues: Iterable[str], reads: Reads | None = None) -> Reads:

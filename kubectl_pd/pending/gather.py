@@ -37,7 +37,7 @@ from kubectl_pd.kueue.model import (
 )
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
-from kubectl_pd.pending.say import Say, say
+from kubectl_pd.pending.say import Read, Say, say
 from kubectl_pd.records import dataclass, field
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
@@ -86,20 +86,21 @@ def parse_target(text: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Unread:
-    """A read the verdict depends on that failed: what it was and why (the error's own line)."""
+    """A read the verdict depends on that failed: which read and why (the error's own line)."""
 
-    what: str
+    read: Read
     why: str
 
 
 class IncompleteError(ClusterError):
-    """The diagnosis would rest on reads that failed: say so instead of a verdict."""
+    """The diagnosis would rest on reads that failed: say so instead of a verdict. The reads stay typed
+    (`unread`); the message is written by why-pending's printer (pending/words.py)."""
 
     def __init__(self, target: Target, unread: list[Unread]) -> None:
-        what = "; ".join(f"{u.what}: {u.why}" for u in unread[:3])
-        kind = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group"}.get(target.kind, target.kind.lower())
-        super().__init__(f"the diagnosis of {kind} {target.namespace}/{target.name} is incomplete, so there is no "
-                         f"verdict: could not read {what}")
+        from kubectl_pd.pending.words import incomplete  # the printer imports this module
+
+        super().__init__(incomplete(target, unread))
+        self.target = target
         self.unread = unread
 
 
@@ -174,10 +175,10 @@ class _FactReader:
         self.source = source
         self.facts = facts
 
-    def optional(self, what: str, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
+    def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
         return self._settle(what, _attempt(fn), default, dependent)
 
-    def _settle(self, what: str, result: tuple[bool, Any], default: T, dependent: bool) -> tuple[T, bool]:
+    def _settle(self, what: Read, result: tuple[bool, Any], default: T, dependent: bool) -> tuple[T, bool]:
         ok, value = result
         if ok:
             return value, True
@@ -185,7 +186,7 @@ class _FactReader:
             return default, True
         if not isinstance(value, PdError):
             raise value
-        message = value.message.split(": ask for")[0] if isinstance(value, ForbiddenError) else value.message
+        message = _cause(value)
         note = say("note.unread", what=what, message=message)
         if note not in self.facts.notes:  # reads of the same thing that ran together fail together
             self.facts.notes.append(note)
@@ -193,19 +194,19 @@ class _FactReader:
             self.facts.incomplete.append(Unread(what, message))
         return default, False
 
-    def many(self, calls: list[tuple[str, Callable[[], Any], Any, bool]]) -> list[tuple[Any, bool]]:
+    def many(self, calls: list[Call]) -> list[tuple[Any, bool]]:
         """Run (what, fn, default, dependent) calls together; settle them in the order given."""
         results = _together([c[1] for c in calls], self.facts.live and _parallel(self.source))
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
 
     def get_into(self, table: dict[str, Obj | None], kind: str, name: str, namespace: str | None,
-                 what: str, *, dependent: bool = False) -> Obj | None:
+                 what: Read, *, dependent: bool = False) -> Obj | None:
         self.get_many(table, kind, [name], namespace, lambda _n: what, dependent=dependent)
         return table.get(name)
 
     def get_many(self, table: dict[str, Obj | None], kind: str, names: list[str], namespace: str | None,
-                 what: Callable[[str], str], *, dependent: bool = False) -> None:
+                 what: Callable[[str], Read], *, dependent: bool = False) -> None:
         """GET each name not yet in `table`, together; a name is added only when its read succeeded."""
         todo = [n for n in dict.fromkeys(names) if n not in table]
         calls: list[Call] = [(what(n), _getter(self.source, kind, n, namespace), None, dependent) for n in todo]
@@ -312,7 +313,7 @@ def _read_group(rd: _FactReader, target: Target) -> None:
     md_name = next((label(p, INSTANCE_LABEL) for p in facts.pods
                     if label(p, APP_NAME_LABEL) == "model-deployment"), None)
     if md_name:
-        md, _ = rd.optional(f'modeldeployment "{md_name}"', lambda: source.get("ModelDeployment", md_name, ns),
+        md, _ = rd.optional(Read("ModelDeployment", md_name), lambda: source.get("ModelDeployment", md_name, ns),
                             None)
         facts.deployment = md
 
@@ -341,7 +342,7 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
     if target.kind == "Workload" and not facts.pods:
         facts.pods = _pods_by_owner(rd, facts.workloads[group] or {}, ns)
     if target.kind == "PodGroup":
-        rd.get_into(facts.workloads, "Workload", group, ns, f'workload "{group}"', dependent=True)
+        rd.get_into(facts.workloads, "Workload", group, ns, Read("Workload", group), dependent=True)
         if group not in facts.workloads and not facts.pods:
             raise IncompleteError(target, facts.incomplete)
         if not facts.pods and facts.workloads.get(group) is None:
@@ -356,7 +357,7 @@ def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
     if not uid:
         return
     nothing: list[Obj] = []
-    found, _ = rd.optional("the pod's Workload",
+    found, _ = rd.optional(Read("Workload", purpose="pod-workload"),
                            lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), nothing,
                            dependent=True)
     for wl in found[:1]:
@@ -367,12 +368,12 @@ def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
 def _pods_by_owner(rd: _FactReader, wl: Obj, ns: str) -> list[Obj]:
     refs = [r for r in (wl.get("metadata") or {}).get("ownerReferences") or []
             if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("name")]
-    calls: list[Call] = [(f'pod "{r["name"]}"', _getter(rd.source, "Pod", str(r["name"]), ns), None, False)
+    calls: list[Call] = [(Read("Pod", str(r["name"])), _getter(rd.source, "Pod", str(r["name"]), ns), None, False)
                          for r in refs[:4]]
     return [pod for pod, _ in rd.many(calls) if pod is not None]
 
 
-Call = tuple[str, Callable[[], Any], Any, bool]  # (what, read, default, the verdict depends on it)
+Call = tuple[Read, Callable[[], Any], Any, bool]  # (what, read, default, the verdict depends on it)
 Settled = list[tuple[Any, bool]]
 
 
@@ -380,11 +381,11 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
     """After the target: its groups' Workloads, their queues, and (when something waits) what explains it."""
     facts = rd.facts
     _groups_from_pods(facts)
-    rd.get_many(facts.workloads, "Workload", facts.groups[:MAX_GROUPS], ns, lambda g: f'workload "{g}"',
+    rd.get_many(facts.workloads, "Workload", facts.groups[:MAX_GROUPS], ns, lambda g: Read("Workload", g),
                 dependent=True)
     lq_names, cq_names = _queue_names(rd, ns)
     needs_explaining = _needs_explaining(facts)
-    rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: f'clusterqueue "{cq}"')
+    rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: Read("ClusterQueue", cq))
     _read_nodes(rd)
     if not needs_explaining:
         return
@@ -431,7 +432,7 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     role_types = _role_instance_types(facts.deployment)
     if facts.deployment is not None and not facts.pods:
         _queues_of_instance_types(rd, role_types, lq_names, cq_names)
-    rd.get_many(facts.local_queues, "LocalQueue", lq_names[:3], ns, lambda lq: f'localqueue "{lq}" in "{ns}"')
+    rd.get_many(facts.local_queues, "LocalQueue", lq_names[:3], ns, lambda lq: Read("LocalQueue", lq, ns))
     for lq in lq_names[:3]:
         obj = facts.local_queues.get(lq)
         if obj is not None:
@@ -448,7 +449,7 @@ def _queues_of_instance_types(rd: _FactReader, role_types: list[object], lq_name
     """No pods yet: each role's InstanceType gives its LocalQueue (status.entrance) and ClusterQueue."""
     facts = rd.facts
     types = list(dict.fromkeys(t for t in role_types if isinstance(t, str) and t))
-    rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: f'instancetype "{it}"')
+    rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: Read("InstanceType", it))
     for it in types:
         obj = facts.instance_types.get(it)
         entrance = ((obj or {}).get("status") or {}).get("entrance")
@@ -490,11 +491,11 @@ def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
     flavors = [f for f in flavors if f not in facts.flavors]
     checks = [c for c in checks if c not in facts.checks]
     wants_namespace = wants_namespace and facts.namespace_obj is None
-    calls: list[Call] = [(f'resourceflavor "{f}"', _getter(source, "ResourceFlavor", f, None), None, False)
+    calls: list[Call] = [(Read("ResourceFlavor", f), _getter(source, "ResourceFlavor", f, None), None, False)
                          for f in flavors]
-    calls += [(f'admissioncheck "{c}"', _getter(source, "AdmissionCheck", c, None), None, False) for c in checks]
+    calls += [(Read("AdmissionCheck", c), _getter(source, "AdmissionCheck", c, None), None, False) for c in checks]
     if wants_namespace:
-        calls.append((f'namespace "{ns}"', _getter(source, "Namespace", ns, None), None, False))
+        calls.append((Read("Namespace", ns), _getter(source, "Namespace", ns, None), None, False))
 
     def apply(results: Settled) -> None:
         it = iter(results)
@@ -518,8 +519,8 @@ def _cohort_reads(rd: _FactReader) -> Part:
     facts, source = rd.facts, rd.source
     if not _in_a_cohort(facts):
         return [], lambda _r: None
-    calls: list[Call] = [("clusterqueues (the cohort's peers)", lambda: source.list("ClusterQueue"), [], False),
-                         ("cohorts", lambda: source.list("Cohort"), [], False)]
+    calls: list[Call] = [(Read("ClusterQueue", purpose="cohort-peers"), lambda: source.list("ClusterQueue"), [], False),
+                         (Read("Cohort", purpose="list"), lambda: source.list("Cohort"), [], False)]
 
     def apply(results: Settled) -> None:
         (peers, ok1), (cohorts, ok2) = results
@@ -535,13 +536,13 @@ def _limit_range_reads(rd: _FactReader, ns: str) -> Part:
     def apply(results: Settled) -> None:
         facts.limit_ranges = results[0][0]
 
-    return [(f'limitranges in "{ns}"', lambda: source.list("LimitRange", ns), [], False)], apply
+    return [(Read("LimitRange", namespace=ns, purpose="list"), lambda: source.list("LimitRange", ns), [], False)], apply
 
 
 def _event_reads(rd: _FactReader, ns: str) -> Part:
     """The events of the objects that explain the target; after a list that failed, no more are kept."""
     facts, source = rd.facts, rd.source
-    calls: list[Call] = [(f'events in namespace "{ns}"', _event_lister(source, ns, n), [], False)
+    calls: list[Call] = [(Read("Event", namespace=ns, purpose="events"), _event_lister(source, ns, n), [], False)
                          for n in _event_names(facts)]
 
     def apply(results: Settled) -> None:
@@ -592,7 +593,8 @@ def _read_flavor_nodes(rd: _FactReader, names: list[str]) -> None:
         labels = resource_flavor(flavor).node_labels if flavor is not None else {}
         if f not in facts.nodes and labels:
             todo.append((f, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
-    calls: list[Call] = [(f"the nodes of flavor {f}", _node_lister(rd.source, sel), [], False) for f, sel in todo]
+    calls: list[Call] = [(Read("Node", f, purpose="flavor-nodes"), _node_lister(rd.source, sel), [], False)
+                         for f, sel in todo]
     for (f, _sel), (nodes, ok) in zip(todo, rd.many(calls), strict=True):
         facts.nodes[f] = nodes if ok else None
 
@@ -604,7 +606,7 @@ def _read_nodes(rd: _FactReader) -> None:
     if not admitted or not any(unschedulable(p) is not None for p in facts.pods):
         return
     names = _assigned_flavors(admitted)[:MAX_FLAVORS]
-    rd.get_many(facts.flavors, "ResourceFlavor", names, None, lambda f: f'resourceflavor "{f}"')
+    rd.get_many(facts.flavors, "ResourceFlavor", names, None, lambda f: Read("ResourceFlavor", f))
     _read_flavor_nodes(rd, names)
 
 
@@ -658,8 +660,8 @@ def _read_ahead(rd: _FactReader) -> None:
     requests; a refused read leaves that Workload's requests unknown (a note)."""
     facts = rd.facts
     wanted = [k for k in _ahead_of_ours(facts) if k not in facts.ahead][:MAX_AHEAD]
-    calls: list[Call] = [(f'workload "{n}" in "{w}" (ahead in the queue)', _getter(rd.source, "Workload", n, w), None,
-                          False) for w, n in wanted]
+    calls: list[Call] = [(Read("Workload", n, w, purpose="ahead"), _getter(rd.source, "Workload", n, w), None, False)
+                         for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):
         if ok:
             facts.ahead[key] = obj
@@ -717,8 +719,8 @@ def _visibility_calls(rd: _FactReader, cq_names: list[str]) -> list[tuple[str, C
         if facts.cluster_queues.get(cq) is None:
             continue
         path = f"/apis/{kinds.VISIBILITY_GROUP}/v1beta2/clusterqueues/{cq}/pendingworkloads"
-        out.append((cq, (f'the pending workloads of clusterqueue "{cq}" (visibility API)', _raw_getter(source, path),
-                         None, False)))
+        out.append((cq, (Read("ClusterQueue", cq, purpose="pending-workloads"), _raw_getter(source, path), None,
+                         False)))
     return out
 
 
@@ -760,7 +762,7 @@ class PrefetchedSource:
         self.prefetched = prefetched
         self._by_name: dict[str, dict[str, list[Obj]]] = {}  # kind -> name -> its objects (built on first get)
         self._memo: dict[tuple[Any, ...], tuple[bool, Any]] = {}
-        self.failed: dict[tuple[str, str | None], PdError] = {}  # (what, namespace) -> the error, in order
+        self.failed: dict[tuple[Read, str | None], PdError] = {}  # (what, namespace) -> the error, in order
         self._by_involved: dict[str, dict[str, list[Obj]]] = {}  # namespace -> involvedObject.name -> events
         self._locks: dict[tuple[Any, ...], threading.Lock] = {}
         if hasattr(inner, "get_raw"):
@@ -770,7 +772,7 @@ class PrefetchedSource:
         k = kinds.lookup(kind)
         return k.kind if k else kind
 
-    def _once(self, key: tuple[Any, ...], what: tuple[str, str | None], read: Callable[[], T]) -> T:
+    def _once(self, key: tuple[Any, ...], what: tuple[Read, str | None], read: Callable[[], T]) -> T:
         hit = self._memo.get(key)
         if hit is None:
             with self._locks.setdefault(key, threading.Lock()):  # reads that run together ask once
@@ -798,7 +800,7 @@ class PrefetchedSource:
                 if namespace is None or namespace_of(o) in (None, namespace):
                     return o
             return None
-        return self._once(("get", k, name, namespace), (f'{k.lower()} "{name}"', namespace),
+        return self._once(("get", k, name, namespace), (Read(k, name), namespace),
                           lambda: self.inner.get(kind, name, namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
@@ -816,11 +818,11 @@ class PrefetchedSource:
             return _select(self.prefetched[k], namespace, label_selector, field_selector)
         if k == "Event" and namespace is not None and label_selector is None:  # one list per namespace
             return self._events(kind, namespace, field_selector)
-        return self._once(("list", k, namespace, label_selector, field_selector), (_plural(k), namespace),
+        return self._once(("list", k, namespace, label_selector, field_selector), (Read(k, purpose="list"), namespace),
                           lambda: self.inner.list(kind, namespace, label_selector, field_selector))
 
     def _events(self, kind: str, namespace: str, field_selector: str | None) -> Objs:
-        every = self._once(("list", "Event", namespace, None, None), (_plural("Event"), namespace),
+        every = self._once(("list", "Event", namespace, None, None), (Read("Event", purpose="list"), namespace),
                            lambda: self.inner.list(kind, namespace))
         head, sep, name = (field_selector or "").partition("=")
         if head != INVOLVED_NAME or not sep or "," in name:
@@ -836,15 +838,11 @@ class PrefetchedSource:
         return list(index.get(name, []))
 
     def _get_raw(self, path: str, query: dict[str, Any] | None = None, **kw: Any) -> Any:
-        return self._once(("raw", path), (path, None), lambda: self.inner.get_raw(path, query, **kw))  # type: ignore[attr-defined]
+        return self._once(("raw", path), (Read("", path, purpose="raw"), None),
+                          lambda: self.inner.get_raw(path, query, **kw))  # type: ignore[attr-defined]
 
     def origin(self, obj: Obj) -> Origin:
         return self.inner.origin(obj)
-
-
-def _plural(kind: str) -> str:
-    k = kinds.lookup(kind)
-    return k.plural if k else kind
 
 
 def _select(objs: list[Obj], namespace: str | None, label_selector: str | None,
@@ -882,10 +880,14 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
     return out, notes
 
 
-def _unread_note(what: str, ns: str | None, e: PdError) -> Say:
+def _unread_note(what: Read, ns: str | None, e: PdError) -> Say:
     """What a run could not read, said once for every diagnosis that needed it."""
-    message = e.message.split(": ask for")[0] if isinstance(e, ForbiddenError) else e.message
-    return say("note.run-unread", what=what, ns=ns, message=message)
+    return say("note.run-unread", what=what, ns=ns, message=_cause(e))
+
+
+def _cause(e: PdError) -> str:
+    """Why a read failed, for a note that names the read: RBAC's refusal without its remedy, else the error."""
+    return e.refusal if isinstance(e, ForbiddenError) else e.message
 
 
 def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], **kw: Any) -> list[Obj]:
@@ -894,7 +896,7 @@ def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], 
     except ApiUnavailable:
         return []
     except ForbiddenError as e:
-        notes.append(say("note.unlisted", kind=kind, message=e.message.split(": ask for")[0]))
+        notes.append(say("note.unlisted", kind=kind, message=e.refusal))
         return []
 
 

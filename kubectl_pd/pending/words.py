@@ -9,12 +9,14 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from kubectl_pd.cluster import kinds
 from kubectl_pd.kueue.quantity import format_cards, is_credits
 from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker, FlavorBar
 from kubectl_pd.kueue.words import attempt_text
-from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL
+from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Target, Unread
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
+from kubectl_pd.pending.say import Read
 
 TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group", "Pod": "pod"}
 
@@ -876,14 +878,14 @@ def _next_describe_pod(pod: str, ns: str) -> str:
 # -- notes: what could not be read or known ----------------------------------------------------------------
 
 @_sentence("note.unread")
-def _note_unread(what: str, message: str) -> str:
-    return f"could not read {what}: {message}"
+def _note_unread(what: Read, message: str) -> str:
+    return f"could not read {read_text(what)}: {message}"
 
 
 @_sentence("note.run-unread")
-def _note_run_unread(what: str, ns: str | None, message: str) -> str:
+def _note_run_unread(what: Read, ns: str | None, message: str) -> str:
     where = f' in namespace "{ns}"' if ns else ""
-    return f"could not read {what}{where} (read once for every target of the run): {message}"
+    return f"could not read {read_text(what)}{where} (read once for every target of the run): {message}"
 
 
 @_sentence("note.unlisted")
@@ -920,3 +922,40 @@ def _note_requeued(g: str, reason: str, message: str) -> str:
 @_sentence("note.kueue-differs")
 def _note_kueue_differs(g: str, message: str | None) -> str:
     return f"Kueue's last message for {g} says something else: {message}"
+
+
+# -- reads: what a note, an error or the `incomplete` list of -o json says could not be read ---------------
+
+def read_text(r: Read) -> str:
+    """A read, named: `workload "w"`, `localqueue "q" in "ns"`, `events in namespace "ns"`, ..."""
+    return _READ_WORDS[r.purpose](r)
+
+
+def _where(r: Read) -> str:
+    return f' in "{r.namespace}"' if r.namespace else ""
+
+
+def _plural(kind: str) -> str:
+    k = kinds.lookup(kind)
+    return k.plural if k else kind
+
+
+_READ_WORDS: dict[str, Callable[[Read], str]] = {
+    "get": lambda r: f'{r.kind.lower()} "{r.name}"{_where(r)}',
+    "list": lambda r: _plural(r.kind) + _where(r),
+    "events": lambda r: f'events in namespace "{r.namespace}"',
+    "pod-workload": lambda r: "the pod's Workload",
+    "cohort-peers": lambda r: "clusterqueues (the cohort's peers)",
+    "flavor-nodes": lambda r: f"the nodes of flavor {r.name}",
+    "ahead": lambda r: f'{r.kind.lower()} "{r.name}"{_where(r)} (ahead in the queue)',
+    "pending-workloads": lambda r: f'the pending workloads of clusterqueue "{r.name}" (visibility API)',
+    "raw": lambda r: r.name,
+}
+
+
+def incomplete(target: Target, unread: list[Unread]) -> str:
+    """IncompleteError's message: the target and the first three reads that failed, each with its error."""
+    what = "; ".join(f"{read_text(u.read)}: {u.why}" for u in unread[:3])
+    kind = TARGET_WORDS.get(target.kind, target.kind.lower())
+    return (f"the diagnosis of {kind} {target.namespace}/{target.name} is incomplete, so there is no verdict: "
+            f"could not read {what}")
