@@ -162,7 +162,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     errors = report.errors(force)
     if errors:
         _fail([f.message for f in errors], "; nothing was written")
-    from kubectl_pd.create.preempt_words import create_line  # h19: what admitting it would preempt
+    from kubectl_pd.create.preempt_words import create_line  # what admitting it would preempt
 
     if (line := create_line(report.preemption)) is not None:
         _warn(line)

@@ -118,11 +118,11 @@ def _emit(d: Diagnosis, facts: Facts, output: str, color: bool,
     if output == "text":
         from kubectl_pd.pending.render import render_text
 
-        return render_text(d, color=color) + preemption[1]  # h19: the "would preempt" block
+        return render_text(d, color=color) + preemption[1]  # the "would preempt" block
     from kubectl_pd.pending.render import to_dict
 
     data = to_dict(d)
-    data.update(preemption[0])  # h19: top-level `preemption` (and `holders`, `preemptedBy`)
+    data.update(preemption[0])  # top-level `preemption` (and `holders`, `preemptedBy`)
     if facts.incomplete:
         from kubectl_pd.pending.words import read_text
 

@@ -45,7 +45,7 @@ class Preflight:
     findings: list[CheckFinding] = field(default_factory=list)
     queues: dict[str, str] = field(default_factory=dict)  # role -> LocalQueue name
     covered: dict[str, str] = field(default_factory=dict)  # role -> credits resource of its queue
-    preemption: list[Any] = field(default_factory=list)  # h19: kueue.preempt_answer.Answer per Workload
+    preemption: list[Any] = field(default_factory=list)  # kueue.preempt_answer.Answer per Workload
 
     def errors(self, force: bool = False) -> list[CheckFinding]:
         return [f for f in self.findings if f.severity == ERROR and not (force and f.forceable)]
