@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubectl_pd.kueue.model import Condition, conditions_of
+from kubectl_pd.kueue.model import Condition, conditions_of, to_int
 from kubectl_pd.records import dataclass, field
 
 
@@ -19,16 +19,6 @@ def _d(x: Any) -> dict[str, Any]:
 
 def _str_map(x: Any) -> dict[str, str]:
     return {str(k): v for k, v in _d(x).items() if isinstance(v, str)}
-
-
-def _count(x: Any) -> int | None:
-    if isinstance(x, bool):
-        return None
-    if isinstance(x, int):
-        return x
-    if isinstance(x, str) and x.strip().lstrip("-").isascii() and x.strip().lstrip("-").isdigit():
-        return int(x.strip())
-    return None
 
 
 @dataclass(frozen=True)
@@ -99,4 +89,4 @@ def event(obj: Any) -> Event:
         return x if isinstance(x, str) else None
 
     return Event(s(inv.get("name")), s(inv.get("kind")), s(obj.get("reason")), msg if isinstance(msg, str) else None,
-                 _count(obj.get("count")), str(first) if first else None)
+                 to_int(obj.get("count")), str(first) if first else None)
