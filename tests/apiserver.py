@@ -610,10 +610,13 @@ def objects_of(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 class ConnectProxy:
     """A forward proxy that answers `CONNECT host:port` with a byte tunnel (how HTTPS goes through a proxy);
-    with `auth`, it wants that Proxy-Authorization value. `tunnels` logs the targets it connected."""
+    with `auth`, it wants that Proxy-Authorization value. `tunnels` logs the targets it connected. With
+    `upstream`, every tunnel goes there whatever host it names (route tests: a server URL with any host name
+    reaches the loopback server, and whether a client went via the proxy is `bool(tunnels)`)."""
 
-    def __init__(self, auth: str | None = None) -> None:
+    def __init__(self, auth: str | None = None, upstream: tuple[str, int] | None = None) -> None:
         self.auth = auth
+        self.upstream = upstream
         self.tunnels: list[str] = []
         self._sock = socket.create_server(("127.0.0.1", 0))
         threading.Thread(target=self._accept, daemon=True).start()
@@ -649,7 +652,7 @@ class ConnectProxy:
             client.close()
             return
         host, _, port = target.rpartition(":")
-        upstream = socket.create_connection((host.strip("[]"), int(port)))
+        upstream = socket.create_connection(self.upstream or (host.strip("[]"), int(port)))
         self.tunnels.append(target)
         client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
 

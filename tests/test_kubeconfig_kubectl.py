@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.apiserver import TLS, TOKEN, FakeApiServer
+from tests.apiserver import TLS, TOKEN, ConnectProxy, FakeApiServer
 from tests.conftest import Pki, run_cli, run_kubectl
-from tests.proxyserver import RoutingProxy
 
 CQ = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "gpu"},
       "spec": {"namespaceSelector": {}}}
@@ -243,7 +242,7 @@ ROUTE_CASES = [  # (server host, port or None for the default 443, NO_PROXY, via
                          ids=[f"{h}:{p or 443}-[{n}]" for h, p, n, _ in ROUTE_CASES])
 def test_proxy_route_matches_kubectl(host: str, port: str | None, no_proxy: str, proxied: bool,
                                      server: FakeApiServer, tmp_path: Path) -> None:
-    proxy = RoutingProxy(("127.0.0.1", _port(server)))
+    proxy = ConnectProxy(upstream=("127.0.0.1", _port(server)))
     try:
         url = f"https://{host}:{_port(server)}" if port else f"https://{host}"
         case = Case("route", cluster=["    tls-server-name: localhost"])
@@ -252,9 +251,9 @@ def test_proxy_route_matches_kubectl(host: str, port: str | None, no_proxy: str,
                "NO_PROXY": no_proxy.replace("PORT", str(_port(server)))}
         routes = []
         for run in (via_kubectl, via_pd):
-            proxy.targets.clear()
+            proxy.tunnels.clear()
             outcome = run(server, env, ["--request-timeout", "5s"])
-            routes.append(bool(proxy.targets))
+            routes.append(bool(proxy.tunnels))
             assert TOKEN not in outcome.output
             if proxied:
                 assert outcome.code == 0, outcome.output
@@ -264,14 +263,14 @@ def test_proxy_route_matches_kubectl(host: str, port: str | None, no_proxy: str,
 
 
 def test_kubeconfig_proxy_url_is_used_for_loopback_too(server: FakeApiServer, tmp_path: Path) -> None:
-    proxy = RoutingProxy(("127.0.0.1", _port(server)))
+    proxy = ConnectProxy(upstream=("127.0.0.1", _port(server)))
     try:
         kc = write(tmp_path / "kubeconfig",
                    kubeconfig_text(server, Case("p", cluster=[f"    proxy-url: {proxy.url}"])))
         for run in (via_kubectl, via_pd):
-            proxy.targets.clear()
+            proxy.tunnels.clear()
             assert run(server, {"KUBECONFIG": str(kc)}, []).code == 0
-            assert proxy.targets == [f"127.0.0.1:{_port(server)}"]
+            assert proxy.tunnels == [f"127.0.0.1:{_port(server)}"]
     finally:
         proxy.stop()
 
@@ -321,13 +320,13 @@ def test_token_flag_against_a_token_file(file_token: str, flag_token: str, serve
 
 
 def test_proxy_url_flag(server: FakeApiServer, tmp_path: Path) -> None:
-    proxy = RoutingProxy(("127.0.0.1", _port(server)))
+    proxy = ConnectProxy(upstream=("127.0.0.1", _port(server)))
     try:
         kc = write(tmp_path / "kubeconfig", kubeconfig_text(server, Case("p")))
         for run in (via_kubectl, via_pd):
-            proxy.targets.clear()
+            proxy.tunnels.clear()
             assert run(server, {"KUBECONFIG": str(kc)}, ["--proxy-url", proxy.url]).code == 0
-            assert proxy.targets == [f"127.0.0.1:{_port(server)}"]
+            assert proxy.tunnels == [f"127.0.0.1:{_port(server)}"]
     finally:
         proxy.stop()
 
