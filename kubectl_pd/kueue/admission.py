@@ -12,7 +12,7 @@ base computes quota.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -234,7 +234,8 @@ class Assignment:
 
 @dataclass
 class _Node:
-    """A ClusterQueue or Cohort as Kueue's resourceNode: quotas, subtree quota, usage."""
+    """A ClusterQueue or Cohort as Kueue's resourceNode: quotas, subtree quota, usage. `nominal`, `lending`
+    and `borrowing` are the quotas' figures by (flavor, resource), where the quota sets them."""
 
     name: str
     quotas: dict[FlavorResource, ResourceQuota]
@@ -243,15 +244,36 @@ class _Node:
     subtree: dict[FlavorResource, Fraction] = field(default_factory=dict)
     usage: dict[FlavorResource, Fraction] = field(default_factory=dict)
     children: list[_Node] = field(default_factory=list)
+    nominal: dict[FlavorResource, Fraction] = field(default_factory=dict)
+    lending: dict[FlavorResource, Fraction] = field(default_factory=dict)
+    borrowing: dict[FlavorResource, Fraction] = field(default_factory=dict)
 
     def local_quota(self, fr: FlavorResource) -> Fraction:
-        q = self.quotas.get(fr)
-        if q is not None and q.lending_limit is not None:
-            return max(Fraction(0), self.subtree.get(fr, Fraction(0)) - q.lending_limit)
+        if fr in self.lending:
+            return max(Fraction(0), self.subtree.get(fr, Fraction(0)) - self.lending[fr])
         return Fraction(0)
 
     def local_available(self, fr: FlavorResource) -> Fraction:
         return max(Fraction(0), self.local_quota(fr) - self.usage.get(fr, Fraction(0)))
+
+    def borrowing_with(self, fr: FlavorResource, val: Fraction) -> bool:
+        """Whether the node would be over its subtree quota with `val` more in use."""
+        return self.subtree.get(fr, Fraction(0)) < self.usage.get(fr, Fraction(0)) + val
+
+    def within_nominal(self, frs: Iterable[FlavorResource]) -> bool:
+        return not any(self.borrowing_with(fr, Fraction(0)) for fr in frs)
+
+    def path_to_root(self) -> Iterator[_Node]:
+        n = self.parent
+        while n is not None:
+            yield n
+            n = n.parent
+
+    def root(self) -> _Node:
+        n = self
+        while n.parent is not None:
+            n = n.parent
+        return n
 
     def height(self) -> int:
         h = min(len(self.children), 1)
@@ -260,15 +282,30 @@ class _Node:
                 h = max(h, c.height() + 1)
         return h
 
+    def cluster_queues(self) -> Iterator[_Node]:
+        for c in self.children:
+            if c.is_cq:
+                yield c
+            else:
+                yield from c.cluster_queues()
+
 
 def _quota_map(groups: tuple) -> dict[FlavorResource, ResourceQuota]:
     return {(f.name, r.name): r for g in groups for f in g.flavors for r in f.resources}
 
 
-class Tree:
-    """The cohort forest of a snapshot, with usage as the queues' status reports it."""
+def _node(name: str, groups: tuple, is_cq: bool = False) -> _Node:
+    quotas = _quota_map(groups)
+    return _Node(name, quotas, is_cq=is_cq, nominal={fr: q.nominal for fr, q in quotas.items()},
+                 lending={fr: q.lending_limit for fr, q in quotas.items() if q.lending_limit is not None},
+                 borrowing={fr: q.borrowing_limit for fr, q in quotas.items() if q.borrowing_limit is not None})
 
-    def __init__(self, snap: Snapshot):
+
+class Tree:
+    """The cohort forest of a snapshot, with usage as the queues' status reports it, or as `usage` gives it
+    for the queues it names (preemption.State: the sum of the admitted Workloads read)."""
+
+    def __init__(self, snap: Snapshot, usage: Mapping[str, Mapping[FlavorResource, Fraction]] | None = None):
         self.nodes: dict[str, _Node] = {}
         cohorts: dict[str, _Node] = {}
 
@@ -276,7 +313,7 @@ class Tree:
             if name in cohorts:
                 return cohorts[name]
             c = snap.cohorts.get(name)
-            node = _Node(name, _quota_map(c.resource_groups) if c else {})
+            node = _node(name, c.resource_groups if c else ())
             cohorts[name] = node
             if c is not None and c.parent:
                 if c.parent not in seen + (name,):  # a cycle: Kueue keeps its queues inactive
@@ -286,9 +323,9 @@ class Tree:
             return node
 
         for cq in snap.cluster_queues.values():
-            node = _Node(cq.name, _quota_map(cq.resource_groups), is_cq=True)
-            node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
-            node.usage = dict(cq.reserved)
+            node = _node(cq.name, cq.resource_groups, is_cq=True)
+            node.subtree = dict(node.nominal)
+            node.usage = dict(usage[cq.name] if usage is not None and cq.name in usage else cq.reserved)
             if cq.cohort:
                 parent = cohort_node(cq.cohort)
                 node.parent = parent
@@ -296,7 +333,8 @@ class Tree:
             self.nodes[cq.name] = node
         for name in snap.cohorts:
             cohort_node(name)
-        for root in [c for c in cohorts.values() if c.parent is None]:
+        self.roots = [c for c in cohorts.values() if c.parent is None]
+        for root in self.roots:
             self._accumulate(root)
         # (flavor, resource) a tree cannot count: some member's quota or usage is unreadable
         self._unknown: dict[str, set[FlavorResource]] = {}
@@ -309,16 +347,14 @@ class Tree:
 
     @staticmethod
     def root(node: _Node) -> _Node:
-        while node.parent is not None:
-            node = node.parent
-        return node
+        return node.root()
 
     def unreadable(self, node: _Node, fr: FlavorResource) -> bool:
         """Whether a member of `node`'s tree has an unreadable quota or usage for `fr`."""
         return fr in self._unknown.get(self.root(node).name, ())
 
     def _accumulate(self, node: _Node) -> None:
-        node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
+        node.subtree = dict(node.nominal)
         node.usage = {}
         for child in node.children:
             if not child.is_cq:
@@ -332,21 +368,20 @@ class Tree:
         if node.parent is None:
             return node.subtree.get(fr, Fraction(0)) - node.usage.get(fr, Fraction(0))
         parent_available = self.available(node.parent, fr)
-        q = node.quotas.get(fr)
-        if q is not None and q.borrowing_limit is not None:
+        if fr in node.borrowing:
             lq = node.local_quota(fr)
             stored = node.subtree.get(fr, Fraction(0)) - lq
             used_in_parent = max(Fraction(0), node.usage.get(fr, Fraction(0)) - lq)
-            parent_available = min(stored - used_in_parent + q.borrowing_limit, parent_available)
+            parent_available = min(stored - used_in_parent + node.borrowing[fr], parent_available)
         return node.local_available(fr) + parent_available
 
     def potential(self, node: _Node, fr: FlavorResource) -> Fraction:
+        """Kueue's potentialAvailable."""
         if node.parent is None:
             return node.subtree.get(fr, Fraction(0))
         avail = node.local_quota(fr) + self.potential(node.parent, fr)
-        q = node.quotas.get(fr)
-        if q is not None and q.borrowing_limit is not None:
-            avail = min(node.subtree.get(fr, Fraction(0)) + q.borrowing_limit, avail)
+        if fr in node.borrowing:
+            avail = min(node.subtree.get(fr, Fraction(0)) + node.borrowing[fr], avail)
         return avail
 
     def borrow_height(self, node: _Node, fr: FlavorResource, val: Fraction) -> tuple[int, bool]:

@@ -57,16 +57,6 @@ def compare(a: DRS, b: DRS) -> int:
     return (x > y) - (x < y)
 
 
-def potential(state: State, node: _Node, fr: FlavorResource) -> Fraction:
-    """Kueue's potentialAvailable."""
-    if node.parent is None:
-        return node.subtree.get(fr, Fraction(0))
-    avail = node.local_quota(fr) + potential(state, node.parent, fr)
-    if fr in node.borrowing:
-        avail = min(node.subtree.get(fr, Fraction(0)) + node.borrowing[fr], avail)
-    return avail
-
-
 def drs(state: State, node: _Node, weights: Mapping[str, Fraction]) -> DRS:
     """Kueue's dominantResourceShare of a ClusterQueue or Cohort (no extra request)."""
     weight = float(weights.get(node.name, Fraction(1)))
@@ -82,7 +72,7 @@ def drs(state: State, node: _Node, weights: Mapping[str, Fraction]) -> DRS:
     root = node.parent.root()
     lendable: dict[str, Fraction] = {}
     for fr in root.subtree:
-        lendable[fr[1]] = lendable.get(fr[1], Fraction(0)) + potential(state, node.parent, fr)
+        lendable[fr[1]] = lendable.get(fr[1], Fraction(0)) + state.potential(node.parent, fr)
     ratio, dominant = 0.0, ""
     for r, b in borrowed.items():
         lr = lendable.get(r, Fraction(0))

@@ -16,7 +16,7 @@ Workload out and put it back. The result carries codes only: Kueue's reason for 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -150,116 +150,26 @@ def admitted_of(obj: Any) -> Admitted | None:
 # ---------------------------------------------------------------------------------------- quota state
 
 
-class _Node:
-    """A ClusterQueue or Cohort as Kueue's resourceNode (quotas, subtree quota, usage)."""
-
-    __slots__ = ("name", "nominal", "lending", "borrowing", "parent", "is_cq", "subtree", "usage", "children")
-
-    def __init__(self, name: str, is_cq: bool) -> None:
-        self.name, self.is_cq = name, is_cq
-        self.nominal: dict[FlavorResource, Fraction] = {}
-        self.lending: dict[FlavorResource, Fraction] = {}
-        self.borrowing: dict[FlavorResource, Fraction] = {}
-        self.parent: _Node | None = None
-        self.subtree: dict[FlavorResource, Fraction] = {}
-        self.usage: dict[FlavorResource, Fraction] = {}
-        self.children: list[_Node] = []
-
-    def local_quota(self, fr: FlavorResource) -> Fraction:
-        if fr in self.lending:
-            return max(Fraction(0), self.subtree.get(fr, Fraction(0)) - self.lending[fr])
-        return Fraction(0)
-
-    def local_available(self, fr: FlavorResource) -> Fraction:
-        return max(Fraction(0), self.local_quota(fr) - self.usage.get(fr, Fraction(0)))
-
-    def borrowing_with(self, fr: FlavorResource, val: Fraction) -> bool:
-        return self.subtree.get(fr, Fraction(0)) < self.usage.get(fr, Fraction(0)) + val
-
-    def within_nominal(self, frs: Iterable[FlavorResource]) -> bool:
-        return not any(self.borrowing_with(fr, Fraction(0)) for fr in frs)
-
-    def path_to_root(self) -> Iterator[_Node]:
-        n = self.parent
-        while n is not None:
-            yield n
-            n = n.parent
-
-    def root(self) -> _Node:
-        n = self
-        while n.parent is not None:
-            n = n.parent
-        return n
-
-    def height(self) -> int:
-        h = min(len(self.children), 1)
-        for c in self.children:
-            if not c.is_cq:
-                h = max(h, c.height() + 1)
-        return h
-
-    def cluster_queues(self) -> Iterator[_Node]:
-        for c in self.children:
-            if c.is_cq:
-                yield c
-            else:
-                yield from c.cluster_queues()
+_Node = ad._Node  # the cohort tree's node: one class for admission and preemption
 
 
-def _fill_quotas(node: _Node, groups: tuple) -> None:
-    for g in groups:
-        for f in g.flavors:
-            for r in f.resources:
-                fr = (f.name, r.name)
-                node.nominal[fr] = r.nominal
-                if r.lending_limit is not None:
-                    node.lending[fr] = r.lending_limit
-                if r.borrowing_limit is not None:
-                    node.borrowing[fr] = r.borrowing_limit
-
-
-class State:
+class State(ad.Tree):
     """The cohort forest with usage from admitted Workloads; Workloads can be taken out and put back."""
 
     def __init__(self, snap: Snapshot, workloads: Iterable[Admitted], read: frozenset[str] | None = None) -> None:
         """`read`: the queues whose admitted Workloads were read (None = all); the others keep the usage
         their status reports and hold no candidate."""
-        self.nodes: dict[str, _Node] = {}
-        cohorts: dict[str, _Node] = {}
         self.workloads: dict[str, list[Admitted]] = {}
         for wl in workloads:
             self.workloads.setdefault(wl.cluster_queue, []).append(wl)
-
-        def cohort_node(name: str, seen: tuple[str, ...] = ()) -> _Node:
-            if name in cohorts:
-                return cohorts[name]
-            node = cohorts[name] = _Node(name, False)
-            c = snap.cohorts.get(name)
-            if c is not None:
-                _fill_quotas(node, c.resource_groups)
-                if c.parent and c.parent not in seen + (name,):
-                    node.parent = cohort_node(c.parent, seen + (name,))
-                    node.parent.children.append(node)
-            return node
-
-        for cq in snap.cluster_queues.values():
-            node = self.nodes[cq.name] = _Node(cq.name, True)
-            _fill_quotas(node, cq.resource_groups)
-            node.subtree = dict(node.nominal)
-            if read is None or cq.name in read:
-                for wl in self.workloads.get(cq.name, ()):
+        usage: dict[str, dict[FlavorResource, Fraction]] = {}
+        for cq in snap.cluster_queues:
+            if read is None or cq in read:
+                total = usage[cq] = {}
+                for wl in self.workloads.get(cq, ()):
                     for fr, q in wl.usage.items():
-                        node.usage[fr] = node.usage.get(fr, Fraction(0)) + q
-            else:
-                node.usage = dict(cq.reserved)
-            if cq.cohort:
-                node.parent = cohort_node(cq.cohort)
-                node.parent.children.append(node)
-        for name in snap.cohorts:
-            cohort_node(name)
-        self.roots = [c for c in cohorts.values() if c.parent is None]
-        for r in self.roots:
-            _accumulate(r)
+                        total[fr] = total.get(fr, Fraction(0)) + q
+        super().__init__(snap, usage)
 
     def _change(self, wl: Admitted, sign: int) -> None:
         node = self.nodes.get(wl.cluster_queue)
@@ -268,7 +178,7 @@ class State:
         for fr, q in wl.usage.items():
             node.usage[fr] = node.usage.get(fr, Fraction(0)) + sign * q
         if node.parent is not None:
-            _accumulate(node.root())
+            self._accumulate(node.root())
 
     def remove(self, wl: Admitted) -> None:
         self._change(wl, -1)
@@ -278,40 +188,6 @@ class State:
 
     def add_usage(self, cq: str, usage: Mapping[FlavorResource, Fraction], sign: int = 1) -> None:
         self._change(Admitted("", "", cq, 0, usage), sign)
-
-    def available(self, node: _Node, fr: FlavorResource) -> Fraction:
-        if node.parent is None:
-            return node.subtree.get(fr, Fraction(0)) - node.usage.get(fr, Fraction(0))
-        parent_available = self.available(node.parent, fr)
-        if fr in node.borrowing:
-            lq = node.local_quota(fr)
-            stored = node.subtree.get(fr, Fraction(0)) - lq
-            used_in_parent = max(Fraction(0), node.usage.get(fr, Fraction(0)) - lq)
-            parent_available = min(stored - used_in_parent + node.borrowing[fr], parent_available)
-        return node.local_available(fr) + parent_available
-
-    def borrow_height(self, node: _Node, fr: FlavorResource, val: Fraction) -> int:
-        """Kueue's FindHeightOfLowestSubtreeThatFits (the height only)."""
-        if node.parent is None or not node.borrowing_with(fr, val):
-            return 0
-        remaining = val - node.local_available(fr)
-        for t in node.path_to_root():
-            if not t.borrowing_with(fr, remaining):
-                return t.height()
-            remaining -= t.local_available(fr)
-        return node.root().height()
-
-
-def _accumulate(node: _Node) -> None:
-    node.subtree = dict(node.nominal)
-    node.usage = {}
-    for child in node.children:
-        if not child.is_cq:
-            _accumulate(child)
-        for fr, q in child.subtree.items():
-            node.subtree[fr] = node.subtree.get(fr, Fraction(0)) + q - child.local_quota(fr)
-        for fr, u in child.usage.items():
-            node.usage[fr] = node.usage.get(fr, Fraction(0)) + max(Fraction(0), u - child.local_quota(fr))
 
 
 # ---------------------------------------------------------------------------------------- policy
@@ -531,10 +407,10 @@ def simulate(snap: Snapshot, state: State, preemptor: Preemptor, fr: FlavorResou
     found = targets(snap, (), one, (fr,), settings, state)
     node = state.nodes[preemptor.cluster_queue]
     if not found:
-        return "NoCandidates", state.borrow_height(node, fr, quantity)
+        return "NoCandidates", state.borrow_height(node, fr, quantity)[0]
     for t in found:
         state.remove(t.workload)
-    after = state.borrow_height(node, fr, quantity)
+    after = state.borrow_height(node, fr, quantity)[0]
     for t in found:
         state.add(t.workload)
     if any(t.workload.cluster_queue == preemptor.cluster_queue for t in found):
