@@ -16,15 +16,7 @@ import click  # noqa: E402
 
 from kubectl_pd import __version__  # noqa: E402
 from kubectl_pd.errors import EXIT_USAGE, PdError  # noqa: E402
-from kubectl_pd.options import (  # noqa: E402, F401 - F401: re-exported, the flags' old home
-    INPUT_LIMIT,
-    MAX_DURATION,
-    checked_duration,
-    cluster_options,
-    normalize_bool_flags,
-    options_of,
-    with_cluster_flags,
-)
+from kubectl_pd.options import normalize_bool_flags, options_of, with_cluster_flags  # noqa: E402
 
 PROG = "kubectl pd"
 
