@@ -11,8 +11,8 @@ from kubectl_pd.create import flags, pods, preflight, scaffold, wait
 from kubectl_pd.create.flags import CreateRequest, RoleSyntaxError, parse_role
 from kubectl_pd.gpustack import names, profiles
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import Snapshot
-from kubectl_pd.pending import verdicts as vd
 from tests.apiserver import load_objects
 from tests.builders import cluster_queue, pod
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import Snapshot
 from kubectl_pd.pending import suggest as sg
-from kubectl_pd.pending import verdicts as vd
 from tests.builders import cluster_queue, resource_flavor
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +34,7 @@ def queue(*roles: tuple[str, int, int]) -> vd.QueueDemand:
     members = []
     for role, replicas, per_pod in roles:
         p = ad.PodSetDemand(role, replicas, {"cpu": per_pod}, role=role)
-        members.append((vd.Demand(role, "wl", role, replicas, p.total()), p))
+        members.append((vd.RoleDemand(role, "wl", role, replicas, p.total()), p))
     return vd.QueueDemand([("wl", members)])
 
 
@@ -67,7 +67,7 @@ def test_what_if_changes_replicas_of_one_role() -> None:
 
 def test_what_if_per_replica_keeps_or_repeats_workloads() -> None:
     p = ad.PodSetDemand("decode", 1, {"cpu": 2}, role="decode")
-    per = vd.QueueDemand([(f"d{i}", [(vd.Demand("decode", f"d{i}", "decode", 1, p.total()), p)]) for i in range(2)])
+    per = vd.QueueDemand([(f"d{i}", [(vd.RoleDemand("decode", f"d{i}", "decode", 1, p.total()), p)]) for i in range(2)])
     assert [w for w, _ in sg.what_if(per, {"decode": 1}).workloads] == ["d0"]
     assert [w for w, _ in sg.what_if(per, {"decode": 3}).workloads] == ["d0", "d1", "d1+2"]
 
