@@ -104,6 +104,15 @@ class IncompleteError(ClusterError):
         self.unread = unread
 
 
+def _parsed(cache: dict[tuple[str, int], Any], kind: str, obj: Obj, parse: Callable[[Obj], T]) -> T:
+    """`parse(obj)`, once per object: keyed by identity, and the entry keeps the object (no reused id)."""
+    key = (kind, id(obj))
+    hit = cache.get(key)
+    if hit is None or hit[0] is not obj:
+        hit = cache[key] = (obj, parse(obj))
+    return hit[1]  # type: ignore[no-any-return]
+
+
 @dataclass
 class Facts:
     """Everything read for one target. A dict value None means "read, does not exist"; a missing key
@@ -135,11 +144,7 @@ class Facts:
     # Each object read is parsed once into its typed model (kueue.model, kube), on first use: the facts
     # hold the objects the Source returned (the json view and the arithmetic's snapshot read them too).
     def _view(self, kind: str, obj: Obj, parse: Callable[[Obj], T]) -> T:
-        key = (kind, id(obj))
-        hit = self.parsed.get(key)
-        if hit is None or hit[0] is not obj:
-            hit = self.parsed[key] = (obj, parse(obj))
-        return hit[1]  # type: ignore[no-any-return]
+        return _parsed(self.parsed, kind, obj, parse)
 
     def wl(self, obj: Obj) -> Workload:
         return self._view("Workload", obj, workload)
@@ -853,8 +858,8 @@ def _select(objs: list[Obj], namespace: str | None, label_selector: str | None,
 
 
 def _admitted_or_finished(wl: Obj, parsed: dict[tuple[str, int], Any]) -> bool:
-    """Parsed into the run's shared views (the Facts' own key), so the target's diagnosis parses it once."""
-    w = Facts(Target("Workload", "", ""), parsed=parsed).wl(wl)
+    """Parsed into the run's shared views, so the target's diagnosis parses it once."""
+    w = _parsed(parsed, "Workload", wl, workload)
     return _admitted(w) and w.active
 
 
