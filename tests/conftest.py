@@ -108,16 +108,28 @@ def run_kubectl(args: list[str], *, env: dict[str, str] | None = None, timeout: 
                           timeout=timeout, input=input)
 
 
+def _default_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn_interruptible(args: list[str], *, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """Start a process as a terminal starts a foreground job, so that SIGINT (Ctrl-C) reaches it.
 
     A process inherits an *ignored* SIGINT, and Python (like every well-behaved program) then keeps ignoring
     it: a test run started in the background of a non-interactive shell (`pytest &` in a script, nohup, some
     CI runners) has SIGINT ignored, and a child it spawns never sees the Ctrl-C a test sends. A Python
-    handler, unlike SIG_IGN, is reset to the default on exec: so one is set for the moment of the spawn."""
+    handler, unlike SIG_IGN, is reset to the default on exec: so one is set for the moment of the spawn. Only
+    the main thread may set a handler: a test that spawns from threads of its own has the child restore the
+    default itself, between fork and exec."""
     import signal
+    import threading
 
     ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored and threading.current_thread() is not threading.main_thread():
+        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                preexec_fn=_default_sigint)
     if ignored:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from kubectl_pd.kueue.model import (
@@ -154,7 +155,7 @@ class FlavorAttempt:
     taint: Taint | None = None
     borrow: int = 0
 
-    @property
+    @cached_property
     def deciding(self) -> ResourceCheck | None:
         """The resource whose outcome decided this flavor (the worst one)."""
         bad = [c for c in self.checks if c.outcome == self.outcome]
@@ -186,11 +187,11 @@ class PodSetAssignment:
     unknown: tuple[str, ...] = ()
     invalid: tuple[Invalid, ...] = ()
 
-    @property
+    @cached_property
     def attempts(self) -> tuple[FlavorAttempt, ...]:
         return tuple(a for g in self.groups for a in g.attempts)
 
-    @property
+    @cached_property
     def blocking(self) -> FlavorAttempt | None:
         """The attempt that explains a pod set that does not fit now: the quota attempt closest to fitting
         (needs preemption, then smallest shortfall), else the first attempt."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.lazyre import lazy as _lazy
@@ -208,9 +209,16 @@ _WHOLE: list[tuple[str, re.Pattern[str]]] = [(k, _lazy(p, re.DOTALL)) for k, p i
 
 
 def parse_message(text: object) -> Message:
-    """Parse a QuotaReserved=False message (or the same text on a `Pending` event)."""
+    """Parse a QuotaReserved=False message (or the same text on a `Pending` event). The result is shared by
+    every caller that passes the same text (thousands of pending Workloads often carry a few messages):
+    read it, never change it."""
     if not isinstance(text, str):
         return Message("unknown", "" if text is None else str(text))
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=1024)
+def _parse_text(text: str) -> Message:
     body = text.strip()
     hit = _first(_WHOLE, body)
     if hit is not None:

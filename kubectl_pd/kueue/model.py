@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
@@ -534,15 +535,15 @@ class Workload:
         """status.reclaimablePods by pod set name: Kueue subtracts these counts from the pod sets' counts."""
         return self.reclaimable
 
-    @property
+    @cached_property
     def reserved(self) -> bool:
         return is_true(self.conditions, "QuotaReserved")
 
-    @property
+    @cached_property
     def admitted(self) -> bool:
         return is_true(self.conditions, "Admitted")
 
-    @property
+    @cached_property
     def finished(self) -> bool:
         return is_true(self.conditions, "Finished")
 

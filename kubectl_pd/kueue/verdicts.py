@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from functools import cached_property
 
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, Workload, pod_set_of_spec
@@ -68,7 +69,7 @@ class PodSetVerdict:
     cluster_queue: str | None = None
     joint_needed: Fraction | None = None  # what every pending pod set needs together in its blocking flavor
 
-    @property
+    @cached_property  # nothing sets `assignment` after construction (records.replace makes a new verdict)
     def best(self) -> Blocker | None:
         return blocker(self.assignment) if self.assignment is not None else None
 

@@ -51,6 +51,7 @@ MAX_FLAVORS = 4
 MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
 PARALLEL = 4  # concurrent reads of one diagnosis on a live cluster
+WIDEN_AT = 2  # no TARGET: from this many namespaces with targets, LocalQueues and LimitRanges are listed once
 INVOLVED_NAME = "involvedObject.name"
 
 T = TypeVar("T")
@@ -147,6 +148,9 @@ class Facts:
         return _parsed(self.parsed, kind, obj, parse)
 
     def wl(self, obj: Obj) -> Workload:
+        hit = self.parsed.get(("Workload", id(obj)))  # asked some 25 times per diagnosis: the hit inline
+        if hit is not None and hit[0] is obj:
+            return hit[1]  # type: ignore[no-any-return]
         return self._view("Workload", obj, workload)
 
     def cq(self, obj: Obj) -> ClusterQueue:
@@ -752,6 +756,9 @@ def _snapshot_summaries(source: Source) -> list[Obj]:
 Objs = list[Obj]  # (a method named `list` shadows the builtin inside the class below)
 
 
+_KINDS: dict[str, str] = {}  # what the reads name a kind -> its Kind (`Event`, `pods`, ...)
+
+
 class PrefetchedSource:
     """The memo of one run with no TARGET: kinds listed up front answer from memory; every other read goes
     once through `inner` and is remembered, a failure (403, 404, an API not served, ...) exactly like a
@@ -770,27 +777,53 @@ class PrefetchedSource:
         self.failed: dict[tuple[Read, str | None], PdError] = {}  # (what, namespace) -> the error, in order
         self._by_involved: dict[str, dict[str, list[Obj]]] = {}  # namespace -> involvedObject.name -> events
         self._locks: dict[tuple[Any, ...], threading.Lock] = {}
+        self._got: dict[tuple[str, str, str | None], Obj | None] = {}  # (kind, name, namespace) -> get's answer
+        self._by_namespace: dict[str, dict[str | None, list[Obj]]] = {}  # kind -> namespace -> its objects
+        self._by_label: dict[tuple[str, str | None, str], dict[str, list[Obj]]] = {}  # (kind, ns, key) -> value ->
         if hasattr(inner, "get_raw"):
             self.get_raw = self._get_raw  # type: ignore[method-assign]
 
     def _kind(self, kind: str) -> str:
-        k = kinds.lookup(kind)
-        return k.kind if k else kind
+        k = _KINDS.get(kind)
+        if k is None:
+            found = kinds.lookup(kind)
+            k = _KINDS[kind] = found.kind if found else kind
+        return k
 
-    def _once(self, key: tuple[Any, ...], what: tuple[Read, str | None], read: Callable[[], T]) -> T:
+    def _fill(self, key: tuple[Any, ...], read: Callable[[], Any]) -> tuple[bool, Any]:
         hit = self._memo.get(key)
         if hit is None:
             with self._locks.setdefault(key, threading.Lock()):  # reads that run together ask once
                 hit = self._memo.get(key)
                 if hit is None:
-                    hit = _attempt(read)
-                    if not hit[0] and isinstance(hit[1], PdError) and not isinstance(hit[1], NotFoundError):
-                        self.failed.setdefault(what, hit[1])
-                    self._memo[key] = hit
-        ok, value = hit
-        if not ok:
+                    hit = self._memo[key] = _attempt(read)
+        return hit
+
+    def _once(self, key: tuple[Any, ...], what: Callable[[], tuple[Read, str | None]], read: Callable[[], T]) -> T:
+        ok, value = self._fill(key, read)
+        if not ok:  # a failure is the run's to report once a diagnosis has needed it (not when only warmed)
+            if isinstance(value, PdError) and not isinstance(value, NotFoundError):
+                self.failed.setdefault(what(), value)
             raise value
         return value  # type: ignore[no-any-return]
+
+    def warm(self, namespaces: list[str]) -> None:
+        """Before the targets are diagnosed one after another: the reads every namespace of `namespaces`
+        will ask for. Its LocalQueues and LimitRanges: with targets in more than one namespace, one
+        cluster-wide list of each (few, small objects) answers them all; where such a list is refused or
+        fails, each namespace is read as before. Its Events (one list per namespace, as before): read
+        concurrently now, so a cluster's round-trip time is paid about once per PARALLEL namespaces, not once
+        per namespace; a failure is remembered, and reported only if a diagnosis needs that read."""
+        if not self.is_live or not namespaces:
+            return
+        if len(namespaces) >= WIDEN_AT:
+            for kind in ("LocalQueue", "LimitRange"):
+                ok, objs = _attempt(lambda kind=kind: self.inner.list(kind))
+                if ok:
+                    self.prefetched[kind] = objs
+        reads = [lambda ns=ns: self._fill(("list", "Event", ns, None, None), lambda: self.inner.list("Event", ns))
+                 for ns in namespaces]
+        _together(reads, live=True)
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = self._kind(kind)
@@ -801,11 +834,11 @@ class PrefetchedSource:
                 for o in self.prefetched[k]:
                     index.setdefault(name_of(o), []).append(o)
                 self._by_name[k] = index
-            for o in index.get(name, ()):
-                if namespace is None or namespace_of(o) in (None, namespace):
-                    return o
-            return None
-        return self._once(("get", k, name, namespace), (Read(k, name), namespace),
+            same = index.get(name, ())
+            if len(same) > 1:  # a name in many namespaces (every namespace's LocalQueue `main`)
+                return self._of_namespace(k, name, namespace, same)
+            return same[0] if same and (namespace is None or namespace_of(same[0]) in (None, namespace)) else None
+        return self._once(("get", k, name, namespace), lambda: (Read(k, name), namespace),
                           lambda: self.inner.get(kind, name, namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
@@ -820,14 +853,56 @@ class PrefetchedSource:
               field_selector: str | None) -> Objs:
         k = self._kind(kind)
         if k in self.prefetched:
-            return _select(self.prefetched[k], namespace, label_selector, field_selector)
+            objs, exact = self._candidates(k, namespace, label_selector)
+            return list(objs) if exact and field_selector is None else _select(objs, namespace, label_selector,
+                                                                               field_selector)
         if k == "Event" and namespace is not None and label_selector is None:  # one list per namespace
             return self._events(kind, namespace, field_selector)
-        return self._once(("list", k, namespace, label_selector, field_selector), (Read(k, purpose="list"), namespace),
+        return self._once(("list", k, namespace, label_selector, field_selector),
+                          lambda: (Read(k, purpose="list"), namespace),
                           lambda: self.inner.list(kind, namespace, label_selector, field_selector))
 
+    def _of_namespace(self, k: str, name: str, namespace: str | None, same: list[Obj]) -> Obj | None:
+        """The first of the objects named `name` that is in `namespace` (or has none), remembered."""
+        key = (k, name, namespace)
+        if key not in self._got:
+            self._got[key] = next((o for o in same if namespace is None or namespace_of(o) in (None, namespace)),
+                                  None)
+        return self._got[key]
+
+    def _candidates(self, k: str, namespace: str | None, label_selector: str | None) -> tuple[Objs, bool]:
+        """The listed objects of kind `k` that may match, in list order, and whether they are exactly the
+        matches (the selector then need not run again): those of the namespace, and of those the ones with
+        the label a one-term `key=value` selector names (indexed on first use: 2,000 targets select their
+        Pods by group label without 2,000 scans of every Pod)."""
+        objs = self.prefetched[k]
+        if namespace is None:
+            return objs, False
+        by_ns = self._by_namespace.get(k)
+        if by_ns is None:
+            by_ns = self._by_namespace[k] = {}
+            for o in objs:
+                by_ns.setdefault(namespace_of(o), []).append(o)
+        if None in by_ns and len(by_ns) > 1:  # namespaced and unnamespaced objects mixed: keep list order
+            return objs, False
+        objs = by_ns.get(namespace, by_ns.get(None, []))
+        if not label_selector:
+            return objs, True
+        term = _one_equality(label_selector)
+        if term is None:
+            return objs, False
+        key, value = term
+        index = self._by_label.get((k, namespace, key))
+        if index is None:
+            index = self._by_label[(k, namespace, key)] = {}
+            for o in objs:
+                v = labels_of(o).get(key)
+                if isinstance(v, str):
+                    index.setdefault(v, []).append(o)
+        return index.get(value, []), True
+
     def _events(self, kind: str, namespace: str, field_selector: str | None) -> Objs:
-        every = self._once(("list", "Event", namespace, None, None), (Read("Event", purpose="list"), namespace),
+        every = self._once(("list", "Event", namespace, None, None), lambda: (Read("Event", purpose="list"), namespace),
                            lambda: self.inner.list(kind, namespace))
         head, sep, name = (field_selector or "").partition("=")
         if head != INVOLVED_NAME or not sep or "," in name:
@@ -843,11 +918,23 @@ class PrefetchedSource:
         return list(index.get(name, []))
 
     def _get_raw(self, path: str, query: dict[str, Any] | None = None, **kw: Any) -> Any:
-        return self._once(("raw", path), (Read("", path, purpose="raw"), None),
+        return self._once(("raw", path), lambda: (Read("", path, purpose="raw"), None),
                           lambda: self.inner.get_raw(path, query, **kw))  # type: ignore[attr-defined]
 
     def origin(self, obj: Obj) -> Origin:
         return self.inner.origin(obj)
+
+
+def _one_equality(selector: str | None) -> tuple[str, str] | None:
+    """(key, value) of a selector that is one `key=value` (or `key==value`) term, else None."""
+    if not selector or any(c in selector for c in ",!()") or selector.count("=") not in (1, 2):
+        return None
+    key, _, value = selector.partition("=")
+    value = value[1:] if value.startswith("=") else value
+    key, value = key.strip(), value.strip()
+    if not key or "=" in value or " " in key or " " in value:
+        return None
+    return key, value
 
 
 def _select(objs: list[Obj], namespace: str | None, label_selector: str | None,
@@ -876,8 +963,11 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
     out = []
     parsed: dict[tuple[str, int], Any] = {}
-    for t in dict.fromkeys(_targets(mds, wls, list(pods.values()), namespace, parsed)):  # a snapshot may hold the
-        try:  # same object twice: one row each
+    targets = _targets(mds, wls, list(pods.values()), namespace, parsed)
+    pre.warm(list(dict.fromkeys(namespace_of(w) or namespace or "default" for w in wls
+                                if not _admitted_or_finished(w, parsed))))
+    for t in dict.fromkeys(targets):  # a snapshot may hold the same object twice: one row each
+        try:
             out.append(gather(pre, t, parsed=parsed))
         except NotFoundError:
             continue
