@@ -81,9 +81,13 @@ class Request:
     headers: list[tuple[str, str]] = field(default_factory=list)  # as sent, in order, repeated names kept
 
 
+CLUSTER_WIDE = ""  # Forbid(..., namespace=CLUSTER_WIDE): the list across all namespaces only
+
+
 @dataclass
 class Forbid:
-    """Answer 403 to `verb` on `plural` (in `namespace`, or anywhere when None)."""
+    """Answer 403 to `verb` on `plural` (in `namespace`, or anywhere when None, or only to the request across
+    all namespaces when CLUSTER_WIDE)."""
 
     verb: str
     plural: str
@@ -432,7 +436,8 @@ class FakeApiServer:
         verb = {"GET": "get" if name else "list", "POST": "create", "PUT": "update", "PATCH": "patch",
                 "DELETE": "delete"}.get(method, method.lower())
         for rule in self.forbid:
-            if rule.verb == verb and rule.plural == plural and rule.namespace in (None, ns or None):
+            if rule.verb == verb and rule.plural == plural and (rule.namespace in (None, ns or None)
+                                                                 or rule.namespace == CLUSTER_WIDE and not ns):
                 return 403, self._forbidden(verb, plural, group, ns), "application/json"
         if method == "GET" and name:
             with self._lock:

@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from tests.apiserver import Forbid, unrelated_workloads
+from tests.apiserver import CLUSTER_WIDE, Forbid, unrelated_workloads
 
 FORBIDDEN = [Forbid("list", "limitranges"), Forbid("list", "events")]
 
@@ -69,3 +69,40 @@ def test_events_are_listed_once_per_namespace_and_still_explain(cli: Any, apiser
                for q in server.requests) == 1
     item = next(i for i in json.loads(r.stdout)["items"] if i["target"]["kind"] == "ModelDeployment")
     assert item["reasons"] == json.loads(single.stdout)["reasons"]
+
+
+def _two_namespaces(apiserver: Any, forbid: list[Forbid]) -> tuple[Any, dict[str, str]]:
+    return apiserver("pending/per-replica-joint.yaml",
+                     _pending(20) + unrelated_workloads(20, namespace="team-b", queue="other",
+                                                        message="ClusterQueue other is inactive"),
+                     forbid=forbid)
+
+
+def _paths(server: Any) -> Counter[str]:
+    return Counter(q.path for q in server.requests)
+
+
+def test_two_namespaces_read_their_local_queues_and_limit_ranges_in_one_list_each(cli: Any, apiserver: Any) -> None:
+    server, env = _two_namespaces(apiserver, [])
+    r = cli(["why-pending", "-A", "-o", "json"], env=env)
+    assert r.exit_code == 0, r.stderr
+    seen = _paths(server)
+    assert seen["/apis/kueue.x-k8s.io/v1beta2/localqueues"] == 1
+    assert seen["/api/v1/limitranges"] == 1
+    assert not [p for p in seen if "/namespaces/" in p and ("/localqueues" in p or p.endswith("/limitranges"))]
+    assert seen["/api/v1/namespaces/team-a/events"] == seen["/api/v1/namespaces/team-b/events"] == 1
+    assert len(json.loads(r.stdout)["items"]) == 41
+
+
+def test_a_refused_cluster_wide_list_falls_back_to_each_namespace_with_the_same_answer(cli: Any,
+                                                                                        apiserver: Any) -> None:
+    server, env = _two_namespaces(apiserver, [])
+    wide = cli(["why-pending", "-A", "-o", "json"], env=env)
+    refused = [Forbid("list", "localqueues", CLUSTER_WIDE), Forbid("list", "limitranges", CLUSTER_WIDE)]
+    server, env = _two_namespaces(apiserver, refused)
+    narrow = cli(["why-pending", "-A", "-o", "json"], env=env)
+    assert narrow.exit_code == 0, narrow.stderr
+    seen = _paths(server)
+    assert seen["/api/v1/namespaces/team-a/limitranges"] == seen["/api/v1/namespaces/team-b/limitranges"] == 1
+    assert seen["/apis/kueue.x-k8s.io/v1beta2/namespaces/team-b/localqueues/other"] == 1
+    assert json.loads(narrow.stdout) == json.loads(wide.stdout)  # and no note of the refusal: nothing is unread

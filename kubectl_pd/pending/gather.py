@@ -13,6 +13,7 @@ it is never evidence that the group is admitted or missing.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -818,12 +819,13 @@ class PrefetchedSource:
             return
         if len(namespaces) >= WIDEN_AT:
             for kind in ("LocalQueue", "LimitRange"):
-                ok, objs = _attempt(lambda kind=kind: self.inner.list(kind))
+                ok, objs = _attempt(functools.partial(self.inner.list, kind))
                 if ok:
                     self.prefetched[kind] = objs
-        reads = [lambda ns=ns: self._fill(("list", "Event", ns, None, None), lambda: self.inner.list("Event", ns))
-                 for ns in namespaces]
-        _together(reads, live=True)
+        _together([self._event_filler(ns) for ns in namespaces], live=True)
+
+    def _event_filler(self, ns: str) -> Callable[[], tuple[bool, Any]]:
+        return lambda: self._fill(("list", "Event", ns, None, None), lambda: self.inner.list("Event", ns))
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = self._kind(kind)
@@ -862,7 +864,7 @@ class PrefetchedSource:
                           lambda: (Read(k, purpose="list"), namespace),
                           lambda: self.inner.list(kind, namespace, label_selector, field_selector))
 
-    def _of_namespace(self, k: str, name: str, namespace: str | None, same: list[Obj]) -> Obj | None:
+    def _of_namespace(self, k: str, name: str, namespace: str | None, same: Objs) -> Obj | None:
         """The first of the objects named `name` that is in `namespace` (or has none), remembered."""
         key = (k, name, namespace)
         if key not in self._got:
