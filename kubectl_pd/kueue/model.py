@@ -15,7 +15,7 @@ from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
-from kubectl_pd.records import dataclass, field, replace
+from kubectl_pd.records import dataclass, field
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
 
@@ -334,6 +334,9 @@ class TopologyRequest:
     slice_size: int | None = None
 
 
+_NO_TOPOLOGY = TopologyRequest()
+
+
 def topology_request(ps: Any) -> TopologyRequest:
     ps = _d(ps)
     tr = _d(ps.get("topologyRequest"))
@@ -445,7 +448,7 @@ def affinity_of(spec: Any) -> tuple[tuple[Requirement, ...], ...] | None:
 
 
 def pod_set_of_spec(name: str, count: int, spec: Any, group: str | None = None,
-                    labels: Mapping[str, str] | None = None) -> PodSet:
+                    labels: Mapping[str, str] | None = None, topology: TopologyRequest | None = None) -> PodSet:
     """A pod set from a pod spec: what a Workload's template or a Pod of a not-yet-composed group asks."""
     spec = _d(spec)
     bad: list[str] = []
@@ -453,7 +456,7 @@ def pod_set_of_spec(name: str, count: int, spec: Any, group: str | None = None,
     return PodSet(name, count, reqs, _limits_below_requests(spec), _container_table(spec),
                   {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, affinity_of(spec),
                   tolerations(spec.get("tolerations")), group, tuple(dict.fromkeys(bad)), dict(labels or {}),
-                  bool(_l(spec.get("containers"))))
+                  bool(_l(spec.get("containers"))), topology or _NO_TOPOLOGY)
 
 
 @dataclass(frozen=True)
@@ -568,9 +571,9 @@ def workload(obj: Any) -> Workload:
         count = _int(ps.get("count"))
         tpl = _d(ps.get("template"))
         group = _s(_d(ps.get("topologyRequest")).get("podSetGroupName"))
-        one = pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count, tpl.get("spec"), group,
-                              _d(_d(tpl.get("metadata")).get("labels")))
-        pod_sets.append(replace(one, topology=topology_request(ps)))
+        pod_sets.append(pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count,
+                                        tpl.get("spec"), group, _d(_d(tpl.get("metadata")).get("labels")),
+                                        topology_request(ps)))
     adm = _d(status.get("admission"))
     admission = tuple(PodSetAdmission(str(a.get("name") or ""), {str(k): str(v) for k, v in
                                                                  _d(a.get("flavors")).items()}, _int(a.get("count")))
