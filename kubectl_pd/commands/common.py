@@ -66,8 +66,8 @@ def to_json(data: Any) -> str:
 
 def echo_dump(data: Any, fmt: str) -> None:
     """`-o json` or `-o yaml` of plain data, written to stdout. A JSON object's top-level values go out one
-    by one, and the items of a top-level list one by one, each as `json.dumps(..., indent=2)` gives it,
-    indented to its depth: the text is exactly `json.dumps(data, indent=2)`'s (tests/test_common_json.py),
+    by one, and the items of a top-level list one by one, each written by `_indented` and indented to its
+    depth: the text is exactly `json.dumps(data, indent=2, ensure_ascii=False)`'s (tests/test_common_json.py),
     but why-pending -A over 10,000 Workloads never holds the whole of it, nor the encoder's pieces."""
     import click
 
