@@ -29,8 +29,26 @@ class QuantityError(ValueError):
     pass
 
 
+# Memos of parse and format_quantity, on immutable keys (a Fraction is immutable too); a run reads the
+# same few quantities thousands of times (why-pending -A: `1`, `10`, `0` per Workload). Bounded: a hostile
+# input of many distinct strings empties the memo instead of growing it, and no long string is a key.
+_MEMO_SIZE = 4096
+_PARSED: dict[str, Fraction] = {}
+_FORMATTED: dict[tuple[int, int, str], str] = {}
+
+
 def parse(value: object) -> Fraction:
     """Parse `1600k`, `500m`, `10Gi`, `1e3`, 4 or 2.5 exactly; raise QuantityError otherwise."""
+    if type(value) is str and len(value) <= MAX_DIGITS + 8:  # what objects hold; the same few recur
+        try:
+            return _PARSED[value]
+        except KeyError:
+            pass
+        q = _parse_text(value)
+        if len(_PARSED) >= _MEMO_SIZE:
+            _PARSED.clear()
+        _PARSED[value] = q
+        return q
     if isinstance(value, bool):
         raise QuantityError(f"{value!r} is not a quantity")
     if isinstance(value, int):
@@ -43,6 +61,10 @@ def parse(value: object) -> Fraction:
         return Fraction(str(value))
     if not isinstance(value, str):
         raise QuantityError(f"{_short(value)} is not a quantity")
+    return _parse_text(value)
+
+
+def _parse_text(value: str) -> Fraction:
     text = value.strip()
     if len(text) > MAX_DIGITS + 8:
         raise QuantityError(f"a {len(text):,}-character string is not a quantity")
@@ -70,18 +92,30 @@ def try_parse(value: object) -> Fraction | None:
 
 def format_quantity(q: Fraction, resource: str = "") -> str:
     """Render like Kubernetes would: cpu in cores or `m`, memory in binary units, else decimal."""
+    key = (q.numerator, q.denominator, resource)  # a Fraction's own hash runs in Python: slower than this
+    try:
+        return _FORMATTED[key]
+    except KeyError:
+        pass
+    text = _format(q, resource)
+    if len(_FORMATTED) >= _MEMO_SIZE:
+        _FORMATTED.clear()
+    _FORMATTED[key] = text
+    return text
+
+
+_DECIMAL = tuple((suffix, _SUFFIX[suffix].numerator) for suffix in ("E", "P", "T", "G", "M", "k"))
+_BINARY = tuple((suffix, _SUFFIX[suffix].numerator) for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"))
+
+
+def _format(q: Fraction, resource: str) -> str:
+    """format_quantity without the memo."""
     if q < 0:
-        return "-" + format_quantity(-q, resource)
+        return "-" + _format(-q, resource)
     if q.denominator == 1:
         n = q.numerator
-        if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-            for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
-                unit = _SUFFIX[suffix].numerator
-                if n >= unit and n % unit == 0:
-                    return f"{n // unit}{suffix}"
-            return str(n)
-        for suffix in ("E", "P", "T", "G", "M", "k"):
-            unit = _SUFFIX[suffix].numerator
+        binary = resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
+        for suffix, unit in _BINARY if binary else _DECIMAL:
             if n >= unit and n % unit == 0:
                 return f"{n // unit}{suffix}"
         return str(n)

@@ -91,22 +91,24 @@ def suggestion_text(s: Any) -> str:
 
 
 def _reason_dict(r: Reason) -> dict[str, Any]:
+    res = r.resource
     return {
         "code": r.code, "role": r.role, "workload": r.workload, "message": words.message(r),
-        "kueueMessage": r.kueue_message, "resource": r.resource, "flavor": r.flavor,
-        "requested": _q(r.requested, r.resource), "available": _q(r.available, r.resource),
-        "needed": _q(r.needed, r.resource),
-        "params": {k: _plain(v, r.resource) for k, v in r.params.items()},
+        "kueueMessage": r.kueue_message, "resource": res, "flavor": r.flavor,
+        "requested": _q(r.requested, res), "available": _q(r.available, res), "needed": _q(r.needed, res),
+        "params": {k: _plain(v, res) for k, v in r.params.items()},
     }
 
 
 def _plain(v: Any, resource: str | None) -> Any:
     """Quantities (also nested ones) as Kubernetes prints them."""
     if isinstance(v, Fraction):
-        return _q(v, resource)
+        return format_quantity(v, resource or "")
+    if type(v) is str or v is None:
+        return v
     if isinstance(v, dict):
         return {k: _plain(x, resource) for k, x in v.items()}
-    if isinstance(v, list | tuple):
+    if isinstance(v, (list, tuple)):
         return [_plain(x, resource) for x in v]
     return v
 
