@@ -206,6 +206,8 @@ class _FactReader:
 
     def many(self, calls: list[Call]) -> list[tuple[Any, bool]]:
         """Run (what, fn, default, dependent) calls together; settle them in the order given."""
+        if not calls:
+            return []
         results = _together([c[1] for c in calls], self.facts.live and _parallel(self.source))
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
