@@ -175,7 +175,7 @@ class Connection:
         self._in: Reader | None = None
 
     def open(self, timeout: float | None) -> None:
-        sock = socket.create_connection((idna_free(self.host), self.port), timeout=timeout)
+        sock = socket.create_connection((idna_free(self.host), self.port), timeout=timeout)  # type: ignore[arg-type]
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if self.tunnel is not None:
