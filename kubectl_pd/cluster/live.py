@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from urllib.parse import quote, urlencode, urlsplit
 
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.config import ClusterOptions, read_kubeconfig
 from kubectl_pd.cluster.endpoint import Endpoint, in_cluster_only, resolve
 from kubectl_pd.cluster.source import LIVE, Obj, Origin
+from kubectl_pd.cluster.urls import quote_part, split, urlencode
 from kubectl_pd.errors import (
     ApiUnavailable,
     ClusterError,
@@ -167,7 +167,7 @@ class LiveSource:
             raise Throttled(f"the API server at {self.server} is throttling requests (429 Too Many Requests to "
                             f"{what}): wait and retry")
         if 300 <= resp.status < 400:
-            to = urlsplit(resp.headers.get("location", "")).hostname
+            to = split(resp.headers.get("location", "")).hostname
             raise ClusterError(f"the API server at {self.server} answered {resp.status} (a redirect"
                                + (f" to {to}" if to else "") + f") to {what}: a proxy or login page is in the "
                                f"way; check the server of context {self.context_name!r}")
@@ -226,9 +226,9 @@ class LiveSource:
         version = version or self.version_for(kind)
         base = f"/apis/{kind.group}/{version}" if kind.group else f"/api/{version}"
         if kind.namespaced and namespace:
-            base += f"/namespaces/{quote(namespace, safe='')}"
+            base += f"/namespaces/{quote_part(namespace)}"
         base += f"/{kind.plural}"
-        return base + (f"/{quote(name, safe='')}" if name else "")
+        return base + (f"/{quote_part(name)}" if name else "")
 
     def _read(self, k: kinds.Kind, ns: str | None, name: str | None,
               query: dict[str, Any] | None) -> tuple[Response, str]:
