@@ -84,27 +84,36 @@ class LiveSource:
         self._transport: Any = None
         self._served: dict[str, list[str]] = {}
         self._discovery = threading.Lock()
+        self._connecting = threading.Lock()
         self.requests: int = 0  # count of HTTP requests sent, for benchmarks
 
     # -- connection -------------------------------------------------------------------------
     def _connect(self) -> Any:
-        if self._transport is None:
-            from kubectl_pd.cluster.config import origin_of
-            from kubectl_pd.cluster.http import Transport
+        transport = self._transport
+        if transport is not None:
+            return transport
+        with self._connecting:  # the first requests come from several threads at once: one transport for all
+            if self._transport is None:
+                self._transport = self._new_transport()
+            return self._transport
 
-            ep = self.endpoint
-            client_auth = None
-            if ep.needs_client:
-                from kubectl_pd.cluster.clientauth import provider_headers
+    def _new_transport(self) -> Any:
+        """The HTTP transport: one TLS context (with the kubeconfig's CA) and one pool of connections."""
+        from kubectl_pd.cluster.config import origin_of
+        from kubectl_pd.cluster.http import Transport
 
-                def client_auth() -> dict[str, str]:
-                    return provider_headers(self.opts, ep.context, self._config)
-            exec_dir = None
-            if self._config is not None and ep.exec_spec is not None:
-                user: dict[str, Any] = next((u for u in self._config["users"] if u.get("name") == ep.user), {})
-                exec_dir = origin_of(self._config, "users", user)
-            self._transport = Transport(ep, self.opts.request_timeout, exec_dir=exec_dir, client_auth=client_auth)
-        return self._transport
+        ep = self.endpoint
+        client_auth = None
+        if ep.needs_client:
+            from kubectl_pd.cluster.clientauth import provider_headers
+
+            def client_auth() -> dict[str, str]:
+                return provider_headers(self.opts, ep.context, self._config)
+        exec_dir = None
+        if self._config is not None and ep.exec_spec is not None:
+            user: dict[str, Any] = next((u for u in self._config["users"] if u.get("name") == ep.user), {})
+            exec_dir = origin_of(self._config, "users", user)
+        return Transport(ep, self.opts.request_timeout, exec_dir=exec_dir, client_auth=client_auth)
 
     @property
     def server(self) -> str:
