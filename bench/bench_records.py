@@ -8,6 +8,10 @@ modules a live why-pending and a lint load (every dataclass of the package defin
 instance of each class (the own path compiles `__init__` then). The median time of that, in ms, is
 printed per interpreter and path. Only the standard library is needed: run it with any Python >= 3.11
 that has no third-party packages, e.g. a pyenv 3.13.
+
+A third row per interpreter is what sets records.COMPILE_AFTER: the time of one instance of a five-field
+frozen class through the generic `__init__` and through the compiled one, the time of one `compile` of
+that `__init__`, and how many instances the compile pays for (its time over the difference per instance).
 """
 
 from __future__ import annotations
@@ -54,6 +58,46 @@ print((t1 - t0) * 1000, len(classes), made, "dataclasses" in sys.modules)
 """
 
 
+INIT_COSTS = r"""
+import json, timeit
+from kubectl_pd import records
+SRC = (
+    "from __future__ import annotations\n"
+    "@dataclass(frozen=True)\n"
+    "class C:\n"
+    "    a: int\n"
+    "    b: str = 'x'\n"
+    "    c: tuple = ()\n"
+    "    d: object = None\n"
+    "    e: list = field(default_factory=list)\n"
+)
+default = records.COMPILE_AFTER
+def make(after):
+    records.COMPILE_AFTER = after
+    env = {"dataclass": records.dataclass, "field": records.field}
+    exec(SRC, env)
+    return env["C"]
+generic, compiled = make(10**9), make(1)
+compiled(1)
+def best(fn, n):
+    return min(timeit.repeat(fn, number=n, repeat=5)) / n
+g = best(lambda: generic(1, "y", d=3), 20000)
+c = best(lambda: compiled(1, "y", d=3), 20000)
+specs = compiled.__dict__["_records_specs"]
+k = best(lambda: records._compiled_init(compiled, specs, True), 500)
+print(json.dumps({"generic_instance_us": round(g * 1e6, 2), "compiled_instance_us": round(c * 1e6, 2),
+                  "compile_us": round(k * 1e6, 1), "compile_pays_after_instances": round(k / (g - c)),
+                  "COMPILE_AFTER": default}))
+"""
+
+
+def init_costs(python: str) -> dict[str, object]:
+    """One instance through each `__init__`, one compile (records' own path only)."""
+    out = subprocess.run([python, "-c", INIT_COSTS], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    row: dict[str, object] = json.loads(out)
+    return row
+
+
 def sample(python: str, stdlib: bool, runs: int) -> dict[str, object]:
     code = CHILD.format(stdlib=stdlib, modules=MODULES)
     times, info = [], None
@@ -79,6 +123,7 @@ def main() -> None:
             row = {"python": version, "path": "standard library" if stdlib else "records' own",
                    **sample(python, stdlib, args.runs)}
             print(json.dumps(row))
+        print(json.dumps({"python": version, "path": "records' own, one class", **init_costs(python)}))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
-"""`dataclass` that compiles only `__init__`, and only when first used: start-up time.
+"""`dataclass` that compiles only `__init__`, and only for a class made often: start-up time.
 
 The standard library compiles a dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and, when frozen,
 `__setattr__` and `__delattr__` with one `compile` each, and importing `dataclasses` imports `inspect`. A
 live `why-pending` defines some sixty dataclasses before its first request; counted under callgrind, doing
 it this way took out about a quarter of all the instructions the command ran (docs/benchmarks.md), and a
 Tab press, which never needs `inspect` (with `ast`, `dis`, `tokenize`), no longer imports it. Here only
-`__init__` is compiled, once per class and only when the class is first instantiated; the other methods
-are closures over the field names. The standard library's `dataclasses` is imported only when
+`__init__` is compiled, once per class and only when the class has been instantiated often (below); the
+other methods are closures over the field names. The standard library's `dataclasses` is imported only when
 something asks it about a class.
 
 The classes stay dataclasses to the standard library: reading `__dataclass_fields__` builds its `Field`s,
@@ -14,11 +14,13 @@ so `dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work as usual. O
 uses is handled here (`@dataclass`, `@dataclass(frozen=True)`, `field(default=, default_factory=, repr=,
 compare=, hash=)`); anything else (a base dataclass, `__post_init__`, `ClassVar`/`InitVar`/`KW_ONLY`
 annotations, a required field after a defaulted one, a mutable default) is given to the standard library
-unchanged. Python 3.13 compiles a class's methods in one `exec`, but it still imports `dataclasses` and
-`inspect` and compiles at definition: measured with bench/bench_records.py, this path stays the faster
-there too, so it is used on 3.11 to 3.13. On 3.14 and later, where class annotations are evaluated
-lazily (PEP 649/749) and this module has not been tested, every class goes to the standard library.
-`tests/test_records.py` holds the two side by side, on hand-written and on generated class shapes.
+unchanged. A class's first instances go through a generic `__init__` over its field list, and only a
+class made often enough (COMPILE_AFTER below) has its own compiled. Python 3.13 compiles a class's methods
+in one `exec`, but it still imports `dataclasses` and `inspect` and compiles at definition: measured with
+bench/bench_records.py, this path stays the faster there too, so it is used on 3.11 to 3.13. On 3.14
+and later, where class annotations are evaluated lazily (PEP 649/749) and this module has not been
+tested, every class goes to the standard library. `tests/test_records.py` holds the two side by side,
+on hand-written and on generated class shapes, through the generic and through the compiled `__init__`.
 """
 
 from __future__ import annotations
@@ -41,6 +43,13 @@ __all__ = ["dataclass", "field", "replace"]
 
 
 _HAND_BACK = sys.version_info >= (3, 14)  # not tested there: the standard library's dataclass for every class
+# A class's `__init__` is compiled at its COMPILE_AFTER-th instance; the ones before go through a generic
+# `__init__` over its field list. Measured with bench/bench_records.py (one `compile` about 50 us, an instance
+# about 1 us more through the generic one than through the compiled one), the compile pays for itself after
+# some 50 instances, so a class is never made more than about twice as expensive as the better of the two
+# choices would have: a live diagnosis makes most of its some sixty classes a few times each and compiles
+# one or two, `why-pending -A` makes some of them tens of thousands of times.
+COMPILE_AFTER = 64
 _NOT_PLAIN = ("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
 
 
@@ -216,12 +225,7 @@ def _add_methods(cls: type[Any], fields: dict[str, Spec], frozen: bool) -> None:
     names = tuple(fields)
     made: dict[str, Any] = {}
     if "__init__" not in d:
-        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-            real = _compiled_init(cls, fields, frozen)
-            cls.__init__ = real  # type: ignore[misc]  # from now on, instances go straight to it
-            real(self, *args, **kwargs)
-
-        made["__init__"] = __init__
+        made["__init__"] = _first_init(cls, fields, frozen)
     if "__repr__" not in d:
         shown = tuple(n for n in names if fields[n].repr)
 
@@ -282,6 +286,84 @@ def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
         one = attrgetter(names[0])
         return lambda obj: (one(obj),)
     return lambda obj: ()
+
+
+def _first_init(cls: type, fields: dict[str, Spec], frozen: bool) -> Callable[..., None]:
+    """The `__init__` a class starts with: the generic one below for its first `COMPILE_AFTER - 1`
+    instances, then the compiled one, installed on the class for every instance after."""
+    generic = _generic_init(cls, fields, frozen)
+    left = COMPILE_AFTER
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        nonlocal left
+        left -= 1
+        if left > 0:
+            return generic(self, args, kwargs)
+        real = _compiled_init(cls, fields, frozen)
+        cls.__init__ = real  # type: ignore[misc]  # from now on, instances go straight to it
+        return real(self, *args, **kwargs)
+
+    return __init__
+
+
+def _generic_init(cls: type, fields: dict[str, Spec], frozen: bool) -> Callable[[Any, tuple[Any, ...], dict[str, Any]],
+                                                                                None]:
+    """What the compiled `__init__` does, over the field list: bind the arguments as Python binds them
+    to `def __init__(self, a, b=..., ...)` (its errors, in its order, with its words), then set each field.
+    No `compile`: a class made a few times in a run costs no more than a loop per instance."""
+    names = tuple(fields)
+    index = {n: i for i, n in enumerate(names)}
+    fallback = tuple(_FACTORY if f.default_factory is not MISSING else f.default for f in fields.values())
+    factories = tuple(f.default_factory for f in fields.values())
+    positional = _positional_words(len(names), sum(f is MISSING for f in fallback))
+    put = object.__setattr__ if frozen else setattr
+
+    def bind(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        given = len(args)
+        for k in kwargs:
+            i = index.get(k)
+            if i is None or i < given:
+                raise _call_error(cls, f"got an unexpected keyword argument {k!r}" if i is None
+                                  else f"got multiple values for argument {k!r}")
+        if given > len(names):
+            raise _call_error(cls, f"takes {positional} but {given + 1} were given")
+        values = list(args)
+        missing = []
+        for i in range(given, len(names)):
+            name = names[i]
+            value = kwargs.get(name, fallback[i]) if kwargs else fallback[i]
+            if value is MISSING:
+                missing.append(name)
+            elif value is _FACTORY and name not in kwargs:
+                value = factories[i]()
+            values.append(value)
+        if missing:
+            raise _call_error(cls, _missing_words(missing))
+        for name, value in zip(names, values, strict=True):
+            put(self, name, value)
+
+    return bind
+
+
+def _positional_words(fields: int, required: int) -> str:
+    if fields == required:
+        return f"{fields + 1} positional argument" + ("s" if fields else "")
+    return f"from {required + 1} to {fields + 1} positional arguments"
+
+
+def _missing_words(missing: list[str]) -> str:
+    quoted = [repr(n) for n in missing]
+    if len(quoted) == 1:
+        listed = quoted[0]
+    elif len(quoted) == 2:
+        listed = f"{quoted[0]} and {quoted[1]}"
+    else:
+        listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+    return f"missing {len(missing)} required positional argument{'s' if len(missing) > 1 else ''}: {listed}"
+
+
+def _call_error(cls: type, words: str) -> TypeError:
+    return TypeError(f"{cls.__qualname__}.__init__() {words}")
 
 
 def _compiled_init(cls: type, fields: dict[str, Spec], frozen: bool) -> Callable[..., None]:

@@ -3,7 +3,11 @@
 Each shape is defined twice from one source text, once with each decorator, and every behaviour the
 package can observe is compared: construction (positional, keyword, defaults, factories, errors),
 equality, hashing, repr, frozenness, `dataclasses.fields`/`replace`/`asdict`/`is_dataclass`,
-`__match_args__`.
+`__match_args__`. Construction errors are compared word for word.
+
+Every comparison runs three times: with every instance through records' generic `__init__` (the one a
+class uses before its `COMPILE_AFTER`-th instance), with every instance through the compiled one
+(`COMPILE_AFTER` = 1), and switching from one to the other in the middle (`COMPILE_AFTER` = 3).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import dataclasses
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_pd import records
@@ -93,9 +97,21 @@ def define(source: str, decorator) -> type:
     return env["C"]
 
 
+PATHS = {"generic": 10**9, "compiled": 1, "switching": 3}
+
+
+@pytest.fixture(params=list(PATHS))
+def init_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Which `__init__` the classes records defines in this test use (read when a class is defined)."""
+    monkeypatch.setattr(records, "COMPILE_AFTER", PATHS[request.param])
+    return request.param
+
+
 def outcome(fn):
     try:
         return "ok", fn()
+    except TypeError as e:  # binding the arguments: the words are Python's, the same either way
+        return "raises", type(e).__name__, str(e)
     except Exception as e:  # the kind of error is part of the behaviour compared
         return "raises", type(e).__name__
 
@@ -130,17 +146,18 @@ def observe(cls: type) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_same_behaviour_as_the_standard_library(shape: str) -> None:
+def test_same_behaviour_as_the_standard_library(shape: str, init_path: str) -> None:
     ours = observe(define(SHAPES[shape], records.dataclass))
     theirs = observe(define(SHAPES[shape], dataclasses.dataclass))
     assert ours == theirs
 
 
-def test_init_is_compiled_once_on_first_use_and_nothing_else_is() -> None:
-    """The point of the module: on Python 3.11 to 3.13 defining a class compiles nothing, its first
-    instance compiles `__init__`, later ones nothing more."""
+def test_init_is_compiled_once_at_its_nth_instance_and_nothing_else_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The point of the module: on Python 3.11 to 3.13 defining a class compiles nothing, nor do its
+    first COMPILE_AFTER - 1 instances; the next one compiles `__init__`, later ones nothing more."""
     import builtins
 
+    monkeypatch.setattr(records, "COMPILE_AFTER", 4)
     calls: list[str] = []
     real = compile
 
@@ -151,15 +168,20 @@ def test_init_is_compiled_once_on_first_use_and_nothing_else_is() -> None:
     builtins.compile = counting
     try:
         cls = define(SHAPES["frozen, factories and a field left out of compare and repr"], records.dataclass)
-        at_definition = [c for c in calls if c != "<shape>"]
-        cls(1), cls(2, {"k": 1})
-        after_use = [c for c in calls if c != "<shape>"]
+        seen = [[c for c in calls if c != "<shape>"]]
+        for i in range(6):
+            cls(i, {"k": i})
+            seen.append([c for c in calls if c != "<shape>"])
     finally:
         builtins.compile = real
     if records._HAND_BACK:  # the standard library's own, which compiles at definition
-        assert after_use == at_definition
+        assert all(s == seen[0] for s in seen)
     else:
-        assert (at_definition, after_use) == ([], ["<dataclass C>"])
+        assert seen == [[]] * 4 + [["<dataclass C>"]] * 3
+
+
+def test_the_default_threshold_compiles_only_classes_made_often() -> None:
+    assert 16 <= records.COMPILE_AFTER <= 1024
 
 
 def test_mutable_default_refused_like_the_standard_library() -> None:
@@ -252,9 +274,10 @@ def class_shapes(draw: st.DrawFn) -> str:
     return f"{decorator}\nclass C:\n{body}"
 
 
-@settings(max_examples=300, deadline=None)
-@given(class_shapes())
-def test_generated_shapes_behave_as_the_standard_library(source: str) -> None:
+# init_path only sets a constant read when each class is defined: nothing to reset between examples
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(source=class_shapes())
+def test_generated_shapes_behave_as_the_standard_library(source: str, init_path: str) -> None:
     ours = outcome(lambda: define(source, records.dataclass))
     theirs = outcome(lambda: define(source, dataclasses.dataclass))
     assert ours[0] == theirs[0], source

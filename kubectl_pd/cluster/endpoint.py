@@ -8,7 +8,6 @@ environment. Only an `auth-provider` user needs the kubernetes package (`needs_c
 from __future__ import annotations
 
 import os
-from urllib.parse import urlsplit
 
 from kubectl_pd.cluster.config import (
     ClusterOptions,
@@ -19,6 +18,7 @@ from kubectl_pd.cluster.config import (
     resolve_context,
 )
 from kubectl_pd.cluster.kcschema import decode_bytes
+from kubectl_pd.cluster.urls import split
 from kubectl_pd.errors import PdError
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
@@ -58,7 +58,7 @@ class Endpoint:
     @property
     def origin(self) -> str:
         """scheme://host[:port], the form error messages name."""
-        parts = urlsplit(self.server)
+        parts = split(self.server)
         host = parts.hostname or ""
         if ":" in host:
             host = f"[{host}]"

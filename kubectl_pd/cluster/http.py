@@ -16,10 +16,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from kubectl_pd.cluster import wire
 from kubectl_pd.cluster.endpoint import Endpoint
+from kubectl_pd.cluster.urls import split
 from kubectl_pd.errors import BrokenAnswer, ClusterError, PdError
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
@@ -262,7 +262,7 @@ class Transport:
     def _broken(self, method: str, url: str, e: BaseException) -> ClusterError:
         from kubectl_pd.cluster.pool import describe
 
-        path = urlsplit(url).path
+        path = split(url).path
         if isinstance(e, wire.ProtocolError) and not isinstance(e, wire.Incomplete):
             return BrokenAnswer(f"the API server at {self.ep.origin} sent an answer to {method} {path} that "
                                 f"cannot be read ({describe(e)}): check for a proxy or middlebox in the way")
@@ -279,7 +279,7 @@ class Transport:
                   seconds: float | None, started: float) -> Reply:
         for attempt in range(MAX_RETRIES + 1):
             left = None if seconds is None else max(0.05, seconds - (time.monotonic() - started))
-            parts = urlsplit(url)
+            parts = split(url)
             status, rheaders, data = pool.request(method, parts.path + (f"?{parts.query}" if parts.query else ""),
                                                   body, headers, left)
             reply = Reply(status, data, rheaders)
@@ -362,7 +362,7 @@ def _quoted(s: str) -> tuple[str | None, str]:
 
 
 def _throttled(origin: str, reply: Reply, method: str, url: str, attempt: int) -> str:
-    path = urlsplit(url).path
+    path = split(url).path
     what = "429 Too Many Requests" if reply.status == 429 else f"{reply.status} with Retry-After"
     tries = f" after {attempt + 1} tries" if attempt else ""
     return (f"the API server at {origin} is throttling requests ({what} to {method} {path}{tries}): "

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from urllib.parse import quote, urlencode, urlsplit
 
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.config import ClusterOptions, read_kubeconfig
 from kubectl_pd.cluster.endpoint import Endpoint, in_cluster_only, resolve
 from kubectl_pd.cluster.source import LIVE, Obj, Origin
+from kubectl_pd.cluster.urls import quote_part, split, urlencode
 from kubectl_pd.errors import (
     ApiUnavailable,
     ClusterError,
@@ -84,27 +84,36 @@ class LiveSource:
         self._transport: Any = None
         self._served: dict[str, list[str]] = {}
         self._discovery = threading.Lock()
+        self._connecting = threading.Lock()
         self.requests: int = 0  # count of HTTP requests sent, for benchmarks
 
     # -- connection -------------------------------------------------------------------------
     def _connect(self) -> Any:
-        if self._transport is None:
-            from kubectl_pd.cluster.config import origin_of
-            from kubectl_pd.cluster.http import Transport
+        transport = self._transport
+        if transport is not None:
+            return transport
+        with self._connecting:  # the first requests come from several threads at once: one transport for all
+            if self._transport is None:
+                self._transport = self._new_transport()
+            return self._transport
 
-            ep = self.endpoint
-            client_auth = None
-            if ep.needs_client:
-                from kubectl_pd.cluster.clientauth import provider_headers
+    def _new_transport(self) -> Any:
+        """The HTTP transport: one TLS context (with the kubeconfig's CA) and one pool of connections."""
+        from kubectl_pd.cluster.config import origin_of
+        from kubectl_pd.cluster.http import Transport
 
-                def client_auth() -> dict[str, str]:
-                    return provider_headers(self.opts, ep.context, self._config)
-            exec_dir = None
-            if self._config is not None and ep.exec_spec is not None:
-                user: dict[str, Any] = next((u for u in self._config["users"] if u.get("name") == ep.user), {})
-                exec_dir = origin_of(self._config, "users", user)
-            self._transport = Transport(ep, self.opts.request_timeout, exec_dir=exec_dir, client_auth=client_auth)
-        return self._transport
+        ep = self.endpoint
+        client_auth = None
+        if ep.needs_client:
+            from kubectl_pd.cluster.clientauth import provider_headers
+
+            def client_auth() -> dict[str, str]:
+                return provider_headers(self.opts, ep.context, self._config)
+        exec_dir = None
+        if self._config is not None and ep.exec_spec is not None:
+            user: dict[str, Any] = next((u for u in self._config["users"] if u.get("name") == ep.user), {})
+            exec_dir = origin_of(self._config, "users", user)
+        return Transport(ep, self.opts.request_timeout, exec_dir=exec_dir, client_auth=client_auth)
 
     @property
     def server(self) -> str:
@@ -167,7 +176,7 @@ class LiveSource:
             raise Throttled(f"the API server at {self.server} is throttling requests (429 Too Many Requests to "
                             f"{what}): wait and retry")
         if 300 <= resp.status < 400:
-            to = urlsplit(resp.headers.get("location", "")).hostname
+            to = split(resp.headers.get("location", "")).hostname
             raise ClusterError(f"the API server at {self.server} answered {resp.status} (a redirect"
                                + (f" to {to}" if to else "") + f") to {what}: a proxy or login page is in the "
                                f"way; check the server of context {self.context_name!r}")
@@ -226,9 +235,9 @@ class LiveSource:
         version = version or self.version_for(kind)
         base = f"/apis/{kind.group}/{version}" if kind.group else f"/api/{version}"
         if kind.namespaced and namespace:
-            base += f"/namespaces/{quote(namespace, safe='')}"
+            base += f"/namespaces/{quote_part(namespace)}"
         base += f"/{kind.plural}"
-        return base + (f"/{quote(name, safe='')}" if name else "")
+        return base + (f"/{quote_part(name)}" if name else "")
 
     def _read(self, k: kinds.Kind, ns: str | None, name: str | None,
               query: dict[str, Any] | None) -> tuple[Response, str]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import base64
 import socket
 import threading
-from urllib.parse import unquote, urlsplit
 
 from kubectl_pd.cluster import wire
+from kubectl_pd.cluster.urls import split
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
@@ -41,15 +41,17 @@ class Route:
 
     @staticmethod
     def of(server: str, proxy: str | None, sni: str | None) -> Route:
-        parts = urlsplit(server)
+        parts = split(server)
         port = parts.port or (443 if parts.scheme == "https" else 80)
         if not proxy:
             return Route(parts.scheme, parts.hostname or "", port, sni)
-        p = urlsplit(proxy if "://" in proxy else "http://" + proxy)
+        p = split(proxy if "://" in proxy else "http://" + proxy)
         if p.scheme != "http":
             raise ProxyUnsupported(p.scheme)
         auth = None
         if p.username:
+            from urllib.parse import unquote
+
             raw = f"{unquote(p.username)}:{unquote(p.password or '')}".encode()
             auth = "Basic " + base64.b64encode(raw).decode()
         return Route(parts.scheme, parts.hostname or "", port, sni, p.hostname, p.port or 80, auth)
