@@ -7,10 +7,12 @@ what it could not read. Requests are counted on the loopback API server's reques
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from typing import Any
 
+from kubectl_pd.cluster.source import name_of
 from tests.apiserver import CLUSTER_WIDE, Forbid, unrelated_workloads
 
 FORBIDDEN = [Forbid("list", "limitranges"), Forbid("list", "events")]
@@ -106,3 +108,27 @@ def test_a_refused_cluster_wide_list_falls_back_to_each_namespace_with_the_same_
     assert seen["/api/v1/namespaces/team-a/limitranges"] == seen["/api/v1/namespaces/team-b/limitranges"] == 1
     assert seen["/apis/kueue.x-k8s.io/v1beta2/namespaces/team-b/localqueues/other"] == 1
     assert json.loads(narrow.stdout) == json.loads(wide.stdout)  # and no note of the refusal: nothing is unread
+
+
+def test_listed_objects_are_held_without_managed_fields_or_the_last_applied_copy(apiserver: Any) -> None:
+    """From a live cluster, what a run holds of each listed object leaves out what it never reads and what
+    is often most of its size; a snapshot's objects are kept whole."""
+    from kubectl_pd.cluster.config import ClusterOptions
+    from kubectl_pd.cluster.live import LiveSource
+    from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.pending.gather import gather_all
+    from kubectl_pd.slim import LAST_APPLIED
+
+    fat = _pending(3) + unrelated_workloads(3, namespace="team-b", queue="other")
+    for obj in fat:
+        obj["metadata"]["managedFields"] = [{"manager": "kueue", "operation": "Update", "fieldsV1": {"f:status": {}}}]
+        obj["metadata"]["annotations"][LAST_APPLIED] = '{"kind": "Workload"}'
+    _server, env = apiserver("pending/per-replica-joint.yaml", copy.deepcopy(fat))
+    live, _notes = gather_all(LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"])), None)
+    held = [wl for f in live for wl in f.workloads.values() if wl is not None and name_of(wl).startswith("batch-")]
+    assert len(held) == 6
+    assert all("managedFields" not in wl["metadata"] and LAST_APPLIED not in wl["metadata"]["annotations"]
+               for wl in held)
+    snap, _notes = gather_all(SnapshotSource.from_objects(copy.deepcopy(fat)), None)
+    kept = [wl for f in snap for wl in f.workloads.values() if wl is not None]
+    assert kept and all("managedFields" in wl["metadata"] for wl in kept)

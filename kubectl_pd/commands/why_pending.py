@@ -279,7 +279,7 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
         elif d.pending:
             pending.append((f.target.namespace, d))
             if output != "text":
-                items.append({**to_dict(d), **section(ctx, f)[0]})
+                items.append({**to_dict(d), **section(ctx, f, text=False)[0]})
     if output != "text":
         echo_dump({"items": items, "notes": [words.text(n) for n in notes]}, output)
     elif not pending and not unknown:

@@ -92,7 +92,30 @@ class PodSetDemand:
 
     def total(self, count: int | None = None) -> dict[str, Fraction]:
         n = self.count if count is None else count
-        return {r: q * n for r, q in self.requests.items()}
+        return dict(self.requests) if n == 1 else {r: q * n for r, q in self.requests.items()}
+
+    @cached_property
+    def memo_key(self) -> Hashed:
+        """Everything of this pod set that assign reads or copies into its answer, hashed once."""
+        return Hashed((self.name, self.count, _mapping_key(self.requests), _mapping_key(self.node_selector),
+                       self.affinity, self.tolerations, self.group, self.role, self.unknown, self.invalid))
+
+
+class Hashed:
+    """A tuple with its hash computed once: Fraction's hash runs in Python, and a run over thousands of
+    pending Workloads looks the same pod set up in the assignment memo several times."""
+
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value: tuple[Any, ...]) -> None:
+        self.value = value
+        self._hash = hash(value)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hashed) and self._hash == other._hash and self.value == other.value
 
 
 @dataclass(frozen=True)
@@ -110,9 +133,12 @@ def demand_of(wl: Workload, roles: Mapping[str, str] | None = None) -> Demand:
 
 
 def demand_of_pod_set(ps: PodSet, role: str | None = None, count: int | None = None,
-                      limit_ranges: tuple[LimitRangeItem, ...] = ()) -> PodSetDemand:
-    return PodSetDemand(ps.name, ps.count if count is None else count, ps.requests, ps.node_selector, ps.affinity,
-                        ps.tolerations, ps.group, role, ps.unknown, invalid_requests(ps, limit_ranges))
+                      limit_ranges: tuple[LimitRangeItem, ...] = (),
+                      requests: Mapping[str, Fraction] | None = None) -> PodSetDemand:
+    """`requests`: per pod, when not the pod set's own (a Workload's status.resourceRequests)."""
+    return PodSetDemand(ps.name, ps.count if count is None else count, ps.requests if requests is None else requests,
+                        ps.node_selector, ps.affinity, ps.tolerations, ps.group, role, ps.unknown,
+                        invalid_requests(ps, limit_ranges))
 
 
 def invalid_requests(ps: PodSet, limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[Invalid, ...]:
@@ -632,9 +658,7 @@ def _mapping_key(m: Mapping[Any, Any]) -> tuple[Any, ...]:
 
 def _demand_key(demand: Demand) -> tuple[Any, ...]:
     """Everything of a Demand that assign reads or copies into its answer, as one hashable value."""
-    return (tuple((ps.name, ps.count, _mapping_key(ps.requests), _mapping_key(ps.node_selector), ps.affinity,
-                   ps.tolerations, ps.group, ps.role, ps.unknown, ps.invalid) for ps in demand.pod_sets),
-            demand.priority, _mapping_key(demand.reclaimable))
+    return (tuple(ps.memo_key for ps in demand.pod_sets), demand.priority, _mapping_key(demand.reclaimable))
 
 
 def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,

@@ -17,6 +17,7 @@ from typing import Any
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue.model import NEVER, FlavorResource, Snapshot
 from kubectl_pd.records import dataclass, field
+from kubectl_pd.slim import slimmer
 
 SELECTOR = "status.admission.clusterQueue"
 
@@ -79,7 +80,7 @@ def read(source: Any, queues: Iterable[str], reads: Reads | None = None) -> Read
             if out._all is None:
                 try:
                     out.requests += 1
-                    objs = source.list("Workload", None, field_selector=f"{SELECTOR}={q}")
+                    objs = source.list("Workload", None, field_selector=f"{SELECTOR}={q}", reduce=slimmer(source))
                 except ForbiddenError:
                     raise
                 except PdError as e:
@@ -87,7 +88,7 @@ def read(source: Any, queues: Iterable[str], reads: Reads | None = None) -> Read
                         raise
                     out.fallback = True
                     out.requests += 1
-                    out._all = list(source.list("Workload", None))
+                    out._all = list(source.list("Workload", None, reduce=slimmer(source)))
             if out._all is not None:
                 objs = [o for o in out._all if _queue_of(o) == q]
         except ForbiddenError:

@@ -134,11 +134,11 @@ def max_pods(b: Blocker | None, d: RoleDemand, others: Fraction = Fraction(0)) -
     total = d.requests.get(b.resource)
     if not total:
         return None
-    per_pod = total / d.count
     room = b.capacity if b.outcome == ad.EXCEEDS else b.available
     if room is None:
         return None
-    return max(0, int((room - max(b.previous, others)) // per_pod))
+    left = room - max(b.previous, others)  # floor(left / (total / count)), in integers: exact, and cheaper
+    return max(0, (left.numerator * d.count * total.denominator) // (left.denominator * total.numerator))
 
 
 @dataclass(frozen=True)
@@ -285,7 +285,8 @@ def _wanted(together: ad.Assignment) -> dict[tuple[str, str], Fraction]:
         for r, q in psa.requests.items():
             f = psa.flavors.get(r) or (b.flavor if b is not None and b.resource == r else None)
             if f is not None and q:
-                wanted[(f, r)] = wanted.get((f, r), Fraction(0)) + q
+                was = wanted.get((f, r))
+                wanted[(f, r)] = q if was is None else was + q
     return wanted
 
 
@@ -293,19 +294,38 @@ def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Sn
           ) -> list[FlavorBar]:
     bars = []
     tree = ad.Tree(snap) if snap is not None and cq.cohort and snap.peers_complete else None
+    for key, nominal, used, reserved in _quota_rows(cq):
+        need = wanted.get(key, _ZERO)
+        if need or used or reserved:
+            bar = FlavorBar(key[0], key[1], nominal, used, reserved, need)
+            bars.append(_lending(bar, cq, tree, key) if tree is not None else bar)
+    return bars
+
+
+_ZERO = Fraction(0)
+_ROWS: dict[int, tuple[ClusterQueue, list[tuple[tuple[str, str], Fraction, Fraction, Fraction]]]] = {}
+
+
+def _quota_rows(cq: ClusterQueue) -> list[tuple[tuple[str, str], Fraction, Fraction, Fraction]]:
+    """(flavor, resource), nominal, used and reserved-not-admitted of each readable quota of `cq`, in order;
+    the same queue object (a run's thousands of diagnoses share its snapshot) is read once. The entry keeps
+    the queue, so an identity is never reused."""
+    hit = _ROWS.get(id(cq))
+    if hit is not None and hit[0] is cq:
+        return hit[1]
+    rows = []
     for g in cq.resource_groups:
         for f in g.flavors:
             for q in f.resources:
                 key = (f.name, q.name)
                 if q.unknown:
                     continue  # an unreadable quota draws no bar (it is not zero)
-                used = cq.admitted.get(key, Fraction(0))
-                reserved = max(Fraction(0), cq.reserved.get(key, Fraction(0)) - used)
-                need = wanted.get(key, Fraction(0))
-                if need or used or reserved:
-                    bar = FlavorBar(f.name, q.name, q.nominal, used, reserved, need)
-                    bars.append(_lending(bar, cq, tree, key) if tree is not None else bar)
-    return bars
+                used = cq.admitted.get(key, _ZERO)
+                rows.append((key, q.nominal, used, max(_ZERO, cq.reserved.get(key, _ZERO) - used)))
+    if len(_ROWS) >= 256:
+        _ROWS.clear()
+    _ROWS[id(cq)] = (cq, rows)
+    return rows
 
 
 def _lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, str]) -> FlavorBar:
@@ -336,8 +356,7 @@ def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_sp
         totals = wl.totals.get(ps.name)
         if totals and ps.count:
             per_pod = {k: q / ps.count for k, q in totals.items()}
-        psd = ad.demand_of_pod_set(ps, role, limit_ranges=limit_ranges)
-        psd = replace(psd, requests=per_pod)
+        psd = ad.demand_of_pod_set(ps, role, limit_ranges=limit_ranges, requests=per_pod)
         d = RoleDemand(role, group, ps.name, ps.count, psd.total(), size_of.get(role, 1), wl.reserved)
         out.append((d, psd))
     return out

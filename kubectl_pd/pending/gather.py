@@ -40,6 +40,7 @@ from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.pending.say import Read, Say, say
 from kubectl_pd.records import dataclass, field
+from kubectl_pd.slim import slimmer
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -821,13 +822,14 @@ class PrefetchedSource:
             return
         if len(namespaces) >= WIDEN_AT:
             for kind in ("LocalQueue", "LimitRange"):
-                ok, objs = _attempt(functools.partial(self.inner.list, kind))
+                ok, objs = _attempt(functools.partial(self.inner.list, kind, reduce=slimmer(self.inner)))
                 if ok:
                     self.prefetched[kind] = objs
         _together([self._event_filler(ns) for ns in namespaces], live=True)
 
     def _event_filler(self, ns: str) -> Callable[[], tuple[bool, Any]]:
-        return lambda: self._fill(("list", "Event", ns, None, None), lambda: self.inner.list("Event", ns))
+        return lambda: self._fill(("list", "Event", ns, None, None),
+                                  lambda: self.inner.list("Event", ns, reduce=slimmer(self.inner)))
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = self._kind(kind)
@@ -907,7 +909,7 @@ class PrefetchedSource:
 
     def _events(self, kind: str, namespace: str, field_selector: str | None) -> Objs:
         every = self._once(("list", "Event", namespace, None, None), lambda: (Read("Event", purpose="list"), namespace),
-                           lambda: self.inner.list(kind, namespace))
+                           lambda: self.inner.list(kind, namespace, reduce=slimmer(self.inner)))
         head, sep, name = (field_selector or "").partition("=")
         if head != INVOLVED_NAME or not sep or "," in name:
             return _select(every, namespace, None, field_selector)
@@ -990,8 +992,9 @@ def _cause(e: PdError) -> str:
 
 
 def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], **kw: Any) -> list[Obj]:
+    """The run's list of `kind`; from a live cluster each object is slimmed as its page arrives."""
     try:
-        return source.list(kind, namespace, **kw)
+        return source.list(kind, namespace, reduce=slimmer(source), **kw)
     except ApiUnavailable:
         return []
     except ForbiddenError as e:

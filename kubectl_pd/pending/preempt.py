@@ -16,12 +16,13 @@ def context(source: Any, config_file: str | None, want_holders: bool, live: bool
     return pa.Context(source, cfg, live=live, want_holders=want_holders)
 
 
-def section(ctx: pa.Context, facts: Any) -> tuple[dict[str, Any], str]:
+def section(ctx: pa.Context, facts: Any, *, text: bool = True) -> tuple[dict[str, Any], str]:
     """why-pending's preemption part for one target: (JSON keys, text block), from the answers its
-    diagnosis recorded through `ctx.assign` (the same assignments its verdicts rest on)."""
+    diagnosis recorded through `ctx.assign` (the same assignments its verdicts rest on). `text=False`: the
+    JSON keys only (the block is "")."""
     from kubectl_pd.pending import preempt_render as pr
 
     if not any(isinstance(o, dict) for o in facts.workloads.values()):
         return {"preemption": None}, ""
     answers = ctx.for_facts(facts)
-    return pr.to_json(answers), pr.text(answers)
+    return pr.to_json(answers), pr.text(answers) if text else ""
