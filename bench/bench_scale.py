@@ -10,7 +10,11 @@ from pages of 500). Preemption at scale (20 queues x 1,000 admitted Workloads) i
 For each command: the median wall time of interleaved runs, the client's CPU (user + system, the process
 and its children, from wait4) and its peak resident memory, and the requests the server saw.
 
-Run: python bench/bench_scale.py [--runs 3] [--sizes 2000,10000]
+A last row serves the first size again with the visibility API listing the first 1,000 pending Workloads
+(`--listed`, the API's default page), as a real cluster with it enabled does: every diagnosis then has a
+queue position and the Workloads before it.
+
+Run: python bench/bench_scale.py [--runs 3] [--sizes 2000,10000] [--listed 1000]
 """
 
 from __future__ import annotations
@@ -102,12 +106,21 @@ def pending_cluster(n: int) -> list[dict[str, Any]]:
     return objs
 
 
+def visibility(n: int, listed: int) -> dict[str, Any]:
+    """The visibility API's summary of ClusterQueue `full`: its first `listed` pending Workloads, in order."""
+    items = [{"metadata": {"name": f"job-{i:05d}", "namespace": f"team-{i % NAMESPACES:02d}"}, "priority": 0,
+              "localQueueName": "main", "positionInClusterQueue": i, "positionInLocalQueue": i // NAMESPACES}
+             for i in range(min(n, listed))]
+    return {"/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/full/pendingworkloads":
+            {"kind": "PendingWorkloadsSummary", "apiVersion": "visibility.kueue.x-k8s.io/v1beta2", "items": items}}
+
+
 def compare(label: str, n: int, ours: list[str], theirs: list[str], runs: int,
-            goal_wall: float, goal_mem: float) -> None:
+            goal_wall: float, goal_mem: float, listed: int = 0) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     kc = tmp / "kubeconfig"
-    server = subprocess.Popen([sys.executable, __file__, "--serve", str(n), str(kc)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(n), str(kc), str(listed)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None and server.stdin is not None
 
@@ -145,9 +158,10 @@ def compare(label: str, n: int, ours: list[str], theirs: list[str], runs: int,
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def serve(n: int, kubeconfig: str) -> None:
-    """The server, in this process of its own: answers `count` on stdin with the requests seen so far."""
-    server = FakeApiServer(objects=pending_cluster(n)).start()
+def serve(n: int, kubeconfig: str, listed: int = 0) -> None:
+    """The server, in this process of its own: answers `count` on stdin with the requests seen so far. With
+    `listed`, the visibility API lists that many of the pending Workloads (else it is not served)."""
+    server = FakeApiServer(objects=pending_cluster(n), raw=visibility(n, listed) if listed else {}).start()
     server.write_kubeconfig(Path(kubeconfig), namespace="team-00")
     print("ready", flush=True)
     for line in sys.stdin:
@@ -158,16 +172,21 @@ def serve(n: int, kubeconfig: str) -> None:
 
 def main() -> None:
     if sys.argv[1:2] == ["--serve"]:
-        return serve(int(sys.argv[2]), sys.argv[3])
+        return serve(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 0)
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--sizes", default="2000,10000")
+    ap.add_argument("--listed", type=int, default=1000,
+                    help="a last row at the first size with the visibility API listing this many (0: none)")
     args = ap.parse_args()
     k = kubectl()
     theirs = [k, "get", "workloads", "-A", "-o", "json"]
-    for n in (int(s) for s in args.sizes.split(",") if s):
-        compare(f"why-pending -A, {n} pending", n, [k, "pd", "why-pending", "-A", "-o", "json"],
-                theirs, args.runs, 2.0, 1.0)
+    ours = [k, "pd", "why-pending", "-A", "-o", "json"]
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    for n in sizes:
+        compare(f"why-pending -A, {n} pending", n, ours, theirs, args.runs, 2.0, 1.0)
+    if args.listed and sizes:
+        compare(f"  the same, {args.listed} listed", sizes[0], ours, theirs, args.runs, 2.0, 1.0, args.listed)
 
 if __name__ == "__main__":
     main()

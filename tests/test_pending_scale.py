@@ -132,3 +132,42 @@ def test_listed_objects_are_held_without_managed_fields_or_the_last_applied_copy
     snap, _notes = gather_all(SnapshotSource.from_objects(copy.deepcopy(fat)), None)
     kept = [wl for f in snap for wl in f.workloads.values() if wl is not None]
     assert kept and all("managedFields" in wl["metadata"] for wl in kept)
+
+
+def _listed_queue(n: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """`n` pending Workloads in one full ClusterQueue, all listed by the visibility API in queue order."""
+    api = "kueue.x-k8s.io/v1beta2"
+    quota = [{"name": "default", "resources": [{"name": "cpu", "total": "10", "borrowed": "0"}]}]
+    objs: list[dict[str, Any]] = [
+        {"apiVersion": api, "kind": "ResourceFlavor", "metadata": {"name": "default"}, "spec": {}},
+        {"apiVersion": api, "kind": "ClusterQueue", "metadata": {"name": "full"},
+         "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+             {"name": "default", "resources": [{"name": "cpu", "nominalQuota": "10"}]}]}]},
+         "status": {"flavorsReservation": quota, "flavorsUsage": quota, "pendingWorkloads": n}},
+        {"apiVersion": api, "kind": "LocalQueue", "metadata": {"name": "main", "namespace": "team-a"},
+         "spec": {"clusterQueue": "full"}}]
+    objs += unrelated_workloads(n, queue="main", message="couldn't assign flavors to pod set main: insufficient "
+                                                          "unused quota for cpu in flavor default, 1 more needed")
+    items = [{"metadata": {"name": f"batch-{i:05d}", "namespace": "team-a"}, "priority": 0, "localQueueName": "main",
+              "positionInClusterQueue": i, "positionInLocalQueue": i} for i in range(n)]
+    path = "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/full/pendingworkloads"
+    return objs, {path: {"kind": "PendingWorkloadsSummary", "items": items}}
+
+
+def test_each_diagnosis_lists_the_queue_head_before_it_not_the_whole_queue(cli: Any, apiserver: Any) -> None:
+    """With the visibility API listing the queue, `queue.ahead` holds the first 10 Workloads before each one
+    (how many are ahead is its position - 1): a queue of a thousand does not print half a million entries."""
+    objs, raw = _listed_queue(40)
+    _server, env = apiserver(objs, raw=raw)
+    r = cli(["why-pending", "-A", "-o", "json"], env=env)
+    assert r.exit_code == 0, r.stderr
+    for item in json.loads(r.stdout)["items"]:
+        queue = item["queue"]
+        assert queue["visibility"] == "listed"
+        assert [a["position"] for a in queue["ahead"]] == list(range(1, min(queue["position"] - 1, 10) + 1))
+        assert all(a["requests"] is not None for a in queue["ahead"][:5])  # the first five are read
+    last = cli(["why-pending", "wl/batch-00039", "-n", "team-a", "-o", "json"], env=env)
+    queue = json.loads(last.stdout)["queue"]
+    assert (queue["position"], len(queue["ahead"])) == (40, 10)
+    waiting = [x for x in json.loads(last.stdout)["reasons"] if x["code"] == "WaitingInQueue"]
+    assert all("aheadRequests" not in x["params"] for x in waiting)  # 39 ahead, 5 read: no sum is claimed

@@ -627,6 +627,38 @@ def pending_workloads(doc: Any) -> tuple[PendingWorkload, ...]:
 
 
 @dataclass(frozen=True)
+class PendingView:
+    """A PendingWorkloadsSummary read for lookups: its items as served, by name, and in queue order."""
+
+    items: tuple[PendingWorkload, ...]
+    by_name: Mapping[str | None, tuple[PendingWorkload, ...]]
+    in_order: tuple[PendingWorkload, ...]  # by position (an item without one first), stable
+
+
+_VIEWS: dict[int, tuple[Any, PendingView]] = {}
+
+
+def pending_view(doc: Any) -> PendingView:
+    """`pending_workloads(doc)` with its lookups, made once per summary object: the thousands of
+    diagnoses of one run share the summary their queue's read returned (up to 1,000 items), and each
+    looks up its own Workloads and the ones before them. The entry keeps the object, so an identity is
+    never reused."""
+    hit = _VIEWS.get(id(doc))
+    if hit is not None and hit[0] is doc:
+        return hit[1]
+    items = pending_workloads(doc)
+    by_name: dict[str | None, list[PendingWorkload]] = {}
+    for i in items:
+        by_name.setdefault(i.name, []).append(i)
+    view = PendingView(items, {k: tuple(v) for k, v in by_name.items()},
+                       tuple(sorted(items, key=lambda i: i.position or 0)))
+    if len(_VIEWS) >= 64:
+        _VIEWS.clear()
+    _VIEWS[id(doc)] = (doc, view)
+    return view
+
+
+@dataclass(frozen=True)
 class LimitRangeItem:
     type: str  # Container | Pod
     max: Mapping[str, Fraction]

@@ -16,13 +16,14 @@ from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import (
+    PendingView,
     PendingWorkload,
     PodSet,
     Snapshot,
     Workload,
     conditions_of,
     limit_range,
-    pending_workloads,
+    pending_view,
     pod_requests,
     resource_flavor,
 )
@@ -106,7 +107,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     position, lq_position = _position(facts, units, cq, ns)
     _say_position(reasons, position, cq)
     ahead = _ahead(facts, units, cq, ns)
-    _say_ahead(reasons, ahead)
+    _say_ahead(reasons, ahead, position)
     visibility, cq_pending = _queue_knowledge(facts, cq, position)
     _wait_hint(reasons, cq, position, visibility, cq_pending, bool(what_if))
     hints = _hints(reasons)
@@ -246,8 +247,9 @@ def _wait_hint(reasons: list[Reason], cq: str | None, position: int | None, visi
                                                    cq_pending=cq_pending)
 
 
-def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None) -> None:
-    if not ahead or not all(a.requests is not None for a in ahead):
+def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None, position: int | None) -> None:
+    """What the Workloads ahead ask together: only when every one of them is listed and was read."""
+    if not ahead or position is None or len(ahead) != position - 1 or not all(a.requests is not None for a in ahead):
         return
     before: dict[str, Fraction] = {}
     for a in ahead:
@@ -755,12 +757,12 @@ def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | Non
     return lq, cq
 
 
-def _ours_in_queue(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[list[PendingWorkload],
+def _ours_in_queue(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[PendingView,
                                                                                      list[PendingWorkload]]:
     """The visibility API's items for the ClusterQueue, and those of them that are our Workloads."""
-    items = list(pending_workloads(facts.pending.get(cq or "")))
-    names = {u.group for u in units if u.workload is not None}
-    return items, [i for i in items if i.name in names and (i.namespace or ns) == ns]
+    view = pending_view(facts.pending.get(cq or ""))
+    names = dict.fromkeys(u.group for u in units if u.workload is not None)
+    return view, [i for n in names for i in view.by_name.get(n, ()) if (i.namespace or ns) == ns]
 
 
 def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[int | None, int | None]:
@@ -772,16 +774,23 @@ def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple
     return best
 
 
+MAX_AHEAD_LISTED = 10  # of the Workloads before ours, the queue's head: how many are ahead is position - 1
+
+
 def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahead] | None:
-    """The Workloads before ours in the ClusterQueue (visibility API order), with their total requests."""
-    items, ours = _ours_in_queue(facts, units, cq, ns)
+    """The first MAX_AHEAD_LISTED Workloads before ours in the ClusterQueue (visibility API order), with their
+    total requests when they were read. Not all of them: in a queue of a thousand, each of a thousand
+    diagnoses would list every Workload before it."""
+    view, ours = _ours_in_queue(facts, units, cq, ns)
     mine = min((i.position for i in ours if i.position is not None), default=None)
     if mine is None:
         return None
-    out = []
-    for i in sorted(items, key=lambda i: i.position or 0):
-        if i.position is None or i.position >= mine:
+    out: list[Ahead] = []
+    for i in view.in_order:
+        if i.position is None:
             continue
+        if i.position >= mine or len(out) >= MAX_AHEAD_LISTED:
+            break
         key = (i.namespace or ns, i.name or "")
         wl = facts.ahead.get(key)
         out.append(Ahead(key[1], key[0], i.position + 1, i.priority, i.local_queue,

@@ -32,7 +32,7 @@ from kubectl_pd.kueue.model import (
     cluster_queue,
     is_true,
     local_queue,
-    pending_workloads,
+    pending_view,
     resource_flavor,
     workload,
 )
@@ -651,19 +651,24 @@ def _read_retry_nodes(rd: _FactReader) -> None:
 MAX_AHEAD = 5  # Workloads ahead of ours whose requests are read (GET each, by name)
 
 
-def _ahead_of_ours(facts: Facts) -> list[tuple[str, str]]:
-    """(namespace, name) of the Workloads the visibility API puts before the first of ours, per queue."""
+def _ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
+    """(namespace, name) of the first `most` Workloads the visibility API puts before the first of ours, per
+    queue, in queue order, not read yet."""
     ns = facts.target.namespace
-    mine = set(facts.groups)
     wanted: list[tuple[str, str]] = []
     for doc in facts.pending.values():
-        items = pending_workloads(doc)
-        ours = [i.position for i in items if i.name in mine and (i.namespace or ns) == ns and i.position is not None]
+        view = pending_view(doc)
+        ours = [i.position for g in dict.fromkeys(facts.groups) for i in view.by_name.get(g, ())
+                if (i.namespace or ns) == ns and i.position is not None]
         if not ours:
             continue
-        for i in items:
+        for i in view.in_order:  # the queue's head first; stops at ours
+            if i.position is None:
+                continue
+            if i.position >= min(ours) or len(wanted) >= most:
+                break
             key = (i.namespace or ns, i.name or "")
-            if i.position is not None and i.position < min(ours) and key[1] and key not in wanted:
+            if key[1] and key not in wanted and key not in facts.ahead:
                 wanted.append(key)
     return wanted
 
@@ -672,7 +677,7 @@ def _read_ahead(rd: _FactReader) -> None:
     """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
     requests; a refused read leaves that Workload's requests unknown (a note)."""
     facts = rd.facts
-    wanted = [k for k in _ahead_of_ours(facts) if k not in facts.ahead][:MAX_AHEAD]
+    wanted = _ahead_of_ours(facts, MAX_AHEAD)
     calls: list[Call] = [(Read("Workload", n, w, purpose="ahead"), _getter(rd.source, "Workload", n, w), None, False)
                          for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):

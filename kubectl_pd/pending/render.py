@@ -63,7 +63,8 @@ def _ahead_text(d: Diagnosis) -> str | None:
         req = ("requests unknown" if a.requests is None else
                ", ".join(short(v, k) for k, v in sorted(a.requests.items())) or "no requests")
         parts.append(f"#{a.position} {a.namespace}/{a.name} ({req})")
-    more_ = f", and {len(d.ahead) - 5} more" if len(d.ahead) > 5 else ""
+    total = d.position - 1 if d.position else len(d.ahead)  # the list holds the queue's first few of them
+    more_ = f", and {total - 5} more" if total > 5 else ""
     return "  ahead: " + "; ".join(parts) + more_
 
 
