@@ -84,7 +84,23 @@ class PodSetVerdict:
         return self.assignment.not_covered if self.assignment is not None else ()
 
 
+_BLOCKERS: dict[int, tuple[ad.FlavorAttempt, Blocker]] = {}
+
+
 def _blocker(a: ad.FlavorAttempt) -> Blocker:
+    """The attempt's numbers as a Blocker, made once per attempt object (assignments are remembered and
+    shared by the diagnoses of a run; the entry keeps the attempt, so an identity is never reused)."""
+    hit = _BLOCKERS.get(id(a))
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    b = _make_blocker(a)
+    if len(_BLOCKERS) >= 4096:
+        _BLOCKERS.clear()
+    _BLOCKERS[id(a)] = (a, b)
+    return b
+
+
+def _make_blocker(a: ad.FlavorAttempt) -> Blocker:
     c = a.deciding
     if c is None:
         return Blocker(a.flavor, a.outcome, taint=a.taint)

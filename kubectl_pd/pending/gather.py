@@ -207,9 +207,9 @@ class _FactReader:
 
     def many(self, calls: list[Call]) -> list[tuple[Any, bool]]:
         """Run (what, fn, default, dependent) calls together; settle them in the order given."""
-        if not calls:
-            return []
-        results = _together([c[1] for c in calls], self.facts.live and _parallel(self.source))
+        if not (self.facts.live and _parallel(self.source)) or len(calls) <= 1:  # one after another
+            return [self._settle(what, _attempt(fn), default, dep) for what, fn, default, dep in calls]
+        results = _together([c[1] for c in calls], True)
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
 
@@ -825,12 +825,12 @@ class PrefetchedSource:
         per namespace; a failure is remembered, and reported only if a diagnosis needs that read."""
         if not self.is_live or not namespaces:
             return
-        if len(namespaces) >= WIDEN_AT:
-            for kind in ("LocalQueue", "LimitRange"):
-                ok, objs = _attempt(functools.partial(self.inner.list, kind, reduce=slimmer(self.inner)))
-                if ok:
-                    self.prefetched[kind] = objs
-        _together([self._event_filler(ns) for ns in namespaces], live=True)
+        wide = ["LocalQueue", "LimitRange"] if len(namespaces) >= WIDEN_AT else []
+        results = _together([functools.partial(self.inner.list, kind, reduce=slimmer(self.inner)) for kind in wide]
+                            + [self._event_filler(ns) for ns in namespaces], live=True)
+        for kind, (ok, objs) in zip(wide, results, strict=False):
+            if ok:
+                self.prefetched[kind] = objs
 
     def _event_filler(self, ns: str) -> Callable[[], tuple[bool, Any]]:
         return lambda: self._fill(("list", "Event", ns, None, None),
@@ -964,12 +964,10 @@ def _admitted_or_finished(wl: Obj, parsed: dict[tuple[str, int], Any]) -> bool:
 def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[Say]]:
     """No TARGET: every deployment, pod group and Workload of a namespace (None = all), read once; the
     per-namespace and per-queue reads of their diagnoses are shared (PrefetchedSource)."""
-    notes: list[Say] = []
-    mds = _listed(source, "ModelDeployment", namespace, notes)
-    wls = _listed(source, "Workload", namespace, notes)
+    mds, wls, pod_lists, notes = _run_lists(source, namespace)
     pods: dict[tuple[str | None, str], Obj] = {}
-    for sel in (GROUP_LABEL, f"{APP_NAME_LABEL}=model-deployment"):
-        for p in _listed(source, "Pod", namespace, notes, label_selector=sel):
+    for listed in pod_lists:
+        for p in listed:
             pods[(namespace_of(p), name_of(p))] = p
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
     out = []
@@ -984,6 +982,23 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             continue
     notes.extend(_unread_note(what, ns, e) for (what, ns), e in pre.failed.items())
     return out, notes
+
+
+def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say]]:
+    """The run's four lists (ModelDeployments, Workloads, and Pods by two label selectors), sent together on
+    a live cluster: the small ones come back while the Workloads' pages are read. A list that fails
+    otherwise than listed in `_listed` fails the run, the first in this order."""
+    asks: list[tuple[str, dict[str, Any]]] = [
+        ("ModelDeployment", {}), ("Workload", {}), ("Pod", {"label_selector": GROUP_LABEL}),
+        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"})]
+    notes: list[list[Say]] = [[] for _ in asks]
+    results = _together([functools.partial(_listed, source, kind, namespace, notes[i], **kw)
+                         for i, (kind, kw) in enumerate(asks)], bool(getattr(source, "is_live", False)))
+    for ok, value in results:
+        if not ok:
+            raise value
+    got = [value for _ok, value in results]
+    return got[0], got[1], got[2:], [n for each in notes for n in each]
 
 
 def _unread_note(what: Read, ns: str | None, e: PdError) -> Say:
