@@ -702,6 +702,8 @@ def _row_per_pod(r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict
                  role_names: set[str]) -> dict[str, Fraction]:
     """What one pod of the role asks: its demand over its count, else its first pod's requests."""
     for v in vs:
+        if v.demand.count == 1:
+            return dict(v.demand.requests)
         if v.demand.count:
             return {k: q / v.demand.count for k, q in v.demand.requests.items()}
     pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)

@@ -222,6 +222,8 @@ class _FactReader:
                  what: Callable[[str], Read], *, dependent: bool = False) -> None:
         """GET each name not yet in `table`, together; a name is added only when its read succeeded."""
         todo = [n for n in dict.fromkeys(names) if n not in table]
+        if not todo:
+            return
         calls: list[Call] = [(what(n), _getter(self.source, kind, n, namespace), None, dependent) for n in todo]
         for n, (obj, ok) in zip(todo, self.many(calls), strict=True):
             if ok:
@@ -849,8 +851,11 @@ class PrefetchedSource:
             if len(same) > 1:  # a name in many namespaces (every namespace's LocalQueue `main`)
                 return self._of_namespace(k, name, namespace, same)
             return same[0] if same and (namespace is None or namespace_of(same[0]) in (None, namespace)) else None
-        return self._once(("get", k, name, namespace), lambda: (Read(k, name), namespace),
-                          lambda: self.inner.get(kind, name, namespace))
+        key = ("get", k, name, namespace)
+        hit = self._memo.get(key)
+        if hit is not None and hit[0]:  # answered before: no closures to build
+            return hit[1]  # type: ignore[no-any-return]
+        return self._once(key, lambda: (Read(k, name), namespace), lambda: self.inner.get(kind, name, namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
              field_selector: str | None = None, *,
@@ -913,8 +918,11 @@ class PrefetchedSource:
         return index.get(value, []), True
 
     def _events(self, kind: str, namespace: str, field_selector: str | None) -> Objs:
-        every = self._once(("list", "Event", namespace, None, None), lambda: (Read("Event", purpose="list"), namespace),
-                           lambda: self.inner.list(kind, namespace, reduce=slimmer(self.inner)))
+        memo_key = ("list", "Event", namespace, None, None)
+        hit = self._memo.get(memo_key)
+        every = hit[1] if hit is not None and hit[0] else self._once(
+            memo_key, lambda: (Read("Event", purpose="list"), namespace),
+            lambda: self.inner.list(kind, namespace, reduce=slimmer(self.inner)))
         head, sep, name = (field_selector or "").partition("=")
         if head != INVOLVED_NAME or not sep or "," in name:
             return _select(every, namespace, None, field_selector)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from kubectl_pd.cluster import kinds
@@ -22,7 +23,15 @@ TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "P
 
 
 def text(x: Say | None) -> str:
-    return "" if x is None else SENTENCES[x.id](**x.args)
+    if x is None:
+        return ""
+    return SENTENCES[x.id](**x.args) if x.args else _bare(x.id)
+
+
+@lru_cache(maxsize=256)
+def _bare(id: str) -> str:  # noqa: A002 - a sentence's id
+    """A sentence that names no value (a note every item of a run repeats), written once."""
+    return SENTENCES[id]()
 
 
 def message(r: Reason) -> str:
