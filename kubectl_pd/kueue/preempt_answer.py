@@ -21,7 +21,7 @@ from kubectl_pd.kueue import preempt_reads as rd
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.config import KueueConfig
-from kubectl_pd.kueue.model import NEVER, FlavorResource, Snapshot, conditions_of
+from kubectl_pd.kueue.model import NEVER, Condition, FlavorResource, Snapshot
 from kubectl_pd.records import dataclass, field
 
 UNACCOUNTED = "usage-unaccounted"  # a queue's reported usage is not what its Workloads hold (snapshot)
@@ -185,12 +185,12 @@ class Context:
         if cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
             return first
         out = self.answers[about.label] = Answer(about.label, cq_name)
-        frs = _blocking_frs(first)
         out.needed = first.mode == ad.PREEMPT
         if not out.needed or not _policies_allow(snap, cq_name):
             if out.needed:
                 out.targets = ()
-            if self.want_holders and frs:
+            frs = _blocking_frs(first) if self.want_holders else []
+            if frs:
                 queues = _holder_queues(snap, cq_name, frs)
                 rd.read(self.source, queues, self.reads)
                 out.holders = holders(snap, self.reads, frs, queues) if self.reads.unknown is None else ()
@@ -225,9 +225,9 @@ class Context:
             out.holders = holders(snap, self.reads, frs, queues, state)
         return real
 
-    def preempted_by(self, obj: Mapping[str, Any]) -> Preemptor | None:
-        """Resolve the preemptor named by UID in a Preempted condition to namespace/name and queue."""
-        cond = conditions_of(obj).get("Preempted")
+    def preempted_by(self, conditions: Mapping[str, Condition]) -> Preemptor | None:
+        """Resolve the preemptor named by UID in a Workload's Preempted condition to namespace/name and queue."""
+        cond = conditions.get("Preempted")
         if cond is None or not cond.true:
             return None
         m = _UID.search(cond.message)
@@ -253,7 +253,7 @@ class Context:
             wl = facts.wl(obj)
             label = f"{wl.namespace or facts.target.namespace}/{wl.name or key}"
             a = self.answers.get(label)
-            by = self.preempted_by(obj)
+            by = self.preempted_by(wl.conditions)
             if by is not None:
                 if a is None:
                     a = Answer(label, _queue_of(facts, obj) or "")

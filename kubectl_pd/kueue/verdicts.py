@@ -113,8 +113,23 @@ def blocker(psa: ad.PodSetAssignment) -> Blocker | None:
     return _blocker(b) if b is not None else None
 
 
+_CODES: dict[int, tuple[ad.PodSetAssignment, ReasonCode | None]] = {}
+
+
 def code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
-    """The reason code of one pod set's assignment; None when it fits now."""
+    """The reason code of one pod set's assignment; None when it fits now. Worked out once per assignment
+    object (a run's diagnoses share the remembered ones; the entry keeps it, so an identity is never reused)."""
+    hit = _CODES.get(id(psa))
+    if hit is not None and hit[0] is psa:
+        return hit[1]
+    code = _code_of(psa)
+    if len(_CODES) >= 4096:
+        _CODES.clear()
+    _CODES[id(psa)] = (psa, code)
+    return code
+
+
+def _code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
     if psa.invalid:
         return "InvalidResources"
     if psa.not_covered:
