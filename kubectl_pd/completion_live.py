@@ -91,7 +91,9 @@ def _list_names(opts: ClusterOptions, kind: str, namespace: str | None) -> list[
     from kubectl_pd.cluster.live import LiveSource  # our own HTTP path: no kubernetes client on Tab
     from kubectl_pd.cluster.source import name_of
 
-    return [name_of(obj) for obj in LiveSource(opts).list(kind, namespace=namespace)]
+    # each object is cut to its name as its page arrives: a cluster's thousands are not held whole
+    named = LiveSource(opts).list(kind, namespace=namespace, reduce=lambda obj: {"metadata": {"name": name_of(obj)}})
+    return [name_of(obj) for obj in named]
 
 
 def _items(names: list[str]) -> list[CompletionItem]:
