@@ -28,7 +28,7 @@ from kubectl_pd.kueue.model import (
     resource_flavor,
 )
 from kubectl_pd.pending import suggest as sg
-from kubectl_pd.pending.gather import QUEUE_LABEL, Facts, group_of_pod
+from kubectl_pd.pending.gather import MAX_AHEAD, QUEUE_LABEL, Facts, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
     CODES,
@@ -776,7 +776,7 @@ def _position(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple
     return best
 
 
-MAX_AHEAD_LISTED = 10  # of the Workloads before ours, the queue's head: how many are ahead is position - 1
+MAX_AHEAD_LISTED = MAX_AHEAD  # the queue's head, the ones whose requests are read; how many: position - 1
 
 
 def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahead] | None:
@@ -796,8 +796,13 @@ def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahe
         key = (i.namespace or ns, i.name or "")
         wl = facts.ahead.get(key)
         out.append(Ahead(key[1], key[0], i.position + 1, i.priority, i.local_queue,
-                         _workload_requests(facts.wl(wl)) if wl is not None else None))
+                         _requests_of(facts, wl) if wl is not None else None))
     return out
+
+
+def _requests_of(facts: Facts, obj: Obj) -> dict[str, Fraction] | None:
+    """`_workload_requests` of a Workload read, once per run (the queue's head is ahead of every diagnosis)."""
+    return facts.derived("WorkloadRequests", obj, lambda o: _workload_requests(facts.wl(o)))
 
 
 def _workload_requests(wl: Workload) -> dict[str, Fraction] | None:

@@ -149,6 +149,10 @@ class Facts:
     def _view(self, kind: str, obj: Obj, parse: Callable[[Obj], T]) -> T:
         return _parsed(self.parsed, kind, obj, parse)
 
+    def derived(self, kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
+        """`make(obj)`, once per object for the whole run (the targets of -A share `parsed`)."""
+        return self._view(kind, obj, make)
+
     def wl(self, obj: Obj) -> Workload:
         hit = self.parsed.get(("Workload", id(obj)))  # asked some 25 times per diagnosis: the hit inline
         if hit is not None and hit[0] is obj:
