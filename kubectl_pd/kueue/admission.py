@@ -97,7 +97,7 @@ class PodSetDemand:
     @cached_property
     def memo_key(self) -> Hashed:
         """Everything of this pod set that assign reads or copies into its answer, hashed once."""
-        return Hashed((self.name, self.count, _mapping_key(self.requests), _mapping_key(self.node_selector),
+        return Hashed((self.name, self.count, _quantities_key(self.requests), _mapping_key(self.node_selector),
                        self.affinity, self.tolerations, self.group, self.role, self.unknown, self.invalid))
 
 
@@ -654,6 +654,13 @@ _MEMO_SIZE = 1024
 
 def _mapping_key(m: Mapping[Any, Any]) -> tuple[Any, ...]:
     return tuple(sorted(m.items()))
+
+
+def _quantities_key(m: Mapping[str, Fraction]) -> tuple[Any, ...]:
+    """A mapping of quantities as a key of plain integers (numerator, denominator): equal for equal values,
+    hashed and compared in C, not by Fraction's methods, which run in Python."""
+    return tuple(sorted((k, (q.numerator, q.denominator) if isinstance(q, Fraction | int) else q)
+                        for k, q in m.items()))
 
 
 def _demand_key(demand: Demand) -> tuple[Any, ...]:
