@@ -652,7 +652,7 @@ def pending_view(doc: Any) -> PendingView:
         by_name.setdefault(i.name, []).append(i)
     view = PendingView(items, {k: tuple(v) for k, v in by_name.items()},
                        tuple(sorted(items, key=lambda i: i.position or 0)))
-    if len(_VIEWS) >= 64:
+    if len(_VIEWS) >= 32:
         _VIEWS.clear()
     _VIEWS[id(doc)] = (doc, view)
     return view
