@@ -15,6 +15,7 @@ from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.memo import ByIdentity
 from kubectl_pd.records import dataclass, field
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
@@ -635,27 +636,23 @@ class PendingView:
     in_order: tuple[PendingWorkload, ...]  # by position (an item without one first), stable
 
 
-_VIEWS: dict[int, tuple[Any, PendingView]] = {}
+_VIEWS: ByIdentity[Any, PendingView] = ByIdentity(32)
 
 
 def pending_view(doc: Any) -> PendingView:
     """`pending_workloads(doc)` with its lookups, made once per summary object: the thousands of
     diagnoses of one run share the summary their queue's read returned (up to 1,000 items), and each
-    looks up its own Workloads and the ones before them. The entry keeps the object, so an identity is
-    never reused."""
-    hit = _VIEWS.get(id(doc))
-    if hit is not None and hit[0] is doc:
-        return hit[1]
+    looks up its own Workloads and the ones before them."""
+    return _VIEWS.get(doc, _view_of)
+
+
+def _view_of(doc: Any) -> PendingView:
     items = pending_workloads(doc)
     by_name: dict[str | None, list[PendingWorkload]] = {}
     for i in items:
         by_name.setdefault(i.name, []).append(i)
-    view = PendingView(items, {k: tuple(v) for k, v in by_name.items()},
+    return PendingView(items, {k: tuple(v) for k, v in by_name.items()},
                        tuple(sorted(items, key=lambda i: i.position or 0)))
-    if len(_VIEWS) >= 32:
-        _VIEWS.clear()
-    _VIEWS[id(doc)] = (doc, view)
-    return view
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from functools import cached_property
 
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, Workload, pod_set_of_spec
+from kubectl_pd.memo import ByIdentity
 from kubectl_pd.records import dataclass, field, replace
 
 TYPE_CHECKING = False
@@ -84,20 +85,13 @@ class PodSetVerdict:
         return self.assignment.not_covered if self.assignment is not None else ()
 
 
-_BLOCKERS: dict[int, tuple[ad.FlavorAttempt, Blocker]] = {}
+_BLOCKERS: ByIdentity[ad.FlavorAttempt, Blocker] = ByIdentity(4096)
 
 
 def _blocker(a: ad.FlavorAttempt) -> Blocker:
     """The attempt's numbers as a Blocker, made once per attempt object (assignments are remembered and
-    shared by the diagnoses of a run; the entry keeps the attempt, so an identity is never reused)."""
-    hit = _BLOCKERS.get(id(a))
-    if hit is not None and hit[0] is a:
-        return hit[1]
-    b = _make_blocker(a)
-    if len(_BLOCKERS) >= 4096:
-        _BLOCKERS.clear()
-    _BLOCKERS[id(a)] = (a, b)
-    return b
+    shared by the diagnoses of a run)."""
+    return _BLOCKERS.get(a, _make_blocker)
 
 
 def _make_blocker(a: ad.FlavorAttempt) -> Blocker:
@@ -113,20 +107,13 @@ def blocker(psa: ad.PodSetAssignment) -> Blocker | None:
     return _blocker(b) if b is not None else None
 
 
-_CODES: dict[int, tuple[ad.PodSetAssignment, ReasonCode | None]] = {}
+_CODES: ByIdentity[ad.PodSetAssignment, ReasonCode | None] = ByIdentity(4096)
 
 
 def code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
     """The reason code of one pod set's assignment; None when it fits now. Worked out once per assignment
-    object (a run's diagnoses share the remembered ones; the entry keeps it, so an identity is never reused)."""
-    hit = _CODES.get(id(psa))
-    if hit is not None and hit[0] is psa:
-        return hit[1]
-    code = _code_of(psa)
-    if len(_CODES) >= 4096:
-        _CODES.clear()
-    _CODES[id(psa)] = (psa, code)
-    return code
+    object (a run's diagnoses share the remembered ones)."""
+    return _CODES.get(psa, _code_of)
 
 
 def _code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
@@ -334,16 +321,17 @@ def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Sn
 
 
 _ZERO = Fraction(0)
-_ROWS: dict[int, tuple[ClusterQueue, list[tuple[tuple[str, str], Fraction, Fraction, Fraction]]]] = {}
+QuotaRow = tuple[tuple[str, str], Fraction, Fraction, Fraction]
+_ROWS: ByIdentity[ClusterQueue, list[QuotaRow]] = ByIdentity(256)
 
 
-def _quota_rows(cq: ClusterQueue) -> list[tuple[tuple[str, str], Fraction, Fraction, Fraction]]:
+def _quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
     """(flavor, resource), nominal, used and reserved-not-admitted of each readable quota of `cq`, in order;
-    the same queue object (a run's thousands of diagnoses share its snapshot) is read once. The entry keeps
-    the queue, so an identity is never reused."""
-    hit = _ROWS.get(id(cq))
-    if hit is not None and hit[0] is cq:
-        return hit[1]
+    the same queue object (a run's thousands of diagnoses share its snapshot) is read once."""
+    return _ROWS.get(cq, _read_quota_rows)
+
+
+def _read_quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
     rows = []
     for g in cq.resource_groups:
         for f in g.flavors:
@@ -353,9 +341,6 @@ def _quota_rows(cq: ClusterQueue) -> list[tuple[tuple[str, str], Fraction, Fract
                     continue  # an unreadable quota draws no bar (it is not zero)
                 used = cq.admitted.get(key, _ZERO)
                 rows.append((key, q.nominal, used, max(_ZERO, cq.reserved.get(key, _ZERO) - used)))
-    if len(_ROWS) >= 256:
-        _ROWS.clear()
-    _ROWS[id(cq)] = (cq, rows)
     return rows
 
 

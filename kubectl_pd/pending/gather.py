@@ -146,30 +146,27 @@ class Facts:
 
     # Each object read is parsed once into its typed model (kueue.model, kube), on first use: the facts
     # hold the objects the Source returned (the json view and the arithmetic's snapshot read them too).
-    def _view(self, kind: str, obj: Obj, parse: Callable[[Obj], T]) -> T:
-        return _parsed(self.parsed, kind, obj, parse)
-
     def derived(self, kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
         """`make(obj)`, once per object for the whole run (the targets of -A share `parsed`)."""
-        return self._view(kind, obj, make)
+        return _parsed(self.parsed, kind, obj, make)
 
     def wl(self, obj: Obj) -> Workload:
         hit = self.parsed.get(("Workload", id(obj)))  # asked some 25 times per diagnosis: the hit inline
         if hit is not None and hit[0] is obj:
             return hit[1]  # type: ignore[no-any-return]
-        return self._view("Workload", obj, workload)
+        return self.derived("Workload", obj, workload)
 
     def cq(self, obj: Obj) -> ClusterQueue:
-        return self._view("ClusterQueue", obj, cluster_queue)
+        return self.derived("ClusterQueue", obj, cluster_queue)
 
     def lq(self, obj: Obj) -> LocalQueue:
-        return self._view("LocalQueue", obj, local_queue)
+        return self.derived("LocalQueue", obj, local_queue)
 
     def pod(self, obj: Obj) -> kube.Pod:
-        return self._view("Pod", obj, kube.pod)
+        return self.derived("Pod", obj, kube.pod)
 
     def event_views(self) -> list[kube.Event]:
-        return [self._view("Event", e, kube.event) for e in self.events]
+        return [self.derived("Event", e, kube.event) for e in self.events]
 
     def workload_of(self, group: str) -> Workload | None:
         """The typed Workload of a group, when it was read and exists."""
@@ -668,10 +665,11 @@ def _ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
                 if (i.namespace or ns) == ns and i.position is not None]
         if not ours:
             continue
+        first = min(ours)
         for i in view.in_order:  # the queue's head first; stops at ours
             if i.position is None:
                 continue
-            if i.position >= min(ours) or len(wanted) >= most:
+            if i.position >= first or len(wanted) >= most:
                 break
             key = (i.namespace or ns, i.name or "")
             if key[1] and key not in wanted and key not in facts.ahead:
