@@ -188,3 +188,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if reporter is not None:
             reporter.write_line(f"error: {skipped} test(s) skipped, which is not passing (see the reasons above); "
                                 f"set PD_ALLOW_SKIPS=1 to accept them")
+
+
+def live_diagnosis_loads(tmp_path: Path, modules: tuple[str, ...], forget: tuple[str, ...] = ()) -> tuple[list[bool],
+                                                                                                            int]:
+    """Run a live `why-pending` in a fresh interpreter through TLS against the loopback server and say which of
+    `modules` it loaded (those in `forget` are dropped first: an editable install's import hook loads some
+    before the plugin does), and how many requests the server saw."""
+    import subprocess
+
+    server = FakeApiServer(objects=[]).start()
+    try:
+        kc = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="team-a")
+        code = ("import sys\n"
+                f"for m in {forget!r}:\n    sys.modules.pop(m, None)\n"
+                "from kubectl_pd.cli import main\n"
+                "sys.argv = ['kubectl-pd', 'why-pending', 'nothing-here', '-o', 'json']\n"
+                "try:\n    main()\nexcept SystemExit:\n    pass\n"
+                f"print(*[m in sys.modules for m in {modules!r}], file=sys.stderr)\n")
+        env = {"KUBECONFIG": str(kc), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        server.stop()
+    last = done.stderr.splitlines()[-1] if done.stderr.strip() else ""
+    assert len(last.split()) == len(modules), done.stderr
+    return [word == "True" for word in last.split()], len(server.requests)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_pd.cluster.wire import idna_free
+from tests.conftest import live_diagnosis_loads
 
 _LABELS = st.one_of(st.text(alphabet="abcXYZ019-_", max_size=70), st.sampled_from(["", "ü", "xn--bcher-kva"]))
 
@@ -43,18 +41,5 @@ def test_hand_picked_names() -> None:
 
 def test_a_live_diagnosis_never_loads_the_codec(tmp_path) -> None:
     """Through TLS against the loopback server (tests/apiserver.py), the path a live diagnosis takes."""
-    from tests.apiserver import FakeApiServer
-
-    server = FakeApiServer(objects=[]).start()
-    try:
-        kc = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="team-a")
-        code = ("import sys\n"
-                "from kubectl_pd.cli import main\n"
-                "sys.argv = ['kubectl-pd', 'why-pending', 'nothing-here', '-o', 'json']\n"
-                "try:\n    main()\nexcept SystemExit:\n    pass\n"
-                "print('encodings.idna' in sys.modules, 'unicodedata' in sys.modules, file=sys.stderr)\n")
-        env = {"KUBECONFIG": str(kc), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
-    finally:
-        server.stop()
-    assert done.stderr.splitlines()[-1] == "False False", done.stderr
+    loaded, _requests = live_diagnosis_loads(tmp_path, ("encodings.idna", "unicodedata"))
+    assert loaded == [False, False]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import urllib.parse
 
 import pytest
@@ -11,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_pd.cluster import urls
+from tests.conftest import live_diagnosis_loads
 
 
 def outcome(fn):
@@ -95,20 +94,7 @@ def test_hand_picked_queries() -> None:
 
 def test_the_live_path_never_imports_urllib_parse(tmp_path) -> None:
     """A live diagnosis through TLS against the loopback server (tests/apiserver.py)."""
-    from tests.apiserver import FakeApiServer
-
-    server = FakeApiServer(objects=[]).start()
-    try:
-        kc = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="team-a")
-        code = ("import sys\n"  # an editable install's import hook loads pathlib, and with it urllib.parse, first
-                "for m in ('urllib.parse', 'ipaddress'):\n    sys.modules.pop(m, None)\n"
-                "from kubectl_pd.cli import main\n"
-                "sys.argv = ['kubectl-pd', 'why-pending', 'nothing-here', '-o', 'json']\n"
-                "try:\n    main()\nexcept SystemExit:\n    pass\n"
-                "print('urllib.parse' in sys.modules, 'ipaddress' in sys.modules, file=sys.stderr)\n")
-        env = {"KUBECONFIG": str(kc), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
-    finally:
-        server.stop()
-    assert len(server.requests) >= 1
-    assert done.stderr.splitlines()[-1] == "False False", done.stderr
+    mods = ("urllib.parse", "ipaddress")  # an editable install's import hook loads them first: forgotten
+    loaded, requests = live_diagnosis_loads(tmp_path, mods, forget=mods)
+    assert requests >= 1
+    assert loaded == [False, False]
