@@ -1,0 +1,39 @@
+"""Disagreements with the real Kueue, saved for replay: each file holds the state, the snapshot as
+`why-pending --from-file` read it (hold lifted), what the tool predicted and what Kueue did, and, once
+understood, `explained` (why the tool cannot be faithful there) or nothing (a bug: the replay test in the
+fast suite, tests/test_real_cases.py, fails until the verdict agrees)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).parent
+
+
+def path(line: str, seed: int) -> Path:
+    return HERE / f"kueue-{line}-seed-{seed}.yaml"
+
+
+def known(line: str, seed: int) -> bool:
+    return path(line, seed).exists()
+
+
+def save(record: Any) -> Path:
+    line = ".".join(record.kueue.lstrip("v").split(".")[:2])
+    doc = {"kueue": record.kueue, "seed": record.seed, "agree": record.agree, "preemptor": record.preemptor,
+           "predicted": record.predicted, "kueueDid": record.kueue_did, "roles": record.roles, "explained": None,
+           "state": record.state, "snapshot": record.snapshot}
+    p = path(line, record.seed)
+    p.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return p
+
+
+def load_all() -> list[dict[str, Any]]:
+    return [dict(yaml.safe_load(p.read_text()), file=p.name) for p in sorted(HERE.glob("kueue-*.yaml"))]
+
+
+__all__ = ["asdict", "known", "load_all", "path", "save"]

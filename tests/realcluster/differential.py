@@ -1,0 +1,415 @@
+"""why-pending against what the real Kueue does (issue 28, 4a).
+
+A seeded generator makes a state: flavors, ClusterQueues in a cohort of their own (nominal, borrowing and
+lending limits, flavor fungibility, the preemption policies, fair-sharing weights), admitted Workloads of
+several priorities, and one pending two-role pod group held from admission by its LocalQueue's
+`stopPolicy: Hold`. The cluster is snapshotted as `kubectl get -o yaml` writes it, the hold is lifted in the
+snapshot and `why-pending --from-file` predicts; then the hold is lifted in the cluster, Kueue acts, and the
+two are compared: admitted or not, the flavor of every pod set, the Workloads preempted, and, on each of
+them, the preemptor `why-pending` names. The live `why-pending` on the settled state is kept too.
+
+The pure half (generate, lift, predict, outcome, compare) needs no cluster; `run` drives one state on a
+Plane. Standalone Workloads hold the admitted quota (Kueue admits a Workload that has no owner, as in its own
+integration tests); when Kueue preempts one, nothing owns it to stop, so `run` finishes the eviction the
+way Kueue's test utilities do (the quota reservation cleared), and Kueue then admits the preemptor.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import yaml
+
+from tests.realcluster import objs
+from tests.realcluster.plane import Plane, PlaneError, condition, is_true, wait_for
+
+PRIORITIES = {"pd-low": 10, "pd-mid": 50, "pd-high": 100}
+POLICIES_WITHIN = ("Never", "LowerPriority", "LowerOrNewerEqualPriority")
+POLICIES_RECLAIM = ("Never", "LowerPriority", "Any")
+SETTLE = 4.0  # seconds with nothing changing after the hold is lifted: Kueue's verdict is in
+
+
+@dataclass
+class QueueSpec:
+    name: str
+    quotas: dict[str, tuple[int, int | None, int | None]]  # flavor -> (nominal, borrowingLimit, lendingLimit)
+    within: str = "Never"
+    reclaim: str = "Never"
+    borrow_within: str | None = None  # borrowWithinCohort policy (LowerPriority) or None
+    when_borrow: str = "MayStopSearch"
+    when_preempt: str = "TryNextFlavor"
+    weight: str | None = None
+
+
+@dataclass
+class Running:
+    name: str
+    queue: str
+    priority: str
+    count: int
+    gpus: int
+
+
+@dataclass
+class State:
+    seed: int
+    flavors: list[str]
+    queues: list[QueueSpec]
+    running: list[Running]
+    target_queue: str
+    target_priority: str
+    roles: list[tuple[str, int, int]]  # (role, pods, gpus per pod)
+    fair_sharing: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def generate(seed: int, fair_sharing: bool = False) -> State:
+    rnd = random.Random(seed)
+    flavors = ["fa", "fb"][: rnd.choice((1, 2, 2))]
+    queues = []
+    for i in range(rnd.choice((1, 2, 2, 3))):
+        quotas = {}
+        for f in flavors:
+            nominal = rnd.choice((0, 2, 4, 4, 6, 8))
+            borrowing = rnd.choice((None, None, 0, 2, 4)) if i or rnd.random() < 0.7 else None
+            lending = rnd.choice((None, None, None, 0, 2))
+            if lending is not None:
+                lending = min(lending, nominal)
+            quotas[f] = (nominal, borrowing, lending)
+        queues.append(QueueSpec(
+            name=f"q{i}", quotas=quotas, within=rnd.choice(POLICIES_WITHIN), reclaim=rnd.choice(POLICIES_RECLAIM),
+            borrow_within=rnd.choice((None, None, "LowerPriority")),
+            when_borrow=rnd.choice(("MayStopSearch", "TryNextFlavor")),
+            when_preempt=rnd.choice(("MayStopSearch", "TryNextFlavor")),
+            weight=rnd.choice((None, "0", "1", "2")) if fair_sharing else None))
+    running = [Running(f"run{j}", rnd.choice(queues).name, rnd.choice(list(PRIORITIES)), rnd.choice((1, 1, 2)),
+                       rnd.choice((1, 2, 2, 4))) for j in range(rnd.randint(0, 5))]
+    roles = [("prefill", rnd.choice((1, 1, 2)), rnd.choice((1, 2))), ("decode", rnd.choice((1, 2, 2)),
+                                                                      rnd.choice((1, 2, 4)))]
+    return State(seed, flavors, queues, running, target_queue=rnd.choice(queues).name,
+                 target_priority=rnd.choice(list(PRIORITIES)), roles=roles, fair_sharing=fair_sharing)
+
+
+# ---------------------------------------------------------------- objects
+
+@dataclass
+class Names:
+    """The cluster names of one state (cluster-scoped names are unique per state)."""
+
+    prefix: str
+    namespace: str
+
+    def flavor(self, f: str) -> str:
+        return f"{self.prefix}-{f}"
+
+    def cq(self, q: str) -> str:
+        return f"{self.prefix}-{q}"
+
+    @property
+    def cohort(self) -> str:
+        return f"{self.prefix}-cohort"
+
+
+def queue_objects(state: State, n: Names) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [objs.flavor(n.flavor(f)) for f in state.flavors]
+    for q in state.queues:
+        preemption: dict[str, Any] = {"withinClusterQueue": q.within, "reclaimWithinCohort": q.reclaim}
+        if q.borrow_within:
+            preemption["borrowWithinCohort"] = {"policy": q.borrow_within}
+        flavors = []
+        for f in state.flavors:
+            nominal, borrowing, lending = q.quotas[f]
+            flavors.append((n.flavor(f), [objs.quota(objs.GPU, str(nominal),
+                                                     None if borrowing is None else str(borrowing),
+                                                     None if lending is None else str(lending))]))
+        out.append(objs.cluster_queue(n.cq(q.name), flavors, cohort=n.cohort, preemption=preemption,
+                                      fungibility={"whenCanBorrow": q.when_borrow, "whenCanPreempt": q.when_preempt},
+                                      weight=q.weight))
+        out.append(objs.local_queue(n.namespace, q.name, n.cq(q.name)))
+    hold = objs.local_queue(n.namespace, "target", n.cq(state.target_queue))
+    hold["spec"]["stopPolicy"] = "Hold"
+    out.append(hold)
+    return out
+
+
+def running_objects(state: State, n: Names) -> list[dict[str, Any]]:
+    return [objs.workload(n.namespace, r.name, r.queue, [("main", r.count, {objs.GPU: str(r.gpus)})],
+                          priority=(r.priority, PRIORITIES[r.priority])) for r in state.running]
+
+
+def target_pods(state: State, n: Names) -> list[dict[str, Any]]:
+    total = sum(c for _, c, _ in state.roles)
+    return [objs.group_pod(n.namespace, f"pd-{role}-{i}", "pd", total, "target", role, {objs.GPU: str(gpus)},
+                           priority_class=state.target_priority)
+            for role, count, gpus in state.roles for i in range(count)]
+
+
+# ---------------------------------------------------------------- the snapshot and its lifted hold
+
+SNAPSHOT_KINDS = ("resourceflavors", "clusterqueues", "cohorts", "workloadpriorityclasses")
+NAMESPACED_KINDS = ("localqueues", "workloads", "pods")
+
+
+def snapshot(plane: Plane, n: Names) -> list[dict[str, Any]]:
+    """What `kubectl get -o yaml` writes, for the cluster-scoped objects of this state and its namespace."""
+    items: list[dict[str, Any]] = []
+    cluster = yaml.safe_load(plane.kubectl("get", ",".join(SNAPSHOT_KINDS), "-o", "yaml").stdout)["items"]
+    items += [o for o in cluster if o["kind"] == "WorkloadPriorityClass"
+              or o["metadata"]["name"].startswith(n.prefix + "-")]
+    items += yaml.safe_load(plane.kubectl("get", ",".join(NAMESPACED_KINDS), "-n", n.namespace, "-o",
+                                          "yaml").stdout)["items"]
+    return items
+
+
+def lift(snap: list[dict[str, Any]], target_workload: str) -> list[dict[str, Any]]:
+    """The hold lifted in the snapshot: the LocalQueue without its stopPolicy (and active), the target's
+    Workload as a scheduler would first meet it (no condition from the hold)."""
+    out = []
+    for o in snap:
+        o = json.loads(json.dumps(o))
+        if o["kind"] == "LocalQueue" and o["spec"].get("stopPolicy") == "Hold":
+            del o["spec"]["stopPolicy"]
+            for c in (o.get("status") or {}).get("conditions") or []:
+                if c.get("type") == "Active":
+                    c.update(status="True", reason="Ready", message="Can submit new workloads to localQueue")
+        if o["kind"] == "Workload" and o["metadata"]["name"] == target_workload:
+            (o.setdefault("status", {})).pop("conditions", None)
+        out.append(o)
+    return out
+
+
+# ---------------------------------------------------------------- verdicts
+
+@dataclass
+class Verdict:
+    admitted: bool | None  # None: the tool would not say
+    flavors: dict[str, str] = field(default_factory=dict)  # pod set (role) -> flavor of the GPU
+    preempted: list[str] | None = None  # None: not known
+    codes: list[str] = field(default_factory=list)
+
+
+def predict(doc: dict[str, Any], n: Names) -> Verdict:
+    item = doc["items"][0]
+    codes = [r["code"] for r in item["reasons"]]
+    flavors = {r["name"]: _short(r.get("flavor"), n) for r in item["roles"] if r.get("flavor")}
+    pre = item.get("preemption") or {}
+    targets = pre.get("targets")
+    if not item["pending"] or codes == ["WaitingInQueue"]:
+        return Verdict(True, flavors, [], codes)
+    if codes and all(c == "NeedsPreemption" for c in codes):
+        names = None if targets is None else sorted(t["name"] for t in targets)
+        return Verdict(True if names else None, flavors, names, codes)
+    if any(c in ("QuotaExhausted", "NoMatchingFlavor", "QuotaExceedsCapacity", "ResourceNotCovered")
+           for c in codes):
+        return Verdict(False, {}, [], codes)
+    return Verdict(None, flavors, None, codes)
+
+
+def _short(flavor: str | None, n: Names) -> str:
+    return (flavor or "").removeprefix(n.prefix + "-")
+
+
+def outcome(target: dict[str, Any], running: list[dict[str, Any]], n: Names, roles: dict[str, str]) -> Verdict:
+    """What Kueue did: ROLES maps Kueue's pod-set names to our role names."""
+    preempted = sorted(w["metadata"]["name"] for w in running if _preempted(w))
+    admission = (target.get("status") or {}).get("admission")
+    if admission and is_true(target, "QuotaReserved"):
+        flavors = {roles.get(a["name"], a["name"]): _short(a.get("flavors", {}).get(objs.GPU), n)
+                   for a in admission["podSetAssignments"]}
+        return Verdict(True, flavors, preempted)
+    return Verdict(bool(preempted) or False, {}, preempted)
+
+
+def _preempted(w: dict[str, Any]) -> bool:
+    ev = condition(w, "Evicted")
+    pre = condition(w, "Preempted")
+    return (ev is not None and ev.get("reason") == "Preempted") or (pre is not None and pre.get("status") == "True")
+
+
+def compare(p: Verdict, k: Verdict) -> dict[str, bool | None]:
+    """Per aspect: True agree, False disagree, None the tool said it cannot know (never counted as agreement)."""
+    out: dict[str, bool | None] = {"admission": None if p.admitted is None else p.admitted == k.admitted}
+    if k.admitted and not k.preempted and p.admitted:
+        out["flavor"] = p.flavors == k.flavors
+    out["targets"] = None if p.preempted is None else sorted(p.preempted) == sorted(k.preempted or [])
+    return out
+
+
+# ---------------------------------------------------------------- driving one state
+
+@dataclass
+class Record:
+    seed: int
+    kueue: str
+    state: dict[str, Any]
+    predicted: dict[str, Any]
+    kueue_did: dict[str, Any]
+    agree: dict[str, bool | None]
+    preemptor: dict[str, bool] = field(default_factory=dict)  # preempted Workload -> why-pending names ours
+    live_codes: list[str] = field(default_factory=list)
+    roles: dict[str, str] = field(default_factory=dict)  # Kueue's pod-set names -> our roles
+    snapshot: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def disagrees(self) -> bool:
+        return False in self.agree.values() or False in self.preemptor.values()
+
+
+def ensure_priorities(plane: Plane) -> None:
+    plane.apply(*[objs.priority_class(k, v) for k, v in PRIORITIES.items()])
+
+
+def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
+    t0 = time.monotonic()
+    ns = plane.namespace(f"d{state.seed}")
+    n = Names(prefix=ns, namespace=ns)
+    plane.apply(*queue_objects(state, n))
+    for q in state.queues:
+        wait_for(f"ClusterQueue {n.cq(q.name)} active", lambda q=q: is_true(plane.get("clusterqueue", n.cq(q.name)),
+                                                                             "Active"), timeout=30)
+    admitted = []
+    for r in running_objects(state, n):  # one at a time, in order: each is admitted or deactivated
+        plane.apply(r)
+        name = r["metadata"]["name"]
+        got = wait_for(f"Workload {name} settled", lambda name=name: _settled_running(plane, ns, name), timeout=30)
+        if got == "admitted":
+            admitted.append(name)
+        else:
+            plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}')
+    plane.apply(*target_pods(state, n), server_side=False)
+    wl = wait_for("the pod group's Workload", lambda: _target(plane, ns), timeout=30)
+    roles = _role_names(plane, ns, wl)
+    # the hold seen by Kueue (the Workload inadmissible), then the snapshot
+    wait_for("the held Workload seen", lambda: condition(_target(plane, ns) or {}, "QuotaReserved") is not None,
+             timeout=30)
+    snap = lift(snapshot(plane, n), wl["metadata"]["name"])
+    args = ["why-pending", "podgroup/pd", "-n", ns, "-o", "json", "-f", "-"]
+    if kueue_config:
+        args += ["--kueue-config", kueue_config]
+    got = plane.pd(*args, input=yaml.safe_dump_all(snap, sort_keys=False))
+    if got.returncode not in (0, 1):
+        raise PlaneError(f"why-pending --from-file exited {got.returncode}: {got.stderr.strip()}")
+    doc = json.loads(got.stdout)
+    predicted = _rename(predict(doc, n), roles)
+    # lift the hold in the cluster and let Kueue act
+    plane.kubectl("patch", "localqueue", "target", "-n", ns, "--type=json",
+                  "-p", '[{"op":"remove","path":"/spec/stopPolicy"}]')
+    kueue_did = _settle(plane, ns, n, admitted, roles)
+    rec = Record(state.seed, plane.version, state.to_dict(), asdict(predicted), asdict(kueue_did),
+                 compare(predicted, kueue_did), roles=roles, snapshot=snap)
+    for victim in kueue_did.preempted or []:
+        rec.preemptor[victim] = _names_preemptor(plane, ns, victim, wl)
+    live = plane.pd("why-pending", "podgroup/pd", "-n", ns, "-o", "json")
+    if live.returncode in (0, 1) and live.stdout.strip():
+        rec.live_codes = [r["code"] for it in json.loads(live.stdout)["items"] for r in it["reasons"]]
+    rec.seconds = round(time.monotonic() - t0, 2)
+    cleanup(plane, state, n)
+    return rec
+
+
+def _settled_running(plane: Plane, ns: str, name: str) -> str | None:
+    w = plane.get("workload", name, ns)
+    if is_true(w, "QuotaReserved"):
+        return "admitted"
+    c = condition(w, "QuotaReserved")
+    return "pending" if c is not None and c.get("reason") in ("Pending", "Inadmissible") else None
+
+
+def _target(plane: Plane, ns: str) -> dict[str, Any] | None:
+    for w in plane.get("workloads", namespace=ns)["items"]:
+        if not w["metadata"]["name"].startswith("run"):
+            return dict(w)
+    return None
+
+
+def _role_names(plane: Plane, ns: str, wl: dict[str, Any]) -> dict[str, str]:
+    """Kueue's pod-set names (a hash of each role's pod shape) to the role label of the pods behind them."""
+    out = {}
+    pods = plane.get("pods", namespace=ns)["items"]
+    for ps in wl["spec"]["podSets"]:
+        req = ps["template"]["spec"]["containers"][0]["resources"].get("requests", {})
+        for p in pods:
+            c = p["spec"]["containers"][0]
+            if c["name"] == ps["template"]["spec"]["containers"][0]["name"] and \
+                    c["resources"].get("requests", {}).get(objs.GPU) == req.get(objs.GPU):
+                out[ps["name"]] = p["metadata"]["labels"]["pd.test/role"]
+    return out
+
+
+def _rename(v: Verdict, roles: dict[str, str]) -> Verdict:
+    v.flavors = {roles.get(k, k): f for k, f in v.flavors.items()}
+    return v
+
+
+def _settle(plane: Plane, ns: str, n: Names, admitted: list[str], roles: dict[str, str]) -> Verdict:
+    """Wait until nothing changes for SETTLE seconds; finish each eviction Kueue asks for (nothing owns our
+    Workloads to stop them), then wait for the preemptor's admission."""
+    preempted: set[str] = set()
+    last, quiet_since = "", time.monotonic()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        items = plane.get("workloads", namespace=ns)["items"]
+        target = next(w for w in items if not w["metadata"]["name"].startswith("run"))
+        running = [w for w in items if w["metadata"]["name"] in admitted]
+        for w in running:
+            if _preempted(w) and w["metadata"]["name"] not in preempted:
+                preempted.add(w["metadata"]["name"])
+                _finish_eviction(plane, ns, w["metadata"]["name"])
+        key = json.dumps([(w["metadata"]["name"], (w.get("status") or {}).get("admission"),
+                           [(c["type"], c["status"], c.get("reason")) for c in (w.get("status") or {}).get(
+                               "conditions") or []]) for w in items], sort_keys=True)
+        if key != last:
+            last, quiet_since = key, time.monotonic()
+        elif is_true(target, "QuotaReserved") or time.monotonic() - quiet_since > SETTLE:
+            v = outcome(target, running, n, roles)
+            v.preempted = sorted(preempted | set(v.preempted or []))
+            return v
+        time.sleep(0.3)
+    raise PlaneError(f"namespace {ns}: Kueue did not settle in 60 s")
+
+
+def _finish_eviction(plane: Plane, ns: str, name: str) -> None:
+    """What the job a Workload stands for does when evicted, as Kueue's test utilities do it: the quota
+    reservation is released (status.admission cleared, QuotaReserved false)."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    patch = {"status": {"admission": None, "conditions": [
+        {"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": "evicted by the test",
+         "lastTransitionTime": now}, {"type": "Admitted", "status": "False", "reason": "NoReservation",
+                                      "message": "evicted by the test", "lastTransitionTime": now}]}}
+    plane.kubectl("patch", "workload", name, "-n", ns, "--subresource=status", "--type=merge",
+                  "-p", json.dumps(patch), check=False)
+    plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}',
+                  check=False)
+
+
+def _names_preemptor(plane: Plane, ns: str, victim: str, target: dict[str, Any]) -> bool:
+    got = plane.pd("why-pending", f"workload/{victim}", "-n", ns, "-o", "json")
+    if got.returncode not in (0, 1) or not got.stdout.strip():
+        return False
+    text = got.stdout
+    return target["metadata"]["uid"] in text or target["metadata"]["name"] in text
+
+
+def cleanup(plane: Plane, state: State, n: Names) -> None:
+    """Workloads, pods and queues of a finished state deleted without waiting (its namespace stays: no
+    namespace controller runs); the next state has names of its own."""
+    plane.kubectl("delete", "pods,workloads,localqueues", "--all", "-n", n.namespace, "--wait=false",
+                  "--grace-period=0", "--force", check=False)
+    plane.kubectl("delete", "clusterqueues", *[n.cq(q.name) for q in state.queues], "--wait=false", check=False)
+    plane.kubectl("delete", "resourceflavors", *[n.flavor(f) for f in state.flavors], "--wait=false", check=False)
+
+
+def summary(records: list[Record]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for r in records:
+        for aspect, v in [*r.agree.items(), *(("preemptor", x) for x in r.preemptor.values())]:
+            row = out.setdefault(aspect, {"agree": 0, "disagree": 0, "unknown": 0})
+            row["agree" if v is True else "disagree" if v is False else "unknown"] += 1
+    return out
