@@ -73,18 +73,22 @@ def generate(seed: int, fair_sharing: bool = False) -> State:
     rnd = random.Random(seed)
     flavors = ["fa", "fb"][: rnd.choice((1, 2, 2))]
     queues = []
-    for i in range(rnd.choice((1, 2, 2, 3))):
+    count = rnd.choice((1, 2, 2, 3))
+    for i in range(count):
         quotas = {}
         for f in flavors:
             nominal = rnd.choice((0, 2, 4, 4, 6, 8))
-            borrowing = rnd.choice((None, None, 0, 2, 4)) if i or rnd.random() < 0.7 else None
-            lending = rnd.choice((None, None, None, 0, 2))
+            # limits only in a cohort (Kueue refuses them without one); a lone queue has no cohort
+            borrowing = rnd.choice((None, None, 0, 2, 4)) if count > 1 else None
+            lending = rnd.choice((None, None, None, 0, 2)) if count > 1 else None
             if lending is not None:
                 lending = min(lending, nominal)
             quotas[f] = (nominal, borrowing, lending)
+        reclaim = rnd.choice(POLICIES_RECLAIM)
         queues.append(QueueSpec(
-            name=f"q{i}", quotas=quotas, within=rnd.choice(POLICIES_WITHIN), reclaim=rnd.choice(POLICIES_RECLAIM),
-            borrow_within=rnd.choice((None, None, "LowerPriority")),
+            name=f"q{i}", quotas=quotas, within=rnd.choice(POLICIES_WITHIN), reclaim=reclaim,
+            # Kueue refuses borrowWithinCohort unless reclaimWithinCohort is other than Never
+            borrow_within=rnd.choice((None, None, "LowerPriority")) if reclaim != "Never" else None,
             when_borrow=rnd.choice(("MayStopSearch", "TryNextFlavor")),
             when_preempt=rnd.choice(("MayStopSearch", "TryNextFlavor")),
             weight=rnd.choice((None, "0", "1", "2")) if fair_sharing else None))
@@ -128,7 +132,8 @@ def queue_objects(state: State, n: Names) -> list[dict[str, Any]]:
             flavors.append((n.flavor(f), [objs.quota(objs.GPU, str(nominal),
                                                      None if borrowing is None else str(borrowing),
                                                      None if lending is None else str(lending))]))
-        out.append(objs.cluster_queue(n.cq(q.name), flavors, cohort=n.cohort, preemption=preemption,
+        cohort = n.cohort if len(state.queues) > 1 else None
+        out.append(objs.cluster_queue(n.cq(q.name), flavors, cohort=cohort, preemption=preemption,
                                       fungibility={"whenCanBorrow": q.when_borrow, "whenCanPreempt": q.when_preempt},
                                       weight=q.weight))
         out.append(objs.local_queue(n.namespace, q.name, n.cq(q.name)))
@@ -195,7 +200,7 @@ class Verdict:
 
 
 def predict(doc: dict[str, Any], n: Names) -> Verdict:
-    item = doc["items"][0]
+    item = doc["items"][0] if "items" in doc else doc  # a named target is one document
     codes = [r["code"] for r in item["reasons"]]
     flavors = {r["name"]: _short(r.get("flavor"), n) for r in item["roles"] if r.get("flavor")}
     pre = item.get("preemption") or {}
@@ -204,7 +209,8 @@ def predict(doc: dict[str, Any], n: Names) -> Verdict:
         return Verdict(True, flavors, [], codes)
     if codes and all(c == "NeedsPreemption" for c in codes):
         names = None if targets is None else sorted(t["name"] for t in targets)
-        return Verdict(True if names else None, flavors, names, codes)
+        # no target Kueue could preempt: not admitted; targets unknown: the tool does not say
+        return Verdict(None if names is None else bool(names), flavors if names else {}, names, codes)
     if any(c in ("QuotaExhausted", "NoMatchingFlavor", "QuotaExceedsCapacity", "ResourceNotCovered")
            for c in codes):
         return Verdict(False, {}, [], codes)
@@ -283,6 +289,20 @@ def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
             admitted.append(name)
         else:
             plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}')
+        # a Workload that needed preemption to fit may have had Kueue evict earlier ones before it was
+        # deactivated: those are finished and leave the state (the target must meet a quiet cluster)
+        time.sleep(0.5)
+        for w in plane.get("workloads", namespace=ns)["items"]:
+            if w["metadata"]["name"] in admitted and (_preempted(w) or not is_true(w, "QuotaReserved")):
+                _finish_eviction(plane, ns, w["metadata"]["name"], deactivate=True)
+                admitted.remove(w["metadata"]["name"])
+    # the ClusterQueues' status (usage, counts) is written by Kueue a little after each admission: the
+    # snapshot is taken once it shows every admitted Workload, as a user's `kubectl get` would see it later
+    by_queue = {q.name: sum(1 for r in state.running if r.name in admitted and r.queue == q.name)
+                for q in state.queues}
+    wait_for("the ClusterQueues' status current", lambda: all(
+        (plane.get("clusterqueue", n.cq(q)).get("status") or {}).get("reservingWorkloads", 0) == c
+        for q, c in by_queue.items()), timeout=30)
     plane.apply(*target_pods(state, n), server_side=False)
     wl = wait_for("the pod group's Workload", lambda: _target(plane, ns), timeout=30)
     roles = _role_names(plane, ns, wl)
@@ -308,7 +328,8 @@ def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
         rec.preemptor[victim] = _names_preemptor(plane, ns, victim, wl)
     live = plane.pd("why-pending", "podgroup/pd", "-n", ns, "-o", "json")
     if live.returncode in (0, 1) and live.stdout.strip():
-        rec.live_codes = [r["code"] for it in json.loads(live.stdout)["items"] for r in it["reasons"]]
+        doc = json.loads(live.stdout)
+        rec.live_codes = [r["code"] for it in doc.get("items", [doc]) for r in it["reasons"]]
     rec.seconds = round(time.monotonic() - t0, 2)
     cleanup(plane, state, n)
     return rec
@@ -375,9 +396,13 @@ def _settle(plane: Plane, ns: str, n: Names, admitted: list[str], roles: dict[st
     raise PlaneError(f"namespace {ns}: Kueue did not settle in 60 s")
 
 
-def _finish_eviction(plane: Plane, ns: str, name: str) -> None:
+def _finish_eviction(plane: Plane, ns: str, name: str, deactivate: bool = False) -> None:
     """What the job a Workload stands for does when evicted, as Kueue's test utilities do it: the quota
-    reservation is released (status.admission cleared, QuotaReserved false)."""
+    reservation is released (status.admission cleared, QuotaReserved false), and the Workload queues again
+    (or, with DEACTIVATE, first leaves the state: `spec.active: false`, so it is not admitted again)."""
+    if deactivate:
+        plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}',
+                      check=False)
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     patch = {"status": {"admission": None, "conditions": [
         {"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": "evicted by the test",
@@ -385,8 +410,6 @@ def _finish_eviction(plane: Plane, ns: str, name: str) -> None:
                                       "message": "evicted by the test", "lastTransitionTime": now}]}}
     plane.kubectl("patch", "workload", name, "-n", ns, "--subresource=status", "--type=merge",
                   "-p", json.dumps(patch), check=False)
-    plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}',
-                  check=False)
 
 
 def _names_preemptor(plane: Plane, ns: str, victim: str, target: dict[str, Any]) -> bool:
