@@ -404,10 +404,14 @@ def _finish_eviction(plane: Plane, ns: str, name: str, deactivate: bool = False)
         plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}',
                       check=False)
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    patch = {"status": {"admission": None, "conditions": [
-        {"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": "evicted by the test",
-         "lastTransitionTime": now}, {"type": "Admitted", "status": "False", "reason": "NoReservation",
-                                      "message": "evicted by the test", "lastTransitionTime": now}]}}
+    ours = {"QuotaReserved": {"type": "QuotaReserved", "status": "False", "reason": "Pending",
+                              "message": "evicted by the test", "lastTransitionTime": now},
+            "Admitted": {"type": "Admitted", "status": "False", "reason": "NoReservation",
+                         "message": "evicted by the test", "lastTransitionTime": now}}
+    current = (plane.get("workload", name, ns).get("status") or {}).get("conditions") or []
+    # a merge patch replaces the whole list: Evicted and Preempted, as Kueue wrote them, are kept
+    kept = [ours.pop(c["type"], c) if c["type"] in ours else c for c in current] + list(ours.values())
+    patch = {"status": {"admission": None, "conditions": kept}}
     plane.kubectl("patch", "workload", name, "-n", ns, "--subresource=status", "--type=merge",
                   "-p", json.dumps(patch), check=False)
 

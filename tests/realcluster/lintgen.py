@@ -168,7 +168,7 @@ def cohort(name: str, rnd: random.Random) -> Obj:
         spec["resourceGroups"] = base["spec"]["resourceGroups"]
         o = {"apiVersion": KV, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}
         for m in rnd.sample([m_dup_covered, m_dup_flavor, m_negative, m_borrowing, m_lending, m_order,
-                             m_many_flavors, m_weight], rnd.choice((0, 1, 1))):
+                             m_many_flavors, m_weight, m_float, m_bad_quantity], rnd.choice((0, 1, 1))):
             m(o, rnd)
         return o
     if rnd.random() < 0.3:
