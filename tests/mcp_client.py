@@ -34,12 +34,12 @@ class Session:
 
 
 def session(flags: Sequence[str], calls: Sequence[tuple[str, dict[str, Any]]], *, env: dict[str, str] | None = None,
-            cwd: Path = ROOT, timeout: float = 120) -> Session:
-    """Start the server with FLAGS, list its tools, make each call in order, and stop it."""
+            cwd: Path = ROOT, timeout: float = 120, command: Sequence[str] | None = None) -> Session:
+    """Start the server with FLAGS (COMMAND FLAGS when given), list its tools, make each call in order, stop it."""
     out = Session()
 
     async def main() -> None:
-        cmd = server_command(*flags)
+        cmd = [*command, *flags] if command is not None else server_command(*flags)
         params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env, cwd=str(cwd))
         with anyio.fail_after(timeout):
             async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
