@@ -73,7 +73,7 @@ class Guard:
                     if not any(_within(inner, d) for d in self.allowed):
                         raise ToolError(f"{what}: {os.path.join(top, n)} leads outside the directories this "
                                         f"server may read")
-        return real
+        return value  # as the caller named it: the document names it so, as the CLI's would
 
     def paths(self, values: Sequence[str], what: str) -> list[str]:
         return [self.path(v, what) for v in values]
