@@ -52,7 +52,7 @@ def test_json_and_yaml_documents(cli: Callable) -> None:
     res = cli(["lint", "-f", str(TEAM), "-o", "json"])
     assert res.exit_code == 1
     doc = json.loads(res.stdout)
-    assert set(doc) == {"findings", "summary"}
+    assert set(doc) == {"schemaVersion", "findings", "summary"}
     f = doc["findings"][0]
     assert {"id", "rule", "severity", "object", "file", "line", "path", "message"} <= set(f)
     assert f["object"] == {"kind": "ClusterQueue", "name": "team-a", "namespace": None}

@@ -101,12 +101,15 @@ def _warn(message: str) -> None:
 @click.option("--wait", "wait", is_flag=False, flag_value=DEFAULT_WAIT, default=None, metavar="[=DURATION]",
               help=f"Follow admission, a line per role (default {DEFAULT_WAIT}); on timeout explain and exit 1.")
 @click.option("--force", is_flag=True, help="Write even a deployment the quota can never admit.")
+@click.option("--preflight", "preflight_only", is_flag=True,
+              help="Check against the cluster and print the manifest and the verdict (-o json|yaml, default "
+                   "yaml); write nothing; exit 1 when create would refuse.")
 @cluster_options
 def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_version: str | None,
            roles: tuple[RoleSpec, ...], prefill: str | None, decode: str | None, instance_type: str | None,
            kv_cache_pool: str | None, router: str | None, env: tuple[tuple[str, str], ...], target: str,
            local_queue: str | None, api_profile: str, dry_run: str, output: str | None, wait: str | None,
-           force: bool) -> int:
+           force: bool, preflight_only: bool = False) -> int:
     """Scaffold a multi-role PD ModelDeployment that will be admitted, or say why it never could.
 
     \b
@@ -121,6 +124,9 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         wait_seconds = checked_duration(wait, "--wait") or 0.0
     if local_queue and target != "pods":
         raise click.UsageError("--local-queue applies to --target pods only")
+    if preflight_only and (dry_run != "none" or wait is not None or output == "name"):
+        raise click.UsageError("--preflight writes nothing and prints a document: it takes -o json|yaml, not "
+                               "--dry-run, --wait or -o name")
 
     req = CreateRequest(
         name=name, namespace=namespace(cluster), model=model, engine=engine, engine_version=engine_version,
@@ -157,6 +163,8 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     from kubectl_pd.create import preflight
 
     report = preflight.run(source, req, role_list, profile.name, req.namespace)
+    if preflight_only:
+        return _print_preflight(req, role_list, profile, report, force, output or "yaml")
     for f in report.warnings(force):
         _warn(f.message)
     errors = report.errors(force)
@@ -285,12 +293,35 @@ def _print_created(objs: list[dict[str, Any]], output: str | None, suffix: str) 
             click.echo(f"{_ref(o)} created{suffix}")
 
 
-def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any, dry: bool) -> list[dict]:
-    """All or nothing as far as a client can: refuse before the first POST if any Pod exists."""
+def _pods_of(req: CreateRequest, roles: list[Role], report: Any) -> list[dict]:
     from kubectl_pd.create.pods import offline_queues, render_pods
 
-    queues = {**offline_queues(req, roles), **report.queues}
-    pods = render_pods(req, roles, queues, report.covered)
+    return render_pods(req, roles, {**offline_queues(req, roles), **report.queues}, report.covered)
+
+
+def _print_preflight(req: CreateRequest, roles: list[Role], profile: ApiProfile, report: Any, force: bool,
+                     output: str) -> int:
+    """--preflight: the manifest create would write and the checks' verdict, as one document; nothing written."""
+    from kubectl_pd.commands.preflight_doc import document
+
+    if req.target == "pods":
+        from kubectl_pd.create.pods import as_list
+
+        manifest = as_list(_pods_of(req, roles, report))
+        kind = "PodGroup"
+    else:
+        from kubectl_pd.create.scaffold import render_model_deployment
+
+        manifest = render_model_deployment(req, roles, profile)
+        kind = "ModelDeployment"
+    doc = document(req.name, req.namespace, kind, profile.name, report, force, manifest)
+    click.echo(dump(doc, output), nl=False)
+    return 0 if doc["wouldCreate"] else 1
+
+
+def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any, dry: bool) -> list[dict]:
+    """All or nothing as far as a client can: refuse before the first POST if any Pod exists."""
+    pods = _pods_of(req, roles, report)
     for p in pods:
         if source.get("Pod", p["metadata"]["name"], req.namespace) is not None:
             raise ConflictError(f'pods "{p["metadata"]["name"]}" already exists: kubectl-pd never overwrites; '

@@ -119,9 +119,10 @@ def _emit(d: Diagnosis, facts: Facts, output: str, color: bool,
         from kubectl_pd.pending.render import render_text
 
         return render_text(d, color=color) + preemption[1]  # the "would preempt" block
+    from kubectl_pd.contract import WHY_PENDING
     from kubectl_pd.pending.render import to_dict
 
-    data = to_dict(d)
+    data = {"schemaVersion": WHY_PENDING, **to_dict(d)}
     data.update(preemption[0])  # top-level `preemption` (and `holders`, `preemptedBy`)
     if facts.incomplete:
         from kubectl_pd.pending.words import read_text
@@ -281,7 +282,9 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
             if output != "text":
                 items.append({**to_dict(d), **section(ctx, f, text=False)[0]})
     if output != "text":
-        echo_dump({"items": items, "notes": [words.text(n) for n in notes]}, output)
+        from kubectl_pd.contract import WHY_PENDING
+
+        echo_dump({"schemaVersion": WHY_PENDING, "items": items, "notes": [words.text(n) for n in notes]}, output)
     elif not pending and not unknown:
         where = "any namespace" if all_namespaces else f"namespace {ns}"
         click.echo(f"No pending deployments, pod groups or Workloads in {where}.")

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kubectl_pd import __version__
+from kubectl_pd.contract import LINT
 from kubectl_pd.lint.engine import LintResult
 from kubectl_pd.lint.findings import Finding, ObjectRef
 from kubectl_pd.lint.rules import ERROR, all_rules
@@ -86,7 +87,7 @@ def finding_data(f: Finding) -> dict[str, Any]:
 
 def render_data(result: LintResult) -> dict[str, Any]:
     """The `-o json|yaml` document."""
-    return {"findings": [finding_data(f) for f in result.findings], "summary": result.summary()}
+    return {"schemaVersion": LINT, "findings": [finding_data(f) for f in result.findings], "summary": result.summary()}
 
 
 def _level(severity: str) -> str:

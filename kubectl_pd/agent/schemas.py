@@ -1,0 +1,163 @@
+"""JSON Schemas (draft 2020-12) of the `-o json` documents of why-pending, lint and create --preflight.
+
+Objects the tool itself shapes are closed (`additionalProperties: false`), so a key added without a schema change
+fails tests/test_schema.py; the evidence maps (`params`) and the manifests are open. Reason, rule and check ids are
+enumerated from the registry. `kubectl pd schema NAME` prints one; docs/schema/NAME.json is the same text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kubectl_pd import contract
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+BASE_ID = "https://github.com/gpustack/kubectl-pd/docs/schema/"
+
+S: dict[str, Any] = {"type": "string"}
+NS: dict[str, Any] = {"type": ["string", "null"]}
+NI: dict[str, Any] = {"type": ["integer", "null"]}
+STRS: dict[str, Any] = {"type": "array", "items": S}
+QUANTITY: dict[str, Any] = {"type": "string", "description": "a Kubernetes quantity, as kubectl prints it"}
+NQUANTITY: dict[str, Any] = {"type": ["string", "null"], "description": QUANTITY["description"]}
+OPEN: dict[str, Any] = {"type": "object"}
+
+
+def closed(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(props) if required is None else required,
+            "additionalProperties": False, **extra}
+
+
+def _ids(kind: str) -> list[str]:
+    from kubectl_pd import registry
+
+    table = {"reason": registry.REASONS, "rule": registry.RULES, "check": registry.CHECKS}[kind]
+    return sorted({e.id for e in table})
+
+
+def _version(name: str) -> dict[str, Any]:
+    major = contract.VERSIONS[name].split(".")[0]
+    return {"type": "string", "pattern": rf"^{major}\.[0-9]+$",
+            "description": f"MAJOR.MINOR of this contract ({contract.VERSIONS[name]} now); a reader of {major}.x "
+                           f"reads every later {major}.y"}
+
+
+def _preemption_keys() -> dict[str, Any]:
+    target = closed({"namespace": NS, "name": NS, "clusterQueue": NS, "priority": NI, "reason": NS})
+    return {
+        "preemption": {
+            "description": "null: admission needs no preemption; targets [] : needed, nothing can be preempted; "
+                           "targets null with `unknown`: the candidates could not be read",
+            "oneOf": [{"type": "null"},
+                      closed({"targets": {"type": "array", "items": target}}),
+                      closed({"targets": {"type": "null"}, "unknown": S})]},
+        "holders": {"type": "array", "items": closed({
+            "namespace": S, "name": S, "clusterQueue": NS, "priority": NI, "flavor": S, "resource": S,
+            "amount": QUANTITY, "borrows": {"type": "boolean"}})},
+    }
+
+
+def _diagnosis() -> dict[str, Any]:
+    reason = closed({
+        "code": {"enum": _ids("reason")}, "role": NS, "workload": NS,
+        "message": S, "kueueMessage": {"type": ["string", "null"],
+                                       "description": "Kueue's own words (cluster text: untrusted data)"},
+        "resource": NS, "flavor": NS, "requested": NQUANTITY, "available": NQUANTITY, "needed": NQUANTITY,
+        "params": {**OPEN, "description": "the reason's evidence as data (codes, names, quantities)"}})
+    role = closed({
+        "name": S, "kind": S,
+        "pods": closed({"have": {"type": "integer"}, "want": {"type": "integer"}, "assumed": {"const": True}},
+                       ["have", "want"]),
+        "requests": {"type": "object", "additionalProperties": QUANTITY}, "flavor": NS, "verdict": S})
+    ahead = closed({"name": S, "namespace": S, "position": NI, "priority": NI, "localQueue": NS,
+                    "requests": {"type": ["object", "null"], "additionalProperties": QUANTITY}})
+    queue = closed({"localQueue": NS, "clusterQueue": NS, "position": NI, "positionInLocalQueue": NI,
+                    "visibility": S, "pendingInClusterQueue": NI, "ahead": {"type": "array", "items": ahead}},
+                   ["localQueue", "clusterQueue", "position", "positionInLocalQueue", "visibility",
+                    "pendingInClusterQueue"])
+    bar = closed({"flavor": S, "resource": S, "nominal": QUANTITY, "used": QUANTITY, "reserved": QUANTITY,
+                  "needed": QUANTITY, "free": QUANTITY, "cohort": NS, "cohortFree": NQUANTITY,
+                  "borrowable": NQUANTITY, "borrowingLimit": NQUANTITY, "borrowed": NQUANTITY})
+    suggestion = {"type": "object", "required": ["kind", "role", "from", "to"],
+                  "properties": {"kind": {"enum": ["scale", "queue", "borrowing-limit", "none"]}, "role": NS,
+                                 "from": {"type": ["string", "integer", "null"]},
+                                 "to": {"type": ["string", "integer", "null"]}},
+                  "additionalProperties": {"type": ["string", "integer", "null"]}}
+    props: dict[str, Any] = {
+        "target": closed({"kind": S, "name": S, "namespace": S}),
+        "pending": {"type": "boolean"},
+        "reasons": {"type": "array", "items": reason},
+        "roles": {"type": "array", "items": role},
+        "queue": queue,
+        "summary": S,
+        "notes": STRS,
+        "next": STRS,
+        "suggestions": {"type": "array", "items": suggestion},
+        "quota": {"type": "array", "items": bar},
+        "whatIf": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "whatIfVerdict": S,
+        **_preemption_keys(),
+        "preemptedBy": closed({"uid": S, "namespace": NS, "name": NS, "clusterQueue": NS}),
+    }
+    required = ["target", "pending", "reasons", "roles", "queue", "summary", "notes", "next", "suggestions",
+                "quota", "preemption"]
+    return closed(props, required)
+
+
+def why_pending() -> dict[str, Any]:
+    one = _diagnosis()
+    single = {**one, "properties": {"schemaVersion": _version("why-pending"), **one["properties"],
+                                    "incomplete": {"type": "array", "items": closed({"read": S, "error": S})}},
+              "required": ["schemaVersion", *one["required"]]}
+    every = closed({"schemaVersion": _version("why-pending"), "items": {"type": "array", "items": one},
+                    "notes": STRS})
+    return {"$schema": DRAFT, "$id": BASE_ID + "why-pending.json", "title": "kubectl pd why-pending -o json",
+            "description": "With a TARGET: one diagnosis. Without one: every pending target (`items`).",
+            "oneOf": [single, every]}
+
+
+def lint() -> dict[str, Any]:
+    obj = closed({"kind": S, "name": S, "namespace": NS})
+    finding = closed({"id": {"enum": _ids("rule")}, "rule": S, "severity": {"enum": ["error", "warning"]},
+                      "object": obj, "file": NS, "line": NI, "path": S, "message": S,
+                      "kueueMessage": {**S, "description": "Kueue's own words for the refusal"},
+                      "params": {**OPEN, "description": "the rule's evidence as data"}},
+                     ["id", "rule", "severity", "object", "file", "line", "path", "message"])
+    count = {"type": "integer", "minimum": 0}
+    summary = closed({"errors": count, "warnings": count, "suppressed": count, "objects": count,
+                      "kinds": {"type": "object", "additionalProperties": count}, "skipped": count,
+                      "skippedKinds": {"type": "object", "additionalProperties": count}, "baselined": count,
+                      "unchecked": STRS},
+                     ["errors", "warnings", "suppressed", "objects", "kinds", "skipped", "skippedKinds"])
+    return {"$schema": DRAFT, "$id": BASE_ID + "lint.json", "title": "kubectl pd lint -o json",
+            **closed({"schemaVersion": _version("lint"), "findings": {"type": "array", "items": finding},
+                      "summary": summary})}
+
+
+def preflight() -> dict[str, Any]:
+    finding = closed({"severity": {"enum": ["error", "warning"]}, "check": {"enum": [*_ids("check"), "skipped"]},
+                      "message": S, "forceable": {"type": "boolean"},
+                      "params": {**OPEN, "description": "the check's evidence as data"}})
+    props = {
+        "schemaVersion": _version("preflight"),
+        "target": closed({"kind": {"enum": ["ModelDeployment", "PodGroup"]}, "name": S, "namespace": S,
+                          "apiProfile": S}),
+        "wouldCreate": {"type": "boolean", "description": "create would write it (with --force: forceable "
+                                                          "errors aside)"},
+        "findings": {"type": "array", "items": finding},
+        "queues": {"type": "object", "additionalProperties": S, "description": "role -> LocalQueue"},
+        **_preemption_keys(),
+        "manifest": {**OPEN, "required": ["apiVersion", "kind"],
+                     "description": "what create would POST: the ModelDeployment, or a List of the Pods"},
+    }
+    return {"$schema": DRAFT, "$id": BASE_ID + "preflight.json", "title": "kubectl pd create --preflight -o json",
+            **closed(props, ["schemaVersion", "target", "wouldCreate", "findings", "queues", "preemption",
+                             "manifest"])}
+
+
+SCHEMAS = {"why-pending": why_pending, "lint": lint, "preflight": preflight}
+
+
+def text(name: str) -> str:
+    """The schema as `kubectl pd schema NAME` prints it (and docs/schema/NAME.json holds it)."""
+    return json.dumps(SCHEMAS[name](), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,62 @@
+"""`kubectl pd mcp`: serve the four read-only tools to an MCP client over stdio (docs/agents.md).
+
+The connection (kubeconfig, context, namespace, identity, --request-timeout) is the one this command is started
+with, for the server's lifetime; a tool call cannot change it. Needs the `mcp` extra; without it: one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.errors import EXIT_USAGE, PdError
+from kubectl_pd.options import cluster_options
+
+DEFAULT_TIMEOUT = "30s"  # each API read of a tool call ends by then unless --request-timeout says otherwise
+MISSING = "kubectl pd mcp needs the MCP SDK: pip install 'kubectl-pd[mcp]'"
+
+
+def connection_flags(c: ClusterOptions) -> list[str]:
+    """The server's connection as the flags every run is given (in this process: no argv is visible to others)."""
+    out: list[str] = []
+    pairs = (("--kubeconfig", c.kubeconfig), ("--context", c.context), ("--namespace", c.namespace),
+             ("--server", c.server), ("--token", c.token), ("--cluster", c.cluster), ("--user", c.user),
+             ("--as", c.as_user), ("--as-uid", c.as_uid), ("--certificate-authority", c.certificate_authority),
+             ("--tls-server-name", c.tls_server_name), ("--client-certificate", c.client_certificate),
+             ("--client-key", c.client_key), ("--proxy-url", c.proxy_url))
+    out += [f"{flag}={value}" for flag, value in pairs if value is not None]
+    out += [f"--as-group={g}" for g in c.as_groups]
+    out += [f"--as-user-extra={x}" for x in c.as_user_extra]
+    if c.insecure:
+        out.append("--insecure-skip-tls-verify")
+    seconds = c.request_timeout
+    out.append(f"--request-timeout={DEFAULT_TIMEOUT if seconds is None else f'{seconds!r}s'}")
+    return out
+
+
+@click.command("mcp", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--allow-file", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
+              help="A directory whose files tools may read (snapshots, manifests, CRDs); repeatable. Default: none.")
+@cluster_options
+def mcp(cluster: ClusterOptions, allow: tuple[str, ...]) -> int:
+    """Serve kubectl-pd's tools to an MCP client over stdio (read-only).
+
+    \b
+    Tools: pd_why_pending, pd_lint, pd_create_preflight, pd_who_preempted; each returns the
+    -o json document of the same command. Register it with a client as the command
+    `kubectl pd mcp [--context C] [--as U] [--allow-file DIR]` (docs/agents.md).
+    """
+    try:
+        import mcp as _sdk  # noqa: F401
+    except ImportError:
+        raise PdError(MISSING, exit_code=EXIT_USAGE) from None
+    for d in allow:
+        if not os.path.isdir(d):
+            raise click.BadParameter(f"{d} is not a directory", param_hint="'--allow-file'")
+    from kubectl_pd.agent.server import serve
+    from kubectl_pd.agent.tools import Guard
+
+    serve(Guard(tuple(os.path.realpath(d) for d in allow)), connection_flags(cluster))
+    return 0

@@ -1,0 +1,13 @@
+"""The published JSON contract: the `schemaVersion` of every `-o json` document of why-pending, lint and create's
+preflight, and the JSON Schemas they obey (kubectl_pd/agent/schemas.py, printed by `kubectl pd schema`, copied to
+docs/schema/). MAJOR.MINOR: a key added (optional, or to an object that already allows it) bumps MINOR; a key
+removed or renamed, a type or a meaning changed, a value no longer possible bumps MAJOR. docs/agents.md says it in
+full; tests/test_schema.py holds every golden document to its schema."""
+
+from __future__ import annotations
+
+WHY_PENDING = "1.0"
+LINT = "1.0"
+PREFLIGHT = "1.0"
+
+VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT}
