@@ -325,7 +325,8 @@ def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
     rec = Record(state.seed, plane.version, state.to_dict(), asdict(predicted), asdict(kueue_did),
                  compare(predicted, kueue_did), roles=roles, snapshot=snap)
     for victim in kueue_did.preempted or []:
-        rec.preemptor[victim] = _names_preemptor(plane, ns, victim, wl)
+        if not is_true(plane.get("workload", victim, ns), "QuotaReserved"):  # readmitted since: not pending
+            rec.preemptor[victim] = _names_preemptor(plane, ns, victim, wl)
     live = plane.pd("why-pending", "podgroup/pd", "-n", ns, "-o", "json")
     if live.returncode in (0, 1) and live.stdout.strip():
         doc = json.loads(live.stdout)
