@@ -13,6 +13,7 @@ Run: python bench/bench_real.py [--runs 5] [--sizes 2000,10000] [--kueue 0.19]
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -55,9 +56,11 @@ def main() -> None:
         wait_for("Kueue's verdict", lambda: any(w["metadata"]["name"] == "g" and condition(w, "QuotaReserved")
                                                 for w in plane.get("workloads", namespace="bench-0")["items"]))
         k = kubectl()
-        print(f"Kueue {plane.version}, kube-apiserver {plane.kubectl('version', '-o', 'yaml').stdout.count('v1.36')}"
-              f" (1.36); {args.runs} interleaved runs; wall ours / kubectl / ratio | CPU ours / kubectl / ratio")
-        pair("live why-pending podgroup/g -o json", [k, "pd", "why-pending", "podgroup/g", "-n", "bench-0", "-o", "json"],
+        server = json.loads(plane.kubectl("version", "-o", "json").stdout)["serverVersion"]["gitVersion"]
+        print(f"Kueue {plane.version}, kube-apiserver {server}; {args.runs} interleaved runs; "
+              f"wall ours / kubectl / ratio | CPU ours / kubectl / ratio")
+        pair("live why-pending podgroup/g -o json",
+             [k, "pd", "why-pending", "podgroup/g", "-n", "bench-0", "-o", "json"],
              [k, "get", "workload", "g", "-n", "bench-0", "-o", "json"], env, args.runs, 2.5)
         have = 0
         for n in (int(x) for x in args.sizes.split(",")):

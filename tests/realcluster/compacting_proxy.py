@@ -99,7 +99,8 @@ class CompactingProxy:
 
         path.write_text(yaml.safe_dump({
             "apiVersion": "v1", "kind": "Config", "current-context": "proxy",
-            "clusters": [{"name": "proxy", "cluster": {"server": self.url, "certificate-authority-data": b64("ca.crt")}}],
+            "clusters": [{"name": "proxy", "cluster": {"server": self.url,
+                                                       "certificate-authority-data": b64("ca.crt")}}],
             "users": [{"name": "admin", "user": {"client-certificate-data": b64("admin.crt"),
                                                  "client-key-data": b64("admin.key")}}],
             "contexts": [{"name": "proxy", "context": {"cluster": "proxy", "user": "admin", "namespace": namespace}}]}))

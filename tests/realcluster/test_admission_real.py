@@ -9,7 +9,7 @@ import os
 import pytest
 
 from tests.realcluster import differential as d
-from tests.realcluster.cases import save, known
+from tests.realcluster.cases import known, save
 from tests.realcluster.plane import Plane
 
 pytestmark = pytest.mark.cluster
