@@ -5,6 +5,7 @@ verdict from the saved snapshot must now agree with what the real Kueue did, or 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import yaml
 
@@ -15,14 +16,17 @@ from tests.realcluster.cases import load_all
 CASES = load_all()
 
 
-def test_saved_disagreements_replay() -> None:
+def test_saved_disagreements_replay(tmp_path: Path) -> None:
+    config = tmp_path / "kueue.yaml"  # what the fair-sharing control plane runs with (scripts/real-cluster)
+    config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing: {}\n")
     for case in CASES:  # one test over all (an empty parameter list would be a skip, which fails the run)
-        replay(case)
+        replay(case, config if case["state"].get("fair_sharing") else None)
 
 
-def replay(case: dict) -> None:
+def replay(case: dict, config: Path | None) -> None:
     n = _names(case)
-    got = run_cli(["why-pending", "podgroup/pd", "-n", n.namespace, "-o", "json", "-f", "-"],
+    args = ["why-pending", "podgroup/pd", "-n", n.namespace, "-o", "json", "-f", "-"]
+    got = run_cli(args + (["--kueue-config", str(config)] if config else []),
                   input=yaml.safe_dump_all(case["snapshot"]))
     assert got.exit_code in (0, 1), got.stderr
     predicted = d.predict(json.loads(got.stdout), n)

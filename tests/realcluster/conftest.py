@@ -67,3 +67,17 @@ def plane(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         pytest.fail(f"the control plane with Kueue {line} did not start: {e}", pytrace=False)
     yield p
     p.down()
+
+
+@pytest.fixture(scope="session")
+def fair_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
+    """One more control plane, of the newest line asked for, with Kueue's fair sharing on."""
+    line = lines()[-1]
+    p = Plane(line, tmp_path_factory.mktemp(f"plane-{line}-fair") / "run")
+    try:
+        p.up("--fair-sharing")
+    except (PlaneError, OSError) as e:
+        p.down()
+        pytest.fail(f"the fair-sharing control plane with Kueue {line} did not start: {e}", pytrace=False)
+    yield p
+    p.down()

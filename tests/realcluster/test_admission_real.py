@@ -18,11 +18,20 @@ SEED = int(os.environ.get("PD_DIFF_SEED", "2800"))
 
 
 def test_why_pending_agrees_with_kueue(plane: Plane) -> None:
+    _agree(plane, fair=False)
+
+
+def test_why_pending_agrees_with_kueue_under_fair_sharing(fair_plane: Plane) -> None:
+    _agree(fair_plane, fair=True)
+
+
+def _agree(plane: Plane, fair: bool) -> None:
     d.ensure_priorities(plane)
-    records = [d.run(plane, d.generate(SEED + i)) for i in range(STATES)]
+    config = str(plane.workdir / "kueue.yaml")  # Kueue's configuration, as --kueue-config (fair sharing in it)
+    records = [d.run(plane, d.generate(SEED + i, fair_sharing=fair), kueue_config=config) for i in range(STATES)]
     counts = d.summary(records)
-    print(f"Kueue {plane.version}: {counts}")
-    new = [r for r in records if r.disagrees and not known(plane.kueue, r.seed)]
+    print(f"Kueue {plane.version}{' fair sharing' if fair else ''}: {counts}")
+    new = [r for r in records if r.disagrees and not known(plane.kueue, r.seed, fair)]
     for r in new:
         save(r)
     assert not new, f"{len(new)} new disagreement(s) with Kueue {plane.version}, saved: " + \

@@ -14,12 +14,12 @@ import yaml
 HERE = Path(__file__).parent
 
 
-def path(line: str, seed: int) -> Path:
-    return HERE / f"kueue-{line}-seed-{seed}.yaml"
+def path(line: str, seed: int, fair: bool = False) -> Path:
+    return HERE / f"kueue-{line}{'-fair' if fair else ''}-seed-{seed}.yaml"
 
 
-def known(line: str, seed: int) -> bool:
-    return path(line, seed).exists()
+def known(line: str, seed: int, fair: bool = False) -> bool:
+    return path(line, seed, fair).exists()
 
 
 def save(record: Any) -> Path:
@@ -27,7 +27,7 @@ def save(record: Any) -> Path:
     doc = {"kueue": record.kueue, "seed": record.seed, "agree": record.agree, "preemptor": record.preemptor,
            "predicted": record.predicted, "kueueDid": record.kueue_did, "roles": record.roles, "explained": None,
            "state": record.state, "snapshot": record.snapshot}
-    p = path(line, record.seed)
+    p = path(line, record.seed, bool(record.state.get("fair_sharing")))
     p.write_text(yaml.safe_dump(doc, sort_keys=False))
     return p
 
