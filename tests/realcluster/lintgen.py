@@ -84,7 +84,9 @@ def m_borrowing(o: Obj, rnd: random.Random) -> None:
 
 def m_lending(o: Obj, rnd: random.Random) -> None:
     r = _group(o)["flavors"][0]["resources"][1]
-    r["lendingLimit"] = str(int(r["nominalQuota"]) + rnd.choice((0, 1)))
+    base = r["nominalQuota"]
+    base = int(base) if isinstance(base, int) or (isinstance(base, str) and base.isdigit()) else 4
+    r["lendingLimit"] = str(base + rnd.choice((0, 1)))
 
 
 def m_enum(o: Obj, rnd: random.Random) -> None:
