@@ -26,7 +26,17 @@ def _cq(name: str, rnd: random.Random) -> Obj:
 
 
 def _group(cq: Obj) -> Obj:
-    return dict(cq["spec"]["resourceGroups"][0])
+    """The first resource group, given back with one flavor and one covered resource at least (a mutation
+    before may have emptied it)."""
+    g = cq["spec"]["resourceGroups"][0]
+    if not g["flavors"]:
+        g["flavors"].append({"name": "f0", "resources": [{"name": GPU, "nominalQuota": "1"}]})
+    if not g["coveredResources"]:
+        g["coveredResources"].append(GPU)
+    for f in g["flavors"]:
+        if not f["resources"]:
+            f["resources"].append({"name": GPU, "nominalQuota": "1"})
+    return g  # the group itself: mutations write through
 
 
 def m_dup_covered(o: Obj, rnd: random.Random) -> None:
@@ -71,19 +81,19 @@ def m_negative(o: Obj, rnd: random.Random) -> None:
 
 
 def m_float(o: Obj, rnd: random.Random) -> None:
-    _group(o)["flavors"][0]["resources"][1]["nominalQuota"] = 2.5
+    _group(o)["flavors"][0]["resources"][-1]["nominalQuota"] = 2.5
 
 
 def m_bad_quantity(o: Obj, rnd: random.Random) -> None:
-    _group(o)["flavors"][0]["resources"][1]["nominalQuota"] = rnd.choice(("lots", "1.5.2", " 4"))
+    _group(o)["flavors"][0]["resources"][-1]["nominalQuota"] = rnd.choice(("lots", "1.5.2", " 4"))
 
 
 def m_borrowing(o: Obj, rnd: random.Random) -> None:
-    _group(o)["flavors"][0]["resources"][1]["borrowingLimit"] = "2"
+    _group(o)["flavors"][0]["resources"][-1]["borrowingLimit"] = "2"
 
 
 def m_lending(o: Obj, rnd: random.Random) -> None:
-    r = _group(o)["flavors"][0]["resources"][1]
+    r = _group(o)["flavors"][0]["resources"][-1]
     base = r["nominalQuota"]
     base = int(base) if isinstance(base, int) or (isinstance(base, str) and base.isdigit()) else 4
     r["lendingLimit"] = str(base + rnd.choice((0, 1)))
@@ -139,9 +149,10 @@ def m_unknown_field(o: Obj, rnd: random.Random) -> None:
 def m_resource_name(o: Obj, rnd: random.Random) -> None:
     g = _group(o)
     bad = rnd.choice(("GPU!", "nvidia.com/", "a/b/c"))
-    g["coveredResources"][1] = bad
+    g["coveredResources"][-1] = bad
     for f in g["flavors"]:
-        f["resources"][1]["name"] = bad
+        if f["resources"]:
+            f["resources"][-1]["name"] = bad
 
 
 def m_flavor_name(o: Obj, rnd: random.Random) -> None:
