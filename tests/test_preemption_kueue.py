@@ -77,16 +77,11 @@ def _want(case: dict, got: dict) -> dict:
     return {n: (got.get(n) if r is None else r) for n, r in case["want"].items()}
 
 
-def _weights(case: dict) -> dict:
-    return {o["metadata"]["name"]: _q(str(o["spec"]["fairSharing"]["weight"]))
-            for o in list(case["cqs"]) + list(case["cohorts"]) if "fairSharing" in o["spec"]}
-
-
 def _settings(case: dict) -> pre.Settings:
     if "fair" not in case:
         return pre.Settings()
-    return pre.Settings(fair_sharing=True, strategies=case["fair"]["strategies"] or pre.DEFAULT_STRATEGIES,
-                        fair_weights=_weights(case))
+    # the weights are the snapshot's own (spec.fairSharing.weight on the queues and Cohorts), as a run reads them
+    return pre.Settings(fair_sharing=True, strategies=case["fair"]["strategies"] or pre.DEFAULT_STRATEGIES)
 
 
 def run(case: dict) -> tuple[dict, dict, dict | None]:
@@ -135,3 +130,13 @@ def test_ordering_is_kueues() -> None:
           mk("evicted", "self", 10, 0, True), mk("old", "self", -10, -100)]
     got = [w.name for w in sorted(ws, key=pre.ordering_key("self", 0))]
     assert got == ["evicted", "other", "low", "old", "high"]
+
+
+def test_fair_weight_is_read_from_the_objects() -> None:
+    """spec.fairSharing.weight on ClusterQueues and Cohorts is the model's (Kueue's default 1 when absent),
+    so a run's fair-sharing preemption uses the weights the snapshot holds."""
+    from kubectl_pd.kueue.model import cluster_queue, cohort
+
+    assert cluster_queue(kc.MakeClusterQueue("a").Obj()).fair_weight == 1
+    assert cluster_queue({"metadata": {"name": "a"}, "spec": {"fairSharing": {"weight": "0"}}}).fair_weight == 0
+    assert cohort({"metadata": {"name": "c"}, "spec": {"fairSharing": {"weight": "1.01"}}}).fair_weight == _q("1.01")

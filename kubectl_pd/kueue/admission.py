@@ -274,6 +274,7 @@ class _Node:
     nominal: dict[FlavorResource, Fraction] = field(default_factory=dict)
     lending: dict[FlavorResource, Fraction] = field(default_factory=dict)
     borrowing: dict[FlavorResource, Fraction] = field(default_factory=dict)
+    weight: Fraction = Fraction(1)  # spec.fairSharing.weight
 
     def local_quota(self, fr: FlavorResource) -> Fraction:
         if fr in self.lending:
@@ -321,9 +322,9 @@ def _quota_map(groups: tuple) -> dict[FlavorResource, ResourceQuota]:
     return {(f.name, r.name): r for g in groups for f in g.flavors for r in f.resources}
 
 
-def _node(name: str, groups: tuple, is_cq: bool = False) -> _Node:
+def _node(name: str, groups: tuple, is_cq: bool = False, weight: Fraction = Fraction(1)) -> _Node:
     quotas = _quota_map(groups)
-    return _Node(name, quotas, is_cq=is_cq, nominal={fr: q.nominal for fr, q in quotas.items()},
+    return _Node(name, quotas, is_cq=is_cq, weight=weight, nominal={fr: q.nominal for fr, q in quotas.items()},
                  lending={fr: q.lending_limit for fr, q in quotas.items() if q.lending_limit is not None},
                  borrowing={fr: q.borrowing_limit for fr, q in quotas.items() if q.borrowing_limit is not None})
 
@@ -340,7 +341,7 @@ class Tree:
             if name in cohorts:
                 return cohorts[name]
             c = snap.cohorts.get(name)
-            node = _node(name, c.resource_groups if c else ())
+            node = _node(name, c.resource_groups, weight=c.fair_weight) if c else _node(name, ())
             cohorts[name] = node
             if c is not None and c.parent:
                 if c.parent not in seen + (name,):  # a cycle: Kueue keeps its queues inactive
@@ -350,7 +351,7 @@ class Tree:
             return node
 
         for cq in snap.cluster_queues.values():
-            node = _node(cq.name, cq.resource_groups, is_cq=True)
+            node = _node(cq.name, cq.resource_groups, is_cq=True, weight=cq.fair_weight)
             node.subtree = dict(node.nominal)
             node.usage = dict(usage[cq.name] if usage is not None and cq.name in usage else cq.reserved)
             if cq.cohort:

@@ -9,7 +9,7 @@ LessThanInitialShare). Pure: it works on `preemption.State` and puts back what i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -57,9 +57,10 @@ def compare(a: DRS, b: DRS) -> int:
     return (x > y) - (x < y)
 
 
-def drs(state: State, node: _Node, weights: Mapping[str, Fraction]) -> DRS:
-    """Kueue's dominantResourceShare of a ClusterQueue or Cohort (no extra request)."""
-    weight = float(weights.get(node.name, Fraction(1)))
+def drs(state: State, node: _Node) -> DRS:
+    """Kueue's dominantResourceShare of a ClusterQueue or Cohort (no extra request), with the node's own
+    spec.fairSharing.weight."""
+    weight = float(node.weight)
     if node.parent is None:
         return DRS(weight)
     borrowed: dict[str, Fraction] = {}
@@ -86,8 +87,8 @@ def drs(state: State, node: _Node, weights: Mapping[str, Fraction]) -> DRS:
 class _Ordering:
     """Kueue's TargetClusterQueueOrdering over the candidates (already in Kueue's candidate order)."""
 
-    def __init__(self, ctx: _Ctx, candidates: list[Admitted], weights: Mapping[str, Fraction]) -> None:
-        self.ctx, self.weights = ctx, weights
+    def __init__(self, ctx: _Ctx, candidates: list[Admitted]) -> None:
+        self.ctx = ctx
         self.pre = ctx.node
         self.ancestors = set(map(id, ctx.node.path_to_root()))
         self.queue: dict[str, list[Admitted]] = {}
@@ -123,7 +124,7 @@ class _Ordering:
         best_cq: _Node | None = None
         best_cq_drs = NEGATIVE
         for cq in (c for c in cohort.children if c.is_cq and c.name not in self.pruned_cqs):
-            d = drs(self.ctx.state, cq, self.weights)
+            d = drs(self.ctx.state, cq)
             if (not d.borrowing and cq is not self.pre) or not self.has(cq.name):
                 self.pruned_cqs.add(cq.name)
             elif compare(d, best_cq_drs) == 0 and best_cq is not None:
@@ -134,7 +135,7 @@ class _Ordering:
         best_co: _Node | None = None
         best_co_drs = NEGATIVE
         for co in (c for c in cohort.children if not c.is_cq and id(c) not in self.pruned_cohorts):
-            d = drs(self.ctx.state, co, self.weights)
+            d = drs(self.ctx.state, co)
             if not d.borrowing and id(co) not in self.ancestors:
                 self.pruned_cohorts.add(id(co))
             elif compare(d, best_co_drs) >= 0:
@@ -152,13 +153,13 @@ class _Ordering:
 
     def shares(self, target: _Node) -> tuple[DRS, DRS]:
         p, t = self.almost_lcas(target)
-        return drs(self.ctx.state, p, self.weights), drs(self.ctx.state, t, self.weights)
+        return drs(self.ctx.state, p), drs(self.ctx.state, t)
 
     def share_after_removal(self, target: _Node, wl: Admitted) -> DRS:
         st = self.ctx.state
         st.remove(wl)
         try:
-            return drs(st, self.almost_lcas(target)[1], self.weights)
+            return drs(st, self.almost_lcas(target)[1])
         finally:
             st.add(wl)
 
@@ -187,11 +188,10 @@ def _fits(ctx: _Ctx) -> bool:
         ctx.state.add_usage(ctx.pre.cluster_queue, ctx.pre.usage, 1)
 
 
-def _first(ctx: _Ctx, candidates: list[Admitted], strategy: str, weights: Mapping[str, Fraction]
-           ) -> tuple[bool, list[Target], list[Admitted]]:
+def _first(ctx: _Ctx, candidates: list[Admitted], strategy: str) -> tuple[bool, list[Target], list[Admitted]]:
     from kubectl_pd.kueue import preemption as pre
 
-    ordering = _Ordering(ctx, candidates, weights)
+    ordering = _Ordering(ctx, candidates)
     targets: list[Target] = []
     retry: list[Admitted] = []
     within_nominal = ctx.settings.fs_within_nominal and ctx.node.within_nominal(ctx.frs)
@@ -216,11 +216,10 @@ def _first(ctx: _Ctx, candidates: list[Admitted], strategy: str, weights: Mappin
     return False, targets, retry
 
 
-def _second(ctx: _Ctx, retry: list[Admitted], targets: list[Target], weights: Mapping[str, Fraction]
-            ) -> tuple[bool, list[Target]]:
+def _second(ctx: _Ctx, retry: list[Admitted], targets: list[Target]) -> tuple[bool, list[Target]]:
     from kubectl_pd.kueue import preemption as pre
 
-    ordering = _Ordering(ctx, retry, weights)
+    ordering = _Ordering(ctx, retry)
     for cq in ordering:
         pre_new, target_old = ordering.shares(cq)
         wl = ordering.pop(cq.name)
@@ -241,12 +240,11 @@ def fair_preemptions(ctx: _Ctx) -> list[Target]:
     if not candidates:
         return []
     candidates.sort(key=pre.ordering_key(ctx.cq.name, ctx.settings.now))
-    weights = ctx.settings.fair_weights
     strategies = ctx.settings.strategies or pre.DEFAULT_STRATEGIES
     ctx.state.add_usage(ctx.pre.cluster_queue, ctx.pre.usage, 1)
-    fits, targets, retry = _first(ctx, candidates, strategies[0], weights)
+    fits, targets, retry = _first(ctx, candidates, strategies[0])
     if not fits and len(strategies) > 1:
-        fits, targets = _second(ctx, retry, targets, weights)
+        fits, targets = _second(ctx, retry, targets)
     ctx.state.add_usage(ctx.pre.cluster_queue, ctx.pre.usage, -1)
     if not fits:
         ctx.restore(targets)

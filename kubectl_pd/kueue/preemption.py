@@ -23,7 +23,7 @@ from typing import Any
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import NEVER, ClusterQueue, FlavorResource, Snapshot, conditions_of, is_true
 from kubectl_pd.kueue.quantity import try_parse
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.records import dataclass
 
 # Kueue's preemption reasons (the Preempted condition's reason on the victim)
 IN_CLUSTER_QUEUE = "InClusterQueue"
@@ -93,7 +93,6 @@ class Settings:
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     timestamp_buffer: bool = False  # feature gate SchedulerTimestampPreemptionBuffer
     fs_within_nominal: bool = True  # feature gate FairSharingPreemptWithinNominal (beta, on)
-    fair_weights: Mapping[str, Fraction] = field(default_factory=dict)  # queue or cohort -> fairSharing.weight
     now: float = 0.0
 
 
