@@ -32,11 +32,18 @@ def _admitted(case: dict) -> list[pre.Admitted]:
 
 
 def _snapshot(case: dict) -> Snapshot:
+    return Snapshot.of(objects(case))
+
+
+def objects(case: dict, implicit: bool = True) -> list[dict]:
+    """The case's flavors, Cohorts and ClusterQueues (with the admitted Workloads' usage in their status);
+    `implicit`: a Cohort object for each cohort a queue names and the case does not build (a cluster has
+    none: Kueue's implicit cohorts)."""
     objs = list(case.get("flavors") or FLAVORS) + list(case["cohorts"])
     names = {c["metadata"]["name"] for c in case["cohorts"]}
     for cq in case["cqs"]:
         cohort = cq["spec"].get("cohortName")
-        if cohort and cohort not in names:
+        if implicit and cohort and cohort not in names:
             names.add(cohort)
             objs.append(kc.MakeCohort(cohort).Obj())
         usage: dict = {}
@@ -45,7 +52,7 @@ def _snapshot(case: dict) -> Snapshot:
                 for fr, v in w["usage"].items():
                     usage[fr] = usage.get(fr, 0) + _q(v) * (1000 if fr[1] == "cpu" else 1)
         objs.append(kc.with_usage(cq, {fr: int(v) for fr, v in usage.items()}))
-    return Snapshot.of(objs)
+    return objs
 
 
 def _incoming(case: dict) -> ad.Demand:

@@ -723,8 +723,11 @@ class Snapshot:
     def read(cluster_queues: Mapping[str, Any], flavors: Mapping[str, Any], peers: Iterable[Any] | None = (),
              cohorts: Iterable[Any] | None = (), *, from_file: bool = False) -> Snapshot:
         """From what a command read: name -> object, None = read and does not exist, absent = not read;
-        `peers`/`cohorts` None = could not be read. `from_file`: a file holding a queue that names a cohort
-        but no other member of it (nor the Cohort) did not carry the cohort, so its peers are unknown."""
+        `peers`/`cohorts` None = could not be read. `from_file`: a file holding only the queues asked for,
+        one of which names a cohort but no other member of it (nor the Cohort), did not carry the cohort, so
+        its peers are unknown; a file that holds other ClusterQueues as well is the list of the cluster's
+        queues (`kubectl get clusterqueues`), and a cohort none of them joins has only that member, as
+        Kueue's 1-queue cohorts (preemption_test.go:1746@v0.18.4)."""
         cqs = {n: cluster_queue(o) for n, o in cluster_queues.items() if o is not None}
         own = list(cqs)
         for o in peers or ():
@@ -735,7 +738,7 @@ class Snapshot:
         missing = frozenset(n for n, o in flavors.items() if o is None)
         complete = peers is not None and cohorts is not None
         lone: tuple[tuple[str, str], ...] = ()
-        if complete and from_file:
+        if complete and from_file and len(cqs) == len(own):
             lone = tuple((n, c) for n in own if (c := cqs[n].cohort) and c not in cos
                          and not any(q.cohort == c and q.name != n for q in cqs.values()))
         return Snapshot(cqs, cos, fls, False, complete and not lone, missing, lone)

@@ -176,7 +176,7 @@ class Context:
         if self._config is None:
             from kubectl_pd.kueue import config as kc
 
-            self._config = kc.read(self.source) if self.live else kc.KueueConfig(note=kc.NOTE_DEFAULTS_UNREAD)
+            self._config = kc.read(self.source)  # a snapshot's own ConfigMap counts as a live one does
         return self._config
 
     def assign(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> ad.Assignment:
@@ -184,6 +184,10 @@ class Context:
         first = ad.assign(snap, cq_name, demand)
         if cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
             return first
+        if first.mode == ad.NO_FIT and _fair_sharing_may_preempt(snap, cq_name) and self.config.fair_sharing:
+            # with fair sharing on, reclaimWithinCohort lets a borrowing queue preempt (Kueue's
+            # canPreemptWhileBorrowing): the policy pass is Kueue's only with the same setting
+            first = ad.assign(snap, cq_name, demand, fair_sharing=True)
         out = self.answers[about.label] = Answer(about.label, cq_name)
         out.needed = first.mode == ad.PREEMPT
         if not out.needed or not _policies_allow(snap, cq_name):
@@ -261,6 +265,14 @@ class Context:
             if a is not None:
                 out.append(a)
         return out
+
+
+def _fair_sharing_may_preempt(snap: Snapshot, cq_name: str) -> bool:
+    """Whether fair sharing could turn the queue's NoFit into a preemption: it borrows through a cohort
+    with reclaimWithinCohort and no borrowWithinCohort (which already allows it without fair sharing)."""
+    cq = snap.cluster_queues[cq_name]
+    p = cq.preemption
+    return cq.cohort is not None and p.reclaim_within_cohort != NEVER and p.borrow_within_cohort == NEVER
 
 
 def _inactive(snap: Snapshot, cq_name: str) -> bool:
