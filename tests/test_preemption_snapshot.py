@@ -92,3 +92,43 @@ def test_targets_from_a_snapshot(cli: Any, tmp_path: Path, case: dict) -> None:
 
 def test_count() -> None:
     assert len(KEPT) == 73
+
+
+def _pob_case(preference: str) -> dict:
+    """scheduler_test.go:5573@v0.18.4 and :5689@v0.18.4: pob-cq holds 5 cpu of on-demand (5 nominal, no
+    borrowing) with low-pob (priority -1) admitted there; spot is 0 nominal, 5 borrowable from pob-lender;
+    whenCanBorrow and whenCanPreempt TryNextFlavor; the incoming Workload (priority 0) asks 5 cpu."""
+    from tests.kueue_cases import MakeClusterQueue as MCQ
+    from tests.kueue_cases import MakeFlavorQuotas as MFQ
+    from tests.kueue_cases import MakeResourceFlavor as MRF
+    from tests.preemption_cases import IN, W
+
+    cq = MCQ("pob-cq").Cohort("pob-cohort").Preemption({"withinClusterQueue": "LowerPriority"}).FlavorFungibility(
+        {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor", "preference": preference}
+    ).ResourceGroup(MFQ("on-demand").Resource("cpu", "5", "0").Obj(), MFQ("spot").Resource("cpu", "0", "5").Obj())
+    lender = MCQ("pob-lender").Cohort("pob-cohort").ResourceGroup(
+        MFQ("on-demand").Resource("cpu", "0").Obj(), MFQ("spot").Resource("cpu", "5").Obj())
+    return {"id": preference, "cqs": [cq.Obj(), lender.Obj()], "cohorts": [], "cq": "pob-cq",
+            "flavors": [MRF("on-demand").Obj(), MRF("spot").Obj()],
+            "admitted": [W("low-pob", "pob-cq", -1, **{"on-demand__cpu": "5"})], "incoming": IN(0, cpu="5")}
+
+
+@pytest.mark.parametrize("preference, code, targets", [
+    ("PreemptionOverBorrowing", "NeedsPreemption", {"low-pob": "InClusterQueue"}),  # scheduler_test.go:5573
+    ("BorrowingOverPreemption", "WaitingInQueue", None),  # scheduler_test.go:5689: admitted in spot
+])
+def test_flavor_preference_reads_the_candidates(cli: Any, tmp_path: Path, preference: str, code: str,
+                                                targets: dict | None) -> None:
+    """The policy pass alone keeps on-demand borrowing (it cannot remove low-pob), so spot's plain fit would
+    win; with the candidates read, on-demand needs no borrowing once low-pob is gone, and
+    PreemptionOverBorrowing takes it, as Kueue does."""
+    f = tmp_path / "snap.yaml"
+    f.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": snapshot(_pob_case(preference))}))
+    r = cli(["why-pending", "workload/incoming", "-n", NS, "-f", str(f), "-o", "json"])
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert [x["code"] for x in data["reasons"]] == [code]
+    answer = data["preemption"]
+    got = None if answer is None or answer.get("targets") is None else \
+        {t["name"]: t["reason"] for t in answer["targets"]}
+    assert got == targets

@@ -190,6 +190,8 @@ class Context:
             first = ad.assign(snap, cq_name, demand, fair_sharing=True)
         out = self.answers[about.label] = Answer(about.label, cq_name)
         out.needed = first.mode == ad.PREEMPT
+        if _preemption_may_win(first) and _policies_allow(snap, cq_name):
+            return self._with_candidates(snap, cq_name, demand, about, first, out)
         if not out.needed or not _policies_allow(snap, cq_name):
             if out.needed:
                 out.targets = ()
@@ -265,6 +267,16 @@ class Context:
             if a is not None:
                 out.append(a)
         return out
+
+
+def _preemption_may_win(first: ad.Assignment) -> bool:
+    """A Workload the policy pass places without preemption, where some flavor tried needs preemption while
+    borrowing: without the candidates the policy pass keeps that borrowing, but once Kueue's oracle has
+    removed them the flavor may borrow less (PreemptionOverBorrowing prefers it; whenCanBorrow=TryNextFlavor
+    stops there), so only the admitted Workloads can say which flavor Kueue takes
+    (scheduler_test.go:5573@v0.18.4)."""
+    return first.mode == ad.FIT and any(a.mode == ad.PREEMPT and a.borrow > 0
+                                        for p in first.pod_sets for a in p.attempts)
 
 
 def _fair_sharing_may_preempt(snap: Snapshot, cq_name: str) -> bool:
