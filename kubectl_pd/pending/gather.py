@@ -97,12 +97,11 @@ class Unread:
 
 class IncompleteError(ClusterError):
     """The diagnosis would rest on reads that failed: say so instead of a verdict. The reads stay typed
-    (`unread`); the message is written by why-pending's printer (pending/words.py)."""
+    (`target`, `unread`); the message is the printer's (pending/words.incomplete_error gives the error
+    with it, where why-pending hands an error to the user); raised here, it has none."""
 
-    def __init__(self, target: Target, unread: list[Unread]) -> None:
-        from kubectl_pd.pending.words import incomplete  # the printer imports this module
-
-        super().__init__(incomplete(target, unread))
+    def __init__(self, target: Target, unread: list[Unread], message: str = "") -> None:
+        super().__init__(message)
         self.target = target
         self.unread = unread
 
