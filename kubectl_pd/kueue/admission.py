@@ -649,10 +649,6 @@ def _worst(modes: list[str]) -> str:
     return min(modes, key=lambda m: _MODE_RANK[m]) if modes else FIT
 
 
-_MEMO: dict[Any, tuple[Snapshot, Assignment]] = {}
-_MEMO_SIZE = 1024
-
-
 def _mapping_key(m: Mapping[Any, Any]) -> tuple[Any, ...]:
     return tuple(sorted(m.items()))
 
@@ -671,23 +667,22 @@ def _demand_key(demand: Demand) -> tuple[Any, ...]:
 
 def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
            fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment:
-    """`assign_now`, remembered for the same snapshot object and an equal demand: a run over thousands of
-    pending Workloads (why-pending -A) asks the same question of one queue snapshot again and again. The
-    answer is immutable and a function of its inputs; the entry keeps the snapshot, so an identity is never
-    reused. Only with the policy oracle, a pure function: a real oracle carries a preemption state."""
+    """`assign_now`, remembered by the snapshot for an equal demand (Snapshot.assignments: the memo lives and
+    dies with the run's snapshot): a run over thousands of pending Workloads (why-pending -A) asks the same
+    question of one queue snapshot again and again, and the answer is immutable and a function of its
+    inputs. Only with the policy oracle, a pure function: a real oracle carries a preemption state."""
     if oracle is not policy_oracle:
         return assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
+    memo = snap.assignments
     try:
-        key = (id(snap), cluster_queue, _demand_key(demand), fair_sharing, kueue)
-        hit = _MEMO.get(key)
+        key = (cluster_queue, _demand_key(demand), fair_sharing, kueue)
+        hit = memo.get(key)
     except TypeError:  # something unhashable in the demand: no memo for it
         return assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
-    if hit is not None and hit[0] is snap:
-        return hit[1]
-    out = assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
-    if len(_MEMO) >= _MEMO_SIZE:
-        _MEMO.clear()
-    _MEMO[key] = (snap, out)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    out = memo[key] = assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing,
+                                 kueue=kueue)
     return out
 
 

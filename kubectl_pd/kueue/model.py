@@ -15,7 +15,6 @@ from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
-from kubectl_pd.memo import ByIdentity
 from kubectl_pd.records import dataclass, field
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
@@ -647,17 +646,10 @@ class PendingView:
     in_order: tuple[PendingWorkload, ...]  # by position (an item without one first), stable
 
 
-_VIEWS: ByIdentity[Any, PendingView] = ByIdentity(32)
-
-
 def pending_view(doc: Any) -> PendingView:
-    """`pending_workloads(doc)` with its lookups, made once per summary object: the thousands of
-    diagnoses of one run share the summary their queue's read returned (up to 1,000 items), and each
-    looks up its own Workloads and the ones before them."""
-    return _VIEWS.get(doc, _view_of)
-
-
-def _view_of(doc: Any) -> PendingView:
+    """`pending_workloads(doc)` with its lookups. The thousands of diagnoses of one run share the summary
+    their queue's read returned (up to 1,000 items): the run makes the view once per summary object
+    (pending/gather.Facts.view, in the run's memo)."""
     items = pending_workloads(doc)
     by_name: dict[str | None, list[PendingWorkload]] = {}
     for i in items:
@@ -692,6 +684,11 @@ class Snapshot:
     peers_complete: bool = True
     missing_flavors: frozenset[str] = frozenset()
     lone: tuple[tuple[str, str], ...] = ()  # (queue, cohort) a file named without the cohort's other members
+
+    @cached_property
+    def assignments(self) -> dict[Any, Any]:
+        """The run's memo of admission.assign over this snapshot: it dies with the snapshot."""
+        return {}
 
     def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
         """The flavor; False when it does not exist; None when it was not read."""

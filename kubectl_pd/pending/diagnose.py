@@ -23,7 +23,6 @@ from kubectl_pd.kueue.model import (
     Workload,
     conditions_of,
     limit_range,
-    pending_view,
     pod_requests,
     resource_flavor,
 )
@@ -762,7 +761,7 @@ def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | Non
 def _ours_in_queue(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[PendingView,
                                                                                      list[PendingWorkload]]:
     """The visibility API's items for the ClusterQueue, and those of them that are our Workloads."""
-    view = pending_view(facts.pending.get(cq or ""))
+    view = facts.view(facts.pending.get(cq or ""))
     names = dict.fromkeys(u.group for u in units if u.workload is not None)
     return view, [i for n in names for i in view.by_name.get(n, ()) if (i.namespace or ns) == ns]
 

@@ -28,6 +28,7 @@ from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue.model import (
     ClusterQueue,
     LocalQueue,
+    PendingView,
     Workload,
     cluster_queue,
     is_true,
@@ -157,6 +158,10 @@ class Facts:
 
     def cq(self, obj: Obj) -> ClusterQueue:
         return self.derived("ClusterQueue", obj, cluster_queue)
+
+    def view(self, doc: Any) -> PendingView:
+        """The visibility API's summary read for lookups, once per summary object for the whole run."""
+        return self.derived("PendingView", doc, pending_view)
 
     def lq(self, obj: Obj) -> LocalQueue:
         return self.derived("LocalQueue", obj, local_queue)
@@ -659,7 +664,7 @@ def _ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
     ns = facts.target.namespace
     wanted: list[tuple[str, str]] = []
     for doc in facts.pending.values():
-        view = pending_view(doc)
+        view = facts.view(doc)
         ours = [i.position for g in dict.fromkeys(facts.groups) for i in view.by_name.get(g, ())
                 if (i.namespace or ns) == ns and i.position is not None]
         if not ours:
