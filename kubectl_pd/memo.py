@@ -16,8 +16,10 @@ V = TypeVar("V")
 def kept(obj: K, name: str, make: Callable[[K], V]) -> V:
     """`make(obj)`, once per object: kept in the object's `__dict__` under `name`."""
     d: dict[str, Any] = obj.__dict__
-    try:
-        return d[name]  # type: ignore[no-any-return]
-    except KeyError:
+    value = d.get(name, _MISSING)
+    if value is _MISSING:
         value = d[name] = make(obj)
-        return value
+    return value  # type: ignore[no-any-return]
+
+
+_MISSING: Any = object()
