@@ -1,31 +1,25 @@
-"""A bounded memo keyed by an object's identity, for values worked out of immutable objects that a run
-shares (why-pending -A: thousands of diagnoses over one queue snapshot and its remembered assignments).
-The entry keeps the object, so an identity is never reused while its answer is held; a full memo is
-emptied rather than grown."""
+"""Values worked out of an immutable object, kept on the object itself: they live as long as the object
+(a run's snapshot, its remembered assignments, its queues) and die with it, so nothing outlives a run
+and no test resets anything. The objects are this package's frozen records, which have a `__dict__`;
+the name is the value's attribute, written past the frozen `__setattr__` as `functools.cached_property`
+does."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
 
 
-class ByIdentity(Generic[K, V]):
-    __slots__ = ("_entries", "_size")
+def kept(obj: K, name: str, make: Callable[[K], V]) -> V:
+    """`make(obj)`, once per object: kept in the object's `__dict__` under `name`."""
+    d: dict[str, Any] = obj.__dict__
+    value = d.get(name, _MISSING)
+    if value is _MISSING:
+        value = d[name] = make(obj)
+    return value  # type: ignore[no-any-return]
 
-    def __init__(self, size: int) -> None:
-        self._entries: dict[int, tuple[K, V]] = {}
-        self._size = size
 
-    def get(self, obj: K, make: Callable[[K], V]) -> V:
-        """`make(obj)`, once per object while it is remembered."""
-        hit = self._entries.get(id(obj))
-        if hit is not None and hit[0] is obj:
-            return hit[1]
-        value = make(obj)
-        if len(self._entries) >= self._size:
-            self._entries.clear()
-        self._entries[id(obj)] = (obj, value)
-        return value
+_MISSING: Any = object()

@@ -17,19 +17,13 @@ from typing import Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions, parse_duration
-from kubectl_pd.errors import EXIT_USAGE, PdError
-
-# Go's time.Duration (int64 nanoseconds) cannot hold more: kubectl refuses longer durations too
-MAX_DURATION = (2**63 - 1) / 1e9
+from kubectl_pd.errors import PdError
 
 
 def checked_duration(value: str, flag: str) -> float | None:
-    """A kubectl duration that kubectl itself would accept: None for 0, else seconds."""
-    seconds = parse_duration(value, flag)
-    if seconds is not None and not seconds <= MAX_DURATION:  # also NaN and inf
-        raise PdError(f"{flag}: {value} is longer than the longest duration kubectl accepts "
-                      f"(2562047h47m16s)", exit_code=EXIT_USAGE)
-    return seconds
+    """A kubectl duration that kubectl itself would accept (cluster.config.parse_duration, which refuses
+    what Go's time.Duration cannot hold, cluster.config.MAX_DURATION): None when not given, else seconds."""
+    return parse_duration(value, flag)
 
 
 def _timeout(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:

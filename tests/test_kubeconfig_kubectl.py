@@ -277,7 +277,10 @@ def test_kubeconfig_proxy_url_is_used_for_loopback_too(server: FakeApiServer, tm
 
 # -- exec plugins: what KUBERNETES_EXEC_INFO carries ----------------------------------------------------
 
-def test_exec_info_matches_kubectl(server: FakeApiServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("extension", [True, False], ids=["exec-extension", "no-extension"])
+def test_exec_info_matches_kubectl(server: FakeApiServer, tmp_path: Path, extension: bool) -> None:
+    """provideClusterInfo: spec.cluster as kubectl hands it, `config` included (the exec extension's
+    value, and null without one: client-go's RawExtension is not omitted when empty)."""
     out = tmp_path / "info.json"
     script = tmp_path / "plugin.py"
     script.write_text(textwrap.dedent(f"""
@@ -288,9 +291,9 @@ def test_exec_info_matches_kubectl(server: FakeApiServer, tmp_path: Path) -> Non
                            "status": {{"token": {TOKEN!r}}}}}))
     """))
     case = Case("exec", trust=False,
-                cluster=[f"    certificate-authority: {_ca(server)}", "    tls-server-name: localhost",
-                         "    extensions:", "    - name: client.authentication.k8s.io/exec",
-                         "      extension: {audience: kube, region: north}"],
+                cluster=[f"    certificate-authority: {_ca(server)}", "    tls-server-name: localhost"]
+                + (["    extensions:", "    - name: client.authentication.k8s.io/exec",
+                    "      extension: {audience: kube, region: north}"] if extension else []),
                 user=["    exec:", "      apiVersion: client.authentication.k8s.io/v1",
                       f"      command: {sys.executable}", f"      args: [{json.dumps(str(script))}]",
                       "      interactiveMode: Never", "      provideClusterInfo: true"])

@@ -69,7 +69,7 @@ def test_every_purpose_has_words() -> None:
                                             ("PodGroup", "pod group"), ("Pod", "pod")])
 def test_incomplete_message_names_the_target_and_at_most_three_reads(kind: str, said: str) -> None:
     unread = [Unread(Read("Workload", f"g{i}"), f"e{i}") for i in range(4)]
-    e = IncompleteError(Target(kind, "x", NS), unread)
+    e = words.incomplete_error(Target(kind, "x", NS), unread)
     assert e.message == (f"the diagnosis of {said} team-a/x is incomplete, so there is no verdict: could not read "
                          'workload "g0": e0; workload "g1": e1; workload "g2": e2')
     assert e.unread == unread and e.target == Target(kind, "x", NS)

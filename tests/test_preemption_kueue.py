@@ -32,11 +32,18 @@ def _admitted(case: dict) -> list[pre.Admitted]:
 
 
 def _snapshot(case: dict) -> Snapshot:
+    return Snapshot.of(objects(case))
+
+
+def objects(case: dict, implicit: bool = True) -> list[dict]:
+    """The case's flavors, Cohorts and ClusterQueues (with the admitted Workloads' usage in their status);
+    `implicit`: a Cohort object for each cohort a queue names and the case does not build (a cluster has
+    none: Kueue's implicit cohorts)."""
     objs = list(case.get("flavors") or FLAVORS) + list(case["cohorts"])
     names = {c["metadata"]["name"] for c in case["cohorts"]}
     for cq in case["cqs"]:
         cohort = cq["spec"].get("cohortName")
-        if cohort and cohort not in names:
+        if implicit and cohort and cohort not in names:
             names.add(cohort)
             objs.append(kc.MakeCohort(cohort).Obj())
         usage: dict = {}
@@ -45,7 +52,7 @@ def _snapshot(case: dict) -> Snapshot:
                 for fr, v in w["usage"].items():
                     usage[fr] = usage.get(fr, 0) + _q(v) * (1000 if fr[1] == "cpu" else 1)
         objs.append(kc.with_usage(cq, {fr: int(v) for fr, v in usage.items()}))
-    return Snapshot.of(objs)
+    return objs
 
 
 def _incoming(case: dict) -> ad.Demand:
@@ -77,16 +84,11 @@ def _want(case: dict, got: dict) -> dict:
     return {n: (got.get(n) if r is None else r) for n, r in case["want"].items()}
 
 
-def _weights(case: dict) -> dict:
-    return {o["metadata"]["name"]: _q(str(o["spec"]["fairSharing"]["weight"]))
-            for o in list(case["cqs"]) + list(case["cohorts"]) if "fairSharing" in o["spec"]}
-
-
 def _settings(case: dict) -> pre.Settings:
     if "fair" not in case:
         return pre.Settings()
-    return pre.Settings(fair_sharing=True, strategies=case["fair"]["strategies"] or pre.DEFAULT_STRATEGIES,
-                        fair_weights=_weights(case))
+    # the weights are the snapshot's own (spec.fairSharing.weight on the queues and Cohorts), as a run reads them
+    return pre.Settings(fair_sharing=True, strategies=case["fair"]["strategies"] or pre.DEFAULT_STRATEGIES)
 
 
 def run(case: dict) -> tuple[dict, dict, dict | None]:
@@ -135,3 +137,13 @@ def test_ordering_is_kueues() -> None:
           mk("evicted", "self", 10, 0, True), mk("old", "self", -10, -100)]
     got = [w.name for w in sorted(ws, key=pre.ordering_key("self", 0))]
     assert got == ["evicted", "other", "low", "old", "high"]
+
+
+def test_fair_weight_is_read_from_the_objects() -> None:
+    """spec.fairSharing.weight on ClusterQueues and Cohorts is the model's (Kueue's default 1 when absent),
+    so a run's fair-sharing preemption uses the weights the snapshot holds."""
+    from kubectl_pd.kueue.model import cluster_queue, cohort
+
+    assert cluster_queue(kc.MakeClusterQueue("a").Obj()).fair_weight == 1
+    assert cluster_queue({"metadata": {"name": "a"}, "spec": {"fairSharing": {"weight": "0"}}}).fair_weight == 0
+    assert cohort({"metadata": {"name": "c"}, "spec": {"fairSharing": {"weight": "1.01"}}}).fair_weight == _q("1.01")

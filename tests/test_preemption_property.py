@@ -45,7 +45,7 @@ def scenarios(draw: Any) -> tuple[Snapshot, list[pre.Admitted], pre.Preemptor, A
 def _fits(snap: Snapshot, wls: list[pre.Admitted], me: pre.Preemptor, gone: set[str], borrowing: bool = True
           ) -> bool:
     state = pre.State(snap, [w for w in wls if w.name not in gone])
-    ctx = pre._Ctx(state, snap.cluster_queues[me.cluster_queue], me, frozenset(me.usage), pre.Settings())
+    ctx = pre.Ctx(state, snap.cluster_queues[me.cluster_queue], me, frozenset(me.usage), pre.Settings())
     return ctx.fits(borrowing)
 
 

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 _DURATION_RE = lazy(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 
 
-MAX_DURATION = 2562047 * 3600.0  # Go's time.Duration tops out at about 2562047h: kubectl refuses more
+# Go's time.Duration (int64 nanoseconds) holds at most 2562047h47m16.854775807s: kubectl refuses more
+MAX_DURATION = (2**63 - 1) / 1e9
 
 
 def parse_duration(text: str, flag: str = "--request-timeout") -> float | None:

@@ -140,7 +140,8 @@ EXEC_EXTENSION = "client.authentication.k8s.io/exec"
 
 def cluster_info(cluster: dict[str, Any], server: str) -> dict[str, Any]:
     """`spec.cluster` of KUBERNETES_EXEC_INFO, with client.authentication.k8s.io's field names; the CA as
-    data even when the kubeconfig names a file (client-go reads it), empty fields left out."""
+    data even when the kubeconfig names a file (client-go reads it), empty fields left out but `config`:
+    the exec extension's value, null without one (client-go's RawExtension is a struct, never omitted)."""
     out: dict[str, Any] = {"server": server}
     if cluster.get("tls-server-name"):
         out["tls-server-name"] = cluster["tls-server-name"]
@@ -152,6 +153,7 @@ def cluster_info(cluster: dict[str, Any], server: str) -> dict[str, Any]:
     for key in ("proxy-url", "disable-compression"):
         if cluster.get(key):
             out[key] = cluster[key]
+    out["config"] = None
     for e in cluster.get("extensions") or []:
         if isinstance(e, dict) and e.get("name") == EXEC_EXTENSION and e.get("extension") is not None:
             out["config"] = e["extension"]

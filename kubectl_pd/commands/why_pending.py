@@ -169,6 +169,19 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     Exit codes: 0 a diagnosis was produced (pending or not), 1 the target does not exist or a read the
     verdict depends on failed (the diagnosis is incomplete), 2 usage.
     """
+    from kubectl_pd.pending.gather import IncompleteError
+    from kubectl_pd.pending.words import incomplete_error
+
+    try:
+        return _why_pending(cluster, target, all_namespaces, files, output, watch, watch_interval, what_if,
+                            kueue_config, holders)
+    except IncompleteError as e:  # the reads stay typed up to here; the printer words them
+        raise incomplete_error(e.target, e.unread) from None
+
+
+def _why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
+                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
+                 kueue_config: str | None, holders: bool) -> int:
     from kubectl_pd.commands.common import open_source, use_color
     from kubectl_pd.pending.gather import Target
 
@@ -295,6 +308,6 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
             click.echo(f"note: {words.text(n)}")
     if unknown:
         for e in unknown[1:]:
-            click.echo(f"error: {e.message}", err=True)
+            click.echo(f"error: {words.incomplete(e.target, e.unread)}", err=True)
         raise unknown[0]
     return EXIT_OK

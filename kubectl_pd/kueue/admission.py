@@ -274,6 +274,7 @@ class _Node:
     nominal: dict[FlavorResource, Fraction] = field(default_factory=dict)
     lending: dict[FlavorResource, Fraction] = field(default_factory=dict)
     borrowing: dict[FlavorResource, Fraction] = field(default_factory=dict)
+    weight: Fraction = Fraction(1)  # spec.fairSharing.weight
 
     def local_quota(self, fr: FlavorResource) -> Fraction:
         if fr in self.lending:
@@ -321,9 +322,9 @@ def _quota_map(groups: tuple) -> dict[FlavorResource, ResourceQuota]:
     return {(f.name, r.name): r for g in groups for f in g.flavors for r in f.resources}
 
 
-def _node(name: str, groups: tuple, is_cq: bool = False) -> _Node:
+def _node(name: str, groups: tuple, is_cq: bool = False, weight: Fraction = Fraction(1)) -> _Node:
     quotas = _quota_map(groups)
-    return _Node(name, quotas, is_cq=is_cq, nominal={fr: q.nominal for fr, q in quotas.items()},
+    return _Node(name, quotas, is_cq=is_cq, weight=weight, nominal={fr: q.nominal for fr, q in quotas.items()},
                  lending={fr: q.lending_limit for fr, q in quotas.items() if q.lending_limit is not None},
                  borrowing={fr: q.borrowing_limit for fr, q in quotas.items() if q.borrowing_limit is not None})
 
@@ -340,7 +341,7 @@ class Tree:
             if name in cohorts:
                 return cohorts[name]
             c = snap.cohorts.get(name)
-            node = _node(name, c.resource_groups if c else ())
+            node = _node(name, c.resource_groups, weight=c.fair_weight) if c else _node(name, ())
             cohorts[name] = node
             if c is not None and c.parent:
                 if c.parent not in seen + (name,):  # a cycle: Kueue keeps its queues inactive
@@ -350,7 +351,7 @@ class Tree:
             return node
 
         for cq in snap.cluster_queues.values():
-            node = _node(cq.name, cq.resource_groups, is_cq=True)
+            node = _node(cq.name, cq.resource_groups, is_cq=True, weight=cq.fair_weight)
             node.subtree = dict(node.nominal)
             node.usage = dict(usage[cq.name] if usage is not None and cq.name in usage else cq.reserved)
             if cq.cohort:
@@ -648,10 +649,6 @@ def _worst(modes: list[str]) -> str:
     return min(modes, key=lambda m: _MODE_RANK[m]) if modes else FIT
 
 
-_MEMO: dict[Any, tuple[Snapshot, Assignment]] = {}
-_MEMO_SIZE = 1024
-
-
 def _mapping_key(m: Mapping[Any, Any]) -> tuple[Any, ...]:
     return tuple(sorted(m.items()))
 
@@ -670,23 +667,22 @@ def _demand_key(demand: Demand) -> tuple[Any, ...]:
 
 def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
            fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment:
-    """`assign_now`, remembered for the same snapshot object and an equal demand: a run over thousands of
-    pending Workloads (why-pending -A) asks the same question of one queue snapshot again and again. The
-    answer is immutable and a function of its inputs; the entry keeps the snapshot, so an identity is never
-    reused. Only with the policy oracle, a pure function: a real oracle carries a preemption state."""
+    """`assign_now`, remembered by the snapshot for an equal demand (Snapshot.assignments: the memo lives and
+    dies with the run's snapshot): a run over thousands of pending Workloads (why-pending -A) asks the same
+    question of one queue snapshot again and again, and the answer is immutable and a function of its
+    inputs. Only with the policy oracle, a pure function: a real oracle carries a preemption state."""
     if oracle is not policy_oracle:
         return assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
+    memo = snap.assignments
     try:
-        key = (id(snap), cluster_queue, _demand_key(demand), fair_sharing, kueue)
-        hit = _MEMO.get(key)
+        key = (cluster_queue, _demand_key(demand), fair_sharing, kueue)
+        hit = memo.get(key)
     except TypeError:  # something unhashable in the demand: no memo for it
         return assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
-    if hit is not None and hit[0] is snap:
-        return hit[1]
-    out = assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
-    if len(_MEMO) >= _MEMO_SIZE:
-        _MEMO.clear()
-    _MEMO[key] = (snap, out)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    out = memo[key] = assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing,
+                                 kueue=kueue)
     return out
 
 

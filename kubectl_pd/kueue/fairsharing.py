@@ -4,19 +4,17 @@ Dominant resource shares as `pkg/cache/scheduler/fair_sharing.go` computes them 
 what the parent's tree could lend, x1000, divided by the fair weight), the ClusterQueue ordering of
 `pkg/scheduler/preemption/fairsharing` (descend from the root into the child with the highest share,
 pruning subtrees that do not borrow), and the two strategies (S2-a LessThanOrEqualToFinalShare, S2-b
-LessThanInitialShare). Pure: it works on `preemption.State` and puts back what it takes out.
+LessThanInitialShare). Pure: it works on `preempt_common.State` and puts back what it takes out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
+from kubectl_pd.kueue import preempt_common as pre
+from kubectl_pd.kueue.preempt_common import Admitted, Ctx, Node, State, Target
 from kubectl_pd.records import dataclass
-
-if TYPE_CHECKING:
-    from kubectl_pd.kueue.preemption import Admitted, State, Target, _Ctx, _Node
 
 FlavorResource = tuple[str, str]
 
@@ -57,9 +55,10 @@ def compare(a: DRS, b: DRS) -> int:
     return (x > y) - (x < y)
 
 
-def drs(state: State, node: _Node, weights: Mapping[str, Fraction]) -> DRS:
-    """Kueue's dominantResourceShare of a ClusterQueue or Cohort (no extra request)."""
-    weight = float(weights.get(node.name, Fraction(1)))
+def drs(state: State, node: Node) -> DRS:
+    """Kueue's dominantResourceShare of a ClusterQueue or Cohort (no extra request), with the node's own
+    spec.fairSharing.weight."""
+    weight = float(node.weight)
     if node.parent is None:
         return DRS(weight)
     borrowed: dict[str, Fraction] = {}
@@ -86,8 +85,8 @@ def drs(state: State, node: _Node, weights: Mapping[str, Fraction]) -> DRS:
 class _Ordering:
     """Kueue's TargetClusterQueueOrdering over the candidates (already in Kueue's candidate order)."""
 
-    def __init__(self, ctx: _Ctx, candidates: list[Admitted], weights: Mapping[str, Fraction]) -> None:
-        self.ctx, self.weights = ctx, weights
+    def __init__(self, ctx: Ctx, candidates: list[Admitted]) -> None:
+        self.ctx = ctx
         self.pre = ctx.node
         self.ancestors = set(map(id, ctx.node.path_to_root()))
         self.queue: dict[str, list[Admitted]] = {}
@@ -105,7 +104,7 @@ class _Ordering:
     def drop(self, cq: str) -> None:
         self.pruned_cqs.add(cq)
 
-    def __iter__(self) -> Iterator[_Node]:
+    def __iter__(self) -> Iterator[Node]:
         if self.pre.parent is None:
             while self.has(self.pre.name):
                 yield self.pre
@@ -116,14 +115,12 @@ class _Ordering:
             if t is not None:
                 yield t
 
-    def next_target(self, cohort: _Node) -> _Node | None:
-        from kubectl_pd.kueue.preemption import ordering_key
-
-        key = ordering_key(self.pre.name, self.ctx.settings.now)
-        best_cq: _Node | None = None
+    def next_target(self, cohort: Node) -> Node | None:
+        key = pre.ordering_key(self.pre.name, self.ctx.settings.now)
+        best_cq: Node | None = None
         best_cq_drs = NEGATIVE
         for cq in (c for c in cohort.children if c.is_cq and c.name not in self.pruned_cqs):
-            d = drs(self.ctx.state, cq, self.weights)
+            d = drs(self.ctx.state, cq)
             if (not d.borrowing and cq is not self.pre) or not self.has(cq.name):
                 self.pruned_cqs.add(cq.name)
             elif compare(d, best_cq_drs) == 0 and best_cq is not None:
@@ -131,10 +128,10 @@ class _Ordering:
                     best_cq = cq
             elif compare(d, best_cq_drs) == 1:
                 best_cq, best_cq_drs = cq, d
-        best_co: _Node | None = None
+        best_co: Node | None = None
         best_co_drs = NEGATIVE
         for co in (c for c in cohort.children if not c.is_cq and id(c) not in self.pruned_cohorts):
-            d = drs(self.ctx.state, co, self.weights)
+            d = drs(self.ctx.state, co)
             if not d.borrowing and id(co) not in self.ancestors:
                 self.pruned_cohorts.add(id(co))
             elif compare(d, best_co_drs) >= 0:
@@ -146,24 +143,24 @@ class _Ordering:
             return self.next_target(best_co)
         return best_cq
 
-    def almost_lcas(self, target: _Node) -> tuple[_Node, _Node]:
+    def almost_lcas(self, target: Node) -> tuple[Node, Node]:
         lca = next(a for a in target.path_to_root() if id(a) in self.ancestors)
         return _almost(self.pre, lca), _almost(target, lca)
 
-    def shares(self, target: _Node) -> tuple[DRS, DRS]:
+    def shares(self, target: Node) -> tuple[DRS, DRS]:
         p, t = self.almost_lcas(target)
-        return drs(self.ctx.state, p, self.weights), drs(self.ctx.state, t, self.weights)
+        return drs(self.ctx.state, p), drs(self.ctx.state, t)
 
-    def share_after_removal(self, target: _Node, wl: Admitted) -> DRS:
+    def share_after_removal(self, target: Node, wl: Admitted) -> DRS:
         st = self.ctx.state
         st.remove(wl)
         try:
-            return drs(st, self.almost_lcas(target)[1], self.weights)
+            return drs(st, self.almost_lcas(target)[1])
         finally:
             st.add(wl)
 
 
-def _almost(node: _Node, lca: _Node) -> _Node:
+def _almost(node: Node, lca: Node) -> Node:
     a = node
     for anc in node.path_to_root():
         if anc is lca:
@@ -178,7 +175,7 @@ def _passes(strategy: str, pre_new: DRS, target_old: DRS, target_new: DRS) -> bo
     return compare(pre_new, target_old) < 0
 
 
-def _fits(ctx: _Ctx) -> bool:
+def _fits(ctx: Ctx) -> bool:
     """Kueue's workloadFitsForFairSharing: judged without the preemptor's own simulated usage."""
     ctx.state.add_usage(ctx.pre.cluster_queue, ctx.pre.usage, -1)
     try:
@@ -187,11 +184,8 @@ def _fits(ctx: _Ctx) -> bool:
         ctx.state.add_usage(ctx.pre.cluster_queue, ctx.pre.usage, 1)
 
 
-def _first(ctx: _Ctx, candidates: list[Admitted], strategy: str, weights: Mapping[str, Fraction]
-           ) -> tuple[bool, list[Target], list[Admitted]]:
-    from kubectl_pd.kueue import preemption as pre
-
-    ordering = _Ordering(ctx, candidates, weights)
+def _first(ctx: Ctx, candidates: list[Admitted], strategy: str) -> tuple[bool, list[Target], list[Admitted]]:
+    ordering = _Ordering(ctx, candidates)
     targets: list[Target] = []
     retry: list[Admitted] = []
     within_nominal = ctx.settings.fs_within_nominal and ctx.node.within_nominal(ctx.frs)
@@ -216,11 +210,8 @@ def _first(ctx: _Ctx, candidates: list[Admitted], strategy: str, weights: Mappin
     return False, targets, retry
 
 
-def _second(ctx: _Ctx, retry: list[Admitted], targets: list[Target], weights: Mapping[str, Fraction]
-            ) -> tuple[bool, list[Target]]:
-    from kubectl_pd.kueue import preemption as pre
-
-    ordering = _Ordering(ctx, retry, weights)
+def _second(ctx: Ctx, retry: list[Admitted], targets: list[Target]) -> tuple[bool, list[Target]]:
+    ordering = _Ordering(ctx, retry)
     for cq in ordering:
         pre_new, target_old = ordering.shares(cq)
         wl = ordering.pop(cq.name)
@@ -233,20 +224,17 @@ def _second(ctx: _Ctx, retry: list[Admitted], targets: list[Target], weights: Ma
     return False, targets
 
 
-def fair_preemptions(ctx: _Ctx) -> list[Target]:
+def fair_preemptions(ctx: Ctx) -> list[Target]:
     """Kueue's fairPreemptions."""
-    from kubectl_pd.kueue import preemption as pre
-
     candidates = pre.find_candidates(ctx)
     if not candidates:
         return []
     candidates.sort(key=pre.ordering_key(ctx.cq.name, ctx.settings.now))
-    weights = ctx.settings.fair_weights
     strategies = ctx.settings.strategies or pre.DEFAULT_STRATEGIES
     ctx.state.add_usage(ctx.pre.cluster_queue, ctx.pre.usage, 1)
-    fits, targets, retry = _first(ctx, candidates, strategies[0], weights)
+    fits, targets, retry = _first(ctx, candidates, strategies[0])
     if not fits and len(strategies) > 1:
-        fits, targets = _second(ctx, retry, targets, weights)
+        fits, targets = _second(ctx, retry, targets)
     ctx.state.add_usage(ctx.pre.cluster_queue, ctx.pre.usage, -1)
     if not fits:
         ctx.restore(targets)

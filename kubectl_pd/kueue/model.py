@@ -15,7 +15,6 @@ from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
-from kubectl_pd.memo import ByIdentity
 from kubectl_pd.records import dataclass, field
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
@@ -185,6 +184,7 @@ class ClusterQueue:
     conditions: Mapping[str, Condition] = field(default_factory=dict)
     namespace_selector_null: bool = False  # spec.namespaceSelector is present and null: it selects no namespace
     pending_workloads: int | None = None  # status.pendingWorkloads (None: not reported)
+    fair_weight: Fraction = Fraction(1)  # spec.fairSharing.weight (Kueue's default 1)
     reserved: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsReservation
     admitted: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsUsage
     usage_unknown: frozenset[FlavorResource] = frozenset()
@@ -234,6 +234,7 @@ def cluster_queue(obj: Any) -> ClusterQueue:
         reserved=reserved, admitted=admitted, usage_unknown=bad_r, unknown=unknown,
         namespace_selector_null="namespaceSelector" in spec and spec["namespaceSelector"] is None,
         pending_workloads=_int(status.get("pendingWorkloads")),
+        fair_weight=fair_weight(spec),
     )
 
 
@@ -242,12 +243,21 @@ class Cohort:
     name: str
     parent: str | None
     resource_groups: tuple[ResourceGroup, ...] = ()
+    fair_weight: Fraction = Fraction(1)  # spec.fairSharing.weight (Kueue's default 1)
+
+
+def fair_weight(spec: dict[str, Any]) -> Fraction:
+    """spec.fairSharing.weight of a ClusterQueue or Cohort: Kueue's default 1 when absent (an unreadable
+    weight is refused by the webhook, lint's PD406, and read as the default here)."""
+    w = try_parse(_d(spec.get("fairSharing")).get("weight"))
+    return Fraction(1) if w is None or w < 0 else w
 
 
 def cohort(obj: Any) -> Cohort:
     obj = _d(obj)
     spec = _d(obj.get("spec"))
-    return Cohort(str(_d(obj.get("metadata")).get("name") or ""), _s(spec.get("parentName")), _groups(spec))
+    return Cohort(str(_d(obj.get("metadata")).get("name") or ""), _s(spec.get("parentName")), _groups(spec),
+                  fair_weight(spec))
 
 
 @dataclass(frozen=True)
@@ -636,17 +646,10 @@ class PendingView:
     in_order: tuple[PendingWorkload, ...]  # by position (an item without one first), stable
 
 
-_VIEWS: ByIdentity[Any, PendingView] = ByIdentity(32)
-
-
 def pending_view(doc: Any) -> PendingView:
-    """`pending_workloads(doc)` with its lookups, made once per summary object: the thousands of
-    diagnoses of one run share the summary their queue's read returned (up to 1,000 items), and each
-    looks up its own Workloads and the ones before them."""
-    return _VIEWS.get(doc, _view_of)
-
-
-def _view_of(doc: Any) -> PendingView:
+    """`pending_workloads(doc)` with its lookups. The thousands of diagnoses of one run share the summary
+    their queue's read returned (up to 1,000 items): the run makes the view once per summary object
+    (pending/gather.Facts.view, in the run's memo)."""
     items = pending_workloads(doc)
     by_name: dict[str | None, list[PendingWorkload]] = {}
     for i in items:
@@ -682,6 +685,11 @@ class Snapshot:
     missing_flavors: frozenset[str] = frozenset()
     lone: tuple[tuple[str, str], ...] = ()  # (queue, cohort) a file named without the cohort's other members
 
+    @cached_property
+    def assignments(self) -> dict[Any, Any]:
+        """The run's memo of admission.assign over this snapshot: it dies with the snapshot."""
+        return {}
+
     def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
         """The flavor; False when it does not exist; None when it was not read."""
         if name in self.flavors:
@@ -712,8 +720,11 @@ class Snapshot:
     def read(cluster_queues: Mapping[str, Any], flavors: Mapping[str, Any], peers: Iterable[Any] | None = (),
              cohorts: Iterable[Any] | None = (), *, from_file: bool = False) -> Snapshot:
         """From what a command read: name -> object, None = read and does not exist, absent = not read;
-        `peers`/`cohorts` None = could not be read. `from_file`: a file holding a queue that names a cohort
-        but no other member of it (nor the Cohort) did not carry the cohort, so its peers are unknown."""
+        `peers`/`cohorts` None = could not be read. `from_file`: a file holding only the queues asked for,
+        one of which names a cohort but no other member of it (nor the Cohort), did not carry the cohort, so
+        its peers are unknown; a file that holds other ClusterQueues as well is the list of the cluster's
+        queues (`kubectl get clusterqueues`), and a cohort none of them joins has only that member, as
+        Kueue's 1-queue cohorts (preemption_test.go:1746@v0.18.4)."""
         cqs = {n: cluster_queue(o) for n, o in cluster_queues.items() if o is not None}
         own = list(cqs)
         for o in peers or ():
@@ -724,7 +735,7 @@ class Snapshot:
         missing = frozenset(n for n, o in flavors.items() if o is None)
         complete = peers is not None and cohorts is not None
         lone: tuple[tuple[str, str], ...] = ()
-        if complete and from_file:
+        if complete and from_file and len(cqs) == len(own):
             lone = tuple((n, c) for n in own if (c := cqs[n].cohort) and c not in cos
                          and not any(q.cohort == c and q.name != n for q in cqs.values()))
         return Snapshot(cqs, cos, fls, False, complete and not lone, missing, lone)

@@ -176,7 +176,7 @@ class Context:
         if self._config is None:
             from kubectl_pd.kueue import config as kc
 
-            self._config = kc.read(self.source) if self.live else kc.KueueConfig(note=kc.NOTE_DEFAULTS_UNREAD)
+            self._config = kc.read(self.source)  # a snapshot's own ConfigMap counts as a live one does
         return self._config
 
     def assign(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> ad.Assignment:
@@ -184,8 +184,14 @@ class Context:
         first = ad.assign(snap, cq_name, demand)
         if cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
             return first
+        if first.mode == ad.NO_FIT and _fair_sharing_may_preempt(snap, cq_name) and self.config.fair_sharing:
+            # with fair sharing on, reclaimWithinCohort lets a borrowing queue preempt (Kueue's
+            # canPreemptWhileBorrowing): the policy pass is Kueue's only with the same setting
+            first = ad.assign(snap, cq_name, demand, fair_sharing=True)
         out = self.answers[about.label] = Answer(about.label, cq_name)
         out.needed = first.mode == ad.PREEMPT
+        if _preemption_may_win(first) and _policies_allow(snap, cq_name):
+            return self._with_candidates(snap, cq_name, demand, about, first, out)
         if not out.needed or not _policies_allow(snap, cq_name):
             if out.needed:
                 out.targets = ()
@@ -261,6 +267,24 @@ class Context:
             if a is not None:
                 out.append(a)
         return out
+
+
+def _preemption_may_win(first: ad.Assignment) -> bool:
+    """A Workload the policy pass places without preemption, where some flavor tried needs preemption while
+    borrowing: without the candidates the policy pass keeps that borrowing, but once Kueue's oracle has
+    removed them the flavor may borrow less (PreemptionOverBorrowing prefers it; whenCanBorrow=TryNextFlavor
+    stops there), so only the admitted Workloads can say which flavor Kueue takes
+    (scheduler_test.go:5573@v0.18.4)."""
+    return first.mode == ad.FIT and any(a.mode == ad.PREEMPT and a.borrow > 0
+                                        for p in first.pod_sets for a in p.attempts)
+
+
+def _fair_sharing_may_preempt(snap: Snapshot, cq_name: str) -> bool:
+    """Whether fair sharing could turn the queue's NoFit into a preemption: it borrows through a cohort
+    with reclaimWithinCohort and no borrowWithinCohort (which already allows it without fair sharing)."""
+    cq = snap.cluster_queues[cq_name]
+    p = cq.preemption
+    return cq.cohort is not None and p.reclaim_within_cohort != NEVER and p.borrow_within_cohort == NEVER
 
 
 def _inactive(snap: Snapshot, cq_name: str) -> bool:

@@ -15,7 +15,7 @@ from functools import cached_property
 
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, Workload, pod_set_of_spec
-from kubectl_pd.memo import ByIdentity
+from kubectl_pd.memo import kept
 from kubectl_pd.records import dataclass, field, replace
 
 TYPE_CHECKING = False
@@ -85,13 +85,10 @@ class PodSetVerdict:
         return self.assignment.not_covered if self.assignment is not None else ()
 
 
-_BLOCKERS: ByIdentity[ad.FlavorAttempt, Blocker] = ByIdentity(4096)
-
-
 def _blocker(a: ad.FlavorAttempt) -> Blocker:
     """The attempt's numbers as a Blocker, made once per attempt object (assignments are remembered and
     shared by the diagnoses of a run)."""
-    return _BLOCKERS.get(a, _make_blocker)
+    return kept(a, "_blocker", _make_blocker)
 
 
 def _make_blocker(a: ad.FlavorAttempt) -> Blocker:
@@ -107,13 +104,10 @@ def blocker(psa: ad.PodSetAssignment) -> Blocker | None:
     return _blocker(b) if b is not None else None
 
 
-_CODES: ByIdentity[ad.PodSetAssignment, ReasonCode | None] = ByIdentity(4096)
-
-
 def code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
     """The reason code of one pod set's assignment; None when it fits now. Worked out once per assignment
     object (a run's diagnoses share the remembered ones)."""
-    return _CODES.get(psa, _code_of)
+    return kept(psa, "_code", _code_of)
 
 
 def _code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
@@ -322,13 +316,12 @@ def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Sn
 
 _ZERO = Fraction(0)
 QuotaRow = tuple[tuple[str, str], Fraction, Fraction, Fraction]
-_ROWS: ByIdentity[ClusterQueue, list[QuotaRow]] = ByIdentity(256)
 
 
 def _quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
     """(flavor, resource), nominal, used and reserved-not-admitted of each readable quota of `cq`, in order;
     the same queue object (a run's thousands of diagnoses share its snapshot) is read once."""
-    return _ROWS.get(cq, _read_quota_rows)
+    return kept(cq, "_quota_rows", _read_quota_rows)
 
 
 def _read_quota_rows(cq: ClusterQueue) -> list[QuotaRow]:

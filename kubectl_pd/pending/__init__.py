@@ -13,14 +13,19 @@ def explain(source: Source, target: str, namespace: str, *, color: bool = False)
     """
     from kubectl_pd.errors import InputError
     from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import Target, gather, parse_target
+    from kubectl_pd.pending.gather import IncompleteError, Target, gather, parse_target
     from kubectl_pd.pending.render import render_text
 
     try:
         kind, name = parse_target(target)
     except ValueError as e:
         raise InputError(str(e)) from None
-    facts = gather(source, Target(kind, name, namespace))
+    try:
+        facts = gather(source, Target(kind, name, namespace))
+    except IncompleteError as e:
+        from kubectl_pd.pending.words import incomplete_error
+
+        raise incomplete_error(e.target, e.unread) from None
     return render_text(diagnose(facts), color=color)
 
 

@@ -23,7 +23,6 @@ from kubectl_pd.kueue.model import (
     Workload,
     conditions_of,
     limit_range,
-    pending_view,
     pod_requests,
     resource_flavor,
 )
@@ -64,6 +63,7 @@ from kubectl_pd.pending.roles import (
     runnable,
 )
 from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
+from kubectl_pd.records import dataclass
 from kubectl_pd.registry import reason_priority
 
 MAX_ROLES_018 = 10
@@ -95,14 +95,14 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
     verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {}, assign)
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
-    _stories(facts, units, verdicts, now, notes, shape, role_names, bool(what_if))  # 3. each Workload's own
+    scene = _Scene(facts, units, roles, role_names, shape, dict(what_if or {}))
+    _stories(scene, verdicts, now, notes)  # 3. each Workload's own
     _pair_effect(units, facts, shape)
     reasons.extend(r for u in units for r in u.reasons)
     reasons.extend(_queue_reasons_without_workload(facts, units, roles))
     reasons.extend(_once_composed(reasons, verdicts, units))
     reasons, pending = _settle(reasons, units, md)
-    rows = _role_rows(facts, roles, units, verdicts, role_names, facts.target.kind == "ModelDeployment",
-                      what_if or {})
+    rows = _role_rows(scene, verdicts)
     lq, cq = _queue_names(facts, units)
     position, lq_position = _position(facts, units, cq, ns)
     _say_position(reasons, position, cq)
@@ -113,9 +113,24 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     hints = _hints(reasons)
     if pending and not hints:
         hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
-    return Diagnosis(facts.target, pending, reasons, rows, lq, cq, position, lq_position,
-                     _bars(bars_by_cq, cq), notes, hints, dict(joint), shape,
-                     suggestions if pending else [], dict(what_if or {}), ahead, visibility, cq_pending)
+    return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=rows, local_queue=lq,
+                     cluster_queue=cq, position=position, position_in_local_queue=lq_position,
+                     bars=_bars(bars_by_cq, cq), notes=notes, hints=hints, joint=dict(joint), shape=shape,
+                     suggestions=suggestions if pending else [], what_if=dict(what_if or {}), ahead=ahead,
+                     visibility=visibility, cq_pending=cq_pending)
+
+
+@dataclass(frozen=True)
+class _Scene:
+    """What the steps after the arithmetic share about one target: its facts, its pod groups, its roles
+    (and their names), its shape, and the --what-if sizes assumed."""
+
+    facts: Facts
+    units: list[Unit]
+    roles: list[DeploymentRole]
+    role_names: set[str]
+    shape: str
+    what_if: dict[str, int]
 
 
 def _units(facts: Facts) -> list[Unit]:
@@ -164,10 +179,11 @@ def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> 
     return roles
 
 
-def _stories(facts: Facts, units: list[Unit], verdicts: dict[tuple[str, str], vd.PodSetVerdict], now: datetime,
-             notes: list[Say], shape: str, role_names: set[str], hypothetical: bool) -> None:
+def _stories(scene: _Scene, verdicts: dict[tuple[str, str], vd.PodSetVerdict], now: datetime,
+             notes: list[Say]) -> None:
     """Each Workload's own story; admitted is not running: then the Pods say what holds them."""
-    for u in units:
+    facts, shape, role_names, hypothetical = scene.facts, scene.shape, scene.role_names, bool(scene.what_if)
+    for u in scene.units:
         if u.workload is None:
             continue
         for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=hypothetical):
@@ -664,14 +680,13 @@ def _priority(r: Reason) -> int:
 _NOT_QUOTA = (ad.FLAVOR_MISSING, ad.NOT_MATCHING, ad.UNTOLERATED)
 
 
-def _role_rows(facts: Facts, roles: list[DeploymentRole], units: list[Unit],
-               verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-               role_names: set[str], whole: bool = True, what_if: dict[str, int] | None = None) -> list[RoleRow]:
-    """One row per role; `whole` = the target is the deployment (else only the target's groups count);
+def _role_rows(scene: _Scene, verdicts: dict[tuple[str, str], vd.PodSetVerdict]) -> list[RoleRow]:
+    """One row per role; when the target is the deployment every group counts (else only the target's);
     a role --what-if sizes wants what it assumes."""
     rows = []
-    what_if = what_if or {}
-    for r in roles:
+    facts, units, role_names, what_if = scene.facts, scene.units, scene.role_names, scene.what_if
+    whole = facts.target.kind == "ModelDeployment"
+    for r in scene.roles:
         have = sum(1 for u in units for p in u.pods if runnable(p) and pod_role(p, role_names) == r.name)
         want = what_if[r.name] * r.size if r.name in what_if else _row_want(facts, r, units, whole)
         vs = [v for v in verdicts.values() if v.demand.role == r.name]
@@ -762,7 +777,7 @@ def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | Non
 def _ours_in_queue(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[PendingView,
                                                                                      list[PendingWorkload]]:
     """The visibility API's items for the ClusterQueue, and those of them that are our Workloads."""
-    view = pending_view(facts.pending.get(cq or ""))
+    view = facts.view(facts.pending.get(cq or ""))
     names = dict.fromkeys(u.group for u in units if u.workload is not None)
     return view, [i for n in names for i in view.by_name.get(n, ()) if (i.namespace or ns) == ns]
 

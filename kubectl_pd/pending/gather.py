@@ -28,6 +28,7 @@ from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue.model import (
     ClusterQueue,
     LocalQueue,
+    PendingView,
     Workload,
     cluster_queue,
     is_true,
@@ -97,12 +98,11 @@ class Unread:
 
 class IncompleteError(ClusterError):
     """The diagnosis would rest on reads that failed: say so instead of a verdict. The reads stay typed
-    (`unread`); the message is written by why-pending's printer (pending/words.py)."""
+    (`target`, `unread`); the message is the printer's (pending/words.incomplete_error gives the error
+    with it, where why-pending hands an error to the user); raised here, it has none."""
 
-    def __init__(self, target: Target, unread: list[Unread]) -> None:
-        from kubectl_pd.pending.words import incomplete  # the printer imports this module
-
-        super().__init__(incomplete(target, unread))
+    def __init__(self, target: Target, unread: list[Unread], message: str = "") -> None:
+        super().__init__(message)
         self.target = target
         self.unread = unread
 
@@ -158,6 +158,10 @@ class Facts:
 
     def cq(self, obj: Obj) -> ClusterQueue:
         return self.derived("ClusterQueue", obj, cluster_queue)
+
+    def view(self, doc: Any) -> PendingView:
+        """The visibility API's summary read for lookups, once per summary object for the whole run."""
+        return self.derived("PendingView", doc, pending_view)
 
     def lq(self, obj: Obj) -> LocalQueue:
         return self.derived("LocalQueue", obj, local_queue)
@@ -660,7 +664,7 @@ def _ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
     ns = facts.target.namespace
     wanted: list[tuple[str, str]] = []
     for doc in facts.pending.values():
-        view = pending_view(doc)
+        view = facts.view(doc)
         ours = [i.position for g in dict.fromkeys(facts.groups) for i in view.by_name.get(g, ())
                 if (i.namespace or ns) == ns and i.position is not None]
         if not ours:

@@ -7,6 +7,31 @@ from typing import Any, Literal
 
 from kubectl_pd.records import dataclass, field
 
+# Every sentence pending/words.py writes (tests/test_pending_sentences.py holds the two equal)
+SentenceId = Literal[
+    "check.failed", "check.pending", "check.rejected", "check.rejected-wl", "check.retry", "cq.inactive",
+    "cq.missing", "cq.namespace-not-selected", "cq.stopped", "group.counts-differ", "group.fast-admission",
+    "group.incomplete", "group.not-composable", "group.not-composed", "group.queues-differ", "group.too-many-roles",
+    "hint.wait", "invalid", "kueue.alone-says", "kueue.code", "kueue.hard-error", "kueue.needs", "kueue.not-placed",
+    "kueue.over-capacity", "kueue.preempting", "kueue.unknown", "lq.missing", "lq.stopped", "next.activate-cq",
+    "next.avoid-preemption", "next.check-kueue", "next.cover", "next.create-cq", "next.create-lq",
+    "next.create-pods", "next.defragment", "next.delete-conflict", "next.describe", "next.describe-pod",
+    "next.describe-workload", "next.fix-check", "next.free", "next.free-devices", "next.gate",
+    "next.ignored-selector", "next.kueue-code", "next.lower-request", "next.match-flavor", "next.no-fast-admission",
+    "next.one-count", "next.one-queue", "next.operator", "next.raise-nominal", "next.raise-nominal-of",
+    "next.reactivate", "next.read-quota", "next.resume-cq", "next.resume-lq", "next.select-namespace", "next.split",
+    "next.topology", "next.wait-check", "next.wait-pods-ready", "next.wait-preemption", "next.wait-requeue",
+    "no-flavor.kueue", "no-flavor.ours", "not-covered", "note.groups-not-read", "note.kueue-differs",
+    "note.lone-in-cohort", "note.no-visibility", "note.operator", "note.requeued", "note.run-unread",
+    "note.unlisted", "note.unread", "ours.fits-now", "ours.not-evaluated", "over-capacity", "over-capacity.summary",
+    "pods.gated", "pods.unschedulable", "preempted", "preempted.all-lost", "preempted.by-our-own",
+    "preempted.holders", "queue.ahead-ask", "queue.blocks-once-composed", "queue.from-kueue", "queue.position",
+    "quota-unknown.quota", "quota-unknown.request", "retry-loop", "role.no-group", "role.replica-groups",
+    "short-of-quota", "short-of-quota.summary", "target.all-admitted", "target.nothing-found", "topology",
+    "waiting-for-pods-ready", "waiting-in-queue", "wl.admitted", "wl.deactivated", "wl.evicted", "wl.finished",
+    "wl.reserved-not-admitted"
+]
+
 
 @dataclass(frozen=True)
 class Say:
@@ -17,7 +42,7 @@ class Say:
     args: dict[str, Any] = field(default_factory=dict)
 
 
-def say(id: str, **args: Any) -> Say:  # noqa: A002 - the sentence's id
+def say(id: SentenceId, **args: Any) -> Say:  # noqa: A002 - the sentence's id
     return Say(id, args)
 
 

@@ -14,7 +14,7 @@ from kubectl_pd.cluster import kinds
 from kubectl_pd.kueue.quantity import format_cards, is_credits
 from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker, FlavorBar
 from kubectl_pd.kueue.words import attempt_text
-from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, Target, Unread
+from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, IncompleteError, Target, Unread
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
 from kubectl_pd.pending.say import Read
@@ -960,6 +960,11 @@ _READ_WORDS: dict[str, Callable[[Read], str]] = {
     "pending-workloads": lambda r: f'the pending workloads of clusterqueue "{r.name}" (visibility API)',
     "raw": lambda r: r.name,
 }
+
+
+def incomplete_error(target: Target, unread: list[Unread]) -> IncompleteError:
+    """The IncompleteError handed to the user: the reads that failed, with the printer's message."""
+    return IncompleteError(target, unread, incomplete(target, unread))
 
 
 def incomplete(target: Target, unread: list[Unread]) -> str:

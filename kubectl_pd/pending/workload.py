@@ -300,7 +300,7 @@ def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str],
     qr_reason = qr.reason if qr is not None else ""
     qr_msg = qr.message if qr is not None and qr.status == "False" and not hypothetical else None
     parsed = km.parse_message(qr_msg) if qr_msg else None
-    kueue_reasons = _kueue_reasons(parsed, qr_reason, ps_roles, g, verdicts, facts, u) if parsed else []
+    kueue_reasons = _kueue_reasons(parsed, qr_reason, ps_roles, verdicts, facts, u) if parsed else []
     if queue_problems:
         if kueue_reasons and not any(r.code == queue_problems[0].code for r in kueue_reasons):
             notes.append(say("note.kueue-differs", g=g, message=qr_msg))
@@ -342,8 +342,9 @@ def _parse_time(text: str) -> datetime | None:
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
-def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str], g: str,
+def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str],
                    verdicts: dict[tuple[str, str], vd.PodSetVerdict], facts: Facts, u: Unit) -> list[Reason]:
+    g = u.group
     text = parsed.text
     ns = facts.target.namespace
     if parsed.kind in _MESSAGE_CODES:
