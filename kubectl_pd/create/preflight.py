@@ -153,7 +153,10 @@ def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_rep
     that it will wait; QuotaUnknown says so."""
     out: list[CheckFinding] = []
     seen: set[tuple[str, str]] = set()
-    for v in result.verdicts.values():
+    verdicts = list(result.verdicts.values())
+    if not any(v.code for v in verdicts):  # each role fits alone but not next to the ones before it
+        verdicts += vd.together_blocked(verdicts)[:1]
+    for v in verdicts:
         d, b = v.demand, v.best
         if v.code is None or (v.code, d.role) in seen:
             continue

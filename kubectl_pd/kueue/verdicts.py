@@ -9,7 +9,7 @@ fit together even in an empty queue's capacity.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property
 
@@ -273,6 +273,18 @@ def _workload_verdicts(snap: Snapshot, cq_name: str, members: list[tuple[RoleDem
         out[(d.workload, d.pod_set)] = PodSetVerdict(
             d, verdict_of(code), code, next(iter(psa.flavors.values()), None), psa, psa,
             max_pods(b, d, others) if code else None, cq_name)
+    return out
+
+
+def together_blocked(verdicts: Iterable[PodSetVerdict]) -> list[PodSetVerdict]:
+    """Kueue admits a Workload's pod sets together: each one said to fit alone (its own view, `own`, blocked
+    only by the pod sets before it) blocks the Workload. Those verdicts as Kueue's view gives them, in order;
+    Kueue's message names the first."""
+    out = []
+    for v in verdicts:
+        code = code_of(v.own) if v.verdict == FITS and v.own is not None and v.own is not v.assignment else None
+        if code is not None:
+            out.append(replace(v, verdict=BLOCKED, code=code, assignment=v.own))
     return out
 
 

@@ -319,6 +319,9 @@ def _ours(g: str, qr: Condition | None, verdicts: dict[tuple[str, str], vd.PodSe
     untouched = qr is None
     out = [r for (w, _ps), v in verdicts.items() if w == g and v.verdict in (vd.BLOCKED, vd.UNKNOWN)
            for r in verdict_reasons(v, None, g)]
+    if not out:  # each pod set fits alone, but not next to the ones before it: the Workload waits
+        out = [r for v in vd.together_blocked(v for (w, _ps), v in verdicts.items() if w == g)[:1]
+               for r in verdict_reasons(v, None, g)]
     if out:
         if untouched:
             for r in out:
