@@ -315,6 +315,13 @@ RULES: tuple[Entry, ...] = (
          'the same condition as PD111.',
          "Create the AdmissionCheck, or remove it from spec.admissionChecksStrategy.",
          "ClusterQueue"),
+    _rule("PD113", "unquoted-fraction", WARNING,
+         "A ClusterQueue quota written as a YAML number with a fraction, such as 2.5. Kueue's defaulting webhook "
+         "rewrites it as a quantity (2500m) when the queue is created, so the create passes (checked against the "
+         "real API server); the CRD schema refuses the same value on update (`must be of type integer,string`). "
+         "In a Cohort, which has no defaulting webhook, it is PD108.",
+         'Quote the quantity ("2.5" or "2500m").',
+         "ClusterQueue"),
     _rule("PD201", "gpustack-single-group", ERROR,
          'A GPUStack queue (label `resource.gpustack.ai/type: instancetypes`) with more than one resource group. Such'
          ' a queue covers one resource, so it can only have one group.',
@@ -471,6 +478,14 @@ RULES += (
           'than one resource group, more than 16 flavors, StrictFIFO, or migration constraints Kueue refuses.',
           "Keep one resource group of at most 16 flavors and BestEffortFIFO with a concurrentAdmissionPolicy.",
           "ClusterQueue"),
+    _rule("PD411", "invalid-flavor", ERROR,
+          "A ResourceFlavor Kueue's webhook refuses (ValidateResourceFlavor): a `nodeLabels` key that is not a "
+          "qualified name or a value that is not a label value, a `nodeTaints` key or value likewise, two taints "
+          "with the same key and effect, or a toleration that core/v1 refuses (a key that is not a qualified "
+          "name, a value with `Exists`, an empty key without `Exists`, `tolerationSeconds` without NoExecute). "
+          "Checked when the ResourceFlavor CRD is known (live, a CRD among the inputs, or `--crd`).",
+          "Fix the label, taint or toleration as the message says.",
+          "ResourceFlavor"),
 )
 
 # PD5xx: the CRD's own schema and CEL rules (lint/schema/), when the CRD is known

@@ -56,7 +56,10 @@ CASES = [
     ("v1beta2 cohort is unknown", CQ2 + "  cohort: c\n" + rg("nominalQuota: 4\n        borrowingLimit: 1"),
      [("PD409", "spec.cohort"), ("PD109", f"{RES}.borrowingLimit")]),
     # kueue.x-k8s.io_clusterqueues.yaml@v0.18.4: x-kubernetes-int-or-string + the quantity pattern
-    ("unquoted float", CQ2 + rg("nominalQuota: 2.5"), [("PD108", f"{RES}.nominalQuota")]),
+    # a ClusterQueue's is rewritten by Kueue's defaulting webhook on create, so the real API server accepts
+    # the create (tests/realcluster/test_lint_server.py) and refuses only an update; a Cohort has no such webhook
+    ("unquoted float", CQ2 + rg("nominalQuota: 2.5"), [("PD113", f"{RES}.nominalQuota")]),
+    ("unquoted float in a cohort", CO2 + rg("nominalQuota: 2.5"), [("PD108", f"{RES}.nominalQuota")]),
     ("whole float is an integer to kubectl", CQ2 + rg("nominalQuota: 2.0"), []),
     ("blank around a quantity", CQ2 + rg('nominalQuota: " 4"'), [("PD108", f"{RES}.nominalQuota")]),
     ("trailing blank", CQ2 + rg('nominalQuota: "4Gi "'), [("PD108", f"{RES}.nominalQuota")]),
@@ -135,7 +138,7 @@ def test_case(manifest: str, want: list[tuple[str, str]]) -> None:
 
 def test_api_server_wording() -> None:
     """The messages quote the API server (apiextensions-apiserver validation_test.go; apimachinery field errors)."""
-    [f] = lint(CQ2 + rg("nominalQuota: 2.5")).findings
+    [f] = lint(CO2 + rg("nominalQuota: 2.5")).findings
     assert f.message == (f'Invalid value: "number": {RES}.nominalQuota in body must be of type integer,string: '
                          '"number"')
     [e] = lint(CQ2 + "  queueingStrategy: FIFO\n").findings
@@ -169,3 +172,27 @@ def test_concurrent_admission_only_with_the_gate() -> None:
     assert found(lint(text)) == []
     gated = found(lint(text, LintContext(feature_gates={"ConcurrentAdmission": True})))
     assert gated == [("PD410", "spec.resourceGroups"), ("PD410", "spec.queueingStrategy")]
+
+
+# resourceflavor_webhook.go ValidateResourceFlavor@v0.18.4 (refusals confirmed by the real API server, 4c)
+@pytest.mark.parametrize(("spec", "expected"), [
+    ({"nodeLabels": {"pool": "h100"}}, []),
+    ({"nodeLabels": {"bad key!": "x"}}, [("PD411", "spec.nodeLabels")]),
+    ({"nodeLabels": {"pool": "not a value"}}, [("PD411", "spec.nodeLabels")]),
+    ({"nodeTaints": [{"key": "gpu", "value": "x", "effect": "NoSchedule"},
+                     {"key": "gpu", "value": "y", "effect": "NoSchedule"}]}, [("PD411", "spec.nodeTaints[1]")]),
+    ({"nodeTaints": [{"key": "gpu", "effect": "NoSchedule"}, {"key": "gpu", "effect": "NoExecute"}]}, []),
+    ({"tolerations": [{"key": "gpu", "operator": "Exists", "value": "x"}]},
+     [("PD411", "spec.tolerations[0].operator")]),
+    ({"tolerations": [{"operator": "Equal", "value": "x"}]}, [("PD411", "spec.tolerations[0].operator")]),
+    ({"tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule", "tolerationSeconds": 5}]},
+     [("PD411", "spec.tolerations[0].effect")]),
+    ({"tolerations": [{"operator": "Exists"}]}, []),
+])
+def test_resource_flavor_webhook(spec: dict, expected: list) -> None:
+    from kubectl_pd.lint.findings import ObjectRef, format_path
+    from kubectl_pd.lint.kueue_facts import check_resource_flavor
+
+    obj = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "f"}, "spec": spec}
+    got = check_resource_flavor(obj, ObjectRef("ResourceFlavor", "f", None))
+    assert [(f.rule_id, format_path(f.path)) for f in got] == expected

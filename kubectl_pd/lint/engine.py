@@ -10,7 +10,7 @@ from kubectl_pd.cluster.source import Origin, annotations_of, name_of, namespace
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.findings import Finding, ObjectRef
 from kubectl_pd.lint.gpustack_queues import check_gpustack_queue, is_gpustack_queue
-from kubectl_pd.lint.kueue_facts import check_kueue_facts
+from kubectl_pd.lint.kueue_facts import check_kueue_facts, check_resource_flavor
 from kubectl_pd.lint.model_deployments import check_model_deployment
 from kubectl_pd.lint.resource_groups import check_resource_groups, check_shape
 from kubectl_pd.lint.rules import ERROR, WARNING, Rule, resolve
@@ -121,7 +121,8 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
         origin = origin_of(obj) if origin_of is not None else None
         result.objects.append((ref_of(obj), origin.file if origin is not None else None))
         raw = origin.raw if origin is not None and isinstance(origin.raw, dict) else None
-        found = [] if by_schema else check_object(obj, ctx, raw)
+        found = check_resource_flavor(obj, ref_of(obj)) if kind == "ResourceFlavor" else \
+            [] if by_schema else check_object(obj, ctx, raw)
         if schemas:
             found.extend(_schema_findings(obj, raw, found, schemas, result))
         ignore, unknown = suppressed_rules(obj)

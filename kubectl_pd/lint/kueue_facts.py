@@ -1,4 +1,4 @@
-"""PD401-PD410: what Kueue 0.18/0.19's CRD schema, CEL rules and webhooks refuse outside resource groups.
+"""PD401-PD411: what Kueue 0.18/0.19's CRD schema, CEL rules and webhooks refuse outside resource groups.
 
 These are built-in facts, written by us as data (`facts.py`) from Kueue's CRDs and webhooks: enums,
 name patterns, the CEL rules of `spec.preemption` and `spec.flavorFungibility`, fair-sharing weights,
@@ -247,3 +247,50 @@ def _concurrent_admission(out: _Out, spec: Obj) -> None:
     if spec.get("queueingStrategy") == "StrictFIFO":
         out.add("PD410", ("spec", "queueingStrategy"), 'Invalid value: "StrictFIFO": StrictFIFO queueing strategy '
                                                       "cannot be used when ConcurrentAdmissionPolicy is defined")
+
+
+def check_resource_flavor(obj: Obj, ref: ObjectRef) -> list[Finding]:
+    """PD411: ValidateResourceFlavor (pkg/webhooks/resourceflavor_webhook.go@v0.18.4): node labels, taints
+    (unique by key and effect) and tolerations (core/v1's ValidateTolerations)."""
+    out = _Out(ref)
+    spec = _dict(obj.get("spec"))
+    for key, value in _dict(spec.get("nodeLabels")).items():
+        for msg in facts.qualified_name_errors(str(key)):
+            out.add("PD411", ("spec", "nodeLabels"), f'Invalid value: "{key}": {msg}')
+        for msg in facts.label_value_errors(value):
+            out.add("PD411", ("spec", "nodeLabels"), f'Invalid value: "{value}": {msg}')
+    seen: set[tuple[str, object]] = set()
+    taints = spec.get("nodeTaints")
+    for i, t in enumerate(taints if isinstance(taints, list) else []):
+        t = _dict(t)
+        key = str(t.get("key") or "")
+        for msg in facts.qualified_name_errors(key):
+            out.add("PD411", ("spec", "nodeTaints", i, "key"), f'Invalid value: "{key}": {msg}')
+        for msg in facts.label_value_errors(t.get("value") or ""):
+            out.add("PD411", ("spec", "nodeTaints", i, "value"), f'Invalid value: "{t.get("value")}": {msg}')
+        if (key, t.get("effect")) in seen:
+            out.add("PD411", ("spec", "nodeTaints", i), "Duplicate value: taints must be unique by key and effect pair")
+        seen.add((key, t.get("effect")))
+    tolerations = spec.get("tolerations")
+    for i, tol in enumerate(tolerations if isinstance(tolerations, list) else []):
+        _toleration(out, ("spec", "tolerations", i), _dict(tol))
+    return out.items
+
+
+def _toleration(out: _Out, path: PathT, tol: Obj) -> None:
+    key, op = str(tol.get("key") or ""), tol.get("operator") or "Equal"
+    if key:
+        for msg in facts.qualified_name_errors(key):
+            out.add("PD411", (*path, "key"), f'Invalid value: "{key}": {msg}')
+    elif op != "Exists":
+        out.add("PD411", (*path, "operator"), f'Invalid value: "{op}": operator must be Exists when `key` is '
+                                               'empty, which means "match all values and all keys"')
+    if op == "Exists" and tol.get("value"):
+        out.add("PD411", (*path, "operator"), f'Invalid value: "{tol.get("value")}": value must be empty when '
+                                               "`operator` is 'Exists'")
+    elif op == "Equal" and tol.get("value") is not None:
+        for msg in facts.label_value_errors(tol.get("value")):
+            out.add("PD411", (*path, "value"), f'Invalid value: "{tol.get("value")}": {msg}')
+    if tol.get("tolerationSeconds") is not None and tol.get("effect") != "NoExecute":
+        out.add("PD411", (*path, "effect"), f'Invalid value: "{tol.get("effect")}": effect must be \'NoExecute\' '
+                                             "when `tolerationSeconds` is set")

@@ -382,7 +382,13 @@ def _check_quotas(ref: ObjectRef, fp: PathT, resources: list[dict[str, Any]], in
             path = (*rp, fname)
             raw = r[fname]
             refused = schema_refusal(raw, path)
-            if refused is not None:
+            if refused is not None and ref.kind == "ClusterQueue" and isinstance(raw, float):
+                # Kueue's mutating webhook (v1beta2 ClusterQueues, CREATE) rewrites the number as a quantity
+                # before the schema sees it; an update meets the schema as written
+                hint = f'created as a quantity by Kueue\'s defaulting webhook, refused on update; quote it: "{raw}"'
+                out.append(Finding("PD113", ref, path, f"{refused}: {hint}", f"{format_path(path)}: {refused}"))
+                refused = None
+            elif refused is not None:
                 out.append(Finding("PD108", ref, path, refused, f"{format_path(path)}: {refused}"))
                 continue
             q = quantity(raw)

@@ -13,11 +13,11 @@ __all__ = ["ERROR", "WARNING", "Rule", "RuleId", "RULES", "BY_NAME", "ROLE_RULES
 
 # The registry's lint rule ids, for a type checker (tests/test_lint_rules.py holds the two equal)
 RuleId = Literal[
-    "PD101", "PD102", "PD103", "PD104", "PD105", "PD106", "PD107", "PD108", "PD109", "PD110", "PD111", "PD112",
+    "PD101", "PD102", "PD103", "PD104", "PD105", "PD106", "PD107", "PD108", "PD109", "PD110", "PD111", "PD112", "PD113",
     "PD201", "PD202", "PD203",
     "PD301", "PD302", "PD303", "PD304", "PD305", "PD306", "PD307", "PD308", "PD309", "PD310", "PD311", "PD312",
     "PD313",
-    "PD401", "PD402", "PD403", "PD404", "PD405", "PD406", "PD407", "PD408", "PD409", "PD410",
+    "PD401", "PD402", "PD403", "PD404", "PD405", "PD406", "PD407", "PD408", "PD409", "PD410", "PD411",
     "PD501", "PD502",
 ]
 
