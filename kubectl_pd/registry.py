@@ -315,12 +315,13 @@ RULES: tuple[Entry, ...] = (
          'the same condition as PD111.',
          "Create the AdmissionCheck, or remove it from spec.admissionChecksStrategy.",
          "ClusterQueue"),
-    _rule("PD113", "unquoted-fraction", WARNING,
-         "A ClusterQueue quota written as a YAML number with a fraction, such as 2.5. Kueue's defaulting webhook "
-         "rewrites it as a quantity (2500m) when the queue is created, so the create passes (checked against the "
-         "real API server); the CRD schema refuses the same value on update (`must be of type integer,string`). "
-         "In a Cohort, which has no defaulting webhook, it is PD108.",
-         'Quote the quantity ("2.5" or "2500m").',
+    _rule("PD113", "quantity-rewritten-on-create", WARNING,
+         "A ClusterQueue quota the CRD schema refuses as written but Kueue's defaulting webhook decodes: a YAML "
+         'number with a fraction (2.5) or text with blanks around it (" 4"). The webhook writes it back as a '
+         "quantity (2500m, 4) when the queue is created, so the create passes (checked against the real API "
+         "server); an update meets the schema as written and is refused. In a Cohort, which has no defaulting "
+         "webhook, it is PD108.",
+         'Write the quantity as the server stores it: quoted, no blanks ("2500m", "4").',
          "ClusterQueue"),
     _rule("PD201", "gpustack-single-group", ERROR,
          'A GPUStack queue (label `resource.gpustack.ai/type: instancetypes`) with more than one resource group. Such'

@@ -61,8 +61,9 @@ CASES = [
     ("unquoted float", CQ2 + rg("nominalQuota: 2.5"), [("PD113", f"{RES}.nominalQuota")]),
     ("unquoted float in a cohort", CO2 + rg("nominalQuota: 2.5"), [("PD108", f"{RES}.nominalQuota")]),
     ("whole float is an integer to kubectl", CQ2 + rg("nominalQuota: 2.0"), []),
-    ("blank around a quantity", CQ2 + rg('nominalQuota: " 4"'), [("PD108", f"{RES}.nominalQuota")]),
-    ("trailing blank", CQ2 + rg('nominalQuota: "4Gi "'), [("PD108", f"{RES}.nominalQuota")]),
+    ("blank around a quantity", CQ2 + rg('nominalQuota: " 4"'), [("PD113", f"{RES}.nominalQuota")]),
+    ("trailing blank", CQ2 + rg('nominalQuota: "4Gi "'), [("PD113", f"{RES}.nominalQuota")]),
+    ("trailing blank in a cohort", CO2 + rg('nominalQuota: "4Gi "'), [("PD108", f"{RES}.nominalQuota")]),
     ("micro suffix", CQ2 + rg('nominalQuota: "5u"'), []),
     # flavors[].resources: required, minItems 1, maxItems 64
     ("flavor without resources", CQ2 + "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"

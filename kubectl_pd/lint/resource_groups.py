@@ -44,6 +44,14 @@ def quantity(raw: object) -> Fraction | None:
     return None
 
 
+def _rewritten(raw: object) -> bool:
+    """A value the schema refuses but Kueue's defaulting webhook decodes as a quantity (as resource.Quantity's
+    JSON decoding does: a number, or text once the blanks around it are trimmed)."""
+    if isinstance(raw, float):
+        return True
+    return isinstance(raw, str) and raw != raw.strip() and quantity(raw.strip()) is not None
+
+
 def schema_refusal(raw: object, path: PathT) -> str | None:
     """The API server's words when a quota fails the CRD schema (int-or-string, then the pattern), else None.
 
@@ -382,10 +390,12 @@ def _check_quotas(ref: ObjectRef, fp: PathT, resources: list[dict[str, Any]], in
             path = (*rp, fname)
             raw = r[fname]
             refused = schema_refusal(raw, path)
-            if refused is not None and ref.kind == "ClusterQueue" and isinstance(raw, float):
-                # Kueue's mutating webhook (v1beta2 ClusterQueues, CREATE) rewrites the number as a quantity
-                # before the schema sees it; an update meets the schema as written
-                hint = f'created as a quantity by Kueue\'s defaulting webhook, refused on update; quote it: "{raw}"'
+            if refused is not None and ref.kind == "ClusterQueue" and _rewritten(raw):
+                # Kueue's mutating webhook (ClusterQueues, CREATE) decodes the value as a quantity (a number, or
+                # text with blanks around it) and writes it back before the schema sees it; an update meets the
+                # schema as written
+                shown = str(raw).strip()
+                hint = f'created as a quantity by Kueue\'s defaulting webhook, refused on update; write it: "{shown}"'
                 out.append(Finding("PD113", ref, path, f"{refused}: {hint}", f"{format_path(path)}: {refused}"))
                 refused = None
             elif refused is not None:
