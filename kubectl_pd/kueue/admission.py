@@ -499,6 +499,10 @@ def policy_oracle(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: i
     p = cq.preemption
     if p.within_cluster_queue == NEVER and p.reclaim_within_cohort == NEVER and p.borrow_within_cohort == NEVER:
         return NO_CANDIDATES_FOUND, borrow
+    if p.within_cluster_queue == NEVER and not cq.cohort:
+        # the cohort policies have no one to act on outside a cohort: nothing can be preempted (found by the
+        # real Kueue, which admitted such a Workload in the next flavor: tests/realcluster/cases)
+        return NO_CANDIDATES_FOUND, borrow
     if p.within_cluster_queue == NEVER and p.reclaim_within_cohort != NEVER and cq.cohort:
         return RECLAIM_POSSIBLE, borrow
     return PREEMPT_POSSIBLE, borrow
