@@ -223,7 +223,8 @@ def _short(flavor: str | None, n: Names) -> str:
 
 def outcome(target: dict[str, Any], running: list[dict[str, Any]], n: Names, roles: dict[str, str]) -> Verdict:
     """What Kueue did: ROLES maps Kueue's pod-set names to our role names."""
-    preempted = sorted(w["metadata"]["name"] for w in running if _preempted(w))
+    uid = target["metadata"].get("uid")
+    preempted = sorted(w["metadata"]["name"] for w in running if _preempted(w, uid))
     admission = (target.get("status") or {}).get("admission")
     if admission and is_true(target, "QuotaReserved"):
         flavors = {roles.get(a["name"], a["name"]): _short(a.get("flavors", {}).get(objs.GPU), n)
@@ -232,10 +233,14 @@ def outcome(target: dict[str, Any], running: list[dict[str, Any]], n: Names, rol
     return Verdict(bool(preempted) or False, {}, preempted)
 
 
-def _preempted(w: dict[str, Any]) -> bool:
+def _preempted(w: dict[str, Any], by: str | None = None) -> bool:
+    """Evicted by preemption (by the Workload of UID BY, when given: a Workload whose eviction the test
+    finished queues again and may preempt others in turn, which is not the target's doing)."""
     ev = condition(w, "Evicted")
     pre = condition(w, "Preempted")
-    return (ev is not None and ev.get("reason") == "Preempted") or (pre is not None and pre.get("status") == "True")
+    hit = [c for c in (ev, pre) if c is not None and (c.get("reason") == "Preempted" or (
+        c is pre and c.get("status") == "True"))]
+    return bool(hit) and (by is None or any(f"(UID: {by}," in (c.get("message") or "") for c in hit))
 
 
 def compare(p: Verdict, k: Verdict) -> dict[str, bool | None]:
@@ -373,7 +378,8 @@ def _rename(v: Verdict, roles: dict[str, str]) -> Verdict:
 def _settle(plane: Plane, ns: str, n: Names, admitted: list[str], roles: dict[str, str]) -> Verdict:
     """Wait until nothing changes for SETTLE seconds; finish each eviction Kueue asks for (nothing owns our
     Workloads to stop them), then wait for the preemptor's admission."""
-    preempted: set[str] = set()
+    preempted: set[str] = set()  # by the target
+    finished: set[str] = set()  # evictions finished (by the target or by a Workload queued again)
     last, quiet_since = "", time.monotonic()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -381,8 +387,10 @@ def _settle(plane: Plane, ns: str, n: Names, admitted: list[str], roles: dict[st
         target = next(w for w in items if not w["metadata"]["name"].startswith("run"))
         running = [w for w in items if w["metadata"]["name"] in admitted]
         for w in running:
-            if _preempted(w) and w["metadata"]["name"] not in preempted:
-                preempted.add(w["metadata"]["name"])
+            if _preempted(w) and w["metadata"]["name"] not in finished:
+                finished.add(w["metadata"]["name"])
+                if _preempted(w, target["metadata"]["uid"]):
+                    preempted.add(w["metadata"]["name"])
                 _finish_eviction(plane, ns, w["metadata"]["name"])
         key = json.dumps([(w["metadata"]["name"], (w.get("status") or {}).get("admission"),
                            [(c["type"], c["status"], c.get("reason")) for c in (w.get("status") or {}).get(
