@@ -23,6 +23,8 @@ from kubectl_pd.cluster.urls import split
 from kubectl_pd.errors import BrokenAnswer, ClusterError, PdError
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
+from kubectl_pd.termsafe import SECRETS as _SECRETS  # one registry of credentials, printed through termsafe
+from kubectl_pd.termsafe import redact  # noqa: F401 - the one redaction (callers import it from here)
 
 DEFAULT_READ_TIMEOUT = 60.0  # seconds per GET when --request-timeout is not given (read-only work)
 MAX_RETRIES = 10  # client-go's maxRetries for a response with Retry-After
@@ -41,34 +43,6 @@ if TYPE_CHECKING:
 
 _HEADER_SAFE = lazy(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 _warned_insecure: set[str] = set()
-_SECRETS: set[str] = set()  # credentials of this process: never in a message, whoever echoes them
-
-
-# A credential shorter than this is replaced only where it stands alone (not inside a longer run of the
-# characters tokens are made of): a one-letter test token must not turn every "etcd" into "e<redacted>cd".
-_SHORT_SECRET = 8
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/-")
-
-
-def redact(text: str) -> str:
-    """`text` with every credential this process holds replaced (a server or proxy may echo headers)."""
-    for secret in sorted(_SECRETS, key=len, reverse=True):
-        if not secret or secret not in text:
-            continue
-        if len(secret) >= _SHORT_SECRET:
-            text = text.replace(secret, "<redacted>")
-            continue
-        out, at = [], 0
-        while (hit := text.find(secret, at)) >= 0:
-            end = hit + len(secret)
-            alone = ((hit == 0 or text[hit - 1] not in _TOKEN_CHARS)
-                     and (end == len(text) or text[end] not in _TOKEN_CHARS))
-            out.append(text[at:hit] + ("<redacted>" if alone else secret))
-            at = end
-        text = "".join(out) + text[at:]
-    return text
-
-
 @dataclass
 class Reply:
     status: int

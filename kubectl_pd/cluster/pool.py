@@ -54,6 +54,9 @@ class Route:
 
             raw = f"{unquote(p.username)}:{unquote(p.password or '')}".encode()
             auth = "Basic " + base64.b64encode(raw).decode()
+            from kubectl_pd.termsafe import remember
+
+            remember(p.password, unquote(p.password or ""), auth, auth.split(" ", 1)[1])
         return Route(parts.scheme, parts.hostname or "", port, sni, p.hostname, p.port or 80, auth)
 
 
