@@ -7,8 +7,9 @@ remember: every message, warning, note, debug traceback and JSON document goes t
   their base64, exec-plugin tokens and argument values, proxy credentials) are replaced by "<redacted>"
   wherever a server, a proxy or an error echoes them.
 - Terminal controls (CVE-2021-25743, which kubectl answers with cli-runtime's EscapeTerminal): ESC is
-  shown as "^[" and CR as "\\r" as kubectl shows them, other C0 controls (not tab or newline) and DEL in
-  caret notation ("^G", "^?"), C1 controls (U+0080 to U+009F but NEL: 8-bit CSI, OSC) as "\\u009b".
+  shown as "^[" and CR as "\\r" as kubectl shows them, other C0 controls (not tab or newline) in
+  caret notation ("^G"; DEL, which no terminal acts on, is left as JSON leaves it),
+  C1 controls (U+0080 to U+009F but NEL: 8-bit CSI, OSC) as "\\u009b".
   None of these appear raw in our JSON (the encoder escapes C0; "\\u009b" is JSON's own escape of C1, so
   the document stays valid and decodes to the same data) or YAML (PyYAML quotes and escapes them).
 - The only sequences left intact are our own, on a stream that is a terminal with colour allowed
@@ -36,7 +37,7 @@ _SHORT_SECRET = 8
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/-")
 _MIN_SECRET = 3  # "" or one or two characters would redact ordinary words: such a value is not kept
 
-_CONTROLS = lazy("[\x00-\x08\x0b-\x1f\x7f\x80-\x84\x86-\x9f]")
+_CONTROLS = lazy("[\x00-\x08\x0b-\x1f\x80-\x84\x86-\x9f]")
 _OURS = lazy(r"\x1b\[(?:[0-9;]*m|[0-9]*F|2K)")
 
 
@@ -75,8 +76,6 @@ def _shown(m: re.Match[str]) -> str:
         return "^["
     if c == "\r":
         return "\\r"
-    if o == 0x7F:
-        return "^?"
     if o < 0x20:
         return "^" + chr(o + 64)
     return f"\\u{o:04x}"
