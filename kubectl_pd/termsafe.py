@@ -122,9 +122,14 @@ class SafeStream:
                 self._ours = False
         return self._ours
 
-    def write(self, text: str) -> int:
+    def write(self, text: str | bytes) -> int:
         if not isinstance(text, str):
-            raise TypeError("write() argument must be str")
+            # click writes bytes here when it finds no binary stream (completion answers): taken as UTF-8.
+            # click's own probe, write(b""), must fail, or it would take this for a binary stream
+            if not text or not isinstance(text, bytes | bytearray):
+                raise TypeError("write() argument must be str")
+            self.write(bytes(text).decode("utf-8", "replace"))
+            return len(text)
         self._inner.write(clean(text, ours=self._keep_ours()))
         return len(text)
 
