@@ -194,6 +194,7 @@ class FakeApiServer:
     surplus: bytes = b""  # bytes after every answer, beyond its Content-Length
     headers: dict[str, str] = field(default_factory=dict)  # added to every answer
     basic: tuple[str, str] | None = None  # also accept HTTP basic auth with this user and password
+    endless_pages: bool = False  # every list page hands out a new continue token (and says 1,000 remain)
     gzip: bool = False  # every body gzip-compressed (Content-Encoding: gzip)
 
     def __post_init__(self) -> None:
@@ -531,6 +532,10 @@ class FakeApiServer:
                              if k[0] == group and k[1] == plural and (not ns or k[2] == ns)), key=lambda kv: kv[0])
         items = [o for _, o in chosen if labels(o["metadata"].get("labels") or {}) and fields(o)]
         meta: dict[str, Any] = {"resourceVersion": "1"}
+        if self.endless_pages:
+            meta.update({"continue": str(uuid.uuid4()), "remainingItemCount": 1000})
+            items = [copy.deepcopy(o) for o in items[:int(query.get("limit") or 500)]]
+            return {"kind": "List", "apiVersion": _gv(group, version), "metadata": meta, "items": items}
         sizes = [n for n in (self.page_size or 0, int(query.get("limit") or 0)) if n > 0]
         if sizes:
             start = int(query.get("continue") or 0)

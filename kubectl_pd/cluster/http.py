@@ -63,6 +63,8 @@ class Transport:
 
     def __init__(self, ep: Endpoint, timeout: float | None, *, exec_dir: str | None = None,
                  client_auth: Callable[[], dict[str, str]] | None = None) -> None:
+        if os.environ.get(RESPONSE_LIMIT_ENV):
+            wire.MAX_BODY = response_limit()
         self.ep = ep
         self.timeout = timeout  # None: not given (defaults apply); 0: no limit
         self.exec_dir = exec_dir
@@ -234,9 +236,14 @@ class Transport:
             raise self._broken(method, url, e) from None
 
     def _broken(self, method: str, url: str, e: BaseException) -> ClusterError:
-        from kubectl_pd.cluster.pool import describe
+        from kubectl_pd.cluster.pool import describe, format_bytes
 
         path = split(url).path
+        if isinstance(e, wire.TooLarge):
+            size = f" ({e.size} bytes announced)" if e.size is not None else ""
+            return BrokenAnswer(f"the API server at {self.ep.origin} sent an answer to {method} {path} larger "
+                                f"than {format_bytes(wire.MAX_BODY)}{size}, the bound on one answer: narrow the "
+                                f"request (-n, a selector), or raise KUBECTL_PD_MAX_RESPONSE_SIZE if it is right")
         if isinstance(e, wire.ProtocolError) and not isinstance(e, wire.Incomplete):
             return BrokenAnswer(f"the API server at {self.ep.origin} sent an answer to {method} {path} that "
                                 f"cannot be read ({describe(e)}): check for a proxy or middlebox in the way")
@@ -267,6 +274,26 @@ class Transport:
                 raise Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
             SLEEP(wait)
         raise AssertionError("unreachable")
+
+
+RESPONSE_LIMIT_ENV = "KUBECTL_PD_MAX_RESPONSE_SIZE"
+_UNITS = {"": 1, "k": 1000, "M": 1000**2, "G": 1000**3, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
+
+
+def response_limit() -> int:
+    """The bound on one answer's bytes (decoded): KUBECTL_PD_MAX_RESPONSE_SIZE (a byte count or a quantity:
+    512Mi, 2Gi) or 512 MiB. A value that is not a positive size is an input error."""
+    text = os.environ.get(RESPONSE_LIMIT_ENV, "").strip()
+    if not text:
+        return wire.MAX_BODY
+    digits = text.rstrip("kMGi")
+    unit = text[len(digits):]
+    n = wire.ascii_uint(digits)
+    if n is None or n == 0 or unit not in _UNITS:
+        from kubectl_pd.errors import InputError
+
+        raise InputError(f"{RESPONSE_LIMIT_ENV}={text[:40]!r} is not a size (bytes, or e.g. 512Mi, 2Gi)")
+    return n * _UNITS[unit]
 
 
 def _retry_after(reply: Reply) -> float | None:

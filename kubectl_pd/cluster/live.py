@@ -308,8 +308,10 @@ class LiveSource:
         """One paged list from the start; None when a continue token expired (410)."""
         items: Items = []
         seen: set[str] = set()
+        pages, most = 0, MAX_PAGES
         r, path = self._read(k, ns, None, query)
         while True:
+            pages += 1
             self._check_list(r, k, query)
             doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
             found = doc.get("items")
@@ -327,13 +329,23 @@ class LiveSource:
                 if kept is not None:
                     items.append(kept)
             meta = doc.get("metadata")
-            cont = meta.get("continue") if isinstance(meta, dict) else None
+            meta = meta if isinstance(meta, dict) else {}
+            cont = meta.get("continue")
             cont = cont if isinstance(cont, str) else None
             if not cont:
                 return items
             if cont in seen:  # a server that hands the same page token back would be followed forever
                 raise UnexpectedAnswer(f"the API server answered list {k.resource} with a continue token it had "
                                        f"already given: the list cannot be read to its end")
+            if pages == 1:
+                most = _most_pages(meta, len(found), int(query.get("limit") or PAGE_SIZE))
+            if pages >= most:  # a new token on every page, without end: stop rather than follow it forever
+                raise UnexpectedAnswer(
+                    f"the API server answered list {k.resource} with page after page ({pages} pages, "
+                    f"{len(items):,} objects) past what its first page announced"
+                    + (f" ({meta.get('remainingItemCount')} objects to come)"
+                       if isinstance(meta.get("remainingItemCount"), int) else "")
+                    + ": the list cannot be read to its end; retry, or narrow it with -n or a selector")
             seen.add(cont)
             r = self.request("GET", path, {**query, "continue": cont}, verb="list", resource=k.resource,
                              namespace=ns)
@@ -380,6 +392,18 @@ class LiveSource:
             raise PdError(f'the API server refused {k.resource} "{name}": {_status_message(r)}')
         _expect_ok(r, "POST", k.resource)
         return _json_object(r, "POST", k.resource, f"the {k.kind} created")
+
+
+MAX_PAGES = 20_000  # pages of one list when the first announces no count: 10 million objects at 500 a page
+
+
+def _most_pages(meta: dict[str, Any], first: int, limit: int) -> int:
+    """How many pages one list may take: what the first page's remainingItemCount allows (twice over, and
+    ten more: objects are created while we read), else MAX_PAGES."""
+    remaining = meta.get("remainingItemCount")
+    if type(remaining) is not int or remaining < 0:
+        return MAX_PAGES
+    return min(MAX_PAGES, 2 * (1 + -(-remaining // max(1, limit))) + 10)
 
 
 def _kind(kind: str) -> kinds.Kind:
