@@ -140,6 +140,7 @@ class Fault:
     stored: bool = False  # a POST: store the object first (as the API server did), then answer the fault
     length: int | None = None  # a Content-Length announced over `body`, whatever its length
     endless: bool = False  # a chunked body that never ends (chunks of `body` until the client leaves)
+    skip: int = 0  # let this many matching requests through first (the third of four POSTs: skip=2)
 
     def matches(self, method: str, path: str) -> bool:
         return method == self.method and (path == self.path or fnmatch.fnmatchcase(path, self.path))
@@ -394,6 +395,9 @@ class FakeApiServer:
         authorised = self._authorised(headers)
         for f in self.faults:
             if f.matches(method, path) and (f.before_auth or authorised) and (f.times is None or f.times > 0):
+                if f.skip > 0:
+                    f.skip -= 1
+                    continue
                 if f.times is not None:
                     f.times -= 1
                 self.requests.append(Request(method, path, {k: v[-1] for k, v in

@@ -53,6 +53,8 @@ class Reply:
 class Throttled(ClusterError):
     """The server kept answering 429 (or 5xx with Retry-After) past the retries or the deadline."""
 
+    status = 429  # the last answer's status: a 5xx may have applied a write, a 429 did not
+
 
 class Timeout(ClusterError):
     """The whole request did not finish within the deadline."""
@@ -271,7 +273,9 @@ class Transport:
                 return reply
             if attempt == MAX_RETRIES or (seconds is not None and
                                           time.monotonic() - started + wait >= seconds):
-                raise Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
+                throttled = Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
+                throttled.status = reply.status
+                raise throttled
             SLEEP(wait)
         raise AssertionError("unreachable")
 
