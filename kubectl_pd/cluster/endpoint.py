@@ -327,22 +327,28 @@ def impersonation_headers(user: dict[str, Any]) -> dict[str, list[str]]:
     value (the key escaped as client-go escapes it). Only with a user to impersonate (`as`)."""
     if not user.get("as"):
         return {}
-    out: dict[str, list[str]] = {"Impersonate-User": [_wire(user["as"])]}
+    out: dict[str, list[str]] = {"Impersonate-User": [_wire(user["as"], "as (--as)")]}
     if user.get("as-uid"):
-        out["Impersonate-Uid"] = [_wire(user["as-uid"])]
-    groups = [_wire(g) for g in user.get("as-groups") or []]
+        out["Impersonate-Uid"] = [_wire(user["as-uid"], "as-uid (--as-uid)")]
+    groups = [_wire(g, "as-groups (--as-group)") for g in user.get("as-groups") or []]
     if groups:
         out["Impersonate-Group"] = groups
     for key, values in (user.get("as-user-extra") or {}).items():
         if values:
-            out["Impersonate-Extra-" + escape_header_key(str(key))] = [_wire(v) for v in values]
+            out["Impersonate-Extra-" + escape_header_key(str(key))] = [
+                _wire(v, f"as-user-extra {str(key)[:40]!r}") for v in values]
     return out
 
 
-def _wire(value: Any) -> str:
+def _wire(value: Any, what: str = "impersonation") -> str:
     """A header value whose latin-1 encoding (what the HTTP layer sends) is the UTF-8 of the text, as Go
-    sends a string: `josé` reaches the API server as josé."""
-    return str(value or "").encode("utf-8").decode("latin-1")
+    sends a string: `josé` reaches the API server as josé. A control character (CR, LF, NUL...) cannot
+    stand in a header: refused in one line, as Go's transport refuses it ("invalid header field value")."""
+    text = str(value or "")
+    if any(c < " " and c != "\t" or c == "\x7f" for c in text):
+        raise PdError(f"impersonation {what}: the value contains a control character (a line break or "
+                      f"similar), which an HTTP header cannot carry")
+    return text.encode("utf-8").decode("latin-1")
 
 
 _TOKEN_CHARS = frozenset("!#$&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

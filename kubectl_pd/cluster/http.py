@@ -184,7 +184,10 @@ class Transport:
             if ep.ca_data:  # the kubeconfig's CA, and only it (like client-go)
                 ctx = ssl.create_default_context(cadata=ep.ca_data.decode("ascii", "replace"))
             elif ep.ca_file:
-                ctx = ssl.create_default_context(cafile=ep.ca_file)
+                from kubectl_pd.cluster.config import read_bounded
+
+                pem = read_bounded(ep.ca_file, f"context {ep.context!r}: certificate-authority")
+                ctx = ssl.create_default_context(cadata=pem.decode("ascii", "replace"))
             else:
                 ctx = ssl.create_default_context()
         except FileNotFoundError:
@@ -397,11 +400,16 @@ def _within(seconds: float, fn: Callable[[], T], on_timeout: Callable[[], Except
 
 
 def _read_token(path: str, context: str) -> str:
+    from kubectl_pd.cluster.config import read_bounded
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().strip()
+        raw = read_bounded(path, f"context {context!r}: tokenFile", 1 << 20)
     except OSError as e:
         raise PdError(f"context {context!r}: cannot read tokenFile {path} ({e.strerror or e})") from None
+    try:
+        return raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise PdError(f"context {context!r}: tokenFile {path} is not UTF-8 text") from None
 
 
 def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key: bytes | None) -> None:
@@ -411,9 +419,19 @@ def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key
     tmp: list[str] = []
     try:
         cert_path, key_path = ep.cert_file, ep.key_file
+        from kubectl_pd.cluster.config import read_bounded
+
+        if cert is None and cert_path:  # read bounded here (a device or a silent pipe never reaches ssl)
+            cert = read_bounded(str(cert_path), f"context {ep.context!r}: client-certificate")
+        if key is None and key_path:
+            key = read_bounded(str(key_path), f"context {ep.context!r}: client-key")
         if cert is not None:
             cert_path = _private_file(cert, tmp)
         if key is not None:
+            from kubectl_pd.termsafe import remember
+
+            remember(*(ln for ln in key.decode("ascii", "replace").splitlines()
+                       if len(ln) >= 16 and not ln.startswith("-----")))
             key_path = _private_file(key, tmp)
         ctx.load_cert_chain(certfile=str(cert_path), keyfile=key_path)
     except FileNotFoundError as e:
