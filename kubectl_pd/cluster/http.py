@@ -227,9 +227,7 @@ class Transport:
             import ssl
 
             if isinstance(e, ssl.SSLError | ssl.CertificateError):
-                raise ClusterError(f"TLS handshake with the API server at {self.ep.origin} failed: check the "
-                                   f"cluster's certificate-authority (and the user's client certificate) in the "
-                                   f"kubeconfig") from None
+                raise ClusterError(_tls_failure(self.ep.origin, e)) from None
             if isinstance(e, wire.TunnelRefused):
                 raise ClusterError(f"cannot reach the API server at {self.ep.origin} through the proxy "
                                    f"(it refused the tunnel): check HTTPS_PROXY/NO_PROXY or the kubeconfig's "
@@ -301,6 +299,28 @@ def response_limit() -> int:
 
         raise InputError(f"{RESPONSE_LIMIT_ENV}={text[:40]!r} is not a size (bytes, or e.g. 512Mi, 2Gi)")
     return n * _UNITS[unit]
+
+
+_VERIFY = {  # OpenSSL's X509_V_ERR codes: what the server's certificate itself says
+    9: "its certificate is not yet valid (check this machine's clock)",
+    10: "its certificate has expired",
+    18: "its certificate is self-signed and not the kubeconfig's certificate-authority",
+    19: "its certificate chain ends in a certificate-authority the kubeconfig does not trust",
+    20: "its certificate was signed by an authority the kubeconfig's certificate-authority does not include",
+    21: "its certificate was signed by an authority the kubeconfig's certificate-authority does not include",
+    62: "its certificate is for another name (check the server URL or tls-server-name)",
+    64: "its certificate is for another address (check the server URL or tls-server-name)",
+}
+
+
+def _tls_failure(origin: str, e: BaseException) -> str:
+    """One line for a failed TLS handshake, naming the certificate's own problem when OpenSSL says it."""
+    code = getattr(e, "verify_code", None)
+    why = _VERIFY.get(code) if isinstance(code, int) else None
+    if why is not None:
+        return f"the API server at {origin} cannot be trusted: {why}"
+    return (f"TLS handshake with the API server at {origin} failed: check the cluster's certificate-authority "
+            f"(and the user's client certificate) in the kubeconfig")
 
 
 def _retry_after(reply: Reply) -> float | None:
