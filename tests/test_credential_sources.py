@@ -87,3 +87,48 @@ def test_a_control_character_in_impersonation_is_said(server: FakeApiServer, tmp
     assert code == 1
     _one_line(err)
     assert not [q for q in server.requests if any("X-Evil" in k for k, _ in q.headers)]
+
+
+def _server_cert(d: Path, *, expired: bool = False, name: str = "127.0.0.1") -> tuple[Path, Path, Path]:
+    """A CA and a server certificate it signed: expired, or for another address."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+
+    from tests import pki
+
+    ca_key, key = pki._key(), pki._key()
+    ca_name = pki._name("odd-ca")
+    ca = (pki._builder(ca_name, ca_name, ca_key)
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True).sign(ca_key, hashes.SHA256()))
+    now = datetime.datetime.now(datetime.UTC)
+    start, end = (now - datetime.timedelta(days=10), now - datetime.timedelta(days=1)) if expired else \
+        (now - datetime.timedelta(minutes=5), now + datetime.timedelta(days=3))
+    b = (x509.CertificateBuilder().subject_name(pki._name("server")).issuer_name(ca_name)
+         .public_key(key.public_key()).serial_number(x509.random_serial_number())
+         .not_valid_before(start).not_valid_after(end)
+         .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(name))]), critical=False))
+    paths = (d / "ca.crt", d / "server.crt", d / "server.key")
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(b.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM))
+    pki._write_key(paths[2], key)
+    return paths
+
+
+@pytest.mark.parametrize("problem", ["expired", "another-address"])
+def test_a_tls_failure_names_the_certificates_own_problem(tmp_path: Path, problem: str) -> None:
+    from tests.apiserver import TLS
+
+    ca, cert, key = _server_cert(tmp_path, expired=problem == "expired",
+                                 name="127.0.0.1" if problem == "expired" else "10.9.8.7")
+    s = FakeApiServer(tls=TLS(cert=cert, key=key, ca=ca)).start()
+    try:
+        kc = s.write_kubeconfig(tmp_path / "kc")
+        code, err, _ = _run(["lint", "--request-timeout", "5s"], {"KUBECONFIG": str(kc)})
+        assert code == 1
+        _one_line(err)
+        assert ("has expired" if problem == "expired" else "for another address") in err
+    finally:
+        s.stop()
