@@ -111,8 +111,9 @@ def _usage_line(e: click.UsageError) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every failure becomes one `error:` line and kubectl's exit codes (Ctrl-C: 130)."""
-    from kubectl_pd import interrupt
+    from kubectl_pd import interrupt, termsafe
 
+    termsafe.install()  # every output redacted and its terminal controls neutralised (kubectl_pd/termsafe.py)
     with interrupt.handling():  # SIGINT: KeyboardInterrupt in this thread, never lost (kubectl_pd/interrupt.py)
         _main(argv)
 

@@ -71,3 +71,12 @@ class FieldSelectorUnsupported(ClusterError):
 
 class ConflictError(PdError):
     """The object already exists (HTTP 409)."""
+
+
+class ServerError(ClusterError):
+    """The API server answered 5xx: a write it answered so may have been applied all the same."""
+
+
+class AmbiguousWrite(ClusterError):
+    """A write that may have been applied: sent, then no answer, a 5xx, a closed connection or an
+    unreadable success, and the read back could not settle it."""

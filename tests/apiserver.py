@@ -49,7 +49,7 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,16 @@ class Forbid:
     namespace: str | None = None
 
 
+def _echoed(f: Fault, headers: dict[str, str]) -> Fault:
+    auth = headers.get("authorization", "")
+    user = ""
+    if auth.startswith("Basic "):
+        user = base64.b64decode(auth[6:]).decode("utf-8", "replace")
+    message = (f.echo or "").replace("{auth}", auth).replace("{user}", user)
+    return replace(f, echo=None, body={"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                       "message": message, "reason": "Forbidden", "code": f.status})
+
+
 def _kind_info(kind: str, api_version: str) -> tuple[str, str, bool]:
     group = api_version.rpartition("/")[0] if "/" in api_version else ""
     k = product_kinds.KINDS.get(kind)
@@ -125,6 +135,12 @@ class Fault:
     before_auth: bool = False  # a proxy's answer: sent whatever the credentials
     surplus: bytes = b""  # sent right after the body, in the same write (not covered by Content-Length)
     raw: bytes | None = None  # the whole answer verbatim (status line, headers, body), then the close
+    echo: str | None = None  # a Status body whose message is this, with {auth} (the Authorization header as
+    #   sent) and {user} (a Basic header's user:password decoded) filled in: a hostile server or proxy
+    stored: bool = False  # a POST: store the object first (as the API server did), then answer the fault
+    length: int | None = None  # a Content-Length announced over `body`, whatever its length
+    endless: bool = False  # a chunked body that never ends (chunks of `body` until the client leaves)
+    skip: int = 0  # let this many matching requests through first (the third of four POSTs: skip=2)
 
     def matches(self, method: str, path: str) -> bool:
         return method == self.method and (path == self.path or fnmatch.fnmatchcase(path, self.path))
@@ -178,6 +194,8 @@ class FakeApiServer:
     refuse_fields: set[str] = field(default_factory=set)  # field labels a list refuses with 400
     surplus: bytes = b""  # bytes after every answer, beyond its Content-Length
     headers: dict[str, str] = field(default_factory=dict)  # added to every answer
+    basic: tuple[str, str] | None = None  # also accept HTTP basic auth with this user and password
+    endless_pages: bool = False  # every list page hands out a new continue token (and says 1,000 remain)
     gzip: bool = False  # every body gzip-compressed (Content-Encoding: gzip)
 
     def __post_init__(self) -> None:
@@ -257,6 +275,11 @@ class FakeApiServer:
                 sent = list(self.headers.items())
                 fault = server.fault_for(self.command, self.path, headers, sent)
                 if fault is not None:
+                    if fault.stored:  # the request was applied; fault_for has logged it already
+                        server.handle(self.command, self.path, headers, raw, sent)
+                        server.requests.pop()
+                    if fault.echo is not None:
+                        fault = _echoed(fault, headers)
                     self._fault(fault)
                     return
                 status, body, ctype = server.handle(self.command, self.path, headers, raw, sent)
@@ -288,6 +311,9 @@ class FakeApiServer:
                     self.close_connection = True
                     return
                 data = f.body if isinstance(f.body, bytes) else json.dumps(f.body).encode()
+                if f.endless or f.length is not None:
+                    self._unbounded(f, data)
+                    return
                 try:
                     self.send_response(f.status)
                     self.send_header("Content-Type", f.content_type)
@@ -312,6 +338,28 @@ class FakeApiServer:
                     self.wfile.write(data + f.surplus)
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     self.close_connection = True
+
+            def _unbounded(self, f: Fault, data: bytes) -> None:
+                """A body announced as `f.length` bytes, or chunked without end: `data` over and over."""
+                piece = data or b" " * 65536
+                try:
+                    self.send_response(f.status)
+                    self.send_header("Content-Type", f.content_type)
+                    for k, v in f.headers.items():
+                        self.send_header(k, v)
+                    if f.endless:
+                        self.send_header("Transfer-Encoding", "chunked")
+                    else:
+                        self.send_header("Content-Length", str(f.length))
+                    self.end_headers()
+                    sent = 0
+                    while not server._stopping.is_set() and (f.endless or sent < (f.length or 0)):
+                        chunk = piece if f.endless else piece[:max(0, (f.length or 0) - sent)]
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if f.endless else chunk)
+                        sent += len(chunk)
+                except OSError:
+                    pass
+                self.close_connection = True
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
@@ -347,6 +395,9 @@ class FakeApiServer:
         authorised = self._authorised(headers)
         for f in self.faults:
             if f.matches(method, path) and (f.before_auth or authorised) and (f.times is None or f.times > 0):
+                if f.skip > 0:
+                    f.skip -= 1
+                    continue
                 if f.times is not None:
                     f.times -= 1
                 self.requests.append(Request(method, path, {k: v[-1] for k, v in
@@ -357,6 +408,9 @@ class FakeApiServer:
 
     def _authorised(self, headers: dict[str, str]) -> bool:
         if self.anonymous and "authorization" not in headers:
+            return True
+        if self.basic is not None and headers.get("authorization") == "Basic " + base64.b64encode(
+                ":".join(self.basic).encode()).decode():
             return True
         return headers.get("authorization") == f"Bearer {self.token}" or headers.get("x-client-cert") == "verified"
 
@@ -482,6 +536,10 @@ class FakeApiServer:
                              if k[0] == group and k[1] == plural and (not ns or k[2] == ns)), key=lambda kv: kv[0])
         items = [o for _, o in chosen if labels(o["metadata"].get("labels") or {}) and fields(o)]
         meta: dict[str, Any] = {"resourceVersion": "1"}
+        if self.endless_pages:
+            meta.update({"continue": str(uuid.uuid4()), "remainingItemCount": 1000})
+            items = [copy.deepcopy(o) for o in items[:int(query.get("limit") or 500)]]
+            return {"kind": "List", "apiVersion": _gv(group, version), "metadata": meta, "items": items}
         sizes = [n for n in (self.page_size or 0, int(query.get("limit") or 0)) if n > 0]
         if sizes:
             start = int(query.get("continue") or 0)

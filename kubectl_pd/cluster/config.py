@@ -127,6 +127,48 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     return merged
 
 
+MAX_CREDENTIAL_FILE = 16 << 20  # a kubeconfig, token, certificate or key file: far past any real one
+_PIPE_WAIT = 10.0  # seconds a pipe (`--kubeconfig <(...)`) may take to give its first bytes
+
+
+def read_bounded(path: str, what: str, limit: int = MAX_CREDENTIAL_FILE) -> bytes:
+    """The bytes of a credential source (kubeconfig, tokenFile, certificate or key), read without blocking
+    forever or growing without end: at most `limit` bytes, a FIFO without a writer read as empty, a pipe
+    that gives nothing within _PIPE_WAIT seconds refused. OSError for what cannot be opened; InputError,
+    one line, for a device such as /dev/zero, a silent pipe or a file past the bound."""
+    import select
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO without a writer: opened, never waited on
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{what} {path}: a directory, not a file")
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+            raise InputError(f"{what} {path}: a device, not a file")
+        if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+            raise InputError(f"{what} {path}: {st.st_size:,} bytes, past the bound of {limit:,} for such a file")
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            try:
+                piece = os.read(fd, 1 << 16)
+            except BlockingIOError:  # a pipe whose writer has not written yet
+                ready, _, _ = select.select([fd], [], [], _PIPE_WAIT)
+                if not ready:
+                    raise InputError(f"{what} {path}: a pipe that gave nothing within {_PIPE_WAIT:g}s") from None
+                continue
+            if not piece:
+                break
+            total += len(piece)
+            if total > limit:
+                raise InputError(f"{what} {path}: more than {limit:,} bytes, past the bound for such a file")
+            chunks.append(piece)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_file(p: str, *, required: bool) -> dict[str, Any] | None:
     """One kubeconfig file, checked as kubectl checks it; None when it does not exist (and need not)."""
     if not os.path.exists(p):
@@ -134,8 +176,7 @@ def _read_file(p: str, *, required: bool) -> dict[str, Any] | None:
             raise InputError(f"kubeconfig {p}: no such file")
         return None
     try:
-        with open(p, "rb") as fh:
-            raw = fh.read()
+        raw = read_bounded(p, "kubeconfig")
         data = _parse(decode(raw), p) or {}
     except (OSError, UnicodeDecodeError):
         raise InputError(f"kubeconfig {p}: cannot be read as YAML") from None

@@ -20,6 +20,7 @@ from kubectl_pd.cluster.config import (
 from kubectl_pd.cluster.kcschema import decode_bytes
 from kubectl_pd.cluster.urls import split
 from kubectl_pd.errors import PdError
+from kubectl_pd.lazyre import lazy
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
@@ -217,6 +218,9 @@ def in_cluster_with(opts: ClusterOptions, sa_dir: str = SERVICE_ACCOUNT_DIR) -> 
         ep.server = opts.server.rstrip("/")
     if opts.token:
         ep.token, ep.token_file = opts.token, None
+        from kubectl_pd.termsafe import remember
+
+        remember(opts.token)
     if opts.certificate_authority:
         ep.ca_file = opts.certificate_authority
     return ep
@@ -245,6 +249,42 @@ def _credentials(ep: Endpoint, user: dict[str, Any], base: str | None, name: str
         ep.exec_spec = user["exec"]
     if isinstance(user.get("auth-provider"), dict):
         ep.needs_client = True
+    _remember(ep, user)
+
+
+_SECRET_FLAG = lazy(r"(?i)secret|token|passw|key|credential")
+
+
+def _remember(ep: Endpoint, user: dict[str, Any]) -> None:
+    """Every credential of the user, redacted from all output from now on (kubectl_pd/termsafe.py):
+    the token, the password and the Basic header's base64, the client key's lines, an exec plugin's
+    argument values and environment, an auth-provider's config values."""
+    import base64
+
+    from kubectl_pd.termsafe import remember
+
+    remember(ep.token)
+    if ep.basic is not None:
+        raw = f"{ep.basic[0]}:{ep.basic[1]}"
+        remember(ep.basic[1], raw, base64.b64encode(raw.encode()).decode())
+    if ep.key_data:
+        remember(*(line for line in ep.key_data.decode("ascii", "replace").splitlines()
+                   if len(line) >= 16 and not line.startswith("-----")))
+    spec = ep.exec_spec or {}
+    args = [a for a in spec.get("args") or [] if isinstance(a, str)]
+    for before, arg in zip([""] + args, args, strict=False):
+        if "=" in arg:
+            remember(arg.split("=", 1)[1])
+        elif before.startswith("-") and "=" not in before and _SECRET_FLAG.search(before):
+            remember(arg)  # `--client-secret VALUE`
+    for entry in spec.get("env") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("value"), str):
+            remember(entry["value"])
+    provider = user.get("auth-provider")
+    if isinstance(provider, dict) and isinstance(provider.get("config"), dict):
+        for key, value in provider["config"].items():
+            if isinstance(value, str) and key not in ("idp-issuer-url", "client-id", "cmd-path"):
+                remember(value)
 
 
 EXEC_MODES = ("Never", "IfAvailable", "Always")
@@ -287,22 +327,28 @@ def impersonation_headers(user: dict[str, Any]) -> dict[str, list[str]]:
     value (the key escaped as client-go escapes it). Only with a user to impersonate (`as`)."""
     if not user.get("as"):
         return {}
-    out: dict[str, list[str]] = {"Impersonate-User": [_wire(user["as"])]}
+    out: dict[str, list[str]] = {"Impersonate-User": [_wire(user["as"], "as (--as)")]}
     if user.get("as-uid"):
-        out["Impersonate-Uid"] = [_wire(user["as-uid"])]
-    groups = [_wire(g) for g in user.get("as-groups") or []]
+        out["Impersonate-Uid"] = [_wire(user["as-uid"], "as-uid (--as-uid)")]
+    groups = [_wire(g, "as-groups (--as-group)") for g in user.get("as-groups") or []]
     if groups:
         out["Impersonate-Group"] = groups
     for key, values in (user.get("as-user-extra") or {}).items():
         if values:
-            out["Impersonate-Extra-" + escape_header_key(str(key))] = [_wire(v) for v in values]
+            out["Impersonate-Extra-" + escape_header_key(str(key))] = [
+                _wire(v, f"as-user-extra {str(key)[:40]!r}") for v in values]
     return out
 
 
-def _wire(value: Any) -> str:
+def _wire(value: Any, what: str = "impersonation") -> str:
     """A header value whose latin-1 encoding (what the HTTP layer sends) is the UTF-8 of the text, as Go
-    sends a string: `josé` reaches the API server as josé."""
-    return str(value or "").encode("utf-8").decode("latin-1")
+    sends a string: `josé` reaches the API server as josé. A control character (CR, LF, NUL...) cannot
+    stand in a header: refused in one line, as Go's transport refuses it ("invalid header field value")."""
+    text = str(value or "")
+    if any(c < " " and c != "\t" or c == "\x7f" for c in text):
+        raise PdError(f"impersonation {what}: the value contains a control character (a line break or "
+                      f"similar), which an HTTP header cannot carry")
+    return text.encode("utf-8").decode("latin-1")
 
 
 _TOKEN_CHARS = frozenset("!#$&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

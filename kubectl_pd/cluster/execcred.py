@@ -49,7 +49,7 @@ def run(spec: dict[str, Any], *, cluster: dict[str, Any], server: str, base_dir:
                             "spec": {"interactive": interactive}}
     if spec.get("provideClusterInfo"):
         info["spec"]["cluster"] = cluster_info(cluster, server)
-    shown = " ".join([command, *args])[:200]
+    shown = command  # the executable only, as kubectl names it: its arguments may carry a client secret
     proc = _spawn(spec, [command, *args], _environment(spec, info), interactive, timeout, shown)
     if proc.returncode != 0:
         why = _first_line(proc.stderr)

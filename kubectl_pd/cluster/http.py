@@ -23,6 +23,8 @@ from kubectl_pd.cluster.urls import split
 from kubectl_pd.errors import BrokenAnswer, ClusterError, PdError
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
+from kubectl_pd.termsafe import SECRETS as _SECRETS  # one registry of credentials, printed through termsafe
+from kubectl_pd.termsafe import redact  # noqa: F401 - the one redaction (callers import it from here)
 
 DEFAULT_READ_TIMEOUT = 60.0  # seconds per GET when --request-timeout is not given (read-only work)
 MAX_RETRIES = 10  # client-go's maxRetries for a response with Retry-After
@@ -41,34 +43,6 @@ if TYPE_CHECKING:
 
 _HEADER_SAFE = lazy(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 _warned_insecure: set[str] = set()
-_SECRETS: set[str] = set()  # credentials of this process: never in a message, whoever echoes them
-
-
-# A credential shorter than this is replaced only where it stands alone (not inside a longer run of the
-# characters tokens are made of): a one-letter test token must not turn every "etcd" into "e<redacted>cd".
-_SHORT_SECRET = 8
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/-")
-
-
-def redact(text: str) -> str:
-    """`text` with every credential this process holds replaced (a server or proxy may echo headers)."""
-    for secret in sorted(_SECRETS, key=len, reverse=True):
-        if not secret or secret not in text:
-            continue
-        if len(secret) >= _SHORT_SECRET:
-            text = text.replace(secret, "<redacted>")
-            continue
-        out, at = [], 0
-        while (hit := text.find(secret, at)) >= 0:
-            end = hit + len(secret)
-            alone = ((hit == 0 or text[hit - 1] not in _TOKEN_CHARS)
-                     and (end == len(text) or text[end] not in _TOKEN_CHARS))
-            out.append(text[at:hit] + ("<redacted>" if alone else secret))
-            at = end
-        text = "".join(out) + text[at:]
-    return text
-
-
 @dataclass
 class Reply:
     status: int
@@ -78,6 +52,8 @@ class Reply:
 
 class Throttled(ClusterError):
     """The server kept answering 429 (or 5xx with Retry-After) past the retries or the deadline."""
+
+    status = 429  # the last answer's status: a 5xx may have applied a write, a 429 did not
 
 
 class Timeout(ClusterError):
@@ -89,6 +65,8 @@ class Transport:
 
     def __init__(self, ep: Endpoint, timeout: float | None, *, exec_dir: str | None = None,
                  client_auth: Callable[[], dict[str, str]] | None = None) -> None:
+        if os.environ.get(RESPONSE_LIMIT_ENV):
+            wire.MAX_BODY = response_limit()
         self.ep = ep
         self.timeout = timeout  # None: not given (defaults apply); 0: no limit
         self.exec_dir = exec_dir
@@ -206,7 +184,10 @@ class Transport:
             if ep.ca_data:  # the kubeconfig's CA, and only it (like client-go)
                 ctx = ssl.create_default_context(cadata=ep.ca_data.decode("ascii", "replace"))
             elif ep.ca_file:
-                ctx = ssl.create_default_context(cafile=ep.ca_file)
+                from kubectl_pd.cluster.config import read_bounded
+
+                pem = read_bounded(ep.ca_file, f"context {ep.context!r}: certificate-authority")
+                ctx = ssl.create_default_context(cadata=pem.decode("ascii", "replace"))
             else:
                 ctx = ssl.create_default_context()
         except FileNotFoundError:
@@ -246,9 +227,7 @@ class Transport:
             import ssl
 
             if isinstance(e, ssl.SSLError | ssl.CertificateError):
-                raise ClusterError(f"TLS handshake with the API server at {self.ep.origin} failed: check the "
-                                   f"cluster's certificate-authority (and the user's client certificate) in the "
-                                   f"kubeconfig") from None
+                raise ClusterError(_tls_failure(self.ep.origin, e)) from None
             if isinstance(e, wire.TunnelRefused):
                 raise ClusterError(f"cannot reach the API server at {self.ep.origin} through the proxy "
                                    f"(it refused the tunnel): check HTTPS_PROXY/NO_PROXY or the kubeconfig's "
@@ -260,9 +239,14 @@ class Transport:
             raise self._broken(method, url, e) from None
 
     def _broken(self, method: str, url: str, e: BaseException) -> ClusterError:
-        from kubectl_pd.cluster.pool import describe
+        from kubectl_pd.cluster.pool import describe, format_bytes
 
         path = split(url).path
+        if isinstance(e, wire.TooLarge):
+            size = f" ({e.size} bytes announced)" if e.size is not None else ""
+            return BrokenAnswer(f"the API server at {self.ep.origin} sent an answer to {method} {path} larger "
+                                f"than {format_bytes(wire.MAX_BODY)}{size}, the bound on one answer: narrow the "
+                                f"request (-n, a selector), or raise KUBECTL_PD_MAX_RESPONSE_SIZE if it is right")
         if isinstance(e, wire.ProtocolError) and not isinstance(e, wire.Incomplete):
             return BrokenAnswer(f"the API server at {self.ep.origin} sent an answer to {method} {path} that "
                                 f"cannot be read ({describe(e)}): check for a proxy or middlebox in the way")
@@ -290,9 +274,53 @@ class Transport:
                 return reply
             if attempt == MAX_RETRIES or (seconds is not None and
                                           time.monotonic() - started + wait >= seconds):
-                raise Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
+                throttled = Throttled(_throttled(self.ep.origin, reply, method, url, attempt))
+                throttled.status = reply.status
+                raise throttled
             SLEEP(wait)
         raise AssertionError("unreachable")
+
+
+RESPONSE_LIMIT_ENV = "KUBECTL_PD_MAX_RESPONSE_SIZE"
+_UNITS = {"": 1, "k": 1000, "M": 1000**2, "G": 1000**3, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
+
+
+def response_limit() -> int:
+    """The bound on one answer's bytes (decoded): KUBECTL_PD_MAX_RESPONSE_SIZE (a byte count or a quantity:
+    512Mi, 2Gi) or 512 MiB. A value that is not a positive size is an input error."""
+    text = os.environ.get(RESPONSE_LIMIT_ENV, "").strip()
+    if not text:
+        return wire.MAX_BODY
+    digits = text.rstrip("kMGi")
+    unit = text[len(digits):]
+    n = wire.ascii_uint(digits)
+    if n is None or n == 0 or unit not in _UNITS:
+        from kubectl_pd.errors import InputError
+
+        raise InputError(f"{RESPONSE_LIMIT_ENV}={text[:40]!r} is not a size (bytes, or e.g. 512Mi, 2Gi)")
+    return n * _UNITS[unit]
+
+
+_VERIFY = {  # OpenSSL's X509_V_ERR codes: what the server's certificate itself says
+    9: "its certificate is not yet valid (check this machine's clock)",
+    10: "its certificate has expired",
+    18: "its certificate is self-signed and not the kubeconfig's certificate-authority",
+    19: "its certificate chain ends in a certificate-authority the kubeconfig does not trust",
+    20: "its certificate was signed by an authority the kubeconfig's certificate-authority does not include",
+    21: "its certificate was signed by an authority the kubeconfig's certificate-authority does not include",
+    62: "its certificate is for another name (check the server URL or tls-server-name)",
+    64: "its certificate is for another address (check the server URL or tls-server-name)",
+}
+
+
+def _tls_failure(origin: str, e: BaseException) -> str:
+    """One line for a failed TLS handshake, naming the certificate's own problem when OpenSSL says it."""
+    code = getattr(e, "verify_code", None)
+    why = _VERIFY.get(code) if isinstance(code, int) else None
+    if why is not None:
+        return f"the API server at {origin} cannot be trusted: {why}"
+    return (f"TLS handshake with the API server at {origin} failed: check the cluster's certificate-authority "
+            f"(and the user's client certificate) in the kubeconfig")
 
 
 def _retry_after(reply: Reply) -> float | None:
@@ -392,11 +420,16 @@ def _within(seconds: float, fn: Callable[[], T], on_timeout: Callable[[], Except
 
 
 def _read_token(path: str, context: str) -> str:
+    from kubectl_pd.cluster.config import read_bounded
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().strip()
+        raw = read_bounded(path, f"context {context!r}: tokenFile", 1 << 20)
     except OSError as e:
         raise PdError(f"context {context!r}: cannot read tokenFile {path} ({e.strerror or e})") from None
+    try:
+        return raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise PdError(f"context {context!r}: tokenFile {path} is not UTF-8 text") from None
 
 
 def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key: bytes | None) -> None:
@@ -406,9 +439,19 @@ def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key
     tmp: list[str] = []
     try:
         cert_path, key_path = ep.cert_file, ep.key_file
+        from kubectl_pd.cluster.config import read_bounded
+
+        if cert is None and cert_path:  # read bounded here (a device or a silent pipe never reaches ssl)
+            cert = read_bounded(str(cert_path), f"context {ep.context!r}: client-certificate")
+        if key is None and key_path:
+            key = read_bounded(str(key_path), f"context {ep.context!r}: client-key")
         if cert is not None:
             cert_path = _private_file(cert, tmp)
         if key is not None:
+            from kubectl_pd.termsafe import remember
+
+            remember(*(ln for ln in key.decode("ascii", "replace").splitlines()
+                       if len(ln) >= 16 and not ln.startswith("-----")))
             key_path = _private_file(key, tmp)
         ctx.load_cert_chain(certfile=str(cert_path), keyfile=key_path)
     except FileNotFoundError as e:

@@ -19,7 +19,9 @@ from kubectl_pd.cluster.endpoint import Endpoint, in_cluster_only, resolve
 from kubectl_pd.cluster.source import LIVE, Obj, Origin
 from kubectl_pd.cluster.urls import quote_part, split, urlencode
 from kubectl_pd.errors import (
+    AmbiguousWrite,
     ApiUnavailable,
+    BrokenAnswer,
     ClusterError,
     ConflictError,
     FieldSelectorUnsupported,
@@ -28,6 +30,7 @@ from kubectl_pd.errors import (
     ListExpired,
     NotFoundError,
     PdError,
+    ServerError,
 )
 from kubectl_pd.kueue.normalize import normalize
 
@@ -86,6 +89,7 @@ class LiveSource:
         self._discovery = threading.Lock()
         self._connecting = threading.Lock()
         self.requests: int = 0  # count of HTTP requests sent, for benchmarks
+        self.run_id = _run_id()  # marks what this run writes (CREATE_ID)
 
     # -- connection -------------------------------------------------------------------------
     def _connect(self) -> Any:
@@ -181,7 +185,7 @@ class LiveSource:
                                + (f" to {to}" if to else "") + f") to {what}: a proxy or login page is in the "
                                f"way; check the server of context {self.context_name!r}")
         if resp.status >= 500:
-            raise ClusterError(f"the API server answered {resp.status} to {what}: {_status_message(resp)}")
+            raise ServerError(f"the API server answered {resp.status} to {what}: {_status_message(resp)}")
         return resp
 
     # -- discovery --------------------------------------------------------------------------
@@ -308,8 +312,10 @@ class LiveSource:
         """One paged list from the start; None when a continue token expired (410)."""
         items: Items = []
         seen: set[str] = set()
+        pages, most = 0, MAX_PAGES
         r, path = self._read(k, ns, None, query)
         while True:
+            pages += 1
             self._check_list(r, k, query)
             doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
             found = doc.get("items")
@@ -327,13 +333,23 @@ class LiveSource:
                 if kept is not None:
                     items.append(kept)
             meta = doc.get("metadata")
-            cont = meta.get("continue") if isinstance(meta, dict) else None
+            meta = meta if isinstance(meta, dict) else {}
+            cont = meta.get("continue")
             cont = cont if isinstance(cont, str) else None
             if not cont:
                 return items
             if cont in seen:  # a server that hands the same page token back would be followed forever
                 raise UnexpectedAnswer(f"the API server answered list {k.resource} with a continue token it had "
                                        f"already given: the list cannot be read to its end")
+            if pages == 1:
+                most = _most_pages(meta, len(found), int(query.get("limit") or PAGE_SIZE))
+            if pages >= most:  # a new token on every page, without end: stop rather than follow it forever
+                raise UnexpectedAnswer(
+                    f"the API server answered list {k.resource} with page after page ({pages} pages, "
+                    f"{len(items):,} objects) past what its first page announced"
+                    + (f" ({meta.get('remainingItemCount')} objects to come)"
+                       if isinstance(meta.get("remainingItemCount"), int) else "")
+                    + ": the list cannot be read to its end; retry, or narrow it with -n or a selector")
             seen.add(cont)
             r = self.request("GET", path, {**query, "continue": cont}, verb="list", resource=k.resource,
                              namespace=ns)
@@ -364,22 +380,113 @@ class LiveSource:
         return _json_object(r, "GET", resource or path, "a JSON object")
 
     def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
-        """POST one object; `dry_run` asks the server to validate it without persisting (dryRun=All)."""
+        """POST one object; `dry_run` asks the server to validate it without persisting (dryRun=All).
+
+        A real write carries this run's mark (annotation CREATE_ID), so that what it wrote can be told from
+        what another run or user did. When the answer is lost (no answer within the deadline, a closed
+        connection, a 5xx, a success that cannot be read), the object is read back once: ours is success
+        (with a warning saying so), absent is "not created", and a failed read is AmbiguousWrite, naming the
+        kubectl commands that settle it. A 409 meeting our own object (a POST retried after a 503 with
+        Retry-After that the server had applied) is success, not a conflict."""
         k = _kind(str(obj.get("kind")))
         ns = (obj.get("metadata") or {}).get("namespace") if k.namespaced else None
-        query = {"dryRun": "All"} if dry_run else None
-        r = self.request("POST", self.path(k, ns), query, body=obj, verb="create", resource=k.resource,
-                         namespace=ns)
         name = (obj.get("metadata") or {}).get("name", "")
-        if r.status == 409:
-            raise ConflictError(f'{k.resource} "{name}" already exists: kubectl-pd never overwrites; '
-                                f"delete it first or choose another name")
-        if r.status == 404 and not _is_status(r):
-            raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
-        if r.status in (400, 404, 422):
-            raise PdError(f'the API server refused {k.resource} "{name}": {_status_message(r)}')
-        _expect_ok(r, "POST", k.resource)
-        return _json_object(r, "POST", k.resource, f"the {k.kind} created")
+        query = {"dryRun": "All"} if dry_run else None
+        if not dry_run:
+            obj = marked(obj, self.run_id)
+        try:
+            r = self.request("POST", self.path(k, ns), query, body=obj, verb="create", resource=k.resource,
+                             namespace=ns)
+            if r.status == 409:
+                mine = None if dry_run else self._read_back(k, ns, name, None)
+                if mine is not None:
+                    return mine
+                raise ConflictError(f'{k.resource} "{name}" already exists: kubectl-pd never overwrites; '
+                                    f"delete it first or choose another name")
+            if r.status == 404 and not _is_status(r):
+                raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
+            if r.status in (400, 404, 422):
+                raise PdError(f'the API server refused {k.resource} "{name}": {_status_message(r)}')
+            _expect_ok(r, "POST", k.resource)
+            return _json_object(r, "POST", k.resource, f"the {k.kind} created")
+        except ClusterError as e:
+            if dry_run or not _maybe_applied(e):
+                raise
+            found = self._read_back(k, ns, name, e)
+            if found is None:
+                raise
+            return found
+
+    def _read_back(self, k: kinds.Kind, ns: str | None, name: str, lost: PdError | None) -> Obj | None:
+        """After a lost answer (`lost`) or a 409 (None): the object as stored when this run wrote it, else
+        None after a 409; after a lost answer, a PdError saying what was found."""
+        ref = f"{k.resource}/{name}"
+        where = f" -n {ns}" if ns else ""
+        settle = f"check with `kubectl get {ref}{where}`, remove it with `kubectl delete {ref}{where}`"
+        try:
+            found = self.get(k.kind, name, ns)
+        except PdError as e:
+            if lost is None:
+                return None
+            raise AmbiguousWrite(f"{ref} may have been created: the answer to its POST was lost ({_first(lost)}), "
+                                 f"and reading it back failed ({_first(e)}); {settle}") from None
+        ours = found is not None and ((found.get("metadata") or {}).get("annotations") or {}).get(
+            CREATE_ID) == self.run_id
+        if lost is None:
+            return found if ours else None
+        if found is None:
+            raise PdError(f"{ref} was not created: the answer to its POST was lost ({_first(lost)}), and reading it "
+                          f"back finds no such object") from None
+        if not ours:
+            raise ConflictError(f"{ref} exists but was not written by this run: the answer to its POST was lost "
+                                f"({_first(lost)}) and another writer holds the name; {settle}") from None
+        import sys
+
+        uid = (found.get("metadata") or {}).get("uid") or "unknown"
+        sys.stderr.write(f"warning: the answer to the POST of {ref} was lost ({_first(lost)}); reading it back "
+                         f"finds it created by this run (uid {uid})\n")
+        return found
+
+
+def _run_id() -> str:
+    import os
+
+    return os.urandom(12).hex()
+
+
+CREATE_ID = "kubectl-pd.io/create-id"  # the run that wrote an object (LiveSource.create)
+
+
+def marked(obj: Obj, run_id: str) -> Obj:
+    """`obj` with this run's CREATE_ID annotation (a copy: the caller's object is unchanged)."""
+    meta = dict(obj.get("metadata") or {})
+    meta["annotations"] = {**(meta.get("annotations") or {}), CREATE_ID: run_id}
+    return {**obj, "metadata": meta}
+
+
+def _maybe_applied(e: PdError) -> bool:
+    """Whether a failed POST may have been applied by the server."""
+    from kubectl_pd.cluster.http import Throttled, Timeout
+
+    if isinstance(e, Throttled):
+        return e.status >= 500
+    return isinstance(e, ServerError | BrokenAnswer | UnexpectedAnswer | Timeout) and not isinstance(e, AmbiguousWrite)
+
+
+def _first(e: PdError) -> str:
+    return e.message.split(": check", 1)[0].split(": retry", 1)[0]
+
+
+MAX_PAGES = 20_000  # pages of one list when the first announces no count: 10 million objects at 500 a page
+
+
+def _most_pages(meta: dict[str, Any], first: int, limit: int) -> int:
+    """How many pages one list may take: what the first page's remainingItemCount allows (twice over, and
+    ten more: objects are created while we read), else MAX_PAGES."""
+    remaining = meta.get("remainingItemCount")
+    if type(remaining) is not int or remaining < 0:
+        return MAX_PAGES
+    return min(MAX_PAGES, 2 * (1 + -(-remaining // max(1, limit))) + 10)
 
 
 def _kind(kind: str) -> kinds.Kind:

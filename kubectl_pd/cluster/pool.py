@@ -54,6 +54,9 @@ class Route:
 
             raw = f"{unquote(p.username)}:{unquote(p.password or '')}".encode()
             auth = "Basic " + base64.b64encode(raw).decode()
+            from kubectl_pd.termsafe import remember
+
+            remember(p.password, unquote(p.password or ""), auth, auth.split(" ", 1)[1])
         return Route(parts.scheme, parts.hostname or "", port, sni, p.hostname, p.port or 80, auth)
 
 
@@ -135,6 +138,13 @@ def _netloc(host: str, port: int | None) -> str:
     return name if port is None else f"{name}:{port}"
 
 
+def format_bytes(n: int) -> str:
+    for unit, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if n >= size and n % size == 0:
+            return f"{n // size}{unit}"
+    return f"{n} bytes"
+
+
 def describe(e: BaseException) -> str:
     """A short cause, never the error's text wholesale (it may carry a URL with userinfo)."""
     if isinstance(e, ConnectionRefusedError):
@@ -147,7 +157,7 @@ def describe(e: BaseException) -> str:
         return "the body ended early"
     if isinstance(e, wire.TooLarge):
         return (f"an answer of {e.size} bytes" if e.size is not None else "an answer") + \
-            f" past the bound of {wire.MAX_BODY} bytes"
+            f" past the bound of {format_bytes(wire.MAX_BODY)} (KUBECTL_PD_MAX_RESPONSE_SIZE)"
     if isinstance(e, wire.BadNumber):
         return "a status code, length or chunk size that is not a number in range"
     if isinstance(e, wire.BadEncoding):

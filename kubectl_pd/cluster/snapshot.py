@@ -42,9 +42,11 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
         path = Path(p)
         if path.is_dir():
             found = sorted(
-                str(f) for f in path.rglob("*") if f.is_file() and f.suffix.lower() in _SUFFIXES
+                str(f) for f in path.rglob("*") if f.suffix.lower() in _SUFFIXES and (f.is_file() or f.is_symlink())
             )
-            out.extend(found)
+            for f in found:
+                _check_exists(f)  # a dangling link or a loop of links inside the directory is said, not skipped
+            out.extend(f for f in found if os.path.isfile(f))
         else:
             out.append(p)
     return out
@@ -135,6 +137,7 @@ def read_input(path: str, budget: Budget | None = None) -> str | bytes:
             data = budget.read(raw if raw is not None else _Encoded(sys.stdin), "stdin")
         else:
             with open(path, "rb") as fh:
+                _not_stdout(fh, path)
                 data = budget.read(fh, path)
         if data.startswith(codecs.BOM_UTF8):
             data = data[len(codecs.BOM_UTF8):]
@@ -147,6 +150,18 @@ def read_input(path: str, budget: Budget | None = None) -> str | bytes:
         if e.errno == errno.ELOOP:
             raise InputError(f"{path}: a loop of symbolic links: it never reaches a file") from None
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+def _not_stdout(fh: Any, path: str) -> None:
+    """Refuse, before reading, an input that is also the output (`lint -f q.yaml --fix > q.yaml`): the
+    shell emptied it before we ran, and reading it would say there is nothing in it."""
+    try:
+        st, out = os.fstat(fh.fileno()), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return
+    if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
+        raise InputError(f"{path}: this input is also the standard output, which the shell emptied before "
+                         f"kubectl-pd ran: write the output to another file (then move it over {path})")
 
 
 def read_text(path: str, budget: Budget | None = None) -> str:

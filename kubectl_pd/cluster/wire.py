@@ -27,9 +27,11 @@ if TYPE_CHECKING:
 MAX_LINE = 65536  # http.client's own bounds
 MAX_HEADERS = 100
 MAX_INTERIM = 5  # Go's bound on 1xx answers before the real one
-MAX_BODY = 1 << 30  # one answer, decoded: a 1 GiB list is far past any page of 500 objects
+MAX_BODY = 512 << 20  # one answer, decoded (gzip inflated under it too): a page of 500 objects is far below;
+#   KUBECTL_PD_MAX_RESPONSE_SIZE sets it (http.response_limit)
 MAX_INT64 = (1 << 63) - 1  # Go's bound for a Content-Length
 _PIECE = 1 << 16  # bytes asked of the socket at a time
+_INFLATE_PIECE = 1 << 22  # bytes inflated at a time
 _DIGITS = frozenset("0123456789")
 _HEX = frozenset("0123456789abcdefABCDEF")
 
@@ -263,15 +265,24 @@ def _decode(data: bytes, encoding: str) -> bytes:
     import zlib
 
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pieces: list[bytes] = []
+    total = 0
+    rest = data
     try:
-        out = inflate.decompress(data, MAX_BODY + 1)
+        while True:  # a piece at a time: a bomb is refused at the bound, holding no more than it
+            piece = inflate.decompress(rest, _INFLATE_PIECE)
+            total += len(piece)
+            if total > MAX_BODY:
+                raise TooLarge(None)
+            pieces.append(piece)
+            rest = inflate.unconsumed_tail
+            if not rest:
+                break
     except zlib.error:
         raise BadEncoding(encoding) from None
-    if len(out) > MAX_BODY:
-        raise TooLarge(None)
     if not inflate.eof or inflate.unused_data:
         raise BadEncoding(encoding)
-    return out
+    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
 def _connect_tunnel(sock: socket.socket, target: tuple[str, int], auth: str | None) -> None:

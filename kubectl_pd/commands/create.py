@@ -330,6 +330,21 @@ def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any
     try:
         for p in pods:
             created.append(source.create(p, dry_run=dry))
+    except PdError as e:
+        if not created or dry:
+            raise
+        from kubectl_pd.errors import AmbiguousWrite
+        from kubectl_pd.gpustack import names
+
+        group, ns = names.pod_group_name(req.namespace, req.name), req.namespace
+        made = ", ".join(str(c["metadata"]["name"]) for c in created)
+        maybe = (f" (and perhaps {pods[len(created)]['metadata']['name']}, whose answer was lost)"
+                 if isinstance(e, AmbiguousWrite) else "")
+        raise PdError(f"{e.message.rstrip('.')}; {len(created)} of the {len(pods)} Pods of pod group {group} were "
+                      f"created before it: {made}{maybe}; they remain in namespace {ns} and Kueue admits no "
+                      f"incomplete group: remove them with "
+                      f"`kubectl delete pods -l kueue.x-k8s.io/pod-group-name={group} -n {ns}`",
+                      exit_code=e.exit_code) from None
     except KeyboardInterrupt:
         if not created or dry:
             raise

@@ -63,6 +63,8 @@ def _check_flags(output: str | None, diff: bool, fix: bool, baseline: str | None
         if given and (fix or diff):
             raise click.UsageError(f"{flag} does not go with {'--fix' if fix else '--diff'}: a fix rewrites "
                                    f"whole objects, baselined findings included; run them separately")
+    if write_baseline == "-" and output is not None:
+        raise click.UsageError(f"--write-baseline - writes the baseline to stdout: it does not go with -o {output}")
     if fix:
         if output in (None, "yaml", "json", "patch"):
             return output or "yaml"
@@ -221,6 +223,8 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
             _write_baseline(write_baseline, result)
         if known is not None:
             _apply_baseline(result, known, baseline or "")
+        if write_baseline == "-":  # stdout holds the baseline, and only it
+            return EXIT_OK
         code = _report(result, fmt, strict)
         return EXIT_OK if write_baseline else code
     finally:
@@ -266,6 +270,11 @@ def _gates(text: str | None) -> dict[str, bool]:
 
 
 def _read_baseline(file: str) -> Counter[baseline_mod.Key]:
+    from kubectl_pd import atomic
+
+    if atomic.same_as_stdout(file):
+        raise InputError(f"{file}: the baseline is also the standard output (the shell emptied it before "
+                         f"kubectl-pd ran): redirect the output to another file")
     try:
         with open(file, encoding="utf-8") as fh:
             text = fh.read()
@@ -275,12 +284,20 @@ def _read_baseline(file: str) -> Counter[baseline_mod.Key]:
 
 
 def _write_baseline(file: str, result: LintResult) -> None:
+    """The baseline replaced atomically (kubectl_pd/atomic.py): a kill, Ctrl-C or full disk while writing
+    leaves the old one whole. `-`: stdout, and then nothing else is printed there."""
+    from kubectl_pd import atomic
+
+    text = baseline_mod.render(result.findings)
     try:
-        with open(file, "w", encoding="utf-8") as fh:
-            fh.write(baseline_mod.render(result.findings))
+        atomic.write(file, text)
     except OSError as e:
-        raise InputError(f"{file}: cannot write the baseline: {e.strerror}") from None
-    _note(f"wrote {len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} to {file}")
+        if file == "-":
+            raise
+        raise InputError(f"{file}: cannot write the baseline: {e.strerror or e} (the old file, if any, is "
+                         f"unchanged)") from None
+    n = len(result.findings)
+    _note(f"wrote {n} finding{'s' if n != 1 else ''} to {'stdout' if file == '-' else file}")
 
 
 def _apply_baseline(result: LintResult, known: Counter[baseline_mod.Key], file: str) -> None:

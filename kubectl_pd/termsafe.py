@@ -1,0 +1,181 @@
+"""The edge every byte the tool prints passes: credentials redacted, terminal controls neutralised.
+
+`install()` (cli.main) puts a `SafeStream` over sys.stdout and sys.stderr, so no printer has to
+remember: every message, warning, note, debug traceback and JSON document goes through `clean`.
+
+- Redaction: the credentials this process holds (`remember`: bearer tokens, basic-auth passwords and
+  their base64, exec-plugin tokens and argument values, proxy credentials) are replaced by "<redacted>"
+  wherever a server, a proxy or an error echoes them.
+- Terminal controls (CVE-2021-25743, which kubectl answers with cli-runtime's EscapeTerminal): ESC is
+  shown as "^[" and CR as "\\r" as kubectl shows them, other C0 controls (not tab or newline) in
+  caret notation ("^G"; DEL, which no terminal acts on, is left as JSON leaves it),
+  C1 controls (U+0080 to U+009F but NEL: 8-bit CSI, OSC) as "\\u009b".
+  None of these appear raw in our JSON (the encoder escapes C0; "\\u009b" is JSON's own escape of C1, so
+  the document stays valid and decodes to the same data) or YAML (PyYAML quotes and escapes them).
+- The only sequences left intact are our own, on a stream that is a terminal with colour allowed
+  (`use_color`): SGR colour (`ESC [ digits m`) and the in-place redraw of create --wait (`ESC [ n F`,
+  `ESC [ 2 K`). Neither can write the clipboard, set a title or clear the screen.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from kubectl_pd.lazyre import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import IO, Any
+
+SECRETS: set[str] = set()  # credentials of this process: never in a message, whoever echoes them
+
+# A credential shorter than this is replaced only where it stands alone (not inside a longer run of the
+# characters tokens are made of): a one-letter test token must not turn every "etcd" into "e<redacted>cd".
+_SHORT_SECRET = 8
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/-")
+_MIN_SECRET = 3  # "" or one or two characters would redact ordinary words: such a value is not kept
+
+_CONTROLS = lazy("[\x00-\x08\x0b-\x1f\x80-\x84\x86-\x9f]")
+_OURS = lazy(r"\x1b\[(?:[0-9;]*m|[0-9]*F|2K)")
+
+
+def remember(*secrets: str | None) -> None:
+    """Credentials to redact from every output from now on (falsy and very short values are ignored)."""
+    for s in secrets:
+        if s and len(s) >= _MIN_SECRET:
+            SECRETS.add(s)
+
+
+def redact(text: str) -> str:
+    """`text` with every credential this process holds replaced (a server or proxy may echo headers)."""
+    if not SECRETS:
+        return text
+    for secret in sorted(SECRETS, key=len, reverse=True):
+        if not secret or secret not in text:
+            continue
+        if len(secret) >= _SHORT_SECRET:
+            text = text.replace(secret, "<redacted>")
+            continue
+        out, at = [], 0
+        while (hit := text.find(secret, at)) >= 0:
+            end = hit + len(secret)
+            alone = ((hit == 0 or text[hit - 1] not in _TOKEN_CHARS)
+                     and (end == len(text) or text[end] not in _TOKEN_CHARS))
+            out.append(text[at:hit] + ("<redacted>" if alone else secret))
+            at = end
+        text = "".join(out) + text[at:]
+    return text
+
+
+def _shown(m: re.Match[str]) -> str:
+    c = m.group()
+    o = ord(c)
+    if c == "\x1b":
+        return "^["
+    if c == "\r":
+        return "\\r"
+    if o < 0x20:
+        return "^" + chr(o + 64)
+    return f"\\u{o:04x}"
+
+
+def neutralise(text: str) -> str:
+    """Terminal controls in `text` shown as visible characters, never interpreted (see the module)."""
+    if _CONTROLS.search(text) is None:
+        return text
+    return _CONTROLS.sub(_shown, text)
+
+
+def _neutralise_but_ours(text: str) -> str:
+    if _CONTROLS.search(text) is None:
+        return text
+    out, at = [], 0
+    for m in _OURS.finditer(text):
+        out.append(neutralise(text[at:m.start()]))
+        out.append(m.group())
+        at = m.end()
+    out.append(neutralise(text[at:]))
+    return "".join(out)
+
+
+def clean(text: str, *, ours: bool = False) -> str:
+    """Redacted and neutralised; `ours`: keep our own colour and redraw sequences."""
+    text = redact(text)
+    return _neutralise_but_ours(text) if ours else neutralise(text)
+
+
+class SafeStream:
+    """A text stream that writes `clean(text)` to the stream it wraps (no `buffer`: click then writes
+    text here rather than bytes past it)."""
+
+    def __init__(self, inner: IO[str]) -> None:
+        self._inner = inner
+        self._ours: bool | None = None
+
+    def _keep_ours(self) -> bool:
+        if self._ours is None:
+            try:
+                self._ours = not os.environ.get("NO_COLOR") and self._inner.isatty()
+            except (AttributeError, ValueError):
+                self._ours = False
+        return self._ours
+
+    def write(self, text: str | bytes) -> int:
+        if not isinstance(text, str):
+            # click writes bytes here when it finds no binary stream (completion answers): taken as UTF-8.
+            # click's own probe, write(b""), must fail, or it would take this for a binary stream
+            if not text or not isinstance(text, bytes | bytearray):
+                raise TypeError("write() argument must be str")
+            self.write(bytes(text).decode("utf-8", "replace"))
+            return len(text)
+        self._inner.write(clean(text, ours=self._keep_ours()))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self._inner.flush()
+
+    def isatty(self) -> bool:
+        return self._inner.isatty()
+
+    def fileno(self) -> int:
+        return self._inner.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return False
+
+    def seekable(self) -> bool:
+        return False
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._inner.closed)
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._inner, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str:
+        return getattr(self._inner, "errors", None) or "strict"
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "buffer":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def install() -> None:
+    """sys.stdout and sys.stderr through SafeStream (once)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is not None and not isinstance(stream, SafeStream):
+            setattr(sys, name, SafeStream(stream))
