@@ -243,7 +243,8 @@ def who_preempted_summary(doc: dict[str, Any]) -> str:
     who = (f"{by['namespace']}/{by['name']}" if by.get("name") else f"the Workload with UID {p.get('preemptorUID')}")
     return (f"{name} was preempted by {who} of ClusterQueue {by.get('clusterQueue') or p.get('preemptorClusterQueue')}"
             f" (rule {p.get('rule')}; priority {p.get('preemptorPriority')} over {p.get('preempteePriority')}; "
-            f"preemptor path {p.get('preemptorPath')}, preemptee path {p.get('preempteePath')})")
+            f"preemptor path {p.get('preemptorPath')}, preemptee path {p.get('preempteePath')}"
+            f"{'; at ' + p['at'] if p.get('at') else ''})")
 
 
 def lint_summary(doc: dict[str, Any]) -> str:

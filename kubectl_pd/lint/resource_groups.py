@@ -7,6 +7,8 @@ Messages start with Kueue's own wording (`Duplicate value: "x"`, `Invalid value:
 
 from __future__ import annotations
 
+import math
+
 import re
 from collections.abc import Container
 from fractions import Fraction
@@ -48,7 +50,7 @@ def _rewritten(raw: object) -> bool:
     """A value the schema refuses but Kueue's defaulting webhook decodes as a quantity (as resource.Quantity's
     JSON decoding does: a number, or text once the blanks around it are trimmed)."""
     if isinstance(raw, float):
-        return True
+        return math.isfinite(raw)  # NaN and infinities never reach the server: JSON has no way to write them
     return isinstance(raw, str) and raw != raw.strip() and quantity(raw.strip()) is not None
 
 

@@ -202,6 +202,15 @@ def _flavor(facts: Facts, name: str) -> ResourceFlavor | None:
     return resource_flavor(obj) if obj is not None else None
 
 
+def _preempted_at(wl: Workload) -> str | None:
+    """When the preemption happened: the Preempted condition's transition (else the Evicted one's), as Kueue
+    wrote it; None when neither carries a time."""
+    for c in (wl.condition("Preempted"), wl.condition("Evicted")):
+        if c is not None and c.true and c.last_transition:
+            return c.last_transition
+    return None
+
+
 def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | None], u: Unit, facts: Facts) -> Reason:
     """Preempted: by whom (UID, its ClusterQueue, ours or not), by which rule; the pair effect is said by
     the diagnosis, which sees every role's Workload."""
@@ -215,7 +224,8 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
                               "preemptorWorkload": name, "preemptorPath": p.preemptor_path if p else None,
                               "preempteePath": p.preemptee_path if p else None,
                               "preemptorPriority": p.preemptor_priority if p else None,
-                              "preempteePriority": p.preemptee_priority if p else None}
+                              "preempteePriority": p.preemptee_priority if p else None,
+                              "at": _preempted_at(facts.wl(u.workload))}
     msg = say("preempted", g=g, name=name, uid=p.uid if p else None, cq=cq, rule=rule)
     return Reason("Preempted", msg, workload=g, kueue_message=message, params=params,
                   hint=say("next.avoid-preemption"))
