@@ -8,7 +8,6 @@ Messages start with Kueue's own wording (`Duplicate value: "x"`, `Invalid value:
 from __future__ import annotations
 
 import math
-
 import re
 from collections.abc import Container
 from fractions import Fraction

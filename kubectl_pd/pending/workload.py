@@ -225,7 +225,7 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
                               "preempteePath": p.preemptee_path if p else None,
                               "preemptorPriority": p.preemptor_priority if p else None,
                               "preempteePriority": p.preemptee_priority if p else None,
-                              "at": _preempted_at(facts.wl(u.workload))}
+                              "at": _preempted_at(facts.wl(u.workload)) if u.workload is not None else None}
     msg = say("preempted", g=g, name=name, uid=p.uid if p else None, cq=cq, rule=rule)
     return Reason("Preempted", msg, workload=g, kueue_message=message, params=params,
                   hint=say("next.avoid-preemption"))
