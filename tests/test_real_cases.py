@@ -18,7 +18,8 @@ CASES = load_all()
 
 def test_saved_disagreements_replay(tmp_path: Path) -> None:
     config = tmp_path / "kueue.yaml"  # what the fair-sharing control plane runs with (scripts/real-cluster)
-    config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n")
+    config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n"
+                      "  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n")
     for case in CASES:  # one test over all (an empty parameter list would be a skip, which fails the run)
         replay(case, config if case["state"].get("fair_sharing") else None)
 
