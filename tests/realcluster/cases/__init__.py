@@ -32,8 +32,10 @@ def save(record: Any) -> Path:
     return p
 
 
-def load_all() -> list[dict[str, Any]]:
-    return [dict(yaml.safe_load(p.read_text()), file=p.name) for p in sorted(HERE.glob("kueue-*.yaml"))]
+def load_all(where: str = "") -> list[dict[str, Any]]:
+    """The saved cases; WHERE="open" the disagreements not yet fixed nor explained (cases/open/)."""
+    d = HERE / where if where else HERE
+    return [dict(yaml.safe_load(p.read_text()), file=p.name) for p in sorted(d.glob("kueue-*.yaml"))]
 
 
 __all__ = ["asdict", "known", "load_all", "path", "save"]
