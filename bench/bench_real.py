@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -70,6 +71,7 @@ def main() -> None:
                  [k, "get", "workloads", "-A", "-o", "json"], env, args.runs, 2.0)
     finally:
         plane.down()
+        shutil.rmtree(plane.workdir.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":
