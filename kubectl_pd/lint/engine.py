@@ -99,6 +99,8 @@ def check_object(obj: Obj, ctx: LintContext, raw: Obj | None = None) -> list[Fin
         return out
     if kind == "ModelDeployment":
         return check_model_deployment(obj, ref, ctx)
+    if kind == "ResourceFlavor":  # linted when its CRD is known (by_schema), as Kueue's webhook checks it
+        return check_resource_flavor(obj, ref)
     return []
 
 
@@ -121,8 +123,7 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
         origin = origin_of(obj) if origin_of is not None else None
         result.objects.append((ref_of(obj), origin.file if origin is not None else None))
         raw = origin.raw if origin is not None and isinstance(origin.raw, dict) else None
-        found = check_resource_flavor(obj, ref_of(obj)) if kind == "ResourceFlavor" else \
-            [] if by_schema else check_object(obj, ctx, raw)
+        found = check_object(obj, ctx, raw)
         if schemas:
             found.extend(_schema_findings(obj, raw, found, schemas, result))
         ignore, unknown = suppressed_rules(obj)

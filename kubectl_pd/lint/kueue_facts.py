@@ -115,11 +115,7 @@ def _namespace_selector(out: _Out, spec: Obj) -> None:
     if not isinstance(sel, dict):
         return
     base: PathT = ("spec", "namespaceSelector")
-    for key, value in _dict(sel.get("matchLabels")).items():
-        for msg in facts.qualified_name_errors(str(key)):
-            out.add("PD403", (*base, "matchLabels"), f'Invalid value: "{key}": {msg}')
-        for msg in facts.label_value_errors(value):
-            out.add("PD403", (*base, "matchLabels"), f'Invalid value: "{value}": {msg}')
+    _labels(out, "PD403", (*base, "matchLabels"), sel.get("matchLabels"))
     exprs = sel.get("matchExpressions")
     for i, e in enumerate(exprs if isinstance(exprs, list) else []):
         e = _dict(e)
@@ -140,6 +136,15 @@ def _namespace_selector(out: _Out, spec: Obj) -> None:
         for k, v in enumerate(values if isinstance(values, list) else []):
             for msg in facts.label_value_errors(v):
                 out.add("PD403", (*p, "values", k), f'Invalid value: "{v}": {msg}')
+
+
+def _labels(out: _Out, rule: RuleId, path: PathT, labels: object) -> None:
+    """A label map as apimachinery's ValidateLabels checks it: qualified-name keys, label values."""
+    for key, value in _dict(labels).items():
+        for msg in facts.qualified_name_errors(str(key)):
+            out.add(rule, path, f'Invalid value: "{key}": {msg}')
+        for msg in facts.label_value_errors(value):
+            out.add(rule, path, f'Invalid value: "{value}": {msg}')
 
 
 def _preemption(out: _Out, spec: Obj) -> None:
@@ -254,11 +259,7 @@ def check_resource_flavor(obj: Obj, ref: ObjectRef) -> list[Finding]:
     (unique by key and effect) and tolerations (core/v1's ValidateTolerations)."""
     out = _Out(ref)
     spec = _dict(obj.get("spec"))
-    for key, value in _dict(spec.get("nodeLabels")).items():
-        for msg in facts.qualified_name_errors(str(key)):
-            out.add("PD411", ("spec", "nodeLabels"), f'Invalid value: "{key}": {msg}')
-        for msg in facts.label_value_errors(value):
-            out.add("PD411", ("spec", "nodeLabels"), f'Invalid value: "{value}": {msg}')
+    _labels(out, "PD411", ("spec", "nodeLabels"), spec.get("nodeLabels"))
     seen: set[tuple[str, object]] = set()
     taints = spec.get("nodeTaints")
     for i, t in enumerate(taints if isinstance(taints, list) else []):
