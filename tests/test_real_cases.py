@@ -18,9 +18,7 @@ CASES = load_all()
 
 
 def test_saved_disagreements_replay(tmp_path: Path) -> None:
-    config = tmp_path / "kueue.yaml"  # what the fair-sharing control plane runs with (scripts/real-cluster)
-    config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n"
-                      "  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n")
+    config = _fair_config(tmp_path)
     for case in CASES:  # one test over all (an empty parameter list would be a skip, which fails the run)
         replay(case, config if case["state"].get("fair_sharing") else None)
 
@@ -28,9 +26,7 @@ def test_saved_disagreements_replay(tmp_path: Path) -> None:
 def test_open_disagreements_still_disagree(tmp_path: Path) -> None:
     """cases/open/ holds disagreements with the real Kueue not yet fixed or explained, kept replayable; each
     must still disagree: once the tool agrees, the case moves to cases/ (this test says so)."""
-    config = tmp_path / "kueue.yaml"
-    config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n"
-                      "  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n")
+    config = _fair_config(tmp_path)
     for case in load_all("open"):
         with pytest.raises(AssertionError):
             replay(case, config if case["state"].get("fair_sharing") else None)
@@ -53,6 +49,14 @@ def replay(case: dict, config: Path | None) -> None:
         assert False not in agree.values(), (case["file"], agree, predicted, did)
 
 
+def _fair_config(tmp_path: Path) -> Path:
+    """The Kueue configuration the fair-sharing control plane runs with (scripts/real-cluster)."""
+    config = tmp_path / "kueue.yaml"
+    config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n"
+                      "  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n")
+    return config
+
+
 def _names(case: dict) -> d.Names:
     ns = next(o["metadata"]["namespace"] for o in case["snapshot"] if o["kind"] == "Pod")
-    return d.Names(prefix=ns, namespace=ns)
+    return d.Names(ns)

@@ -18,10 +18,13 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from tests.realcluster.plane import Plane
+
 
 class CompactingProxy:
-    def __init__(self, workdir: Path, every: bool = False) -> None:
-        state = json.loads((workdir / "state.json").read_text())
+    def __init__(self, plane: Plane, every: bool = False) -> None:
+        workdir = plane.workdir
+        state = plane.state()
         self.upstream = urlsplit(state["server"])
         self.etcd = f"http://127.0.0.1:{state['ports']['etcd']}"
         pki = workdir / "pki"
@@ -29,8 +32,7 @@ class CompactingProxy:
         self.every = every  # compact after every page (else only after the first)
         self.compactions = 0
         self.expired = 0  # 410s the real server answered
-        self.client_ctx = ssl.create_default_context(cafile=str(pki / "ca.crt"))
-        self.client_ctx.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
+        self.client_ctx = plane.admin_tls()
         server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         server_ctx.load_cert_chain(str(pki / "serving.crt"), str(pki / "serving.key"))
         proxy = self

@@ -106,8 +106,11 @@ def generate(seed: int, fair_sharing: bool = False) -> State:
 class Names:
     """The cluster names of one state (cluster-scoped names are unique per state)."""
 
-    prefix: str
-    namespace: str
+    namespace: str  # the state's own namespace; its name prefixes the cluster-scoped names too
+
+    @property
+    def prefix(self) -> str:
+        return self.namespace
 
     def flavor(self, f: str) -> str:
         return f"{self.prefix}-{f}"
@@ -280,7 +283,7 @@ def ensure_priorities(plane: Plane) -> None:
 def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
     t0 = time.monotonic()
     ns = plane.namespace(f"d{state.seed}")
-    n = Names(prefix=ns, namespace=ns)
+    n = Names(ns)
     plane.apply(*queue_objects(state, n))
     for q in state.queues:
         wait_for(f"ClusterQueue {n.cq(q.name)} active", lambda q=q: is_true(plane.get("clusterqueue", n.cq(q.name)),

@@ -11,7 +11,6 @@ refuses counts as caught when lint reports any error on it.
 from __future__ import annotations
 
 import json
-import ssl
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -45,11 +44,8 @@ class DryRun:
     asks of the server for a new object (nothing is stored)."""
 
     def __init__(self, plane: Plane) -> None:
-        st = plane.state()
-        self.server = st["server"]
-        pki = plane.workdir / "pki"
-        self.ctx = ssl.create_default_context(cafile=str(pki / "ca.crt"))
-        self.ctx.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
+        self.server = plane.state()["server"]
+        self.ctx = plane.admin_tls()
 
     def refuses(self, obj: dict[str, Any]) -> str | None:
         group, version = obj["apiVersion"].split("/")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import subprocess
 import sys
 import time
@@ -57,6 +58,13 @@ class Plane:
 
     def state(self) -> dict[str, Any]:
         return dict(json.loads((self.workdir / "state.json").read_text()))
+
+    def admin_tls(self) -> ssl.SSLContext:
+        """A client TLS context trusting the plane's CA and presenting the admin certificate."""
+        pki = self.workdir / "pki"
+        ctx = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+        ctx.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
+        return ctx
 
     # ------------------------------------------------------------ commands
     def env(self, **more: str) -> dict[str, str]:

@@ -46,7 +46,7 @@ def test_paging_with_real_continue_tokens(plane: Plane, many: tuple[str, int]) -
 
 def test_a_real_410_restarts_the_list_once(plane: Plane, many: tuple[str, int], tmp_path: Path) -> None:
     ns, n = many
-    with CompactingProxy(plane.workdir) as proxy:
+    with CompactingProxy(plane) as proxy:
         kc = proxy.kubeconfig(tmp_path / "kc", ns)
         got = plane.pd("why-pending", "-o", "json", env={"KUBECONFIG": str(kc)})
         assert proxy.expired >= 1, "the real server never answered 410"
@@ -57,7 +57,7 @@ def test_a_real_410_restarts_the_list_once(plane: Plane, many: tuple[str, int], 
 def test_410_on_every_restart_is_an_error_not_a_short_answer(plane: Plane, many: tuple[str, int],
                                                              tmp_path: Path) -> None:
     ns, _ = many
-    with CompactingProxy(plane.workdir, every=True) as proxy:
+    with CompactingProxy(plane, every=True) as proxy:
         kc = proxy.kubeconfig(tmp_path / "kc", ns)
         got = plane.pd("why-pending", "-o", "json", env={"KUBECONFIG": str(kc)})
         assert proxy.expired >= 2

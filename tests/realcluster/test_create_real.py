@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 import pytest
@@ -91,9 +92,6 @@ def _what_kueue_did(plane: Plane, ns: str, admitted: list[str]) -> tuple[str, li
             if w["metadata"]["name"] in admitted and preempted(w) and w["metadata"]["name"] not in victims:
                 victims.add(w["metadata"]["name"])
                 finish_eviction(plane, ns, w["metadata"]["name"], deactivate=True)
-        wait_for("a moment", lambda: True, timeout=1)
-        import time
-
         time.sleep(0.5)
     if victims:
         return "preempts", sorted(victims)
