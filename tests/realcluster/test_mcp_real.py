@@ -23,6 +23,10 @@ def test_pd_why_pending_on_a_real_pending_group(plane: Plane) -> None:
                 server_side=False)
     wait_for("Kueue's verdict", lambda: any(condition(w, "QuotaReserved")
                                             for w in plane.get("workloads", namespace=ns)["items"]))
+    # the ClusterQueue's status.pendingWorkloads is written after the Workload's condition: both reads
+    # below must see the same, settled count
+    wait_for("the ClusterQueue's pending count",
+             lambda: plane.get("clusterqueues", cq).get("status", {}).get("pendingWorkloads") == 1)
     result, text = why_pending_via_mcp(plane.kubeconfig, "podgroup/g", ns)
     assert not result.is_error, result
     cli = plane.pd("why-pending", "podgroup/g", "-n", ns, "-o", "json")
