@@ -184,9 +184,12 @@ class Context:
         first = ad.assign(snap, cq_name, demand)
         if cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
             return first
-        if first.mode == ad.NO_FIT and _fair_sharing_may_preempt(snap, cq_name) and self.config.fair_sharing:
+        if _some_flavor_no_fit(first) and _fair_sharing_may_preempt(snap, cq_name) and self.config.fair_sharing:
             # with fair sharing on, reclaimWithinCohort lets a borrowing queue preempt (Kueue's
-            # canPreemptWhileBorrowing): the policy pass is Kueue's only with the same setting
+            # canPreemptWhileBorrowing): the policy pass is Kueue's only with the same setting. A flavor that
+            # did not fit may then need preemption and end the search there (whenCanPreempt=MayStopSearch),
+            # even when a later flavor fits (flavorassigner_test.go:3070@v0.19.2, "when borrowing while
+            # preemption is needed for flavor one, fair sharing enabled, reclaimWithinCohort=Any")
             first = ad.assign(snap, cq_name, demand, fair_sharing=True)
         out = self.answers[about.label] = Answer(about.label, cq_name)
         out.needed = first.mode == ad.PREEMPT
@@ -277,6 +280,12 @@ def _preemption_may_win(first: ad.Assignment) -> bool:
     (scheduler_test.go:5573@v0.18.4)."""
     return first.mode == ad.FIT and any(a.mode == ad.PREEMPT and a.borrow > 0
                                         for p in first.pod_sets for a in p.attempts)
+
+
+def _some_flavor_no_fit(first: ad.Assignment) -> bool:
+    """Whether the policy pass found no fit at all, or passed over a flavor that did not fit: the places
+    where fair sharing's canPreemptWhileBorrowing can change Kueue's choice."""
+    return first.mode == ad.NO_FIT or any(a.mode == ad.NO_FIT for p in first.pod_sets for a in p.attempts)
 
 
 def _fair_sharing_may_preempt(snap: Snapshot, cq_name: str) -> bool:

@@ -360,7 +360,7 @@ def _short_of_quota(prefix: str, role: str, resource: str, flavor: str, requeste
     elif own is not None:
         msg += f" (its Workload alone: {more(own['needed'], own['resource'])} in flavor {own['flavor']})"
     if preempt:
-        msg += "; it fits only by preempting other Workloads (which ones cannot be known from a snapshot)"
+        msg += "; it fits only by preempting other Workloads"  # which ones: the preemption answer
     return msg
 
 
