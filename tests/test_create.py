@@ -326,6 +326,11 @@ def findings(cq: dict, roles: list[flags.Role], profile: str = PD_ATOMIC, *extra
     # fits the pool, not its unused quota now: a warning with the numbers
     (queue(("a", 8), used={"a": 6}), [role("p", 1, 4)], PD_ATOMIC,
      [("waits-for-quota", "p", "QuotaExhausted", "a", 2)]),
+    # per-replica: three 1-card replica groups on 4 cards with 2 used: each fits alone, not all three (the
+    # real Kueue reserves two and leaves the third pending: tests/realcluster/test_create_md_real.py seed 2800)
+    (queue(("a", 4), used={"a": 2}), [role("p", 1), role("d", 2)], PER_REPLICA,
+     [("waits-for-quota", "d", "QuotaExhausted", "a", 1)]),
+    (queue(("a", 4), used={"a": 1}), [role("p", 1), role("d", 2)], PER_REPLICA, []),
     # accelerator 0 demands nothing
     (queue(("a", 1)), [role("z", 3, 0)], PD_ATOMIC, []),
 ])

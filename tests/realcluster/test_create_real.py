@@ -6,69 +6,31 @@ covers `credits.gpustack.ai/nvidia` (1,600,000 credits a card)."""
 from __future__ import annotations
 
 import json
-import random
 import time
 from typing import Any
 
 import pytest
 
-from tests.realcluster import objs
+from tests.realcluster.createcase import case, prepare, verdict
 from tests.realcluster.differential import _finish_eviction as finish_eviction
 from tests.realcluster.differential import _preempted as preempted
 from tests.realcluster.plane import Plane, condition, is_true, wait_for
 
 pytestmark = pytest.mark.cluster
-CREDITS = "credits.gpustack.ai/nvidia"
-CARD = 1_600_000
-
-
-def _case(seed: int) -> dict[str, Any]:
-    rnd = random.Random(seed)
-    return {"nominal": rnd.choice((2, 4, 4, 6)), "held": [rnd.choice((1, 2)) for _ in range(rnd.randint(0, 2))],
-            "held_priority": rnd.choice(("pd-low", "pd-high")), "prefill": rnd.choice((1, 2)),
-            "decode": rnd.choice((1, 2, 3)), "within": rnd.choice(("Never", "LowerPriority"))}
-
-
-def _verdict(doc: dict[str, Any]) -> tuple[str, list[str]]:
-    checks = {f["check"] for f in doc["findings"] if f["severity"] == "error"}
-    pre = doc.get("preemption") or {}
-    victims = sorted(t["name"] for t in pre.get("targets") or [])
-    if "never-fits" in checks:
-        return "never", []
-    if pre and pre.get("targets") is None:
-        return "unknown", []
-    if victims:
-        return "preempts", victims
-    waits = {f["check"] for f in doc["findings"] if f["severity"] == "warning"} & {"waits-for-quota"}
-    if doc["wouldCreate"] and not checks and not waits:
-        return "fits", []
-    return "blocked", []  # it would wait for quota (nothing Kueue could preempt)
 
 
 @pytest.mark.parametrize("seed", range(2800, 2808))
 def test_preflight_against_admission(plane: Plane, seed: int) -> None:
-    c = _case(seed)
+    c = case(seed)
     ns = plane.namespace(f"create{seed}")
     cq = f"gpustack--nvidia-h100-linux-amd64-{ns}"
-    rf = plane.unique("gs-rf")
-    plane.apply(objs.priority_class("pd-low", 10), objs.priority_class("pd-high", 100), objs.flavor(rf),
-                objs.cluster_queue(cq, [(rf, [objs.quota(CREDITS, str(c["nominal"] * CARD))])], covered=[CREDITS],
-                                   preemption={"withinClusterQueue": c["within"]}),
-                objs.local_queue(ns, "main", cq))
-    for i, cards in enumerate(c["held"]):
-        plane.apply(objs.workload(ns, f"held{i}", "main", [("main", 1, {CREDITS: str(cards * CARD)})],
-                                  priority=(c["held_priority"], 10 if c["held_priority"] == "pd-low" else 100)))
-        wait_for(f"held{i} settled", lambda i=i: condition(plane.get("workload", f"held{i}", ns), "QuotaReserved"))
-    admitted = [w["metadata"]["name"] for w in plane.get("workloads", namespace=ns)["items"]
-                if is_true(w, "QuotaReserved")]
-    wait_for("the ClusterQueue's status current", lambda: (plane.get("clusterqueue", cq).get("status") or {}).get(
-        "reservingWorkloads", 0) == len(admitted))
+    admitted = prepare(plane, c, ns, cq)
     flags = ["qwen", "--model", "m", "--engine-version", "1", "--instance-type", cq, "-n", ns, "--target", "pods",
              "--local-queue", "main", "--role", f"name=prefill,kind=prefill,replicas={c['prefill']},image=e:1",
              "--role", f"name=decode,kind=decode,replicas={c['decode']},image=e:1"]
     pre = plane.pd("create", *flags, "--preflight", "-o", "json")
     assert pre.returncode in (0, 1), pre.stderr
-    said, victims = _verdict(json.loads(pre.stdout))
+    said, victims = verdict(json.loads(pre.stdout))
     # the pod group needs a priority to preempt by: the Pods carry none, so Kueue gives the group priority 0
     made = plane.pd("create", *flags, *(["--force"] if said == "never" else []))
     assert made.returncode == 0, made.stderr

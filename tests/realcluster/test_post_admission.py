@@ -13,6 +13,7 @@ import pytest
 
 from tests.realcluster import objs
 from tests.realcluster.plane import Plane, condition, is_true, wait_for
+from tests.realcluster.standin import activate_check
 
 pytestmark = pytest.mark.cluster
 
@@ -72,7 +73,7 @@ def test_an_admission_check_pending_then_retry(plane: Plane) -> None:
     check = plane.unique("pa-check")
     plane.apply({"apiVersion": objs.KV, "kind": "AdmissionCheck", "metadata": {"name": check},
                  "spec": {"controllerName": "pd.test/manual"}})
-    _activate_check(plane, check)
+    activate_check(plane, check)
     _queue(plane, ns, checks=[check])
     _group(plane, ns, 1)
     wl = wait_for("quota reserved, the check pending", lambda: next(
@@ -85,13 +86,6 @@ def test_an_admission_check_pending_then_retry(plane: Plane) -> None:
     wait_for("Kueue reacts to Retry", lambda: condition(plane.get("workload", wl["metadata"]["name"], ns), "Evicted"))
     codes, doc = _codes(plane, "podgroup/g", ns)
     assert set(codes) & {"AdmissionCheckPending", "AdmissionCheckRetryLoop", "Evicted"}, doc
-
-
-def _activate_check(plane: Plane, check: str) -> None:
-    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    status = {"status": {"conditions": [{"type": "Active", "status": "True", "reason": "Active",
-                                         "message": "the test's controller", "lastTransitionTime": now}]}}
-    plane.kubectl("patch", "admissioncheck", check, "--subresource=status", "--type=merge", "-p", json.dumps(status))
 
 
 def _set_check(plane: Plane, ns: str, wl: str, check: str, state: str, message: str) -> None:

@@ -1,0 +1,55 @@
+"""The cases 4b draws (a GPUStack-shaped queue, what holds it, the roles asked for) and create's preflight
+verdict read from its `-o json`: shared by the pod-group and the ModelDeployment forms of the test."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tests.realcluster import objs
+from tests.realcluster.plane import Plane, condition, is_true, wait_for
+
+CREDITS = "credits.gpustack.ai/nvidia"
+CARD = 1_600_000
+
+
+def case(seed: int) -> dict[str, Any]:
+    rnd = random.Random(seed)
+    return {"nominal": rnd.choice((2, 4, 4, 6)), "held": [rnd.choice((1, 2)) for _ in range(rnd.randint(0, 2))],
+            "held_priority": rnd.choice(("pd-low", "pd-high")), "prefill": rnd.choice((1, 2)),
+            "decode": rnd.choice((1, 2, 3)), "within": rnd.choice(("Never", "LowerPriority"))}
+
+
+def verdict(doc: dict[str, Any]) -> tuple[str, list[str]]:
+    checks = {f["check"] for f in doc["findings"] if f["severity"] == "error"}
+    pre = doc.get("preemption") or {}
+    victims = sorted(t["name"] for t in pre.get("targets") or [])
+    if "never-fits" in checks:
+        return "never", []
+    if pre and pre.get("targets") is None:
+        return "unknown", []
+    if victims:
+        return "preempts", victims
+    waits = {f["check"] for f in doc["findings"] if f["severity"] == "warning"} & {"waits-for-quota"}
+    if doc["wouldCreate"] and not checks and not waits:
+        return "fits", []
+    return "blocked", []  # it would wait for quota (nothing Kueue could preempt)
+
+
+def prepare(plane: Plane, c: dict[str, Any], ns: str, cq: str, checks: list[str] | None = None) -> list[str]:
+    """The case's ClusterQueue CQ (covering the credits, with CHECKS), LocalQueue `main` in NS and the
+    Workloads that hold it, once Kueue and the queue's status have settled on them: their names."""
+    rf = plane.unique("gs-rf")
+    plane.apply(objs.priority_class("pd-low", 10), objs.priority_class("pd-high", 100), objs.flavor(rf),
+                objs.cluster_queue(cq, [(rf, [objs.quota(CREDITS, str(c["nominal"] * CARD))])], covered=[CREDITS],
+                                   preemption={"withinClusterQueue": c["within"]}, checks=checks),
+                objs.local_queue(ns, "main", cq))
+    for i, cards in enumerate(c["held"]):
+        plane.apply(objs.workload(ns, f"held{i}", "main", [("main", 1, {CREDITS: str(cards * CARD)})],
+                                  priority=(c["held_priority"], 10 if c["held_priority"] == "pd-low" else 100)))
+        wait_for(f"held{i} settled", lambda i=i: condition(plane.get("workload", f"held{i}", ns), "QuotaReserved"))
+    admitted = [w["metadata"]["name"] for w in plane.get("workloads", namespace=ns)["items"]
+                if is_true(w, "QuotaReserved")]
+    wait_for("the ClusterQueue's status current", lambda: (plane.get("clusterqueue", cq).get("status") or {}).get(
+        "reservingWorkloads", 0) == len(admitted))
+    return admitted

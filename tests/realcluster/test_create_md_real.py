@@ -1,0 +1,71 @@
+"""4b for the ModelDeployment itself: `create` (no dry run, no `--target pods`) writes a ModelDeployment on the
+real cluster; a stand-in for GPUStack's operator (tests/realcluster/standin.py, from the published docs) turns
+it into one pod group per replica and answers the joint AdmissionCheck; the preflight's verdict (fits / would
+preempt these / can never fit / waits for quota) is compared with what Kueue then does. "Never" and "waits" are
+told apart by Kueue too: the Workloads that hold the queue are deactivated, and the deployment is admitted
+afterwards (it waited) or still not (it never could)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.realcluster import standin
+from tests.realcluster.createcase import case, prepare, verdict
+from tests.realcluster.differential import _finish_eviction as finish_eviction
+from tests.realcluster.differential import _preempted as preempted
+from tests.realcluster.plane import Plane, is_true
+
+pytestmark = pytest.mark.cluster
+
+
+@pytest.mark.parametrize("seed", range(2800, 2808))
+def test_modeldeployment_preflight_against_admission(plane: Plane, seed: int) -> None:
+    standin.install(plane)
+    c = case(seed)
+    ns = plane.namespace(f"mdcreate{seed}")
+    it = f"gpustack--nvidia-h100-linux-amd64-{ns}"  # GPUStack names an InstanceType and its queue alike
+    plane.apply(standin.instance_type(it, "main"))
+    admitted = prepare(plane, c, ns, it, checks=[standin.JOINT])
+    flags = ["qwen", "--model", "m", "--engine-version", "1", "--instance-type", it, "-n", ns,
+             "--role", f"name=prefill,kind=prefill,replicas={c['prefill']},image=e:1",
+             "--role", f"name=decode,kind=decode,replicas={c['decode']},image=e:1"]
+    pre = plane.pd("create", *flags, "--preflight", "-o", "json")
+    assert pre.returncode in (0, 1), pre.stderr
+    said, victims = verdict(json.loads(pre.stdout))
+    made = plane.pd("create", *flags, *(["--force"] if said == "never" else []))
+    assert made.returncode == 0, made.stderr
+    groups = standin.render(plane, plane.get("modeldeployment", "qwen", ns))
+    did, evicted = _what_kueue_did(plane, ns, groups, admitted, [f"held{i}" for i in range(len(c["held"]))])
+    assert (said, victims) == (did, evicted), f"case {c}: preflight said {said} {victims}, Kueue {did} {evicted}"
+
+
+def _what_kueue_did(plane: Plane, ns: str, groups: list[str], admitted: list[str],
+                    held: list[str]) -> tuple[str, list[str]]:
+    standin.composed(plane, ns, groups)
+    victims: set[str] = set()
+    if _settles(plane, ns, groups, admitted, victims):
+        return ("preempts", sorted(victims)) if victims else ("fits", [])
+    if victims:
+        return "preempts", sorted(victims)
+    for name in held:  # free the queue (of the pending held ones too): one that waited is admitted now, never: not
+        finish_eviction(plane, ns, name, deactivate=True)
+    return ("blocked" if _settles(plane, ns, groups, [], set()) else "never"), []
+
+
+def _settles(plane: Plane, ns: str, groups: list[str], admitted: list[str], victims: set[str]) -> bool:
+    """Run the joint check's controller for a while; whether every replica group was admitted. Preempted
+    holders have their eviction finished as their job would."""
+    for _ in range(24):
+        wls = standin.answer(plane, ns, groups)
+        if len(wls) == len(groups) and all(is_true(w, "Admitted") for w in wls.values()):
+            return True
+        for w in plane.get("workloads", namespace=ns)["items"]:
+            name = w["metadata"]["name"]
+            if name in admitted and name not in victims and preempted(w):
+                victims.add(name)
+                finish_eviction(plane, ns, name, deactivate=True)
+        time.sleep(0.5)
+    return False
