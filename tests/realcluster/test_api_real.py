@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.realcluster import objs
+from tests.realcluster import objs, standin
 from tests.realcluster.compacting_proxy import CompactingProxy
 from tests.realcluster.differential import _finish_eviction as finish_eviction
 from tests.realcluster.plane import Plane, is_true, wait_for
@@ -159,3 +159,28 @@ def test_the_workload_field_selector_and_a_live_preemption_answer(plane: Plane) 
     doc = _doc(got.stdout)
     assert [r["code"] for r in doc["reasons"]][:1] == ["Preempted"]
     assert plane.get("workload", "high", ns)["metadata"]["uid"] in got.stdout
+
+
+def test_a_warning_header_from_a_deprecated_version_is_printed_as_kubectl_prints_it(plane: Plane) -> None:
+    """The API server's Warning header (here: a CRD version marked deprecated, as Kueue marks v1beta1) reaches
+    stderr once per text, the line kubectl prints for the same read; stdout stays the document."""
+    standin.install(plane)
+    ns = plane.namespace("warn")
+    it = plane.unique("warn-it")
+    plane.apply(standin.instance_type(it, "main"))
+    crd = standin.instance_type_crd()
+    text = "worker.gpustack.ai/v1alpha1 InstanceType is deprecated here: a test of the Warning header"
+    crd["spec"]["versions"][0].update(deprecated=True, deprecationWarning=text)
+    plane.apply(crd)
+    try:
+        wait_for("the deprecation served", lambda: text in plane.kubectl(
+            "get", f"instancetypes.v1alpha1.{standin.GROUP}", it, "-o", "name").stderr)
+        theirs = plane.kubectl("get", f"instancetypes.v1alpha1.{standin.GROUP}", it, "-o", "name").stderr
+        ours = plane.pd("create", "qwen", "--model", "m", "--engine-version", "1", "--instance-type", it, "-n", ns,
+                        "--prefill", "1", "--decode", "1", "--preflight", "-o", "json")
+        assert ours.returncode in (0, 1), ours.stderr
+        assert json.loads(ours.stdout)["target"]["name"] == "qwen"
+        warned = [line for line in ours.stderr.splitlines() if line.startswith("Warning:")]
+        assert warned == [line for line in theirs.splitlines() if line.startswith("Warning:")] == [f"Warning: {text}"]
+    finally:
+        plane.apply(standin.instance_type_crd())
