@@ -298,16 +298,11 @@ def _aggregated_profile(source: Any, version: str | None) -> ApiProfile:
 
     served = source.served_versions(GROUP)
     pick = version if version in served else next((v for v in ("v1", "v1alpha1") if v in served), None)
-    if pick is None:
-        raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} not found, and "
-                      f"{GROUP} is not served): install the GPUStack operator, check the context, or use "
-                      f"--dry-run=client")
-    doc = source.get_raw(openapi_path(pick), resource=f"openapi/v3 {GROUP}/{pick}")
-    if doc is None:
-        raise PdError(f"{GROUP}/{pick} is served without a CRD, and its OpenAPI v3 document "
-                      f"({openapi_path(pick)}) was not found: pass --api-version and --api-profile with "
-                      f"--dry-run=client, or check the API server")
-    return from_openapi(doc, pick)
+    doc = source.get_raw(openapi_path(pick), resource=f"openapi/v3 {GROUP}/{pick}") if pick else None
+    if doc is None:  # neither a CRD nor an aggregated API that describes itself
+        raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} not found): "
+                      f"install the GPUStack operator, check the context, or use --dry-run=client")
+    return from_openapi(doc, pick or "")
 
 
 def _emit_offline(req: CreateRequest, roles: list[Role], profile: ApiProfile, output: str | None) -> int:

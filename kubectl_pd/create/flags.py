@@ -14,8 +14,8 @@ from typing import NamedTuple
 from kubectl_pd.gpustack.profiles import ApiProfile
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, RoleProblem, validate_roles
 
-ROLE_KEYS = ("name", "kind", "replicas", "instance-type", "accelerator-type", "accelerator", "accelerator-key", "size",
-             "topology", "image", "arg")
+ROLE_KEYS = ("name", "kind", "replicas", "instance-type", "accelerator", "accelerator-key", "size", "image", "arg",
+             "accelerator-type", "topology")
 KIND_WORDS = ("server", "prefill", "decode")
 TARGETS = ("modeldeployment", "pods")
 
