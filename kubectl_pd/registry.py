@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     # why-pending's reason codes, one per REASONS entry (tests/test_registry.py checks they agree)
     ReasonCode = Literal[
         "PodGroupInvalid",
+        "NoQueueInReservedNamespace",
         "LocalQueueMissing",
         "LocalQueueStopped",
         "ClusterQueueMissing",
@@ -24,11 +25,14 @@ if TYPE_CHECKING:
         "NamespaceNotAllowed",
         "InvalidResources",
         "ResourceNotCovered",
+        "Parked",
         "Deactivated",
         "AdmissionCheckRejected",
         "AdmissionCheckRetryLoop",
+        "PreemptedInPart",
         "Preempted",
         "Evicted",
+        "AllReplicasTerminating",
         "PodGroupIncomplete",
         "WorkloadMissing",
         "QuotaExceedsCapacity",
@@ -88,6 +92,11 @@ REASONS: tuple[Entry, ...] = _reasons(
      'set); more than 10 roles (0.18; 18 in 0.19); a same-named non-group Workload',
      "Recreate the group's pods with one queue name and one total count.",
      'the Pods; `ErrWorkloadCompose` / `WorkloadNameConflict` events'),
+    ('NoQueueInReservedNamespace', ERROR,
+     'the deployment is in a namespace GPUStack reserves (e.g. `gpustack-system`), which has no LocalQueue: it is '
+     'never scheduled, whatever the quota',
+     'Create the deployment in a namespace GPUStack serves (any non-system namespace).',
+     "the ModelDeployment's `QuotaReserved` condition, reason `NoQueueInReservedNamespace` (GPUStack's v1 status)"),
     ('LocalQueueMissing', ERROR,
      "the queue in `kueue.x-k8s.io/queue-name` (GPUStack: the InstanceType's `status.entrance`) does not exist",
      'Create the LocalQueue, or fix the kueue.x-k8s.io/queue-name label.',
@@ -122,6 +131,12 @@ REASONS: tuple[Entry, ...] = _reasons(
      'a role asks for a resource no resource group covers',
      'Add the resource to coveredResources, or drop the request.',
      '`resource %s unavailable in ClusterQueue`; the admission engine'),
+    ('Parked', ERROR,
+     "the deployment's replica set failed to assemble for long enough that GPUStack's joint check deactivated its "
+     'Workloads: they ask for nothing now, and an identical re-apply does not clear it',
+     'Free capacity for the whole set, then reactivate its Workloads (spec.active: true), or delete and recreate '
+     'the deployment.',
+     "the ModelDeployment's `QuotaReserved` condition, reason `Parked` (GPUStack's v1 status)"),
     ('Deactivated', ERROR,
      "`spec.active: false`; GPUStack's joint check parks a set after 30 minutes (`parked rather than held`)",
      'Free capacity, then reactivate the Workload.',
@@ -137,6 +152,16 @@ REASONS: tuple[Entry, ...] = _reasons(
      "Free (defragment) devices on the flavor's nodes, or ask the check's controller why it retries.",
      '`status.admissionChecks[].retryCount`, `schedulingStats.evictions` reason `AdmissionCheck`, `requeueState`; '
      '`Evicted due to AdmissionCheck in Retry state: ...`; the flavor\'s Nodes by label'),
+    ('PreemptedInPart', WARNING,
+     "higher priority reclaimed some replicas' quota while others stay admitted: the kept replicas hold "
+     'accelerators the set cannot serve with, and whatever draws next from their ClusterQueues is refused '
+     '(`insufficient unused quota`); whether a whole role kind lost every replica. It self-heals only when '
+     'capacity returns, with no timeout',
+     'Add capacity (the reclaimed replicas are admitted again on their own), delete and recreate the deployment '
+     '(that releases the kept quota), or move the roles apart onto different instanceTypes so one preemption '
+     'cannot reclaim both halves from one queue.',
+     "the ModelDeployment's `QuotaReserved` condition, reason `PreemptedInPart` (GPUStack's v1 status); "
+     "`status.roles[].quotaReserved`"),
     ('Preempted', WARNING,
      "a role's Workload was evicted by preemption: the preemptor (UID, its ClusterQueue, ours or not), the rule "
      '(`InClusterQueue`, `InCohortReclamation`, `InCohortFairSharing`, `InCohortReclaimWhileBorrowing`), and the '
@@ -148,6 +173,10 @@ REASONS: tuple[Entry, ...] = _reasons(
      'evicted and not requeued yet, with the requeue back-off (`requeueState`) and, for preemption, why',
      'See the eviction reason.',
      '`Evicted` condition'),
+    ('AllReplicasTerminating', INFO,
+     'every replica of the deployment is on its way out, so none holds quota to report on',
+     'Wait for the replicas to go; if the deployment is not being deleted, the operator replaces them.',
+     "the ModelDeployment's `QuotaReserved` condition, reason `AllReplicasTerminating` (GPUStack's v1 status)"),
     ('PodGroupIncomplete', WARNING,
      'fewer pods than `pod-group-total-count`: Kueue composes **no Workload**; have/want per role',
      'Create the missing pods, or find why the operator does not.',
