@@ -455,6 +455,52 @@ RULES += (
           "ModelDeployment"),
 )
 
+# PD314-PD321: what GPUStack's admission refuses in worker.gpustack.ai/v1 (lint/model_deployments.py; gpustack-operator
+# docs/modules/model-deployment/deployment.md, "What admission refuses")
+RULES += (
+    _rule("PD314", "role-without-pool", ERROR,
+          "v1 only: a role that names no pool, neither `instanceType` nor (GPUStack v0.11.2) `acceleratorType`.",
+          "Set the role's instanceType (or acceleratorType where the installed API has it).",
+          "ModelDeployment"),
+    _rule("PD315", "role-bounds", ERROR,
+          "v1 only: `replicas` over 1024, or `size` outside 1 to 64; the schema refuses it (the operator's own "
+          "ceiling on how many Pods one pass renders). Params: field, value, maximum.",
+          "Declare at most 1024 replicas of at most 64 Pods each.",
+          "ModelDeployment"),
+    _rule("PD316", "removed-role-field", ERROR,
+          "v1 only: a role `template` (the block is gone; strict decoding refuses the unknown field) or "
+          "`acceleratorKey` (withdrawn). Params: field.",
+          "Drop the field: the role's own fields (image, env, ports...) replace template; choose hardware with "
+          "instanceType.",
+          "ModelDeployment"),
+    _rule("PD317", "topology-level", ERROR,
+          "v1 only: a `topology.requiredLevel` that is not a node label key, or `kubernetes.io/hostname` (implicit, "
+          "and rejected as an explicit level). Params: level.",
+          "Name a configured topology level by its label key, or omit topology for unconstrained placement.",
+          "ModelDeployment"),
+    _rule("PD318", "role-service-name", ERROR,
+          "v1 only: `<deployment>-<role>`, the role's Service name, is not a DNS-1035 label (over 63 characters, "
+          "or a dot from a subdomain-shaped deployment name). The webhook exempts a role the object already had. "
+          "Params: service.",
+          "Shorten the role or the deployment name; use no dot in the deployment name.",
+          "ModelDeployment"),
+    _rule("PD319", "slice-and-partition", ERROR,
+          "v1 only: a role asking for a partition profile (`acceleratorPartitionedProfile`) together with a slice "
+          "percentage: one accelerator cannot serve both.",
+          "Keep either the partition profile or the slice percentages.",
+          "ModelDeployment"),
+    _rule("PD320", "engine-version-required", ERROR,
+          "v1 only: no `spec.engine.version` while a role sets no `image`: the image is assembled from the engine, "
+          "its version and the role's pool. Params: roles.",
+          "Set spec.engine.version, or an image on every role.",
+          "ModelDeployment"),
+    _rule("PD321", "empty-pool-ref", ERROR,
+          "v1 only: an empty `spec.kvCache.poolRef.name`: the KVCachePoolBinding is the authorization point, and an "
+          "empty reference names none.",
+          "Name a KVCachePoolBinding in the namespace, or drop spec.kvCache.",
+          "ModelDeployment"),
+)
+
 # PD4xx: what Kueue's CRD schema, CEL rules and webhook refuse outside resource groups (lint/kueue_facts.py)
 RULES += (
     _rule("PD401", "unsupported-value", ERROR,

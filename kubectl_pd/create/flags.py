@@ -12,7 +12,7 @@ import re
 from typing import NamedTuple
 
 from kubectl_pd.gpustack.profiles import ApiProfile
-from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, RoleProblem, validate_roles
+from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, RoleProblem, topology_level_problem, validate_roles
 
 ROLE_KEYS = ("name", "kind", "replicas", "instance-type", "accelerator", "accelerator-key", "size", "image", "arg",
              "accelerator-type", "topology")
@@ -305,26 +305,12 @@ def _pool(s: RoleSpec, req: CreateRequest) -> tuple[str | None, str | None]:
     return None, req.accelerator_type
 
 
-# A qualified label key: an optional DNS subdomain prefix and a name (apimachinery IsQualifiedName)
-_LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-                        r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
-HOSTNAME_LEVEL = "kubernetes.io/hostname"
-
-
 def _topology(pre: str, i: int, level: str | None) -> list[str]:
-    """topology.requiredLevel: a label key naming a configured level; kubernetes.io/hostname is implicit and
-    refused (gpustack-operator docs/modules/model-deployment/deployment.md, "Topology placement")."""
-    if level is None or level == "":
+    """topology.requiredLevel: the shared role rule (gpustack.roles.topology_level_problem)."""
+    why = topology_level_problem(level)
+    if why is None:
         return []
-    where = f"{pre}spec.roles[{i}].topology.requiredLevel {_quote(level)}"
-    prefix = level.rpartition("/")[0]
-    if not _LABEL_KEY.match(level) or len(prefix) > 253:
-        return [f"{where} is not a label key (an optional DNS prefix and '/', then a name of at most 63 "
-                f"characters) [rule topology]"]
-    if level == HOSTNAME_LEVEL:
-        return [f"{where}: {HOSTNAME_LEVEL} is implicit and refused as an explicit level; omit topology for "
-                f"unconstrained placement [rule topology]"]
-    return []
+    return [f"{pre}spec.roles[{i}].topology.requiredLevel {_quote(level or '')}: {why} [rule topology]"]
 
 
 def _accelerator(pre: str, i: int, value: str | None) -> tuple[int | None, list[str]]:
