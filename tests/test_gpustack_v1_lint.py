@@ -6,9 +6,9 @@ Sources: gpustack/gpustack-operator docs/modules/model-deployment/deployment.md@
 decoding; an invalid topology requiredLevel, `kubernetes.io/hostname` rejected ("Topology placement"); a
 `<deployment>-<role>` that is not a DNS-1035 label; a partition profile together with a slice percentage; an
 EMPTY `poolRef.name`; and, from the webhook's rules, engine.version when a role sets no image). Kueue's
-ClusterQueue webhook: "must be nil when cohort is empty" (kubernetes-sigs/kueue
-pkg/webhooks/clusterqueue_webhook.go validateFlavorQuotas@v0.18.4). The single-dash queue names are issue 31's
-report of the newest operator.
+ClusterQueue webhook: "must be nil when cohort is empty" (kubernetes-sigs/kueue pkg/webhooks/clusterqueue_webhook.go,
+limitIsEmptyErrorMsg in validateLimit, the message PD109 already matches in tests/test_lint_rules.py). The single-dash
+queue names and the lendingLimit without a cohort are issue 31's report of the newest operator.
 """
 
 from __future__ import annotations
