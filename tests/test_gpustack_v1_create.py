@@ -213,7 +213,7 @@ def test_aggregated_api_without_openapi_is_one_error_line(cli: Callable, apiserv
 def test_offline_v1_needs_no_cluster(cli: Callable, tmp_path: Any) -> None:
     env = {"KUBECONFIG": str(tmp_path / "none"), "NO_COLOR": "1"}
     r = cli([*BASE, "--api-version", "v1", "--accelerator-type", "nvidia-h20", "--prefill", "1", "--decode", "1",
-             "--topology-level", "topology.gpustack.ai/rack", "--dry-run=client", "-o", "yaml"], env=env)
+             "--required-topology", "topology.gpustack.ai/rack", "--dry-run=client", "-o", "yaml"], env=env)
     assert r.exit_code == 0, r.stderr
     md = yaml.safe_load(r.stdout)
     assert md["apiVersion"] == "worker.gpustack.ai/v1"

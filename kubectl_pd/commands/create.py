@@ -85,8 +85,9 @@ def _warn(message: str) -> None:
 @click.option("--instance-type", metavar="IT", help="InstanceType for roles that name none.")
 @click.option("--accelerator-type", metavar="AT", help="acceleratorType for roles that name no pool (the v1 API "
                                                        "from GPUStack v0.11.2; instead of --instance-type).")
-@click.option("--topology-level", metavar="LABEL", help="topology.requiredLevel for roles that name none (v1): "
-                                                        "every replica's Pods in one domain of that level.")
+@click.option("--required-topology", "topology_level", metavar="LABEL",
+              help="topology.requiredLevel for roles that name none (v1): every replica's Pods in one domain of "
+                   "that level.")
 @click.option("--kv-cache-pool", metavar="NAME", help="KVCachePoolBinding in the namespace (spec.kvCache).")
 @click.option("--router", metavar="NAME", help="Request router (spec.router.name), per-replica API only.")
 @click.option("--env", "env", multiple=True, metavar="K=V", callback=_env_pair,

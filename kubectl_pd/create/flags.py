@@ -124,7 +124,7 @@ class CreateRequest(NamedTuple):
     target: str = "modeldeployment"
     local_queue: str | None = None
     accelerator_type: str | None = None  # --accelerator-type: for roles that name no pool
-    topology_level: str | None = None  # --topology-level: for roles that name no level
+    topology_level: str | None = None  # --required-topology: for roles that name no level
 
 
 class Role(NamedTuple):
