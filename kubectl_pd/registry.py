@@ -455,7 +455,7 @@ RULES += (
           "ModelDeployment"),
 )
 
-# PD314-PD321: what GPUStack's admission refuses in worker.gpustack.ai/v1 (lint/model_deployments.py; gpustack-operator
+# PD314-PD322: what GPUStack's admission refuses in worker.gpustack.ai/v1 (lint/model_deployments.py; gpustack-operator
 # docs/modules/model-deployment/deployment.md, "What admission refuses")
 RULES += (
     _rule("PD314", "role-without-pool", ERROR,
@@ -498,6 +498,12 @@ RULES += (
           "v1 only: an empty `spec.kvCache.poolRef.name`: the KVCachePoolBinding is the authorization point, and an "
           "empty reference names none.",
           "Name a KVCachePoolBinding in the namespace, or drop spec.kvCache.",
+          "ModelDeployment"),
+    _rule("PD322", "engine-name", ERROR,
+          "v1 only: `spec.engine.name` outside the closed enum `vLLM`, `SGLang` (the seed's `vllm` is refused as "
+          "`Unsupported value`). Checked when no CRD of ModelDeployment is known (with one, PD501 says it). A "
+          "lowercase role kind is PD304 likewise. Params: engine, want.",
+          "Spell the engine as v1 does: vLLM or SGLang (and kinds Server, Prefill, Decode).",
           "ModelDeployment"),
 )
 

@@ -85,9 +85,19 @@ R0 = ("spec", "roles", 0)
     (("spec", "engine", "version"), None, [("PD320", ("spec", "engine", "version"))]),
     (("spec", "kvCache"), {"poolRef": {"name": ""}}, [("PD321", ("spec", "kvCache", "poolRef", "name"))]),
     (("spec", "kvCache"), {"poolRef": {"name": "team-a-dram"}}, []),
+    ((*R0, "kind"), "prefill", [("PD304", (*R0, "kind"))]),  # v1 spells it Prefill
+    (("spec", "engine", "name"), "vllm", [("PD322", ("spec", "engine", "name"))]),
 ])
 def test_what_admission_refuses(path: tuple[Any, ...], value: Any, want: list[tuple[str, tuple[Any, ...]]]) -> None:
     assert findings(_set(md(), path, value)) == want
+
+
+def test_with_the_crd_the_spelling_is_pd501_alone(cli: Callable, tmp_path: Any) -> None:
+    obj = _set(md(), (*R0, "kind"), "prefill")
+    path = tmp_path / "md.yaml"
+    path.write_text(yaml.safe_dump(obj))
+    r = cli(["lint", "-f", str(path), "--crd", str(FIXTURES / "gpustack-v1" / "crd-v1.yaml"), "-o", "json"])
+    assert [(f["id"], f["path"]) for f in json.loads(r.stdout)["findings"]] == [("PD501", "spec.roles[0].kind")]
 
 
 def test_role_with_accelerator_type_names_its_pool() -> None:

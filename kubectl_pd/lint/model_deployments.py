@@ -25,6 +25,8 @@ def check_model_deployment(obj: Obj, ref: ObjectRef, ctx: LintContext) -> list[F
     out.extend(check_owned_keys(spec, ref))
     if is_v1(obj):
         out.extend(check_v1_admission(obj, ref))
+        if ctx.schemas is None or ctx.schemas.schema_for(obj) is None:  # with the CRD, PD501 says it
+            out.extend(check_v1_spelling(obj, ref))
     roles = spec.get("roles") if isinstance(spec, dict) else None
     for i, role in enumerate(roles if isinstance(roles, list) else []):
         if not isinstance(role, dict):
@@ -145,6 +147,32 @@ def _pool_ref(ref: ObjectRef, spec: Obj) -> list[Finding]:
     return [Finding("PD321", ref, ("spec", "kvCache", "poolRef", "name"),
                     "spec.kvCache.poolRef.name is empty: the KVCachePoolBinding is the authorization point, and an "
                     "empty reference names none", extra={})]
+
+
+V1_KINDS = ("Server", "Prefill", "Decode")
+V1_ENGINES = ("vLLM", "SGLang")
+
+
+def check_v1_spelling(obj: Obj, ref: ObjectRef) -> list[Finding]:
+    """PD304 and PD322: v1's closed enums are PascalCase (`kind: Prefill`, `engine.name: vLLM`); `prefill` or
+    `vllm` is refused by the schema ("Unsupported value") though the seed's v1alpha1 took it."""
+    out: list[Finding] = []
+    spec = _d(obj.get("spec"))
+    roles: list[Any] = spec["roles"] if isinstance(spec.get("roles"), list) else []
+    for i, role in enumerate(roles):
+        kind = _d(role).get("kind")
+        if isinstance(kind, str) and kind not in V1_KINDS and kind.lower() in ("server", "prefill", "decode"):
+            out.append(Finding("PD304", ref, ("spec", "roles", i, "kind"),
+                               f"spec.roles[{i}].kind {kind!r}: worker.gpustack.ai/v1 spells it "
+                               f"{kind.capitalize()!r} (one of {', '.join(V1_KINDS)})",
+                               extra={"kind": kind, "want": kind.capitalize()}))
+    name = _d(spec.get("engine")).get("name")
+    if isinstance(name, str) and name not in V1_ENGINES:
+        want = next((e for e in V1_ENGINES if e.lower() == name.lower()), None)
+        out.append(Finding("PD322", ref, ("spec", "engine", "name"),
+                           f"spec.engine.name {name!r} is not one of {', '.join(V1_ENGINES)} in worker.gpustack.ai/v1"
+                           + (f": write {want!r}" if want else ""), extra={"engine": name, "want": want}))
+    return out
 
 
 def _d(v: Any) -> Obj:
