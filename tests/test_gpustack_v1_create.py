@@ -221,3 +221,15 @@ def test_offline_v1_needs_no_cluster(cli: Callable, tmp_path: Any) -> None:
     bad = cli([*BASE, "--api-version", "v1", "--api-profile", "pd-atomic", "--instance-type", H20, "--decode", "1",
                "--dry-run=client"], env=env)
     assert bad.exit_code == 1 and bad.stderr.count("\n") == 1 and "per-replica" in bad.stderr
+
+
+def test_the_mcp_preflight_tool_passes_the_v1_flags() -> None:
+    """pd_create_preflight is create --preflight: the same flags, no second implementation."""
+    from kubectl_pd.agent.tools import PREFLIGHT_INPUT, Guard, preflight_argv
+
+    args = {"name": "qwen", "model": "m", "apiVersion": "v1", "acceleratorType": "nvidia-h20",
+            "requiredTopology": "topology.gpustack.ai/rack"}
+    assert {"apiVersion", "acceleratorType", "requiredTopology"} <= set(PREFLIGHT_INPUT["properties"])
+    argv, _ = preflight_argv(args, Guard())
+    assert {"--api-version=v1", "--accelerator-type=nvidia-h20", "--required-topology=topology.gpustack.ai/rack"} \
+        <= set(argv)
