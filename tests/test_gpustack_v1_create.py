@@ -233,3 +233,13 @@ def test_the_mcp_preflight_tool_passes_the_v1_flags() -> None:
     argv, _ = preflight_argv(args, Guard())
     assert {"--api-version=v1", "--accelerator-type=nvidia-h20", "--required-topology=topology.gpustack.ai/rack"} \
         <= set(argv)
+
+
+def test_aggregated_api_server_takes_the_v1_post(cli: Callable, apiserver: Callable) -> None:
+    server, env = apiserver(namespace="team-a", groups=V1_ONLY)
+    server.raw[openapi_path("v1")] = _openapi(_v1_schema())
+    r = cli([*BASE, "--accelerator-type", "nvidia-h20", "--decode", "1", "--dry-run=server"], env=env)
+    assert r.exit_code == 0, r.stderr
+    (post,) = [x for x in server.requests if x.method == "POST"]
+    assert (post.path, post.body["apiVersion"], post.body["spec"]["roles"][0]["kind"]) == (
+        "/apis/worker.gpustack.ai/v1/namespaces/team-a/modeldeployments", "worker.gpustack.ai/v1", "Decode")
