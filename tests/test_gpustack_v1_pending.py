@@ -148,6 +148,14 @@ def test_preempted_in_part_an_absent_count_is_not_zero() -> None:
     assert (r.params["held"], r.params["lost_kinds"]) == ({"decode": 1}, [])
 
 
+def test_preempted_in_part_a_kind_with_an_unknown_count_is_not_lost() -> None:
+    roles = [{"name": "prefill", "kind": "Prefill", "desired": 2, "ready": 0, "quotaReserved": 0},
+             {"name": "prefill-b", "kind": "Prefill", "desired": 2, "ready": 0},  # unknown
+             {"name": "decode", "kind": "Decode", "desired": 2, "ready": 1, "quotaReserved": 1}]
+    (r,) = md_v1.operator_reasons(_with("PreemptedInPart", roles=roles), [])
+    assert r.params["lost_kinds"] == []
+
+
 def test_a_v1_deployment_preempted_in_part_through_the_diagnosis() -> None:
     items = objs()
     roles = [{"name": "prefill", "kind": "Prefill", "desired": 1, "ready": 0, "quotaReserved": 0},

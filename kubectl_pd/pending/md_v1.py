@@ -100,19 +100,21 @@ def operator_reasons(md: Obj | None, ours: list[Reason]) -> list[Reason]:
 
 def _preempted_in_part(md: Obj | None) -> dict[str, Any]:
     """Who still holds quota (role -> replicas), on which queues (each role's instanceType names its
-    ClusterQueue), and the kinds that lost every replica; None where the status does not say."""
+    ClusterQueue), and the kinds that lost every replica. A role whose `quotaReserved` is absent is unknown: it is
+    in neither list, and its kind is not said to be lost."""
     spec_roles = {_d(r).get("name"): _d(r) for r in _d(_d(md).get("spec")).get("roles") or []}
     held: dict[str, int] = {}
-    lost_kinds: set[str] = set()
-    kinds_seen: dict[str, bool] = {}
+    kinds_held: dict[str, bool | None] = {}  # kind -> some replica holds quota; None: a count of it is unknown
     for r in role_status(md):
         n, kind = r["quotaReserved"], (r["kind"] or _s(spec_roles.get(r["name"], {}).get("kind")) or "Server")
         if n is None:
+            kinds_held[kind] = kinds_held.get(kind) or None
             continue
         if n > 0:
             held[r["name"]] = n
-        kinds_seen[kind] = kinds_seen.get(kind, False) or n > 0
-    lost_kinds = {k for k, any_held in kinds_seen.items() if not any_held}
+        before = kinds_held.get(kind, False)
+        kinds_held[kind] = True if n > 0 or before is True else before
+    lost_kinds = sorted(k for k, any_held in kinds_held.items() if any_held is False)
     queues = sorted({str(spec_roles[r].get("instanceType")) for r in held
                      if _s(spec_roles.get(r, {}).get("instanceType"))})
-    return {"held": held, "queues": queues, "lost_kinds": sorted(lost_kinds)}
+    return {"held": held, "queues": queues, "lost_kinds": lost_kinds}
