@@ -79,7 +79,7 @@ def _warn(message: str) -> None:
 @click.option("--role", "roles", multiple=True, type=RoleType(),
               help="A role (repeatable). Keys: name, kind (server|prefill|decode, default server), replicas, "
                    "instance-type, accelerator (cards per Pod, default 1), accelerator-key, size, image, arg "
-                   "(repeatable).")
+                   "(repeatable), accelerator-type and topology (v1).")
 @click.option("--prefill", metavar="R", help="Shortcut: a role named and kinded prefill with R replicas.")
 @click.option("--decode", metavar="R", help="Shortcut: a role named and kinded decode with R replicas.")
 @click.option("--instance-type", metavar="IT", help="InstanceType for roles that name none.")
