@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     # why-pending's reason codes, one per REASONS entry (tests/test_registry.py checks they agree)
     ReasonCode = Literal[
         "PodGroupInvalid",
+        "NoQueueInReservedNamespace",
         "LocalQueueMissing",
         "LocalQueueStopped",
         "ClusterQueueMissing",
@@ -24,11 +25,14 @@ if TYPE_CHECKING:
         "NamespaceNotAllowed",
         "InvalidResources",
         "ResourceNotCovered",
+        "Parked",
         "Deactivated",
         "AdmissionCheckRejected",
         "AdmissionCheckRetryLoop",
+        "PreemptedInPart",
         "Preempted",
         "Evicted",
+        "AllReplicasTerminating",
         "PodGroupIncomplete",
         "WorkloadMissing",
         "QuotaExceedsCapacity",
@@ -88,6 +92,11 @@ REASONS: tuple[Entry, ...] = _reasons(
      'set); more than 10 roles (0.18; 18 in 0.19); a same-named non-group Workload',
      "Recreate the group's pods with one queue name and one total count.",
      'the Pods; `ErrWorkloadCompose` / `WorkloadNameConflict` events'),
+    ('NoQueueInReservedNamespace', ERROR,
+     'the deployment is in a namespace GPUStack reserves (e.g. `gpustack-system`), which has no LocalQueue: it is '
+     'never scheduled, whatever the quota',
+     'Create the deployment in a namespace GPUStack serves (any non-system namespace).',
+     "the ModelDeployment's `QuotaReserved` condition, reason `NoQueueInReservedNamespace` (GPUStack's v1 status)"),
     ('LocalQueueMissing', ERROR,
      "the queue in `kueue.x-k8s.io/queue-name` (GPUStack: the InstanceType's `status.entrance`) does not exist",
      'Create the LocalQueue, or fix the kueue.x-k8s.io/queue-name label.',
@@ -122,6 +131,12 @@ REASONS: tuple[Entry, ...] = _reasons(
      'a role asks for a resource no resource group covers',
      'Add the resource to coveredResources, or drop the request.',
      '`resource %s unavailable in ClusterQueue`; the admission engine'),
+    ('Parked', ERROR,
+     "the deployment's replica set failed to assemble for long enough that GPUStack's joint check deactivated its "
+     'Workloads: they ask for nothing now, and an identical re-apply does not clear it',
+     'Free capacity for the whole set, then reactivate its Workloads (spec.active: true), or delete and recreate '
+     'the deployment.',
+     "the ModelDeployment's `QuotaReserved` condition, reason `Parked` (GPUStack's v1 status)"),
     ('Deactivated', ERROR,
      "`spec.active: false`; GPUStack's joint check parks a set after 30 minutes (`parked rather than held`)",
      'Free capacity, then reactivate the Workload.',
@@ -137,6 +152,16 @@ REASONS: tuple[Entry, ...] = _reasons(
      "Free (defragment) devices on the flavor's nodes, or ask the check's controller why it retries.",
      '`status.admissionChecks[].retryCount`, `schedulingStats.evictions` reason `AdmissionCheck`, `requeueState`; '
      '`Evicted due to AdmissionCheck in Retry state: ...`; the flavor\'s Nodes by label'),
+    ('PreemptedInPart', WARNING,
+     "higher priority reclaimed some replicas' quota while others stay admitted: the kept replicas hold "
+     'accelerators the set cannot serve with, and whatever draws next from their ClusterQueues is refused '
+     '(`insufficient unused quota`); whether a whole role kind lost every replica. It self-heals only when '
+     'capacity returns, with no timeout',
+     'Add capacity (the reclaimed replicas are admitted again on their own), delete and recreate the deployment '
+     '(that releases the kept quota), or move the roles apart onto different instanceTypes so one preemption '
+     'cannot reclaim both halves from one queue.',
+     "the ModelDeployment's `QuotaReserved` condition, reason `PreemptedInPart` (GPUStack's v1 status); "
+     "`status.roles[].quotaReserved`"),
     ('Preempted', WARNING,
      "a role's Workload was evicted by preemption: the preemptor (UID, its ClusterQueue, ours or not), the rule "
      '(`InClusterQueue`, `InCohortReclamation`, `InCohortFairSharing`, `InCohortReclaimWhileBorrowing`), and the '
@@ -148,6 +173,10 @@ REASONS: tuple[Entry, ...] = _reasons(
      'evicted and not requeued yet, with the requeue back-off (`requeueState`) and, for preemption, why',
      'See the eviction reason.',
      '`Evicted` condition'),
+    ('AllReplicasTerminating', INFO,
+     'every replica of the deployment is on its way out, so none holds quota to report on',
+     'Wait for the replicas to go; if the deployment is not being deleted, the operator replaces them.',
+     "the ModelDeployment's `QuotaReserved` condition, reason `AllReplicasTerminating` (GPUStack's v1 status)"),
     ('PodGroupIncomplete', WARNING,
      'fewer pods than `pod-group-total-count`: Kueue composes **no Workload**; have/want per role',
      'Create the missing pods, or find why the operator does not.',
@@ -248,6 +277,9 @@ CHECKS: tuple[Entry, ...] = tuple(Entry(i, i, CHECK, s, summary, fix, "create", 
     ("joint-check", WARNING, "per-replica: the ClusterQueue references the joint admission check.",
      "Add gpustack-model-deployment-joint to the queue's admission checks."),
     ("skipped", WARNING, "A check could not be made (RBAC).", "Ask for read access."),
+    ("accelerator-type", WARNING, "v1: a role named by `acceleratorType` (no InstanceType): the operator picks "
+     "its queue, so the queue and quota checks are not made for it.", "Name the pool with instance-type= to have "
+     "it checked."),
 )))
 
 RULES: tuple[Entry, ...] = (
@@ -420,6 +452,58 @@ RULES += (
           "of a decoder takes that port and the operator moves the model server off it, which the role's own "
           "`--port` prevents. Params: role, port, router.",
           "Remove --port from the decode role's extraArgs; the operator places it.",
+          "ModelDeployment"),
+)
+
+# PD314-PD322: what GPUStack's admission refuses in worker.gpustack.ai/v1 (lint/model_deployments.py; gpustack-operator
+# docs/modules/model-deployment/deployment.md, "What admission refuses")
+RULES += (
+    _rule("PD314", "role-without-pool", ERROR,
+          "v1 only: a role that names no pool, neither `instanceType` nor (GPUStack v0.11.2) `acceleratorType`.",
+          "Set the role's instanceType (or acceleratorType where the installed API has it).",
+          "ModelDeployment"),
+    _rule("PD315", "role-bounds", ERROR,
+          "v1 only: `replicas` over 1024, or `size` outside 1 to 64; the schema refuses it (the operator's own "
+          "ceiling on how many Pods one pass renders). Params: field, value, maximum.",
+          "Declare at most 1024 replicas of at most 64 Pods each.",
+          "ModelDeployment"),
+    _rule("PD316", "removed-role-field", ERROR,
+          "v1 only: a role `template` (the block is gone; strict decoding refuses the unknown field) or "
+          "`acceleratorKey` (withdrawn). Params: field.",
+          "Drop the field: the role's own fields (image, env, ports...) replace template; choose hardware with "
+          "instanceType.",
+          "ModelDeployment"),
+    _rule("PD317", "topology-level", ERROR,
+          "v1 only: a `topology.requiredLevel` that is not a node label key, or `kubernetes.io/hostname` (implicit, "
+          "and rejected as an explicit level). Params: level.",
+          "Name a configured topology level by its label key, or omit topology for unconstrained placement.",
+          "ModelDeployment"),
+    _rule("PD318", "role-service-name", ERROR,
+          "v1 only: `<deployment>-<role>`, the role's Service name, is not a DNS-1035 label (over 63 characters, "
+          "or a dot from a subdomain-shaped deployment name). The webhook exempts a role the object already had. "
+          "Params: service.",
+          "Shorten the role or the deployment name; use no dot in the deployment name.",
+          "ModelDeployment"),
+    _rule("PD319", "slice-and-partition", ERROR,
+          "v1 only: a role asking for a partition profile (`acceleratorPartitionedProfile`) together with a slice "
+          "percentage: one accelerator cannot serve both.",
+          "Keep either the partition profile or the slice percentages.",
+          "ModelDeployment"),
+    _rule("PD320", "engine-version-required", ERROR,
+          "v1 only: no `spec.engine.version` while a role sets no `image`: the image is assembled from the engine, "
+          "its version and the role's pool. Params: roles.",
+          "Set spec.engine.version, or an image on every role.",
+          "ModelDeployment"),
+    _rule("PD321", "empty-pool-ref", ERROR,
+          "v1 only: an empty `spec.kvCache.poolRef.name`: the KVCachePoolBinding is the authorization point, and an "
+          "empty reference names none.",
+          "Name a KVCachePoolBinding in the namespace, or drop spec.kvCache.",
+          "ModelDeployment"),
+    _rule("PD322", "engine-name", ERROR,
+          "v1 only: `spec.engine.name` outside the closed enum `vLLM`, `SGLang` (the seed's `vllm` is refused as "
+          "`Unsupported value`). Checked when no CRD of ModelDeployment is known (with one, PD501 says it). A "
+          "lowercase role kind is PD304 likewise. Params: engine, want.",
+          "Spell the engine as v1 does: vLLM or SGLang (and kinds Server, Prefill, Decode).",
           "ModelDeployment"),
 )
 

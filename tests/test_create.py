@@ -61,12 +61,12 @@ def test_parse_role_syntax_errors(text: str, fragment: str) -> None:
 
 def test_complete_role_offers_keys_then_kinds() -> None:
     assert flags.complete_role("") == [f"{k}=" for k in flags.ROLE_KEYS]
-    assert flags.complete_role("acc") == ["accelerator=", "accelerator-key="]
+    assert flags.complete_role("acc") == ["accelerator=", "accelerator-key=", "accelerator-type="]
     assert flags.complete_role("name=p,") == [f"name=p,{k}=" for k in flags.ROLE_KEYS if k != "name"]
     assert flags.complete_role("name=p,kind=pre") == ["name=p,kind=prefill"]
     assert flags.complete_role("name=p,kind=") == ["name=p,kind=server", "name=p,kind=prefill", "name=p,kind=decode"]
     assert flags.complete_role("name=p,arg=x,a") == ["name=p,arg=x,accelerator=", "name=p,arg=x,accelerator-key=",
-                                                     "name=p,arg=x,arg="]
+                                                     "name=p,arg=x,arg=", "name=p,arg=x,accelerator-type="]
     assert flags.complete_role("name=p,replicas=") == []
 
 

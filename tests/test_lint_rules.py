@@ -45,7 +45,8 @@ def test_registry_is_complete_and_resolvable() -> None:
     assert [r.id for r in all_rules()] == [
         "PD101", "PD102", "PD103", "PD104", "PD105", "PD106", "PD107", "PD108", "PD109", "PD110", "PD111",
         "PD112", "PD113", "PD201", "PD202", "PD203", "PD301", "PD302", "PD303", "PD304", "PD305", "PD306",
-        "PD307", "PD308", "PD309", "PD310", "PD311", "PD312", "PD313", "PD401", "PD402", "PD403", "PD404",
+        "PD307", "PD308", "PD309", "PD310", "PD311", "PD312", "PD313", "PD314", "PD315", "PD316", "PD317",
+        "PD318", "PD319", "PD320", "PD321", "PD322", "PD401", "PD402", "PD403", "PD404",
         "PD405", "PD406",
         "PD407", "PD408", "PD409", "PD410", "PD411", "PD501", "PD502"]
     for r in all_rules():

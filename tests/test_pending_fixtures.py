@@ -67,6 +67,11 @@ CASES: dict[str, tuple[str, bool]] = {
     "topology-unsatisfied": ("TopologyUnsatisfied", True),
     "preempted": ("Preempted", True),
     "per-replica-joint": ("QuotaExhausted", True),
+    # GPUStack's QuotaReserved verdict over the whole set (tests/fixtures/gpustack-v1/generate.py writes them)
+    "preempted-in-part": ("PreemptedInPart", True),
+    "parked": ("Parked", True),
+    "no-queue-in-reserved-namespace": ("NoQueueInReservedNamespace", True),
+    "all-replicas-terminating": ("AllReplicasTerminating", True),
 }
 
 

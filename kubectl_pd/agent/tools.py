@@ -133,6 +133,9 @@ PREFLIGHT_INPUT = _obj({
     "env": {"type": "object", "additionalProperties": {"type": "string"}},
     "target": {"enum": ["modeldeployment", "pods"]}, "localQueue": _S,
     "apiProfile": {"enum": ["auto", "pd-atomic", "per-replica"]},
+    "apiVersion": {"enum": ["auto", "v1alpha1", "v1"], "description": "worker.gpustack.ai version to write"},
+    "acceleratorType": {**_S, "description": "v1 (GPUStack v0.11.2): acceleratorType for roles that name no pool"},
+    "requiredTopology": {**_S, "description": "v1: topology.requiredLevel for roles that name none"},
     "force": {"type": "boolean", "description": "judge as create --force would (wouldCreate despite a "
                                                 "never-fits verdict); still writes nothing"},
 }, ["name", "model"])
@@ -201,7 +204,9 @@ def preflight_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str |
     flags = (("namespace", "--namespace"), ("model", "--model"), ("engine", "--engine"),
              ("engineVersion", "--engine-version"), ("prefill", "--prefill"), ("decode", "--decode"),
              ("instanceType", "--instance-type"), ("kvCachePool", "--kv-cache-pool"), ("router", "--router"),
-             ("target", "--target"), ("localQueue", "--local-queue"), ("apiProfile", "--api-profile"))
+             ("target", "--target"), ("localQueue", "--local-queue"), ("apiProfile", "--api-profile"),
+             ("apiVersion", "--api-version"), ("acceleratorType", "--accelerator-type"),
+             ("requiredTopology", "--required-topology"))
     for key, flag in flags:
         if key in args:
             argv.append(f"{flag}={args[key]}")

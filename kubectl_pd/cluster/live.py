@@ -379,6 +379,14 @@ class LiveSource:
         _expect_ok(r, "GET", resource or path)
         return _json_object(r, "GET", resource or path, "a JSON object")
 
+    def _body_version(self, k: kinds.Kind, obj: Obj) -> str | None:
+        """The version the body is written in, when the server serves it and it is one of the kind's (the POST
+        path must agree with the body's apiVersion); None: our preferred served version."""
+        group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+        if group != k.group or version not in k.versions or version == k.versions[0]:
+            return None
+        return version if version in self.served_versions(k.group) else None
+
     def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
         """POST one object; `dry_run` asks the server to validate it without persisting (dryRun=All).
 
@@ -395,8 +403,8 @@ class LiveSource:
         if not dry_run:
             obj = marked(obj, self.run_id)
         try:
-            r = self.request("POST", self.path(k, ns), query, body=obj, verb="create", resource=k.resource,
-                             namespace=ns)
+            r = self.request("POST", self.path(k, ns, version=self._body_version(k, obj)), query, body=obj,
+                             verb="create", resource=k.resource, namespace=ns)
             if r.status == 409:
                 mine = None if dry_run else self._read_back(k, ns, name, None)
                 if mine is not None:

@@ -17,7 +17,7 @@ from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
 from kubectl_pd.errors import ConflictError, ForbiddenError, PdError
-from kubectl_pd.gpustack.profiles import CRD_NAME, ApiProfile, ProfileError, from_crd, offline
+from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.options import checked_duration, cluster_options
 
@@ -79,10 +79,15 @@ def _warn(message: str) -> None:
 @click.option("--role", "roles", multiple=True, type=RoleType(),
               help="A role (repeatable). Keys: name, kind (server|prefill|decode, default server), replicas, "
                    "instance-type, accelerator (cards per Pod, default 1), accelerator-key, size, image, arg "
-                   "(repeatable).")
+                   "(repeatable), accelerator-type and topology (v1).")
 @click.option("--prefill", metavar="R", help="Shortcut: a role named and kinded prefill with R replicas.")
 @click.option("--decode", metavar="R", help="Shortcut: a role named and kinded decode with R replicas.")
 @click.option("--instance-type", metavar="IT", help="InstanceType for roles that name none.")
+@click.option("--accelerator-type", metavar="AT", help="acceleratorType for roles that name no pool (the v1 API "
+                                                       "from GPUStack v0.11.2; instead of --instance-type).")
+@click.option("--required-topology", "topology_level", metavar="LABEL",
+              help="topology.requiredLevel for roles that name none (v1): every replica's Pods in one domain of "
+                   "that level.")
 @click.option("--kv-cache-pool", metavar="NAME", help="KVCachePoolBinding in the namespace (spec.kvCache).")
 @click.option("--router", metavar="NAME", help="Request router (spec.router.name), per-replica API only.")
 @click.option("--env", "env", multiple=True, metavar="K=V", callback=_env_pair,
@@ -94,6 +99,10 @@ def _warn(message: str) -> None:
 @click.option("--api-profile", type=click.Choice(["auto", PD_ATOMIC, PER_REPLICA]), default="auto",
               show_default=True, help="ModelDeployment API shape; auto reads the installed CRD "
                                       "(pd-atomic when offline).")
+@click.option("--api-version", type=click.Choice(["auto", *API_VERSIONS]), default=None,
+              help="worker.gpustack.ai version to write. auto reads what the cluster serves (the CRD, or an "
+                   "aggregated API's OpenAPI v3), with --dry-run=client too (read-only); v1alpha1|v1 offline, or "
+                   "checked against the cluster.")
 @click.option("--dry-run", type=click.Choice(["none", "client", "server"]), default="none", is_flag=False,
               flag_value="client", show_default=True,
               help="client: print only, no request at all; server: validate with dryRun=All.")
@@ -109,7 +118,8 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
            roles: tuple[RoleSpec, ...], prefill: str | None, decode: str | None, instance_type: str | None,
            kv_cache_pool: str | None, router: str | None, env: tuple[tuple[str, str], ...], target: str,
            local_queue: str | None, api_profile: str, dry_run: str, output: str | None, wait: str | None,
-           force: bool, preflight_only: bool = False) -> int:
+           force: bool, preflight_only: bool = False, accelerator_type: str | None = None,
+           topology_level: str | None = None, api_version: str | None = None) -> int:
     """Scaffold a multi-role PD ModelDeployment that will be admitted, or say why it never could.
 
     \b
@@ -132,7 +142,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         name=name, namespace=namespace(cluster), model=model, engine=engine, engine_version=engine_version,
         roles=flags.all_role_specs(roles, prefill, decode),
         instance_type=instance_type, kv_cache_pool=kv_cache_pool, router=router, env=env, target=target,
-        local_queue=local_queue)
+        local_queue=local_queue, accelerator_type=accelerator_type, topology_level=topology_level)
     checked = flags.check_request(req)
     if checked.problems:
         _fail(checked.problems)
@@ -147,8 +157,11 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         if early:
             _fail(early)
 
-    if dry_run == "client":
-        profile = offline(PD_ATOMIC if api_profile == "auto" else api_profile)
+    if target == "pods" and api_version == "v1":
+        raise PdError("--target pods renders the seed's pod group: --api-version v1 is the per-replica "
+                      "ModelDeployment API")
+    if dry_run == "client" and api_version != "auto":
+        profile = _offline_profile(api_profile, api_version)
         _check_shape(req, role_list, profile)
         return _emit_offline(req, role_list, profile, output)
 
@@ -157,8 +170,10 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     source = LiveSource(cluster)
     profile = offline(PD_ATOMIC)
     if target == "modeldeployment":
-        profile = _read_profile(source, api_profile)
+        profile = _read_profile(source, api_profile, api_version)
     _check_shape(req, role_list, profile)
+    if dry_run == "client":  # --api-version auto: the served API was read, nothing else is
+        return _emit_offline(req, role_list, profile, output)
 
     from kubectl_pd.create import preflight
 
@@ -228,27 +243,47 @@ def _check_shape(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> 
         _fail(problems)
 
 
-def _read_profile(source: Any, wanted: str) -> ApiProfile:
-    """The installed CRD decides the shape; an explicit --api-profile must agree with it."""
+def _offline_profile(wanted: str, version: str | None) -> ApiProfile:
+    """--api-profile and --api-version with nothing read: v1 is per-replica, auto is pd-atomic otherwise."""
+    name = (PER_REPLICA if version == "v1" else PD_ATOMIC) if wanted == "auto" else wanted
+    try:
+        return offline(name, version)
+    except ProfileError as e:
+        raise PdError(str(e)) from None
+
+
+def _read_profile(source: Any, wanted: str, version: str | None = None) -> ApiProfile:
+    """The installed API decides the shape; an explicit --api-profile or --api-version must agree with it."""
+    profile = _served_profile(source, wanted, None if version == "auto" else version)
+    if version not in (None, "auto") and profile.version != version:
+        raise PdError(f"--api-version {version} does not match the installed API ({profile.describe()}, from "
+                      f"{profile.source}): use --api-version auto or {profile.version}")
+    return profile
+
+
+def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile:
+    """The CRD's schema; when there is no CRD but the group is served (an aggregated API server), the served
+    version's OpenAPI v3 document."""
     try:
         crd = source.get("CustomResourceDefinition", CRD_NAME)
     except ForbiddenError as e:
-        fallback = offline(PD_ATOMIC if wanted == "auto" else wanted)
+        fallback = _offline_profile(wanted, version)
         _warn(f"cannot read the CRD {CRD_NAME} ({e.message.split(':', 1)[0]}): using the built-in "
               f"{fallback.name} profile; pass --api-profile to choose")
         if not source.served_versions("worker.gpustack.ai"):
             raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} is not served): "
                           f"install the GPUStack operator, or check the context") from None
         return fallback
-    if crd is None:
-        raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} not found): "
-                      f"install the GPUStack operator, check the context, or use --dry-run=client")
     try:
-        # describe the version the POST will go to, so body and path agree
-        from kubectl_pd.cluster.kinds import KINDS
+        if crd is None:
+            profile = _aggregated_profile(source, version)
+        else:
+            # describe the version the POST will go to, so body and path agree
+            from kubectl_pd.cluster.kinds import KINDS
 
-        prefer = source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for") else None
-        profile = from_crd(crd, prefer)
+            prefer = version or (source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for")
+                                 else None)
+            profile = from_crd(crd, prefer)
     except ProfileError as e:
         raise PdError(str(e)) from None
     if wanted != "auto" and wanted != profile.name:
@@ -256,6 +291,19 @@ def _read_profile(source: Any, wanted: str) -> ApiProfile:
                       f"{'have acceleratorKey' if profile.name == PD_ATOMIC else 'have no acceleratorKey'}): "
                       f"use --api-profile auto or {profile.name}")
     return profile
+
+
+def _aggregated_profile(source: Any, version: str | None) -> ApiProfile:
+    """No CRD: ModelDeployment from an aggregated API server (APIService), described by OpenAPI v3."""
+    from kubectl_pd.gpustack.profiles import from_openapi, openapi_path
+
+    served = source.served_versions(GROUP)
+    pick = version if version in served else next((v for v in ("v1", "v1alpha1") if v in served), None)
+    doc = source.get_raw(openapi_path(pick), resource=f"openapi/v3 {GROUP}/{pick}") if pick else None
+    if doc is None:  # neither a CRD nor an aggregated API that describes itself
+        raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} not found): "
+                      f"install the GPUStack operator, check the context, or use --dry-run=client")
+    return from_openapi(doc, pick or "")
 
 
 def _emit_offline(req: CreateRequest, roles: list[Role], profile: ApiProfile, output: str | None) -> int:

@@ -12,9 +12,10 @@ import re
 from typing import NamedTuple
 
 from kubectl_pd.gpustack.profiles import ApiProfile
-from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, RoleProblem, validate_roles
+from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, RoleProblem, topology_level_problem, validate_roles
 
-ROLE_KEYS = ("name", "kind", "replicas", "instance-type", "accelerator", "accelerator-key", "size", "image", "arg")
+ROLE_KEYS = ("name", "kind", "replicas", "instance-type", "accelerator", "accelerator-key", "size", "image", "arg",
+             "accelerator-type", "topology")
 KIND_WORDS = ("server", "prefill", "decode")
 TARGETS = ("modeldeployment", "pods")
 
@@ -53,9 +54,11 @@ class RoleSpec(NamedTuple):
     image: str | None = None
     args: tuple[str, ...] = ()
     flag: str = ""  # how the user gave it, for messages: `--role name=p,...` or `--prefill 2`
+    accelerator_type: str | None = None  # v1 (GPUStack v0.11.2): the pool named by accelerator type
+    topology: str | None = None  # v1: roles[].topology.requiredLevel, a node label key
 
 
-_ATTR = {"instance-type": "instance_type", "accelerator-key": "accelerator_key"}
+_ATTR = {"instance-type": "instance_type", "accelerator-key": "accelerator_key", "accelerator-type": "accelerator_type"}
 
 
 def parse_role(text: str) -> RoleSpec:
@@ -120,6 +123,8 @@ class CreateRequest(NamedTuple):
     env: tuple[tuple[str, str], ...] = ()
     target: str = "modeldeployment"
     local_queue: str | None = None
+    accelerator_type: str | None = None  # --accelerator-type: for roles that name no pool
+    topology_level: str | None = None  # --required-topology: for roles that name no level
 
 
 class Role(NamedTuple):
@@ -137,6 +142,8 @@ class Role(NamedTuple):
     flag: str
     kind_given: bool = False
     accelerator_given: bool = False
+    accelerator_type: str | None = None
+    topology: str | None = None
 
     @property
     def pods(self) -> int:
@@ -266,10 +273,16 @@ def _check_role(req: CreateRequest, i: int, s: RoleSpec, n: object) -> tuple[lis
     acc, acc_problems = _accelerator(pre, i, s.accelerator)
     size, size_problems = _size(pre, i, s.size)
     problems += acc_problems + size_problems
-    it = s.instance_type or req.instance_type
-    if not it and not (req.target == "pods" and req.local_queue):
+    it, at = _pool(s, req)
+    if s.instance_type and s.accelerator_type:
+        problems.append(f"{pre}instance-type= and accelerator-type= both name the role's pool: give one "
+                        f"[rule instance-type]")
+    elif not it and not at and not (req.target == "pods" and req.local_queue):
         problems.append(f"{pre}spec.roles[{i}].instanceType is required: give instance-type= in the role "
-                        f"or --instance-type for every role [rule instance-type]")
+                        f"or --instance-type for every role (or accelerator-type= / --accelerator-type where the "
+                        f"API has roles[].acceleratorType) [rule instance-type]")
+    topology = s.topology if s.topology is not None else req.topology_level
+    problems += _topology(pre, i, topology)
     if s.image is not None and not (0 < len(s.image) <= 512):
         problems.append(f"{pre}spec.roles[{i}].image {s.image!r} must be 1 to 512 characters [rule image]")
     if not (replicas_ok and isinstance(n, int) and n >= 1 and acc is not None and size is not None
@@ -279,7 +292,25 @@ def _check_role(req: CreateRequest, i: int, s: RoleSpec, n: object) -> tuple[lis
         name=s.name, kind=(s.kind or "server").lower(), replicas=n, instance_type=it or None,
         accelerator=acc, accelerator_key=s.accelerator_key, size=size if s.size is not None else None,
         image=s.image, args=s.args, flag=s.flag, kind_given=s.kind is not None,
-        accelerator_given=s.accelerator is not None)
+        accelerator_given=s.accelerator is not None, accelerator_type=at or None, topology=topology or None)
+
+
+def _pool(s: RoleSpec, req: CreateRequest) -> tuple[str | None, str | None]:
+    """The role's (instanceType, acceleratorType): its own, else the request's; a role naming one of them
+    takes neither default for the other."""
+    if s.instance_type or s.accelerator_type:
+        return s.instance_type, s.accelerator_type
+    if req.instance_type:
+        return req.instance_type, None
+    return None, req.accelerator_type
+
+
+def _topology(pre: str, i: int, level: str | None) -> list[str]:
+    """topology.requiredLevel: the shared role rule (gpustack.roles.topology_level_problem)."""
+    why = topology_level_problem(level)
+    if why is None:
+        return []
+    return [f"{pre}spec.roles[{i}].topology.requiredLevel {_quote(level or '')}: {why} [rule topology]"]
 
 
 def _accelerator(pre: str, i: int, value: str | None) -> tuple[int | None, list[str]]:
@@ -419,6 +450,12 @@ def _role_fields(i: int, r: Role, profile: ApiProfile, where: str) -> list[str]:
         problems.append(_cannot(where, "arg=", "spec.roles[].extraArgs", prefix=pre))
     if r.accelerator_given and not profile.has("resources"):
         problems.append(_cannot(where, f"accelerator={r.accelerator}", "spec.roles[].resources", prefix=pre))
+    if r.accelerator_type is not None and not profile.has("acceleratorType"):
+        problems.append(_cannot(where, f"accelerator-type={r.accelerator_type}", "spec.roles[].acceleratorType",
+                                " (it came with GPUStack v0.11.2's v1 API; name the pool with instance-type=)",
+                                prefix=pre))
+    if r.topology is not None and not profile.has("topology"):
+        problems.append(_cannot(where, f"topology={r.topology}", "spec.roles[].topology", prefix=pre))
     return problems
 
 

@@ -218,6 +218,12 @@ def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> di
         if req.target == "pods" and req.local_queue:
             by_lq.setdefault(req.local_queue, []).append(role)
             continue
+        if role.instance_type is None and role.accelerator_type is not None:
+            out.findings.append(CheckFinding(WARNING, "accelerator-type", (
+                f"role {role.name!r} names acceleratorType {role.accelerator_type!r}, not an InstanceType: the "
+                f"operator chooses its queue, so its quota is not weighed here"),
+                params={"role": role.name, "acceleratorType": role.accelerator_type}))
+            continue
         it = role.instance_type or ""
         if it not in lq_of_it:
             it_obj = rd.get("InstanceType", it)

@@ -26,13 +26,18 @@ def render_role(role: Role, req: CreateRequest, profile: ApiProfile) -> dict[str
     out["replicas"] = role.replicas
     if profile.has("size") and role.size is not None:
         out["size"] = role.size
-    out["instanceType"] = role.instance_type
+    if role.instance_type is not None or role.accelerator_type is None:
+        out["instanceType"] = role.instance_type
+    if role.accelerator_type is not None:
+        out["acceleratorType"] = role.accelerator_type
     if role.accelerator_key is not None:
         out["acceleratorKey"] = role.accelerator_key
     if profile.has("resources"):
         out["resources"] = {"accelerator": role.accelerator}
     if role.image is not None and profile.image_path is not None:
         _set(out, profile.image_path, role.image)
+    if role.topology is not None:
+        out["topology"] = {"requiredLevel": role.topology}
     if role.args:
         out["extraArgs"] = list(role.args)
     if req.env:

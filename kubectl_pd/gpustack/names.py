@@ -39,3 +39,30 @@ def pod_group_name(namespace: str, name: str) -> str:
 def local_queue_name(cluster_queue: str) -> str:
     """GPUStack's LocalQueue for an InstanceType (= ClusterQueue name): always hashed, 31 characters."""
     return hashed(cluster_queue)
+
+
+# GPUStack's auto-derived ClusterQueue (= InstanceType) names (reference/gpustack-modeldeployment.md §2.2, and
+# issue 31 for the newest operator): `gpustack--<key>-<os>-<arch>` (and `gpustack--<cpu>--<key>-<os>-<arch>` with
+# instance-type-aware-cpu-manufacturer), now `gpustack-<key>-<os>-<arch>`
+_QUEUE_NAME = lazy(r"^gpustack-(?P<old>-(?:(?P<cpu>[a-z0-9][-a-z0-9.]*?)--)?)?(?P<key>[a-z0-9][-a-z0-9.]*?)"
+                   r"-(?P<os>linux|windows|darwin)-(?P<arch>amd64|arm64|[a-z0-9]+)$")
+
+
+def derived_queue_name(key: str, os: str, arch: str) -> str:
+    """The newest operator's name of the queue of accelerator (or CPU) key `key`: `gpustack-<key>-<os>-<arch>`."""
+    return f"gpustack-{key}-{os}-{arch}"
+
+
+def parse_queue_name(name: str) -> dict[str, str] | None:
+    """The parts of an auto-derived queue name, either spelling (`era`: `double-dash` for `gpustack--...`,
+    `single-dash` for `gpustack-<key>-...`); None for a name GPUStack did not derive (a hashed
+    `gpustack-fnv64-` LocalQueue name is none)."""
+    if name.startswith(FNV_PREFIX):
+        return None
+    m = _QUEUE_NAME.match(name)
+    if m is None:
+        return None
+    out = {"key": m["key"], "os": m["os"], "arch": m["arch"], "era": "double-dash" if m["old"] else "single-dash"}
+    if m["cpu"]:
+        out["cpu"] = m["cpu"]
+    return out

@@ -43,6 +43,16 @@ class ApiProfile:
     def has(self, role_field: str) -> bool:
         return role_field in self.role_fields
 
+    @property
+    def version(self) -> str:
+        """The API version alone: v1alpha1 or v1."""
+        return self.api_version.rpartition("/")[2]
+
+    @property
+    def instance_type_required(self) -> bool:
+        """Every role must name an instanceType: true unless the schema also offers acceleratorType."""
+        return not self.has("acceleratorType")
+
     def spell_kind(self, kind: str) -> str | None:
         """The CRD's spelling of a kind typed in any case; None when the enum lacks it."""
         return _spell(kind, self.kinds)
@@ -102,13 +112,45 @@ PER_REPLICA_OFFLINE = ApiProfile(
     required=frozenset({"model", "engine", "roles"}),
 )
 
+# GPUStack's published API (gpustack-operator docs/modules/model-deployment/deployment.md): PascalCase kinds
+# (Server|Prefill|Decode) and engines (vLLM|SGLang), the engine object, `size`, `topology.requiredLevel`,
+# `resources.interface`; a role names its pool by `instanceType` or (from v0.11.2) `acceleratorType`.
+V1_OFFLINE = ApiProfile(
+    name=PER_REPLICA,
+    api_version=f"{GROUP}/v1",
+    source="offline",
+    engine_shape="object",
+    engines=("vLLM", "SGLang"),
+    engine_version_field="engine.version",
+    engine_version_required=False,
+    kv_cache=True,
+    kv_cache_required=False,
+    router_names=("llm-d-router", "vllm-router", "sglang-gateway"),
+    role_fields=PER_REPLICA_OFFLINE.role_fields | {"acceleratorType", "topology", "shmSize",
+                                                   "terminationGracePeriodSeconds"},
+    kinds=("Server", "Prefill", "Decode"),
+    image_path=("image",),
+    replicas_max=1024,
+    size_max=64,
+    required=frozenset({"model", "engine", "roles"}),
+)
+
 OFFLINE = {PD_ATOMIC: PD_ATOMIC_OFFLINE, PER_REPLICA: PER_REPLICA_OFFLINE}
+API_VERSIONS = ("v1alpha1", "v1")
 
 
-def offline(name: str) -> ApiProfile:
-    """The built-in profile for `--api-profile pd-atomic|per-replica` with no CRD to read."""
+def offline(name: str, version: str | None = None) -> ApiProfile:
+    """The built-in profile for `--api-profile pd-atomic|per-replica` (and `--api-version v1alpha1|v1`) with
+    no CRD to read. `v1` is GPUStack's published API, which is per-replica only."""
     if name not in PROFILES:
         raise ValueError(f"unknown profile {name!r}")
+    if version == "v1":
+        if name != PER_REPLICA:
+            raise ProfileError("worker.gpustack.ai/v1 is the per-replica API: --api-version v1 takes "
+                               "--api-profile per-replica (or auto)")
+        return V1_OFFLINE
+    if version not in (None, "v1alpha1"):
+        raise ProfileError(f"--api-version {version!r} is not one of {', '.join(API_VERSIONS)}")
     return OFFLINE[name]
 
 
@@ -205,3 +247,58 @@ def from_crd(crd: dict[str, Any], prefer: str | None = None) -> ApiProfile:
         size_max=_int(role_props.get("size"), "maximum"),
         required=required,
     )
+
+
+def openapi_path(version: str) -> str:
+    """Where an aggregated API server publishes the group-version's OpenAPI v3 document."""
+    return f"/openapi/v3/apis/{GROUP}/{version}"
+
+
+def _deref(schema: Any, schemas: dict[str, Any], depth: int = 0) -> Any:
+    """`schema` with every `$ref` (and a lone `allOf: [{$ref}]`) into components.schemas replaced by its target,
+    recursively; a reference that does not resolve, or a cycle past 32 levels, stays an empty schema."""
+    if depth > 32 or not isinstance(schema, dict):
+        return schema if depth <= 32 else {}
+    ref = schema.get("$ref")
+    if ref is None and isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+        ref = (schema["allOf"][0] or {}).get("$ref") if isinstance(schema["allOf"][0], dict) else None
+    if isinstance(ref, str):
+        target = schemas.get(ref.rpartition("/")[2])
+        merged = {**(target if isinstance(target, dict) else {}),
+                  **{k: v for k, v in schema.items() if k not in ("$ref", "allOf")}}
+        return _deref(merged, schemas, depth + 1)
+    out = dict(schema)
+    if isinstance(schema.get("properties"), dict):
+        out["properties"] = {k: _deref(v, schemas, depth + 1) for k, v in schema["properties"].items()}
+    if "items" in schema:
+        out["items"] = _deref(schema["items"], schemas, depth + 1)
+    return out
+
+
+def _is_md_schema(schema: Any, version: str) -> bool:
+    gvks = schema.get("x-kubernetes-group-version-kind") if isinstance(schema, dict) else None
+    return isinstance(gvks, list) and any(
+        isinstance(g, dict) and g.get("group") == GROUP and g.get("version") == version
+        and g.get("kind") == "ModelDeployment" for g in gvks)
+
+
+def from_openapi(doc: Any, version: str) -> ApiProfile:
+    """The profile of a ModelDeployment served by an aggregated API server (no CRD): its OpenAPI v3
+    document (`openapi_path(version)`), the schema whose x-kubernetes-group-version-kind names it."""
+    schemas = ((doc or {}).get("components") or {}).get("schemas") if isinstance(doc, dict) else None
+    if not isinstance(schemas, dict):
+        raise ProfileError(f"the OpenAPI v3 document of {GROUP}/{version} has no components.schemas")
+    found = next((s for s in schemas.values() if _is_md_schema(s, version)), None)
+    if found is None:
+        raise ProfileError(f"the OpenAPI v3 document of {GROUP}/{version} describes no ModelDeployment")
+    crd = {"spec": {"versions": [{"name": version, "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": _deref(found, schemas)}}]}}
+    profile = from_crd(crd, version)
+    return ApiProfile(**{**_fields(profile), "source": f"OpenAPI v3 {GROUP}/{version} (aggregated API)"})
+
+
+def _fields(p: ApiProfile) -> dict[str, Any]:
+    return {k: getattr(p, k) for k in ("name", "api_version", "source", "engine_shape", "engines",
+                                       "engine_version_field", "engine_version_required", "kv_cache",
+                                       "kv_cache_required", "router_names", "role_fields", "kinds", "image_path",
+                                       "replicas_max", "size_max", "required")}

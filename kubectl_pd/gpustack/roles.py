@@ -154,3 +154,24 @@ def _one_instance_type(roles: list[Any]) -> list[RoleProblem]:
                 f"acceleratorKey",
             ))
     return out
+
+
+# A qualified label key: an optional DNS subdomain prefix and a name (apimachinery IsQualifiedName)
+LABEL_KEY_RE = lazy(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                    r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+HOSTNAME_LEVEL = "kubernetes.io/hostname"
+
+
+def topology_level_problem(level: Any) -> str | None:
+    """Why `roles[].topology.requiredLevel` is refused, or None: it names a configured level by its node label
+    key; `kubernetes.io/hostname` is implicit and rejected as an explicit level; empty means unconstrained
+    (gpustack-operator docs/modules/model-deployment/deployment.md, "Topology placement")."""
+    if level is None or level == "":
+        return None
+    if not isinstance(level, str) or not LABEL_KEY_RE.match(level) or len(level.rpartition("/")[0]) > 253:
+        return ("not a label key (an optional DNS prefix and '/', then a name of at most 63 characters)")
+    if level == HOSTNAME_LEVEL:
+        return (f"{HOSTNAME_LEVEL} is implicit and refused as an explicit level; omit topology for "
+                "unconstrained placement")
+    return None
+

@@ -17,6 +17,7 @@ import jsonpatch
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.engine import check_object, ref_of, suppressed_rules
 from kubectl_pd.lint.findings import Finding, ObjectRef
+from kubectl_pd.lint.gpustack_queues import drop_limits_without_cohort
 from kubectl_pd.lint.resource_groups import groups_of
 from kubectl_pd.lint.rules import ERROR
 from kubectl_pd.records import dataclass, field
@@ -133,6 +134,8 @@ def plan_fix(obj: Obj, ctx: LintContext) -> Fix:
     if obj.get("kind") not in FIXABLE_KINDS:
         return Fix(ref, obj, None, remaining=errors(obj))
     groups, changes = canonical_groups(groups_of(obj))
+    groups, dropped = drop_limits_without_cohort(obj, groups)  # PD109 on a GPUStack queue
+    changes += dropped
     after = with_groups(obj, groups) if changes else obj
     left = errors(after)
     if any(f.rule_id not in EXTERNAL_RULES for f in left):

@@ -7,12 +7,14 @@ GPUStack's operator builds one ClusterQueue per InstanceType, labelled
 
 from __future__ import annotations
 
+import copy
 import re
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from kubectl_pd.cluster.source import labels_of
+from kubectl_pd.gpustack.names import parse_queue_name
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
 from kubectl_pd.lint.context import ACCEL_LABEL_PREFIX
 from kubectl_pd.lint.findings import Finding, ObjectRef
@@ -136,3 +138,27 @@ def _whole_card_quotas(ref: ObjectRef, groups: list[Obj]) -> list[Finding]:
                         f"{fname} {r[fname]} of {r['name']} is {_cards(q)} cards: GPUStack counts 1,600,000 "
                         f"credits per card, so a quota is a whole number of cards (1600k each)"))
     return out
+
+
+def drop_limits_without_cohort(obj: Obj, groups: list[Obj]) -> tuple[list[Obj], list[str]]:
+    """PD109's fix on a GPUStack queue: the operator's auto-derived queues are isolated (no cohortName), yet its
+    newest ones set `lendingLimit: 0`, which Kueue's webhook refuses ("must be nil when cohort is empty"). With no
+    cohort there is nothing to lend to or borrow from, so the limit is dropped (not a cohort invented).
+    `groups` (already rewritten) is not modified; the new groups and a sentence per change come back."""
+    spec: Obj = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
+    if not is_gpustack_queue(obj) or spec.get("cohortName") or spec.get("cohort"):
+        return groups, []
+    out, changes = copy.deepcopy(groups), []
+    parts = parse_queue_name(str((obj.get("metadata") or {}).get("name") or ""))
+    what = (f"GPUStack's auto-derived queue for {parts['key']} ({parts['os']}/{parts['arch']})" if parts
+            else "a GPUStack queue")
+    for i, g in enumerate(out):
+        for j, fl in enumerate(g.get("flavors") or [] if isinstance(g, dict) else []):
+            for r in fl.get("resources") or [] if isinstance(fl, dict) else []:
+                for limit in ("lendingLimit", "borrowingLimit"):
+                    if isinstance(r, dict) and limit in r:
+                        del r[limit]
+                        changes.append(f"dropped {limit} of {r.get('name')!r} in resourceGroups[{i}].flavors[{j}]: "
+                                       f"{what} has no cohort, so there is nothing to "
+                                       f"{'lend to' if limit == 'lendingLimit' else 'borrow from'}")
+    return out, changes

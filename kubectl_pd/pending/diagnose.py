@@ -26,6 +26,7 @@ from kubectl_pd.kueue.model import (
     pod_requests,
     resource_flavor,
 )
+from kubectl_pd.pending import md_v1
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending.gather import MAX_AHEAD, QUEUE_LABEL, Facts, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
@@ -92,6 +93,8 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     if md is not None and facts.target.kind == "ModelDeployment":
         reasons.extend(_missing_groups(md, roles, units, shape, ns))
         notes.extend(_operator_condition(md))
+        if md_v1.is_v1(md):  # GPUStack's published API: its phase and ready summary
+            notes.extend(md_v1.status_note(md))
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
     verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {}, assign)
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
@@ -101,6 +104,8 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     reasons.extend(r for u in units for r in u.reasons)
     reasons.extend(_queue_reasons_without_workload(facts, units, roles))
     reasons.extend(_once_composed(reasons, verdicts, units))
+    if md is not None and facts.target.kind == "ModelDeployment":
+        reasons.extend(md_v1.operator_reasons(md, reasons))  # the operator's verdict over the whole set
     reasons, pending = _settle(reasons, units, md)
     rows = _role_rows(scene, verdicts)
     lq, cq = _queue_names(facts, units)

@@ -29,7 +29,9 @@ SentenceId = Literal[
     "quota-unknown.quota", "quota-unknown.request", "retry-loop", "role.no-group", "role.replica-groups",
     "short-of-quota", "short-of-quota.summary", "target.all-admitted", "target.nothing-found", "topology",
     "waiting-for-pods-ready", "waiting-in-queue", "wl.admitted", "wl.deactivated", "wl.evicted", "wl.finished",
-    "wl.reserved-not-admitted"
+    "wl.reserved-not-admitted",
+    # GPUStack's v1 ModelDeployment status (pending/md_v1.py)
+    "operator.reason", "operator.said", "next.operator-reason", "note.deployment",
 ]
 
 

@@ -923,6 +923,80 @@ def _note_operator(status: str, reason: str, message: str) -> str:
     return f"the operator reports QuotaReserved={status} ({reason}): {message}".rstrip(": ")
 
 
+# -- GPUStack's v1 ModelDeployment status (pending/md_v1.py): the operator's verdict over the whole set ------
+
+def _operator_words(message: str) -> str:
+    return f" (the operator: {message})" if message else ""
+
+
+def _roles_held(held: dict[str, int] | None) -> str:
+    return ", ".join(f"{r} ({n} replica{'s' if n != 1 else ''})" for r, n in sorted((held or {}).items())) or "none"
+
+
+@_sentence("operator.reason")
+def _operator_reason(code: str, md: str, ns: str, message: str, held: dict[str, int] | None = None,
+                     queues: list[str] | None = None, lost_kinds: list[str] | None = None) -> str:
+    if code == "PreemptedInPart":
+        lost = (f"; no {', '.join(lost_kinds)} replica is admitted, so a whole role is lost, not only capacity"
+                if lost_kinds else "")
+        where = f" in ClusterQueue {', '.join(queues)}" if queues else ""
+        return (f"GPUStack reports {md} preempted in part: higher priority reclaimed some replicas while roles "
+                f"{_roles_held(held)} still hold quota{where}{lost}; the set cannot serve in full, and whatever draws "
+                f"next from {'that queue' if len(queues or []) == 1 else 'those queues'} is refused (insufficient "
+                f"unused quota) until capacity returns, with no timeout{_operator_words(message)}")
+    if code == "Parked":
+        return (f"GPUStack's joint admission check parked {md}: its replica set failed to assemble for long enough "
+                f"that its Workloads were deactivated; they ask for nothing now, and an identical re-apply does not "
+                f"clear it{_operator_words(message)}")
+    if code == "NoQueueInReservedNamespace":
+        return (f"namespace {ns} is one GPUStack reserves: it has no LocalQueue, so {md} is never scheduled, "
+                f"whatever the quota{_operator_words(message)}")
+    return f"every replica of {md} is on its way out, so none holds quota{_operator_words(message)}"
+
+
+@_sentence("next.operator-reason")
+def _next_operator_reason(code: str, md: str, ns: str, held: dict[str, int] | None = None,
+                          queues: list[str] | None = None, lost_kinds: list[str] | None = None) -> str:
+    if code == "PreemptedInPart":
+        return (f"three ways out: add capacity (the reclaimed replicas are admitted again on their own); delete and "
+                f"recreate md/{md} -n {ns} (that releases the quota the kept replicas hold); or move the roles onto "
+                f"different instanceTypes, so one preemption cannot reclaim both halves from one queue")
+    if code == "Parked":
+        return (f"free capacity for the whole set, then reactivate its Workloads (spec.active: true), or delete and "
+                f"recreate md/{md} -n {ns}")
+    if code == "NoQueueInReservedNamespace":
+        return f"create {md} in a namespace GPUStack serves (kubectl get localqueues -A lists them)"
+    if code == "AdmissionInFlight":
+        return "wait; if it stays, check the health of Kueue's pod integration (kueue-controller-manager's log)"
+    if code == "AllReplicasTerminating":
+        return "wait for the replicas to go; unless the deployment is being deleted, the operator replaces them"
+    if code == "PodGroupIncomplete":
+        return (f"wait for the missing replicas, or check why the operator does not create them "
+                f"(kubectl describe md {md} -n {ns})")
+    return f"wait, or check the operator's events for it (kubectl describe md {md} -n {ns})"
+
+
+@_sentence("operator.said")
+def _operator_said(reason: str, message: str) -> str:
+    return f"the operator reports QuotaReserved {reason}" + (f": {message}" if message else "")
+
+
+@_sentence("note.deployment")
+def _note_deployment(phase: str | None, summary: str | None, message: str | None,
+                     roles: list[dict[str, Any]]) -> str:
+    head = f"deployment phase {phase or 'unknown'}" + (f" ({message})" if message else "")
+    if summary is not None:
+        head += f", ready {summary}"
+    parts = []
+    for r in roles:
+        quota = "quota unknown" if r["quotaReserved"] is None else f"{r['quotaReserved']} with quota"
+        ready = "?" if r["ready"] is None else r["ready"]
+        desired = "?" if r["desired"] is None else r["desired"]
+        flavors = f" on {', '.join(r['assignedFlavors'])}" if r["assignedFlavors"] else ""
+        parts.append(f"{r['name']} {ready}/{desired} ready, {quota}{flavors}")
+    return head + (": " + "; ".join(parts) if parts else "")
+
+
 @_sentence("note.requeued")
 def _note_requeued(g: str, reason: str, message: str) -> str:
     return f"Workload {g} was evicted ({reason}) and has been requeued: {message}".rstrip(": ")
