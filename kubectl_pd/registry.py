@@ -476,8 +476,10 @@ RULES += (
           "ClusterQueue, Cohort"),
     _rule("PD410", "concurrent-admission", ERROR,
           'With `--feature-gates ConcurrentAdmission=true` only: a `concurrentAdmissionPolicy` on a queue with other '
-          'than one resource group, more than 16 flavors, StrictFIFO, or migration constraints Kueue refuses.',
-          "Keep one resource group of at most 16 flavors and BestEffortFIFO with a concurrentAdmissionPolicy.",
+          'than one resource group, more than 16 flavors (32 from Kueue 0.20), StrictFIFO, or migration constraints '
+          'Kueue refuses.',
+          "Keep one resource group of at most 16 flavors (32 on Kueue 0.20) and BestEffortFIFO with a "
+          "concurrentAdmissionPolicy.",
           "ClusterQueue"),
     _rule("PD411", "invalid-flavor", ERROR,
           "A ResourceFlavor Kueue's webhook refuses (ValidateResourceFlavor): a `nodeLabels` key that is not a "
@@ -487,6 +489,13 @@ RULES += (
           "Checked when the ResourceFlavor CRD is known (live, a CRD among the inputs, or `--crd`).",
           "Fix the label, taint or toleration as the message says.",
           "ResourceFlavor"),
+    _rule("PD412", "api-version-not-served", ERROR,
+          "A `kueue.x-k8s.io/v1beta1` ClusterQueue or Cohort linted for a Kueue that no longer serves v1beta1 "
+          "(0.20 and later: `no matches for kind ... in version \"kueue.x-k8s.io/v1beta1\"`). Only when the "
+          "version is known: `--kueue-version`, or live, what the cluster serves.",
+          "Write the object as kueue.x-k8s.io/v1beta2; `kubectl pd lint --fix` converts it (cohort to cohortName, "
+          "admissionChecks to admissionChecksStrategy, Borrow/Preempt to MayStopSearch).",
+          "ClusterQueue, Cohort"),
 )
 
 # PD5xx: the CRD's own schema and CEL rules (lint/schema/), when the CRD is known
