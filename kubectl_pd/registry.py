@@ -20,14 +20,19 @@ if TYPE_CHECKING:
         "LocalQueueStopped",
         "ClusterQueueMissing",
         "ClusterQueueStopped",
+        "QueueSuspended",
         "ClusterQueueInactive",
+        "Misconfigured",
         "NamespaceNotAllowed",
         "InvalidResources",
         "ResourceNotCovered",
+        "DRAResourcesUnresolved",
         "Deactivated",
         "AdmissionCheckRejected",
+        "AdmissionGated",
         "AdmissionCheckRetryLoop",
         "Preempted",
+        "PodsUnscheduledTimeout",
         "Evicted",
         "PodGroupIncomplete",
         "WorkloadMissing",
@@ -43,6 +48,7 @@ if TYPE_CHECKING:
         "PodsUnschedulable",
         "PodsGated",
         "WaitingInQueue",
+        "OnHold",
         "Unknown",
         "NotPending",
     ]
@@ -104,11 +110,23 @@ REASONS: tuple[Entry, ...] = _reasons(
      'the ClusterQueue has `stopPolicy` Hold or HoldAndDrain (GPUStack holds the queue of an inactive InstanceType)',
      "Clear the ClusterQueue's stopPolicy.",
      'the ClusterQueue; `Inadmissible` messages'),
+    ('QueueSuspended', ERROR,
+     'Kueue 0.20 token `Suspended`: the LocalQueue or ClusterQueue has a `stopPolicy`, or the LocalQueue is '
+     'inactive (`LocalQueue %s is stopped`, `ClusterQueue %s is stopped`, `LocalQueue %s is inactive`); the '
+     'queue named, when read, gives LocalQueueStopped or ClusterQueueStopped',
+     "Clear the stopPolicy of the queue Kueue names, or make its LocalQueue's ClusterQueue active.",
+     'reason `Suspended` (KEP-10852)'),
     ('ClusterQueueInactive', ERROR,
      "`Active=False`, with the cause: missing ResourceFlavor, missing or inactive AdmissionCheck (and that check's "
      'own message), missing Topology',
      'Create what its Active condition names; `kubectl pd lint` shows what Kueue refuses.',
      "`Can't admit new workloads: ...`"),
+    ('Misconfigured', ERROR,
+     "Kueue 0.20 token `Misconfigured`: the Workload's queue setup is broken (missing LocalQueue or ClusterQueue, "
+     "an invalid namespaceSelector, a failed admissibility check); a message naming the missing queue gives "
+     'LocalQueueMissing or ClusterQueueMissing',
+     "Fix what Kueue's message names: create the queue, or repair the ClusterQueue's namespaceSelector.",
+     'reason `Misconfigured` (KEP-10852)'),
     ('NamespaceNotAllowed', ERROR,
      "the ClusterQueue's `namespaceSelector` does not select the namespace (which label is missing)",
      'Label the namespace, or widen the selector.',
@@ -122,6 +140,13 @@ REASONS: tuple[Entry, ...] = _reasons(
      'a role asks for a resource no resource group covers',
      'Add the resource to coveredResources, or drop the request.',
      '`resource %s unavailable in ClusterQueue`; the admission engine'),
+    ('DRAResourcesUnresolved', ERROR,
+     "Kueue 0.20 token `DRAResourcesUnresolved`: a DRA ResourceClaimTemplate or DeviceClass of the pods cannot be "
+     "mapped to quota (`deviceClassMappings`), or a `firstAvailable` request is refused; the message names the "
+     'template and field',
+     "Map the DeviceClass in Kueue's deviceClassMappings, or fix the claim the message names "
+     '(KueueDRAIntegrationPrioritizedList for firstAvailable).',
+     'reason `DRAResourcesUnresolved` (Kueue 0.20, UnadmittedWorkloadsObservability)'),
     ('Deactivated', ERROR,
      "`spec.active: false`; GPUStack's joint check parks a set after 30 minutes (`parked rather than held`)",
      'Free capacity, then reactivate the Workload.',
@@ -130,6 +155,11 @@ REASONS: tuple[Entry, ...] = _reasons(
      'a check rejected the Workload',
      'Fix what the check reports, then reactivate.',
      '`status.admissionChecks`, `DeactivationTarget`'),
+    ('AdmissionGated', WARNING,
+     'Kueue 0.20 token `AdmissionGated`: the `kueue.x-k8s.io/admission-gated-by` annotation holds the Workload '
+     'out of admission (`Admission is gated by: %s`)',
+     'Wait for the controller named in the annotation to remove itself, or remove the annotation.',
+     'reason `AdmissionGated`'),
     ('AdmissionCheckRetryLoop', WARNING,
      'quota reserved, a check answers `Retry`, the Workload is evicted and requeued again and again: how many times, '
      "since when, the check's words; for `gpustack-node-devices` the largest free slice its per-card fit node labels "
@@ -144,6 +174,14 @@ REASONS: tuple[Entry, ...] = _reasons(
      "Raise the deployment's priority, or give its queue nominal quota the cohort cannot reclaim.",
      '`Preempted` condition, `Preempted to accommodate a workload (UID: ..., JobUID: ...) due to ...`; `Preempted` '
      'events'),
+    ('PodsUnscheduledTimeout', WARNING,
+     'Kueue 0.20: admitted, but its required pods stayed unscheduled past `waitForPodsReady.unscheduledTimeout` '
+     '(or the PodsReady timeout while `WaitForScheduling`): evicted (`PodsReadyTimeout`, underlying cause '
+     '`WaitForScheduling`) and requeued after back-off',
+     "Fix what keeps kube-scheduler from placing the pods (their nodeSelector, taints, free nodes), or raise "
+     'waitForPodsReady.unscheduledTimeout.',
+     '`Evicted` reason `PodsReadyTimeout`, `schedulingStats.evictions[].underlyingCause` `WaitForScheduling`, '
+     '`PodsReady`/`PodsScheduled` reason `WaitForScheduling`'),
     ('Evicted', WARNING,
      'evicted and not requeued yet, with the requeue back-off (`requeueState`) and, for preemption, why',
      'See the eviction reason.',
@@ -216,6 +254,11 @@ REASONS: tuple[Entry, ...] = _reasons(
      'fits, others ahead: the position comes from the visibility API',
      'Wait.',
      'visibility `pendingworkloads`; no condition yet; `PendingEvaluation`'),
+    ('OnHold', INFO,
+     'Kueue 0.20 token `OnHold`: its quota was released on purpose and it is not requeued (a StatefulSet scaled '
+     'to zero)',
+     'Scale the workload up again (e.g. the StatefulSet) to requeue it.',
+     'reason `OnHold`'),
     ('Unknown', WARNING,
      "anything else: Kueue's text is passed through verbatim rather than guessed at",
      'kubectl describe the Workload.',

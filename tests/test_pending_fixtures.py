@@ -67,6 +67,12 @@ CASES: dict[str, tuple[str, bool]] = {
     "topology-unsatisfied": ("TopologyUnsatisfied", True),
     "preempted": ("Preempted", True),
     "per-replica-joint": ("QuotaExhausted", True),
+    "misconfigured": ("Misconfigured", True),
+    "queue-suspended": ("QueueSuspended", True),
+    "admission-gated": ("AdmissionGated", True),
+    "on-hold": ("OnHold", True),
+    "dra-resources-unresolved": ("DRAResourcesUnresolved", True),
+    "pods-unscheduled-timeout": ("PodsUnscheduledTimeout", True),
 }
 
 

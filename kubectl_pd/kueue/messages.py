@@ -394,3 +394,13 @@ def parse_preempted(text: object) -> str | None:
         return None
     m = _PREEMPTED.match(text.strip())
     return m.group("why") if m else None
+
+
+_GATED_BY = _lazy(r"^Admission is gated by: (?P<g>.+)$")
+
+
+def admission_gated_by(text: str | None) -> tuple[str, ...]:
+    """The gates of `Admission is gated by: %s` (workload_controller.go:1987@ff69552e79ad21652c36caa97038382e55625cf7,
+    the kueue.x-k8s.io/admission-gated-by annotation: comma-separated names); () for other words."""
+    m = _GATED_BY.match((text or "").strip())
+    return tuple(g.strip() for g in m.group("g").split(",") if g.strip()) if m else ()

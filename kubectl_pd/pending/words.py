@@ -282,6 +282,13 @@ _CODE_TEXT = {
     "PreemptionInProgress": "Kueue is preempting other Workloads to make room",
     "WaitingInQueue": "waiting for the scheduler to reach it",
     "WaitingForPodsReady": "Kueue holds admissions until every admitted Workload's pods are ready",
+    "Misconfigured": "Kueue finds the Workload's queue configuration broken",
+    "QueueSuspended": "Kueue holds it: its LocalQueue or ClusterQueue is stopped or inactive",
+    "AdmissionGated": "an admission gate (kueue.x-k8s.io/admission-gated-by) holds it",
+    "OnHold": "its quota was released on purpose and it is not requeued",
+    "DRAResourcesUnresolved": "Kueue cannot resolve its DRA resources to quota",
+    "PodsUnscheduledTimeout": "it was admitted, but its pods stayed unscheduled past Kueue's timeout: evicted and "
+                              "requeued",
     "Deactivated": "the Workload is deactivated",
     "QuotaExhausted": "not enough unused quota now",
     "QuotaExceedsCapacity": "the request exceeds what the queue can ever give",
@@ -799,6 +806,13 @@ def _next_kueue_code(code: str, ns: str) -> str:
         "PreemptionInProgress": "wait: Kueue is preempting lower-priority Workloads to make room",
         "WaitingInQueue": "wait: Kueue will try again",
         "WaitingForPodsReady": "wait for the running Workloads' pods to become ready",
+        "Misconfigured": "fix what Kueue's message names (a missing queue, the ClusterQueue's namespaceSelector)",
+        "QueueSuspended": "clear the stopPolicy of the queue Kueue names (kubectl get localqueue,clusterqueue)",
+        "AdmissionGated": "wait for the controller in kueue.x-k8s.io/admission-gated-by, or remove the annotation",
+        "OnHold": "scale the workload up again (e.g. its StatefulSet) to requeue it",
+        "DRAResourcesUnresolved": "map the DeviceClass in Kueue's deviceClassMappings, or fix the claim Kueue names",
+        "PodsUnscheduledTimeout": "fix what keeps kube-scheduler from placing the pods (selectors, taints, free "
+                                  "nodes), or raise waitForPodsReady.unscheduledTimeout",
     }[code]
 
 
