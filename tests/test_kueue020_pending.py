@@ -165,3 +165,64 @@ def test_preempted_by_rule_in_why_pending() -> None:
     r = next(r for r in d.reasons if r.code == "Preempted")
     assert r.params["preemptionConfig"] == "hero-config" and r.params["preemptionConfigRule"] == "hero"
     assert r.params["rule"] == "PreemptionConfigRule"
+
+
+# -- dynamic quota orchestration: status.effectiveQuotas (CHANGELOG-0.20.md, Feature, DynamicQuotaOrchestration,
+# #15283: "Kueue writes the resulting quotas to status.effectiveQuotas. Conflicting orchestrators report
+# Distributed=False and do not distribute quotas.")
+
+FLAVOR = "gpustack--amd-epyc-9004--nvidia-h20-linux-amd64-8d"
+CRED = "credits.gpustack.ai/nvidia"
+
+
+def dqo(status: dict[str, Any]) -> list[dict[str, Any]]:
+    """quota-exhausted (decode 2 cards short of 16) with the orchestrator's status, Kueue's message removed so
+    the arithmetic answers alone."""
+    items = [o for o in objs("quota-exhausted") if o["kind"] != "Event"]
+    for wl in of(items, "Workload"):
+        wl["status"]["conditions"] = []
+    cq = of(items, "ClusterQueue")[0]
+    cq["status"].update(status)
+    return items
+
+
+def effective(nominal: str, flavor: str = FLAVOR) -> list[dict[str, Any]]:
+    return [{"name": flavor, "resources": [{"name": CRED, "nominalQuota": nominal}]}]
+
+
+DIST_TRUE = {"type": "Distributed", "status": "True", "reason": "Distributed", "message": "",
+             "lastTransitionTime": "2026-11-29T09:00:00Z"}
+DIST_FALSE = {**DIST_TRUE, "status": "False", "reason": "ConflictingOrchestrators"}
+
+
+@pytest.mark.parametrize(("case", "status", "code"), [
+    ("not managed: spec's nominalQuota", {}, "QuotaExhausted"),
+    ("effective quota larger than spec's: fits", {"effectiveQuotas": effective("51200k")}, "WaitingInQueue"),
+    ("effective quota smaller: more short", {"effectiveQuotas": effective("12800k")}, "QuotaExceedsCapacity"),
+    ("managed, flavor missing from effectiveQuotas", {"effectiveQuotas": effective("51200k", "other")},
+     "QuotaUnknown"),
+    ("managed, unreadable quantity", {"effectiveQuotas": effective("lots")}, "QuotaUnknown"),
+    ("managed, effectiveQuotas not a list", {"effectiveQuotas": "pending"}, "QuotaUnknown"),
+    ("Distributed=False: no quota distributed", {"effectiveQuotas": effective("51200k"),
+                                                   "conditions": [DIST_FALSE]}, "QuotaUnknown"),
+    ("Distributed=True, no effectiveQuotas yet", {"conditions": [DIST_TRUE]}, "QuotaUnknown"),
+])
+def test_effective_quotas(case: str, status: dict[str, Any], code: str) -> None:
+    d = run(dqo(status))
+    assert d.code == code, case
+    if code == "QuotaUnknown":  # said as the orchestrator's quota unknown, never spec's figure
+        r = d.reasons[0]
+        assert r.message.args["unknown"] == "status.effectiveQuotas", case
+        assert r.hint is not None and r.hint.args["unknown"] == "status.effectiveQuotas"
+
+
+def test_effective_quota_unknown_names_the_field() -> None:
+    from kubectl_pd.kueue import model
+
+    cq = model.cluster_queue({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+                              "metadata": {"name": "q"},
+                              "spec": {"resourceGroups": [{"coveredResources": [CRED], "flavors": [
+                                  {"name": FLAVOR, "resources": [{"name": CRED, "nominalQuota": "25600k"}]}]}]},
+                              "status": {"conditions": [DIST_TRUE]}})
+    q = cq.quota(FLAVOR, CRED)
+    assert q is not None and q.unknown == (model.EFFECTIVE,) and q.nominal == 0

@@ -338,7 +338,9 @@ def _quota_unknown_request(prefix: str, role: str) -> str:
 @_sentence("quota-unknown.quota", role_first=True)
 def _quota_unknown_quota(prefix: str, role: str, requested: Fraction | None, resource: str, flavor: str,
                          unknown: str | None) -> str:
-    what = "its cohort could not be read" if unknown == "cohort" else f"{unknown} is unreadable"
+    what = "its cohort could not be read" if unknown == "cohort" else (
+        "the queue's quota is set by dynamic quota orchestration and status.effectiveQuotas gives none readable "
+        "(quota unknown)" if unknown == "status.effectiveQuotas" else f"{unknown} is unreadable")
     return (f"{prefix}{role} asks {short(requested, resource)} in flavor {flavor}, but {what}: whether it fits is "
             f"unknown")
 
@@ -730,6 +732,9 @@ def _next_lower_request(role: str, resource: str, limit: Fraction | None) -> str
 def _next_read_quota(unknown: str | None, resource: str, flavor: str) -> str:
     if unknown == "cohort":
         return "grant get/list on clusterqueues and cohorts.kueue.x-k8s.io, or pass them with --from-file"
+    if unknown == "status.effectiveQuotas":
+        return (f"see the ClusterQueue's Distributed condition: the orchestrator writes {resource} in flavor "
+                f"{flavor} to status.effectiveQuotas")
     return f"fix {unknown} of {resource} in flavor {flavor}"
 
 
