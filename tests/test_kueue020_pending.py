@@ -226,3 +226,42 @@ def test_effective_quota_unknown_names_the_field() -> None:
                               "status": {"conditions": [DIST_TRUE]}})
     q = cq.quota(FLAVOR, CRED)
     assert q is not None and q.unknown == (model.EFFECTIVE,) and q.nominal == 0
+
+
+# -- TAS feasibility per node (CHANGELOG-0.20.md, Feature, TAS, #14191, TASNodeFeasibilityForAllLevels: "Workloads
+# that fit a domain's total capacity but no single node are no longer admitted"); the exclusion words are
+# tasExclusionStats.formatReasons,
+# pkg/cache/scheduler/tas_flavor_snapshot.go:500-521@ff69552e79ad21652c36caa97038382e55625cf7
+
+@pytest.mark.parametrize(("excluded", "total", "parsed", "none_fits"), [
+    ('resource "nvidia.com/gpu": 4', 4, {"resources": {"nvidia.com/gpu": 4}}, True),
+    ('nodeSelector: 2, resource "nvidia.com/gpu": 2', 4, {"nodeSelector": 2, "resources": {"nvidia.com/gpu": 2}},
+     True),
+    ('resource "cpu": 2', 6, {"resources": {"cpu": 2}}, False),  # four nodes could take a pod
+    ('nodeSelector: 2, taint "gpu=true:NoSchedule": 4', 6,
+     {"nodeSelector": 2, "taints": {"gpu=true:NoSchedule": 4}}, False),  # excluded, but not for capacity
+    ('affinity: 1, schedulerLibraryNoFit: 1, topologyDomain: 1', 3,
+     {"affinity": 1, "schedulerLibraryNoFit": 1, "topologyDomain": 1}, False),
+    ("something new: 3", 3, None, False),  # words Kueue may add later: nothing claimed
+])
+def test_exclusions(excluded: str, total: int, parsed: dict | None, none_fits: bool) -> None:
+    from kubectl_pd.kueue import messages as km
+
+    got = km.parse_exclusions(excluded)
+    assert got == parsed
+    assert (got is not None and km.no_single_node_fits(total, got)) == none_fits
+
+
+def test_no_single_node_fits_in_why_pending() -> None:
+    items = objs("topology-unsatisfied")
+    msg = ('couldn\'t assign flavors to pod set decode: topology "gpu-racks" doesn\'t allow to fit any of 2 pod(s). '
+           'Total nodes: 4; excluded: resource "credits.gpustack.ai/nvidia": 4')
+    for wl in of(items, "Workload"):
+        for c in wl["status"].get("conditions", []):
+            if c["type"] == "QuotaReserved":
+                c["message"] = msg
+    d = run([o for o in items if o["kind"] != "Event"])
+    r = next(r for r in d.reasons if r.code == "TopologyUnsatisfied")
+    assert r.params["noSingleNodeFits"] is True
+    assert r.params["exclusions"] == {"resources": {"credits.gpustack.ai/nvidia": 4}}
+    assert r.params["totalNodes"] == 4

@@ -544,6 +544,9 @@ def _topology(role: str, nums: dict[str, Any], level: str | None, mode: str | No
         layers = "; ".join(f"{x['fit']}/{x['needed']} slices fit on level {x['level']}"
                            for x in nums.get("sliceLayers", []))
         what = f"topology {nums['topology']} cannot fit {role}{where}" + (f": {layers}" if layers else "")
+    if nums.get("noSingleNodeFits"):
+        short = ", ".join(f"{r} on {n}" for r, n in (nums.get("exclusions") or {}).get("resources", {}).items())
+        what += f": no single node of {nums['totalNodes']} can take one pod (short of {short})"
     return what + (f" (TAS flavor {', '.join(flavors)})" if flavors else "")
 
 
