@@ -154,3 +154,11 @@ def test_live_discovery_refuses_v1beta1_nowhere(cli: Callable, apiserver: Callab
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)["findings"] == []
     assert [r.path for r in server.requests].count("/apis/kueue.x-k8s.io") == 1
+
+
+@pytest.mark.parametrize(("version", "orders"), [
+    ("0.19", [("decode", "prefill")]),  # sorted by name (pod_controller.go:828@v0.19.2)
+    ("0.20", [("decode", "prefill"), ("prefill", "decode")]),  # a shape hash: every order (kueue#14809)
+])
+def test_pod_set_orders(version: str, orders: list) -> None:
+    assert versions.pod_set_orders(versions.from_flag(version), ["prefill", "decode"]) == orders

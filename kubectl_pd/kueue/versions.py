@@ -166,6 +166,19 @@ def pod_set_order(target: Target) -> str:
     return SCHEDULING_SHAPE if target.effective >= (0, 20) else ROLE_HASH
 
 
+def pod_set_orders(target: Target, role_hashes: Iterable[str]) -> list[tuple[str, ...]]:
+    """The orders a pod group's pod sets (named by role hash) may take on that Kueue. Before 0.20 one: sorted by
+    name. From 0.20 the sort key is a hash of each role's scheduling shape (kubernetes-sigs/kueue#14809: "sort pod
+    sets by shape-derived hash"), which cannot be computed here, so every order is possible: a caller (create's
+    preflight) judges each and says "depends on the order" when they disagree, never one order as Kueue's."""
+    names = tuple(dict.fromkeys(role_hashes))
+    if pod_set_order(target) == ROLE_HASH:
+        return [tuple(sorted(names))]
+    from itertools import permutations
+
+    return sorted(set(permutations(names)))
+
+
 # -- the QuotaReserved=False reason vocabulary ------------------------------------------------------------------
 
 # Kueue's reason token -> our reason code. 0.19's granular tokens (UnadmittedWorkloadsObservability, alpha) and
