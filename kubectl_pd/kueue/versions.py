@@ -156,7 +156,20 @@ def concurrent_admission_flavors(target: Target) -> int:
     return 32 if target.effective >= (0, 20) else 16
 
 
+# -- the admission engine ---------------------------------------------------------------------------------------
+
+ENGINE_DEFAULT: Version = (0, 18)  # the version the seed deploys (0.18.4), the engine's default
+
+
+def no_candidates_ranks_last(kueue: Version) -> bool:
+    """0.19 and later: a flavor with nothing to preempt ranks below every viable one (flavorassigner.go@v0.19.2)."""
+    return kueue >= (0, 19)
+
+
 # -- the pod sets of a plain pod group --------------------------------------------------------------------------
+
+# roles (pod sets) one pod group may have: 10 in 0.18, 18 in 0.19 (pod_controller.go@v0.18.4, @v0.19.2)
+MAX_ROLES: dict[Version, int] = {(0, 18): 10, (0, 19): 18}
 
 ROLE_HASH = "role-hash"  # constructGroupPodSets sorts by name = role hash (pod_controller.go:828@v0.19.2)
 SCHEDULING_SHAPE = "scheduling-shape"  # PodGroupSchedulingShapeOrdering, Beta on by default (CHANGELOG-0.20.md #14809)
