@@ -165,6 +165,7 @@ def test_preempted_by_rule_in_why_pending() -> None:
     r = next(r for r in d.reasons if r.code == "Preempted")
     assert r.params["preemptionConfig"] == "hero-config" and r.params["preemptionConfigRule"] == "hero"
     assert r.params["rule"] == "PreemptionConfigRule"
+    assert r.params["preemptorWorkload"] == "hero-job"  # from the Evicted message, the same namespace
 
 
 # -- dynamic quota orchestration: status.effectiveQuotas (CHANGELOG-0.20.md, Feature, DynamicQuotaOrchestration,

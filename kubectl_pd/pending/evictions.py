@@ -129,6 +129,10 @@ def preemption_of(wl: Workload, events: list[kube.Event]) -> Preempted | None:
     msg = (pre.message if pre is not None else None) or (ev.message if ev is not None else None)
     rule = pre.reason if pre is not None and preempted else None
     parsed = parse_preemption(msg)
+    if parsed is not None and parsed.preemptor is None and parsed.config is not None and ev is not None:
+        fuller = parse_preemption(ev.message)  # the Evicted message also names whom the rule made room for
+        if fuller is not None and fuller.config == parsed.config and fuller.preemptor:
+            parsed = fuller
     for e in events:
         if e.reason == "Preempted" and e.involved_name == wl.name:
             richer = parse_preemption(e.message)
