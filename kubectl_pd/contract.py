@@ -6,8 +6,8 @@ full; tests/test_schema.py holds every golden document to its schema."""
 
 from __future__ import annotations
 
-WHY_PENDING = "1.0"
-LINT = "1.0"
-PREFLIGHT = "1.0"
+WHY_PENDING = "1.1"
+LINT = "1.1"
+PREFLIGHT = "1.1"
 
 VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT}

@@ -21,16 +21,21 @@ if TYPE_CHECKING:
         "LocalQueueStopped",
         "ClusterQueueMissing",
         "ClusterQueueStopped",
+        "QueueSuspended",
         "ClusterQueueInactive",
+        "Misconfigured",
         "NamespaceNotAllowed",
         "InvalidResources",
         "ResourceNotCovered",
         "Parked",
+        "DRAResourcesUnresolved",
         "Deactivated",
         "AdmissionCheckRejected",
+        "AdmissionGated",
         "AdmissionCheckRetryLoop",
         "PreemptedInPart",
         "Preempted",
+        "PodsUnscheduledTimeout",
         "Evicted",
         "AllReplicasTerminating",
         "PodGroupIncomplete",
@@ -47,6 +52,7 @@ if TYPE_CHECKING:
         "PodsUnschedulable",
         "PodsGated",
         "WaitingInQueue",
+        "OnHold",
         "Unknown",
         "NotPending",
     ]
@@ -113,11 +119,23 @@ REASONS: tuple[Entry, ...] = _reasons(
      'the ClusterQueue has `stopPolicy` Hold or HoldAndDrain (GPUStack holds the queue of an inactive InstanceType)',
      "Clear the ClusterQueue's stopPolicy.",
      'the ClusterQueue; `Inadmissible` messages'),
+    ('QueueSuspended', ERROR,
+     'Kueue 0.20 token `Suspended`: the LocalQueue or ClusterQueue has a `stopPolicy`, or the LocalQueue is '
+     'inactive (`LocalQueue %s is stopped`, `ClusterQueue %s is stopped`, `LocalQueue %s is inactive`); the '
+     'queue named, when read, gives LocalQueueStopped or ClusterQueueStopped',
+     "Clear the stopPolicy of the queue Kueue names, or make its LocalQueue's ClusterQueue active.",
+     'reason `Suspended` (KEP-10852)'),
     ('ClusterQueueInactive', ERROR,
      "`Active=False`, with the cause: missing ResourceFlavor, missing or inactive AdmissionCheck (and that check's "
      'own message), missing Topology',
      'Create what its Active condition names; `kubectl pd lint` shows what Kueue refuses.',
      "`Can't admit new workloads: ...`"),
+    ('Misconfigured', ERROR,
+     "Kueue 0.20 token `Misconfigured`: the Workload's queue setup is broken (missing LocalQueue or ClusterQueue, "
+     "an invalid namespaceSelector, a failed admissibility check); a message naming the missing queue gives "
+     'LocalQueueMissing or ClusterQueueMissing',
+     "Fix what Kueue's message names: create the queue, or repair the ClusterQueue's namespaceSelector.",
+     'reason `Misconfigured` (KEP-10852)'),
     ('NamespaceNotAllowed', ERROR,
      "the ClusterQueue's `namespaceSelector` does not select the namespace (which label is missing)",
      'Label the namespace, or widen the selector.',
@@ -137,6 +155,13 @@ REASONS: tuple[Entry, ...] = _reasons(
      'Free capacity for the whole set, then reactivate its Workloads (spec.active: true), or delete and recreate '
      'the deployment.',
      "the ModelDeployment's `QuotaReserved` condition, reason `Parked` (GPUStack's v1 status)"),
+    ('DRAResourcesUnresolved', ERROR,
+     "Kueue 0.20 token `DRAResourcesUnresolved`: a DRA ResourceClaimTemplate or DeviceClass of the pods cannot be "
+     "mapped to quota (`deviceClassMappings`), or a `firstAvailable` request is refused; the message names the "
+     'template and field',
+     "Map the DeviceClass in Kueue's deviceClassMappings, or fix the claim the message names "
+     '(KueueDRAIntegrationPrioritizedList for firstAvailable).',
+     'reason `DRAResourcesUnresolved` (Kueue 0.20, UnadmittedWorkloadsObservability)'),
     ('Deactivated', ERROR,
      "`spec.active: false`; GPUStack's joint check parks a set after 30 minutes (`parked rather than held`)",
      'Free capacity, then reactivate the Workload.',
@@ -145,6 +170,11 @@ REASONS: tuple[Entry, ...] = _reasons(
      'a check rejected the Workload',
      'Fix what the check reports, then reactivate.',
      '`status.admissionChecks`, `DeactivationTarget`'),
+    ('AdmissionGated', WARNING,
+     'Kueue 0.20 token `AdmissionGated`: the `kueue.x-k8s.io/admission-gated-by` annotation holds the Workload '
+     'out of admission (`Admission is gated by: %s`)',
+     'Wait for the controller named in the annotation to remove itself, or remove the annotation.',
+     'reason `AdmissionGated`'),
     ('AdmissionCheckRetryLoop', WARNING,
      'quota reserved, a check answers `Retry`, the Workload is evicted and requeued again and again: how many times, '
      "since when, the check's words; for `gpustack-node-devices` the largest free slice its per-card fit node labels "
@@ -169,6 +199,14 @@ REASONS: tuple[Entry, ...] = _reasons(
      "Raise the deployment's priority, or give its queue nominal quota the cohort cannot reclaim.",
      '`Preempted` condition, `Preempted to accommodate a workload (UID: ..., JobUID: ...) due to ...`; `Preempted` '
      'events'),
+    ('PodsUnscheduledTimeout', WARNING,
+     'Kueue 0.20: admitted, but its required pods stayed unscheduled past `waitForPodsReady.unscheduledTimeout` '
+     '(or the PodsReady timeout while `WaitForScheduling`): evicted (`PodsReadyTimeout`, underlying cause '
+     '`WaitForScheduling`) and requeued after back-off',
+     "Fix what keeps kube-scheduler from placing the pods (their nodeSelector, taints, free nodes), or raise "
+     'waitForPodsReady.unscheduledTimeout.',
+     '`Evicted` reason `PodsReadyTimeout`, `schedulingStats.evictions[].underlyingCause` `WaitForScheduling`, '
+     '`PodsReady`/`PodsScheduled` reason `WaitForScheduling`'),
     ('Evicted', WARNING,
      'evicted and not requeued yet, with the requeue back-off (`requeueState`) and, for preemption, why',
      'See the eviction reason.',
@@ -245,6 +283,11 @@ REASONS: tuple[Entry, ...] = _reasons(
      'fits, others ahead: the position comes from the visibility API',
      'Wait.',
      'visibility `pendingworkloads`; no condition yet; `PendingEvaluation`'),
+    ('OnHold', INFO,
+     'Kueue 0.20 token `OnHold`: its quota was released on purpose and it is not requeued (a StatefulSet scaled '
+     'to zero)',
+     'Scale the workload up again (e.g. the StatefulSet) to requeue it.',
+     'reason `OnHold`'),
     ('Unknown', WARNING,
      "anything else: Kueue's text is passed through verbatim rather than guessed at",
      'kubectl describe the Workload.',
@@ -560,8 +603,10 @@ RULES += (
           "ClusterQueue, Cohort"),
     _rule("PD410", "concurrent-admission", ERROR,
           'With `--feature-gates ConcurrentAdmission=true` only: a `concurrentAdmissionPolicy` on a queue with other '
-          'than one resource group, more than 16 flavors, StrictFIFO, or migration constraints Kueue refuses.',
-          "Keep one resource group of at most 16 flavors and BestEffortFIFO with a concurrentAdmissionPolicy.",
+          'than one resource group, more than 16 flavors (32 from Kueue 0.20), StrictFIFO, or migration constraints '
+          'Kueue refuses.',
+          "Keep one resource group of at most 16 flavors (32 on Kueue 0.20) and BestEffortFIFO with a "
+          "concurrentAdmissionPolicy.",
           "ClusterQueue"),
     _rule("PD411", "invalid-flavor", ERROR,
           "A ResourceFlavor Kueue's webhook refuses (ValidateResourceFlavor): a `nodeLabels` key that is not a "
@@ -571,6 +616,13 @@ RULES += (
           "Checked when the ResourceFlavor CRD is known (live, a CRD among the inputs, or `--crd`).",
           "Fix the label, taint or toleration as the message says.",
           "ResourceFlavor"),
+    _rule("PD412", "api-version-not-served", ERROR,
+          "A `kueue.x-k8s.io/v1beta1` ClusterQueue or Cohort linted for a Kueue that no longer serves v1beta1 "
+          "(0.20 and later: `no matches for kind ... in version \"kueue.x-k8s.io/v1beta1\"`). Only when the "
+          "version is known: `--kueue-version`, or live, what the cluster serves.",
+          "Write the object as kueue.x-k8s.io/v1beta2; `kubectl pd lint --fix` converts it (cohort to cohortName, "
+          "admissionChecks to admissionChecksStrategy, Borrow/Preempt to MayStopSearch).",
+          "ClusterQueue, Cohort"),
 )
 
 # PD5xx: the CRD's own schema and CEL rules (lint/schema/), when the CRD is known

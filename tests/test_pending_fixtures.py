@@ -72,6 +72,12 @@ CASES: dict[str, tuple[str, bool]] = {
     "parked": ("Parked", True),
     "no-queue-in-reserved-namespace": ("NoQueueInReservedNamespace", True),
     "all-replicas-terminating": ("AllReplicasTerminating", True),
+    "misconfigured": ("Misconfigured", True),
+    "queue-suspended": ("QueueSuspended", True),
+    "admission-gated": ("AdmissionGated", True),
+    "on-hold": ("OnHold", True),
+    "dra-resources-unresolved": ("DRAResourcesUnresolved", True),
+    "pods-unscheduled-timeout": ("PodsUnscheduledTimeout", True),
 }
 
 

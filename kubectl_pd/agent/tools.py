@@ -115,7 +115,8 @@ LINT_INPUT = _obj({
     "files": {**_FILES, "description": "manifest files or directories, inside the server's --allow-file directories"},
     "namespace": _NAMESPACE,
     "allNamespaces": {"type": "boolean", "description": "live: ModelDeployments of every namespace"},
-    "kueueVersion": {**_S, "description": "Kueue's limits to apply, e.g. 0.18 (default)"},
+    "kueueVersion": {**_S, "description": "The Kueue to lint for, e.g. 0.19 or 0.20 (default: what the cluster "
+                                          "serves; files, the newest known)"},
     "apiProfile": {"enum": ["auto", "pd-atomic", "per-replica"]},
     "featureGates": {**_S, "description": "Kueue's feature gates, e.g. ConcurrentAdmission=true"},
     "crds": {"type": "array", "items": _S, "description": "CRD files (inside --allow-file) for PD501/PD502"},

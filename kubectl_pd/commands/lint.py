@@ -14,12 +14,13 @@ import click
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.commands.common import dump, namespace, open_source, to_json, to_yaml, use_color
-from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, InputError
+from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, InputError, PdError
+from kubectl_pd.kueue import versions
 from kubectl_pd.lint import baseline as baseline_mod
 from kubectl_pd.lint.context import LintContext, Malformed
 from kubectl_pd.lint.engine import LintResult, lint_objects, ref_of
 from kubectl_pd.lint.findings import format_path
-from kubectl_pd.lint.fix import Fix, apply_fix, original_document, plan_fix
+from kubectl_pd.lint.fix import Fix, apply_fix, original_document, patch_of, plan_fix
 from kubectl_pd.lint.gather import Gathered, gather_files, gather_live
 from kubectl_pd.lint.limits import limits_for, parse_version
 from kubectl_pd.lint.report import (
@@ -50,6 +51,18 @@ def _kueue_version(value: str | None) -> tuple[int, int] | None:
         return parse_version(value)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--kueue-version'") from None
+
+
+def _served_target(source: Source) -> versions.Target:
+    """The Kueue version by API discovery (one GET /apis/kueue.x-k8s.io, cached by the source); any failure
+    leaves the default, which asserts nothing that needs the version."""
+    served = getattr(source, "served_versions", None)
+    if served is None:
+        return versions.DEFAULT_TARGET
+    try:
+        return versions.from_served(served(versions.KUEUE_GROUP))
+    except PdError:
+        return versions.DEFAULT_TARGET
 
 
 def _check_flags(output: str | None, diff: bool, fix: bool, baseline: str | None = None,
@@ -161,7 +174,9 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
 @click.option("--diff", is_flag=True, help="Print a unified diff of each object the fix changes.")
 @click.option("--fix", is_flag=True, help="Print the fixed manifests (or a JSON patch with -o patch).")
 @click.option("--kueue-version", metavar="VERSION",
-              help="Kueue's limits to apply, e.g. 0.18 (default); below 0.14: 16 flavors per group.")
+              help="The Kueue to lint for, e.g. 0.19 or 0.20 (default: live, what the cluster serves; files, the "
+                   "newest known). 0.20+: v1beta1 is refused (PD412), ConcurrentAdmission allows 32 flavors; "
+                   "below 0.14: 16 flavors per group.")
 @click.option("--api-profile", type=click.Choice(["auto", "pd-atomic", "per-replica"]), default="auto",
               show_default=True,
               help="ModelDeployment API: auto picks per-replica when the installed CRD (or one in the "
@@ -196,6 +211,8 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
     """
     fmt = _check_flags(output, diff, fix, baseline, write_baseline)
     ctx = LintContext(limits=limits_for(_kueue_version(kueue_version)), feature_gates=_gates(feature_gates))
+    if kueue_version is not None:
+        ctx.kueue = versions.from_flag(kueue_version)
     known = _read_baseline(baseline) if baseline else None
     if api_profile != "auto":
         ctx.profile = api_profile
@@ -207,6 +224,8 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
             else:
                 ns = None if all_namespaces else namespace(cluster)
                 gathered = gather_live(source, ctx, api_profile, ns)
+                if kueue_version is None:
+                    ctx.kueue = _served_target(source)
             _load_schemas(gathered, source, crds, live=not files)
         for n in gathered.notes:
             _note(n)
@@ -337,7 +356,8 @@ def _repair(gathered: Gathered, result: LintResult, source: Source, fmt: str, di
             click.echo(unified_diff(to_yaml(before), to_yaml(after), object_label(fx.ref)), nl=False)
     elif fmt == "patch":
         click.echo(to_json([{"apiVersion": fx.before.get("apiVersion"), "kind": fx.ref.kind,
-                             "name": fx.ref.name, "namespace": fx.ref.namespace, "patch": fx.patch()}
+                             "name": fx.ref.name, "namespace": fx.ref.namespace,
+                             "patch": patch_of(fx, _before_after(fx, source)[0])}
                             for fx in changed]), nl=False)
     elif fmt == "json":
         click.echo(dump({"apiVersion": "v1", "kind": "List",

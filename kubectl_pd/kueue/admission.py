@@ -17,6 +17,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from kubectl_pd.kueue import versions
 from kubectl_pd.kueue.model import (
     NEVER,
     TRY_NEXT_FLAVOR,
@@ -55,7 +56,7 @@ QUOTA_UNKNOWN = "quota-unknown"
 # Kueue's internal preemption modes (flavorassigner.go: noFit < noPreemptionCandidates < preempt < reclaim < fit)
 _P_NOFIT, _P_NOCAND, _P_PREEMPT, _P_RECLAIM, _P_FIT = range(5)
 _P_TO_MODE = {_P_NOFIT: NO_FIT, _P_NOCAND: PREEMPT, _P_PREEMPT: PREEMPT, _P_RECLAIM: PREEMPT, _P_FIT: FIT}
-KUEUE_DEFAULT = (0, 18)  # the version the seed deploys (0.18.4); 0.19 ranks flavors slightly differently
+KUEUE_DEFAULT = versions.ENGINE_DEFAULT  # 0.19 ranks flavors slightly differently (versions.py)
 
 # An oracle answers "could preemption make room for this much?": (possibility, borrowing height after).
 PREEMPT_POSSIBLE, RECLAIM_POSSIBLE, NO_CANDIDATES_FOUND = "Preempt", "Reclaim", "NoCandidates"
@@ -520,7 +521,7 @@ def _preferred(a: tuple[int, int], b: tuple[int, int], ff: FlavorFungibility, ku
         return False
     if b[0] == _P_NOFIT:
         return True
-    if kueue >= (0, 19) and (a[0] == _P_NOCAND) != (b[0] == _P_NOCAND):
+    if versions.no_candidates_ranks_last(kueue) and (a[0] == _P_NOCAND) != (b[0] == _P_NOCAND):
         return a[0] != _P_NOCAND  # 0.19: a flavor with nothing to preempt ranks below every viable one
     if ff.preference == "PreemptionOverBorrowing":
         if a[1] != b[1]:

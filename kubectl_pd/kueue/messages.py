@@ -394,3 +394,57 @@ def parse_preempted(text: object) -> str | None:
         return None
     m = _PREEMPTED.match(text.strip())
     return m.group("why") if m else None
+
+
+_GATED_BY = _lazy(r"^Admission is gated by: (?P<g>.+)$")
+
+
+def admission_gated_by(text: str | None) -> tuple[str, ...]:
+    """The gates of `Admission is gated by: %s` (workload_controller.go:1987@ff69552e79ad21652c36caa97038382e55625cf7,
+    the kueue.x-k8s.io/admission-gated-by annotation: comma-separated names); () for other words."""
+    m = _GATED_BY.match((text or "").strip())
+    return tuple(g.strip() for g in m.group("g").split(",") if g.strip()) if m else ()
+
+
+# TAS exclusion stats (tasExclusionStats.formatReasons, pkg/cache/scheduler/tas_flavor_snapshot.go:500-521
+# @ff69552e79ad21652c36caa97038382e55625cf7): `nodeSelector: %d`, `affinity: %d`, `topologyDomain: %d`,
+# `schedulerLibraryNoFit: %d`, `taint %q: %d`, `resource %q: %d`, sorted and joined by ", ".
+_EXCLUSION = _lazy(r'(?:(?P<kind>nodeSelector|affinity|topologyDomain|schedulerLibraryNoFit)|'
+                   r'(?P<what>taint|resource) "(?P<name>(?:[^"\\]|\\.)*)"): (?P<n>\d+)(?:, |$)')
+
+
+def parse_exclusions(text: str) -> dict[str, object] | None:
+    """`nodeSelector: 2, resource "cpu": 4` -> {"nodeSelector": 2, "resources": {"cpu": 4}}; None when any part
+    is not one of Kueue's exclusion reasons (then nothing is claimed from them)."""
+    out: dict[str, object] = {}
+    taints: dict[str, int] = {}
+    resources: dict[str, int] = {}
+    pos = 0
+    while pos < len(text):
+        m = _EXCLUSION.match(text, pos)
+        if m is None or m.end() == pos:
+            return None
+        if m.group("kind"):
+            out[m.group("kind")] = int(m.group("n"))
+        else:
+            (taints if m.group("what") == "taint" else resources)[m.group("name")] = int(m.group("n"))
+        pos = m.end()
+    if taints:
+        out["taints"] = taints
+    if resources:
+        out["resources"] = resources
+    return out
+
+
+def no_single_node_fits(total_nodes: int, exclusions: dict[str, object]) -> bool:
+    """Every node of the flavor is excluded and some for lack of a resource: no single node can take one pod
+    (with TASNodeFeasibilityForAllLevels, Beta and on in Kueue 0.20, also for topologies without a hostname
+    level; CHANGELOG-0.20.md #14191 "Workloads that fit a domain's total capacity but no single node are no
+    longer admitted"). The reasons are counted once per node (fillLeafCounts, tas_flavor_snapshot.go:1915@
+    ff69552e79ad21652c36caa97038382e55625cf7)."""
+    resources = exclusions.get("resources")
+    if not isinstance(resources, dict) or not resources or total_nodes <= 0:
+        return False
+    counted = sum(v for v in exclusions.values() if isinstance(v, int))
+    counted += sum(sum(d.values()) for d in exclusions.values() if isinstance(d, dict))
+    return counted >= total_nodes

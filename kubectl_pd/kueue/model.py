@@ -15,7 +15,7 @@ from typing import Any
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.records import dataclass, field, replace
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
 
@@ -155,6 +155,61 @@ def _groups(spec: dict[str, Any]) -> tuple[ResourceGroup, ...]:
     return tuple(out)
 
 
+EFFECTIVE = "status.effectiveQuotas"  # the unknown field named when a managed quota cannot be read
+
+
+def _effective(obj: dict[str, Any]) -> dict[FlavorResource, dict[str, Fraction | None]] | None:
+    """Dynamic quota orchestration (Kueue 0.20, alpha; CHANGELOG-0.20.md, Feature, DynamicQuotaOrchestration,
+    #15283: "Kueue writes the resulting quotas to status.effectiveQuotas. Conflicting orchestrators report
+    Distributed=False"): None when the object is not managed so (no `status.effectiveQuotas`, no `Distributed`
+    condition); else the readable (flavor, resource) -> {nominalQuota, borrowingLimit, lendingLimit} entries, {}
+    when there are none or the orchestrator reports Distributed=False.
+
+    The entries are read in the shape of spec's flavors (`[{name, resources: [{name, nominalQuota, ...}]}]`);
+    the 0.20 type was not at hand, so anything else is unreadable, and an unreadable quota is unknown (never the
+    spec's figure)."""
+    status = _d(obj.get("status"))
+    dist = next((c for c in _l(status.get("conditions")) if _d(c).get("type") == "Distributed"), None)
+    if "effectiveQuotas" not in status and dist is None:
+        return None
+    if dist is not None and _d(dist).get("status") == "False":
+        return {}
+    out: dict[FlavorResource, dict[str, Fraction | None]] = {}
+    for f in _l(status.get("effectiveQuotas")):
+        f = _d(f)
+        for r in _l(f.get("resources")):
+            r = _d(r)
+            nominal = try_parse(r.get("nominalQuota"))
+            if not _s(f.get("name")) or not _s(r.get("name")) or nominal is None:
+                continue
+            out[(f["name"], r["name"])] = {"nominalQuota": nominal, **{
+                k: try_parse(r[k]) for k in ("borrowingLimit", "lendingLimit") if r.get(k) is not None}}
+    return out
+
+
+def _managed(groups: tuple[ResourceGroup, ...], eff: dict[FlavorResource, dict[str, Fraction | None]] | None,
+             ) -> tuple[ResourceGroup, ...]:
+    """The groups with the orchestrator's quotas in place of spec's; unknown where it wrote none readable."""
+    if eff is None:
+        return groups
+    out = []
+    for g in groups:
+        flavors = []
+        for f in g.flavors:
+            quotas = []
+            for q in f.resources:
+                e = eff.get((f.name, q.name))
+                if e is None or any(v is None for v in e.values()):
+                    quotas.append(replace(q, nominal=Fraction(0), unknown=(EFFECTIVE, *q.unknown)))
+                    continue
+                quotas.append(replace(q, nominal=e["nominalQuota"] or Fraction(0),
+                                      borrowing_limit=e.get("borrowingLimit", q.borrowing_limit),
+                                      lending_limit=e.get("lendingLimit", q.lending_limit)))
+            flavors.append(FlavorQuotas(f.name, tuple(quotas)))
+        out.append(ResourceGroup(g.covered, tuple(flavors)))
+    return tuple(out)
+
+
 def _totals(status: dict[str, Any], key: str) -> tuple[dict[FlavorResource, Fraction], frozenset[FlavorResource]]:
     out: dict[FlavorResource, Fraction] = {}
     bad: set[FlavorResource] = set()
@@ -222,7 +277,7 @@ def cluster_queue(obj: Any) -> ClusterQueue:
     return ClusterQueue(
         name=str(_d(obj.get("metadata")).get("name") or ""),
         cohort=_s(spec.get("cohortName")),
-        resource_groups=_groups(spec),
+        resource_groups=_managed(_groups(spec), _effective(obj)),
         fungibility=FlavorFungibility(_s(ff.get("whenCanBorrow")) or MAY_STOP_SEARCH,
                                       _s(ff.get("whenCanPreempt")) or TRY_NEXT_FLAVOR, _s(ff.get("preference"))),
         preemption=Preemption(_s(pre.get("withinClusterQueue")) or NEVER, _s(pre.get("reclaimWithinCohort")) or NEVER,
@@ -256,8 +311,8 @@ def fair_weight(spec: dict[str, Any]) -> Fraction:
 def cohort(obj: Any) -> Cohort:
     obj = _d(obj)
     spec = _d(obj.get("spec"))
-    return Cohort(str(_d(obj.get("metadata")).get("name") or ""), _s(spec.get("parentName")), _groups(spec),
-                  fair_weight(spec))
+    return Cohort(str(_d(obj.get("metadata")).get("name") or ""), _s(spec.get("parentName")),
+                  _managed(_groups(spec), _effective(obj)), fair_weight(spec))
 
 
 @dataclass(frozen=True)

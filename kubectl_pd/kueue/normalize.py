@@ -74,3 +74,25 @@ def _workload(obj: Obj) -> None:
 
 
 _FIXERS = {"ClusterQueue": _cluster_queue, "LocalQueue": _local_queue, "Workload": _workload}
+
+
+V1BETA1 = f"{KUEUE_GROUP}/v1beta1"
+V1BETA2 = f"{KUEUE_GROUP}/v1beta2"
+# fields v1beta2 does not have and nothing converts them into (reference/kueue.md §1.2)
+_DROPPED = {"ClusterQueue": ("status", "pendingWorkloadsStatus"), "LocalQueue": ("status", "flavors")}
+
+
+def convert(obj: Obj) -> Obj:
+    """A v1beta1 object as a v1beta2 manifest: the renames of `normalize`, `apiVersion` set to v1beta2 and
+    the v1beta1-only status fields dropped. Anything else is returned unchanged."""
+    if not isinstance(obj, dict) or obj.get("apiVersion") != V1BETA1:
+        return obj
+    out = normalize(obj)
+    out = copy.deepcopy(out) if out is obj else out
+    out["apiVersion"] = V1BETA2
+    dropped = _DROPPED.get(str(out.get("kind", "")))
+    if dropped is not None:
+        parent = _dict(out, dropped[0])
+        if parent is not None:
+            parent.pop(dropped[1], None)
+    return out

@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonpatch
 
+from kubectl_pd.kueue.normalize import V1BETA2, convert
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.engine import check_object, ref_of, suppressed_rules
 from kubectl_pd.lint.findings import Finding, ObjectRef
@@ -38,15 +39,19 @@ class Fix:
     after: Obj | None  # None: no fix is given
     changes: list[str] = field(default_factory=list)  # what the rewrite did, in words
     remaining: list[Finding] = field(default_factory=list)  # errors the rewrite does not repair
+    converted: bool = False  # PD412: the object is also rewritten from v1beta1 to v1beta2
 
     @property
     def changed(self) -> bool:
         return self.after is not None and self.after != self.before
 
     def patch(self) -> list[dict[str, Any]]:
-        """RFC 6902 operations turning `before` into `after` (only under /spec/resourceGroups)."""
+        """RFC 6902 operations turning `before` into `after` (only under /spec/resourceGroups; the whole
+        object, from its v1beta1 field names, when it is converted)."""
         if self.after is None:
             return []
+        if self.converted:
+            return list(jsonpatch.make_patch(denormalize(self.before), self.after))
         return resource_groups_patch(groups_of(self.before), groups_of(self.after))
 
 
@@ -137,10 +142,14 @@ def plan_fix(obj: Obj, ctx: LintContext) -> Fix:
     groups, dropped = drop_limits_without_cohort(obj, groups)  # PD109 on a GPUStack queue
     changes += dropped
     after = with_groups(obj, groups) if changes else obj
+    converted = any(f.rule_id == "PD412" for f in errors(obj))
+    if converted:
+        after = {**after, "apiVersion": V1BETA2}
+        changes = [*changes, f"converted {obj.get('apiVersion')} to {V1BETA2}"]
     left = errors(after)
     if any(f.rule_id not in EXTERNAL_RULES for f in left):
-        return Fix(ref, obj, None, changes, left)
-    return Fix(ref, obj, after, changes, left)
+        return Fix(ref, obj, None, changes, left, converted)
+    return Fix(ref, obj, after, changes, left, converted)
 
 
 def resource_groups_patch(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -171,8 +180,20 @@ def original_document(obj: Obj, raw: Any) -> Obj:
 
 
 def apply_fix(fix: Fix, original: Obj) -> Obj:
-    """`original` with the fix's patch applied: what --fix prints and --diff compares against."""
-    return jsonpatch.apply_patch(original, fix.patch())
+    """`original` with the fix applied: what --fix prints and --diff compares against. A conversion is
+    done on the document as written (kueue.normalize.convert), after the resource groups' patch."""
+    if fix.after is None:
+        return original
+    out = jsonpatch.apply_patch(original, resource_groups_patch(groups_of(fix.before), groups_of(fix.after)))
+    return convert(out) if fix.converted else out
+
+
+def patch_of(fix: Fix, original: Obj) -> list[dict[str, Any]]:
+    """The JSON patch of `--fix -o patch`: against the document as written when the object is converted
+    (v1beta1 values such as whenCanBorrow: Borrow are only there), else `fix.patch()`."""
+    if not fix.converted or fix.after is None:
+        return fix.patch()
+    return list(jsonpatch.make_patch(original, apply_fix(fix, original)))
 
 
 def denormalize(obj: Obj) -> Obj:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubectl_pd.kueue import versions
 from kubectl_pd.lint import facts
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.findings import Finding, ObjectRef, PathT, format_path
@@ -42,6 +43,7 @@ def check_kueue_facts(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj | Non
     version = str(obj.get("apiVersion", "")).rsplit("/", 1)[-1]
     written = _dict(raw.get("spec")) if isinstance(raw, dict) else None
     is_cohort = ref.kind == "Cohort"
+    _served(out, obj, ref, ctx)
     _unknown_fields(out, ref.kind, version, written)
     _names(out, spec, version, is_cohort, written)
     _fair_sharing(out, spec)
@@ -52,8 +54,20 @@ def check_kueue_facts(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj | Non
         _fungibility(out, spec, version, written)
         _admission_checks(out, obj, spec, version)
         if ctx.feature_gates.get("ConcurrentAdmission"):
-            _concurrent_admission(out, spec)
+            _concurrent_admission(out, spec, versions.concurrent_admission_flavors(ctx.kueue))
     return out.items
+
+
+def _served(out: _Out, obj: Obj, ref: ObjectRef, ctx: LintContext) -> None:
+    """PD412: an API version the target Kueue does not serve (v1beta1 from 0.20), only when the version is
+    known (--kueue-version or discovery): on the default, a v1beta1 file may well be meant for 0.19."""
+    api = str(obj.get("apiVersion", ""))
+    stopped = versions.stopped_serving(api)
+    if stopped is None or versions.serves_v1beta1(ctx.kueue) is not False:
+        return
+    out.add("PD412", ("apiVersion",), f'no matches for kind "{ref.kind}" in version "{api}"',
+            f"Kueue {versions.text(stopped)} stopped serving {api} and {ctx.kueue.label} does not serve it; "
+            f"write it as kueue.x-k8s.io/v1beta2 (--fix converts it)")
 
 
 def _unknown_fields(out: _Out, kind: str, version: str, written: Obj | None) -> None:
@@ -220,8 +234,9 @@ def _admission_checks(out: _Out, obj: Obj, spec: Obj, version: str) -> None:
                         f"check {_dict(c).get('name')!r} names a flavor this queue does not have")
 
 
-def _concurrent_admission(out: _Out, spec: Obj) -> None:
-    """PD410: validateConcurrentAdmissionPolicy (clusterqueue_webhook.go:231@v0.18.4), alpha gate on."""
+def _concurrent_admission(out: _Out, spec: Obj, most: int) -> None:
+    """PD410: validateConcurrentAdmissionPolicy (clusterqueue_webhook.go:231@v0.18.4), alpha gate on; `most`
+    flavors in the group (versions.concurrent_admission_flavors: 16, 32 from 0.20)."""
     policy = spec.get("concurrentAdmissionPolicy")
     if not isinstance(policy, dict):
         return
@@ -229,10 +244,10 @@ def _concurrent_admission(out: _Out, spec: Obj) -> None:
     if len(groups) != 1:
         out.add("PD410", ("spec", "resourceGroups"), f"Invalid value: {len(groups)}: must have exactly one "
                                                      "ResourceGroup when ConcurrentAdmissionPolicy is defined")
-    elif len(groups[0].get("flavors") or []) > 16:
+    elif len(groups[0].get("flavors") or []) > most:
         n = len(groups[0].get("flavors") or [])
         out.add("PD410", ("spec", "resourceGroups", 0, "flavors"),
-                f"Invalid value: {n}: cannot have more than 16 resource flavors in the ResourceGroup when "
+                f"Invalid value: {n}: cannot have more than {most} resource flavors in the ResourceGroup when "
                 "ConcurrentAdmissionPolicy is defined")
     migration = _dict(policy.get("migration"))
     constraints = migration.get("constraints")

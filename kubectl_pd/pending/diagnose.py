@@ -15,6 +15,7 @@ from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
+from kubectl_pd.kueue import versions
 from kubectl_pd.kueue.model import (
     PendingView,
     PendingWorkload,
@@ -67,10 +68,8 @@ from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
 from kubectl_pd.records import dataclass
 from kubectl_pd.registry import reason_priority
 
-MAX_ROLES_018 = 10
-
-
-MAX_ROLES_019 = 18
+MAX_ROLES_018 = versions.MAX_ROLES[(0, 18)]  # kueue/versions.py, the one place
+MAX_ROLES_019 = versions.MAX_ROLES[(0, 19)]
 
 
 def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None,

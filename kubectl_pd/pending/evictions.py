@@ -19,10 +19,11 @@ from typing import Any
 
 from kubectl_pd import kube
 from kubectl_pd.cluster.source import Obj, labels_of, name_of
+from kubectl_pd.kueue import versions
 from kubectl_pd.kueue.model import AdmissionCheckState, Condition, ResourceFlavor, Workload, to_int
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, try_parse
 from kubectl_pd.lazyre import lazy
-from kubectl_pd.records import dataclass
+from kubectl_pd.records import dataclass, replace
 
 EVICTED_BY_CHECK = "AdmissionCheck"  # kueue.WorkloadEvictedByAdmissionCheck
 EVICTED_BY_PREEMPTION = "Preempted"  # kueue.WorkloadEvictedByPreemption
@@ -47,6 +48,16 @@ _PREEMPTED = lazy(r"^Preempted to accommodate a workload \(UID: (?P<uid>[^,]*), 
                         r"due to (?P<why>.*?); preemptor path: (?P<a>[^;]*); preemptee path: (?P<b>[^;]*)"
                         r"(?:; preemptor effective priority: (?P<pp>-?\d+).*?; preemptee effective priority: "
                         r"(?P<tp>-?\d+).*)?$", re.DOTALL)
+# the Preempted event's tail (preemption.go:260@ff69552e79ad21652c36caa97038382e55625cf7): effective priority
+# with its base and boost (priority boost, Kueue 0.20)
+_BOOST = lazy(r"; preemptor effective priority: (?P<pp>-?\d+) \(base: (?P<pb>-?\d+), boost: (?P<px>-?\d+)\); "
+              r"preemptee effective priority: (?P<tp>-?\d+) \(base: (?P<tb>-?\d+), boost: (?P<tx>-?\d+)\)$")
+# ConfigurablePreemptions (PreemptionConfig, alpha in Kueue 0.20, CHANGELOG-0.20.md #15913): the Evicted and
+# Preempted messages name the rule, e.g. "Preempted by rule 'r' in PreemptionConfig 'c' to accommodate workload
+# ns/name" (Kueue's site docs of the feature); the Preempted condition's message stops after the config's name.
+_BY_RULE = lazy(r"^Preempted by rule '(?P<rule>[^']*)' in PreemptionConfig '(?P<config>[^']*)'"
+                r"(?: to accommodate workload (?P<who>\S+))?(?P<rest>;.*)?$", re.DOTALL)
+PREEMPTION_CONFIG = "PreemptionConfig"  # our rule name for a PreemptionConfig preemption
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,13 @@ class PreemptionMessage:
     preemptee_path: str | None
     preemptor_priority: int | None = None
     preemptee_priority: int | None = None
+    preemptor_base: int | None = None  # the effective priority's parts (Kueue 0.20's event tail)
+    preemptor_boost: int | None = None
+    preemptee_base: int | None = None
+    preemptee_boost: int | None = None
+    config_rule: str | None = None  # PreemptionConfig: the rule and the config that chose this Workload
+    config: str | None = None
+    preemptor: str | None = None  # PreemptionConfig: the preemptor as namespace/name
 
     @property
     def preemptor_queue(self) -> str | None:
@@ -70,15 +88,32 @@ class PreemptionMessage:
 def parse_preemption(message: object) -> PreemptionMessage | None:
     if not isinstance(message, str):
         return None
-    m = _PREEMPTED.match(message.strip())
+    text = message.strip()
+    by_rule = _BY_RULE.match(text)
+    if by_rule:
+        return _with_priorities(PreemptionMessage(None, None, PREEMPTION_CONFIG, text, None, None,
+                                                  config_rule=by_rule.group("rule"), config=by_rule.group("config"),
+                                                  preemptor=by_rule.group("who")), by_rule.group("rest") or "")
+    m = _PREEMPTED.match(text)
     if not m:
         return None
 
     def known(x: str | None) -> str | None:
         return None if x in (None, "", "UNKNOWN") else x
 
-    return PreemptionMessage(known(m.group("uid")), known(m.group("job")), RULES.get(m.group("why")), m.group("why"),
-                      known(m.group("a")), known(m.group("b")), to_int(m.group("pp")), to_int(m.group("tp")))
+    parsed = PreemptionMessage(known(m.group("uid")), known(m.group("job")), RULES.get(m.group("why")), m.group("why"),
+                               known(m.group("a")), known(m.group("b")), to_int(m.group("pp")), to_int(m.group("tp")))
+    return _with_priorities(parsed, text)
+
+
+def _with_priorities(p: PreemptionMessage, text: str) -> PreemptionMessage:
+    """The effective priorities with base and boost, when the text ends with Kueue 0.20's event tail."""
+    b = _BOOST.search(text)
+    if b is None:
+        return p
+    return replace(p, preemptor_priority=int(b.group("pp")), preemptor_base=int(b.group("pb")),
+                   preemptor_boost=int(b.group("px")), preemptee_priority=int(b.group("tp")),
+                   preemptee_base=int(b.group("tb")), preemptee_boost=int(b.group("tx")))
 
 
 Preempted = tuple[str | None, str | None, PreemptionMessage | None]  # (rule, message, parsed)
@@ -94,12 +129,44 @@ def preemption_of(wl: Workload, events: list[kube.Event]) -> Preempted | None:
     msg = (pre.message if pre is not None else None) or (ev.message if ev is not None else None)
     rule = pre.reason if pre is not None and preempted else None
     parsed = parse_preemption(msg)
+    if parsed is not None and parsed.preemptor is None and parsed.config is not None and ev is not None:
+        fuller = parse_preemption(ev.message)  # the Evicted message also names whom the rule made room for
+        if fuller is not None and fuller.config == parsed.config and fuller.preemptor:
+            parsed = fuller
     for e in events:
         if e.reason == "Preempted" and e.involved_name == wl.name:
             richer = parse_preemption(e.message)
             if richer is not None and (parsed is None or richer.uid == parsed.uid):
                 parsed, msg = richer, msg or e.message
     return rule or (parsed.rule if parsed else None), msg, parsed
+
+
+@dataclass(frozen=True)
+class UnscheduledTimeout:
+    """Evicted because required pods stayed unscheduled (Kueue 0.20, WaitForPodsReadyUnscheduledTimeout)."""
+
+    code: str  # versions.EVICTION_CAUSES_020's code
+    times: int  # evictions with that underlying cause (schedulingStats)
+    message: str | None  # the Evicted condition's words (`Exceeded the PodsReady timeout ns/name`)
+
+
+EVICTED_BY_PODS_READY = "PodsReadyTimeout"  # kueue.WorkloadEvictedByPodsReadyTimeout
+
+
+def unscheduled_timeout(wl: Workload) -> UnscheduledTimeout | None:
+    """The last eviction was the PodsReady timeout and its underlying cause was a scheduling one (0.20's
+    `WaitForScheduling`): the Evicted reason stays PodsReadyTimeout, only `schedulingStats.evictions[]
+    .underlyingCause` says why. Said only when every PodsReadyTimeout eviction counted has that cause: with
+    another cause (`WaitForStart`, `WaitForRecovery`) counted too, which one was last is unknown."""
+    ev = wl.condition("Evicted")
+    if ev is None or not ev.true or ev.reason != EVICTED_BY_PODS_READY:
+        return None
+    causes = {e.underlying_cause: e.count for e in wl.evictions if e.reason == EVICTED_BY_PODS_READY}
+    if len(causes) != 1:
+        return None
+    (cause, count), = causes.items()
+    code = versions.EVICTION_CAUSES_020.get(cause)
+    return UnscheduledTimeout(code, count, ev.message or None) if code is not None else None
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue.model import PodSet, resource_flavor
 from kubectl_pd.lazyre import lazy
 
@@ -45,6 +46,10 @@ def parse_not_fit(message: str) -> dict[str, Any] | None:
     if ex:
         out["totalNodes"] = int(ex.group("n"))
         out["excluded"] = ex.group("why")
+        exclusions = km.parse_exclusions(ex.group("why"))
+        if exclusions is not None and km.no_single_node_fits(out["totalNodes"], exclusions):
+            out["noSingleNodeFits"] = True  # Kueue 0.20's per-node feasibility: said only when it holds
+            out["exclusions"] = exclusions
     return out
 
 

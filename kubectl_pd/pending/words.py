@@ -282,6 +282,13 @@ _CODE_TEXT = {
     "PreemptionInProgress": "Kueue is preempting other Workloads to make room",
     "WaitingInQueue": "waiting for the scheduler to reach it",
     "WaitingForPodsReady": "Kueue holds admissions until every admitted Workload's pods are ready",
+    "Misconfigured": "Kueue finds the Workload's queue configuration broken",
+    "QueueSuspended": "Kueue holds it: its LocalQueue or ClusterQueue is stopped or inactive",
+    "AdmissionGated": "an admission gate (kueue.x-k8s.io/admission-gated-by) holds it",
+    "OnHold": "its quota was released on purpose and it is not requeued",
+    "DRAResourcesUnresolved": "Kueue cannot resolve its DRA resources to quota",
+    "PodsUnscheduledTimeout": "it was admitted, but its pods stayed unscheduled past Kueue's timeout: evicted and "
+                              "requeued",
     "Deactivated": "the Workload is deactivated",
     "QuotaExhausted": "not enough unused quota now",
     "QuotaExceedsCapacity": "the request exceeds what the queue can ever give",
@@ -331,7 +338,9 @@ def _quota_unknown_request(prefix: str, role: str) -> str:
 @_sentence("quota-unknown.quota", role_first=True)
 def _quota_unknown_quota(prefix: str, role: str, requested: Fraction | None, resource: str, flavor: str,
                          unknown: str | None) -> str:
-    what = "its cohort could not be read" if unknown == "cohort" else f"{unknown} is unreadable"
+    what = "its cohort could not be read" if unknown == "cohort" else (
+        "the queue's quota is set by dynamic quota orchestration and status.effectiveQuotas gives none readable "
+        "(quota unknown)" if unknown == "status.effectiveQuotas" else f"{unknown} is unreadable")
     return (f"{prefix}{role} asks {short(requested, resource)} in flavor {flavor}, but {what}: whether it fits is "
             f"unknown")
 
@@ -535,6 +544,9 @@ def _topology(role: str, nums: dict[str, Any], level: str | None, mode: str | No
         layers = "; ".join(f"{x['fit']}/{x['needed']} slices fit on level {x['level']}"
                            for x in nums.get("sliceLayers", []))
         what = f"topology {nums['topology']} cannot fit {role}{where}" + (f": {layers}" if layers else "")
+    if nums.get("noSingleNodeFits"):
+        short = ", ".join(f"{r} on {n}" for r, n in (nums.get("exclusions") or {}).get("resources", {}).items())
+        what += f": no single node of {nums['totalNodes']} can take one pod (short of {short})"
     return what + (f" (TAS flavor {', '.join(flavors)})" if flavors else "")
 
 
@@ -723,6 +735,9 @@ def _next_lower_request(role: str, resource: str, limit: Fraction | None) -> str
 def _next_read_quota(unknown: str | None, resource: str, flavor: str) -> str:
     if unknown == "cohort":
         return "grant get/list on clusterqueues and cohorts.kueue.x-k8s.io, or pass them with --from-file"
+    if unknown == "status.effectiveQuotas":
+        return (f"see the ClusterQueue's Distributed condition: the orchestrator writes {resource} in flavor "
+                f"{flavor} to status.effectiveQuotas")
     return f"fix {unknown} of {resource} in flavor {flavor}"
 
 
@@ -799,6 +814,13 @@ def _next_kueue_code(code: str, ns: str) -> str:
         "PreemptionInProgress": "wait: Kueue is preempting lower-priority Workloads to make room",
         "WaitingInQueue": "wait: Kueue will try again",
         "WaitingForPodsReady": "wait for the running Workloads' pods to become ready",
+        "Misconfigured": "fix what Kueue's message names (a missing queue, the ClusterQueue's namespaceSelector)",
+        "QueueSuspended": "clear the stopPolicy of the queue Kueue names (kubectl get localqueue,clusterqueue)",
+        "AdmissionGated": "wait for the controller in kueue.x-k8s.io/admission-gated-by, or remove the annotation",
+        "OnHold": "scale the workload up again (e.g. its StatefulSet) to requeue it",
+        "DRAResourcesUnresolved": "map the DeviceClass in Kueue's deviceClassMappings, or fix the claim Kueue names",
+        "PodsUnscheduledTimeout": "fix what keeps kube-scheduler from placing the pods (selectors, taints, free "
+                                  "nodes), or raise waitForPodsReady.unscheduledTimeout",
     }[code]
 
 

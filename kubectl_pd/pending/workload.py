@@ -10,6 +10,7 @@ from typing import Any
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
+from kubectl_pd.kueue import versions
 from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, pod_requests, resource_flavor, workload
 from kubectl_pd.kueue.quantity import is_credits
 from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - taint_text is read from here too
@@ -27,13 +28,10 @@ if TYPE_CHECKING:
 _CODE_HINTS = ("NamespaceNotAllowed", "InvalidResources", "PreemptionInProgress", "WaitingInQueue",
                "WaitingForPodsReady")  # the codes of Kueue's messages that come with a next step
 
-# Kueue 0.19 granular QuotaReserved reasons (UnadmittedWorkloadsObservability) -> our codes
-_TOKENS: dict[str, ReasonCode] = {
-    "NoMatchingFlavor": "NoMatchingFlavor", "WaitingForQuota": "QuotaExhausted",
-    "ExceedsMaxQuota": "QuotaExceedsCapacity", "TopologyPlacementFailed": "NoMatchingFlavor",
-    "WaitingForPreemptedWorkloads": "PreemptionInProgress", "PendingEvaluation": "WaitingInQueue",
-    "WaitingForPodsReady": "WaitingForPodsReady", "Waiting": "WaitingForPodsReady", "Deactivated": "Deactivated",
-}
+# Kueue's QuotaReserved reason tokens (0.19's and KEP-10852's) -> our codes: kueue/versions.py, the one place
+_TOKENS: dict[str, ReasonCode] = versions.reason_tokens(versions.DEFAULT_TARGET)  # type: ignore[assignment]
+# the codes only a token gives (Kueue 0.20), each with its next step
+_TOKEN_HINTS = ("Misconfigured", "QueueSuspended", "AdmissionGated", "OnHold", "DRAResourcesUnresolved")
 
 
 _MESSAGE_CODES: dict[str, ReasonCode] = {
@@ -145,7 +143,17 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.P
     pre = evm.preemption_of(wl, events) if not u.reserved else None
     if pre is not None:
         return [preempted_reason(pre, u, facts)] + rest  # an Evicted reason after it says the back-off
+    ut = evm.unscheduled_timeout(wl) if not u.reserved else None
+    if ut is not None:
+        return [unscheduled_reason(ut, u)] + rest
     return rest
+
+
+def unscheduled_reason(ut: evm.UnscheduledTimeout, u: Unit) -> Reason:
+    """PodsUnscheduledTimeout (Kueue 0.20): admitted, pods never scheduled in time, evicted and requeued."""
+    return Reason("PodsUnscheduledTimeout", say("kueue.code", code=ut.code), workload=u.group,
+                  kueue_message=ut.message, params={"times": ut.times, "underlyingCause": "WaitForScheduling"},
+                  hint=say("next.kueue-code", code=ut.code, ns=""))
 
 
 def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
@@ -225,10 +233,29 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
                               "preempteePath": p.preemptee_path if p else None,
                               "preemptorPriority": p.preemptor_priority if p else None,
                               "preempteePriority": p.preemptee_priority if p else None,
+                              **_kueue020_preemption(p),
                               "at": _preempted_at(facts.wl(u.workload)) if u.workload is not None else None}
+    if name is None and p is not None and p.preemptor:  # PreemptionConfig names the preemptor ns/name
+        ns, _, n = p.preemptor.rpartition("/")
+        name = n if ns in ("", facts.target.namespace) else p.preemptor
+        params["preemptorWorkload"] = name
     msg = say("preempted", g=g, name=name, uid=p.uid if p else None, cq=cq, rule=rule)
     return Reason("Preempted", msg, workload=g, kueue_message=message, params=params,
                   hint=say("next.avoid-preemption"))
+
+
+def _kueue020_preemption(p: evm.PreemptionMessage | None) -> dict[str, Any]:
+    """Kueue 0.20's additions, present only when Kueue wrote them: the priorities' base and boost, and the
+    PreemptionConfig rule that chose the Workload."""
+    if p is None:
+        return {}
+    out: dict[str, Any] = {}
+    if p.preemptor_boost is not None:
+        out.update(preemptorBase=p.preemptor_base, preemptorBoost=p.preemptor_boost,
+                   preempteeBase=p.preemptee_base, preempteeBoost=p.preemptee_boost)
+    if p.config is not None:
+        out.update(preemptionConfig=p.config, preemptionConfigRule=p.config_rule)
+    return out
 
 
 def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
@@ -391,7 +418,10 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str],
             return out
     token_code = _TOKENS.get(token)
     if token_code is not None:
-        return [Reason(token_code, say("kueue.code", code=token_code), workload=g, kueue_message=text)]
+        hint = say("next.kueue-code", code=token_code, ns=ns) if token_code in _TOKEN_HINTS else None
+        params = {"gatedBy": list(km.admission_gated_by(text))} if token_code == "AdmissionGated" else {}
+        return [Reason(token_code, say("kueue.code", code=token_code), workload=g, kueue_message=text, hint=hint,
+                       params=params)]
     return [Reason("Unknown", say("kueue.unknown"), workload=g,
                    kueue_message=text, hint=say("next.describe", g=g, ns=ns))]
 
