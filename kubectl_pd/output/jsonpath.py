@@ -134,9 +134,9 @@ def _parse_nodes(pieces: list[tuple[bool, str]], i: int, *, in_range: bool) -> t
         if word.startswith("range ") or word.startswith("range\t"):
             expr = word[5:].strip()
             inner, nxt = _parse_nodes(pieces, i, in_range=True)
-            if nxt is None:
-                raise _Bad("unclosed range (no {end})")
             nodes.append(Range(expr, _compile(expr), inner))
+            if nxt is None:  # kubectl runs a range left open to the end of the template
+                return tuple(nodes), None
             i = nxt
         elif word[:1] in "\"'" and len(word) >= 2 and word[-1] == word[0]:
             nodes.append(Text(_unquote(word)))
@@ -261,7 +261,9 @@ def _bracket(text: str) -> str:
 
 
 def _split_union(inner: str) -> list[str]:
-    parts, cur, quote = [], [], ""
+    parts: list[str] = []
+    cur: list[str] = []
+    quote = ""
     for c in inner:
         if quote:
             if c == quote:
@@ -333,12 +335,41 @@ def _go_float(f: float) -> str:
 
 
 def go_json(v: Any) -> str:
-    """Go's json.Marshal: compact, map keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped."""
-    text = json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Go's json.Marshal: compact, map keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped, floats as
+    ECMAScript writes them (no exponent from 1e-6 to below 1e21)."""
+    from json.encoder import encode_basestring
+
+    if isinstance(v, dict):
+        return "{" + ",".join(_go_string(encode_basestring(str(k))) + ":" + go_json(v[k]) for k in sorted(v)) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(go_json(x) for x in v) + "]"
+    if isinstance(v, str):
+        return _go_string(encode_basestring(v))
+    if isinstance(v, float) and not isinstance(v, bool):
+        return _json_float(v)
+    return json.dumps(v)
+
+
+def _go_string(encoded: str) -> str:
     for raw, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
                      ("\u2029", "\\u2029")):
-        text = text.replace(raw, esc)
-    return text
+        encoded = encoded.replace(raw, esc)
+    return encoded
+
+
+def _json_float(f: float) -> str:
+    if math.isnan(f) or math.isinf(f):
+        raise TemplateError(f"json: unsupported value: {f}")
+    a = abs(f)
+    if a != 0 and (a < 1e-6 or a >= 1e21):
+        mant, _, exp = repr(f).partition("e") if "e" in repr(f) else f"{f:e}".partition("e")
+        sign = "-" if exp.startswith("-") else "+"
+        return f"{mant}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
+    if f == int(f):
+        return str(int(f))
+    from decimal import Decimal
+
+    return format(Decimal(repr(f)), "f")
 
 
 def go_value(v: Any) -> str:

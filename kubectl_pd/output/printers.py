@@ -49,8 +49,8 @@ def parse_output(value: str, file_text: str | None = None) -> Output:
     name, arg = split_output(value)
     if arg is None:
         if name in TEMPLATED:
-            raise TemplateError(f"{name} format specified but no {'template' if 'jsonpath' in name else 'custom-columns'}"
-                                " given")
+            what = "template" if name.startswith("jsonpath") else "custom columns"
+            raise TemplateError(f"{name} format specified but no {what} given")
         return Output(name)
     text = file_text if name.endswith("-file") else arg
     if name.startswith("jsonpath"):
@@ -111,11 +111,11 @@ def cell(t: Template, row: Any) -> str:
 
 
 def tab_layout(table: list[list[str]]) -> str:
-    """kubectl's tabwriter (minimum width 10, padding 3, the last column not padded)."""
+    """kubectl's tabwriter (minimum width 6, padding 3, the last column not padded)."""
     if not table:
         return ""
     n = max(len(r) for r in table)
-    widths = [max(10, max(len(r[i]) for r in table if i < len(r)) + 3) for i in range(n - 1)]
+    widths = [max(6, max(len(r[i]) for r in table if i < len(r)) + 3) for i in range(n - 1)]
     lines = []
     for r in table:
         cells = [c.ljust(widths[i]) if i < len(r) - 1 else c for i, c in enumerate(r)]
@@ -126,14 +126,18 @@ def tab_layout(table: list[list[str]]) -> str:
 def sort_rows(rows: list[Any], path: str) -> list[Any]:
     """--sort-by=PATH: rows ordered by the first value PATH finds in each, as kubectl sorts (numbers by
     value, strings in natural order); rows where it finds nothing first, in their order."""
+    return [rows[i] for i in sort_order(rows, path)]
+
+
+def sort_order(rows: list[Any], path: str) -> list[int]:
+    """The indices of `rows` in --sort-by order (a stable sort)."""
     t = parse_template(relaxed(path))
-    keyed = []
-    for i, row in enumerate(rows):
+    keys = []
+    for row in rows:
         found = t.results(row)
         values = found[0] if found else []
-        keyed.append((_sort_key(values[0] if values else None), i, row))
-    keyed.sort(key=lambda k: (k[0], k[1]))
-    return [row for _k, _i, row in keyed]
+        keys.append(_sort_key(values[0] if values else None))
+    return sorted(range(len(rows)), key=lambda i: (keys[i], i))
 
 
 def _sort_key(v: Any) -> tuple[Any, ...]:
@@ -173,3 +177,41 @@ def read_template_file(value: str) -> str | None:
             return fh.read()
     except OSError as e:
         raise TemplateError(f"error reading template {arg}: {e.strerror or e}") from None
+
+
+@dataclass(frozen=True)
+class View:
+    """How a command prints its rows: the parsed -o, --no-headers, --sort-by."""
+
+    out: Output
+    no_headers: bool = False
+    sort_by: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.out.kind
+
+    @property
+    def templated(self) -> bool:
+        return self.out.kind in ("jsonpath", "custom-columns")
+
+    def render(self, doc: Any, rows: list[Any]) -> str:
+        return render(self.out, doc, rows, no_headers=self.no_headers)
+
+    def order(self, rows: list[Any]) -> list[int]:
+        """The indices of `rows` in --sort-by order (all of them, unchanged, without --sort-by)."""
+        if not self.sort_by:
+            return list(range(len(rows)))
+        return sort_order(rows, self.sort_by)
+
+
+def parse_time(stamp: str) -> float | None:
+    """An RFC 3339 timestamp (metadata.creationTimestamp) as POSIX seconds; None when it is not one."""
+    from datetime import datetime
+
+    if not stamp:
+        return None
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
