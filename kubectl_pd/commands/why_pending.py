@@ -158,6 +158,11 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
                    "(docs/output.md).")
 @NO_HEADERS
 @SORT_BY
+@click.option("-l", "--selector", metavar="SELECTOR",
+              help="With no TARGET: only the targets whose object (ModelDeployment, Workload, a pod group's first "
+                   "Pod) has these labels, e.g. team=a,tier!=batch.")
+@click.option("--field-selector", "field_selector", metavar="SELECTOR",
+              help="With no TARGET: only the targets whose object matches, on metadata.name or metadata.namespace.")
 @COLOR
 @click.option("-w", "--watch", is_flag=True, help="Re-diagnose on change until admitted (Ctrl-C to stop).")
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
@@ -171,7 +176,7 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
                 kueue_config: str | None = None, holders: bool = False, no_headers: bool = False,
-                sort_by: str | None = None) -> int:
+                sort_by: str | None = None, selector: str | None = None, field_selector: str | None = None) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
@@ -186,9 +191,12 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     from kubectl_pd.pending.words import incomplete_error
 
     try:
+        from kubectl_pd.cluster.selectors import object_selector
         from kubectl_pd.output.printers import View
 
-        view = View(output_spec(output), no_headers, sort_by)
+        if target is not None and (selector or field_selector):
+            raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
+        view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
         return _why_pending(cluster, target, all_namespaces, files, view.kind, watch, watch_interval, what_if,
                             kueue_config, holders, view)
     except IncompleteError as e:  # the reads stay typed up to here; the printer words them
@@ -310,6 +318,8 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     all_facts.reverse()
     while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
         f = all_facts.pop()
+        if view is not None and view.select is not None and not view.select(_target_object(f)):
+            continue
         d = diagnose(f, assign=ctx.assign)
         if not stands(d, f):
             unknown.append(IncompleteError(f.target, f.incomplete))
@@ -363,3 +373,15 @@ def _age(f: Facts) -> float | None:
               for w in f.workloads.values() if isinstance(w, dict)]
     known = [t for t in stamps if t is not None]
     return datetime.now(UTC).timestamp() - min(known) if known else None
+
+
+def _target_object(f: Facts) -> dict[str, Any]:
+    """The object -l and --field-selector look at: the ModelDeployment, the Workload, a pod group's first Pod."""
+    t = f.target
+    if t.kind == "ModelDeployment" and isinstance(f.deployment, dict):
+        return f.deployment
+    if t.kind == "Workload" and isinstance(f.workloads.get(t.name), dict):
+        return f.workloads[t.name] or {}
+    if f.pods:
+        return f.pods[0]
+    return {"metadata": {"name": t.name, "namespace": t.namespace}}

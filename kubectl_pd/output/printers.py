@@ -186,6 +186,7 @@ class View:
     out: Output
     no_headers: bool = False
     sort_by: str | None = None
+    select: Any = None  # -l / --field-selector: a predicate over a row's object (None: every row)
 
     @property
     def kind(self) -> str:
