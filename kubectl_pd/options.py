@@ -248,6 +248,8 @@ def _color(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from kubectl_pd import termsafe
 
     termsafe.set_color_mode(value)
+    if value != "auto":  # click.echo strips colour off a non-terminal unless the context says otherwise
+        ctx.color = value == "always"
     return value
 
 
