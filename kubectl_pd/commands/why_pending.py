@@ -325,8 +325,9 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
             unknown.append(IncompleteError(f.target, f.incomplete))
         elif d.pending:
             pending.append((f.target.namespace, d))
-            if need_items:
-                items.append({**to_dict(d), **section(ctx, f, text=False)[0]})
+            if need_items:  # -o wide reads only the preemption keys of the item (unless --sort-by reads more)
+                whole = output != "wide" or (view is not None and view.sort_by is not None)
+                items.append({**(to_dict(d) if whole else {}), **section(ctx, f, text=False)[0]})
                 ages.append(_age(f) if output == "wide" else None)
     if view is not None and view.sort_by is not None:
         order = view.order(items)
