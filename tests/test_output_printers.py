@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_pd import termsafe
 from kubectl_pd.output.jsonpath import TemplateError, go_value, parse_template, relaxed
-from kubectl_pd.output.printers import columns_from_file, parse_output, sort_rows, tab_layout
+from kubectl_pd.output.printers import columns_from_file, parse_output, plain_table, sort_rows, tab_layout
 from kubectl_pd.pending.render import _preempting, human_duration
 
 
@@ -124,3 +126,22 @@ def test_color_decision(mode: str, no_color: str, tty: bool, expected: bool, mon
 
 def test_template_walks_maps_in_sorted_order() -> None:
     assert parse_template("{.*}").render({"b": 2, "a": 1}) == "1 2"
+
+
+_CELL = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"), max_codepoint=0x2FF)
+                | st.sampled_from([" ", "-", "/", "…"]), max_size=12)
+
+
+@given(st.integers(min_value=1, max_value=6).flatmap(
+    lambda n: st.tuples(st.lists(st.lists(_CELL, min_size=n, max_size=n), max_size=8),
+                        st.none() | st.lists(_CELL, min_size=n, max_size=n))))
+@settings(max_examples=300, deadline=None)
+def test_plain_table_is_tabulate_s(case: tuple[list[list[str]], list[str] | None]) -> None:
+    from tabulate import tabulate  # type: ignore[import-untyped]
+
+    rows, headers = case
+    if not rows and headers is None:
+        return
+    theirs = (tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True) if headers is not None
+              else tabulate(rows, tablefmt="plain", disable_numparse=True))
+    assert plain_table(rows, headers) == theirs
