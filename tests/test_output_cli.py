@@ -201,3 +201,12 @@ def test_golden_outputs_unchanged_by_default(cli: Any, live: dict[str, str]) -> 
     r = cli(["why-pending", "-A"], env=live)
     assert r.stdout.splitlines()[0].split() == LIST_HEADERS
     assert copy.deepcopy(_json(cli, live)) == _json(cli, live, "--no-headers")
+
+
+@pytest.mark.parametrize(("output", "empty"), [("text", False), ("wide", False), ("name", True)])
+def test_nothing_pending(cli: Any, output: str, empty: bool) -> None:
+    """-o wide says there is nothing pending as the table does; -o name prints no line at all."""
+    r = cli(["why-pending", "-A", "-f", str(FIXTURES / "pending" / "not-pending.yaml"), "-o", output])
+    assert r.exit_code == 0, r.stderr
+    assert (r.stdout == "") is empty
+    assert not any(h in r.stdout for h in LIST_HEADERS)

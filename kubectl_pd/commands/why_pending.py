@@ -314,7 +314,8 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
 
     items = []
     ages: list[float | None] = []
-    need_items = output != "text" or (view is not None and view.sort_by is not None)
+    sorting = view is not None and view.sort_by is not None
+    need_items = output not in ("text", "name") or sorting  # the JSON items (or, for -o wide, a part of them)
     all_facts.reverse()
     while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
         f = all_facts.pop()
@@ -326,10 +327,10 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
         elif d.pending:
             pending.append((f.target.namespace, d))
             if need_items:  # -o wide reads only the preemption keys of the item (unless --sort-by reads more)
-                whole = output != "wide" or (view is not None and view.sort_by is not None)
+                whole = output != "wide" or sorting
                 items.append({**(to_dict(d) if whole else {}), **section(ctx, f, text=False)[0]})
                 ages.append(_age(f) if output == "wide" else None)
-    if view is not None and view.sort_by is not None:
+    if view is not None and sorting:
         order = view.order(items)
         pending, items, ages = [pending[i] for i in order], [items[i] for i in order], [ages[i] for i in order]
     no_headers = view is not None and view.no_headers
@@ -337,13 +338,13 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
         from kubectl_pd.pending.render import object_name
 
         click.echo("".join(object_name(d.target.kind, d.target.name) + "\n" for _ns, d in pending), nl=False)
-    elif output == "wide":
+    elif output == "wide" and pending:
         from kubectl_pd.pending.render import WideRow, render_wide
 
         click.echo(render_wide([WideRow(ns, d, item, age) for (ns, d), item, age in zip(pending, items, ages,
                                                                                          strict=True)],
                                no_headers=no_headers), nl=False)
-    elif output != "text":
+    elif output not in ("text", "wide"):
         from kubectl_pd.contract import WHY_PENDING
 
         doc = {"schemaVersion": WHY_PENDING, "items": items, "notes": [words.text(n) for n in notes]}
