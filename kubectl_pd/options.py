@@ -185,3 +185,75 @@ def _input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+class OutputType(click.ParamType):
+    """`-o`: one of a command's formats, or (where `templated`) kubectl's `jsonpath=`, `jsonpath-file=`,
+    `custom-columns=` and `custom-columns-file=` forms. A name not offered is a usage error (exit 2, as
+    click.Choice); a template kubectl would refuse is `error: ...` and exit 1, as kubectl's."""
+
+    name = "output"
+
+    def __init__(self, choices: tuple[str, ...], templated: bool = True) -> None:
+        self.choices = choices
+        self.templated = templated
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        forms = "|jsonpath=...|custom-columns=..." if self.templated else ""
+        return "[" + "|".join(self.choices) + forms + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from kubectl_pd.output.printers import TEMPLATED, split_output
+
+        name, _arg = split_output(str(value))
+        if name in self.choices and _arg is None:
+            return name
+        if self.templated and name in TEMPLATED:
+            output_spec(str(value))  # refused here, before anything is read
+            return str(value)
+        forms = ", jsonpath=, jsonpath-file=, custom-columns=, custom-columns-file=" if self.templated else ""
+        self.fail(f"{value!r} is not one of {', '.join(self.choices)}{forms}", param, ctx)
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from click.shell_completion import CompletionItem
+
+        words = list(self.choices) + ([f + "=" for f in ("jsonpath", "jsonpath-file", "custom-columns",
+                                                        "custom-columns-file")] if self.templated else [])
+        return [CompletionItem(w) for w in words if w.startswith(incomplete)]
+
+
+def output_spec(value: str) -> Any:
+    """The parsed `-o` (kubectl_pd.output.printers.Output), its -file read."""
+    from kubectl_pd.output.printers import parse_output, read_template_file
+
+    return parse_output(value, read_template_file(value))
+
+
+def _sort_by(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value:
+        from kubectl_pd.output.jsonpath import parse_template, relaxed
+
+        parse_template(relaxed(value))  # a TemplateError (exit 1) before anything is read
+    return value or None
+
+
+NO_HEADERS = click.option("--no-headers", "no_headers", is_flag=True, default=False,
+                          help="Tables (text, wide, custom-columns): no header line.")
+SORT_BY = click.option("--sort-by", "sort_by", metavar="JSONPATH", callback=_sort_by,
+                       help="Sort the rows by this JSONPath of each row of the -o json document, e.g. "
+                            "'{.queue.position}' (see docs/output.md).")
+
+
+def _color(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from kubectl_pd import termsafe
+
+    termsafe.set_color_mode(value)
+    if value != "auto":  # click.echo strips colour off a non-terminal unless the context says otherwise
+        ctx.color = value == "always"
+    return value
+
+
+COLOR = click.option("--color", "color_mode", type=click.Choice(["auto", "always", "never"]), default="auto",
+                     show_default=True, expose_value=False, callback=_color, is_eager=True,
+                     help="Colour the text output: auto (a terminal and NO_COLOR unset), always (even with "
+                          "NO_COLOR), never.")

@@ -29,6 +29,30 @@ if TYPE_CHECKING:
     import re
     from typing import IO, Any
 
+COLOR_MODES = ("auto", "always", "never")
+# --color of this run (set by the option's callback on every run, so nothing outlives it): auto, always, never
+_color_mode = ["auto"]
+
+
+def set_color_mode(mode: str) -> None:
+    _color_mode[0] = mode if mode in COLOR_MODES else "auto"
+
+
+def color_on(stream: Any) -> bool:
+    """Whether our colour (and in-place redraw) goes to `stream`: --color=always: yes, even with NO_COLOR set
+    (an explicit flag wins over the environment); never: no; auto: a terminal and NO_COLOR unset or empty
+    (https://no-color.org)."""
+    mode = _color_mode[0]
+    if mode != "auto":
+        return mode == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 SECRETS: set[str] = set()  # credentials of this process: never in a message, whoever echoes them
 
 # A credential shorter than this is replaced only where it stands alone (not inside a longer run of the
@@ -112,15 +136,12 @@ class SafeStream:
 
     def __init__(self, inner: IO[str]) -> None:
         self._inner = inner
-        self._ours: bool | None = None
+        self._ours: tuple[str, bool] | None = None  # (the --color mode it was decided under, the answer)
 
     def _keep_ours(self) -> bool:
-        if self._ours is None:
-            try:
-                self._ours = not os.environ.get("NO_COLOR") and self._inner.isatty()
-            except (AttributeError, ValueError):
-                self._ours = False
-        return self._ours
+        if self._ours is None or self._ours[0] != _color_mode[0]:
+            self._ours = (_color_mode[0], color_on(self._inner))
+        return self._ours[1]
 
     def write(self, text: str | bytes) -> int:
         if not isinstance(text, str):
@@ -174,7 +195,8 @@ class SafeStream:
 
 
 def install() -> None:
-    """sys.stdout and sys.stderr through SafeStream (once)."""
+    """sys.stdout and sys.stderr through SafeStream (once); the run starts with --color=auto."""
+    set_color_mode("auto")
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is not None and not isinstance(stream, SafeStream):

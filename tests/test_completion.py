@@ -124,7 +124,8 @@ def test_complete_completion_shells(cli: Callable) -> None:
 def test_complete_output_values_from_the_choice(cli: Callable) -> None:
     got = values(cli(["__complete", "lint", "-o", ""]).stdout)
     assert {"json", "yaml"} <= set(got)
-    assert values(cli(["__complete", "lint", "--output=j"]).stdout) == ["json", "junit"]
+    # kubectl's templated forms complete too (issue 32), with their `=`
+    assert values(cli(["__complete", "lint", "--output=j"]).stdout) == ["json", "junit", "jsonpath=", "jsonpath-file="]
 
 
 def test_complete_role_kinds_from_the_parameter_type(cli: Callable) -> None:

@@ -116,3 +116,26 @@ def parse_field_selector(selector: str | None) -> Callable[[Mapping[str, Any]], 
         return all((field_value(obj, k) == v) == eq for k, v, eq in checks)
 
     return pred
+
+
+# the fields every CRD serves to field selectors (others only where its versions declare selectableFields)
+COMMON_FIELDS = ("metadata.name", "metadata.namespace")
+
+
+def object_selector(labels: str | None, fields: str | None) -> Callable[[Mapping[str, Any]], bool] | None:
+    """`-l` and `--field-selector` over one object (None when neither is given). A field other than
+    metadata.name / metadata.namespace is refused as the API server refuses it."""
+    if not labels and not fields:
+        return None
+    for term in (fields or "").split(","):
+        key = term.replace("!=", "=").replace("==", "=").partition("=")[0].strip()
+        if key and key not in COMMON_FIELDS:
+            raise InputError(f'field label not supported: {key} (why-pending selects on {", ".join(COMMON_FIELDS)})',
+                             exit_code=1)
+    by_labels, by_fields = parse_label_selector(labels), parse_field_selector(fields)
+
+    def pred(obj: Mapping[str, Any]) -> bool:
+        meta = obj.get("metadata") or {}
+        return by_labels(meta.get("labels") or {}) and by_fields(obj)
+
+    return pred

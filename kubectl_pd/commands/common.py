@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
@@ -183,11 +182,8 @@ def dump(data: Any, fmt: str) -> str:
 
 
 def use_color(stream: IO[str] | None = None) -> bool:
-    """Colour only on a terminal, never with NO_COLOR set (https://no-color.org)."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    s = stream or sys.stdout
-    try:
-        return s.isatty()
-    except (AttributeError, ValueError):
-        return False
+    """Colour as --color says (termsafe.color_on: auto is a terminal with NO_COLOR unset; always wins over
+    NO_COLOR; never)."""
+    from kubectl_pd.termsafe import color_on
+
+    return color_on(stream or sys.stdout)

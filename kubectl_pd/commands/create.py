@@ -19,7 +19,7 @@ from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxErr
 from kubectl_pd.errors import ConflictError, ForbiddenError, PdError
 from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
-from kubectl_pd.options import checked_duration, cluster_options
+from kubectl_pd.options import OutputType, checked_duration, cluster_options, output_spec
 
 MD_RESOURCE = "modeldeployment.worker.gpustack.ai"
 DEFAULT_WAIT = "5m"
@@ -106,7 +106,9 @@ def _warn(message: str) -> None:
 @click.option("--dry-run", type=click.Choice(["none", "client", "server"]), default="none", is_flag=False,
               flag_value="client", show_default=True,
               help="client: print only, no request at all; server: validate with dryRun=All.")
-@click.option("-o", "--output", type=click.Choice(["yaml", "json", "name"]), help="Print the object(s).")
+@click.option("-o", "--output", type=OutputType(("yaml", "json", "name")),
+              help="Print the object(s): yaml, json, name, jsonpath=, jsonpath-file=, custom-columns= (a row per "
+                   "object), custom-columns-file= (docs/output.md).")
 @click.option("--wait", "wait", is_flag=False, flag_value=DEFAULT_WAIT, default=None, metavar="[=DURATION]",
               help=f"Follow admission, a line per role (default {DEFAULT_WAIT}); on timeout explain and exit 1.")
 @click.option("--force", is_flag=True, help="Write even a deployment the quota can never admit.")
@@ -325,8 +327,24 @@ def _ref(obj: dict[str, Any]) -> str:
     return f"pod/{name}" if obj.get("kind") == "Pod" else f"{MD_RESOURCE}/{name}"
 
 
+def _templated(output: str | None) -> bool:
+    return output is not None and output.partition("=")[0] in ("jsonpath", "jsonpath-file", "custom-columns",
+                                                                "custom-columns-file")
+
+
+def _view(doc: dict[str, Any], rows: list[dict[str, Any]], output: str) -> str:
+    """-o jsonpath / custom-columns of the -o json document (`rows`: one per object)."""
+    from kubectl_pd.output.printers import View
+
+    return View(output_spec(output)).render(doc, rows)
+
+
 def _print_created(objs: list[dict[str, Any]], output: str | None, suffix: str) -> None:
-    if output in ("yaml", "json"):
+    if _templated(output):
+        from kubectl_pd.create.pods import as_list
+
+        click.echo(_view(objs[0] if len(objs) == 1 else as_list(objs), objs, str(output)), nl=False)
+    elif output in ("yaml", "json"):
         if len(objs) == 1:
             click.echo(dump(objs[0], output), nl=False)
         else:
@@ -363,7 +381,7 @@ def _print_preflight(req: CreateRequest, roles: list[Role], profile: ApiProfile,
         manifest = render_model_deployment(req, roles, profile)
         kind = "ModelDeployment"
     doc = document(req.name, req.namespace, kind, profile.name, report, force, manifest)
-    click.echo(dump(doc, output), nl=False)
+    click.echo(_view(doc, [doc], output) if _templated(output) else dump(doc, output), nl=False)
     return 0 if doc["wouldCreate"] else 1
 
 

@@ -33,9 +33,9 @@ from kubectl_pd.lint.report import (
     render_text,
     unified_diff,
 )
-from kubectl_pd.options import cluster_options
+from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 
-OUTPUTS = ("text", "json", "yaml", "sarif", "junit", "github", "patch")
+OUTPUTS = ("text", "json", "yaml", "sarif", "junit", "github", "patch", "name")
 _STYLES: dict[str, dict[str, Any]] = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},
            "bold": {"bold": True}, "dim": {"dim": True}}
 
@@ -168,9 +168,13 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
               type=click.Path(allow_dash=True),
               help="Files, directories (recursive *.yaml|*.yml|*.json) or - for stdin. Default: the cluster.")
 @click.option("-A", "--all-namespaces", is_flag=True, help="Live: ModelDeployments of every namespace.")
-@click.option("-o", "--output", type=click.Choice(OUTPUTS), default=None,
-              help="text (default), json, yaml, sarif, junit or github; with --fix: yaml (default), json or "
-                   "patch.")
+@click.option("-o", "--output", type=OutputType(OUTPUTS), default=None,
+              help="text (default), json, yaml, sarif, junit, github, name (the objects with findings), "
+                   "jsonpath=, jsonpath-file=, custom-columns= (a row per finding), custom-columns-file= "
+                   "(docs/output.md); with --fix: yaml (default), json or patch.")
+@NO_HEADERS
+@SORT_BY
+@COLOR
 @click.option("--diff", is_flag=True, help="Print a unified diff of each object the fix changes.")
 @click.option("--fix", is_flag=True, help="Print the fixed manifests (or a JSON patch with -o patch).")
 @click.option("--kueue-version", metavar="VERSION",
@@ -197,7 +201,7 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
 def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, output: str | None,
          diff: bool, fix: bool, kueue_version: str | None, api_profile: str, strict: bool,
          baseline: str | None = None, write_baseline: str | None = None, feature_gates: str | None = None,
-         crds: tuple[str, ...] = ()) -> int:
+         crds: tuple[str, ...] = (), no_headers: bool = False, sort_by: str | None = None) -> int:
     """Find ClusterQueues, Cohorts and ModelDeployments Kueue or the webhook would refuse.
 
     \b
@@ -209,7 +213,10 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
     Exit status: 0 no error finding (no warning either with --strict), 1 error findings (with
     --fix: errors no rewrite repairs; with --diff: any difference), 2 bad flags or malformed input.
     """
-    fmt = _check_flags(output, diff, fix, baseline, write_baseline)
+    from kubectl_pd.output.printers import View
+
+    view = View(output_spec(output), no_headers, sort_by) if output else None
+    fmt = _check_flags(view.kind if view else None, diff, fix, baseline, write_baseline)
     ctx = LintContext(limits=limits_for(_kueue_version(kueue_version)), feature_gates=_gates(feature_gates))
     if kueue_version is not None:
         ctx.kueue = versions.from_flag(kueue_version)
@@ -244,7 +251,7 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
             _apply_baseline(result, known, baseline or "")
         if write_baseline == "-":  # stdout holds the baseline, and only it
             return EXIT_OK
-        code = _report(result, fmt, strict)
+        code = _report(result, fmt, strict, view)
         return EXIT_OK if write_baseline else code
     finally:
         gc.unfreeze()  # for callers that run the command in process (tests); free in a real run
@@ -329,9 +336,11 @@ def _apply_baseline(result: LintResult, known: Counter[baseline_mod.Key], file: 
               f"refresh it with --write-baseline {file}")
 
 
-def _report(result: LintResult, fmt: str, strict: bool) -> int:
+def _report(result: LintResult, fmt: str, strict: bool, view: Any = None) -> int:
     """Findings in the chosen format; exit 1 on errors (and on warnings with --strict)."""
-    if fmt == "text":
+    if fmt in ("name", "jsonpath", "custom-columns") or (view is not None and view.sort_by and fmt in ("json", "yaml")):
+        click.echo(_view_of(result, fmt, view), nl=False)
+    elif fmt == "text":
         click.echo(render_text(result, _style) if use_color() else render_text(result), nl=False)
     elif fmt == "sarif":
         click.echo(to_json(render_sarif(result)), nl=False)
@@ -344,6 +353,26 @@ def _report(result: LintResult, fmt: str, strict: bool) -> int:
     if result.errors or (strict and result.warnings):
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _view_of(result: LintResult, fmt: str, view: Any) -> str:
+    """-o name (each object with findings, as kubectl names it), jsonpath and custom-columns (a row per finding)
+    of the -o json document, its findings in --sort-by order."""
+    data = render_data(result)
+    findings = data["findings"]
+    data["findings"] = [findings[i] for i in view.order(findings)]
+    if fmt == "name":
+        from kubectl_pd.cluster import kinds
+
+        names = []
+        for f in data["findings"]:
+            obj = f["object"]
+            k = kinds.lookup(str(obj["kind"]))
+            names.append(f"{obj['kind'].lower()}{'.' + k.group if k is not None and k.group else ''}/{obj['name']}")
+        return "".join(n + "\n" for n in dict.fromkeys(names))
+    if fmt in ("json", "yaml"):
+        return dump(data, fmt)
+    return view.render(data, data["findings"])
 
 
 def _repair(gathered: Gathered, result: LintResult, source: Source, fmt: str, diff: bool) -> int:

@@ -10,17 +10,18 @@ import click
 
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.errors import EXIT_OK, NotFoundError
-from kubectl_pd.options import cluster_options
+from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
     from collections.abc import Callable
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.output.printers import View
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts, Target
 
-OUTPUTS = ("text", "json", "yaml")
+OUTPUTS = ("text", "json", "yaml", "wide", "name")
 # What `--watch` sleeps with between diagnoses: the seam through which tests replace time.
 SLEEP: Callable[[float], None] = time.sleep
 
@@ -112,9 +113,13 @@ def stands(d: Diagnosis, facts: Facts) -> bool:
 
 
 def _emit(d: Diagnosis, facts: Facts, output: str, color: bool,
-          preemption: tuple[dict[str, Any], str] = ({}, "")) -> str:
+          preemption: tuple[dict[str, Any], str] = ({}, ""), view: View | None = None) -> str:
     from kubectl_pd.commands.common import dump
 
+    if output == "name":
+        from kubectl_pd.pending.render import object_name
+
+        return object_name(d.target.kind, d.target.name) + "\n"
     if output == "text":
         from kubectl_pd.pending.render import render_text
 
@@ -128,6 +133,8 @@ def _emit(d: Diagnosis, facts: Facts, output: str, color: bool,
         from kubectl_pd.pending.words import read_text
 
         data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete]
+    if view is not None and view.templated:
+        return view.render(data, [data])  # a TARGET's document is the one row of custom-columns
     return dump(data, output)
 
 
@@ -145,8 +152,18 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("-f", "--from-file", "files", multiple=True, metavar="PATH", type=click.Path(allow_dash=True),
               help="Diagnose from a snapshot (kubectl get -o yaml output, Lists, directories, - for stdin). "
                    "Repeatable.")
-@click.option("-o", "--output", type=click.Choice(OUTPUTS), default="text", show_default=True,
-              help="Output format.")
+@click.option("-o", "--output", type=OutputType(OUTPUTS), default="text", show_default=True,
+              help="Output format: text, json, yaml, wide (the no-TARGET table with more columns), name, "
+                   "jsonpath=TEMPLATE, jsonpath-file=FILE, custom-columns=SPEC, custom-columns-file=FILE "
+                   "(docs/output.md).")
+@NO_HEADERS
+@SORT_BY
+@click.option("-l", "--selector", metavar="SELECTOR",
+              help="With no TARGET: only the targets whose object (ModelDeployment, Workload, a pod group's first "
+                   "Pod) has these labels, e.g. team=a,tier!=batch.")
+@click.option("--field-selector", "field_selector", metavar="SELECTOR",
+              help="With no TARGET: only the targets whose object matches, on metadata.name or metadata.namespace.")
+@COLOR
 @click.option("-w", "--watch", is_flag=True, help="Re-diagnose on change until admitted (Ctrl-C to stop).")
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
               help="Re-diagnose as if ROLE had N replicas (repeatable); nothing is changed in the cluster.")
@@ -158,7 +175,8 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @cluster_options
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
-                kueue_config: str | None = None, holders: bool = False) -> int:
+                kueue_config: str | None = None, holders: bool = False, no_headers: bool = False,
+                sort_by: str | None = None, selector: str | None = None, field_selector: str | None = None) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
@@ -173,19 +191,28 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     from kubectl_pd.pending.words import incomplete_error
 
     try:
-        return _why_pending(cluster, target, all_namespaces, files, output, watch, watch_interval, what_if,
-                            kueue_config, holders)
+        from kubectl_pd.cluster.selectors import object_selector
+        from kubectl_pd.output.printers import View
+
+        if target is not None and (selector or field_selector):
+            raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
+        view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
+        return _why_pending(cluster, target, all_namespaces, files, view.kind, watch, watch_interval, what_if,
+                            kueue_config, holders, view)
     except IncompleteError as e:  # the reads stay typed up to here; the printer words them
         raise incomplete_error(e.target, e.unread) from None
 
 
 def _why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
                  output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
-                 kueue_config: str | None, holders: bool) -> int:
+                 kueue_config: str | None, holders: bool, view: View | None = None) -> int:
     from kubectl_pd.commands.common import open_source, use_color
     from kubectl_pd.pending.gather import Target
 
     _check_usage(target, all_namespaces, files, watch, what_if)
+    if output == "wide" and target is not None:
+        raise click.UsageError("-o wide widens the table of every pending target (no TARGET); a TARGET's "
+                               "screen already has every column: use -o text")
     replicas = _what_if(what_if)
     kind, name = _parse(target)
     source = open_source(cluster, files)
@@ -197,12 +224,13 @@ def _why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bo
     from kubectl_pd.pending.preempt import context, section
 
     if target is None:
-        return _every_pending(cluster, source, all_namespaces, output, context(source, kueue_config, holders))
+        return _every_pending(cluster, source, all_namespaces, output, context(source, kueue_config, holders),
+                              view)
     t = Target(kind, name, _target_namespace(cluster, source, files, kind, name))
     ctx = context(source, kueue_config, holders)
     d, facts = _one(source, t, replicas, ctx)
     _check_roles(d, replicas, name)
-    last = _emit(d, facts, output, color, section(ctx, facts))
+    last = _emit(d, facts, output, color, section(ctx, facts), view)
     click.echo(last, nl=False)
     if not watch:
         return EXIT_OK
@@ -211,7 +239,7 @@ def _why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bo
             SLEEP(watch_interval)
             ctx = context(source, kueue_config, holders)  # fresh reads each round
             d, facts = _one(source, t, replicas, ctx)
-            text = _emit(d, facts, output, color, section(ctx, facts))
+            text = _emit(d, facts, output, color, section(ctx, facts), view)
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if output == "text":
@@ -269,7 +297,8 @@ def _check_roles(d: Diagnosis, replicas: dict[str, int], name: str) -> None:
                                  f"{', '.join(r.name for r in d.roles) or 'none'})", param_hint="'--what-if'")
 
 
-def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str, ctx: Context) -> int:
+def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str, ctx: Context,
+                   view: View | None = None) -> int:
     """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once. The admitted
     Workloads preemption depends on are read at most once per ClusterQueue for the whole run (`ctx`)."""
     from kubectl_pd.commands.common import echo_dump, namespace
@@ -284,26 +313,51 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     from kubectl_pd.pending.preempt import section
 
     items = []
+    ages: list[float | None] = []
+    sorting = view is not None and view.sort_by is not None
+    need_items = output not in ("text", "name") or sorting  # the JSON items (or, for -o wide, a part of them)
     all_facts.reverse()
     while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
         f = all_facts.pop()
+        if view is not None and view.select is not None and not view.select(_target_object(f)):
+            continue
         d = diagnose(f, assign=ctx.assign)
         if not stands(d, f):
             unknown.append(IncompleteError(f.target, f.incomplete))
         elif d.pending:
             pending.append((f.target.namespace, d))
-            if output != "text":
-                items.append({**to_dict(d), **section(ctx, f, text=False)[0]})
-    if output != "text":
+            if need_items:  # -o wide reads only the preemption keys of the item (unless --sort-by reads more)
+                whole = output != "wide" or sorting
+                items.append({**(to_dict(d) if whole else {}), **section(ctx, f, text=False)[0]})
+                ages.append(_age(f) if output == "wide" else None)
+    if view is not None and sorting:
+        order = view.order(items)
+        pending, items, ages = [pending[i] for i in order], [items[i] for i in order], [ages[i] for i in order]
+    no_headers = view is not None and view.no_headers
+    if output == "name":
+        from kubectl_pd.pending.render import object_name
+
+        click.echo("".join(object_name(d.target.kind, d.target.name) + "\n" for _ns, d in pending), nl=False)
+    elif output == "wide" and pending:
+        from kubectl_pd.pending.render import WideRow, render_wide
+
+        click.echo(render_wide([WideRow(ns, d, item, age) for (ns, d), item, age in zip(pending, items, ages,
+                                                                                         strict=True)],
+                               no_headers=no_headers), nl=False)
+    elif output not in ("text", "wide"):
         from kubectl_pd.contract import WHY_PENDING
 
-        echo_dump({"schemaVersion": WHY_PENDING, "items": items, "notes": [words.text(n) for n in notes]}, output)
+        doc = {"schemaVersion": WHY_PENDING, "items": items, "notes": [words.text(n) for n in notes]}
+        if view is not None and view.templated:
+            click.echo(view.render(doc, items), nl=False)
+        else:
+            echo_dump(doc, output)
     elif not pending and not unknown:
         where = "any namespace" if all_namespaces else f"namespace {ns}"
         click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
     elif pending:
-        click.echo(render_list(pending), nl=False)
-    if output == "text":
+        click.echo(render_list(pending, no_headers=no_headers), nl=False)
+    if output in ("text", "wide"):
         for n in notes:
             click.echo(f"note: {words.text(n)}")
     if unknown:
@@ -311,3 +365,25 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
             click.echo(f"error: {words.incomplete(e.target, e.unread)}", err=True)
         raise unknown[0]
     return EXIT_OK
+
+
+def _age(f: Facts) -> float | None:
+    """Seconds since the oldest of the target's Workloads was created (None: no timestamp was read)."""
+    from kubectl_pd.output.printers import parse_time
+
+    stamps = [parse_time(str((w.get("metadata") or {}).get("creationTimestamp") or ""))
+              for w in f.workloads.values() if isinstance(w, dict)]
+    known = [t for t in stamps if t is not None]
+    return datetime.now(UTC).timestamp() - min(known) if known else None
+
+
+def _target_object(f: Facts) -> dict[str, Any]:
+    """The object -l and --field-selector look at: the ModelDeployment, the Workload, a pod group's first Pod."""
+    t = f.target
+    if t.kind == "ModelDeployment" and isinstance(f.deployment, dict):
+        return f.deployment
+    if t.kind == "Workload" and isinstance(f.workloads.get(t.name), dict):
+        return f.workloads[t.name] or {}
+    if f.pods:
+        return f.pods[0]
+    return {"metadata": {"name": t.name, "namespace": t.namespace}}

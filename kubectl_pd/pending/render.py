@@ -9,6 +9,7 @@ from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.kueue.verdicts import FlavorBar
 from kubectl_pd.pending import words
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
+from kubectl_pd.records import dataclass
 
 BAR_WIDTH = 24
 _COLORS = {"fits": "32", "admitted": "32", "blocked": "31", "unknown": "33"}
@@ -258,14 +259,100 @@ def _one_line(text: str, limit: int = 600) -> str:
     return t if len(t) <= limit else t[: limit - 4] + " ..."
 
 
-def render_list(rows: list[tuple[str, Diagnosis]]) -> str:
-    """No TARGET: one row per pending deployment / pod group / Workload."""
-    table = []
-    for ns, d in rows:
-        r = d.reasons[0]
-        kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
-        table.append([ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(words.message(r), 90)])
-    from tabulate import tabulate  # type: ignore[import-untyped]
+LIST_HEADERS = ["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"]
+# -o wide: the columns after DETAIL (kubectl's wide adds columns at the end)
+WIDE_HEADERS = ["QUEUE", "FLAVOR", "SHORTFALL", "POSITION", "AGE", "PREEMPTING"]
+UNKNOWN = "<unknown>"
 
-    return tabulate(table, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",
-                    disable_numparse=True) + "\n"
+
+def _list_row(ns: str, d: Diagnosis) -> list[str]:
+    r = d.reasons[0]
+    kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
+    return [ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(words.message(r), 90)]
+
+
+def _table(table: list[list[str]], headers: list[str], no_headers: bool) -> str:
+    """tabulate's "plain" table (output.printers.plain_table, its faster equal for these cells)."""
+    from kubectl_pd.output.printers import plain_table
+
+    if no_headers:
+        return (plain_table(table) + "\n") if table else ""
+    return plain_table(table, headers) + "\n"
+
+
+def render_list(rows: list[tuple[str, Diagnosis]], *, no_headers: bool = False) -> str:
+    """No TARGET: one row per pending deployment / pod group / Workload."""
+    return _table([_list_row(ns, d) for ns, d in rows], LIST_HEADERS, no_headers)
+
+
+@dataclass(frozen=True)
+class WideRow:
+    """What -o wide adds to a row: its -o json item (queue, preemption) and the age of its Workloads."""
+
+    namespace: str
+    diagnosis: Diagnosis
+    item: dict[str, Any]
+    age: float | None  # seconds since the oldest of its Workloads was created; None = not known
+
+
+def render_wide(rows: list[WideRow], *, no_headers: bool = False) -> str:
+    """-o wide: the list's columns, then queue, flavor, shortfall, position, age and preempting."""
+    return _table([_list_row(w.namespace, w.diagnosis) + _wide_cells(w) for w in rows],
+                  LIST_HEADERS + WIDE_HEADERS, no_headers)
+
+
+def _wide_cells(w: WideRow) -> list[str]:
+    d = w.diagnosis
+    blocker = next((r for r in d.reasons if r.needed is not None), None)
+    flavor = next((r.flavor for r in d.reasons if r.flavor), None) or next((r.flavor for r in d.roles if r.flavor),
+                                                                          None)
+    shortfall = short(blocker.needed, blocker.resource) if blocker is not None else "-"
+    return [d.local_queue or d.cluster_queue or "-", flavor or "-", shortfall,
+            str(d.position) if d.position is not None else "-",
+            human_duration(w.age) if w.age is not None else UNKNOWN, _preempting(w.item)]
+
+
+def _preempting(item: dict[str, Any]) -> str:
+    """How many Workloads admitting it would preempt: `-` none needed, `<unknown>` unread candidates."""
+    p = item.get("preemption")
+    if not isinstance(p, dict):
+        return "-"
+    targets = p.get("targets")
+    return UNKNOWN if targets is None else str(len(targets))
+
+
+def human_duration(seconds: float) -> str:
+    """An age as kubectl's AGE column writes it (k8s.io/apimachinery duration.HumanDuration)."""
+    s = int(seconds)
+    if s < -1:
+        return "<invalid>"
+    if s < 0:
+        return "0s"
+    if s < 120:
+        return f"{s}s"
+    minutes, hours = s // 60, s // 3600
+    if minutes < 10:
+        return f"{minutes}m" + (f"{s % 60}s" if s % 60 else "")
+    if minutes < 180:
+        return f"{minutes}m"
+    if hours < 8:
+        return f"{hours}h" + (f"{minutes % 60}m" if minutes % 60 else "")
+    if hours < 48:
+        return f"{hours}h"
+    days = hours // 24
+    if hours < 24 * 8:
+        return f"{days}d" + (f"{hours % 24}h" if hours % 24 else "")
+    if hours < 24 * 365 * 2:
+        return f"{days}d"
+    if hours < 24 * 365 * 8:
+        return f"{days // 365}y" + (f"{days % 365}d" if days % 365 else "")
+    return f"{days // 365}y"
+
+
+# -o name: the resource as kubectl names it (`kubectl get -o name`), which TARGET also accepts
+_NAME_KIND = {"ModelDeployment": "modeldeployment.worker.gpustack.ai", "Workload": "workload.kueue.x-k8s.io",
+              "PodGroup": "podgroup", "Pod": "pod"}
+
+
+def object_name(kind: str, name: str) -> str:
+    return f"{_NAME_KIND.get(kind, kind.lower())}/{name}"
