@@ -274,40 +274,60 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     Workloads preemption depends on are read at most once per ClusterQueue for the whole run (`ctx`)."""
     from kubectl_pd.commands.common import echo_dump, namespace
     from kubectl_pd.pending import words
-    from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import IncompleteError, gather_all
-    from kubectl_pd.pending.render import render_list, to_dict
+    from kubectl_pd.pending.render import render_list
 
     ns = None if all_namespaces else namespace(cluster)
-    all_facts, notes = gather_all(source, ns)
-    pending, unknown = [], []
-    from kubectl_pd.pending.preempt import section
+    every = every_verdict(source, ns, ctx, as_json=output != "text")
+    if output != "text":
+        from kubectl_pd.contract import WHY_PENDING
 
-    items = []
+        echo_dump({"schemaVersion": WHY_PENDING, "items": every.items,
+                   "notes": [words.text(n) for n in every.notes]}, output)
+    elif not every.pending and not every.unknown:
+        where = "any namespace" if all_namespaces else f"namespace {ns}"
+        click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
+    elif every.pending:
+        click.echo(render_list(every.pending), nl=False)
+    if output == "text":
+        for n in every.notes:
+            click.echo(f"note: {words.text(n)}")
+    if every.unknown:
+        for e in every.unknown[1:]:
+            click.echo(f"error: {words.incomplete(e.target, e.unread)}", err=True)
+        raise every.unknown[0]
+    return EXIT_OK
+
+
+class Every:
+    """What a run with no TARGET found: the pending diagnoses (namespace, diagnosis), the targets whose
+    verdict rests on a failed read, the JSON items (when asked) and the run's notes."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[str, Any]] = []
+        self.unknown: list[Any] = []
+        self.items: list[dict[str, Any]] = []
+        self.notes: list[Any] = []
+
+
+def every_verdict(source: Source, ns: str | None, ctx: Context, *, as_json: bool) -> Every:
+    """Every target of `ns` (None: every namespace) diagnosed, as why-pending with no TARGET does (the
+    snapshot command and `-A --watch` call it too, so they read exactly what it reads)."""
+    from kubectl_pd.pending.diagnose import diagnose
+    from kubectl_pd.pending.gather import IncompleteError, gather_all
+    from kubectl_pd.pending.preempt import section
+    from kubectl_pd.pending.render import to_dict
+
+    all_facts, notes = gather_all(source, ns)
+    out = Every()
+    out.notes = notes
     all_facts.reverse()
     while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
         f = all_facts.pop()
         d = diagnose(f, assign=ctx.assign)
         if not stands(d, f):
-            unknown.append(IncompleteError(f.target, f.incomplete))
+            out.unknown.append(IncompleteError(f.target, f.incomplete))
         elif d.pending:
-            pending.append((f.target.namespace, d))
-            if output != "text":
-                items.append({**to_dict(d), **section(ctx, f, text=False)[0]})
-    if output != "text":
-        from kubectl_pd.contract import WHY_PENDING
-
-        echo_dump({"schemaVersion": WHY_PENDING, "items": items, "notes": [words.text(n) for n in notes]}, output)
-    elif not pending and not unknown:
-        where = "any namespace" if all_namespaces else f"namespace {ns}"
-        click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
-    elif pending:
-        click.echo(render_list(pending), nl=False)
-    if output == "text":
-        for n in notes:
-            click.echo(f"note: {words.text(n)}")
-    if unknown:
-        for e in unknown[1:]:
-            click.echo(f"error: {words.incomplete(e.target, e.unread)}", err=True)
-        raise unknown[0]
-    return EXIT_OK
+            out.pending.append((f.target.namespace, d))
+            if as_json:
+                out.items.append({**to_dict(d), **section(ctx, f, text=False)[0]})
+    return out

@@ -1,0 +1,24 @@
+"""The English of `kubectl pd snapshot`: what was written, and what could not be read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def written(path: str, counts: dict[str, int], header: dict[str, Any]) -> str:
+    unread = len(header.get("unread") or [])
+    tail = f"; {unread} read(s) failed (listed in the header)" if unread else ""
+    return (f"snapshot written to {path}: {counts['objects']} objects, {counts['redacted']} values redacted"
+            f"{tail}; replay with: kubectl pd why-pending{_replay_args(header)} -f {path}")
+
+
+def _replay_args(header: dict[str, Any]) -> str:
+    if header.get("target"):
+        return f" {header['target']} -n {header['namespace']}"
+    if header.get("allNamespaces"):
+        return " -A"
+    return f" -n {header['namespace']}"
+
+
+def unread_lines(header: dict[str, Any]) -> list[str]:
+    return [f"warning: could not read {u['read']}: {u['error']}" for u in header.get("unread") or []]
