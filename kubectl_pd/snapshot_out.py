@@ -21,8 +21,9 @@ from kubectl_pd.cluster.source import Obj, Origin, name_of, namespace_of
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.slim import LAST_APPLIED
 
-API_VERSION = "kubectl-pd.io/v1alpha1"
-HEADER_KIND = "Snapshot"
+from kubectl_pd.cluster.snapshot import HEADER_API_VERSION as API_VERSION
+from kubectl_pd.cluster.snapshot import HEADER_KIND
+
 REDACTED = "<redacted>"
 VISIBILITY_KIND = "PendingWorkloadsSummary"
 
@@ -31,7 +32,7 @@ _SECRET_KEY = lazy(r"(?i)(token|passw(or)?d|secret|credential|private[-_.]?key|c
                    r"tls\.(crt|key)|ca\.crt|cert(ificate)?s?(-data)?$|ca[-_]?bundle|ca[-_]?data|api[-_]?key|"
                    r"bearer|kubeconfig)")
 _SECRET_TEXT = lazy(r"-----BEGIN [A-Z ]*-----|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|"
-                    r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}")
+                    r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})")
 _DROPPED_KINDS = {"Secret", "ServiceAccount", "TokenReview", "CertificateSigningRequest"}
 # keys that look like the above but name a reference or a Kubernetes field, never a credential value
 _SAFE_KEYS = {"secretName", "secretRef", "serviceAccountName", "automountServiceAccountToken",
@@ -46,7 +47,7 @@ class Recorder:
         self.is_live = bool(getattr(inner, "is_live", False))
         self.objects: dict[tuple[str, str, str], Obj] = {}
         self.not_served: list[str] = []  # raw paths answered 404
-        self.failed: list[tuple[str, str]] = []  # (what, error) of reads that failed
+        self.failed: list[dict[str, Any]] = []  # the reads that failed: what, and the error (replayed)
         self._lock = threading.Lock()
         if hasattr(inner, "get_raw"):
             self.get_raw = self._get_raw
@@ -61,19 +62,26 @@ class Recorder:
         with self._lock:
             self.objects.setdefault(key, obj)
 
-    def _failed(self, what: str, e: Exception) -> None:
-        from kubectl_pd.errors import NotFoundError, PdError
+    def _failed(self, read: dict[str, Any], e: Exception) -> None:
+        """A failed read, kept so that a replay fails it the same way (cluster/snapshot.py: Replay)."""
+        from kubectl_pd.errors import FieldSelectorUnsupported, ForbiddenError, NotFoundError, PdError
 
-        if isinstance(e, PdError) and not isinstance(e, NotFoundError):
-            with self._lock:
-                if (what, e.message) not in self.failed:
-                    self.failed.append((what, e.message))
+        if not isinstance(e, PdError) or isinstance(e, NotFoundError | FieldSelectorUnsupported):
+            return  # a snapshot applies field selectors itself
+        row = {**{k: v for k, v in read.items() if v}, "error": type(e).__name__, "message": e.message}
+        if isinstance(e, ForbiddenError):
+            row.update(errorVerb=e.verb, resource=e.resource, refusal=e.refusal)
+            if e.namespace:
+                row["errorNamespace"] = e.namespace
+        with self._lock:
+            if row not in self.failed:
+                self.failed.append(row)
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         try:
             obj = self.inner.get(kind, name, namespace)
         except Exception as e:
-            self._failed(f"get {kind} {namespace + '/' if namespace else ''}{name}", e)
+            self._failed({"verb": "get", "kind": _kind(kind), "namespace": namespace, "name": name}, e)
             raise
         self.keep(obj)
         return obj  # type: ignore[no-any-return]
@@ -83,9 +91,8 @@ class Recorder:
         try:
             objs = self.inner.list(kind, namespace, label_selector, field_selector, reduce=reduce)
         except Exception as e:
-            where = f" in {namespace}" if namespace else ""
-            sel = "".join(f" {s}" for s in (label_selector, field_selector) if s)
-            self._failed(f"list {kind}{where}{sel}", e)
+            self._failed({"verb": "list", "kind": _kind(kind), "namespace": namespace,
+                          "labelSelector": label_selector, "fieldSelector": field_selector}, e)
             raise
         for o in objs:
             self.keep(o)
@@ -95,7 +102,7 @@ class Recorder:
         try:
             doc = self.inner.get_raw(path, query, **kw)
         except Exception as e:
-            self._failed(f"get {path}", e)
+            self._failed({"verb": "get", "path": path}, e)
             raise
         if doc is None:
             with self._lock:
@@ -114,6 +121,13 @@ class Recorder:
 
     def origin(self, obj: Obj) -> Origin:
         return self.inner.origin(obj)  # type: ignore[no-any-return]
+
+
+def _kind(kind: str) -> str:
+    from kubectl_pd.cluster import kinds
+
+    k = kinds.lookup(kind)
+    return k.kind if k is not None else kind
 
 
 def redact(obj: Obj) -> tuple[Obj | None, int]:

@@ -6,7 +6,7 @@ from typing import Any
 
 
 def written(path: str, counts: dict[str, int], header: dict[str, Any]) -> str:
-    unread = len(header.get("unread") or [])
+    unread = len(header.get("failed") or [])
     tail = f"; {unread} read(s) failed (listed in the header)" if unread else ""
     return (f"snapshot written to {path}: {counts['objects']} objects, {counts['redacted']} values redacted"
             f"{tail}; replay with: kubectl pd why-pending{_replay_args(header)} -f {path}")
@@ -21,4 +21,9 @@ def _replay_args(header: dict[str, Any]) -> str:
 
 
 def unread_lines(header: dict[str, Any]) -> list[str]:
-    return [f"warning: could not read {u['read']}: {u['error']}" for u in header.get("unread") or []]
+    lines = [f"warning: the diagnosis rests on a read that failed: {u['read']}: {u['error']}"
+             for u in header.get("unread") or []]
+    for f in header.get("failed") or []:
+        what = f.get("path") or " ".join(str(f[k]) for k in ("kind", "namespace", "name") if f.get(k))
+        lines.append(f"warning: could not {f.get('verb', 'read')} {what}: {f.get('refusal') or f['message']}")
+    return lines

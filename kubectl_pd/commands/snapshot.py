@@ -96,7 +96,6 @@ def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_name
     counts: dict[str, int] = {}
     for kind, _ns, _name in rec.objects:
         counts[kind] = counts.get(kind, 0) + 1
-    failed = [{"read": what, "error": why} for what, why in rec.failed]
     scope = {"target": target, "namespace": namespace(cluster)} if target else \
         {"allNamespaces": True} if all_namespaces else {"namespace": namespace(cluster)}
     return {
@@ -109,7 +108,8 @@ def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_name
         "kueue": {"apiVersions": _served(rec, kinds.KUEUE_GROUP), "version": _kueue_version(rec)},
         "read": dict(sorted(counts.items())),
         "notServed": list(rec.not_served),
-        "unread": _unique(unread + failed),
+        "unread": _unique(unread),
+        "failed": list(rec.failed),
     }
 
 
