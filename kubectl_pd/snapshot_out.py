@@ -21,9 +21,6 @@ from kubectl_pd.cluster.source import Obj, Origin, name_of, namespace_of
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.slim import LAST_APPLIED
 
-from kubectl_pd.cluster.snapshot import HEADER_API_VERSION as API_VERSION
-from kubectl_pd.cluster.snapshot import HEADER_KIND
-
 REDACTED = "<redacted>"
 VISIBILITY_KIND = "PendingWorkloadsSummary"
 

@@ -25,6 +25,7 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 # The first document `kubectl pd snapshot` writes: what was read, when, from where, and what failed.
 HEADER_API_VERSION = "kubectl-pd.io/v1alpha1"
 HEADER_KIND = "Snapshot"
+_Objs = list[Obj]  # (the class below has a method named `list`)
 DEFAULT_MAX_INPUT = 256 * 2**20  # bytes, all inputs together; --max-input-size raises it (0: no limit)
 
 
@@ -327,7 +328,7 @@ class SnapshotSource:
     def origin(self, obj: Obj) -> Origin:
         return self._origins.get(id(obj)) or Origin("<unknown>")
 
-    def stored(self, kind: str) -> list[Obj]:
+    def stored(self, kind: str) -> _Objs:
         """Every object of `kind` in the files (a header's refused reads not replayed: for input checks)."""
         return list(self._by_kind.get(self._kind_name(kind), []))
 
@@ -364,7 +365,8 @@ def _error(row: dict[str, Any]) -> Exception:
 
     message = str(row.get("message") or "")
     if row.get("error") == "ForbiddenError":
-        return errors.ForbiddenError(message, verb=str(row.get("errorVerb") or ""), resource=str(row.get("resource") or ""),
+        return errors.ForbiddenError(message, verb=str(row.get("errorVerb") or ""),
+                                     resource=str(row.get("resource") or ""),
                                      namespace=str(row.get("errorNamespace") or ""),
                                      refusal=str(row.get("refusal") or ""))
     if row.get("error") == "ApiUnavailable":
