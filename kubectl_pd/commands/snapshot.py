@@ -91,7 +91,8 @@ def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_name
     from kubectl_pd import __version__
     from kubectl_pd.cluster import kinds
     from kubectl_pd.commands.common import namespace
-    from kubectl_pd.snapshot_out import API_VERSION, HEADER_KIND
+    from kubectl_pd.cluster.snapshot import HEADER_API_VERSION as API_VERSION
+    from kubectl_pd.cluster.snapshot import HEADER_KIND
 
     counts: dict[str, int] = {}
     for kind, _ns, _name in rec.objects:
