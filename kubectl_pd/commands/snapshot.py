@@ -90,9 +90,9 @@ def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_name
             started: datetime, unread: list[dict[str, str]]) -> dict[str, Any]:
     from kubectl_pd import __version__
     from kubectl_pd.cluster import kinds
-    from kubectl_pd.commands.common import namespace
     from kubectl_pd.cluster.snapshot import HEADER_API_VERSION as API_VERSION
     from kubectl_pd.cluster.snapshot import HEADER_KIND
+    from kubectl_pd.commands.common import namespace
 
     counts: dict[str, int] = {}
     for kind, _ns, _name in rec.objects:
