@@ -46,8 +46,12 @@ def newest_events(events: list[Obj]) -> dict[tuple[str, str], Obj]:
     return out
 
 
+def _d(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
 def _when(e: Obj) -> str:
-    meta = e.get("metadata") if isinstance(e.get("metadata"), dict) else {}
+    meta = _d(e.get("metadata"))
     for v in (e.get("lastTimestamp"), e.get("eventTime"), e.get("firstTimestamp"), meta.get("creationTimestamp")):
         if isinstance(v, str) and v:
             return v
@@ -78,7 +82,7 @@ def build(facts: Facts, events: list[Obj]) -> dict[str, Any]:
     root: dict[str, Any] = {"kind": "ModelDeployment" if md is not None else t.kind,
                             "name": name_of(md) if md is not None else t.name, "namespace": t.namespace}
     if md is not None:
-        status = md.get("status") if isinstance(md.get("status"), dict) else {}
+        status = _d(md.get("status"))
         root["phase"] = status.get("phase") if isinstance(status.get("phase"), str) else None
         root["apiVersion"] = md.get("apiVersion")
         root["event"] = _event(newest, "ModelDeployment", name_of(md))
@@ -115,7 +119,7 @@ def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], Obj]) -> d
 
 def _pod(facts: Facts, obj: Obj, newest: dict[tuple[str, str], Obj]) -> dict[str, Any]:
     p = facts.pod(obj)
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = _d(obj.get("spec"))
     gates = [g.get("name") for g in spec.get("schedulingGates") or [] if isinstance(g, dict) and g.get("name")]
     return {"name": p.name, "role": label(obj, COMPONENT) or None, "phase": p.phase, "node": p.node_name,
             "gates": gates, "deleting": p.deleting, "event": _event(newest, "Pod", p.name)}
