@@ -151,6 +151,7 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
               help="Re-diagnose as if ROLE had N replicas (repeatable); nothing is changed in the cluster.")
 @click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
+@click.option("--watch-rounds", type=click.IntRange(1), default=None, hidden=True)  # -A --watch: windows, for tests
 @click.option("--kueue-config", "kueue_config", metavar="FILE", type=click.Path(dir_okay=False),
               help="Kueue's controller_manager_config.yaml (or its ConfigMap) for fair sharing and preemption "
                    "(default: read kueue-system/kueue-manager-config).")
@@ -158,7 +159,7 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @cluster_options
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
-                kueue_config: str | None = None, holders: bool = False) -> int:
+                kueue_config: str | None = None, holders: bool = False, watch_rounds: int | None = None) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
@@ -173,6 +174,8 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     from kubectl_pd.pending.words import incomplete_error
 
     try:
+        if watch and target is None and not files and not what_if:
+            return _watch_all(cluster, all_namespaces, output, kueue_config, watch_rounds)
         return _why_pending(cluster, target, all_namespaces, files, output, watch, watch_interval, what_if,
                             kueue_config, holders)
     except IncompleteError as e:  # the reads stay typed up to here; the printer words them
@@ -231,8 +234,6 @@ def _check_usage(target: str | None, all_namespaces: bool, files: tuple[str, ...
         raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
     if watch and files:
         raise click.UsageError("--watch follows a live cluster; a snapshot (--from-file) does not change")
-    if watch and target is None:
-        raise click.UsageError("--watch needs a TARGET")
     if what_if and target is None:
         raise click.UsageError("--what-if needs a TARGET")
 
@@ -331,3 +332,53 @@ def every_verdict(source: Source, ns: str | None, ctx: Context, *, as_json: bool
             if as_json:
                 out.items.append({**to_dict(d), **section(ctx, f, text=False)[0]})
     return out
+
+
+def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue_config: str | None,
+               rounds: int | None) -> int:
+    """No TARGET with --watch: the pending table, then its changes as Workloads change (pending/watch_all.py);
+    redrawn in place on a terminal, else one line per change. Ctrl-C ends it (exit 0)."""
+    import sys
+
+    from kubectl_pd.commands.common import namespace, open_source
+    from kubectl_pd.pending import watch_render
+    from kubectl_pd.pending.preempt import context
+    from kubectl_pd.pending.render import _one_line
+    from kubectl_pd.pending.watch_all import Follow, Rows, changes, follow, rows_of
+    from kubectl_pd.pending.words import message
+
+    if output != "text":
+        raise click.UsageError("--watch with no TARGET prints the table: -o text only")
+    source = open_source(cluster)
+    ns = None if all_namespaces else namespace(cluster)
+    tty = _is_terminal(sys.stdout)
+    drawn = [-1]  # lines of the table last drawn; -1: none yet
+
+    def diagnose() -> Rows:
+        every = every_verdict(source, ns, context(source, kueue_config, False), as_json=False)  # fresh reads
+        if every.unknown:
+            raise every.unknown[0]
+        return rows_of(every.pending, lambda r: _one_line(message(r), 90))
+
+    def show(before: Rows, after: Rows) -> None:
+        stamp = datetime.now(UTC).strftime("%H:%M:%S")
+        if tty or drawn[0] < 0:
+            text = watch_render.table(after, stamp)
+            click.echo(watch_render.redraw(max(drawn[0], 0), text) if tty else text, nl=False)
+            drawn[0] = len(text.splitlines())
+            return
+        for change, key, row in changes(before, after):
+            click.echo(watch_render.line(stamp, change, key, row))
+
+    try:
+        follow(Follow(source, ns), diagnose, show, rounds)
+    except KeyboardInterrupt:
+        return EXIT_OK
+    return EXIT_OK
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
