@@ -1,10 +1,11 @@
 """Watch support for the loopback API server (tests/apiserver.py): a scripted sequence of watch windows.
 
 `script(server, batches)` makes every `?watch=1` request on a collection answer the next batch: a list of
-(type, object) events, applied to the server's store as they are served (ADDED/MODIFIED put, DELETED
-removes; APPLY puts an object of another kind without streaming it) and followed by a BOOKMARK at the new
-resourceVersion; "gone" (a 410 status), or "error-gone" (a 200 whose stream is one ERROR event with code 410, what kube-apiserver sends when the version is compacted mid-watch).
-When the script is done, every window is a bookmark alone. `Script.watches` keeps each watch's query."""
+(type, object) events, applied to the server's store as they are served (ADDED/MODIFIED put, DELETED removes;
+APPLY puts an object of another kind without streaming it) and followed by a BOOKMARK at the new
+resourceVersion; "gone" (a 410 status), or "error-gone" (a 200 whose stream is one ERROR event with code 410,
+what kube-apiserver sends when the version is compacted mid-watch). When the script is done, every window is a
+bookmark alone. `Script.watches` keeps each watch's query."""
 
 from __future__ import annotations
 
