@@ -21,8 +21,9 @@ GONE = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Ex
 
 
 class Script:
-    def __init__(self, server: FakeApiServer, batches: list[Any]) -> None:
+    def __init__(self, server: FakeApiServer, batches: list[Any], hold: float = 0.0) -> None:
         self.server = server
+        self.hold = hold  # seconds a window with nothing scripted is held open, as a real server holds it
         self.batches = list(batches)
         self.watches: list[dict[str, str]] = []
         self.version = 100
@@ -37,6 +38,8 @@ class Script:
         self._handle(method, target.split("?")[0], headers, raw, sent)  # logged (and authorised) as a request
         self.watches.append(query)
         batch = self.batches.pop(0) if self.batches else []
+        if not batch and self.hold:
+            self.server._stopping.wait(self.hold)
         if batch == "gone":
             return 410, GONE, "application/json"
         if batch == "error-gone":
@@ -61,5 +64,5 @@ class Script:
         return 200, ("\n".join(lines) + "\n").encode(), "application/json"
 
 
-def script(server: FakeApiServer, batches: list[Any]) -> Script:
-    return Script(server, batches)
+def script(server: FakeApiServer, batches: list[Any], hold: float = 0.0) -> Script:
+    return Script(server, batches, hold)

@@ -58,6 +58,30 @@ def test_nothing_changes_nothing_printed_again(cli: Any, apiserver: Any) -> None
     assert len(r.stdout.splitlines()) == 3 and len(s.watches) == 2
 
 
+def test_ctrl_c_within_a_second(apiserver: Any, tmp_path: Any) -> None:
+    """A real process, its watch held open by the server: Ctrl-C ends it within a second, no traceback."""
+    import os
+    import signal
+    import sys
+
+    from tests.conftest import spawn_interruptible
+
+    server, env = apiserver("pending/quota-exhausted.yaml")
+    s = script(server, [], hold=30)
+    p = spawn_interruptible([sys.executable, "-m", "kubectl_pd", "why-pending", "-A", "--watch"],
+                            env={**os.environ, **env})
+    deadline = time.monotonic() + 30
+    while not s.watches and time.monotonic() < deadline:  # the first table drawn, the watch open
+        time.sleep(0.05)
+    assert s.watches, "the watch never started"
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=10)
+    assert time.monotonic() - sent < 1.0
+    assert p.returncode in (0, 130) and "Traceback" not in err
+    assert "QuotaExhausted" in out
+
+
 def test_usage(cli: Any) -> None:
     r = cli(["why-pending", "-A", "--watch", "-o", "json"])
     assert r.exit_code == 2 and "-o text" in r.stderr
