@@ -196,4 +196,10 @@ def _write(path: str, header: dict[str, Any], rec: Recorder) -> dict[str, int]:
 
 
 def _yaml_stream(docs: list[Any], to_yaml: Any) -> str:
-    return "".join(f"---\n{to_yaml(d)}" for d in docs)
+    """One YAML stream, every document opened by `---` (one dump for all: not one per object)."""
+    import yaml  # type: ignore[import-untyped]
+
+    from kubectl_pd.commands.common import _dumper
+
+    return str(yaml.dump_all(docs, Dumper=_dumper(), sort_keys=False, default_flow_style=False,
+                             allow_unicode=True, width=1_000_000, explicit_start=True))
