@@ -1,8 +1,8 @@
 """`kubectl pd snapshot -A` at scale, side by side with kubectl on one loopback API server (issue 32).
 
 The cluster of bench_scale.py (N pending Workloads over 20 namespaces, one full ClusterQueue), served in a
-process of its own. Ours: `kubectl pd snapshot -A -o FILE` (.yaml and .json; the reads of `why-pending -A`, redacted, written
-atomically); theirs: what a user would paste into a bug report without it,
+process of its own. Ours: `kubectl pd snapshot -A -o FILE` (.yaml and .json; the reads of `why-pending -A`,
+redacted, written atomically); theirs: what a user would paste into a bug report without it,
 `kubectl get workloads,pods,localqueues,clusterqueues,resourceflavors,events -A -o yaml`. Median wall time,
 CPU, peak memory and the requests our run made.
 
