@@ -89,3 +89,25 @@ def test_other_targets_and_errors(cli: Any) -> None:
     assert r.exit_code == 1 and r.stderr.startswith("error: ") and len(r.stderr.splitlines()) == 1
     r = cli(["tree", "bogus/x", "-f", f])
     assert r.exit_code == 2 and r.stderr.startswith("error: ")
+
+
+def test_v1_deployment_of_gpustacks_operator(cli: Any, tmp_path: Path) -> None:
+    """GPUStack's `v1` ModelDeployment (acceleratorType, no instanceType): the same groups, Workloads, Pods."""
+    from tests.apiserver import load_objects
+
+    objs = load_objects(FIX / "per-replica-joint.yaml")
+    for o in objs:
+        if o["kind"] == "ModelDeployment":
+            o["apiVersion"] = "worker.gpustack.ai/v1"
+            for role in o["spec"]["roles"]:
+                role["acceleratorType"] = role.pop("instanceType")
+        for ref in o.get("metadata", {}).get("ownerReferences") or []:
+            if ref.get("kind") == "ModelDeployment":
+                ref["apiVersion"] = "worker.gpustack.ai/v1"
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    data = json.loads(cli(["tree", "qwen-pd", "-n", "team-a", "-f", str(path), "-o", "json"]).stdout)
+    assert data["apiVersion"] == "worker.gpustack.ai/v1"
+    got = [(g["name"], g["workload"]["state"], [(p["name"], p["phase"], bool(p["gates"])) for p in g["pods"]])
+           for g in data["groups"]]
+    assert got == SHAPES["per-replica-joint"]
