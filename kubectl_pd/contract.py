@@ -9,5 +9,6 @@ from __future__ import annotations
 WHY_PENDING = "1.0"
 LINT = "1.0"
 PREFLIGHT = "1.0"
+TREE = "1.0"
 
-VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT}
+VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT, "tree": TREE}

@@ -111,3 +111,15 @@ def test_v1_deployment_of_gpustacks_operator(cli: Any, tmp_path: Path) -> None:
     got = [(g["name"], g["workload"]["state"], [(p["name"], p["phase"], bool(p["gates"])) for p in g["pods"]])
            for g in data["groups"]]
     assert got == SHAPES["per-replica-joint"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_json_obeys_the_published_schema(cli: Any, name: str) -> None:
+    import jsonschema
+
+    from kubectl_pd.agent import schemas
+
+    doc = json.loads(cli(["tree", "qwen-pd", "-n", "team-a", "-f", str(FIX / f"{name}.yaml"), "-o", "json"]).stdout)
+    validator = jsonschema.Draft202012Validator(schemas.SCHEMAS["tree"]())
+    assert not [e.message for e in validator.iter_errors(doc)]
+    assert list(validator.iter_errors({**doc, "surprise": 1}))  # closed: a new key is a schema change

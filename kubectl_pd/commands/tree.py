@@ -10,8 +10,6 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.errors import EXIT_OK
 from kubectl_pd.options import cluster_options
 
-TREE = "1.0"  # the schemaVersion of `tree -o json`
-
 
 @click.command("tree", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("target", metavar="TARGET")
@@ -47,6 +45,8 @@ def tree(cluster: ClusterOptions, target: str, files: tuple[str, ...], output: s
 
         click.echo(render(data), nl=False)
     else:
+        from kubectl_pd.contract import TREE
+
         click.echo(dump({"schemaVersion": TREE, **data, **_unread(facts)}, output), nl=False)
     if facts.incomplete:
         from kubectl_pd.pending.words import incomplete_error
