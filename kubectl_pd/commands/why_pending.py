@@ -338,9 +338,7 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
                rounds: int | None) -> int:
     """No TARGET with --watch: the pending table, then its changes as Workloads change (pending/watch_all.py);
     redrawn in place on a terminal, else one line per change. Ctrl-C ends it (exit 0)."""
-    import sys
-
-    from kubectl_pd.commands.common import namespace, open_source
+    from kubectl_pd.commands.common import namespace, open_source, use_color
     from kubectl_pd.pending import watch_render
     from kubectl_pd.pending.preempt import context
     from kubectl_pd.pending.render import _one_line
@@ -351,7 +349,7 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
         raise click.UsageError("--watch with no TARGET prints the table: -o text only")
     source = open_source(cluster)
     ns = None if all_namespaces else namespace(cluster)
-    tty = _is_terminal(sys.stdout)
+    tty = use_color()  # a terminal that keeps our redraw sequences (kubectl_pd/termsafe.py: not with NO_COLOR)
     drawn = [-1]  # lines of the table last drawn; -1: none yet
 
     def diagnose() -> Rows:
@@ -376,9 +374,3 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
         return EXIT_OK
     return EXIT_OK
 
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
