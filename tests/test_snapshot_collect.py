@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.apiserver import Forbid
+from tests.apiserver import Forbid, load_objects
 from tests.test_pending_fixtures import CASES, FIX, VIS_PATH
+from tests.test_pending_screen import STATES as SCREEN_STATES
 
 
 def _serve(apiserver: Any, name: str, forbid: list[Forbid] | None = None) -> dict[str, str]:
@@ -100,3 +101,19 @@ def test_usage(cli: Any, tmp_path: Path) -> None:
     assert r.exit_code == 2 and r.stderr.startswith("error: ")
     r = cli(["snapshot", "qwen-pd"])
     assert r.exit_code == 2 and "-o" in r.stderr
+
+
+@pytest.mark.parametrize("state", sorted(SCREEN_STATES))
+def test_every_screen_state_replays(cli: Any, apiserver: Any, tmp_path: Path, state: str) -> None:
+    """why-pending's screen states (tests/golden/why-pending-screen/): served live (the visibility API's summary
+    as the API serves it), collected, replayed; --what-if on the replay as live."""
+    fixture, change, extra, code = SCREEN_STATES[state]
+    objs = change(load_objects(FIX / f"{fixture}.yaml"))
+    raw = {VIS_PATH: o for o in objs if o["kind"] == "PendingWorkloadsSummary"}
+    _server, env = apiserver([o for o in objs if o["kind"] != "PendingWorkloadsSummary"], raw=raw)
+    out = tmp_path / "snap.yaml"
+    live = cli(["why-pending", "qwen-pd", "-n", "team-a", *extra, "-o", "json"], env=env)
+    assert cli(["snapshot", "qwen-pd", "-n", "team-a", "-o", str(out)], env=env).exit_code == 0
+    replay = cli(["why-pending", "qwen-pd", "-n", "team-a", *extra, "-o", "json", "-f", str(out)])
+    assert json.loads(live.stdout)["reasons"][0]["code"] == code
+    assert replay.stdout == live.stdout
