@@ -109,7 +109,8 @@ def test_every_screen_state_replays(cli: Any, apiserver: Any, tmp_path: Path, st
     as the API serves it), collected, replayed; --what-if on the replay as live."""
     fixture, change, extra, code = SCREEN_STATES[state]
     objs = change(load_objects(FIX / f"{fixture}.yaml"))
-    raw = {VIS_PATH: o for o in objs if o["kind"] == "PendingWorkloadsSummary"}
+    summaries = [o for o in objs if o["kind"] == "PendingWorkloadsSummary"]
+    raw = {VIS_PATH: summaries[0]} if summaries else {}
     _server, env = apiserver([o for o in objs if o["kind"] != "PendingWorkloadsSummary"], raw=raw)
     out = tmp_path / "snap.yaml"
     live = cli(["why-pending", "qwen-pd", "-n", "team-a", *extra, "-o", "json"], env=env)
