@@ -52,6 +52,14 @@ def test_changes_one_line_each_and_410_relists(cli: Any, apiserver: Any) -> None
     assert set(server.methods) == {"GET"}
 
 
+def test_a_short_request_timeout_shortens_the_window(cli: Any, apiserver: Any) -> None:
+    server, env = apiserver("pending/quota-exhausted.yaml")
+    s = script(server, [[]])
+    r = cli(["why-pending", "-A", "--watch", "--watch-rounds", "1", "--request-timeout", "4s"], env=env)
+    assert r.exit_code == 0, r.stderr
+    assert [w["timeoutSeconds"] for w in s.watches] == ["2"]
+
+
 def test_nothing_changes_nothing_printed_again(cli: Any, apiserver: Any) -> None:
     r, s, _server = _run(cli, apiserver, [[], []], 2)
     assert r.exit_code == 0, r.stderr

@@ -369,8 +369,17 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
             click.echo(watch_render.line(stamp, change, key, row))
 
     try:
-        follow(Follow(source, ns), diagnose, show, rounds)
+        follow(Follow(source, ns, _watch_window(cluster.request_timeout)), diagnose, show, rounds)
     except KeyboardInterrupt:
         return EXIT_OK
     return EXIT_OK
+
+
+def _watch_window(request_timeout: float | None) -> int:
+    """A watch window's seconds: 5, or half a shorter --request-timeout (the server must end it in time)."""
+    from kubectl_pd.pending.watch_all import WINDOW
+
+    if not request_timeout or request_timeout <= 0:
+        return WINDOW
+    return max(1, min(WINDOW, int(request_timeout // 2)))
 
