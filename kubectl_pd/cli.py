@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "why-pending": ("kubectl_pd.commands.why_pending", "why_pending",
                     "Explain why a deployment's pod group is not admitted."),
     "lint": ("kubectl_pd.commands.lint", "lint", "Find ClusterQueues and ModelDeployments Kueue would refuse."),
+    "snapshot": ("kubectl_pd.commands.snapshot", "snapshot", "Collect what why-pending reads, redacted, to replay."),
+    "tree": ("kubectl_pd.commands.tree", "tree", "Show a deployment's groups, Workloads, Pods and Events."),
     "mcp": ("kubectl_pd.commands.mcp", "mcp", "Serve the read-only tools to an MCP client over stdio."),
     "schema": ("kubectl_pd.commands.schema", "schema", "Print the JSON Schema of a command's -o json document."),
     "completion": ("kubectl_pd.commands.completion", "completion", "Print a shell completion script."),

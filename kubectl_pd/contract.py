@@ -9,5 +9,6 @@ from __future__ import annotations
 WHY_PENDING = "1.1"
 LINT = "1.1"
 PREFLIGHT = "1.1"
+TREE = "1.0"
 
-VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT}
+VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT, "tree": TREE}

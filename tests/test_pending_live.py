@@ -94,7 +94,7 @@ def test_not_found_exits_1(cli: Any, apiserver: Any) -> None:
     ["why-pending", "deployment/qwen-pd"],
     ["why-pending", "qwen-pd", "-A"],
     ["why-pending", "qwen-pd", "--watch", "-f", str(FIX / "quota-exhausted.yaml")],
-    ["why-pending", "--watch"],
+    ["why-pending", "--watch", "-o", "json"],  # with no TARGET, --watch follows the table: text only
 ])
 def test_usage_errors_exit_2(cli: Any, args: list[str]) -> None:
     r = cli(args)

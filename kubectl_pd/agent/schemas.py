@@ -155,7 +155,26 @@ def preflight() -> dict[str, Any]:
                              "manifest"])}
 
 
-SCHEMAS = {"why-pending": why_pending, "lint": lint, "preflight": preflight}
+def tree() -> dict[str, Any]:
+    """`kubectl pd tree -o json` (kubectl_pd/pending/tree.py)."""
+    event = {"oneOf": [{"type": "null"}, closed({"type": NS, "reason": NS, "message": NS, "time": NS,
+                                                 "count": NI})]}
+    states = ["finished", "admitted", "quota-reserved", "inactive", "evicted", "pending", "missing", "unknown"]
+    wl = {"oneOf": [{"type": "null"}, closed({"name": S, "state": {"enum": states}, "localQueue": NS,
+                                               "clusterQueue": NS, "flavors": STRS, "event": event})]}
+    pod = closed({"name": S, "role": NS, "phase": NS, "node": NS, "gates": STRS, "deleting": {"type": "boolean"},
+                  "event": event})
+    group = closed({"kind": {"const": "ReplicaGroup"}, "name": NS, "roles": STRS, "workload": wl,
+                    "pods": {"type": "array", "items": pod}})
+    unread = {"type": "array", "items": closed({"read": S, "error": S})}
+    props = {"schemaVersion": _version("tree"), "kind": {"enum": ["ModelDeployment", "PodGroup", "Workload", "Pod"]},
+             "name": S, "namespace": S, "phase": NS, "apiVersion": NS, "event": event,
+             "groups": {"type": "array", "items": group}, "incomplete": unread}
+    doc = closed(props, required=["schemaVersion", "kind", "name", "namespace", "groups"])
+    return {"$schema": DRAFT, "$id": BASE_ID + "tree.json", "title": "kubectl pd tree -o json", **doc}
+
+
+SCHEMAS = {"why-pending": why_pending, "lint": lint, "preflight": preflight, "tree": tree}
 
 
 def text(name: str) -> str:

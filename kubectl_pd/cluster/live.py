@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     Reducer = Callable[[Obj], Obj | None]
     Items = list[Obj]
+    Events = list[tuple[str, Obj]]
 
 PAGE_SIZE = 500  # kubectl's chunk size for lists (--chunk-size)
 
@@ -368,6 +369,53 @@ class LiveSource:
 
     def origin(self, obj: Obj) -> Origin:
         return LIVE
+
+    # -- watching (why-pending -A --watch) ---------------------------------------------------
+    def list_version(self, kind: str, namespace: str | None = None) -> str:
+        """The resourceVersion a list of `kind` is at now (one object's page: a watch resumes from it)."""
+        k = _kind(kind)
+        ns = namespace if k.namespaced else None
+        r, _path = self._read(k, ns, None, {"limit": 1})
+        self._check_list(r, k, {})
+        meta = _json_object(r, "list", k.resource, f"a list of {k.resource}").get("metadata")
+        rv = meta.get("resourceVersion") if isinstance(meta, dict) else None
+        if not isinstance(rv, str) or not rv:
+            raise UnexpectedAnswer(f"the API server answered list {k.resource} without a resourceVersion: it "
+                                   f"cannot be watched")
+        return rv
+
+    def watch(self, kind: str, namespace: str | None, resource_version: str,
+              seconds: int) -> Events:
+        """One watch window: `watch=1&allowWatchBookmarks=true&resourceVersion=RV&timeoutSeconds=N`, read to
+        the end the server gives it after N seconds; its events as (type, object), objects normalised.
+        A 410 (the resourceVersion is too old), as a status or an ERROR event, is ListExpired: relist."""
+        k = _kind(kind)
+        ns = namespace if k.namespaced else None
+        query = {"watch": "1", "allowWatchBookmarks": "true", "resourceVersion": resource_version,
+                 "timeoutSeconds": str(seconds)}
+        r, _path = self._read(k, ns, None, query)
+        if r.status == 410:
+            raise ListExpired(f"the watch of {k.resource} from resourceVersion {resource_version} expired (410)")
+        self._check_list(r, k, query)
+        out: Events = []
+        for line in r.body.splitlines():
+            if not line.strip():
+                continue
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                raise UnexpectedAnswer(f"the API server answered the watch of {k.resource} with a line that is "
+                                       f"not JSON: nothing more was read") from None
+            typ, obj = (ev.get("type"), ev.get("object")) if isinstance(ev, dict) else (None, None)
+            if not isinstance(typ, str) or not isinstance(obj, dict):
+                continue
+            if typ == "ERROR":
+                if obj.get("code") == 410:
+                    raise ListExpired(f"the watch of {k.resource} expired (410 Gone)")
+                raise UnexpectedAnswer(f"the watch of {k.resource} failed: {obj.get('message') or obj}")
+            obj.setdefault("kind", k.kind)
+            out.append((typ, normalize(obj)))
+        return out
 
     # -- beyond reading ---------------------------------------------------------------------
     def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",

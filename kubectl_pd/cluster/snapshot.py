@@ -22,6 +22,10 @@ from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.records import dataclass
 
 _SUFFIXES = (".yaml", ".yml", ".json")
+# The first document `kubectl pd snapshot` writes: what was read, when, from where, and what failed.
+HEADER_API_VERSION = "kubectl-pd.io/v1alpha1"
+HEADER_KIND = "Snapshot"
+_Objs = list[Obj]  # (the class below has a method named `list`)
 DEFAULT_MAX_INPUT = 256 * 2**20  # bytes, all inputs together; --max-input-size raises it (0: no limit)
 
 
@@ -247,6 +251,8 @@ class SnapshotSource:
             obj = normalize(item.obj)
             self._origins[id(obj)] = item.origin
             self._by_kind.setdefault(str(obj.get("kind")), []).append(obj)
+        self.replay = Replay([h for h in self._by_kind.get(HEADER_KIND, [])
+                              if h.get("apiVersion") == HEADER_API_VERSION])
 
     @classmethod
     def from_paths(cls, paths: Iterable[str], max_bytes: int = DEFAULT_MAX_INPUT) -> SnapshotSource:
@@ -280,6 +286,8 @@ class SnapshotSource:
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         k = kinds.lookup(kind)
+        if self.replay.rows:
+            self.replay.check({"verb": "get", "kind": k.kind if k else kind, "namespace": namespace, "name": name})
         for obj in self._by_kind.get(self._kind_name(kind), []):
             if name_of(obj) != name:
                 continue
@@ -301,6 +309,9 @@ class SnapshotSource:
     ) -> list[Obj]:
         """As the live list: the selectors as the API server applies them; `reduce` on each object (None
         drops it; the origin of an object the reducer copied is unknown)."""
+        if self.replay.rows:
+            self.replay.check({"verb": "list", "kind": self._kind_name(kind), "namespace": namespace,
+                               "labelSelector": label_selector, "fieldSelector": field_selector})
         match_labels = parse_label_selector(label_selector)
         match_fields = parse_field_selector(field_selector)
         out = []
@@ -317,3 +328,47 @@ class SnapshotSource:
     def origin(self, obj: Obj) -> Origin:
         return self._origins.get(id(obj)) or Origin("<unknown>")
 
+    def stored(self, kind: str) -> _Objs:
+        """Every object of `kind` in the files (a header's refused reads not replayed: for input checks)."""
+        return list(self._by_kind.get(self._kind_name(kind), []))
+
+
+
+class Replay:
+    """The reads a `kubectl pd snapshot` header says failed (or were not served), failed again the same way
+    when a diagnosis replays them: a snapshot of a cluster where RBAC refused the events gives the same
+    notes as the live run did, not a diagnosis that seems to have read them."""
+
+    def __init__(self, headers: list[Obj]) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self.not_served: set[str] = set()
+        for h in headers:
+            self.rows.extend(r for r in h.get("failed") or [] if isinstance(r, dict))
+            self.not_served.update(p for p in h.get("notServed") or [] if isinstance(p, str))
+
+    def check(self, read: dict[str, Any]) -> None:
+        """Raise the recorded error of `read`, when it failed when the snapshot was taken."""
+        want = {k: v for k, v in read.items() if v}
+        for row in self.rows:
+            if {k: row.get(k) for k in ("verb", "kind", "namespace", "name", "labelSelector", "fieldSelector",
+                                        "path")} == {**dict.fromkeys(("verb", "kind", "namespace", "name",
+                                                                      "labelSelector", "fieldSelector", "path")),
+                                                     **want}:
+                raise _error(row)
+
+    def served(self, path: str) -> bool:
+        return path not in self.not_served
+
+
+def _error(row: dict[str, Any]) -> Exception:
+    from kubectl_pd import errors
+
+    message = str(row.get("message") or "")
+    if row.get("error") == "ForbiddenError":
+        return errors.ForbiddenError(message, verb=str(row.get("errorVerb") or ""),
+                                     resource=str(row.get("resource") or ""),
+                                     namespace=str(row.get("errorNamespace") or ""),
+                                     refusal=str(row.get("refusal") or ""))
+    if row.get("error") == "ApiUnavailable":
+        return errors.ApiUnavailable(message)
+    return errors.ClusterError(message)

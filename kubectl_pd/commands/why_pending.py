@@ -168,6 +168,7 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
               help="Re-diagnose as if ROLE had N replicas (repeatable); nothing is changed in the cluster.")
 @click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
+@click.option("--watch-rounds", type=click.IntRange(1), default=None, hidden=True)  # -A --watch: windows, for tests
 @click.option("--kueue-config", "kueue_config", metavar="FILE", type=click.Path(dir_okay=False),
               help="Kueue's controller_manager_config.yaml (or its ConfigMap) for fair sharing and preemption "
                    "(default: read kueue-system/kueue-manager-config).")
@@ -176,7 +177,8 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
                 kueue_config: str | None = None, holders: bool = False, no_headers: bool = False,
-                sort_by: str | None = None, selector: str | None = None, field_selector: str | None = None) -> int:
+                sort_by: str | None = None, selector: str | None = None, field_selector: str | None = None,
+                watch_rounds: int | None = None) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
@@ -197,6 +199,8 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         if target is not None and (selector or field_selector):
             raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
+        if watch and target is None and not files and not what_if:
+            return _watch_all(cluster, all_namespaces, view.kind, kueue_config, watch_rounds)
         return _why_pending(cluster, target, all_namespaces, files, view.kind, watch, watch_interval, what_if,
                             kueue_config, holders, view)
     except IncompleteError as e:  # the reads stay typed up to here; the printer words them
@@ -259,8 +263,6 @@ def _check_usage(target: str | None, all_namespaces: bool, files: tuple[str, ...
         raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
     if watch and files:
         raise click.UsageError("--watch follows a live cluster; a snapshot (--from-file) does not change")
-    if watch and target is None:
-        raise click.UsageError("--watch needs a TARGET")
     if what_if and target is None:
         raise click.UsageError("--what-if needs a TARGET")
 
@@ -303,33 +305,15 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     Workloads preemption depends on are read at most once per ClusterQueue for the whole run (`ctx`)."""
     from kubectl_pd.commands.common import echo_dump, namespace
     from kubectl_pd.pending import words
-    from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import IncompleteError, gather_all
-    from kubectl_pd.pending.render import render_list, to_dict
+    from kubectl_pd.pending.render import render_list
 
     ns = None if all_namespaces else namespace(cluster)
-    all_facts, notes = gather_all(source, ns)
-    pending, unknown = [], []
-    from kubectl_pd.pending.preempt import section
-
-    items = []
-    ages: list[float | None] = []
     sorting = view is not None and view.sort_by is not None
-    need_items = output not in ("text", "name") or sorting  # the JSON items (or, for -o wide, a part of them)
-    all_facts.reverse()
-    while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
-        f = all_facts.pop()
-        if view is not None and view.select is not None and not view.select(_target_object(f)):
-            continue
-        d = diagnose(f, assign=ctx.assign)
-        if not stands(d, f):
-            unknown.append(IncompleteError(f.target, f.incomplete))
-        elif d.pending:
-            pending.append((f.target.namespace, d))
-            if need_items:  # -o wide reads only the preemption keys of the item (unless --sort-by reads more)
-                whole = output != "wide" or sorting
-                items.append({**(to_dict(d) if whole else {}), **section(ctx, f, text=False)[0]})
-                ages.append(_age(f) if output == "wide" else None)
+    # the JSON items; -o wide reads only their preemption keys (unless --sort-by reads more)
+    whole = output not in ("text", "name", "wide") or sorting
+    every = every_verdict(source, ns, ctx, as_json=whole, wide=output == "wide",
+                          select=view.select if view is not None else None)
+    pending, items, ages, notes, unknown = every.pending, every.items, every.ages, every.notes, every.unknown
     if view is not None and sorting:
         order = view.order(items)
         pending, items, ages = [pending[i] for i in order], [items[i] for i in order], [ages[i] for i in order]
@@ -367,6 +351,47 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     return EXIT_OK
 
 
+class Every:
+    """What a run with no TARGET found: the pending diagnoses (namespace, diagnosis), the targets whose
+    verdict rests on a failed read, the JSON items and ages (when asked) and the run's notes."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[str, Any]] = []
+        self.unknown: list[Any] = []
+        self.items: list[dict[str, Any]] = []
+        self.ages: list[float | None] = []
+        self.notes: list[Any] = []
+
+
+def every_verdict(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: bool = False,
+                  select: Callable[[dict[str, Any]], bool] | None = None) -> Every:
+    """Every target of `ns` (None: every namespace) diagnosed, as why-pending with no TARGET does (the
+    snapshot command and `-A --watch` call it too, so they read exactly what it reads). AS_JSON: the whole
+    JSON items; WIDE: their preemption keys at least, and each target's age; SELECT: -l/--field-selector."""
+    from kubectl_pd.pending.diagnose import diagnose
+    from kubectl_pd.pending.gather import IncompleteError, gather_all
+    from kubectl_pd.pending.preempt import section
+    from kubectl_pd.pending.render import to_dict
+
+    all_facts, notes = gather_all(source, ns)
+    out = Every()
+    out.notes = notes
+    all_facts.reverse()
+    while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
+        f = all_facts.pop()
+        if select is not None and not select(_target_object(f)):
+            continue
+        d = diagnose(f, assign=ctx.assign)
+        if not stands(d, f):
+            out.unknown.append(IncompleteError(f.target, f.incomplete))
+        elif d.pending:
+            out.pending.append((f.target.namespace, d))
+            if as_json or wide:
+                out.items.append({**(to_dict(d) if as_json else {}), **section(ctx, f, text=False)[0]})
+                out.ages.append(_age(f) if wide else None)
+    return out
+
+
 def _age(f: Facts) -> float | None:
     """Seconds since the oldest of the target's Workloads was created (None: no timestamp was read)."""
     from kubectl_pd.output.printers import parse_time
@@ -387,3 +412,53 @@ def _target_object(f: Facts) -> dict[str, Any]:
     if f.pods:
         return f.pods[0]
     return {"metadata": {"name": t.name, "namespace": t.namespace}}
+
+
+def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue_config: str | None,
+               rounds: int | None) -> int:
+    """No TARGET with --watch: the pending table, then its changes as Workloads change (pending/watch_all.py);
+    redrawn in place on a terminal, else one line per change. Ctrl-C ends it (exit 0)."""
+    from kubectl_pd.commands.common import namespace, open_source, use_color
+    from kubectl_pd.pending import watch_render
+    from kubectl_pd.pending.preempt import context
+    from kubectl_pd.pending.render import _one_line
+    from kubectl_pd.pending.watch_all import Follow, Rows, changes, follow, rows_of
+    from kubectl_pd.pending.words import message
+
+    if output != "text":
+        raise click.UsageError("--watch with no TARGET prints the table: -o text only")
+    source = open_source(cluster)
+    ns = None if all_namespaces else namespace(cluster)
+    tty = use_color()  # a terminal that keeps our redraw sequences (kubectl_pd/termsafe.py: not with NO_COLOR)
+    drawn = [-1]  # lines of the table last drawn; -1: none yet
+
+    def diagnose() -> Rows:
+        every = every_verdict(source, ns, context(source, kueue_config, False), as_json=False)  # fresh reads
+        if every.unknown:
+            raise every.unknown[0]
+        return rows_of(every.pending, lambda r: _one_line(message(r), 90))
+
+    def show(before: Rows, after: Rows) -> None:
+        stamp = datetime.now(UTC).strftime("%H:%M:%S")
+        if tty or drawn[0] < 0:
+            text = watch_render.table(after, stamp)
+            click.echo(watch_render.redraw(max(drawn[0], 0), text) if tty else text, nl=False)
+            drawn[0] = len(text.splitlines())
+            return
+        for change, key, row in changes(before, after):
+            click.echo(watch_render.line(stamp, change, key, row))
+
+    try:
+        follow(Follow(source, ns, _watch_window(cluster.request_timeout)), diagnose, show, rounds)
+    except KeyboardInterrupt:
+        return EXIT_OK
+    return EXIT_OK
+
+
+def _watch_window(request_timeout: float | None) -> int:
+    """A watch window's seconds: 5, or half a shorter --request-timeout (the server must end it in time)."""
+    from kubectl_pd.pending.watch_all import WINDOW
+
+    if not request_timeout or request_timeout <= 0:
+        return WINDOW
+    return max(1, min(WINDOW, int(request_timeout // 2)))

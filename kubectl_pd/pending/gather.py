@@ -754,11 +754,42 @@ def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
     facts = rd.facts
     if not _waiting(facts) or (facts.live and hasattr(rd.source, "get_raw")):
         return
+    replay = _replay_of(rd.source)
     for cq in cq_names[:2]:
         if facts.cluster_queues.get(cq) is None:
             continue
+        if replay is not None:
+            _replayed_visibility(rd, replay, cq)
+            continue
         for doc in _snapshot_summaries(rd.source):
             facts.pending.setdefault(cq, doc)
+
+
+def _replay_of(source: Source) -> Any:
+    """The record of a `kubectl pd snapshot` (cluster/snapshot.Replay), when the snapshot is one."""
+    replay = getattr(getattr(source, "inner", source), "replay", None)
+    return replay if replay is not None and (replay.rows or replay.not_served) else None
+
+
+def _replayed_visibility(rd: _FactReader, replay: Any, cq: str) -> None:
+    """The visibility API as the snapshot read it: the summary of that queue, not served, or refused."""
+    facts = rd.facts
+    path = f"/apis/{kinds.VISIBILITY_GROUP}/v1beta2/clusterqueues/{cq}/pendingworkloads"
+
+    def read() -> Obj | None:
+        replay.check({"verb": "get", "path": path})
+        if not replay.served(path):
+            return None
+        return next((d for d in _snapshot_summaries(rd.source) if name_of(d) == cq), None)
+
+    doc, ok = rd.optional(Read("ClusterQueue", cq, purpose="pending-workloads"), read, None)
+    if not ok:
+        return
+    if doc is None and not replay.served(path):
+        facts.notes.append(say("note.no-visibility"))
+        facts.pending[cq] = None
+    elif doc is not None:
+        facts.pending[cq] = doc
 
 
 def _snapshot_summaries(source: Source) -> list[Obj]:

@@ -29,9 +29,11 @@ def _quantity(value: Any) -> bool:
 
 def check(source: Source) -> None:
     """Raise InputError at the first field of a ClusterQueue, Cohort or ModelDeployment that the API server
-    would not have stored."""
+    would not have stored. Every object of the files is checked, also those a snapshot's header says were
+    refused when it was taken (`stored`: reads without the replay of those refusals)."""
+    every = getattr(source, "stored", source.list)
     for kind in ("ClusterQueue", "Cohort"):
-        for obj in source.list(kind):
+        for obj in every(kind):
             spec = normalize(obj).get("spec") or {}
             groups = spec.get("resourceGroups")
             if groups is None:
@@ -45,7 +47,7 @@ def check(source: Source) -> None:
                             if isinstance(r, dict) and key in r and not _quantity(r[key]):
                                 path = ("spec", "resourceGroups", i, "flavors", j, "resources", k, key)
                                 raise _fail(source, obj, path, f"is not a Kubernetes quantity ({r[key]!r:.40})")
-    for obj in source.list("ModelDeployment"):
+    for obj in every("ModelDeployment"):
         roles = (obj.get("spec") or {}).get("roles")
         if roles is not None and not isinstance(roles, list):
             raise _fail(source, obj, ("spec", "roles"), "is not a list")

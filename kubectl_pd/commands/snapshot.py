@@ -1,0 +1,205 @@
+"""`kubectl pd snapshot`: collect exactly what `why-pending` reads for a target (or -A), redacted, for
+`why-pending --from-file` to replay with the same verdict."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.errors import EXIT_OK
+from kubectl_pd.options import cluster_options
+
+if TYPE_CHECKING:
+    from kubectl_pd.snapshot_out import Recorder
+
+KUEUE_DEPLOYMENT = "/apis/apps/v1/namespaces/kueue-system/deployments/kueue-controller-manager"
+
+
+@click.command("snapshot", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("target", required=False, metavar="[TARGET]")
+@click.option("-A", "--all-namespaces", "all_namespaces", is_flag=True, help="With no TARGET: every namespace.")
+@click.option("-o", "--output", "path", required=True, metavar="FILE|DIR",
+              help="Where to write: a file (.yaml, or .json for a List), or a directory (one file per kind).")
+@click.option("--kueue-config", "kueue_config", metavar="FILE", type=click.Path(dir_okay=False),
+              help="As for why-pending: Kueue's configuration from a file (then its ConfigMap is not read).")
+@click.option("--holders", is_flag=True, help="Also read what why-pending --holders reads.")
+@cluster_options
+def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, path: str,
+             kueue_config: str | None, holders: bool) -> int:
+    """Collect the objects a why-pending diagnosis reads, redacted, into FILE or DIR.
+
+    \b
+    TARGET: as for why-pending (NAME, md/NAME, workload/NAME, pod/NAME, podgroup/NAME); no TARGET: every
+    pending deployment of the namespace (or -A). Replay: kubectl pd why-pending [TARGET] -f FILE|DIR.
+    No Secret, container environment value, token or certificate is written; managedFields and the
+    last-applied annotation are dropped. The first document says what was read, when, from which context.
+
+    \b
+    Exit codes: 0 written (reads that failed are listed in the header and on stderr), 1 the target does not
+    exist or the file cannot be written, 2 usage.
+    """
+    from kubectl_pd.commands.common import open_source
+    from kubectl_pd.snapshot_out import Recorder
+
+    if target is not None and all_namespaces:
+        raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
+    started = datetime.now(UTC)
+    rec = Recorder(open_source(cluster))
+    unread = _diagnose(cluster, rec, target, all_namespaces, kueue_config, holders)
+    header = _header(cluster, rec, target, all_namespaces, started, unread)
+    written = _write(path, header, rec)
+    from kubectl_pd import snapshot_words
+
+    for line in snapshot_words.unread_lines(header):
+        click.echo(line, err=True)
+    click.echo(snapshot_words.written(path, written, header))
+    return EXIT_OK
+
+
+def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_namespaces: bool,
+              kueue_config: str | None, holders: bool) -> list[dict[str, str]]:
+    """The diagnosis why-pending would make, through the recorder; the reads it could not make."""
+    from kubectl_pd.commands import why_pending as wp
+    from kubectl_pd.commands.common import namespace
+    from kubectl_pd.pending.gather import IncompleteError, Target
+    from kubectl_pd.pending.preempt import context, section
+    from kubectl_pd.pending.words import read_text
+
+    ctx = context(rec, kueue_config, holders)
+    unread: list[dict[str, str]] = []
+    if target is None:
+        every = wp.every_verdict(rec, None if all_namespaces else namespace(cluster), ctx, as_json=True)
+        for e in every.unknown:
+            unread.extend({"read": read_text(u.read), "error": u.why} for u in e.unread)
+        return unread
+    kind, name = wp._parse(target)
+    t = Target(kind, name, wp._target_namespace(cluster, rec, (), kind, name))
+    try:
+        _d, facts = wp._one(rec, t, None, ctx)
+    except IncompleteError as e:
+        return [{"read": read_text(u.read), "error": u.why} for u in e.unread]
+    section(ctx, facts)
+    return [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete]
+
+
+def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_namespaces: bool,
+            started: datetime, unread: list[dict[str, str]]) -> dict[str, Any]:
+    from kubectl_pd import __version__
+    from kubectl_pd.cluster import kinds
+    from kubectl_pd.cluster.snapshot import HEADER_API_VERSION as API_VERSION
+    from kubectl_pd.cluster.snapshot import HEADER_KIND
+    from kubectl_pd.commands.common import namespace
+
+    counts: dict[str, int] = {}
+    for kind, _ns, _name in rec.objects:
+        counts[kind] = counts.get(kind, 0) + 1
+    scope = {"target": target, "namespace": namespace(cluster)} if target else \
+        {"allNamespaces": True} if all_namespaces else {"namespace": namespace(cluster)}
+    return {
+        "apiVersion": API_VERSION, "kind": HEADER_KIND, "metadata": {"name": "snapshot"},
+        "createdAt": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "collectedBy": f"kubectl-pd {__version__}",
+        "context": str(getattr(rec.inner, "context_name", "") or ""),
+        "server": _bare_server(str(getattr(rec.inner, "server", "") or "")),
+        **scope,
+        "kueue": {"apiVersions": _served(rec, kinds.KUEUE_GROUP), "version": _kueue_version(rec)},
+        "read": dict(sorted(counts.items())),
+        "notServed": list(rec.not_served),
+        "unread": _unique(unread),
+        "failed": list(rec.failed),
+    }
+
+
+def _unique(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    for r in rows:
+        if r not in out:
+            out.append(r)
+    return out
+
+
+def _bare_server(url: str) -> str:
+    """The server URL without any user:password@ part (a kubeconfig may hold one)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _served(rec: Recorder, group: str) -> list[str]:
+    from kubectl_pd.errors import PdError
+
+    served = getattr(rec.inner, "served_versions", None)
+    if served is None:
+        return []
+    try:
+        return list(served(group))
+    except PdError:
+        return []
+
+
+def _kueue_version(rec: Recorder) -> str:
+    """The tag of Kueue's controller image (kueue-system/kueue-controller-manager), else "unknown"."""
+    from kubectl_pd.errors import PdError
+
+    get_raw = getattr(rec.inner, "get_raw", None)
+    if get_raw is None:
+        return "unknown"
+    try:
+        doc = get_raw(KUEUE_DEPLOYMENT, resource="deployments", namespace="kueue-system")
+    except PdError:
+        return "unknown"
+    containers = ((((doc or {}).get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers")
+    for c in containers if isinstance(containers, list) else []:
+        image = c.get("image") if isinstance(c, dict) else None
+        if isinstance(image, str) and "kueue" in image and ":" in image.rsplit("/", 1)[-1]:
+            return image.rsplit(":", 1)[-1]
+    return "unknown"
+
+
+def _write(path: str, header: dict[str, Any], rec: Recorder) -> dict[str, int]:
+    """The header and the redacted objects, to a file or (an existing directory, or a path ending in /) one
+    file per kind; every file replaced atomically. How many objects and redacted values were written."""
+    from kubectl_pd import atomic
+    from kubectl_pd.commands.common import to_json, to_yaml
+    from kubectl_pd.errors import PdError
+    from kubectl_pd.snapshot_out import objects
+
+    objs, redacted = objects(rec)
+    header["redactedValues"] = redacted
+    try:
+        if path.endswith("/") or os.path.isdir(path):
+            os.makedirs(path, exist_ok=True)
+            by_kind: dict[str, list[Any]] = {}
+            for o in objs:
+                by_kind.setdefault(str(o["kind"]), []).append(o)
+            atomic.write(os.path.join(path, "00-snapshot.yaml"), to_yaml(header))
+            for kind, items in by_kind.items():
+                atomic.write(os.path.join(path, f"{kind.lower()}.yaml"), _yaml_stream(items, to_yaml))
+        elif path.lower().endswith(".json"):
+            atomic.write(path, to_json({"apiVersion": "v1", "kind": "List", "items": [header, *objs]}))
+        else:
+            atomic.write(path, _yaml_stream([header, *objs], to_yaml))
+    except OSError as e:
+        raise PdError(f"cannot write {path}: {e.strerror or e}") from None
+    return {"objects": len(objs), "redacted": redacted}
+
+
+def _yaml_stream(docs: list[Any], to_yaml: Any) -> str:
+    """One YAML stream, every document opened by `---` (one dump for all: not one per object)."""
+    import yaml  # type: ignore[import-untyped]
+
+    from kubectl_pd.commands.common import _dumper
+
+    return str(yaml.dump_all(docs, Dumper=_dumper(), sort_keys=False, default_flow_style=False,
+                             allow_unicode=True, width=1_000_000, explicit_start=True))

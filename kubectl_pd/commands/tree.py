@@ -1,0 +1,74 @@
+"""`kubectl pd tree`: a deployment's replica groups, their Workloads and Pods, each with its newest Event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.errors import EXIT_OK
+from kubectl_pd.options import cluster_options
+
+
+@click.command("tree", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("target", metavar="TARGET")
+@click.option("-f", "--from-file", "files", multiple=True, metavar="PATH", type=click.Path(allow_dash=True),
+              help="Read a snapshot (kubectl get -o yaml output, kubectl pd snapshot, directories, -). Repeatable.")
+@click.option("-o", "--output", type=click.Choice(("text", "json", "yaml")), default="text", show_default=True,
+              help="Output format.")
+@cluster_options
+def tree(cluster: ClusterOptions, target: str, files: tuple[str, ...], output: str) -> int:
+    """Show how a deployment hangs together: ModelDeployment -> replica groups -> Workloads -> Pods.
+
+    \b
+    TARGET: NAME (a ModelDeployment) | md/NAME | workload/NAME | pod/NAME | podgroup/NAME
+    Each Workload with its state, queue and flavors; each Pod with its phase, node and scheduling gates;
+    every object with its newest Event.
+
+    \b
+    Exit codes: 0 printed, 1 the target does not exist or a read failed, 2 usage.
+    """
+    from kubectl_pd.commands import why_pending as wp
+    from kubectl_pd.commands.common import dump, open_source
+    from kubectl_pd.pending.gather import Target, gather
+    from kubectl_pd.pending.tree import build
+
+    kind, name = wp._parse(target)
+    source = open_source(cluster, files)
+    t = Target(kind, name, wp._target_namespace(cluster, source, files, kind, name))
+    facts = gather(source, t, strict=False)
+    events = _events(source, t.namespace)
+    data = build(facts, events)
+    if output == "text":
+        from kubectl_pd.pending.tree_render import render
+
+        click.echo(render(data), nl=False)
+    else:
+        from kubectl_pd.contract import TREE
+
+        click.echo(dump({"schemaVersion": TREE, **data, **_unread(facts)}, output), nl=False)
+    if facts.incomplete:
+        from kubectl_pd.pending.words import incomplete_error
+
+        raise incomplete_error(t, facts.incomplete)
+    return EXIT_OK
+
+
+def _events(source: Any, namespace: str) -> list[Any]:
+    """The namespace's Events, one list (a refused list: no events, and the tree says none)."""
+    from kubectl_pd.errors import PdError
+    from kubectl_pd.slim import slimmer
+
+    try:
+        return list(source.list("Event", namespace, reduce=slimmer(source)))
+    except PdError:
+        return []
+
+
+def _unread(facts: Any) -> dict[str, Any]:
+    if not facts.incomplete:
+        return {}
+    from kubectl_pd.pending.words import read_text
+
+    return {"incomplete": [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete]}

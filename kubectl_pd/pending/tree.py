@@ -1,0 +1,125 @@
+"""`kubectl pd tree`: how a deployment hangs together, as plain data (pure: Facts and Events in, a dict out).
+
+ModelDeployment (or the pod group, with no deployment) -> replica groups (one per Kueue pod group: one for
+the seed's pd-atomic deployment, one per replica for GPUStack's v1) -> the group's Workload (state, queue,
+flavors) -> its Pods (phase, node, scheduling gates); every node carries the newest Event about its object.
+Codes and values only: pending/tree_render.py makes the text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd.pending.gather import Facts, group_of_pod
+from kubectl_pd.pending.meta import label
+from kubectl_pd.pending.roles import COMPONENT
+
+
+def workload_state(facts: Facts, obj: Obj) -> str:
+    """finished | admitted | quota-reserved | evicted | inactive | pending (the first that holds)."""
+    wl = facts.wl(obj)
+    if wl.finished:
+        return "finished"
+    if wl.admitted:
+        return "admitted"
+    if wl.reserved:
+        return "quota-reserved"
+    if not wl.active:
+        return "inactive"
+    evicted = wl.condition("Evicted")
+    if evicted is not None and evicted.true:
+        return "evicted"
+    return "pending"
+
+
+def newest_events(events: list[Obj]) -> dict[tuple[str, str], Obj]:
+    """(kind, name) of an involved object -> its newest Event (by last time, then first, then creation)."""
+    out: dict[tuple[str, str], Obj] = {}
+    for e in events:
+        inv = e.get("involvedObject") if isinstance(e.get("involvedObject"), dict) else e.get("regarding")
+        if not isinstance(inv, dict):
+            continue
+        key = (str(inv.get("kind") or ""), str(inv.get("name") or ""))
+        if key not in out or _when(e) >= _when(out[key]):
+            out[key] = e
+    return out
+
+
+def _d(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def _when(e: Obj) -> str:
+    meta = _d(e.get("metadata"))
+    for v in (e.get("lastTimestamp"), e.get("eventTime"), e.get("firstTimestamp"), meta.get("creationTimestamp")):
+        if isinstance(v, str) and v:
+            return v
+    return ""
+
+
+def _event(newest: dict[tuple[str, str], Obj], kind: str, name: str) -> dict[str, Any] | None:
+    e = newest.get((kind, name))
+    if e is None:
+        return None
+    msg = e.get("message") if isinstance(e.get("message"), str) else e.get("note")
+    return {"type": e.get("type"), "reason": e.get("reason"), "message": msg, "time": _when(e) or None,
+            "count": e.get("count") if isinstance(e.get("count"), int) else None}
+
+
+def build(facts: Facts, events: list[Obj]) -> dict[str, Any]:
+    """The tree of the target the facts were read for."""
+    newest = newest_events(events)
+    groups = list(dict.fromkeys([*facts.groups, *(g for g in (group_of_pod(p) for p in facts.pods) if g)]))
+    children = [_group(facts, g, newest) for g in groups]
+    loose = [p for p in facts.pods if not group_of_pod(p)]
+    if loose and not groups:  # a Pod of no group (its own Workload, by job UID)
+        children = [_group(facts, name, newest, loose) for name in facts.workloads] or \
+            [{"kind": "ReplicaGroup", "name": None, "roles": [], "workload": None,
+              "pods": [_pod(facts, p, newest) for p in loose]}]
+    md = facts.deployment
+    t = facts.target
+    root: dict[str, Any] = {"kind": "ModelDeployment" if md is not None else t.kind,
+                            "name": name_of(md) if md is not None else t.name, "namespace": t.namespace}
+    if md is not None:
+        status = _d(md.get("status"))
+        root["phase"] = status.get("phase") if isinstance(status.get("phase"), str) else None
+        root["apiVersion"] = md.get("apiVersion")
+        root["event"] = _event(newest, "ModelDeployment", name_of(md))
+    root["groups"] = children
+    return root
+
+
+def _group(facts: Facts, group: str, newest: dict[tuple[str, str], Obj],
+           pods: list[Obj] | None = None) -> dict[str, Any]:
+    members = pods if pods is not None else [p for p in facts.pods if group_of_pod(p) == group]
+    members = sorted(members, key=name_of)
+    roles = list(dict.fromkeys(r for r in (label(p, COMPONENT) for p in members) if r))
+    return {"kind": "ReplicaGroup", "name": group, "roles": roles, "workload": _workload(facts, group, newest),
+            "pods": [_pod(facts, p, newest) for p in members]}
+
+
+def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], Obj]) -> dict[str, Any] | None:
+    """The group's Workload; `state` "missing" when read and absent, "unknown" when its read failed."""
+    if group not in facts.workloads:
+        return {"name": group, "state": "unknown", "localQueue": None, "clusterQueue": None, "flavors": [],
+                "event": None}
+    obj = facts.workloads[group]
+    if obj is None:
+        return {"name": group, "state": "missing", "localQueue": None, "clusterQueue": None, "flavors": [],
+                "event": None}
+    wl = facts.wl(obj)
+    cq = wl.cluster_queue
+    if cq is None and wl.queue_name and facts.local_queues.get(wl.queue_name) is not None:
+        cq = facts.lq(facts.local_queues[wl.queue_name]).cluster_queue  # type: ignore[arg-type]
+    flavors = list(dict.fromkeys(f for psa in wl.admission for f in psa.flavors.values()))
+    return {"name": wl.name, "state": workload_state(facts, obj), "localQueue": wl.queue_name, "clusterQueue": cq,
+            "flavors": flavors, "event": _event(newest, "Workload", wl.name)}
+
+
+def _pod(facts: Facts, obj: Obj, newest: dict[tuple[str, str], Obj]) -> dict[str, Any]:
+    p = facts.pod(obj)
+    spec = _d(obj.get("spec"))
+    gates = [g.get("name") for g in spec.get("schedulingGates") or [] if isinstance(g, dict) and g.get("name")]
+    return {"name": p.name, "role": label(obj, COMPONENT) or None, "phase": p.phase, "node": p.node_name,
+            "gates": gates, "deleting": p.deleting, "event": _event(newest, "Pod", p.name)}

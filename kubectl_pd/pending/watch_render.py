@@ -1,0 +1,35 @@
+"""The English of `why-pending -A --watch`: the table (redrawn in place on a terminal), or one line per change."""
+
+from __future__ import annotations
+
+from kubectl_pd.pending.watch_all import Row, Rows
+
+KINDS = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}
+WORDS = {"pending": "pending", "changed": "still pending", "not-pending": "not pending (admitted or gone)"}
+
+
+def table(rows: Rows, stamp: str) -> str:
+    from tabulate import tabulate  # type: ignore[import-untyped]
+
+    if not rows:
+        return f"{stamp}  No pending deployments, pod groups or Workloads in any namespace.\n"
+    body = [[ns, f"{KINDS.get(kind, kind)}/{name}", r[0], r[1], r[2]] for (ns, kind, name), r in sorted(rows.items())]
+    return f"{stamp}\n" + tabulate(body, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"],
+                                   tablefmt="plain", disable_numparse=True) + "\n"
+
+
+def line(stamp: str, change: str, key: tuple[str, str, str], row: Row | None) -> str:
+    ns, kind, name = key
+    what = f"{ns}/{KINDS.get(kind, kind)}/{name}"
+    if row is None:
+        return f"{stamp}  {what}  {WORDS[change]}"
+    return f"{stamp}  {what}  {WORDS[change]}: {row[1]} ({row[0]}): {row[2]}"
+
+
+def redraw(previous_lines: int, text: str) -> str:
+    """On a terminal: back to the first line of the last table (ESC [ n F), each line cleared (ESC [ 2 K)
+    before it is written, and the lines the last table had beyond this one cleared too."""
+    lines = text.splitlines()
+    up = f"\x1b[{previous_lines}F" if previous_lines else ""
+    extra = max(0, previous_lines - len(lines))
+    return up + "".join(f"\x1b[2K{s}\n" for s in lines) + "\x1b[2K\n" * extra + (f"\x1b[{extra}F" if extra else "")

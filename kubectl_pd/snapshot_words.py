@@ -1,0 +1,29 @@
+"""The English of `kubectl pd snapshot`: what was written, and what could not be read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def written(path: str, counts: dict[str, int], header: dict[str, Any]) -> str:
+    unread = len(header.get("failed") or [])
+    tail = f"; {unread} read(s) failed (listed in the header)" if unread else ""
+    return (f"snapshot written to {path}: {counts['objects']} objects, {counts['redacted']} values redacted"
+            f"{tail}; replay with: kubectl pd why-pending{_replay_args(header)} -f {path}")
+
+
+def _replay_args(header: dict[str, Any]) -> str:
+    if header.get("target"):
+        return f" {header['target']} -n {header['namespace']}"
+    if header.get("allNamespaces"):
+        return " -A"
+    return f" -n {header['namespace']}"
+
+
+def unread_lines(header: dict[str, Any]) -> list[str]:
+    lines = [f"warning: the diagnosis rests on a read that failed: {u['read']}: {u['error']}"
+             for u in header.get("unread") or []]
+    for f in header.get("failed") or []:
+        what = f.get("path") or " ".join(str(f[k]) for k in ("kind", "namespace", "name") if f.get(k))
+        lines.append(f"warning: could not {f.get('verb', 'read')} {what}: {f.get('refusal') or f['message']}")
+    return lines

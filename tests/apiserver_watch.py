@@ -1,0 +1,68 @@
+"""Watch support for the loopback API server (tests/apiserver.py): a scripted sequence of watch windows.
+
+`script(server, batches)` makes every `?watch=1` request on a collection answer the next batch: a list of
+(type, object) events, applied to the server's store as they are served (ADDED/MODIFIED put, DELETED removes;
+APPLY puts an object of another kind without streaming it) and followed by a BOOKMARK at the new
+resourceVersion; "gone" (a 410 status), or "error-gone" (a 200 whose stream is one ERROR event with code 410,
+what kube-apiserver sends when the version is compacted mid-watch). When the script is done, every window is a
+bookmark alone. `Script.watches` keeps each watch's query."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from tests.apiserver import FakeApiServer
+
+GONE = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410,
+        "message": "too old resource version"}
+
+
+class Script:
+    def __init__(self, server: FakeApiServer, batches: list[Any], hold: float = 0.0) -> None:
+        self.server = server
+        self.hold = hold  # seconds a window with nothing scripted is held open, as a real server holds it
+        self.batches = list(batches)
+        self.watches: list[dict[str, str]] = []
+        self.version = 100
+        self._handle = server.handle
+        server.handle = self.handle  # type: ignore[method-assign]
+
+    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes,
+               sent: list[tuple[str, str]] | None = None) -> tuple[int, Any, str]:
+        query = {k: v[-1] for k, v in parse_qs(urlsplit(target).query).items()}
+        if method != "GET" or query.get("watch") not in ("1", "true"):
+            return self._handle(method, target, headers, raw, sent)
+        self._handle(method, target.split("?")[0], headers, raw, sent)  # logged (and authorised) as a request
+        self.watches.append(query)
+        batch = self.batches.pop(0) if self.batches else []
+        if not batch and self.hold:
+            self.server._stopping.wait(self.hold)
+        if batch == "gone":
+            return 410, GONE, "application/json"
+        if batch == "error-gone":
+            return 200, (json.dumps({"type": "ERROR", "object": GONE}) + "\n").encode(), "application/json"
+        lines = []
+        for typ, obj in batch:
+            self.version += 1
+            obj = copy.deepcopy(obj)
+            obj.setdefault("metadata", {})["resourceVersion"] = str(self.version)
+            if typ == "APPLY":  # a change to another kind, made at this point of the script, not streamed
+                self.server.put(obj)
+                continue
+            if typ == "DELETED":
+                self.server.delete(obj["kind"], obj["apiVersion"], obj["metadata"]["name"],
+                                   obj["metadata"].get("namespace", ""))
+            else:
+                self.server.put(obj)
+            lines.append(json.dumps({"type": typ, "object": obj}))
+        bookmark = {"kind": "Workload", "apiVersion": "kueue.x-k8s.io/v1beta2",
+                    "metadata": {"resourceVersion": str(self.version)}}
+        lines.append(json.dumps({"type": "BOOKMARK", "object": bookmark}))
+        return 200, ("\n".join(lines) + "\n").encode(), "application/json"
+
+
+def script(server: FakeApiServer, batches: list[Any], hold: float = 0.0) -> Script:
+    return Script(server, batches, hold)
