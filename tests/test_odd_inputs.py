@@ -250,3 +250,32 @@ def test_a_control_character_in_an_auth_provider_header_is_said(tmp_path: Path, 
                                     "control character in its value (a line break or other): it cannot be sent; "
                                     "check the kubeconfig user's auth-provider")
     assert "secret" not in r.stderr
+
+
+# ---------------------------------------------------------------------------------------------- lint and 1e400
+LINT_QUOTA = CQ_HEAD + """spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: f
+      resources:
+      - {name: cpu, nominalQuota: VALUE}
+"""
+
+
+@pytest.mark.parametrize(("value", "codes"), [
+    ('"1e400"', []), ('"2.5E+400"', []), ('"1e-400"', []), ('"1e101"', []), ('"-0e400"', []),
+    ('"1e9223372036854775807"', []),  # the largest exponent resource.ParseQuantity reads (an int64)
+    ('"-1e400"', ["PD108"]),  # negative: Kueue's webhook refuses it, whatever its size
+    ('"1e9223372036854775808"', ["PD108"]),  # past an int64: ParseQuantity's own error
+    ('"1e4O0"', ["PD108"]),
+])
+def test_lint_accepts_every_exponent_the_api_server_parses(cli: Callable, tmp_path: Path, value: str,
+                                                           codes: list[str]) -> None:
+    """resource.ParseQuantity takes any decimal exponent that fits an int64 (quantity.go@009f4971a05ddf1ed
+    c5616eab805f5b79017da08, ParseQuantity and parseQuantityString); lint refused past 100 (PD108)."""
+    f = tmp_path / "q.yaml"
+    f.write_text(LINT_QUOTA.replace("VALUE", value))
+    r = cli(["lint", "-f", str(f), "-o", "json"])
+    assert [x["id"] for x in json.loads(r.stdout)["findings"]] == codes, r.stdout
