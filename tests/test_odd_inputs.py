@@ -279,3 +279,27 @@ def test_lint_accepts_every_exponent_the_api_server_parses(cli: Callable, tmp_pa
     f.write_text(LINT_QUOTA.replace("VALUE", value))
     r = cli(["lint", "-f", str(f), "-o", "json"])
     assert [x["id"] for x in json.loads(r.stdout)["findings"]] == codes, r.stdout
+
+
+@pytest.mark.parametrize("source", ["kubeconfig", "exec"])
+@pytest.mark.parametrize("char", ["\x01", "\r\nX-Evil: 1", "\x7f"], ids=["SOH", "CRLF-header", "DEL"])
+def test_a_control_character_in_a_token_is_said_and_never_sent(tmp_path: Path, source: str, char: str) -> None:
+    token = f"secret{char}value"
+    server = FakeApiServer(token=token).start()
+    try:
+        if source == "kubeconfig":
+            user: dict[str, Any] = {"token": token}
+        else:
+            plugin = tmp_path / "plugin.py"
+            plugin.write_text("import json\nprint(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', "
+                              f"'kind': 'ExecCredential', 'status': {{'token': {token!r}}}}}))\n")
+            user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": sys.executable,
+                             "args": [str(plugin)], "interactiveMode": "Never"}}
+        r = _run(server.write_kubeconfig(tmp_path / "kc", user=user))
+        sent = list(server.requests)
+    finally:
+        server.stop()
+    assert r.returncode == 1
+    assert _one_error(r.stderr) == ("error: the token of user 'tester' (context 'loopback') contains characters that "
+                                    "an HTTP header cannot carry: check the kubeconfig user")
+    assert sent == [] and "secret" not in r.stderr
