@@ -142,7 +142,8 @@ def _whole_writes() -> None:
     short write left out (a pipe whose reader left mid-way: `| head`): the rest was lost without an error.
     Written whole here, so that such a reader's end is an EPIPE (ClosedStdout), not a silent cut."""
     inner = getattr(sys.stdout, "buffer", None)
-    if not isinstance(inner, io.FileIO) or not isinstance(sys.stdout, io.TextIOWrapper):
+    if not isinstance(inner, io.FileIO) or isinstance(inner, _WholeWrites) or not isinstance(sys.stdout,
+                                                                                          io.TextIOWrapper):
         return
     old = sys.stdout
     sys.stdout = io.TextIOWrapper(_WholeWrites(inner.fileno(), "w", closefd=False), encoding=old.encoding,
