@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import io
 import os
 import sys
 from typing import Any
@@ -37,7 +38,24 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 HIDDEN = {"__complete"}
 
 
+class ClosedStdout(Exception):  # noqa: N818 - not an error: the reader of stdout went away (`| head`)
+    """A write to stdout met EPIPE. Not an OSError, so that click does not turn it into exit 1 on the way."""
+
+
 class LazyGroup(click.Group):
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:  # eager options (--help, --version) print while the arguments are parsed
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            raise ClosedStdout from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise ClosedStdout from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [n for n in COMMANDS if n not in HIDDEN]
 
@@ -115,9 +133,38 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every failure becomes one `error:` line and kubectl's exit codes (Ctrl-C: 130)."""
     from kubectl_pd import interrupt, termsafe
 
+    _whole_writes()
     termsafe.install()  # every output redacted and its terminal controls neutralised (kubectl_pd/termsafe.py)
     with interrupt.handling():  # SIGINT: KeyboardInterrupt in this thread, never lost (kubectl_pd/interrupt.py)
         _main(argv)
+
+
+def _whole_writes() -> None:
+    """Unbuffered stdout (PYTHONUNBUFFERED, -u) writes straight to a FileIO, and the text layer drops what a
+    short write left out (a pipe whose reader left mid-way: `| head`): the rest was lost without an error.
+    Written whole here, so that such a reader's end is an EPIPE (ClosedStdout), not a silent cut."""
+    inner = getattr(sys.stdout, "buffer", None)
+    if not isinstance(inner, io.FileIO) or isinstance(inner, _WholeWrites) or not isinstance(sys.stdout,
+                                                                                          io.TextIOWrapper):
+        return
+    old = sys.stdout
+    sys.stdout = io.TextIOWrapper(_WholeWrites(inner.fileno(), "w", closefd=False), encoding=old.encoding,
+                                  errors=old.errors, line_buffering=old.line_buffering, write_through=True)
+
+
+class _WholeWrites(io.FileIO):
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            n = super().write(view[done:])
+            if n is None:  # a non-blocking stdout that is full: wait until it takes more
+                import select
+
+                select.select([], [self.fileno()], [])
+                continue
+            done += n
+        return done
 
 
 def _main(argv: list[str] | None) -> None:
@@ -141,8 +188,8 @@ def _main(argv: list[str] | None) -> None:
     except KeyboardInterrupt:
         click.echo("error: interrupted", err=True)
         sys.exit(130)
-    except BrokenPipeError:
-        # the reader went away (`| head`): not an error worth a message
+    except (BrokenPipeError, ClosedStdout):
+        # the reader went away (`| head`): not an error worth a message; exit 0 as kubectl's `get` ends
         _drop_stdout()
         sys.exit(0)
     except RecursionError:  # nothing of ours recurses without bound but the input's own nesting

@@ -39,6 +39,7 @@ MESSAGE = "error: interrupted"
 
 _PLUGIN_NAMES = ("kubectl-pd", "kubectl_complete-pd", "__main__.py", "-m")
 _state: dict[str, Any] = {"hit": False}
+_children: dict[int, tuple[Any, bool]] = {}  # pid -> (Popen, own process group): what must not outlive main()
 
 
 def _in_main_thread() -> bool:
@@ -98,6 +99,7 @@ class handling:  # noqa: N801 - used as `with interrupt.handling():`, like a con
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
                  tb: TracebackType | None) -> None:
+        stop_children()  # a child a worker thread started (an exec plugin) ends with the run
         if self.previous is None:
             return
         _state["hit"] = False  # for this run only: code after it (a host's own, in tests) waits undisturbed
@@ -155,3 +157,34 @@ def sleep(seconds: float) -> None:
         if left <= 0:
             return
         time.sleep(min(SLICE, left))
+
+
+def adopt(proc: Any, group: bool) -> None:
+    """Remember a child process (with its own process group when `group`), killed if the run ends first."""
+    _children[proc.pid] = (proc, group)
+
+
+def release(proc: Any) -> None:
+    _children.pop(proc.pid, None)
+
+
+def kill(proc: Any, group: bool) -> None:
+    """SIGKILL the child, and every process of its group when it leads one (its children with it)."""
+    try:
+        if group and hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except (ProcessLookupError, PermissionError, OSError):  # gone already
+        pass
+
+
+def stop_children() -> None:
+    """Kill and reap every adopted child still running (Ctrl-C while a worker thread waited on one)."""
+    for pid, (proc, group) in list(_children.items()):
+        kill(proc, group)
+        try:
+            proc.wait(2.0)
+        except Exception:  # noqa: BLE001 - a child that will not be reaped is left to init, never a traceback
+            pass
+        _children.pop(pid, None)

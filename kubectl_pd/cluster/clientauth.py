@@ -70,9 +70,27 @@ def provider_headers(opts: ClusterOptions, context: str, config: dict[str, Any] 
     except (ConfigException, OSError, ValueError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ClusterError(f"the auth-provider of context {context!r} failed: {first[:200]}") from None
+    except Exception as e:  # noqa: BLE001 - the package's HTTP client (urllib3) failing to reach the issuer
+        raise ClusterError(f"the auth-provider of context {context!r} failed to get or refresh its token: "
+                           f"{_why(e)}") from None
     finally:
         root.removeHandler(capture)
     if not headers:
         why = next((line for line in capture.lines if line), "it gave no credentials")
         raise ClusterError(f"the auth-provider of context {context!r} failed: {why[:200]}")
     return headers
+
+
+def _why(e: BaseException) -> str:
+    """One line for an error of the package's HTTP client: urllib3's MaxRetryError says where and why in
+    its `url` and `reason` (connection refused, a certificate, a timeout); anything else its first line."""
+    url, reason = getattr(e, "url", None), getattr(e, "reason", None)
+    if url and reason is not None:
+        cause = str(getattr(reason, "reason", None) or reason)
+        errno_text = cause.rsplit("] ", 1)[-1] if "] " in cause else cause
+        pool = getattr(e, "pool", None)
+        if pool is not None and str(url).startswith("/"):
+            url = f"{getattr(pool, 'scheme', 'https')}://{getattr(pool, 'host', '')}:{getattr(pool, 'port', '')}{url}"
+        return f"cannot reach the identity provider at {url} ({errno_text.rstrip(')').strip()[:150].lower()})"
+    text = str(e).strip()
+    return (text.splitlines()[0] if text else type(e).__name__)[:200]

@@ -219,6 +219,9 @@ def _parse(text: str, path: str) -> Any:
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
+        if "unhashable key" in str(getattr(e, "problem", "")):  # `? [a]: b`: kubectl refuses it too
+            raise InputError(f"kubeconfig {path}{where}: a list or mapping used as a mapping key (YAML's "
+                             f"`? ...`): a kubeconfig's keys are names") from None
         raise InputError(f"kubeconfig {path}{where}: cannot be read as YAML") from None
 
 

@@ -13,8 +13,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
+from kubectl_pd import interrupt
 from kubectl_pd.errors import ClusterError
 
 if TYPE_CHECKING:  # mypy reads records' dataclass as the standard one (same semantics)
@@ -92,23 +94,110 @@ def _environment(spec: dict[str, Any], info: dict[str, Any]) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class _Finished:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+OUTPUT_BOUND = 16 << 20  # bytes of stdout or stderr kept: an ExecCredential is a few KiB
+_KILL_GRACE = 2.0  # seconds a killed plugin's group has to go before we stop waiting for it
+
+
 def _spawn(spec: dict[str, Any], argv: list[str], env: dict[str, str], interactive: bool, timeout: float | None,
-           shown: str) -> subprocess.CompletedProcess[bytes]:
+           shown: str) -> _Finished:
+    """Run the plugin; its output is taken once it has exited, whatever a child of it still holds open.
+
+    A non-interactive plugin runs in its own process group, killed with its children on timeout or Ctrl-C.
+    An interactive one stays in ours (the terminal's foreground group, the only one that may read the
+    terminal): the terminal's Ctrl-C reaches it and its children as it does under kubectl."""
     command = argv[0]
     try:
-        return subprocess.run(argv, env=env, capture_output=True, timeout=timeout,
-                              stdin=None if interactive else subprocess.DEVNULL, check=False)
+        proc = subprocess.Popen(argv, env=env, stdin=None if interactive else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                process_group=None if interactive else 0)
     except FileNotFoundError:
         hint = str(spec.get("installHint") or "").strip().splitlines()
         raise ClusterError(f"exec credential plugin {command!r} not found" +
                            (f": {hint[0]}" if hint else ": install it or fix the kubeconfig user")) from None
     except PermissionError:
         raise ClusterError(f"exec credential plugin {command!r} cannot be run (permission denied)") from None
-    except subprocess.TimeoutExpired:
-        raise ClusterError(f"exec credential plugin `{shown}` did not finish within {timeout:g}s "
-                           f"(--request-timeout)") from None
     except OSError as e:
         raise ClusterError(f"exec credential plugin {command!r} cannot be run ({e.strerror or e})") from None
+    group = not interactive
+    interrupt.adopt(proc, group)
+    try:
+        out, err = _collect(proc, timeout)
+    except BaseException:  # Ctrl-C (KeyboardInterrupt) or a bug: the plugin does not outlive us
+        _stop(proc, group)
+        raise
+    finally:
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    if out is None:
+        _stop(proc, group)
+        raise ClusterError(f"exec credential plugin `{shown}` did not finish within {timeout:g}s "
+                           f"(--request-timeout)")
+    interrupt.release(proc)
+    return _Finished(proc.returncode, out, err)
+
+
+def _collect(proc: subprocess.Popen[bytes], timeout: float | None) -> tuple[bytes | None, bytes]:
+    """The plugin's stdout and stderr once it has exited (None for stdout: the deadline passed first).
+
+    Read as they come (a plugin printing more than a pipe holds must not block), in slices of
+    interrupt.SLICE so that Ctrl-C and the deadline are seen; after the exit, what the pipes already hold
+    is taken without waiting for an end-of-file that a child holding them open would never give."""
+    import selectors
+
+    assert proc.stdout is not None and proc.stderr is not None
+    deadline = None if not timeout else time.monotonic() + timeout
+    got: dict[int, bytearray] = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    with selectors.DefaultSelector() as sel:
+        for fd in got:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        while True:
+            exited = proc.poll() is not None
+            _drain(sel, got, 0 if exited else interrupt.SLICE)
+            if exited:
+                return bytes(got[proc.stdout.fileno()]), bytes(got[proc.stderr.fileno()])
+            interrupt.check()
+            if deadline is not None and time.monotonic() >= deadline:
+                return None, b""
+
+
+def _drain(sel: Any, got: dict[int, bytearray], wait: float) -> None:
+    """Read what is ready; with wait 0, what the pipes hold now (until nothing is ready, or past the bound
+    of what is kept: a child writing on and on after the plugin's exit does not hold us)."""
+    for _ in range(2 * (OUTPUT_BOUND >> 16) + 2):
+        ready = sel.select(wait)
+        if not ready:
+            return
+        for key, _ in ready:
+            try:
+                data = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if not data:  # end of file: nobody holds this pipe any more
+                sel.unregister(key.fd)
+                continue
+            kept = got[key.fd]
+            kept += data[: max(0, OUTPUT_BOUND - len(kept))]
+        if wait or not sel.get_map():
+            return
+
+
+def _stop(proc: subprocess.Popen[bytes], group: bool) -> None:
+    """SIGKILL the plugin (its whole process group when it has one) and reap it."""
+    interrupt.kill(proc, group)
+    try:
+        proc.wait(_KILL_GRACE)
+    except subprocess.TimeoutExpired:
+        pass
+    interrupt.release(proc)
 
 
 def _parse(out: bytes, api_version: str, shown: str) -> Credential:

@@ -76,6 +76,7 @@ class Transport:
         self._auth: dict[str, str] | None = None
         self._token_read = 0.0
         self._exec: execcred.Credential | None = None
+        self._refreshing = False
         self.withheld = False  # credentials exist but were not sent (plain http://)
         self.warned: set[str] = set()  # Warning header texts printed (once each, as kubectl does)
 
@@ -109,11 +110,18 @@ class Transport:
                 if self._exec is None:
                     from kubectl_pd.cluster import execcred
 
-                    self._exec = execcred.run(ep.exec_spec, cluster=ep.cluster, server=ep.server,
-                                              base_dir=self.exec_dir, timeout=seconds)
+                    try:
+                        self._exec = execcred.run(ep.exec_spec, cluster=ep.cluster, server=ep.server,
+                                                  base_dir=self.exec_dir, timeout=seconds)
+                    except ClusterError as e:
+                        if not self._refreshing:
+                            raise
+                        raise ClusterError(f"the API server refused the exec credential (401 Unauthorized) and "
+                                           f"its refresh failed: {e.message}") from None
+                    self._refreshing = False
                 token = token or self._exec.token
             if self._client_auth is not None:
-                headers.update(self._client_auth())
+                headers.update(_header_safe(self._client_auth(), ep.context))
             if token:
                 token = token.strip()
                 if not _HEADER_SAFE.fullmatch(token):
@@ -146,6 +154,7 @@ class Transport:
             if self._exec is None:
                 return False
             self._exec = None
+            self._refreshing = True  # the plugin's next run is a refresh: its failure says so
             self._auth = None
             self._manager = None  # a client certificate lives in the pool's TLS context
             return True
@@ -417,6 +426,17 @@ def _within(seconds: float, fn: Callable[[], T], on_timeout: Callable[[], Except
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _header_safe(headers: dict[str, str], context: str) -> dict[str, str]:
+    """The auth-provider's headers, refused when a value holds a control character (Go's net/http, under
+    kubectl, refuses to send such a header: an invalid header field value). The value is never shown."""
+    for name, value in headers.items():
+        if any(c < " " and c != "\t" or c == "\x7f" for c in str(value)):
+            raise PdError(f"the auth-provider of context {context!r} gave a header ({name}) with a control "
+                          f"character in its value (a line break or other): it cannot be sent; check the "
+                          f"kubeconfig user's auth-provider")
+    return headers
 
 
 def _read_token(path: str, context: str) -> str:

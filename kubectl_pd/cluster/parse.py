@@ -238,8 +238,7 @@ def _data(node: yaml.Node, loader: Any, file: str, depth: int) -> Any:
     if isinstance(node, yaml.MappingNode):
         if any(k.tag == _MERGE for k, _ in node.value):
             return _construct(node, loader, file)
-        return {(_scalar(k, loader, file) if isinstance(k, yaml.ScalarNode) else _construct(k, loader, file)):
-                _data(v, loader, file, depth + 1) for k, v in node.value}
+        return {_key(k, loader, file): _data(v, loader, file, depth + 1) for k, v in node.value}
     if isinstance(node, yaml.SequenceNode):
         return [_data(v, loader, file, depth + 1) for v in node.value]
     return _scalar(node, loader, file)
@@ -288,8 +287,7 @@ class _Careful:
                 lines: dict[Any, tuple[int, Lines]] = {}
                 for k, v in node.value:
                     kl = k.start_mark.line + 1
-                    name = (_scalar(k, self.loader, self.file) if isinstance(k, yaml.ScalarNode)
-                            else _construct(k, self.loader, self.file))
+                    name = _key(k, self.loader, self.file)
                     value, sub, n = self._build(v, kl, depth + 1)
                     data[name], lines[name] = value, (kl, sub)
                     size += n
@@ -307,6 +305,16 @@ class _Careful:
         self.open.discard(key)
         self.memo[key] = out
         return out
+
+
+def _key(node: yaml.Node, loader: Any, file: str) -> Any:
+    """A mapping key: a scalar. A list or mapping as a key (YAML's `? [a, b]`) has no JSON form: kubectl
+    refuses it too (sigs.k8s.io/yaml: invalid map key)."""
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(node, loader, file)
+    shape = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
+    raise InputError(f"{file}:{node.start_mark.line + 1}: a {shape} used as a mapping key (YAML's `? ...`): "
+                     f"no Kubernetes object has one")
 
 
 def _scalar(node: yaml.Node, loader: Any, file: str) -> Any:
@@ -374,6 +382,8 @@ def json_documents(text: str, file: str) -> Iterator[Parsed]:
     """The one JSON value of a file, parsed once; a List's items keep their own offsets."""
     try:
         data, spans = _json_top(text)
+        if _too_deep_json(text, data, spans):
+            raise RecursionError
     except json.JSONDecodeError as e:
         raise InputError(f"{file}:{e.lineno}: malformed JSON: {e.msg}") from None
     except RecursionError:
@@ -414,6 +424,39 @@ class _JsonList:
             i = path[1]
             return JsonSpanFinder(self.whole.text, self.spans[i], self.lines[i], path[2:], self.whole.cache)
         return self.whole.at(path)
+
+
+# The C decoder nests as deep as the recursion limit lets it (about 1,000): deeper than MAX_DEPTH is found
+# afterwards, by walking only what has more than MAX_DEPTH opening brackets in its text (C-speed counts:
+# a real object has a few dozen, so a List's items are almost never walked).
+def _too_deep_json(text: str, data: Any, spans: list[int] | None) -> bool:
+    items = data.get("items") if spans and isinstance(data, dict) else None
+    if not isinstance(items, list) or len(items) != len(spans or ()):
+        return _opens(text, 0, len(text)) > MAX_DEPTH and _deeper_than(data, MAX_DEPTH)
+    assert spans is not None
+    rest = {k: v for k, v in data.items() if k != "items"}
+    if _deeper_than(rest, MAX_DEPTH):
+        return True
+    ends = [*spans[1:], len(text)]
+    level = MAX_DEPTH - 2  # an item is the third level: the List, its items, the item
+    return any(_opens(text, start, end) > level and _deeper_than(item, level)
+               for item, start, end in zip(items, spans, ends, strict=False))
+
+
+def _opens(text: str, start: int, end: int) -> int:
+    return text.count("{", start, end) + text.count("[", start, end)
+
+
+def _deeper_than(root: Any, limit: int) -> bool:
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for v in node.values() if type(node) is dict else node if type(node) is list else ():
+            if type(v) is dict or type(v) is list:
+                stack.append((v, depth + 1))
+    return False
 
 
 def _json_top(text: str) -> tuple[Any, list[int] | None]:

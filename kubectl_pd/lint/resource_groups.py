@@ -45,6 +45,17 @@ def quantity(raw: object) -> Fraction | None:
     return None
 
 
+_EXPONENT_RE = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE]([+-]?[0-9]{1,19})$")
+
+
+def _past_our_bound(raw: object) -> bool:
+    """A decimal exponent past kueue/quantity.py's MAX_EXPONENT (`1e400`) that the API server parses all the
+    same: resource.ParseQuantity reads any exponent that fits an int64 (quantity.go@009f4971a05ddf1edc5616e
+    ab805f5b79017da08, ParseQuantity). Its size stays unknown to the rest of lint (no comparison is made)."""
+    m = _EXPONENT_RE.match(raw) if isinstance(raw, str) else None
+    return m is not None and abs(int(m.group(1))) <= 2**63 - 1
+
+
 def _rewritten(raw: object) -> bool:
     """A value the schema refuses but Kueue's defaulting webhook decodes as a quantity (as resource.Quantity's
     JSON decoding does: a number, or text once the blanks around it are trimmed)."""
@@ -403,6 +414,11 @@ def _check_quotas(ref: ObjectRef, fp: PathT, resources: list[dict[str, Any]], in
                 out.append(Finding("PD108", ref, path, refused, f"{format_path(path)}: {refused}"))
                 continue
             q = quantity(raw)
+            if q is None and _past_our_bound(raw):  # the API server parses it: its sign is all we know
+                if str(raw).startswith("-") and any(c in "123456789" for c in str(raw).split("e")[0].split("E")[0]):
+                    kq = f"Invalid value: {_q(raw)}: must be greater than or equal to 0"
+                    out.append(Finding("PD108", ref, path, kq, f"{format_path(path)}: {kq}"))
+                continue
             if raw is None or q is None:
                 if raw is None:
                     kq = "Required value"
