@@ -132,9 +132,14 @@ _CELL = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "
                 | st.sampled_from([" ", "-", "/", "…"]), max_size=12)
 
 
+# the headers plain_table is given are the printers' column names: no surrounding white space (tabulate keeps
+# such space in a header's width, and with no rows in its text, which no caller asks for)
+_HEADER = _CELL.map(str.strip)
+
+
 @given(st.integers(min_value=1, max_value=6).flatmap(
     lambda n: st.tuples(st.lists(st.lists(_CELL, min_size=n, max_size=n), max_size=8),
-                        st.none() | st.lists(_CELL, min_size=n, max_size=n))))
+                        st.none() | st.lists(_HEADER, min_size=n, max_size=n))))
 @settings(max_examples=300, deadline=None)
 def test_plain_table_is_tabulate_s(case: tuple[list[list[str]], list[str] | None]) -> None:
     from tabulate import tabulate  # type: ignore[import-untyped]
