@@ -59,7 +59,7 @@ DEFAULTS = KueueConfig()
 
 def parse(text: str, source: str = "file") -> KueueConfig:
     """A Configuration document; ValueError when it is not one."""
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     try:
         doc = yaml.safe_load(text)
@@ -114,7 +114,7 @@ def from_file(path: str) -> KueueConfig:
             text = f.read()
     except OSError as e:
         raise InputError(f"--kueue-config {path}: {e.strerror or 'cannot be read'}") from None
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     try:
         doc = yaml.safe_load(text)

@@ -109,7 +109,7 @@ def _parsed(cache: dict[tuple[str, int], Any], kind: str, obj: Obj, parse: Calla
     hit = cache.get(key)
     if hit is None or hit[0] is not obj:
         hit = cache[key] = (obj, parse(obj))
-    return hit[1]  # type: ignore[no-any-return]
+    return hit[1]
 
 
 @dataclass
