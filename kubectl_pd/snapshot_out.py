@@ -46,8 +46,6 @@ class Recorder:
         self.not_served: list[str] = []  # raw paths answered 404
         self.failed: list[dict[str, Any]] = []  # the reads that failed: what, and the error (replayed)
         self._lock = threading.Lock()
-        if hasattr(inner, "get_raw"):
-            self.get_raw = self._get_raw
 
     def __getattr__(self, name: str) -> Any:  # served_versions, context_name, server, parallel ...
         return getattr(self.inner, name)
@@ -95,7 +93,7 @@ class Recorder:
             self.keep(o)
         return objs  # type: ignore[no-any-return]
 
-    def _get_raw(self, path: str, query: dict[str, Any] | None = None, **kw: Any) -> Any:
+    def get_raw(self, path: str, query: dict[str, Any] | None = None, **kw: Any) -> Any:
         try:
             doc = self.inner.get_raw(path, query, **kw)
         except Exception as e:

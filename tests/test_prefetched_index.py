@@ -1,4 +1,4 @@
-"""The run memo's indexes (pending/gather.PrefetchedSource) answer exactly what a scan of the listed objects
+"""The run memo's indexes (cluster/prefetch.PrefetchedSource) answer exactly what a scan of the listed objects
 answers: a GET by name and namespace, a list by namespace and label selector, in list order.
 
 The reference is the plain scan the memo did before it had indexes (`_select` over every object, the first
@@ -13,8 +13,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubectl_pd.cluster.prefetch import PrefetchedSource, _one_equality, _select
 from kubectl_pd.cluster.source import name_of, namespace_of
-from kubectl_pd.pending.gather import PrefetchedSource, _one_equality, _select
 
 
 class _Nothing:

@@ -6,7 +6,7 @@ Apart from source.py because `typing.Protocol` imports typing, which a Tab press
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from kubectl_pd.cluster.source import Obj, Origin, PathT
 
@@ -30,6 +30,10 @@ class Source(Protocol):
     `reduce` to each object as it is read (a live list: as each page of 500 arrives); None drops it.
     A field selector is applied as the API server applies it (an absent field is ""); a live server may
     refuse one it does not declare (FieldSelectorUnsupported).
+
+    `get_raw` GETs any API path (the visibility API, a ConfigMap, OpenAPI v3, a Deployment) and returns
+    the JSON object, None on 404. Only a live cluster serves paths: a Source with `is_live` False raises a
+    PdError (a snapshot holds objects, not answers to paths), so callers ask `is_live` first.
     """
 
     is_live: bool
@@ -45,5 +49,8 @@ class Source(Protocol):
         *,
         reduce: Callable[[Obj], Obj | None] | None = None,
     ) -> list[Obj]: ...
+
+    def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",
+                namespace: str | None = None) -> Obj | None: ...
 
     def origin(self, obj: Obj) -> Origin: ...

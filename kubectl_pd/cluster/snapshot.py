@@ -17,7 +17,7 @@ from kubectl_pd.cluster.parse import Parsed, json_documents, looks_like_json, ya
 from kubectl_pd.cluster.protocols import LineFinder
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
 from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
-from kubectl_pd.errors import InputError
+from kubectl_pd.errors import InputError, PdError
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.records import dataclass
 
@@ -324,6 +324,11 @@ class SnapshotSource:
                 if kept is not None:
                     out.append(kept)
         return out
+
+    def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",
+                namespace: str | None = None) -> Obj | None:
+        """Files hold objects, not a server's answers to paths: never a guessed answer (callers ask is_live)."""
+        raise PdError(f"a snapshot serves no API paths ({resource or path})")
 
     def origin(self, obj: Obj) -> Origin:
         return self._origins.get(id(obj)) or Origin("<unknown>")

@@ -152,11 +152,10 @@ def _kueue_version(rec: Recorder) -> str:
     """The tag of Kueue's controller image (kueue-system/kueue-controller-manager), else "unknown"."""
     from kubectl_pd.errors import PdError
 
-    get_raw = getattr(rec.inner, "get_raw", None)
-    if get_raw is None:
+    if not rec.inner.is_live:  # a snapshot of a snapshot: no server to ask
         return "unknown"
     try:
-        doc = get_raw(KUEUE_DEPLOYMENT, resource="deployments", namespace="kueue-system")
+        doc = rec.inner.get_raw(KUEUE_DEPLOYMENT, resource="deployments", namespace="kueue-system")
     except PdError:
         return "unknown"
     containers = ((((doc or {}).get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers")

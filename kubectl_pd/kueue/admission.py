@@ -23,11 +23,13 @@ from kubectl_pd.kueue.model import (
     TRY_NEXT_FLAVOR,
     ClusterQueue,
     FlavorFungibility,
+    FlavorQuotas,
     FlavorResource,
     LimitRangeItem,
     PodSet,
     Requirement,
     ResourceFlavor,
+    ResourceGroup,
     ResourceQuota,
     Snapshot,
     Taint,
@@ -319,11 +321,11 @@ class _Node:
                 yield from c.cluster_queues()
 
 
-def _quota_map(groups: tuple) -> dict[FlavorResource, ResourceQuota]:
+def _quota_map(groups: tuple[ResourceGroup, ...]) -> dict[FlavorResource, ResourceQuota]:
     return {(f.name, r.name): r for g in groups for f in g.flavors for r in f.resources}
 
 
-def _node(name: str, groups: tuple, is_cq: bool = False, weight: Fraction = Fraction(1)) -> _Node:
+def _node(name: str, groups: tuple[ResourceGroup, ...], is_cq: bool = False, weight: Fraction = Fraction(1)) -> _Node:
     quotas = _quota_map(groups)
     return _Node(name, quotas, is_cq=is_cq, weight=weight, nominal={fr: q.nominal for fr, q in quotas.items()},
                  lending={fr: q.lending_limit for fr, q in quotas.items() if q.lending_limit is not None},
@@ -609,7 +611,8 @@ class _Assigner:
         return _P_NOFIT, borrow, replace(base, outcome=NO_FIT_NOW, needed=needed, borrow=borrow)
 
     def find(self, members: list[PodSetDemand], requests: Mapping[str, Fraction], covered: tuple[str, ...],
-             flavors: tuple, assumed: Mapping[FlavorResource, Fraction], priority: int) -> GroupResult:
+             flavors: tuple[FlavorQuotas, ...], assumed: Mapping[FlavorResource, Fraction], priority: int,
+             ) -> GroupResult:
         """Kueue's findFlavorForPodSets for one resource group."""
         ff = self.cq.fungibility
         reqs = {r: q for r, q in requests.items() if r in covered}

@@ -59,7 +59,7 @@ DEFAULTS = KueueConfig()
 
 def parse(text: str, source: str = "file") -> KueueConfig:
     """A Configuration document; ValueError when it is not one."""
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     try:
         doc = yaml.safe_load(text)
@@ -114,7 +114,7 @@ def from_file(path: str) -> KueueConfig:
             text = f.read()
     except OSError as e:
         raise InputError(f"--kueue-config {path}: {e.strerror or 'cannot be read'}") from None
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     try:
         doc = yaml.safe_load(text)
@@ -135,11 +135,10 @@ def read(source: Any) -> KueueConfig:
     """From a Source: live through the API (403 -> defaults + note), a snapshot from its objects."""
     from kubectl_pd.errors import ForbiddenError, PdError
 
-    get_raw = getattr(source, "get_raw", None)
     try:
-        if get_raw is not None:
-            obj = get_raw(f"/api/v1/namespaces/{NAMESPACE}/configmaps/{CONFIGMAP}", resource="configmaps",
-                          namespace=NAMESPACE)
+        if getattr(source, "is_live", False):  # only a live cluster serves the path (cluster/protocols.Source)
+            obj = source.get_raw(f"/api/v1/namespaces/{NAMESPACE}/configmaps/{CONFIGMAP}", resource="configmaps",
+                                 namespace=NAMESPACE)
             return from_configmap(obj)
         obj = source.get("ConfigMap", CONFIGMAP, NAMESPACE)
         return from_configmap(obj) if obj is not None else KueueConfig(note=NOTE_DEFAULTS_UNREAD)

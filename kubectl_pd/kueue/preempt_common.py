@@ -143,9 +143,12 @@ def satisfies(policy: str, preemptor: Preemptor, cand: Admitted, buffer: bool = 
     return policy == ANY
 
 
-def ordering_key(cq: str, now: float) -> Callable[[Admitted], tuple]:
+OrderKey = tuple[bool, bool, int, float, str]  # what ordering_key sorts candidates by
+
+
+def ordering_key(cq: str, now: float) -> Callable[[Admitted], OrderKey]:
     """Kueue's CandidatesOrdering: evicted first, other queues first, lower priority, newer reservation."""
-    def key(w: Admitted) -> tuple:
+    def key(w: Admitted) -> OrderKey:
         reserved = now if w.reserved_at is None else w.reserved_at
         return (not w.evicted, w.cluster_queue == cq, w.priority, -reserved, w.uid)
     return key

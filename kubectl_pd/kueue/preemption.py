@@ -33,7 +33,7 @@ from kubectl_pd.kueue.preempt_common import LESS_THAN_INITIAL_SHARE as LESS_THAN
 from kubectl_pd.kueue.preempt_common import LESS_THAN_OR_EQUAL_TO_FINAL_SHARE as LESS_THAN_OR_EQUAL_TO_FINAL_SHARE
 from kubectl_pd.kueue.preempt_common import LOWER_OR_NEWER_EQUAL as LOWER_OR_NEWER_EQUAL
 from kubectl_pd.kueue.preempt_common import LOWER_PRIORITY as LOWER_PRIORITY
-from kubectl_pd.kueue.preempt_common import REASON, Candidate
+from kubectl_pd.kueue.preempt_common import REASON, Candidate, OrderKey
 from kubectl_pd.kueue.preempt_common import Admitted as Admitted
 from kubectl_pd.kueue.preempt_common import Ctx as Ctx
 from kubectl_pd.kueue.preempt_common import Preemptor as Preemptor
@@ -98,7 +98,7 @@ def admitted_of(obj: Any) -> Admitted | None:
 # ---------------------------------------------------------------------------------------- policy
 
 
-def _split(cands: list[Candidate], key: Callable[[Admitted], tuple]) -> tuple[list[Candidate], list[Candidate]]:
+def _split(cands: list[Candidate], key: Callable[[Admitted], OrderKey]) -> tuple[list[Candidate], list[Candidate]]:
     cands.sort(key=lambda c: key(c.wl))
     return [c for c in cands if c.wl.evicted], [c for c in cands if not c.wl.evicted]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, Workload, pod_set_of_spec
@@ -380,7 +381,7 @@ def _lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, st
                    borrowed=max(in_use - bar.nominal, Fraction(0)))
 
 
-def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, dict],
+def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, dict[str, Any]],
                     size_of: Mapping[str, int], limit_ranges: tuple[LimitRangeItem, ...] = (),
                     ) -> list[tuple[RoleDemand, ad.PodSetDemand]]:
     """A Workload's pod sets as demands. A trimmed pod set (no containers) is measured by its role's Pods;
@@ -400,7 +401,7 @@ def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_sp
     return out
 
 
-def spec_demand(role: str, group: str, count: int, spec: dict, size: int,
+def spec_demand(role: str, group: str, count: int, spec: dict[str, Any], size: int,
                 limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[RoleDemand, ad.PodSetDemand]:
     """What Kueue would compose from a role's Pods (no Workload yet): one pod set per role."""
     psd = ad.demand_of_pod_set(pod_set_of_spec(role, count, spec), role, limit_ranges=limit_ranges)

@@ -64,6 +64,7 @@ from kubectl_pd.pending.roles import (
     role_size,
     runnable,
 )
+from kubectl_pd.pending.say import OnFlavor
 from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
 from kubectl_pd.records import dataclass
 from kubectl_pd.registry import reason_priority
@@ -612,9 +613,8 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: l
         able = [f for f in fits if f.matches and (f.pods or 0) > 0]
         params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
         node_fit = (len(fits), len(able), sum(f.pods or 0 for f in able))
-    msg = say("pods.unschedulable", role=role, refused=len(refused), pods=len(pods),
-              flavor=flavors[0] if flavors else None, causes=list(first.causes), scheduler=first.message,
-              nodes=first.nodes, ignored=dict(ignored), node_fit=node_fit)
+    msg = say("pods.unschedulable", role=role, refused=len(refused), pods=len(pods), scheduler=first,
+              where=OnFlavor(flavors[0] if flavors else None, dict(ignored), node_fit))
     return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
                   params=params, hint=hint or say("next.describe-pod", pod=name_of(p0), ns=facts.target.namespace))
 

@@ -5,7 +5,7 @@ Workloads by a direct GET of the group name (Kueue names a group's Workload afte
 events by field selector, queues and flavors by name. Nothing here lists every Workload. Optional
 reads that RBAC refuses (events, the visibility API, cluster-scoped queues) become notes.
 
-Reads that do not depend on each other go out together (at most PARALLEL at a time) on a live
+Reads that do not depend on each other go out together (at most cluster/prefetch.PARALLEL at a time) on a live
 cluster; results are merged in a fixed order, so the output never depends on which answer came first.
 A failed read that the verdict depends on (a pod group's Workload) is recorded in `Facts.incomplete`:
 it is never evidence that the group is admitted or missing.
@@ -14,15 +14,14 @@ it is never evidence that the group is admitted or missing.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kubectl_pd import kube
 from kubectl_pd.cluster import kinds
+from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt, together
 from kubectl_pd.cluster.protocols import Source
-from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
-from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
+from kubectl_pd.cluster.source import Obj, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
 from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue.model import (
@@ -53,9 +52,6 @@ MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not 
 MAX_FLAVORS = 4
 MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
-PARALLEL = 4  # concurrent reads of one diagnosis on a live cluster
-WIDEN_AT = 2  # no TARGET: from this many namespaces with targets, LocalQueues and LimitRanges are listed once
-INVOLVED_NAME = "involvedObject.name"
 
 T = TypeVar("T")
 
@@ -113,7 +109,7 @@ def _parsed(cache: dict[tuple[str, int], Any], kind: str, obj: Obj, parse: Calla
     hit = cache.get(key)
     if hit is None or hit[0] is not obj:
         hit = cache[key] = (obj, parse(obj))
-    return hit[1]  # type: ignore[no-any-return]
+    return hit[1]
 
 
 @dataclass
@@ -192,7 +188,7 @@ class _FactReader:
         self.facts = facts
 
     def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
-        return self._settle(what, _attempt(fn), default, dependent)
+        return self._settle(what, attempt(fn), default, dependent)
 
     def _settle(self, what: Read, result: tuple[bool, Any], default: T, dependent: bool) -> tuple[T, bool]:
         ok, value = result
@@ -213,8 +209,8 @@ class _FactReader:
     def many(self, calls: list[Call]) -> list[tuple[Any, bool]]:
         """Run (what, fn, default, dependent) calls together; settle them in the order given."""
         if not (self.facts.live and _parallel(self.source)) or len(calls) <= 1:  # one after another
-            return [self._settle(what, _attempt(fn), default, dep) for what, fn, default, dep in calls]
-        results = _together([c[1] for c in calls], True)
+            return [self._settle(what, attempt(fn), default, dep) for what, fn, default, dep in calls]
+        results = together([c[1] for c in calls], True)
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
 
@@ -235,42 +231,10 @@ class _FactReader:
                 table[n] = obj
 
 
-def _attempt(fn: Callable[[], T]) -> tuple[bool, Any]:
-    try:
-        return True, fn()
-    except Exception as e:  # settled by the caller: PdError becomes a note, anything else is re-raised
-        return False, e
-
-
 def _parallel(source: Source) -> bool:
     """Whether reads through `source` are worth threads: not through a run's memo (PrefetchedSource),
     where nearly every read is answered from memory (2,000 targets started 8,000 threads for it)."""
     return bool(getattr(source, "parallel", True))
-
-
-def _together(fns: list[Callable[[], Any]], live: bool) -> list[tuple[bool, Any]]:
-    """Results of fns, in order; concurrently (bounded) when the source is a live cluster."""
-    if len(fns) <= 1 or not live:
-        return [_attempt(f) for f in fns]
-    results: list[tuple[bool, Any]] = [(False, None)] * len(fns)
-    todo = iter(enumerate(fns))
-    lock = threading.Lock()
-
-    def worker() -> None:  # plain threads: concurrent.futures would also load logging
-        while True:
-            with lock:
-                job = next(todo, None)
-            if job is None:
-                return
-            results[job[0]] = _attempt(job[1])
-
-    from kubectl_pd import interrupt
-
-    # workers never take SIGINT, and the joins look for Ctrl-C every interrupt.SLICE seconds
-    threads = [interrupt.thread(worker, "kubectl-pd-read") for _ in range(min(PARALLEL, len(fns)))]
-    for t in threads:
-        interrupt.join(t)
-    return results
 
 
 def _owned_by_md(pod: Obj, md_name: str) -> bool:
@@ -308,7 +272,7 @@ def gather(source: Source, target: Target, *, strict: bool = True,
 def _read_deployment(rd: _FactReader, target: Target) -> None:
     """The deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone."""
     source, facts, ns = rd.source, rd.facts, target.namespace
-    (md_ok, md), (pods_ok, pods) = _together([
+    (md_ok, md), (pods_ok, pods) = together([
         lambda: source.get("ModelDeployment", target.name, ns),
         lambda: source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")],
         facts.live and _parallel(source))
@@ -732,13 +696,13 @@ def _node_lister(source: Source, selector: str) -> Callable[[], list[Obj]]:
 
 
 def _raw_getter(source: Source, path: str) -> Callable[[], Any]:
-    return lambda: source.get_raw(path, resource="clusterqueues/pendingworkloads")  # type: ignore[attr-defined]
+    return lambda: source.get_raw(path, resource="clusterqueues/pendingworkloads")
 
 
 def _visibility_calls(rd: _FactReader, cq_names: list[str]) -> list[tuple[str, Call]]:
     """The visibility API's pending workloads of each ClusterQueue, on a live cluster."""
     facts, source = rd.facts, rd.source
-    if not _waiting(facts) or not (facts.live and hasattr(source, "get_raw")):
+    if not _waiting(facts) or not facts.live:
         return []
     out: list[tuple[str, Call]] = []
     for cq in cq_names[:2]:
@@ -752,7 +716,7 @@ def _visibility_calls(rd: _FactReader, cq_names: list[str]) -> list[tuple[str, C
 
 def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
     facts = rd.facts
-    if not _waiting(facts) or (facts.live and hasattr(rd.source, "get_raw")):
+    if not _waiting(facts) or facts.live:
         return
     replay = _replay_of(rd.source)
     for cq in cq_names[:2]:
@@ -799,207 +763,6 @@ def _snapshot_summaries(source: Source) -> list[Obj]:
         return []
 
 
-# -- a Source that answers from lists read once (no-target mode) ---------------------------------------
-
-Objs = list[Obj]  # (a method named `list` shadows the builtin inside the class below)
-
-
-_KINDS: dict[str, str] = {}  # what the reads name a kind -> its Kind (`Event`, `pods`, ...)
-
-
-class PrefetchedSource:
-    """The memo of one run with no TARGET: kinds listed up front answer from memory; every other read goes
-    once through `inner` and is remembered, a failure (403, 404, an API not served, ...) exactly like a
-    success, so N targets in a namespace cost its reads once, not N times. Events are listed once per
-    namespace and filtered here by each target's field selector. A new instance per run (and per --watch
-    tick): nothing is remembered across runs."""
-
-    parallel = False  # reads one after another: most are answered from memory
-
-    def __init__(self, inner: Source, prefetched: dict[str, list[Obj]]) -> None:
-        self.inner = inner
-        self.is_live = inner.is_live
-        self.prefetched = prefetched
-        self._by_name: dict[str, dict[str, list[Obj]]] = {}  # kind -> name -> its objects (built on first get)
-        self._memo: dict[tuple[Any, ...], tuple[bool, Any]] = {}
-        self.failed: dict[tuple[Read, str | None], PdError] = {}  # (what, namespace) -> the error, in order
-        self._by_involved: dict[str, dict[str, list[Obj]]] = {}  # namespace -> involvedObject.name -> events
-        self._locks: dict[tuple[Any, ...], threading.Lock] = {}
-        self._got: dict[tuple[str, str, str | None], Obj | None] = {}  # (kind, name, namespace) -> get's answer
-        self._by_namespace: dict[str, dict[str | None, list[Obj]]] = {}  # kind -> namespace -> its objects
-        self._by_label: dict[tuple[str, str | None, str], dict[str, list[Obj]]] = {}  # (kind, ns, key) -> value ->
-        if hasattr(inner, "get_raw"):
-            self.get_raw = self._get_raw  # type: ignore[method-assign]
-
-    def _kind(self, kind: str) -> str:
-        k = _KINDS.get(kind)
-        if k is None:
-            found = kinds.lookup(kind)
-            k = _KINDS[kind] = found.kind if found else kind
-        return k
-
-    def _fill(self, key: tuple[Any, ...], read: Callable[[], Any]) -> tuple[bool, Any]:
-        hit = self._memo.get(key)
-        if hit is None:
-            with self._locks.setdefault(key, threading.Lock()):  # reads that run together ask once
-                hit = self._memo.get(key)
-                if hit is None:
-                    hit = self._memo[key] = _attempt(read)
-        return hit
-
-    def _once(self, key: tuple[Any, ...], what: Callable[[], tuple[Read, str | None]], read: Callable[[], T]) -> T:
-        ok, value = self._fill(key, read)
-        if not ok:  # a failure is the run's to report once a diagnosis has needed it (not when only warmed)
-            if isinstance(value, PdError) and not isinstance(value, NotFoundError):
-                self.failed.setdefault(what(), value)
-            raise value
-        return value  # type: ignore[no-any-return]
-
-    def warm(self, namespaces: list[str]) -> None:
-        """Before the targets are diagnosed one after another: the reads every namespace of `namespaces`
-        will ask for. Its LocalQueues and LimitRanges: with targets in more than one namespace, one
-        cluster-wide list of each (few, small objects) answers them all; where such a list is refused or
-        fails, each namespace is read as before. Its Events (one list per namespace, as before): read
-        concurrently now, so a cluster's round-trip time is paid about once per PARALLEL namespaces, not once
-        per namespace; a failure is remembered, and reported only if a diagnosis needs that read."""
-        if not self.is_live or not namespaces:
-            return
-        wide = ["LocalQueue", "LimitRange"] if len(namespaces) >= WIDEN_AT else []
-        results = _together([functools.partial(self.inner.list, kind, reduce=slimmer(self.inner)) for kind in wide]
-                            + [self._event_filler(ns) for ns in namespaces], live=True)
-        for kind, (ok, objs) in zip(wide, results, strict=False):
-            if ok:
-                self.prefetched[kind] = objs
-
-    def _event_filler(self, ns: str) -> Callable[[], tuple[bool, Any]]:
-        return lambda: self._fill(("list", "Event", ns, None, None),
-                                  lambda: self.inner.list("Event", ns, reduce=slimmer(self.inner)))
-
-    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        k = self._kind(kind)
-        if k in self.prefetched:
-            index = self._by_name.get(k)
-            if index is None:  # one pass over the listed objects, not one per get
-                index = {}
-                for o in self.prefetched[k]:
-                    index.setdefault(name_of(o), []).append(o)
-                self._by_name[k] = index
-            same = index.get(name, ())
-            if len(same) > 1:  # a name in many namespaces (every namespace's LocalQueue `main`)
-                return self._of_namespace(k, name, namespace, same)
-            return same[0] if same and (namespace is None or namespace_of(same[0]) in (None, namespace)) else None
-        key = ("get", k, name, namespace)
-        hit = self._memo.get(key)
-        if hit is not None and hit[0]:  # answered before: no closures to build
-            return hit[1]  # type: ignore[no-any-return]
-        return self._once(key, lambda: (Read(k, name), namespace), lambda: self.inner.get(kind, name, namespace))
-
-    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
-             field_selector: str | None = None, *,
-             reduce: Callable[[Obj], Obj | None] | None = None) -> Objs:
-        objs = self._list(kind, namespace, label_selector, field_selector)
-        if reduce is None:
-            return objs
-        return [r for r in map(reduce, objs) if r is not None]
-
-    def _list(self, kind: str, namespace: str | None, label_selector: str | None,
-              field_selector: str | None) -> Objs:
-        k = self._kind(kind)
-        if k in self.prefetched:
-            objs, exact = self._candidates(k, namespace, label_selector)
-            return list(objs) if exact and field_selector is None else _select(objs, namespace, label_selector,
-                                                                               field_selector)
-        if k == "Event" and namespace is not None and label_selector is None:  # one list per namespace
-            return self._events(kind, namespace, field_selector)
-        return self._once(("list", k, namespace, label_selector, field_selector),
-                          lambda: (Read(k, purpose="list"), namespace),
-                          lambda: self.inner.list(kind, namespace, label_selector, field_selector))
-
-    def _of_namespace(self, k: str, name: str, namespace: str | None, same: Objs) -> Obj | None:
-        """The first of the objects named `name` that is in `namespace` (or has none), remembered."""
-        key = (k, name, namespace)
-        if key not in self._got:
-            self._got[key] = next((o for o in same if namespace is None or namespace_of(o) in (None, namespace)),
-                                  None)
-        return self._got[key]
-
-    def _candidates(self, k: str, namespace: str | None, label_selector: str | None) -> tuple[Objs, bool]:
-        """The listed objects of kind `k` that may match, in list order, and whether they are exactly the
-        matches (the selector then need not run again): those of the namespace, and of those the ones with
-        the label a one-term `key=value` selector names (indexed on first use: 2,000 targets select their
-        Pods by group label without 2,000 scans of every Pod)."""
-        objs = self.prefetched[k]
-        if namespace is None:
-            return objs, False
-        by_ns = self._by_namespace.get(k)
-        if by_ns is None:
-            by_ns = self._by_namespace[k] = {}
-            for o in objs:
-                by_ns.setdefault(namespace_of(o), []).append(o)
-        if None in by_ns and len(by_ns) > 1:  # namespaced and unnamespaced objects mixed: keep list order
-            return objs, False
-        objs = by_ns.get(namespace, by_ns.get(None, []))
-        if not label_selector:
-            return objs, True
-        term = _one_equality(label_selector)
-        if term is None:
-            return objs, False
-        key, value = term
-        index = self._by_label.get((k, namespace, key))
-        if index is None:
-            index = self._by_label[(k, namespace, key)] = {}
-            for o in objs:
-                v = labels_of(o).get(key)
-                if isinstance(v, str):
-                    index.setdefault(v, []).append(o)
-        return index.get(value, []), True
-
-    def _events(self, kind: str, namespace: str, field_selector: str | None) -> Objs:
-        memo_key = ("list", "Event", namespace, None, None)
-        hit = self._memo.get(memo_key)
-        every = hit[1] if hit is not None and hit[0] else self._once(
-            memo_key, lambda: (Read("Event", purpose="list"), namespace),
-            lambda: self.inner.list(kind, namespace, reduce=slimmer(self.inner)))
-        head, sep, name = (field_selector or "").partition("=")
-        if head != INVOLVED_NAME or not sep or "," in name:
-            return _select(every, namespace, None, field_selector)
-        index = self._by_involved.get(namespace)
-        if index is None:  # a thousand targets look up their events by name, not by a thousand scans
-            index = {}
-            for e in every:
-                involved = e.get("involvedObject")
-                key = involved.get("name") if isinstance(involved, dict) else None
-                index.setdefault(key if isinstance(key, str) else "", []).append(e)
-            self._by_involved[namespace] = index
-        return list(index.get(name, []))
-
-    def _get_raw(self, path: str, query: dict[str, Any] | None = None, **kw: Any) -> Any:
-        return self._once(("raw", path), lambda: (Read("", path, purpose="raw"), None),
-                          lambda: self.inner.get_raw(path, query, **kw))  # type: ignore[attr-defined]
-
-    def origin(self, obj: Obj) -> Origin:
-        return self.inner.origin(obj)
-
-
-def _one_equality(selector: str | None) -> tuple[str, str] | None:
-    """(key, value) of a selector that is one `key=value` (or `key==value`) term, else None."""
-    if not selector or any(c in selector for c in ",!()") or selector.count("=") not in (1, 2):
-        return None
-    key, _, value = selector.partition("=")
-    value = value[1:] if value.startswith("=") else value
-    key, value = key.strip(), value.strip()
-    if not key or "=" in value or " " in key or " " in value:
-        return None
-    return key, value
-
-
-def _select(objs: list[Obj], namespace: str | None, label_selector: str | None,
-            field_selector: str | None) -> list[Obj]:
-    lab, fld = parse_label_selector(label_selector), parse_field_selector(field_selector)
-    return [o for o in objs if (namespace is None or namespace_of(o) in (None, namespace))
-            and lab(labels_of(o)) and fld(o)]
-
-
 def _admitted_or_finished(wl: Obj, parsed: dict[tuple[str, int], Any]) -> bool:
     """Parsed into the run's shared views, so the target's diagnosis parses it once."""
     w = _parsed(parsed, "Workload", wl, workload)
@@ -1025,7 +788,7 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             out.append(gather(pre, t, parsed=parsed))
         except NotFoundError:
             continue
-    notes.extend(_unread_note(what, ns, e) for (what, ns), e in pre.failed.items())
+    notes.extend(_unread_note(Read(f.kind, f.name, purpose=f.purpose), f.namespace, e) for f, e in pre.failed.items())
     return out, notes
 
 
@@ -1037,7 +800,7 @@ def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[O
         ("ModelDeployment", {}), ("Workload", {}), ("Pod", {"label_selector": GROUP_LABEL}),
         ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"})]
     notes: list[list[Say]] = [[] for _ in asks]
-    results = _together([functools.partial(_listed, source, kind, namespace, notes[i], **kw)
+    results = together([functools.partial(_listed, source, kind, namespace, notes[i], **kw)
                          for i, (kind, kw) in enumerate(asks)], bool(getattr(source, "is_live", False)))
     for ok, value in results:
         if not ok:

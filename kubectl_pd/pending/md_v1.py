@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.kueue.model import conditions_of, to_int
 from kubectl_pd.pending.model import Reason
-from kubectl_pd.pending.say import Say, say
+from kubectl_pd.pending.say import PartlyPreempted, Say, say
 
 if TYPE_CHECKING:
     from kubectl_pd.registry import ReasonCode
@@ -87,8 +87,9 @@ def operator_reasons(md: Obj | None, ours: list[Reason]) -> list[Reason]:
         code = ALWAYS[c.reason]
         extra = _preempted_in_part(md) if code == "PreemptedInPart" else {}
         params.update(extra)
-        return [Reason(code, say("operator.reason", code=code, md=name, ns=ns, message=c.message, **extra),
-                       hint=say("next.operator-reason", code=code, md=name, ns=ns, **extra), params=params)]
+        part = PartlyPreempted(**extra) if extra else None
+        return [Reason(code, say("operator.reason", code=code, md=name, ns=ns, message=c.message, part=part),
+                       hint=say("next.operator-reason", code=code, md=name, ns=ns, part=part), params=params)]
     if c.reason in FALLBACK:
         code = FALLBACK[c.reason]
         if any(r.code == code for r in ours):

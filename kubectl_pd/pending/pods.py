@@ -23,7 +23,7 @@ _FIT = lazy(r"^0/(?P<n>\d+) nodes are available:(?P<causes>.*?)\.?(?: preemption
 _CAUSE = lazy(r"^\s*(?P<n>\d+) (?P<cause>.+?)\s*$")
 
 
-def _d(x: object) -> dict:
+def _d(x: object) -> Obj:
     return x if isinstance(x, dict) else {}
 
 

@@ -216,7 +216,7 @@ def _role_table(d: Diagnosis, color: bool) -> list[str]:
             pods = f"{r.want} (what-if)"
         verdict = _paint(r.verdict, _COLORS.get(r.verdict, "0"), color)
         rows.append([r.name, r.kind, pods, _per_pod(r.requests), r.flavor or "-", verdict])
-    from tabulate import tabulate  # type: ignore[import-untyped]  # text output only: -o json never pays for it
+    from tabulate import tabulate  # text output only: -o json never pays for it
 
     table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
                      tablefmt="plain", disable_numparse=True)

@@ -3,9 +3,14 @@ printer, writes the sentence). A module of its own, below everything that speaks
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from kubectl_pd.records import dataclass, field
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from kubectl_pd.kueue.verdicts import Blocker
 
 # Every sentence pending/words.py writes (tests/test_pending_sentences.py holds the two equal)
 SentenceId = Literal[
@@ -63,3 +68,38 @@ class Read:
     name: str = ""
     namespace: str | None = None
     purpose: ReadPurpose = "get"
+
+
+# The values a sentence names together, grouped where several sentences (or many values) share them
+
+
+@dataclass(frozen=True)
+class QuotaAsk:
+    """What a role asks of the flavor that stops it ("short-of-quota", "over-capacity" and its summary): the
+    engine's blocker (resource, flavor, request, what the roles before it took, the quota's numbers) and the
+    role's Pods (`count`, `per_pod` of the resource each; None when the request is unread)."""
+
+    best: Blocker
+    count: int
+    per_pod: Fraction | None
+
+
+@dataclass(frozen=True)
+class OnFlavor:
+    """Where a role's unschedulable Pods were admitted ("pods.unschedulable"): the flavor (None: not known), the
+    nodeSelector keys Kueue ignored because the flavor does not declare them, and, when the flavor's nodes were
+    read, (nodes, nodes that carry what the pod selects, the Pods those could take)."""
+
+    flavor: str | None
+    ignored: dict[str, str]
+    node_fit: tuple[int, int, int] | None
+
+
+@dataclass(frozen=True)
+class PartlyPreempted:
+    """GPUStack's PreemptedInPart ("operator.reason", "next.operator-reason"): who still holds quota (role ->
+    replicas), on which ClusterQueues, and the kinds that lost every replica."""
+
+    held: dict[str, int] | None = None
+    queues: list[str] | None = None
+    lost_kinds: list[str] | None = None

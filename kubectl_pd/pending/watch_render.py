@@ -9,13 +9,14 @@ WORDS = {"pending": "pending", "changed": "still pending", "not-pending": "not p
 
 
 def table(rows: Rows, stamp: str) -> str:
-    from tabulate import tabulate  # type: ignore[import-untyped]
+    from tabulate import tabulate
 
     if not rows:
         return f"{stamp}  No pending deployments, pod groups or Workloads in any namespace.\n"
     body = [[ns, f"{KINDS.get(kind, kind)}/{name}", r[0], r[1], r[2]] for (ns, kind, name), r in sorted(rows.items())]
-    return f"{stamp}\n" + tabulate(body, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"],
-                                   tablefmt="plain", disable_numparse=True) + "\n"
+    text: str = tabulate(body, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",
+                         disable_numparse=True)
+    return f"{stamp}\n" + text + "\n"
 
 
 def line(stamp: str, change: str, key: tuple[str, str, str], row: Row | None) -> str:

@@ -11,13 +11,15 @@ from functools import lru_cache
 from typing import Any
 
 from kubectl_pd.cluster import kinds
+from kubectl_pd.kueue.admission import Invalid
 from kubectl_pd.kueue.quantity import format_cards, is_credits
 from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker, FlavorBar
 from kubectl_pd.kueue.words import attempt_text
 from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, IncompleteError, Target, Unread
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
+from kubectl_pd.pending.pods import Unschedulable
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
-from kubectl_pd.pending.say import Read
+from kubectl_pd.pending.say import OnFlavor, PartlyPreempted, QuotaAsk, Read
 
 TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group", "Pod": "pod"}
 
@@ -346,24 +348,20 @@ def _quota_unknown_quota(prefix: str, role: str, requested: Fraction | None, res
 
 
 @_sentence("invalid", role_first=True)
-def _invalid(prefix: str, role: str, container: str | None, rule: str, requested: Fraction | None,
-             limit: Fraction | None, resource: str) -> str:
-    where = f"container {container}" if container else "the pod"
-    bound = "its limit" if rule == "requests-exceed-limits" else "the namespace's LimitRange maximum"
-    return (f"{prefix}{role}: {where} requests {short(requested, resource)}, above {bound} "
-            f"({short(limit, resource)}): Kueue refuses it before trying any flavor")
+def _invalid(prefix: str, role: str, bad: Invalid) -> str:
+    where = f"container {bad.container}" if bad.container else "the pod"
+    bound = "its limit" if bad.rule == "requests-exceed-limits" else "the namespace's LimitRange maximum"
+    return (f"{prefix}{role}: {where} requests {short(bad.requested, bad.resource)}, above {bound} "
+            f"({short(bad.limit, bad.resource)}): Kueue refuses it before trying any flavor")
 
 
 @_sentence("short-of-quota", role_first=True)
-def _short_of_quota(prefix: str, role: str, resource: str, flavor: str, requested: Fraction | None,
-                    previous: Fraction | None, count: int, per_pod: Fraction | None, needed: Fraction | None,
-                    available: Fraction | None, nominal: Fraction | None, preempt: bool,
-                    own: dict[str, Any] | None) -> str:
-    res = resource
-    placed = f", {amount_of(previous, res)} of them for the roles before it" if previous else ""
-    msg = (f"{prefix}{role} needs {more(needed, res)} in flavor {flavor}: it asks "
-           f"{short(requested, res)}{_pods(count, per_pod, res)}; {amount_of(available, res)} "
-           f"{'are' if available != 1 else 'is'} free of {short(nominal, res)} nominal{placed}")
+def _short_of_quota(prefix: str, role: str, ask: QuotaAsk, preempt: bool, own: dict[str, Any] | None) -> str:
+    b, res = ask.best, ask.best.resource or ""
+    placed = f", {amount_of(b.previous, res)} of them for the roles before it" if b.previous else ""
+    msg = (f"{prefix}{role} needs {more(b.needed, res)} in flavor {b.flavor}: it asks "
+           f"{short(b.requested, res)}{_pods(ask.count, ask.per_pod, res)}; {amount_of(b.available, res)} "
+           f"{'are' if b.available != 1 else 'is'} free of {short(b.nominal, res)} nominal{placed}")
     if own is not None and "fits" in own:
         msg += f" (its Workload alone would fit flavor {own['fits']} now)"
     elif own is not None:
@@ -383,20 +381,18 @@ def _next_to(previous: Fraction | None, res: str) -> str:
 
 
 @_sentence("over-capacity", role_first=True)
-def _over_capacity(prefix: str, role: str, resource: str, flavor: str, requested: Fraction | None,
-                   previous: Fraction | None, count: int, per_pod: Fraction | None, capacity: Fraction | None) -> str:
-    res = resource
-    return (f"{prefix}{role} asks {short(requested, res)}{_pods(count, per_pod, res)}{_next_to(previous, res)} but "
-            f"flavor {flavor} can give at most {short(capacity, res)}: never admitted as configured")
+def _over_capacity(prefix: str, role: str, ask: QuotaAsk) -> str:
+    b, res = ask.best, ask.best.resource or ""
+    return (f"{prefix}{role} asks {short(b.requested, res)}{_pods(ask.count, ask.per_pod, res)}"
+            f"{_next_to(b.previous, res)} but flavor {b.flavor} can give at most {short(b.capacity, res)}: never "
+            f"admitted as configured")
 
 
 @_sentence("over-capacity.summary", role_first=True)
-def _over_capacity_summary(prefix: str, role: str, resource: str, flavor: str, requested: Fraction | None,
-                           previous: Fraction | None, count: int, per_pod: Fraction | None,
-                           capacity: Fraction | None) -> str:
-    res = resource
-    return (f"{prefix}{role} asks {short(requested, res)}{_next_to(previous, res)} but flavor {flavor} can give at "
-            f"most {short(capacity, res)}")
+def _over_capacity_summary(prefix: str, role: str, ask: QuotaAsk) -> str:
+    b, res = ask.best, ask.best.resource or ""
+    return (f"{prefix}{role} asks {short(b.requested, res)}{_next_to(b.previous, res)} but flavor {b.flavor} can "
+            f"give at most {short(b.capacity, res)}")
 
 
 @_sentence("retry-loop")
@@ -621,10 +617,9 @@ def _gated(role: str, gated: int, pods: int, gates: list[str], g: str) -> str:
 
 
 @_sentence("pods.unschedulable", role_first=True)
-def _unschedulable(role: str, refused: int, pods: int, flavor: str | None, causes: list[tuple[int, str]],
-                   scheduler: str, nodes: int | None, ignored: dict[str, str],
-                   node_fit: tuple[int, int, int] | None) -> str:
-    said = "; ".join(f"{n} {c}" for n, c in causes) or scheduler
+def _unschedulable(role: str, refused: int, pods: int, scheduler: Unschedulable, where: OnFlavor) -> str:
+    flavor, ignored, node_fit, nodes = where.flavor, where.ignored, where.node_fit, scheduler.nodes
+    said = "; ".join(f"{n} {c}" for n, c in scheduler.causes) or scheduler.message
     msg = (f"{role}: {refused} of {pods} pods admitted on flavor {flavor or '?'} but the kube-scheduler places "
            f"none: {said}" + (f" (of {nodes} nodes)" if nodes is not None else ""))
     if ignored:
@@ -956,9 +951,9 @@ def _roles_held(held: dict[str, int] | None) -> str:
 
 
 @_sentence("operator.reason")
-def _operator_reason(code: str, md: str, ns: str, message: str, held: dict[str, int] | None = None,
-                     queues: list[str] | None = None, lost_kinds: list[str] | None = None) -> str:
+def _operator_reason(code: str, md: str, ns: str, message: str, part: PartlyPreempted | None = None) -> str:
     if code == "PreemptedInPart":
+        held, queues, lost_kinds = (part.held, part.queues, part.lost_kinds) if part else (None, None, None)
         lost = (f"; no {', '.join(lost_kinds)} replica is admitted, so a whole role is lost, not only capacity"
                 if lost_kinds else "")
         where = f" in ClusterQueue {', '.join(queues)}" if queues else ""
@@ -977,8 +972,7 @@ def _operator_reason(code: str, md: str, ns: str, message: str, held: dict[str, 
 
 
 @_sentence("next.operator-reason")
-def _next_operator_reason(code: str, md: str, ns: str, held: dict[str, int] | None = None,
-                          queues: list[str] | None = None, lost_kinds: list[str] | None = None) -> str:
+def _next_operator_reason(code: str, md: str, ns: str, part: PartlyPreempted | None = None) -> str:
     if code == "PreemptedInPart":
         return (f"three ways out: add capacity (the reclaimed replicas are admitted again on their own); delete and "
                 f"recreate md/{md} -n {ns} (that releases the quota the kept replicas hold); or move the roles onto "

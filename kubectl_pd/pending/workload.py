@@ -20,6 +20,7 @@ from kubectl_pd.pending.gather import Facts
 from kubectl_pd.pending.model import Reason, Say, say
 from kubectl_pd.pending.queues import structural
 from kubectl_pd.pending.roles import Unit, pod_role, podset_role
+from kubectl_pd.pending.say import QuotaAsk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,8 +74,7 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
 
 
 def _invalid_reason(role: str, bad: Any, kueue: str | None, wl: str, prefix: str) -> Reason:
-    return Reason("InvalidResources", say("invalid", prefix=prefix, role=role, container=bad.container, rule=bad.rule,
-                                          requested=bad.requested, limit=bad.limit, resource=bad.resource),
+    return Reason("InvalidResources", say("invalid", prefix=prefix, role=role, bad=bad),
                   role=role, workload=wl, kueue_message=kueue, resource=bad.resource, requested=bad.requested,
                   params={"rule": bad.rule, "container": bad.container, "limit": bad.limit},
                   hint=say("next.lower-request", role=role, resource=bad.resource, limit=bad.limit))
@@ -94,19 +94,18 @@ def _quota_reason(v: vd.PodSetVerdict, best: vd.Blocker, kueue: str | None, wl: 
         hint = say("next.read-quota", unknown=best.unknown, resource=res, flavor=best.flavor)
         return Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res,
                       flavor=best.flavor, requested=best.requested, hint=hint, params=params)
-    numbers = {"prefix": prefix, "role": role, "resource": res, "flavor": best.flavor, "requested": best.requested,
-               "previous": best.previous, "count": d.count, "per_pod": per_pod}
+    ask = QuotaAsk(best, d.count, per_pod)
     if v.code in ("QuotaExhausted", "NeedsPreemption"):
         hint = _short_of_quota_hint(v, best)
         own = vd.blocker(v.own) if v.own is not None else None
-        msg = say("short-of-quota", **numbers, needed=best.needed, available=best.available, nominal=best.nominal,
-                  preempt=v.code == "NeedsPreemption", own=_own(v, own))
+        msg = say("short-of-quota", prefix=prefix, role=role, ask=ask, preempt=v.code == "NeedsPreemption",
+                  own=_own(v, own))
         summary = say("short-of-quota.summary", prefix=prefix, role=role, needed=best.needed, resource=res,
                       flavor=best.flavor)
     else:
-        msg = say("over-capacity", **numbers, capacity=best.capacity)
+        msg = say("over-capacity", prefix=prefix, role=role, ask=ask)
         hint = say("next.raise-nominal-of", resource=res, flavor=best.flavor, needed=best.needed)
-        summary = say("over-capacity.summary", **numbers, capacity=best.capacity)
+        summary = say("over-capacity.summary", prefix=prefix, role=role, ask=ask)
     return Reason(v.code or "Unknown", msg, role=role, workload=wl, kueue_message=kueue, resource=res,
                   flavor=best.flavor, requested=best.requested, available=best.available, needed=best.needed,
                   hint=hint, params=params, summary=summary)
