@@ -320,6 +320,9 @@ def test_a_gzip_answer_through_the_cli(cli: Callable, apiserver: Callable) -> No
     _, zipped = apiserver(CQ, gzip=True)
     a, b = cli(["lint", "-o", "json"], env=plain), cli(["lint", "-o", "json"], env=zipped)
     assert (a.exit_code, a.stdout) == (b.exit_code, b.stdout) and "error" not in b.stderr
+    # read, and said once (issue 30: gzip never asked for is no longer inflated without a word)
+    said = [ln for ln in b.stderr.splitlines() if "Content-Encoding gzip" in ln]
+    assert len(said) == 1 and said[0].startswith("warning: ") and "Content-Encoding" not in a.stderr
 
 
 def test_a_fault_with_surplus_bytes_leaves_the_answer_right(apiserver: Callable, tmp_path: Path) -> None:

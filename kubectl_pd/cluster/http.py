@@ -262,6 +262,19 @@ class Transport:
         return BrokenAnswer(f"the API server at {self.ep.origin} broke off its answer to {method} "
                             f"{path} ({describe(e)}): retry, or check the network")
 
+    def _unasked_encoding(self, encoding: str) -> None:
+        """A body encoded although the request asked for identity (a proxy or middlebox in the way): read
+        inflated, under the same bound, as kubectl (which asks for gzip) reads it, and said once per run."""
+        key = "\0content-encoding"  # not a Warning header's text
+        if key in self.warned:
+            return
+        self.warned.add(key)
+        shown = "".join(c if " " <= c <= "~" else "?" for c in encoding[:40])
+        sys.stderr.write(f"warning: the API server at {self.ep.origin} sent its answer with Content-Encoding "
+                         f"{shown} although kubectl-pd asked for identity (a proxy or middlebox?): read it "
+                         f"inflated\n")
+        sys.stderr.flush()
+
     def _unreachable(self, e: BaseException) -> ClusterError:
         from kubectl_pd.cluster.pool import describe
 
@@ -278,6 +291,8 @@ class Transport:
             reply = Reply(status, data, rheaders)
             if "warning" in rheaders:
                 print_warnings(rheaders["warning"], self.warned)
+            if rheaders.get("content-encoding", "").strip().lower() not in ("", "identity"):
+                self._unasked_encoding(rheaders["content-encoding"].strip())
             wait = _retry_after(reply)
             if wait is None:
                 return reply
