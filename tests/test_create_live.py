@@ -17,7 +17,7 @@ from kubectl_pd.create.flags import CreateRequest, parse_role
 from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.registry import CHECKS
-from tests.apiserver import TOKEN, Forbid
+from tests.apiserver import DEFAULT_GROUPS, TOKEN, Forbid
 
 H20 = "gpustack--nvidia-h20-linux-amd64"
 L40S = "gpustack--nvidia-l40s-linux-amd64"
@@ -252,18 +252,20 @@ H100_1D = "gpustack--amd-epyc-9004--nvidia-h100-linux-amd64-1d"
     ((), "1", "1", "gpustack--nvidia-a100-linux-amd64", "local-queue", {}),
     ((), "1", "1", "gpustack--nvidia-a10g-linux-amd64", "cluster-queue", {}),
     (("name=p,kind=prefill,accelerator-key=nvidia-l40s",), None, "1", H20, "accelerator-key", {}),
-    # the admission engine's verdicts, in the codes why-pending gives the same cluster
+    # the admission engine's verdicts, in the codes why-pending gives the same cluster; the pod sets in Kueue's
+    # order (the loopback server serves v1beta1 too: Kueue 0.19 or older, pod sets sorted by role hash, so decode
+    # is charged before p and prefill: pod_controller.go:828@v0.19.2)
     (("name=p,kind=prefill,replicas=3,accelerator=3",), None, "1", H20, "never-fits",
      {"role": "p", "code": "QuotaExceedsCapacity", "clusterQueue": H20, "flavor": H20_8D, "requested": 14_400_000,
-      "previous": 0, "capacity": 12_800_000, "nominal": 12_800_000, "needed": 1_600_000}),
+      "previous": 1_600_000, "capacity": 12_800_000, "nominal": 12_800_000, "needed": 3_200_000}),
     (("name=p,kind=prefill,replicas=4,accelerator=2",), None, "1", H20, "never-fits",
-     {"role": "decode", "code": "QuotaExceedsCapacity", "flavor": H20_8D, "requested": 1_600_000,
-      "previous": 12_800_000, "capacity": 12_800_000}),
+     {"role": "p", "code": "QuotaExceedsCapacity", "flavor": H20_8D, "requested": 12_800_000,
+      "previous": 1_600_000, "capacity": 12_800_000}),
     ((), "4", "1", H100, "never-fits",  # 1 card of its own + 2 its cohort may lend
      {"role": "prefill", "code": "QuotaExceedsCapacity", "clusterQueue": H100, "flavor": H100_1D,
-      "requested": 6_400_000, "previous": 0, "capacity": 4_800_000, "nominal": 1_600_000}),
+      "requested": 6_400_000, "previous": 1_600_000, "capacity": 4_800_000, "nominal": 1_600_000}),
     ((), "2", "2", H100, "never-fits",
-     {"role": "decode", "code": "QuotaExceedsCapacity", "flavor": H100_1D, "requested": 3_200_000,
+     {"role": "prefill", "code": "QuotaExceedsCapacity", "flavor": H100_1D, "requested": 3_200_000,
       "previous": 3_200_000, "capacity": 4_800_000}),
 ])
 def test_each_preflight_refusal_writes_nothing(cli: Callable, apiserver: Callable, roles: tuple[str, ...],
@@ -291,9 +293,10 @@ def test_a_quota_refusal_reads_whole(cli: Callable, apiserver: Callable) -> None
     assert (r.exit_code, r.stdout) == (1, "")
     assert r.stderr == (
         "error: role 'p' asks 14,400,000 credits.gpustack.ai/nvidia (3 replica(s) x 3 card(s) x 1,600,000 = 9 "
-        f"cards), but flavor {H20_8D} of ClusterQueue '{H20}' can give at most 12,800,000 (8 cards: its nominal "
-        "quota): it can never be admitted (why-pending would say QuotaExceedsCapacity; use another instanceType, "
-        "fewer replicas or cards; --force writes it anyway); nothing was written\n")
+        f"cards) next to 1,600,000 for the roles before it, but flavor {H20_8D} of ClusterQueue '{H20}' can "
+        "give at most 12,800,000 (8 cards: its nominal quota): it can never be admitted (why-pending would say "
+        "QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway); "
+        "nothing was written\n")
 
 
 def test_borrowing_makes_room_and_a_pool_without_flavors_passes(cli: Callable, apiserver: Callable) -> None:
@@ -394,3 +397,40 @@ def test_body_version_follows_the_served_version(cli: Callable, apiserver: Calla
     (post,) = posts(server)
     assert post.path == "/apis/worker.gpustack.ai/v1/namespaces/team-a/modeldeployments"
     assert post.body["apiVersion"] == "worker.gpustack.ai/v1"
+
+
+def _order_matters() -> list[dict]:
+    """A pool whose verdict depends on the order of the pod sets: flavor a of 5 cards, then b of 1. prefill 5 x
+    1 card and decode 1 x 1 card fit when prefill is charged first (a, then b for decode), never when decode is
+    (a holds 4 more, b 1: prefill fits neither)."""
+    cq, lq = "gpustack--order-test", "gpustack-order-lq"
+    res = "credits.gpustack.ai/nvidia"
+    flavors = [{"name": f, "resources": [{"name": res, "nominalQuota": str(n * 1_600_000)}]}
+               for f, n in (("order-a", 5), ("order-b", 1))]
+    active = {"conditions": [{"type": "Active", "status": "True", "reason": "Ready", "message": ""}]}
+    return [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": cq},
+             "spec": {"resourceGroups": [{"coveredResources": [res], "flavors": flavors}]}, "status": active},
+            *({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": f}}
+              for f in ("order-a", "order-b")),
+            {"apiVersion": "worker.gpustack.ai/v1alpha1", "kind": "InstanceType", "metadata": {"name": cq},
+             "status": {"entrance": lq}},
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+             "metadata": {"name": lq, "namespace": "team-a"}, "spec": {"clusterQueue": cq}, "status": active}]
+
+
+@pytest.mark.parametrize("served, want", [
+    # Kueue 0.19 or older (v1beta1 still served): pod sets sorted by role hash, decode first: never
+    (["v1beta2", "v1beta1"], [("never-fits", None)]),
+    # 0.20 or newer (v1beta2 alone): the order comes from a hash of each role's shape (kueue#14809): unknown
+    (["v1beta2"], [("fit-unknown", "pod-set-order")]),
+])
+def test_the_pod_set_order_is_the_target_kueues(apiserver: Callable, served: list[str], want: list) -> None:
+    groups = {**DEFAULT_GROUPS, "kueue.x-k8s.io": served}
+    _, env = apiserver(CLUSTER, ATOMIC, _order_matters(), namespace="team-a", groups=groups)
+    report = _preflight(env, ("name=prefill,kind=prefill,replicas=5", "name=decode,kind=decode,replicas=1"),
+                        None, None, "gpustack--order-test")
+    got = [(f.check, f.params.get("unknown")) for f in report.findings if f.check in ("never-fits", "fit-unknown")]
+    assert got == want
+    if served == ["v1beta2"]:
+        (f,) = [f for f in report.findings if f.check == "fit-unknown"]
+        assert f.params["orders"] == {"prefill,decode": ["fits"], "decode,prefill": ["QuotaExceedsCapacity"]}

@@ -23,7 +23,7 @@ from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
 from kubectl_pd.kueue.words import attempt_text
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.records import dataclass, field, replace
 
 ERROR = "error"
 WARNING = "warning"
@@ -112,10 +112,12 @@ def credits(q: Fraction | None) -> str:
     return f"{int(q):,}" if q.denominator == 1 else f"{float(q):,.3f}"
 
 
-def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: str) -> vd.QueueDemand:
+def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: str,
+                 order: tuple[str, ...] | None = None) -> vd.QueueDemand:
     """The request as the Workloads Kueue will see: pd-atomic (and --target pods) one Workload with a pod
-    set per role, in role order; per-replica one Workload per replica group. The acceleratorKey becomes
-    the Pods' nodeSelector, judged (as Kueue does) only against flavors that declare that label."""
+    set per role, in ORDER (pod sets named by role hash, which is the role name; None: role order);
+    per-replica one Workload per replica group. The acceleratorKey becomes the Pods' nodeSelector, judged
+    (as Kueue does) only against flavors that declare that label."""
     queue = vd.QueueDemand()
     atomic: list[tuple[vd.RoleDemand, ad.PodSetDemand]] = []
     for r in roles:
@@ -134,6 +136,8 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
             p = ad.PodSetDemand(r.name, count, per_pod, selector, role=r.name)
             atomic.append((vd.RoleDemand(r.name, cq_name, r.name, count, p.total(), size), p))
     if atomic:
+        if order is not None:
+            atomic.sort(key=lambda a: order.index(a[0].role) if a[0].role in order else len(order))
         queue.workloads.append((cq_name, atomic))
     return queue
 
@@ -360,9 +364,57 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
     from kubectl_pd.kueue.preempt_answer import Context
 
-    ctx = Context(source)  # the verdict and who admitting it would preempt, from one assignment per Workload
-    result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name), ctx.assign)
-    rd.out.findings += quota_findings(cq_name, resource, result, profile_name == PER_REPLICA)
-    rd.out.preemption += ctx.answers.values()
+    per_replica = profile_name == PER_REPLICA
+    judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
+    for order in _orders(source, cq_roles, per_replica):
+        ctx = Context(source)  # the verdict and who admitting it would preempt, from one assignment per Workload
+        result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order),
+                             ctx.assign)
+        judged.append((order, quota_findings(cq_name, resource, result, per_replica), list(ctx.answers.values())))
+    if all(_same(f, judged[0][1]) for _, f, _ in judged):
+        rd.out.findings += judged[0][1]
+        rd.out.preemption += judged[0][2]
+    else:
+        rd.out.findings.append(_order_unknown(cq_name, judged))
+        rd.out.preemption += [replace(a, targets=None, unknown=ORDER_UNKNOWN) if a.needed else a
+                              for a in judged[0][2]]
     for r in cq_roles:
         rd.out.covered[r.name] = resource
+
+
+ORDER_UNKNOWN = "pod-set-order"  # which order Kueue gives the pod sets is not knowable here (Kueue 0.20+)
+
+
+def _orders(source: Source, roles: list[Role], per_replica: bool) -> list[tuple[str, ...] | None]:
+    """The orders Kueue may give a pod group's pod sets (named by role hash = role name): sorted by name
+    before Kueue 0.20, any order from 0.20 (kueue/versions.pod_set_orders); the version is what the cluster
+    serves (discovery). One Workload per replica group has one pod set: one order."""
+    from kubectl_pd.kueue import versions
+
+    names = [r.name for r in roles if r.accelerator > 0]
+    if per_replica or len(names) < 2 or not source.is_live or not hasattr(source, "served_versions"):
+        return [None]  # files name no Kueue version: the roles' order, as why-pending judges the same files
+    served = source.served_versions(versions.KUEUE_GROUP)
+    orders = versions.pod_set_orders(versions.resolve(None, served), names)
+    mine = tuple(names)  # where any order is possible, the roles' own first: its words are the ones shown
+    return [mine, *(o for o in orders if o != mine)] if mine in orders else list(orders)
+
+
+def _same(a: list[CheckFinding], b: list[CheckFinding]) -> bool:
+    """The same verdict for the deployment: the same checks and codes (which role an order leaves short, and
+    by how much, may differ: it never fits, or it waits, either way)."""
+    def key(fs: list[CheckFinding]) -> set[tuple[str, str, Any]]:
+        return {(f.severity, f.check, f.params.get("code")) for f in fs}
+    return key(a) == key(b)
+
+
+def _order_unknown(cq_name: str, judged: list[Any]) -> CheckFinding:
+    """The verdict depends on the order of the pod sets, which Kueue 0.20 derives from a hash of each role's
+    scheduling shape (kubernetes-sigs/kueue#14809): say so, with what each order gives, never one as Kueue's."""
+    per_order = {",".join(o or ()): sorted({str(f.params.get("code") or f.check) for f in fs}) or ["fits"]
+                 for o, fs, _ in judged}
+    said = "; ".join(f"pod sets {o}: {', '.join(c)}" for o, c in per_order.items())
+    return CheckFinding(WARNING, "fit-unknown", (
+        f"whether it fits ClusterQueue {cq_name!r} now depends on the order Kueue gives the pod sets, which "
+        f"Kueue 0.20 and later derive from each role's scheduling shape and which cannot be known here ({said})"),
+        params={"clusterQueue": cq_name, "unknown": ORDER_UNKNOWN, "orders": per_order})
