@@ -46,19 +46,21 @@ def _what_kueue_did(plane: Plane, ns: str, groups: list[str], admitted: list[str
                     held: list[str]) -> tuple[str, list[str]]:
     standin.composed(plane, ns, groups)
     victims: set[str] = set()
-    if _settles(plane, ns, groups, admitted, victims):
+    if _settles(plane, ns, groups, admitted, victims, rounds=40):
         return ("preempts", sorted(victims)) if victims else ("fits", [])
     if victims:
         return "preempts", sorted(victims)
     for name in held:  # free the queue (of the pending held ones too): one that waited is admitted now, never: not
         finish_eviction(plane, ns, name, deactivate=True)
-    return ("blocked" if _settles(plane, ns, groups, [], set()) else "never"), []
+    # Kueue requeues the pending groups when the quota frees; on a loaded machine that takes seconds
+    return ("blocked" if _settles(plane, ns, groups, [], set(), rounds=90) else "never"), []
 
 
-def _settles(plane: Plane, ns: str, groups: list[str], admitted: list[str], victims: set[str]) -> bool:
-    """Run the joint check's controller for a while; whether every replica group was admitted. Preempted
-    holders have their eviction finished as their job would."""
-    for _ in range(24):
+def _settles(plane: Plane, ns: str, groups: list[str], admitted: list[str], victims: set[str],
+             rounds: int) -> bool:
+    """Run the joint check's controller for ROUNDS half-seconds at most; whether every replica group was
+    admitted. Preempted holders have their eviction finished as their job would."""
+    for _ in range(rounds):
         wls = standin.answer(plane, ns, groups)
         if len(wls) == len(groups) and all(is_true(w, "Admitted") for w in wls.values()):
             return True
