@@ -19,7 +19,7 @@ from typing import Any
 
 from kubectl_pd.cluster.source import Obj, Origin, name_of, namespace_of
 from kubectl_pd.lazyre import lazy
-from kubectl_pd.slim import LAST_APPLIED
+from kubectl_pd.slim import slim
 
 REDACTED = "<redacted>"
 VISIBILITY_KIND = "PendingWorkloadsSummary"
@@ -130,13 +130,7 @@ def redact(obj: Obj, *, in_place: bool = False) -> tuple[Obj | None, int]:
     more), and how many values were redacted; None for a kind never kept."""
     if obj.get("kind") in _DROPPED_KINDS:
         return None, 1
-    out = obj if in_place else copy.deepcopy(obj)
-    meta = out.get("metadata")
-    if isinstance(meta, dict):
-        meta.pop("managedFields", None)
-        ann = meta.get("annotations")
-        if isinstance(ann, dict):
-            ann.pop(LAST_APPLIED, None)
+    out = slim(obj if in_place else copy.deepcopy(obj))  # managedFields and last-applied dropped
     count = [0]
     _walk(out, count)
     return out, count[0]

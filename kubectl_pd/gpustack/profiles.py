@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, PROFILES
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.records import dataclass, field, replace
 
 CRD_NAME = "modeldeployments.worker.gpustack.ai"
 GROUP = "worker.gpustack.ai"
@@ -115,24 +115,13 @@ PER_REPLICA_OFFLINE = ApiProfile(
 # GPUStack's published API (gpustack-operator docs/modules/model-deployment/deployment.md): PascalCase kinds
 # (Server|Prefill|Decode) and engines (vLLM|SGLang), the engine object, `size`, `topology.requiredLevel`,
 # `resources.interface`; a role names its pool by `instanceType` or (from v0.11.2) `acceleratorType`.
-V1_OFFLINE = ApiProfile(
-    name=PER_REPLICA,
+V1_OFFLINE = replace(
+    PER_REPLICA_OFFLINE,
     api_version=f"{GROUP}/v1",
-    source="offline",
-    engine_shape="object",
     engines=("vLLM", "SGLang"),
-    engine_version_field="engine.version",
-    engine_version_required=False,
-    kv_cache=True,
-    kv_cache_required=False,
-    router_names=("llm-d-router", "vllm-router", "sglang-gateway"),
     role_fields=PER_REPLICA_OFFLINE.role_fields | {"acceleratorType", "topology", "shmSize",
                                                    "terminationGracePeriodSeconds"},
     kinds=("Server", "Prefill", "Decode"),
-    image_path=("image",),
-    replicas_max=1024,
-    size_max=64,
-    required=frozenset({"model", "engine", "roles"}),
 )
 
 OFFLINE = {PD_ATOMIC: PD_ATOMIC_OFFLINE, PER_REPLICA: PER_REPLICA_OFFLINE}

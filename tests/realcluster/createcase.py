@@ -3,6 +3,7 @@ verdict read from its `-o json`: shared by the pod-group and the ModelDeployment
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -53,3 +54,17 @@ def prepare(plane: Plane, c: dict[str, Any], ns: str, cq: str, checks: list[str]
     wait_for("the ClusterQueue's status current", lambda: (plane.get("clusterqueue", cq).get("status") or {}).get(
         "reservingWorkloads", 0) == len(admitted))
     return admitted
+
+
+def preflight_then_create(plane: Plane, c: dict[str, Any], ns: str, it: str, *extra: str) -> tuple[str, list[str]]:
+    """create's preflight verdict on the case's deployment `qwen` (InstanceType IT, EXTRA flags), then the
+    create itself, with --force where the preflight said it never fits."""
+    flags = ["qwen", "--model", "m", "--engine-version", "1", "--instance-type", it, "-n", ns, *extra,
+             "--role", f"name=prefill,kind=prefill,replicas={c['prefill']},image=e:1",
+             "--role", f"name=decode,kind=decode,replicas={c['decode']},image=e:1"]
+    pre = plane.pd("create", *flags, "--preflight", "-o", "json")
+    assert pre.returncode in (0, 1), pre.stderr
+    said, victims = verdict(json.loads(pre.stdout))
+    made = plane.pd("create", *flags, *(["--force"] if said == "never" else []))
+    assert made.returncode == 0, made.stderr
+    return said, victims

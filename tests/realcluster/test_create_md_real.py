@@ -7,13 +7,12 @@ afterwards (it waited) or still not (it never could)."""
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
 
 from tests.realcluster import standin
-from tests.realcluster.createcase import case, prepare, verdict
+from tests.realcluster.createcase import case, preflight_then_create, prepare
 from tests.realcluster.differential import _finish_eviction as finish_eviction
 from tests.realcluster.differential import _preempted as preempted
 from tests.realcluster.plane import Plane, is_true
@@ -29,14 +28,7 @@ def test_modeldeployment_preflight_against_admission(plane: Plane, seed: int) ->
     it = f"gpustack--nvidia-h100-linux-amd64-{ns}"  # GPUStack names an InstanceType and its queue alike
     plane.apply(standin.instance_type(it, "main"))
     admitted = prepare(plane, c, ns, it, checks=[standin.JOINT])
-    flags = ["qwen", "--model", "m", "--engine-version", "1", "--instance-type", it, "-n", ns,
-             "--role", f"name=prefill,kind=prefill,replicas={c['prefill']},image=e:1",
-             "--role", f"name=decode,kind=decode,replicas={c['decode']},image=e:1"]
-    pre = plane.pd("create", *flags, "--preflight", "-o", "json")
-    assert pre.returncode in (0, 1), pre.stderr
-    said, victims = verdict(json.loads(pre.stdout))
-    made = plane.pd("create", *flags, *(["--force"] if said == "never" else []))
-    assert made.returncode == 0, made.stderr
+    said, victims = preflight_then_create(plane, c, ns, it)
     groups = standin.render(plane, plane.get("modeldeployment", "qwen", ns))
     did, evicted = _what_kueue_did(plane, ns, groups, admitted, [f"held{i}" for i in range(len(c["held"]))])
     assert (said, victims) == (did, evicted), f"case {c}: preflight said {said} {victims}, Kueue {did} {evicted}"

@@ -5,13 +5,12 @@ covers `credits.gpustack.ai/nvidia` (1,600,000 credits a card)."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 import pytest
 
-from tests.realcluster.createcase import case, prepare, verdict
+from tests.realcluster.createcase import case, preflight_then_create, prepare
 from tests.realcluster.differential import _finish_eviction as finish_eviction
 from tests.realcluster.differential import _preempted as preempted
 from tests.realcluster.plane import Plane, condition, is_true, wait_for
@@ -25,15 +24,8 @@ def test_preflight_against_admission(plane: Plane, seed: int) -> None:
     ns = plane.namespace(f"create{seed}")
     cq = f"gpustack--nvidia-h100-linux-amd64-{ns}"
     admitted = prepare(plane, c, ns, cq)
-    flags = ["qwen", "--model", "m", "--engine-version", "1", "--instance-type", cq, "-n", ns, "--target", "pods",
-             "--local-queue", "main", "--role", f"name=prefill,kind=prefill,replicas={c['prefill']},image=e:1",
-             "--role", f"name=decode,kind=decode,replicas={c['decode']},image=e:1"]
-    pre = plane.pd("create", *flags, "--preflight", "-o", "json")
-    assert pre.returncode in (0, 1), pre.stderr
-    said, victims = verdict(json.loads(pre.stdout))
     # the pod group needs a priority to preempt by: the Pods carry none, so Kueue gives the group priority 0
-    made = plane.pd("create", *flags, *(["--force"] if said == "never" else []))
-    assert made.returncode == 0, made.stderr
+    said, victims = preflight_then_create(plane, c, ns, cq, "--target", "pods", "--local-queue", "main")
     did, evicted = _what_kueue_did(plane, ns, admitted)
     assert (said, victims) == (did, evicted), f"case {c}: preflight said {said} {victims}, Kueue {did} {evicted}"
 
