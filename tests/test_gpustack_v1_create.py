@@ -22,15 +22,16 @@ import yaml
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, parse_role
 from kubectl_pd.create.scaffold import render_model_deployment
-from kubectl_pd.gpustack.profiles import ProfileError, from_crd, from_openapi, offline, openapi_path
+from kubectl_pd.gpustack.profiles import CRD_NAME, ProfileError, from_crd, from_openapi, offline, openapi_path
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
-from tests.apiserver import DEFAULT_GROUPS, load_objects
+from tests.apiserver import DEFAULT_GROUPS, Fault, load_objects
 from tests.conftest import FIXTURES
 
 V1_CRD = "gpustack-v1/crd-v1.yaml"
 V1_IT_CRD = "gpustack-v1/crd-v1-instance-type.yaml"
 V1_ONLY = {**DEFAULT_GROUPS, "worker.gpustack.ai": ["v1"]}
 H20 = "gpustack--nvidia-h20-linux-amd64"
+AT = "gpustack--nvidia-h20-linux-amd64"  # an AcceleratorType's name (v0.11.2 docs' form)
 BASE = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8.5"]
 
 
@@ -243,3 +244,70 @@ def test_aggregated_api_server_takes_the_v1_post(cli: Callable, apiserver: Calla
     (post,) = [x for x in server.requests if x.method == "POST"]
     assert (post.path, post.body["apiVersion"], post.body["spec"]["roles"][0]["kind"]) == (
         "/apis/worker.gpustack.ai/v1/namespaces/team-a/modeldeployments", "worker.gpustack.ai/v1", "Decode")
+
+
+# ----------------------------------------------------------------------------- --dry-run=client with no cluster
+# kubectl's client dry run needs no server: `--api-version auto` reads the served API when there is a cluster to
+# ask, and with none (no kubeconfig, or the server unreachable) writes the newest built-in profile of the asked
+# --api-profile and says so in one stderr line; an explicit --api-version (or none) never asks at all.
+KV = ["--kv-cache-pool", "kv"]  # the seed's pd-atomic API requires spec.kvCache
+
+
+def _no_cluster(apiserver: Callable, how: str, tmp_path: Any) -> dict[str, str]:
+    if how == "no-kubeconfig":
+        return {"KUBECONFIG": str(tmp_path / "absent"), "HOME": str(tmp_path), "NO_COLOR": "1"}
+    server, env = apiserver(namespace="team-a")
+    server.stop()  # the kubeconfig names a port nothing listens on
+    return env
+
+
+@pytest.mark.parametrize("how", ["unreachable", "no-kubeconfig"])
+@pytest.mark.parametrize(("flags", "api_version", "warned"), [
+    (["--api-version", "auto"], "worker.gpustack.ai/v1", True),
+    (["--api-version", "auto", "--api-profile", "per-replica"], "worker.gpustack.ai/v1", True),
+    (["--api-version", "auto", "--api-profile", "pd-atomic", *KV], "worker.gpustack.ai/v1alpha1", True),
+    (["--api-version", "v1"], "worker.gpustack.ai/v1", False),
+    (["--api-version", "v1alpha1", *KV], "worker.gpustack.ai/v1alpha1", False),
+    (KV, "worker.gpustack.ai/v1alpha1", False),  # no --api-version: the seed's, offline, as before
+])
+def test_client_dry_run_with_no_cluster(cli: Callable, apiserver: Callable, tmp_path: Any, how: str,
+                                        flags: list[str], api_version: str, warned: bool) -> None:
+    env = _no_cluster(apiserver, how, tmp_path)
+    r = cli([*BASE, "--instance-type", H20, "--decode", "1", *flags, "--dry-run=client", "-o", "json"], env=env)
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["apiVersion"] == api_version
+    lines = r.stderr.splitlines()
+    assert len(lines) == (1 if warned else 0), r.stderr
+    if warned:
+        assert lines[0].startswith("warning: --api-version auto: no cluster to read (")
+        assert f"writing {api_version}," in lines[0]
+
+
+def test_client_dry_run_falls_back_with_accelerator_type(cli: Callable, apiserver: Callable, tmp_path: Any) -> None:
+    """The newest built-in profile is GPUStack's v1, which has roles[].acceleratorType."""
+    env = _no_cluster(apiserver, "unreachable", tmp_path)
+    r = cli([*BASE, "--api-version", "auto", "--accelerator-type", AT, "--decode", "1", "--dry-run=client",
+             "-o", "yaml"], env=env)
+    assert r.exit_code == 0, r.stderr
+    md = yaml.safe_load(r.stdout)
+    assert (md["apiVersion"], md["spec"]["roles"][0]["acceleratorType"]) == ("worker.gpustack.ai/v1", AT)
+
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run=server"]])
+def test_a_write_with_no_cluster_still_fails(cli: Callable, apiserver: Callable, tmp_path: Any,
+                                             dry_run: list[str]) -> None:
+    """Only the client dry run falls back: a write, or a server dry run, needs the server."""
+    env = _no_cluster(apiserver, "unreachable", tmp_path)
+    r = cli([*BASE, "--api-version", "auto", "--instance-type", H20, "--decode", "1", *dry_run], env=env)
+    assert r.exit_code == 1
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: cannot reach the API server")
+
+
+def test_a_cluster_that_answers_wrong_is_not_a_missing_one(cli: Callable, apiserver: Callable) -> None:
+    """A server error on the CRD read is an answer, not an absent cluster: an error, no fallback."""
+    server, env = apiserver(V1_CRD, namespace="team-a", groups=V1_ONLY, faults=[
+        Fault(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD_NAME}", status=500, body={
+            "kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "etcd is down", "code": 500})])
+    r = cli([*BASE, "--api-version", "auto", "--instance-type", H20, "--decode", "1", "--dry-run=client"], env=env)
+    assert r.exit_code == 1, r.stderr
+    assert "no cluster to read" not in r.stderr

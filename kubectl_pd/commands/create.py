@@ -16,7 +16,7 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
-from kubectl_pd.errors import ConflictError, ForbiddenError, PdError
+from kubectl_pd.errors import ClusterError, ConflictError, ForbiddenError, PdError
 from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.options import OutputType, checked_duration, cluster_options, output_spec
@@ -167,6 +167,11 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         _check_shape(req, role_list, profile)
         return _emit_offline(req, role_list, profile, output)
 
+    if dry_run == "client":  # --api-version auto: the served API is read (when there is a cluster), nothing else
+        profile = _client_profile(cluster, api_profile) if target == "modeldeployment" else offline(PD_ATOMIC)
+        _check_shape(req, role_list, profile)
+        return _emit_offline(req, role_list, profile, output)
+
     from kubectl_pd.cluster.live import LiveSource
 
     source = LiveSource(cluster)
@@ -174,8 +179,6 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     if target == "modeldeployment":
         profile = _read_profile(source, api_profile, api_version)
     _check_shape(req, role_list, profile)
-    if dry_run == "client":  # --api-version auto: the served API was read, nothing else is
-        return _emit_offline(req, role_list, profile, output)
 
     from kubectl_pd.create import preflight
 
@@ -252,6 +255,33 @@ def _offline_profile(wanted: str, version: str | None) -> ApiProfile:
         return offline(name, version)
     except ProfileError as e:
         raise PdError(str(e)) from None
+
+
+# The two failures that mean "no cluster to ask" (cluster/config.py, cluster/endpoint.py and cluster/http.py raise
+# them as plain PdError and ClusterError): every other failure (403, 5xx, a broken answer) is a cluster that answered.
+_NO_CLUSTER = ("no kubeconfig found", "cannot reach the API server")
+
+
+def _no_cluster(e: PdError) -> bool:
+    return type(e) in (PdError, ClusterError) and e.message.startswith(_NO_CLUSTER)
+
+
+def _client_profile(cluster: ClusterOptions, wanted: str) -> ApiProfile:
+    """--dry-run=client --api-version auto: the API the cluster serves. kubectl's client dry run needs no server, so
+    with no cluster to ask (no kubeconfig, or the server unreachable) the newest built-in profile of the asked
+    --api-profile is written, and one stderr line says so; any other failure stays an error."""
+    from kubectl_pd.cluster.live import LiveSource
+
+    try:
+        return _read_profile(LiveSource(cluster), wanted, "auto")
+    except PdError as e:
+        if not _no_cluster(e):
+            raise
+        why = e.message.split(": ", 1)[0]
+    fallback = offline(PD_ATOMIC) if wanted == PD_ATOMIC else offline(PER_REPLICA, API_VERSIONS[-1])
+    _warn(f"--api-version auto: no cluster to read ({why}): writing {fallback.describe()}, the newest built-in "
+          f"profile, offline; pass --api-version {' or '.join(reversed(API_VERSIONS))} to choose")
+    return fallback
 
 
 def _read_profile(source: Any, wanted: str, version: str | None = None) -> ApiProfile:
