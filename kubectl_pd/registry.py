@@ -320,9 +320,9 @@ CHECKS: tuple[Entry, ...] = tuple(Entry(i, i, CHECK, s, summary, fix, "create", 
     ("joint-check", WARNING, "per-replica: the ClusterQueue references the joint admission check.",
      "Add gpustack-model-deployment-joint to the queue's admission checks."),
     ("skipped", WARNING, "A check could not be made (RBAC).", "Ask for read access."),
-    ("accelerator-type", WARNING, "v1: a role named by `acceleratorType` (no InstanceType): the operator picks "
-     "its queue, so the queue and quota checks are not made for it.", "Name the pool with instance-type= to have "
-     "it checked."),
+    ("accelerator-type", WARNING, "v1: a role named by `acceleratorType` (an AcceleratorType, no InstanceType): "
+     "AcceleratorTypes are not read, so the queue and quota checks are not made for it.", "Name the pool with "
+     "instance-type= to have it checked."),
 )))
 
 RULES: tuple[Entry, ...] = (

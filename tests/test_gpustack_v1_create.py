@@ -3,9 +3,13 @@
 Sources: gpustack/gpustack-operator docs/modules/model-deployment/deployment.md@0421f1cc6b1b9c75df6e4c23fd8fd12136607e98
 ("A minimal deployment": `apiVersion: worker.gpustack.ai/v1`, `engine: {name: vLLM, version}`; "Prefill and
 decode": `kind: Prefill  # Server (default) | Prefill | Decode`; "Topology placement": `roles[].topology.requiredLevel`
-is a label key, `kubernetes.io/hostname` is implicit and rejected). `roles[].acceleratorType` (GPUStack v0.11.2) is
-taken from issue 31's summary of the versioned docs: no v0.11.2 page is in the public index, so the fixture's
-schema for it is an assumption (tests/fixtures/gpustack-v1/crd-v1.yaml says so).
+is a label key, `kubernetes.io/hostname` is implicit and rejected). `roles[].acceleratorType` from GPUStack v0.11.2's
+docs (not in the code index; the docs site): docs.gpustack.ai/gpustack-operator/v0.11.2/docs/modules/model-deployment/
+configuration/ ("Minimal deployment": a role with `acceleratorType: gpustack--nvidia-a10g-linux-amd64` and no
+instanceType, beside the optional per-Pod `resources.{cpu, ram, localStorage}`) and .../v0.11.2/docs/modules/devices/
+("AcceleratorType selects accelerated pools for serving and prefetch; InstanceType sizes interactive workspaces. Both
+share the canonical pool ClusterQueue"): a string naming a cluster object, so an object name. Those pages do not say
+whether admission refuses a role naming both; create refuses it on its own account (a role has one pool).
 """
 
 from __future__ import annotations
@@ -78,9 +82,14 @@ def test_offline_profiles_that_do_not_exist(profile: str, version: str) -> None:
 
 
 @pytest.mark.parametrize(("roles", "kw", "want"), [
-    (("name=p,kind=prefill,accelerator-type=nvidia-h20",), {}, []),
-    (("name=p,kind=prefill",), {"accelerator_type": "nvidia-h20"}, []),
+    ((f"name=p,kind=prefill,accelerator-type={AT}",), {}, []),
+    (("name=p,kind=prefill",), {"accelerator_type": AT}, []),
     (("name=p,kind=prefill,instance-type=x,accelerator-type=y",), {}, ["instance-type"]),
+    # acceleratorType names an AcceleratorType: an object name (a DNS-1123 subdomain of at most 253 characters)
+    (("name=p,kind=prefill,accelerator-type=NVIDIA_H20",), {}, ["accelerator-type"]),
+    (("name=p,kind=prefill",), {"accelerator_type": "nvidia/h20"}, ["accelerator-type"]),
+    (("name=p,kind=prefill",), {"accelerator_type": "a" * 254}, ["accelerator-type"]),
+    (("name=p,kind=prefill",), {"accelerator_type": "gpustack--amd-epyc-9004--nvidia-h20-linux-amd64"}, []),
     (("name=p,kind=prefill",), {}, ["instance-type"]),
     (("name=p,instance-type=x,topology=topology.gpustack.ai/rack",), {}, []),
     (("name=p,instance-type=x,topology=kubernetes.io/hostname",), {}, ["topology"]),
@@ -94,21 +103,21 @@ def test_pool_and_topology_rules(roles: tuple[str, ...], kw: dict[str, Any], wan
 
 @pytest.mark.parametrize(("crd_path", "want"), [(V1_CRD, []), (V1_IT_CRD, ["api-field"])])
 def test_accelerator_type_needs_the_field(crd_path: str, want: list[str]) -> None:
-    req = request("name=d,kind=decode,accelerator-type=nvidia-h20")
+    req = request(f"name=d,kind=decode,accelerator-type={AT}")
     checked = flags.check_request(req)
     problems = flags.check_profile(req, checked.roles, from_crd(crd(crd_path)))
     assert [re.search(r"\[rule ([a-z-]+)\]$", p).group(1) for p in problems] == want  # type: ignore[union-attr]
 
 
 def test_render_writes_accelerator_type_and_topology_not_instance_type() -> None:
-    req = request("name=p,kind=prefill,accelerator-type=nvidia-h20,topology=topology.gpustack.ai/rack",
+    req = request(f"name=p,kind=prefill,accelerator-type={AT},topology=topology.gpustack.ai/rack",
                   f"name=d,kind=decode,instance-type={H20}")
     checked = flags.check_request(req)
     md = render_model_deployment(req, checked.roles, from_crd(crd(V1_CRD)))
     p, d = md["spec"]["roles"]
     assert md["apiVersion"] == "worker.gpustack.ai/v1" and md["spec"]["engine"] == {"name": "vLLM", "version": "0.8.5"}
     assert (p["kind"], p["acceleratorType"], p["topology"], "instanceType" in p) == (
-        "Prefill", "nvidia-h20", {"requiredLevel": "topology.gpustack.ai/rack"}, False)
+        "Prefill", AT, {"requiredLevel": "topology.gpustack.ai/rack"}, False)
     assert (d["kind"], d["instanceType"], "acceleratorType" in d) == ("Decode", H20, False)
 
 
@@ -141,19 +150,19 @@ def test_openapi_v3_of_an_aggregated_server_reads_as_the_crd_does() -> None:
 def test_dry_run_client_reads_the_served_api_and_writes_v1(cli: Callable, apiserver: Callable) -> None:
     """Done when of issue 31 (create): the installed API has acceleratorType, so create writes it."""
     server, env = apiserver(V1_CRD, namespace="team-a", groups=V1_ONLY)
-    r = cli([*BASE, "--api-version", "auto", "--accelerator-type", "nvidia-h20", "--prefill", "1", "--decode", "2",
+    r = cli([*BASE, "--api-version", "auto", "--accelerator-type", AT, "--prefill", "1", "--decode", "2",
              "--dry-run=client", "-o", "yaml"], env=env)
     assert r.exit_code == 0, r.stderr
     md = yaml.safe_load(r.stdout)
     assert md["apiVersion"] == "worker.gpustack.ai/v1"
     assert [(x["kind"], x["acceleratorType"]) for x in md["spec"]["roles"]] == [
-        ("Prefill", "nvidia-h20"), ("Decode", "nvidia-h20")]
+        ("Prefill", AT), ("Decode", AT)]
     assert all(x.method == "GET" for x in server.requests)  # client dry run: reads only
 
 
 def test_an_api_without_accelerator_type_refuses_the_flag(cli: Callable, apiserver: Callable) -> None:
     server, env = apiserver(V1_IT_CRD, namespace="team-a", groups=V1_ONLY)
-    r = cli([*BASE, "--api-version", "auto", "--accelerator-type", "nvidia-h20", "--prefill", "1",
+    r = cli([*BASE, "--api-version", "auto", "--accelerator-type", AT, "--prefill", "1",
              "--dry-run=client"], env=env)
     assert r.exit_code == 1
     assert rules(r.stderr) == ["api-field"]
@@ -161,12 +170,12 @@ def test_an_api_without_accelerator_type_refuses_the_flag(cli: Callable, apiserv
 
 def test_server_dry_run_posts_v1_to_the_v1_path(cli: Callable, apiserver: Callable) -> None:
     server, env = apiserver(V1_CRD, namespace="team-a", groups=V1_ONLY)
-    r = cli([*BASE, "--accelerator-type", "nvidia-h20", "--decode", "1", "--dry-run=server", "-o", "json"], env=env)
+    r = cli([*BASE, "--accelerator-type", AT, "--decode", "1", "--dry-run=server", "-o", "json"], env=env)
     assert r.exit_code == 0, r.stderr
     (post,) = [x for x in server.requests if x.method == "POST"]
     assert post.path == "/apis/worker.gpustack.ai/v1/namespaces/team-a/modeldeployments"
-    assert post.body["spec"]["roles"][0]["acceleratorType"] == "nvidia-h20"
-    assert r.stderr.startswith("warning: role 'decode' names acceleratorType 'nvidia-h20'")  # check accelerator-type
+    assert post.body["spec"]["roles"][0]["acceleratorType"] == AT
+    assert r.stderr.startswith(f"warning: role 'decode' names acceleratorType '{AT}'")  # check accelerator-type
 
 
 def test_explicit_v1_body_goes_to_the_v1_path_when_both_are_served(cli: Callable, apiserver: Callable) -> None:
@@ -176,7 +185,7 @@ def test_explicit_v1_body_goes_to_the_v1_path_when_both_are_served(cli: Callable
     alpha.update(name="v1alpha1", storage=False)
     obj["spec"]["versions"].append(alpha)
     server, env = apiserver(obj, namespace="team-a", groups=both)
-    r = cli([*BASE, "--api-version", "v1", "--accelerator-type", "nvidia-h20", "--decode", "1", "--dry-run=server"],
+    r = cli([*BASE, "--api-version", "v1", "--accelerator-type", AT, "--decode", "1", "--dry-run=server"],
             env=env)
     assert r.exit_code == 0, r.stderr
     (post,) = [x for x in server.requests if x.method == "POST"]
@@ -196,7 +205,7 @@ def test_an_api_version_the_cluster_does_not_serve_is_refused(cli: Callable, api
 def test_aggregated_api_server_is_read_through_openapi_v3(cli: Callable, apiserver: Callable) -> None:
     server, env = apiserver(namespace="team-a", groups=V1_ONLY)  # no CRD at all
     server.raw[openapi_path("v1")] = _openapi(_v1_schema())
-    r = cli([*BASE, "--api-version", "auto", "--accelerator-type", "nvidia-h20", "--decode", "1",
+    r = cli([*BASE, "--api-version", "auto", "--accelerator-type", AT, "--decode", "1",
              "--dry-run=client", "-o", "json"], env=env)
     assert r.exit_code == 0, r.stderr
     md = json.loads(r.stdout)
@@ -213,7 +222,7 @@ def test_aggregated_api_without_openapi_is_one_error_line(cli: Callable, apiserv
 
 def test_offline_v1_needs_no_cluster(cli: Callable, tmp_path: Any) -> None:
     env = {"KUBECONFIG": str(tmp_path / "none"), "NO_COLOR": "1"}
-    r = cli([*BASE, "--api-version", "v1", "--accelerator-type", "nvidia-h20", "--prefill", "1", "--decode", "1",
+    r = cli([*BASE, "--api-version", "v1", "--accelerator-type", AT, "--prefill", "1", "--decode", "1",
              "--required-topology", "topology.gpustack.ai/rack", "--dry-run=client", "-o", "yaml"], env=env)
     assert r.exit_code == 0, r.stderr
     md = yaml.safe_load(r.stdout)
@@ -228,18 +237,18 @@ def test_the_mcp_preflight_tool_passes_the_v1_flags() -> None:
     """pd_create_preflight is create --preflight: the same flags, no second implementation."""
     from kubectl_pd.agent.tools import PREFLIGHT_INPUT, Guard, preflight_argv
 
-    args = {"name": "qwen", "model": "m", "apiVersion": "v1", "acceleratorType": "nvidia-h20",
+    args = {"name": "qwen", "model": "m", "apiVersion": "v1", "acceleratorType": AT,
             "requiredTopology": "topology.gpustack.ai/rack"}
     assert {"apiVersion", "acceleratorType", "requiredTopology"} <= set(PREFLIGHT_INPUT["properties"])
     argv, _ = preflight_argv(args, Guard())
-    assert {"--api-version=v1", "--accelerator-type=nvidia-h20", "--required-topology=topology.gpustack.ai/rack"} \
+    assert {"--api-version=v1", f"--accelerator-type={AT}", "--required-topology=topology.gpustack.ai/rack"} \
         <= set(argv)
 
 
 def test_aggregated_api_server_takes_the_v1_post(cli: Callable, apiserver: Callable) -> None:
     server, env = apiserver(namespace="team-a", groups=V1_ONLY)
     server.raw[openapi_path("v1")] = _openapi(_v1_schema())
-    r = cli([*BASE, "--accelerator-type", "nvidia-h20", "--decode", "1", "--dry-run=server"], env=env)
+    r = cli([*BASE, "--accelerator-type", AT, "--decode", "1", "--dry-run=server"], env=env)
     assert r.exit_code == 0, r.stderr
     (post,) = [x for x in server.requests if x.method == "POST"]
     assert (post.path, post.body["apiVersion"], post.body["spec"]["roles"][0]["kind"]) == (

@@ -100,10 +100,45 @@ def test_with_the_crd_the_spelling_is_pd501_alone(cli: Callable, tmp_path: Any) 
     assert [(f["id"], f["path"]) for f in json.loads(r.stdout)["findings"]] == [("PD501", "spec.roles[0].kind")]
 
 
+# roles[].acceleratorType (GPUStack v0.11.2): docs.gpustack.ai/gpustack-operator/v0.11.2/docs/modules/model-deployment/
+# configuration/ ("Minimal deployment": `acceleratorType: gpustack--nvidia-a10g-linux-amd64`, no instanceType, and the
+# optional per-Pod resources cpu "8", ram 32Gi, localStorage 100Gi); the page does not say both fields are refused.
+AT = "gpustack--nvidia-a10g-linux-amd64"
+V1_CRD = FIXTURES / "gpustack-v1" / "crd-v1.yaml"
+
+
 def test_role_with_accelerator_type_names_its_pool() -> None:
     obj = _set(md(), (*R0, "instanceType"), None)
-    obj["spec"]["roles"][0]["acceleratorType"] = "nvidia-h20"
+    obj["spec"]["roles"][0]["acceleratorType"] = AT
     assert findings(obj) == []
+
+
+def test_both_pools_on_a_role_is_not_claimed_as_refused() -> None:
+    """Nothing the v0.11.2 docs say refuses instanceType beside acceleratorType: lint names no refusal."""
+    obj = md()
+    obj["spec"]["roles"][0]["acceleratorType"] = AT
+    assert findings(obj) == []
+
+
+def _lint_with_crd(cli: Callable, tmp_path: Any, obj: dict[str, Any]) -> list[tuple[str, str]]:
+    path = tmp_path / "md.yaml"
+    path.write_text(yaml.safe_dump(obj))
+    r = cli(["lint", "-f", str(path), "--crd", str(V1_CRD), "-o", "json"])
+    assert r.exit_code in (0, 1), r.stderr
+    return [(f["id"], f["path"]) for f in json.loads(r.stdout)["findings"]]
+
+
+def test_the_v0112_minimal_role_is_clean_against_the_schema(cli: Callable, tmp_path: Any) -> None:
+    obj = _set(md(), (*R0, "instanceType"), None)
+    obj["spec"]["roles"][0].update(acceleratorType=AT, resources={"accelerator": 2, "cpu": "8", "ram": "32Gi",
+                                                                   "localStorage": "100Gi"})
+    assert _lint_with_crd(cli, tmp_path, obj) == []
+
+
+def test_accelerator_type_is_a_string_in_the_schema(cli: Callable, tmp_path: Any) -> None:
+    obj = _set(md(), (*R0, "instanceType"), None)
+    obj["spec"]["roles"][0]["acceleratorType"] = 5
+    assert ("PD501", "spec.roles[0].acceleratorType") in _lint_with_crd(cli, tmp_path, obj)
 
 
 def test_partition_and_slice_together() -> None:

@@ -281,6 +281,7 @@ def _check_role(req: CreateRequest, i: int, s: RoleSpec, n: object) -> tuple[lis
         problems.append(f"{pre}spec.roles[{i}].instanceType is required: give instance-type= in the role "
                         f"or --instance-type for every role (or accelerator-type= / --accelerator-type where the "
                         f"API has roles[].acceleratorType) [rule instance-type]")
+    problems += _accelerator_type(pre, i, at)
     topology = s.topology if s.topology is not None else req.topology_level
     problems += _topology(pre, i, topology)
     if s.image is not None and not (0 < len(s.image) <= 512):
@@ -293,6 +294,16 @@ def _check_role(req: CreateRequest, i: int, s: RoleSpec, n: object) -> tuple[lis
         accelerator=acc, accelerator_key=s.accelerator_key, size=size if s.size is not None else None,
         image=s.image, args=s.args, flag=s.flag, kind_given=s.kind is not None,
         accelerator_given=s.accelerator is not None, accelerator_type=at or None, topology=topology or None)
+
+
+def _accelerator_type(pre: str, i: int, at: str | None) -> list[str]:
+    """roles[].acceleratorType names an AcceleratorType, a cluster object (GPUStack v0.11.2 docs: the value is its
+    name, e.g. gpustack--nvidia-a10g-linux-amd64), so it is an object name: a DNS-1123 subdomain."""
+    if not at or (len(at) <= 253 and _DNS_SUBDOMAIN.match(at)):
+        return []
+    return [f"{pre}spec.roles[{i}].acceleratorType {at!r} names an AcceleratorType, so it must be an object name "
+            f"(a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most 253 characters), e.g. "
+            f"gpustack--nvidia-h20-linux-amd64; see `kubectl get acceleratortypes` [rule accelerator-type]"]
 
 
 def _pool(s: RoleSpec, req: CreateRequest) -> tuple[str | None, str | None]:

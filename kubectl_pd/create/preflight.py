@@ -224,8 +224,8 @@ def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> di
             continue
         if role.instance_type is None and role.accelerator_type is not None:
             out.findings.append(CheckFinding(WARNING, "accelerator-type", (
-                f"role {role.name!r} names acceleratorType {role.accelerator_type!r}, not an InstanceType: the "
-                f"operator chooses its queue, so its quota is not weighed here"),
+                f"role {role.name!r} names acceleratorType {role.accelerator_type!r}, not an InstanceType: "
+                f"AcceleratorTypes are not read here, so its queue and quota are not weighed"),
                 params={"role": role.name, "acceleratorType": role.accelerator_type}))
             continue
         it = role.instance_type or ""

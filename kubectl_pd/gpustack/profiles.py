@@ -114,7 +114,13 @@ PER_REPLICA_OFFLINE = ApiProfile(
 
 # GPUStack's published API (gpustack-operator docs/modules/model-deployment/deployment.md): PascalCase kinds
 # (Server|Prefill|Decode) and engines (vLLM|SGLang), the engine object, `size`, `topology.requiredLevel`,
-# `resources.interface`; a role names its pool by `instanceType` or (from v0.11.2) `acceleratorType`.
+# `resources.interface`; a role names its pool by `instanceType` or (from v0.11.2) `acceleratorType`: a string,
+# the name of an AcceleratorType (the v0.11.2 docs' minimal deployment writes
+# `acceleratorType: gpustack--nvidia-a10g-linux-amd64` and no instanceType; "AcceleratorType selects accelerated
+# pools for serving and prefetch; InstanceType sizes interactive workspaces. Both share the canonical pool
+# ClusterQueue": docs.gpustack.ai/gpustack-operator/v0.11.2/docs/modules/model-deployment/configuration/ and
+# .../v0.11.2/docs/modules/devices/). What the docs read here do not say: whether admission refuses a role naming
+# both; create refuses it on its own account (a role has one pool), lint does not claim the webhook does.
 V1_OFFLINE = replace(
     PER_REPLICA_OFFLINE,
     api_version=f"{GROUP}/v1",
