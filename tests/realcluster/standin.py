@@ -4,13 +4,27 @@ docs/modules/model-deployment/prefill-decode.md): every replica of every role be
 of `size` Pods, labelled with the group name (FNV-64a of namespace/name/role/ordinal), the queue (the role's
 InstanceType's `status.entrance`) and the total count, and the joint AdmissionCheck
 `gpustack-model-deployment-joint` is answered Ready on every group once all of them hold a quota reservation,
-Pending before. Only what the differential test needs: no Services, no rollout, no parking."""
+Pending before. Only what the differential test needs: no Services, no rollout, no parking.
+
+For GPUStack's published API, `worker.gpustack.ai/v1` (gpustack/gpustack-operator
+docs/modules/model-deployment/deployment.md and status.md @0421f1cc6b1b9c75df6e4c23fd8fd12136607e98): `serve_v1`
+adds the v1 version to the cluster's ModelDeployment CRD for one test (its schema is
+tests/fixtures/gpustack-v1/crd-v1.yaml, written from the docs' fields) and takes it away after; `render` gives
+each Pod the docs' per-Pod keys (`kueue.x-k8s.io/role-hash` = the role's name, so every replica's group composes
+one PodSet named by the role; `modeldeployment.gpustack.ai/role-kind`; `kueue.x-k8s.io/pod-group-serving`), and
+`write_status` writes `status.phase`, `roles[]` (desired, ready, quotaReserved, assignedFlavors), `roleSummary` and
+the `QuotaReserved` condition (Reserved, Pending, AdmissionInFlight, NoReplicas) as status.md describes them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from tests.realcluster import objs
 from tests.realcluster.plane import Plane, is_true, wait_for
@@ -103,6 +117,9 @@ def render(plane: Plane, md: Obj) -> list[str]:
                                              "app.kubernetes.io/component": role["name"]},
                                      owner=owner)
                 pod["metadata"]["annotations"]["kueue.x-k8s.io/role-hash"] = role["name"]
+                pod["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-serving"] = "true"
+                pod["metadata"]["labels"]["modeldeployment.gpustack.ai/role-kind"] = str(
+                    role.get("kind") or "Server").lower()
                 pods.append(pod)
     plane.apply(*pods, server_side=False)
     return groups
@@ -131,3 +148,103 @@ def composed(plane: Plane, ns: str, groups: list[str]) -> dict[str, Obj]:
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+# ----------------------------------------------------------------------------- GPUStack's published API, v1
+CRD_NAME = f"modeldeployments.{GROUP}"
+V1_RESOURCE = f"modeldeployments.v1.{GROUP}"  # kubectl's resource.version.group: v1 whatever discovery prefers
+V1_CRD = Path(__file__).resolve().parents[1] / "fixtures" / "gpustack-v1" / "crd-v1.yaml"
+
+
+def _v1_version() -> Obj:
+    (crd,) = [d for d in yaml.safe_load_all(V1_CRD.read_text()) if d]
+    (v1,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
+    return v1
+
+
+@contextlib.contextmanager
+def serve_v1(plane: Plane) -> Iterator[None]:
+    """The cluster's ModelDeployment CRD serves (and stores) v1 beside v1alpha1 while the block runs; after it, v1
+    is no longer served and v1alpha1 is the storage version again, so the tier's other tests see the API the plane
+    started with (a stored version cannot be removed from the CRD, only unserved)."""
+    _set_versions(plane, v1_served=True)
+    try:
+        yield
+    finally:
+        _set_versions(plane, v1_served=False)
+
+
+def _set_versions(plane: Plane, v1_served: bool) -> None:
+    crd = plane.get("crd", CRD_NAME)
+    crd.pop("status", None)
+    versions = [v for v in crd["spec"]["versions"] if v["name"] != "v1"]
+    for v in versions:
+        v["storage"] = not v1_served
+    crd["spec"]["versions"] = [*versions, {**_v1_version(), "served": v1_served, "storage": v1_served}]
+    plane.kubectl("replace", "-f", "-", input=json.dumps(crd))
+    wait_for("the ModelDeployment API " + ("with" if v1_served else "without") + " v1", lambda: (  # no cache
+        ("v1" in [v["version"] for v in json.loads(plane.kubectl("get", "--raw", f"/apis/{GROUP}").stdout)[
+            "versions"]]) == v1_served))
+
+
+def _flavors(w: Obj) -> list[str]:
+    out: set[str] = set()
+    for psa in ((w.get("status") or {}).get("admission") or {}).get("podSetAssignments") or []:
+        out.update(str(f) for r, f in (psa.get("flavors") or {}).items() if r.startswith("credits.gpustack.ai/"))
+    return sorted(out)
+
+
+def _ready(pods: list[Obj]) -> bool:
+    return bool(pods) and all(is_true(p, "Ready") for p in pods)
+
+
+def write_status(plane: Plane, md: Obj, wls: dict[str, Obj]) -> Obj:
+    """The operator's status over the deployment's replica groups (status.md): per role how many replicas are
+    desired, ready (every Pod of the group Ready) and hold quota, the flavors they got; `roleSummary` (S, P, D by
+    kind, no router here); `phase`; and `QuotaReserved` over every replica's Workload. Returns the status."""
+    meta, spec = md["metadata"], md["spec"]
+    ns, name = meta["namespace"], meta["name"]
+    pods = [p for p in plane.get("pods", namespace=ns)["items"]
+            if (p["metadata"].get("labels") or {}).get("app.kubernetes.io/instance") == name]
+    roles, summary, waiting, missing, total, queues = [], {"Server": 0, "Prefill": 0, "Decode": 0}, 0, 0, 0, set()
+    for role in spec["roles"]:
+        kind = role.get("kind") or "Server"
+        groups = [group_name(ns, name, role["name"], o) for o in range(int(role.get("replicas", 1)))]
+        mine = [wls[g] for g in groups if g in wls]
+        reserved = [w for w in mine if is_true(w, "QuotaReserved")]
+        ready = sum(1 for g in groups if _ready([p for p in pods if p["metadata"]["labels"].get(
+            "kueue.x-k8s.io/pod-group-name") == g]))
+        entry: Obj = {"name": role["name"], "kind": kind, "desired": len(groups), "ready": ready,
+                      "quotaReserved": len(reserved), "unmanaged": False}
+        flavors = sorted({f for w in reserved for f in _flavors(w)})
+        if flavors:
+            entry["assignedFlavors"] = flavors
+        roles.append(entry)
+        summary[kind] += ready
+        total += len(groups)
+        missing += len(groups) - len(mine)
+        waiting += len(mine) - len(reserved)
+        queues.add(plane.get("instancetype", role["instanceType"])["status"]["entrance"])
+    kinds = {r["kind"] for r in roles}
+    status: Obj = {"roleSummary": "".join(f"{n}{k[0]}" for k, n in summary.items() if k in kinds),
+                   "roles": roles, "conditions": [_quota_reserved(plane, ns, queues, total, waiting, missing)]}
+    ready_all = sum(r["ready"] for r in roles)
+    status["phase"] = ("Ready" if ready_all == total else "Degraded") if ready_all else "Starting"
+    plane.kubectl("patch", V1_RESOURCE, name, "-n", ns, "--subresource=status", "--type=merge",
+                  "-p", json.dumps({"status": status}))
+    return status
+
+
+def _quota_reserved(plane: Plane, ns: str, queues: set[str], total: int, waiting: int, missing: int) -> Obj:
+    cqs = sorted(plane.get("localqueue", q, ns)["spec"]["clusterQueue"] for q in queues)
+    if total == 0:
+        state = ("Unknown", "NoReplicas", "no replica has been created yet")
+    elif missing:
+        state = ("Unknown", "AdmissionInFlight", f"{missing} of {total} replicas have no Workload yet")
+    elif waiting:
+        state = ("False", "Pending", f"{waiting} of {total} replicas waiting for quota in cluster queue "
+                                     f"{', '.join(cqs)}")
+    else:
+        state = ("True", "Reserved", "every replica has quota reserved")
+    return {"type": "QuotaReserved", "status": state[0], "reason": state[1], "message": state[2],
+            "lastTransitionTime": _now()}
