@@ -117,9 +117,10 @@ def render(plane: Plane, md: Obj) -> list[str]:
                                              "app.kubernetes.io/component": role["name"]},
                                      owner=owner)
                 pod["metadata"]["annotations"]["kueue.x-k8s.io/role-hash"] = role["name"]
-                pod["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-serving"] = "true"
-                pod["metadata"]["labels"]["modeldeployment.gpustack.ai/role-kind"] = str(
-                    role.get("kind") or "Server").lower()
+                if md["apiVersion"] == f"{GROUP}/v1":  # the v1 docs' per-Pod keys (v1alpha1's Pods stay as they were)
+                    pod["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-serving"] = "true"
+                    pod["metadata"]["labels"]["modeldeployment.gpustack.ai/role-kind"] = str(
+                        role.get("kind") or "Server").lower()
                 pods.append(pod)
     plane.apply(*pods, server_side=False)
     return groups
