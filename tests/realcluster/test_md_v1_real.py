@@ -5,7 +5,8 @@ group behind the joint AdmissionCheck until the whole set has reserved quota, an
 `roleSummary` and the `QuotaReserved` condition. With quota for the decode replicas but not the prefill one,
 why-pending must give the codes the loopback fixture gives (tests/test_gpustack_v1_pending.py,
 tests/fixtures/gpustack-v1/decode-held.yaml): prefill `QuotaExhausted`, decode `AdmissionCheckPending` behind
-`gpustack-model-deployment-joint`; once the quota is freed, every group is admitted and why-pending says so.
+`gpustack-model-deployment-joint`; once the quota is freed, every group is admitted and why-pending says so. A server
+dry run of a role named by `acceleratorType` (GPUStack v0.11.2) checks the body against the real API server's v1 schema.
 
 Sources: gpustack/gpustack-operator docs/modules/model-deployment/deployment.md@0421f1cc6b1b9c75df6e4c23fd8fd12136607e98
 ("Every replica of every role is its own pod group, so the set is held together by an admission check this operator
@@ -68,6 +69,13 @@ def test_v1_decode_waits_behind_the_joint_check_then_all_is_admitted(plane: Plan
                 objs.workload(ns, "held0", "main", [("main", 1, {CREDITS: str(HELD * CARD)})]))
     wait_for("held0 holds quota", lambda: is_true(plane.get("workload", "held0", ns), "QuotaReserved"))
     with standin.serve_v1(plane):
+        # the real API server takes a role named by acceleratorType (an AcceleratorType's name) in the v1 schema
+        dry = plane.pd("create", "qwen-at", "--model", "m", "--engine-version", "1", "-n", ns, "--api-version", "v1",
+                       "--accelerator-type", "gpustack--nvidia-h100-linux-amd64", "--decode", "1",
+                       "--dry-run=server", "-o", "json")
+        assert dry.returncode == 0, dry.stderr
+        assert json.loads(dry.stdout)["spec"]["roles"][0]["acceleratorType"] == "gpustack--nvidia-h100-linux-amd64"
+        assert "names acceleratorType" in dry.stderr  # the preflight says it does not weigh that role
         made = plane.pd("create", "qwen", "--model", "m", "--engine-version", "1", "-n", ns, "--api-version", "v1",
                         "--instance-type", it,
                         "--role", f"name=prefill,kind=prefill,replicas=1,accelerator={PREFILL_CARDS},image=e:1",
