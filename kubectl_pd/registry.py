@@ -533,9 +533,9 @@ RULES += (
           "Keep either the partition profile or the slice percentages.",
           "ModelDeployment"),
     _rule("PD320", "engine-version-required", ERROR,
-          "v1 only: no `spec.engine.version` while a role sets no `image`: the image is assembled from the engine, "
-          "its version and the role's pool. Params: roles.",
-          "Set spec.engine.version, or an image on every role.",
+          "v1 only: neither `spec.engine.version` nor `spec.engine.image` while a role sets no `image`: the image "
+          "is assembled from the engine, its version and the role's pool. Params: roles.",
+          "Set spec.engine.image (the runner image), or spec.engine.version, or an image on every role.",
           "ModelDeployment"),
     _rule("PD321", "empty-pool-ref", ERROR,
           "v1 only: an empty `spec.kvCache.poolRef.name`: the KVCachePoolBinding is the authorization point, and an "

@@ -37,6 +37,10 @@ V1_ONLY = {**DEFAULT_GROUPS, "worker.gpustack.ai": ["v1"]}
 H20 = "gpustack--nvidia-h20-linux-amd64"
 AT = "gpustack--nvidia-h20-linux-amd64"  # an AcceleratorType's name (v0.11.2 docs' form)
 BASE = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-version", "0.8.5"]
+# Offline, v1 is the newest release's docs (v0.11.2, "Minimal deployment"): `engine: {name, image}`, the runner image
+# required, no engine version.
+IMG = "registry.example/gpustack/runner:vllm-0.8.5"
+V1_OFF = ["create", "qwen", "--model", "Qwen/Qwen2.5-7B", "--engine-image", IMG]
 
 
 def rules(stderr: str) -> list[str]:
@@ -222,11 +226,12 @@ def test_aggregated_api_without_openapi_is_one_error_line(cli: Callable, apiserv
 
 def test_offline_v1_needs_no_cluster(cli: Callable, tmp_path: Any) -> None:
     env = {"KUBECONFIG": str(tmp_path / "none"), "NO_COLOR": "1"}
-    r = cli([*BASE, "--api-version", "v1", "--accelerator-type", AT, "--prefill", "1", "--decode", "1",
+    r = cli([*V1_OFF, "--api-version", "v1", "--accelerator-type", AT, "--prefill", "1", "--decode", "1",
              "--required-topology", "topology.gpustack.ai/rack", "--dry-run=client", "-o", "yaml"], env=env)
     assert r.exit_code == 0, r.stderr
     md = yaml.safe_load(r.stdout)
     assert md["apiVersion"] == "worker.gpustack.ai/v1"
+    assert md["spec"]["engine"] == {"name": "vLLM", "image": IMG}
     assert {x["topology"]["requiredLevel"] for x in md["spec"]["roles"]} == {"topology.gpustack.ai/rack"}
     bad = cli([*BASE, "--api-version", "v1", "--api-profile", "pd-atomic", "--instance-type", H20, "--decode", "1",
                "--dry-run=client"], env=env)
@@ -270,19 +275,23 @@ def _no_cluster(apiserver: Callable, how: str, tmp_path: Any) -> dict[str, str]:
     return env
 
 
+VER = ["--engine-version", "0.8.5"]
+IMAGE = ["--engine-image", IMG]
+
+
 @pytest.mark.parametrize("how", ["unreachable", "no-kubeconfig"])
 @pytest.mark.parametrize(("flags", "api_version", "warned"), [
-    (["--api-version", "auto"], "worker.gpustack.ai/v1", True),
-    (["--api-version", "auto", "--api-profile", "per-replica"], "worker.gpustack.ai/v1", True),
-    (["--api-version", "auto", "--api-profile", "pd-atomic", *KV], "worker.gpustack.ai/v1alpha1", True),
-    (["--api-version", "v1"], "worker.gpustack.ai/v1", False),
-    (["--api-version", "v1alpha1", *KV], "worker.gpustack.ai/v1alpha1", False),
-    (KV, "worker.gpustack.ai/v1alpha1", False),  # no --api-version: the seed's, offline, as before
+    (["--api-version", "auto", *IMAGE], "worker.gpustack.ai/v1", True),
+    (["--api-version", "auto", "--api-profile", "per-replica", *IMAGE], "worker.gpustack.ai/v1", True),
+    (["--api-version", "auto", "--api-profile", "pd-atomic", *KV, *VER], "worker.gpustack.ai/v1alpha1", True),
+    (["--api-version", "v1", *IMAGE], "worker.gpustack.ai/v1", False),
+    (["--api-version", "v1alpha1", *KV, *VER], "worker.gpustack.ai/v1alpha1", False),
+    ([*KV, *VER], "worker.gpustack.ai/v1alpha1", False),  # no --api-version: the seed's, offline, as before
 ])
 def test_client_dry_run_with_no_cluster(cli: Callable, apiserver: Callable, tmp_path: Any, how: str,
                                         flags: list[str], api_version: str, warned: bool) -> None:
     env = _no_cluster(apiserver, how, tmp_path)
-    r = cli([*BASE, "--instance-type", H20, "--decode", "1", *flags, "--dry-run=client", "-o", "json"], env=env)
+    r = cli([*BASE[:4], "--instance-type", H20, "--decode", "1", *flags, "--dry-run=client", "-o", "json"], env=env)
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["apiVersion"] == api_version
     lines = r.stderr.splitlines()
@@ -295,7 +304,7 @@ def test_client_dry_run_with_no_cluster(cli: Callable, apiserver: Callable, tmp_
 def test_client_dry_run_falls_back_with_accelerator_type(cli: Callable, apiserver: Callable, tmp_path: Any) -> None:
     """The newest built-in profile is GPUStack's v1, which has roles[].acceleratorType."""
     env = _no_cluster(apiserver, "unreachable", tmp_path)
-    r = cli([*BASE, "--api-version", "auto", "--accelerator-type", AT, "--decode", "1", "--dry-run=client",
+    r = cli([*V1_OFF, "--api-version", "auto", "--accelerator-type", AT, "--decode", "1", "--dry-run=client",
              "-o", "yaml"], env=env)
     assert r.exit_code == 0, r.stderr
     md = yaml.safe_load(r.stdout)
@@ -320,3 +329,32 @@ def test_a_cluster_that_answers_wrong_is_not_a_missing_one(cli: Callable, apiser
     r = cli([*BASE, "--api-version", "auto", "--instance-type", H20, "--decode", "1", "--dry-run=client"], env=env)
     assert r.exit_code == 1, r.stderr
     assert "no cluster to read" not in r.stderr
+
+
+# ----------------------------------------------------------------------------- the v1 engine: image, not version
+@pytest.mark.parametrize(("extra", "want"), [
+    (["--engine-image", IMG], []),
+    ([], ["engine-image"]),  # the runner image is required (v0.11.2 docs, "Minimal deployment")
+    (["--engine-image", IMG, "--engine-version", "0.8.5"], ["api-field"]),  # no engine.version in those docs
+    (["--engine-version", "0.8.5"], ["api-field", "engine-image"]),
+    (["--engine-image", "has space"], ["engine-image"]),
+])
+def test_offline_v1_engine_takes_the_runner_image(cli: Callable, tmp_path: Any, extra: list[str],
+                                                  want: list[str]) -> None:
+    env = {"KUBECONFIG": str(tmp_path / "none"), "NO_COLOR": "1"}
+    r = cli([*BASE[:4], *extra, "--api-version", "v1", "--accelerator-type", AT, "--decode", "1",
+             "--dry-run=client", "-o", "json"], env=env)
+    assert (r.exit_code, rules(r.stderr) if r.exit_code else []) == ((1, want) if want else (0, [])), r.stderr
+
+
+def test_a_crd_with_engine_image_is_read_as_such() -> None:
+    """A served v1 whose schema has engine.image (required) and no version: the profile says so."""
+    obj = copy.deepcopy(crd(V1_CRD))
+    engine = obj["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["engine"]
+    engine["properties"].pop("version")
+    engine["properties"]["image"] = {"type": "string", "minLength": 1}
+    engine["required"] = ["name", "image"]
+    p = from_crd(obj)
+    assert (p.engine_version_field, p.engine_image_field, p.engine_image_required) == (None, "engine.image", True)
+    q = from_crd(crd(V1_CRD))  # the earlier docs' {name, version}
+    assert (q.engine_version_field, q.engine_image_field, q.engine_image_required) == ("engine.version", None, False)

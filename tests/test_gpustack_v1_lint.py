@@ -154,6 +154,14 @@ def test_a_dotted_deployment_name_breaks_the_service_names() -> None:
     assert [r for r, _ in findings(obj)] == ["PD318", "PD318"]
 
 
+def test_an_engine_that_names_its_image_needs_no_version() -> None:
+    """The v1 docs of v0.9.2 to v0.11.2 write `engine: {name, image}` (docs.gpustack.ai/gpustack-operator/v0.11.2/docs/
+    modules/model-deployment/configuration/, "Minimal deployment"): no PD320 there."""
+    obj = _set(md(), ("spec", "engine", "version"), None)
+    obj["spec"]["engine"]["image"] = "registry.example/gpustack/runner:vllm-0.8.5"
+    assert "PD320" not in [r for r, _ in findings(obj)]
+
+
 def test_the_seed_api_is_not_judged_by_v1_rules() -> None:
     obj = _set(md(), ("spec", "engine", "version"), None)
     obj["apiVersion"] = "worker.gpustack.ai/v1alpha1"

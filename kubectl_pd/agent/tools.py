@@ -126,6 +126,7 @@ _REPLICAS = {"type": ["integer", "string"], "description": "replicas"}
 PREFLIGHT_INPUT = _obj({
     "name": _S, "namespace": _NAMESPACE, "model": {**_S, "description": "the model id (spec.model.name)"},
     "engine": {**_S, "description": "vllm (default) or sglang"}, "engineVersion": _S,
+    "engineImage": {**_S, "description": "spec.engine.image, the runner image (required by v1 offline)"},
     "roles": {"type": "array", "items": _S, "description": "roles as create's --role takes them: "
               "name=N,kind=K,replicas=R[,instance-type=IT,accelerator=A,accelerator-key=K,size=S,image=I,arg=A]"},
     "prefill": _REPLICAS, "decode": _REPLICAS,
@@ -203,7 +204,8 @@ def lint_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None
 def preflight_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
     argv = ["create", "--preflight", "--output=json"]
     flags = (("namespace", "--namespace"), ("model", "--model"), ("engine", "--engine"),
-             ("engineVersion", "--engine-version"), ("prefill", "--prefill"), ("decode", "--decode"),
+             ("engineVersion", "--engine-version"), ("engineImage", "--engine-image"),
+             ("prefill", "--prefill"), ("decode", "--decode"),
              ("instanceType", "--instance-type"), ("kvCachePool", "--kv-cache-pool"), ("router", "--router"),
              ("target", "--target"), ("localQueue", "--local-queue"), ("apiProfile", "--api-profile"),
              ("apiVersion", "--api-version"), ("acceleratorType", "--accelerator-type"),

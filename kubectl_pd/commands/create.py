@@ -76,6 +76,8 @@ def _warn(message: str) -> None:
 @click.option("--engine", default="vllm", show_default=True, metavar="vllm|sglang",
               help="Inference engine (spelled as the installed CRD spells it).")
 @click.option("--engine-version", metavar="V", help="Engine version; needed when a role names no image.")
+@click.option("--engine-image", metavar="IMAGE", help="The engine's runner image (spec.engine.image), which the v1 "
+                                                      "API requires.")
 @click.option("--role", "roles", multiple=True, type=RoleType(),
               help="A role (repeatable). Keys: name, kind (server|prefill|decode, default server), replicas, "
                    "instance-type, accelerator (cards per Pod, default 1), accelerator-key, size, image, arg "
@@ -121,7 +123,8 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
            kv_cache_pool: str | None, router: str | None, env: tuple[tuple[str, str], ...], target: str,
            local_queue: str | None, api_profile: str, dry_run: str, output: str | None, wait: str | None,
            force: bool, preflight_only: bool = False, accelerator_type: str | None = None,
-           topology_level: str | None = None, api_version: str | None = None) -> int:
+           topology_level: str | None = None, api_version: str | None = None,
+           engine_image: str | None = None) -> int:
     """Scaffold a multi-role PD ModelDeployment that will be admitted, or say why it never could.
 
     \b
@@ -144,7 +147,8 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         name=name, namespace=namespace(cluster), model=model, engine=engine, engine_version=engine_version,
         roles=flags.all_role_specs(roles, prefill, decode),
         instance_type=instance_type, kv_cache_pool=kv_cache_pool, router=router, env=env, target=target,
-        local_queue=local_queue, accelerator_type=accelerator_type, topology_level=topology_level)
+        local_queue=local_queue, accelerator_type=accelerator_type, topology_level=topology_level,
+        engine_image=engine_image)
     checked = flags.check_request(req)
     if checked.problems:
         _fail(checked.problems)

@@ -125,6 +125,7 @@ class CreateRequest(NamedTuple):
     local_queue: str | None = None
     accelerator_type: str | None = None  # --accelerator-type: for roles that name no pool
     topology_level: str | None = None  # --required-topology: for roles that name no level
+    engine_image: str | None = None  # --engine-image: spec.engine.image (the v1 API's runner image)
 
 
 class Role(NamedTuple):
@@ -400,7 +401,7 @@ def _engine_rules(req: CreateRequest, roles: list[Role], profile: ApiProfile, wh
         elif not 1 <= len(req.engine_version) <= 64:
             problems.append(f"--engine-version {req.engine_version!r} must be 1 to 64 characters [rule engine-version]")
     elif profile.engine_version_field is not None:
-        imageless = [r.name for r in roles if r.image is None]
+        imageless = [r.name for r in roles if r.image is None and req.engine_image is None]
         if profile.engine_version_required:
             problems.append(f"--engine-version is required: {where} requires spec.{profile.engine_version_field} "
                             f"[rule engine-version]")
@@ -408,7 +409,21 @@ def _engine_rules(req: CreateRequest, roles: list[Role], profile: ApiProfile, wh
             problems.append(f"--engine-version is required: role(s) {', '.join(imageless)} name no image, so the "
                             f"operator assembles one from engine, version and instanceType "
                             f"(spec.{profile.engine_version_field}) [rule engine-version]")
-    return problems
+    return problems + _engine_image_rules(req, profile, where)
+
+
+def _engine_image_rules(req: CreateRequest, profile: ApiProfile, where: str) -> list[str]:
+    """--engine-image against spec.engine.image (GPUStack's v1 docs: the runner image, required)."""
+    if req.engine_image is None:
+        if profile.engine_image_required:
+            return [f"--engine-image is required: {where} requires spec.{profile.engine_image_field} (the runner "
+                    f"image the cluster can pull) [rule engine-image]"]
+        return []
+    if profile.engine_image_field is None:
+        return [_cannot(where, f"--engine-image {req.engine_image!r}", "spec.engine.image")]
+    if not 0 < len(req.engine_image) <= 512 or any(c.isspace() for c in req.engine_image):
+        return [f"--engine-image {req.engine_image!r} must be 1 to 512 characters, no spaces [rule engine-image]"]
+    return []
 
 
 def _kv_cache_rules(req: CreateRequest, profile: ApiProfile, where: str) -> list[str]:

@@ -57,6 +57,8 @@ def render_model_deployment(req: CreateRequest, roles: list[Role], profile: ApiP
         spec["engine"] = {"name": engine}
         if req.engine_version is not None:
             spec["engine"]["version"] = req.engine_version
+        if req.engine_image is not None:
+            spec["engine"]["image"] = req.engine_image
     if req.kv_cache_pool is not None:
         spec["kvCache"] = {"poolRef": {"name": req.kv_cache_pool}}
     if req.router is not None:

@@ -39,6 +39,8 @@ class ApiProfile:
     replicas_max: int | None = None
     size_max: int | None = None
     required: frozenset[str] = field(default_factory=frozenset)  # spec-level required fields
+    engine_image_field: str | None = None  # "engine.image" (the v1 docs of GPUStack v0.9.2 to v0.11.2), or None
+    engine_image_required: bool = False
 
     def has(self, role_field: str) -> bool:
         return role_field in self.role_fields
@@ -121,10 +123,18 @@ PER_REPLICA_OFFLINE = ApiProfile(
 # ClusterQueue": docs.gpustack.ai/gpustack-operator/v0.11.2/docs/modules/model-deployment/configuration/ and
 # .../v0.11.2/docs/modules/devices/). What the docs read here do not say: whether admission refuses a role naming
 # both; create refuses it on its own account (a role has one pool), lint does not claim the webhook does.
+# The engine: the v0.9.2 to v0.11.2 docs' minimal deployment writes `engine: {name, image}` with the runner image
+# required and no engine version (docs.gpustack.ai/gpustack-operator/v0.11.2/docs/modules/model-deployment/
+# configuration/, "Minimal deployment"; the same on main); an earlier docs commit wrote `{name, version}`. Offline, the
+# newest release's shape is written; a CRD read from the cluster says which its version has (from_crd).
 V1_OFFLINE = replace(
     PER_REPLICA_OFFLINE,
     api_version=f"{GROUP}/v1",
     engines=("vLLM", "SGLang"),
+    engine_version_field=None,
+    engine_version_required=False,
+    engine_image_field="engine.image",
+    engine_image_required=True,
     role_fields=PER_REPLICA_OFFLINE.role_fields | {"acceleratorType", "topology", "shmSize",
                                                    "terminationGracePeriodSeconds"},
     kinds=("Server", "Prefill", "Decode"),
@@ -207,7 +217,10 @@ def from_crd(crd: dict[str, Any], prefer: str | None = None) -> ApiProfile:
         engines = _enum(eprops.get("name"))
         ev_field: str | None = "engine.version" if "version" in eprops else None
         ev_required = "version" in (engine.get("required") or [])
+        ei_field: str | None = "engine.image" if "image" in eprops else None
+        ei_required = "image" in (engine.get("required") or [])
     else:
+        ei_field, ei_required = None, False
         shape = "string"
         engines = _enum(engine)
         ev_field = "engineVersion" if "engineVersion" in spec_props else None
@@ -232,6 +245,8 @@ def from_crd(crd: dict[str, Any], prefer: str | None = None) -> ApiProfile:
         engines=engines,
         engine_version_field=ev_field,
         engine_version_required=ev_required,
+        engine_image_field=ei_field,
+        engine_image_required=ei_required,
         kv_cache=isinstance(kv, dict),
         kv_cache_required="kvCache" in required,
         router_names=router_names,  # () = a router field with no enum: any name
@@ -294,6 +309,7 @@ def from_openapi(doc: Any, version: str) -> ApiProfile:
 
 def _fields(p: ApiProfile) -> dict[str, Any]:
     return {k: getattr(p, k) for k in ("name", "api_version", "source", "engine_shape", "engines",
-                                       "engine_version_field", "engine_version_required", "kv_cache",
+                                       "engine_version_field", "engine_version_required", "engine_image_field",
+                                       "engine_image_required", "kv_cache",
                                        "kv_cache_required", "router_names", "role_fields", "kinds", "image_path",
                                        "replicas_max", "size_max", "required")}

@@ -128,8 +128,10 @@ def _role_bounds(ref: ObjectRef, i: int, role: Obj) -> list[Finding]:
 
 
 def _engine_version(ref: ObjectRef, spec: Obj, roles: list[Any]) -> list[Finding]:
-    """PD320: engine.version is required when a role sets no image (the image is assembled from it)."""
-    if _d(spec.get("engine")).get("version"):
+    """PD320: engine.version is required when a role sets no image (the image is assembled from it), unless the
+    engine names its runner image itself (`engine.image`, which the v1 docs of v0.9.2 to v0.11.2 write instead)."""
+    engine = _d(spec.get("engine"))
+    if engine.get("version") or engine.get("image"):
         return []
     imageless = [str(r.get("name")) for r in roles if isinstance(r, dict) and not r.get("image")]
     if not imageless:
