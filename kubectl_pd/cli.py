@@ -15,7 +15,7 @@ short_lived_gc()  # before click loads: its import is most of what start-up allo
 
 import click  # noqa: E402
 
-from kubectl_pd import __version__  # noqa: E402
+from kubectl_pd import __version__, memo  # noqa: E402
 from kubectl_pd.errors import EXIT_USAGE, PdError  # noqa: E402
 from kubectl_pd.options import normalize_bool_flags, options_of, with_cluster_flags  # noqa: E402
 
@@ -43,6 +43,14 @@ class ClosedStdout(Exception):  # noqa: N818 - not an error: the reader of stdou
 
 
 class LazyGroup(click.Group):
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """click's main, inside a run of its own (kubectl_pd/memo.py) unless the caller opened one (`main`
+        below does, so that its error lines are redacted and written within the run)."""
+        if memo.current() is not None:
+            return super().main(*args, **kwargs)
+        with memo.run():
+            return super().main(*args, **kwargs)
+
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
         try:  # eager options (--help, --version) print while the arguments are parsed
@@ -135,7 +143,9 @@ def main(argv: list[str] | None = None) -> None:
 
     _whole_writes()
     termsafe.install()  # every output redacted and its terminal controls neutralised (kubectl_pd/termsafe.py)
-    with interrupt.handling():  # SIGINT: KeyboardInterrupt in this thread, never lost (kubectl_pd/interrupt.py)
+    # SIGINT: KeyboardInterrupt in this thread, never lost (kubectl_pd/interrupt.py); one run: its memo and
+    # settings (--color), gone when it ends, so an MCP tool call or a test's invocation starts afresh (memo.py)
+    with interrupt.handling(), memo.run():
         _main(argv)
 
 

@@ -121,15 +121,19 @@ def check() -> None:
 
 
 def thread(target: Callable[[], None], name: str) -> threading.Thread:
-    """A started daemon thread that never receives SIGINT (the main thread does)."""
+    """A started daemon thread that never receives SIGINT (the main thread does). It belongs to the caller's
+    run (kubectl_pd/memo.py): it runs in a copy of the caller's context, so the run's memo and settings."""
+    import contextvars
     import threading
+
+    context = contextvars.copy_context()
 
     def run() -> None:
         try:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         except (AttributeError, OSError, ValueError):  # no pthread_sigmask on this platform
             pass
-        target()
+        context.run(target)
 
     t = threading.Thread(target=run, name=name, daemon=True)
     t.start()

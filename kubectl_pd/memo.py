@@ -1,16 +1,33 @@
-"""Values worked out of an immutable object, kept on the object itself: they live as long as the object
-(a run's snapshot, its remembered assignments, its queues) and die with it, so nothing outlives a run
-and no test resets anything. The objects are this package's frozen records, which have a `__dict__`;
-the name is the value's attribute, written past the frozen `__setattr__` as `functools.cached_property`
-does."""
+"""What a run remembers, and nothing that outlives it (issue 29; docs/architecture.md).
+
+- `kept(obj, name, make)`: a value worked out of an immutable object, kept on the object itself. It lives as
+  long as the object (a run's snapshot, its remembered assignments, its queues) and dies with it. The
+  objects are this package's frozen records, which have a `__dict__`; the name is the value's attribute,
+  written past the frozen `__setattr__` as `functools.cached_property` does.
+- `Run`: one command invocation's memo tables and settings (its --color). The CLI opens one around each
+  invocation (`with memo.run():` in cli.LazyGroup.main, so `kubectl pd ...`, click's CliRunner and every
+  MCP tool call each get their own) and it is gone when the invocation ends: a ContextVar holds it, reset
+  at the end. Threads the run starts belong to it (interrupt.thread runs them in the run's context).
+  Outside any run (a library call, a test of a pure function) there is no memo: every call works its
+  answer out, and `set_color_mode` has nothing to set.
+- `table(name)`: the run's memo of one function, a dict (None outside a run); `per_run(maxsize)` is
+  `functools.lru_cache` made of it. Every table is bounded: one past its size empties it, so a hostile
+  input of many distinct values does not grow a run's memory.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from contextvars import ContextVar
 
-K = TypeVar("K")
-V = TypeVar("V")
+TYPE_CHECKING = False  # not typing's: a Tab press never imports typing (bench/bench_live.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, ParamSpec, TypeVar
+
+    K = TypeVar("K")
+    V = TypeVar("V")
+    P = ParamSpec("P")
+    R = TypeVar("R")
 
 
 def kept(obj: K, name: str, make: Callable[[K], V]) -> V:
@@ -23,3 +40,87 @@ def kept(obj: K, name: str, make: Callable[[K], V]) -> V:
 
 
 _MISSING: Any = object()
+
+
+class Run:
+    """One invocation's memo tables (name -> dict) and settings."""
+
+    __slots__ = ("tables", "color")
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict[Any, Any]] = {}
+        self.color = "auto"  # --color: auto | always | never (termsafe.set_color_mode)
+
+
+_RUN: ContextVar[Run | None] = ContextVar("kubectl_pd.memo.run", default=None)
+
+
+class run:  # noqa: N801 - used as a context manager, like contextlib's
+    """`with run() as r:` the code inside belongs to a fresh Run, which ends with the block (the previous
+    one, if any, is current again: an MCP tool call inside the server's own invocation)."""
+
+    __slots__ = ("scope", "_token")
+
+    def __init__(self) -> None:
+        self.scope = Run()
+
+    def __enter__(self) -> Run:
+        self._token = _RUN.set(self.scope)
+        return self.scope
+
+    def __exit__(self, *exc: object) -> None:
+        _RUN.reset(self._token)
+        self.scope.tables.clear()
+
+
+def current() -> Run | None:
+    """The run the caller belongs to; None outside any."""
+    return _RUN.get()
+
+
+def table(name: str) -> dict[Any, Any] | None:
+    """The current run's memo table `name` (made empty on first use); None outside a run: no memo."""
+    scope = _RUN.get()
+    if scope is None:
+        return None
+    found = scope.tables.get(name)
+    if found is None:
+        found = scope.tables[name] = {}
+    return found
+
+
+def put(memo: dict[Any, Any], key: Any, value: V, maxsize: int) -> V:
+    """`memo[key] = value`, the table emptied first when it is full; returns `value`."""
+    if len(memo) >= maxsize:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
+def per_run(maxsize: int, *, typed: bool = False) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """`functools.lru_cache(maxsize, typed=typed)` over positional arguments, in the current run's table
+    (emptied when full rather than least-recently-used); outside a run, a plain call."""
+
+    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+        name = f"{fn.__module__}.{fn.__qualname__}"
+
+        def memoised(*args: P.args, **kwargs: P.kwargs) -> R:
+            scope = _RUN.get()
+            if scope is None or kwargs:
+                return fn(*args, **kwargs)
+            memo = scope.tables.get(name)
+            if memo is None:
+                memo = scope.tables[name] = {}
+            key: Any = (args if len(args) != 1 else args[0]) if not typed else (args, tuple(map(type, args)))
+            try:
+                return memo[key]  # type: ignore[no-any-return]
+            except KeyError:
+                pass
+            return put(memo, key, fn(*args, **kwargs), maxsize)
+
+        memoised.__name__, memoised.__qualname__, memoised.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        memoised.__module__ = fn.__module__
+        memoised.__wrapped__ = fn  # type: ignore[attr-defined]
+        return memoised
+
+    return wrap

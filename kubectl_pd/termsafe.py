@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 
+from kubectl_pd import memo
 from kubectl_pd.lazyre import lazy
 
 TYPE_CHECKING = False
@@ -30,19 +31,27 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
 COLOR_MODES = ("auto", "always", "never")
-# --color of this run (set by the option's callback on every run, so nothing outlives it): auto, always, never
-_color_mode = ["auto"]
 
 
 def set_color_mode(mode: str) -> None:
-    _color_mode[0] = mode if mode in COLOR_MODES else "auto"
+    """--color of the current run (auto, always, never; anything else is auto): a setting of the run
+    (kubectl_pd/memo.py), so it ends with it. Outside a run there is nothing to set: the mode is auto."""
+    scope = memo.current()
+    if scope is not None:
+        scope.color = mode if mode in COLOR_MODES else "auto"
+
+
+def color_mode() -> str:
+    """The current run's --color (auto outside a run)."""
+    scope = memo.current()
+    return "auto" if scope is None else scope.color
 
 
 def color_on(stream: Any) -> bool:
     """Whether our colour (and in-place redraw) goes to `stream`: --color=always: yes, even with NO_COLOR set
     (an explicit flag wins over the environment); never: no; auto: a terminal and NO_COLOR unset or empty
     (https://no-color.org)."""
-    mode = _color_mode[0]
+    mode = color_mode()
     if mode != "auto":
         return mode == "always"
     if os.environ.get("NO_COLOR"):
@@ -136,12 +145,18 @@ class SafeStream:
 
     def __init__(self, inner: IO[str]) -> None:
         self._inner = inner
-        self._ours: tuple[str, bool] | None = None  # (the --color mode it was decided under, the answer)
 
     def _keep_ours(self) -> bool:
-        if self._ours is None or self._ours[0] != _color_mode[0]:
-            self._ours = (_color_mode[0], color_on(self._inner))
-        return self._ours[1]
+        """color_on(the stream), decided once per run and --color mode (the run's memo: the stream outlives
+        runs, an answer does not)."""
+        decided = memo.table("termsafe.ours")
+        if decided is None:
+            return color_on(self._inner)
+        key = (id(self._inner), color_mode())
+        answer = decided.get(key)
+        if answer is None:
+            answer = decided[key] = color_on(self._inner)
+        return bool(answer)
 
     def write(self, text: str | bytes) -> int:
         if not isinstance(text, str):
@@ -195,8 +210,7 @@ class SafeStream:
 
 
 def install() -> None:
-    """sys.stdout and sys.stderr through SafeStream (once); the run starts with --color=auto."""
-    set_color_mode("auto")
+    """sys.stdout and sys.stderr through SafeStream (once)."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is not None and not isinstance(stream, SafeStream):

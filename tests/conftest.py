@@ -45,13 +45,13 @@ def run_cli(args: list[str], *, env: dict[str, str] | None = None, input: str | 
 
 
 def _as_a_fresh_process() -> None:
-    """Forget what an earlier in-process run left in process-wide state that a real run starts without: the
-    credentials to redact (a one-letter token of one test would redact that letter in the next test's errors)
-    and the servers already warned about."""
+    """Forget the credentials to redact that an earlier in-process run left (a one-letter token of one test
+    would redact that letter in the next test's errors): termsafe.SECRETS is the process's, not a run's, so
+    that a message written after a run still hides them. Nothing else: every memo and setting belongs to
+    the run (kubectl_pd/memo.py) and ends with it."""
     http = sys.modules.get("kubectl_pd.cluster.http")
     if http is not None:
         http._SECRETS.clear()
-        http._warned_insecure.clear()
 
 
 @pytest.fixture

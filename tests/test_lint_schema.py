@@ -174,7 +174,6 @@ def test_without_the_cel_runtime_rules_are_unchecked_not_passed(monkeypatch: pyt
 
     monkeypatch.setitem(sys.modules, "cel_expr_python", None)  # import fails as when the wheel is absent
     monkeypatch.setattr(cel, "_env", None)
-    monkeypatch.setattr(cel, "_compiled", {})
     index = SchemaIndex()
     index.add(yaml.safe_load(SUBSET.read_text()), "test")
     obj = yaml.safe_load(QUEUE.read_text())

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubectl_pd import termsafe
+from kubectl_pd import memo, termsafe
 from kubectl_pd.output.jsonpath import TemplateError, go_value, parse_template, relaxed
 from kubectl_pd.output.printers import columns_from_file, parse_output, plain_table, sort_rows, tab_layout
 from kubectl_pd.pending.render import _preempting, human_duration
@@ -117,11 +117,10 @@ class _Stream:
 ])
 def test_color_decision(mode: str, no_color: str, tty: bool, expected: bool, monkeypatch: Any) -> None:
     monkeypatch.setenv("NO_COLOR", no_color)
-    termsafe.set_color_mode(mode)
-    try:
+    with memo.run():  # --color is a setting of the run: it ends with the block (kubectl_pd/memo.py)
+        termsafe.set_color_mode(mode)
         assert termsafe.color_on(_Stream(tty)) is expected
-    finally:
-        termsafe.set_color_mode("auto")
+    assert termsafe.color_mode() == "auto"
 
 
 def test_template_walks_maps_in_sorted_order() -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from kubectl_pd import memo
+
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:
     from typing import Any
@@ -71,13 +73,9 @@ def scalar(text: str) -> tuple[str, Any]:
     return STR, None
 
 
-_LOADER: list[Any] = []
-
-
+@memo.per_run(1)  # built once per run (kubectl_pd/memo.py)
 def loader() -> Any:
     """The PyYAML loader class (C-accelerated when available) that resolves plain scalars with `scalar`."""
-    if _LOADER:
-        return _LOADER[0]
     import yaml  # type: ignore[import-untyped]
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -93,7 +91,6 @@ def loader() -> Any:
 
     for tag in (BOOL, NULL, INT, FLOAT, MERGE):  # (a merge key never reaches a constructor)
         GoYamlLoader.add_constructor(tag, construct)
-    _LOADER.append(GoYamlLoader)
     return GoYamlLoader
 
 

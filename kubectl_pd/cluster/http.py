@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from kubectl_pd import memo
 from kubectl_pd.cluster import wire
 from kubectl_pd.cluster.endpoint import Endpoint
 from kubectl_pd.cluster.urls import split
@@ -42,7 +43,8 @@ if TYPE_CHECKING:
     from kubectl_pd.cluster import execcred
 
 _HEADER_SAFE = lazy(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
-_warned_insecure: set[str] = set()
+
+
 @dataclass
 class Reply:
     status: int
@@ -173,8 +175,10 @@ class Transport:
         context = None
         if ep.server.startswith("https://"):
             context = self._ssl_context()
-            if ep.insecure and ep.origin not in _warned_insecure:
-                _warned_insecure.add(ep.origin)
+            warned = memo.table("cluster.http.warned_insecure")  # once per server and run
+            if ep.insecure and (warned is None or ep.origin not in warned):
+                if warned is not None:
+                    warned[ep.origin] = True
                 sys.stderr.write(f"warning: not verifying the certificate of the API server at {ep.origin} "
                                  f"(insecure-skip-tls-verify in context {ep.context!r}): the connection is "
                                  f"not secure\n")

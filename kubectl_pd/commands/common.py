@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from kubectl_pd import memo
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
 
 if TYPE_CHECKING:  # create --dry-run never needs it at run time
@@ -34,7 +34,7 @@ def namespace(cluster: ClusterOptions) -> str:
     return default_namespace(cluster)
 
 
-@functools.cache
+@memo.per_run(1)  # built once per run (kubectl_pd/memo.py)
 def _dumper() -> Any:
     """Block-style YAML with keys in insertion order, like kubectl prints; multi-line strings as `|`
     blocks. Built on first use: `-o json` and the text output never import PyYAML."""
@@ -100,7 +100,7 @@ def json_pieces(data: Any) -> Iterator[str]:
     yield "\n}\n"
 
 
-@functools.cache
+@memo.per_run(1)  # built once per run, with its memo of keys (kubectl_pd/memo.py)
 def _indented() -> Callable[[Any, str], str]:
     """`json.dumps(value, indent=2, ensure_ascii=False)` with each new line followed by `pad`. The standard
     library's encoder runs in Python (a generator per container, a yield per token) whenever it indents,

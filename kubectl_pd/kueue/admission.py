@@ -12,7 +12,9 @@ base computes quota.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from enum import IntEnum
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -38,10 +40,34 @@ from kubectl_pd.kueue.model import (
 )
 from kubectl_pd.records import dataclass, field, replace
 
-# Kueue's FlavorAssignmentMode, worst first; UNKNOWN is ours: a number the verdict needs could not be read
-NO_FIT, PREEMPT, FIT = "NoFit", "Preempt", "Fit"
-UNKNOWN = "Unknown"
-_MODE_RANK = {UNKNOWN: -1, NO_FIT: 0, PREEMPT: 1, FIT: 2}
+
+class AssignmentMode(IntEnum):
+    """Kueue's FlavorAssignmentMode (flavorassigner.go:452@v0.19.2, :362@v0.18.4), ordered from lowest to
+    highest preference; its word (`text`: NoFit, Preempt, Fit) is what the records and the outputs carry.
+    UNKNOWN is ours, below NoFit: a number the verdict needs could not be read. Kueue's DeferredFit (2: the
+    Workload fits but waits for preemptions to finish within one cycle) is a state of a running scheduler,
+    never of a snapshot: not modelled."""
+
+    UNKNOWN = -1
+    NO_FIT = 0
+    PREEMPT = 1
+    FIT = 3
+
+    @property
+    def text(self) -> str:
+        return _MODE_TEXT[self]
+
+
+_MODE_TEXT = {AssignmentMode.UNKNOWN: "Unknown", AssignmentMode.NO_FIT: "NoFit", AssignmentMode.PREEMPT: "Preempt",
+              AssignmentMode.FIT: "Fit"}
+_MODE_OF = {text: mode for mode, text in _MODE_TEXT.items()}
+NO_FIT, PREEMPT, FIT = AssignmentMode.NO_FIT.text, AssignmentMode.PREEMPT.text, AssignmentMode.FIT.text
+UNKNOWN = AssignmentMode.UNKNOWN.text
+
+
+def worst(modes: Iterable[str]) -> str:
+    """The least preferred of these modes' words (Fit for none), in AssignmentMode's order."""
+    return min(modes, key=_MODE_OF.__getitem__, default=FIT)
 
 # Outcome of one flavor tried for one pod set (or pod-set group)
 FITS = "fits"
@@ -55,14 +81,106 @@ UNTOLERATED = "untolerated-taint"
 FLAVOR_MISSING = "flavor-not-found"
 QUOTA_UNKNOWN = "quota-unknown"
 
-# Kueue's internal preemption modes (flavorassigner.go: noFit < noPreemptionCandidates < preempt < reclaim < fit)
-_P_NOFIT, _P_NOCAND, _P_PREEMPT, _P_RECLAIM, _P_FIT = range(5)
-_P_TO_MODE = {_P_NOFIT: NO_FIT, _P_NOCAND: PREEMPT, _P_PREEMPT: PREEMPT, _P_RECLAIM: PREEMPT, _P_FIT: FIT}
 KUEUE_DEFAULT = versions.ENGINE_DEFAULT  # 0.19 ranks flavors slightly differently (versions.py)
 
 # An oracle answers "could preemption make room for this much?": (possibility, borrowing height after).
 PREEMPT_POSSIBLE, RECLAIM_POSSIBLE, NO_CANDIDATES_FOUND = "Preempt", "Reclaim", "NoCandidates"
 Oracle = Callable[[ClusterQueue, FlavorResource, Fraction, int], tuple[str, int]]
+
+
+class PreemptionMode(IntEnum):
+    """Kueue's preemptionMode, the flavor assigner's own finer mode (flavorassigner.go:522@v0.19.2,
+    :426@v0.18.4), ordered from lowest to highest preference."""
+
+    NO_FIT = 0
+    NO_CANDIDATES = 1  # preemption would make room, but the simulation found nothing to preempt
+    PREEMPT = 2
+    RECLAIM = 3
+    FIT = 4
+
+    @property
+    def assignment_mode(self) -> AssignmentMode:
+        """Kueue's preemptionMode.flavorAssignmentMode (flavorassigner.go:604@v0.19.2)."""
+        return _ASSIGNMENT_MODE[self]
+
+    @property
+    def is_preempt(self) -> bool:
+        """Kueue's granularMode.isPreemptMode: preemption targets were found (flavorassigner.go:622@v0.19.2)."""
+        return self is PreemptionMode.PREEMPT or self is PreemptionMode.RECLAIM
+
+    @staticmethod
+    def of_possibility(possibility: str) -> PreemptionMode:
+        """Kueue's fromPreemptionPossibility (flavorassigner.go:577@v0.19.2) over an oracle's answer."""
+        return _OF_POSSIBILITY.get(possibility, PreemptionMode.PREEMPT)
+
+
+_ASSIGNMENT_MODE = {PreemptionMode.NO_FIT: AssignmentMode.NO_FIT, PreemptionMode.NO_CANDIDATES: AssignmentMode.PREEMPT,
+                    PreemptionMode.PREEMPT: AssignmentMode.PREEMPT, PreemptionMode.RECLAIM: AssignmentMode.PREEMPT,
+                    PreemptionMode.FIT: AssignmentMode.FIT}
+_OF_POSSIBILITY = {PREEMPT_POSSIBLE: PreemptionMode.PREEMPT, RECLAIM_POSSIBLE: PreemptionMode.RECLAIM,
+                   NO_CANDIDATES_FOUND: PreemptionMode.NO_CANDIDATES}
+
+
+class BorrowingLevel(int):
+    """Kueue's borrowingLevel (flavorassigner.go:492@v0.19.2): how far up the cohort tree the quota comes
+    from; 0 is the ClusterQueue's own quota. Increasing, not necessarily by one."""
+
+    __slots__ = ()
+
+    def better_than(self, other: int) -> bool:
+        """Kueue's betterThan: the quota is more local than `other`'s."""
+        return self < other
+
+    @property
+    def optimal(self) -> bool:
+        """Kueue's optimal: no borrowing."""
+        return self == 0
+
+
+@dataclass(frozen=True)
+class GranularMode:
+    """Kueue's granularMode{preemptionMode, borrowingLevel} (flavorassigner.go:509@v0.19.2, :413@v0.18.4):
+    how one flavor can take a pod set, compared by `preferred_to` (Kueue's isPreferred) under the queue's
+    flavorFungibility; no order of its own, since which of two is better depends on that preference."""
+
+    preemption: PreemptionMode
+    borrowing: BorrowingLevel
+
+    def preferred_to(self, other: GranularMode, ff: FlavorFungibility, kueue: tuple[int, int]) -> bool:
+        """Kueue's isPreferred(self, other) (flavorassigner.go:535@v0.19.2, :439@v0.18.4): NoFit is never
+        preferred; from 0.19 a flavor without preemption candidates ranks below every viable one; then
+        PreemptionOverBorrowing compares borrowing first, anything else (BorrowingOverPreemption, the
+        default) the preemption mode first."""
+        a, b = self, other
+        if a.preemption is PreemptionMode.NO_FIT:
+            return False
+        if b.preemption is PreemptionMode.NO_FIT:
+            return True
+        a_none, b_none = a.preemption is PreemptionMode.NO_CANDIDATES, b.preemption is PreemptionMode.NO_CANDIDATES
+        if a_none != b_none and versions.no_candidates_ranks_last(kueue):
+            return not a_none  # 0.19: a flavor with nothing to preempt ranks below every viable one
+        if ff.preference == "PreemptionOverBorrowing":
+            if a.borrowing != b.borrowing:
+                return a.borrowing.better_than(b.borrowing)
+            return a.preemption > b.preemption
+        if a.preemption != b.preemption:
+            return a.preemption > b.preemption
+        return a.borrowing.better_than(b.borrowing)
+
+    def try_next(self, ff: FlavorFungibility) -> bool:
+        """Kueue's shouldTryNextFlavor (flavorassigner.go:1259@v0.19.2): whether the next flavor is tried
+        after this one."""
+        if self.preemption is PreemptionMode.NO_FIT or self.preemption is PreemptionMode.NO_CANDIDATES:
+            return True
+        if self.preemption.is_preempt and ff.when_can_preempt == TRY_NEXT_FLAVOR:
+            return True
+        return not self.borrowing.optimal and ff.when_can_borrow == TRY_NEXT_FLAVOR
+
+
+NO_BORROWING = BorrowingLevel(0)
+# Kueue's bestGranularMode and worstGranularMode (flavorassigner.go:514-519@v0.19.2)
+BEST_MODE = GranularMode(PreemptionMode.FIT, NO_BORROWING)
+WORST_MODE = GranularMode(PreemptionMode.NO_FIT, BorrowingLevel(sys.maxsize))
 
 
 @dataclass(frozen=True)
@@ -511,35 +629,8 @@ def policy_oracle(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: i
     return PREEMPT_POSSIBLE, borrow
 
 
-_POSSIBILITY = {PREEMPT_POSSIBLE: _P_PREEMPT, RECLAIM_POSSIBLE: _P_RECLAIM, NO_CANDIDATES_FOUND: _P_NOCAND}
-
 
 # ---------------------------------------------------------------------------------------- assignment
-
-
-def _preferred(a: tuple[int, int], b: tuple[int, int], ff: FlavorFungibility, kueue: tuple[int, int]) -> bool:
-    """Kueue's isPreferred over (preemption mode, borrowing level)."""
-    if a[0] == _P_NOFIT:
-        return False
-    if b[0] == _P_NOFIT:
-        return True
-    if versions.no_candidates_ranks_last(kueue) and (a[0] == _P_NOCAND) != (b[0] == _P_NOCAND):
-        return a[0] != _P_NOCAND  # 0.19: a flavor with nothing to preempt ranks below every viable one
-    if ff.preference == "PreemptionOverBorrowing":
-        if a[1] != b[1]:
-            return a[1] < b[1]
-        return a[0] > b[0]
-    if a[0] != b[0]:
-        return a[0] > b[0]
-    return a[1] < b[1]
-
-
-def _try_next(mode: tuple[int, int], ff: FlavorFungibility) -> bool:
-    if mode[0] in (_P_NOFIT, _P_NOCAND):
-        return True
-    if mode[0] in (_P_PREEMPT, _P_RECLAIM) and ff.when_can_preempt == TRY_NEXT_FLAVOR:
-        return True
-    return mode[1] != 0 and ff.when_can_borrow == TRY_NEXT_FLAVOR
 
 
 def _can_preempt_while_borrowing(cq: ClusterQueue, fair_sharing: bool) -> bool:
@@ -547,11 +638,17 @@ def _can_preempt_while_borrowing(cq: ClusterQueue, fair_sharing: bool) -> bool:
     return p.borrow_within_cohort != NEVER or (fair_sharing and p.reclaim_within_cohort != NEVER)
 
 
-def _outcome(p: int, borrow: int, exceeds: bool) -> str:
+def _outcome(mode: GranularMode, exceeds: bool) -> str:
     if exceeds:
         return EXCEEDS
-    return {_P_FIT: BORROWS if borrow else FITS, _P_PREEMPT: PREEMPTS, _P_RECLAIM: PREEMPTS,
-            _P_NOCAND: NO_CANDIDATES}.get(p, NO_FIT_NOW)
+    if mode.preemption is PreemptionMode.FIT:
+        return FITS if mode.borrowing.optimal else BORROWS
+    return _PREEMPTION_OUTCOME.get(mode.preemption, NO_FIT_NOW)
+
+
+_PREEMPTION_OUTCOME = {PreemptionMode.PREEMPT: PREEMPTS, PreemptionMode.RECLAIM: PREEMPTS,
+                       PreemptionMode.NO_CANDIDATES: NO_CANDIDATES}
+_NO_FIT = GranularMode(PreemptionMode.NO_FIT, NO_BORROWING)
 
 
 class _Assigner:
@@ -577,7 +674,7 @@ class _Assigner:
         return None
 
     def fits_quota(self, fr: FlavorResource, assumed: Fraction, request: Fraction, rq: ResourceQuota | None,
-                   priority: int) -> tuple[int, int, ResourceCheck]:
+                   priority: int) -> tuple[GranularMode, ResourceCheck]:
         """Kueue's fitsResourceQuota, with the numbers kept."""
         node, tree = self.node, self.tree
         nominal = rq.nominal if rq is not None else Fraction(0)
@@ -586,75 +683,71 @@ class _Assigner:
         val = assumed + request
         base = ResourceCheck(fr[1], FITS, request, assumed, available, capacity, nominal)
         if rq is not None and rq.unknown:
-            return _P_NOFIT, 0, replace(base, outcome=QUOTA_UNKNOWN, unknown=rq.unknown[0])
+            return _NO_FIT, replace(base, outcome=QUOTA_UNKNOWN, unknown=rq.unknown[0])
         if fr in self.cq.usage_unknown:
-            return _P_NOFIT, 0, replace(base, outcome=QUOTA_UNKNOWN, unknown="status.flavorsReservation")
+            return _NO_FIT, replace(base, outcome=QUOTA_UNKNOWN, unknown="status.flavorsReservation")
         if tree.unreadable(node, fr):  # a peer's or a Cohort's quota: what the cohort lends is unknown
-            return _P_NOFIT, 0, replace(base, available=None, capacity=None, outcome=QUOTA_UNKNOWN, unknown="cohort")
+            return _NO_FIT, replace(base, available=None, capacity=None, outcome=QUOTA_UNKNOWN, unknown="cohort")
         if self.cq.cohort and not self.snap.peers_complete:
             # the cohort could not be read: only a borrowingLimit bounds what it might lend
             upper = nominal + rq.borrowing_limit if rq is not None and rq.borrowing_limit is not None else None
             partial = replace(base, available=None, capacity=upper)
             if upper is not None and val > upper:
-                return _P_NOFIT, 0, replace(partial, outcome=EXCEEDS, needed=val - upper)
-            return _P_NOFIT, 0, replace(partial, outcome=QUOTA_UNKNOWN, unknown="cohort")
+                return _NO_FIT, replace(partial, outcome=EXCEEDS, needed=val - upper)
+            return _NO_FIT, replace(partial, outcome=QUOTA_UNKNOWN, unknown="cohort")
         if val > capacity:
-            return _P_NOFIT, 0, replace(base, outcome=EXCEEDS, needed=val - capacity)
+            return _NO_FIT, replace(base, outcome=EXCEEDS, needed=val - capacity)
         borrow, may_reclaim = tree.borrow_height(node, fr, val)
         if val <= available:
-            return _P_FIT, borrow, replace(base, outcome=BORROWS if borrow else FITS, borrow=borrow)
+            mode = BEST_MODE if borrow == 0 else GranularMode(PreemptionMode.FIT, BorrowingLevel(borrow))
+            return mode, replace(base, outcome=BORROWS if borrow else FITS, borrow=borrow)
         needed = val - available
         if nominal >= val or may_reclaim or _can_preempt_while_borrowing(self.cq, self.fair):
             possibility, after = self.oracle(self.cq, fr, val, borrow)
-            p = _POSSIBILITY.get(possibility, _P_PREEMPT)
-            return p, after, replace(base, outcome=_outcome(p, after, False), needed=needed, borrow=after)
-        return _P_NOFIT, borrow, replace(base, outcome=NO_FIT_NOW, needed=needed, borrow=borrow)
+            mode = GranularMode(PreemptionMode.of_possibility(possibility), BorrowingLevel(after))
+            return mode, replace(base, outcome=_outcome(mode, False), needed=needed, borrow=after)
+        mode = GranularMode(PreemptionMode.NO_FIT, BorrowingLevel(borrow))
+        return mode, replace(base, outcome=NO_FIT_NOW, needed=needed, borrow=borrow)
 
     def find(self, members: list[PodSetDemand], requests: Mapping[str, Fraction], covered: tuple[str, ...],
              flavors: tuple[FlavorQuotas, ...], assumed: Mapping[FlavorResource, Fraction], priority: int,
              ) -> GroupResult:
         """Kueue's findFlavorForPodSets for one resource group."""
-        ff = self.cq.fungibility
+        ff, kueue = self.cq.fungibility, self.kueue
         reqs = {r: q for r, q in requests.items() if r in covered}
-        best: tuple[str, tuple[int, int]] | None = None
+        best, best_mode = None, WORST_MODE  # Kueue's bestAssignment, bestAssignmentMode
         attempts: list[FlavorAttempt] = []
         for fq in flavors:
             refused = self.check_flavor(fq.name, members)
             if refused is not None:
                 attempts.append(refused)
                 continue
-            worst = (_P_FIT, 0)
+            representative = BEST_MODE  # made the worst mode of the flavor's resources, as Kueue reduces it
             checks: list[ResourceCheck] = []
             for r, q in reqs.items():
                 fr = (fq.name, r)
-                p, borrow, check = self.fits_quota(fr, assumed.get(fr, Fraction(0)), q, fq.quota(r), priority)
+                mode, check = self.fits_quota(fr, assumed.get(fr, Fraction(0)), q, fq.quota(r), priority)
                 checks.append(check)
                 if check.outcome == QUOTA_UNKNOWN:
-                    worst = (-1, 0)
+                    # an unreadable quota: whether Kueue stops here or goes on is not knowable
+                    attempts.append(FlavorAttempt(fq.name, QUOTA_UNKNOWN, UNKNOWN, tuple(checks)))
+                    return GroupResult(covered, tuple(attempts), None, UNKNOWN)
+                if representative.preferred_to(mode, ff, kueue):
+                    representative = mode
+                if representative.preemption is PreemptionMode.NO_FIT:
                     break
-                if _preferred(worst, (p, borrow), ff, self.kueue):
-                    worst = (p, borrow)
-                if worst[0] == _P_NOFIT:
-                    break
-            if worst[0] == -1:
-                # an unreadable quota: whether Kueue stops here or goes on is not knowable
-                attempts.append(FlavorAttempt(fq.name, QUOTA_UNKNOWN, UNKNOWN, tuple(checks)))
-                return GroupResult(covered, tuple(attempts), None, UNKNOWN)
             exceeds = any(c.outcome == EXCEEDS for c in checks)
-            attempts.append(FlavorAttempt(fq.name, _outcome(worst[0], worst[1], exceeds), _P_TO_MODE[worst[0]],
-                                          tuple(checks), borrow=max((c.borrow for c in checks), default=0)))
-            if not _try_next(worst, ff):
-                best = (fq.name, worst)
+            attempts.append(FlavorAttempt(fq.name, _outcome(representative, exceeds),
+                                          representative.preemption.assignment_mode.text, tuple(checks),
+                                          borrow=max((c.borrow for c in checks), default=0)))
+            if not representative.try_next(ff):
+                best, best_mode = fq.name, representative
                 break
-            if best is None or _preferred(worst, best[1], ff, self.kueue):
-                best = (fq.name, worst)
-        if best is None or best[1][0] == _P_NOFIT:
+            if representative.preferred_to(best_mode, ff, kueue):
+                best, best_mode = fq.name, representative
+        if best is None or best_mode.preemption is PreemptionMode.NO_FIT:
             return GroupResult(covered, tuple(attempts), None, NO_FIT)
-        return GroupResult(covered, tuple(attempts), best[0], _P_TO_MODE[best[1][0]])
-
-
-def _worst(modes: list[str]) -> str:
-    return min(modes, key=lambda m: _MODE_RANK[m]) if modes else FIT
+        return GroupResult(covered, tuple(attempts), best, best_mode.preemption.assignment_mode.text)
 
 
 def _mapping_key(m: Mapping[Any, Any]) -> tuple[Any, ...]:
@@ -777,7 +870,7 @@ def _place(a: _Assigner, members: list[PodSetDemand], requests: dict[str, Fracti
         if g.chosen is None:
             return g.mode, {}, group_results, not_covered, unknown
         chosen.update({r: g.chosen for r in requests if r in rg.covered})
-        mode = _worst([mode, g.mode])
+        mode = worst((mode, g.mode))
     return mode, chosen, group_results, not_covered, unknown
 
 
@@ -791,7 +884,7 @@ def _assume(assumed: dict[FlavorResource, Fraction], totals: list[dict[str, Frac
 
 def _overall(pod_sets: tuple[PodSetAssignment, ...]) -> str:
     evaluated = [p for p in pod_sets if p.evaluated]
-    mode = _worst([p.mode for p in evaluated]) if evaluated else NO_FIT
+    mode = worst(p.mode for p in evaluated) if evaluated else NO_FIT
     if any(p.mode == UNKNOWN for p in pod_sets) and mode != NO_FIT:
         mode = UNKNOWN
     return mode

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from functools import lru_cache
 
+from kubectl_pd import memo
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.lazyre import lazy as _lazy
 from kubectl_pd.records import dataclass, field
@@ -217,7 +217,7 @@ def parse_message(text: object) -> Message:
     return _parse_text(text)
 
 
-@lru_cache(maxsize=1024)
+@memo.per_run(1024)  # the run's memo (kubectl_pd/memo.py): it dies with the run
 def _parse_text(text: str) -> Message:
     body = text.strip()
     hit = _first(_WHOLE, body)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from kubectl_pd import memo
+
 _RE = re.compile(  # ASCII digits only: Kubernetes refuses `٣`, though Python's int() takes it
     r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?\Z")
 _SUFFIX = {
@@ -29,26 +31,26 @@ class QuantityError(ValueError):
     pass
 
 
-# Memos of parse and format_quantity, on immutable keys (a Fraction is immutable too); a run reads the
-# same few quantities thousands of times (why-pending -A: `1`, `10`, `0` per Workload). Bounded: a hostile
-# input of many distinct strings empties the memo instead of growing it, and no long string is a key.
-_MEMO_SIZE = 4096
-_PARSED: dict[str, Fraction] = {}
-_FORMATTED: dict[tuple[int, int, str], str] = {}
+# The run's memos of parse and format_quantity (kubectl_pd/memo.py: they die with the run), on immutable
+# keys (a Fraction is immutable too); a run reads the same few quantities thousands of times (why-pending -A:
+# `1`, `10`, `0` per Workload). Bounded: a hostile input of many distinct strings empties the memo instead
+# of growing it, and no long string is a key. Outside a run, no memo.
+MEMO_SIZE = 4096
+PARSED = "kueue.quantity.parse"
+FORMATTED = "kueue.quantity.format"
 
 
 def parse(value: object) -> Fraction:
     """Parse `1600k`, `500m`, `10Gi`, `1e3`, 4 or 2.5 exactly; raise QuantityError otherwise."""
     if type(value) is str and len(value) <= MAX_DIGITS + 8:  # what objects hold; the same few recur
+        known = memo.table(PARSED)
+        if known is None:
+            return _parse_text(value)
         try:
-            return _PARSED[value]
+            return known[value]  # type: ignore[no-any-return]
         except KeyError:
             pass
-        q = _parse_text(value)
-        if len(_PARSED) >= _MEMO_SIZE:
-            _PARSED.clear()
-        _PARSED[value] = q
-        return q
+        return memo.put(known, value, _parse_text(value), MEMO_SIZE)
     if isinstance(value, bool):
         raise QuantityError(f"{value!r} is not a quantity")
     if isinstance(value, int):
@@ -92,16 +94,15 @@ def try_parse(value: object) -> Fraction | None:
 
 def format_quantity(q: Fraction, resource: str = "") -> str:
     """Render like Kubernetes would: cpu in cores or `m`, memory in binary units, else decimal."""
+    known = memo.table(FORMATTED)
+    if known is None:
+        return _format(q, resource)
     key = (q.numerator, q.denominator, resource)  # a Fraction's own hash runs in Python: slower than this
     try:
-        return _FORMATTED[key]
+        return known[key]  # type: ignore[no-any-return]
     except KeyError:
         pass
-    text = _format(q, resource)
-    if len(_FORMATTED) >= _MEMO_SIZE:
-        _FORMATTED.clear()
-    _FORMATTED[key] = text
-    return text
+    return memo.put(known, key, _format(q, resource), MEMO_SIZE)
 
 
 _DECIMAL = tuple((suffix, _SUFFIX[suffix].numerator) for suffix in ("E", "P", "T", "G", "M", "k"))

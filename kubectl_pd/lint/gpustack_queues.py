@@ -10,9 +10,9 @@ from __future__ import annotations
 import copy
 import re
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
+from kubectl_pd import memo
 from kubectl_pd.cluster.source import labels_of
 from kubectl_pd.gpustack.names import parse_queue_name
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
@@ -46,7 +46,7 @@ def _cards(q: Fraction) -> str:
     return f"{float(c):.4g}"
 
 
-@lru_cache(maxsize=4096)
+@memo.per_run(4096)  # the run's memo (kubectl_pd/memo.py)
 def _whole_cards(key: tuple[Any, ...]) -> bool:
     """Whether every credits quota among these resources (a `flavor_key`) is a whole number of cards:
     checked once per flavor shape, as in resource_groups."""

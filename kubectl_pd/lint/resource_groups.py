@@ -11,9 +11,9 @@ import math
 import re
 from collections.abc import Container
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
+from kubectl_pd import memo
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.lint.context import LintContext, Malformed
 from kubectl_pd.lint.findings import Finding, ObjectRef, PathT, format_path
@@ -33,7 +33,7 @@ _JSON_TYPE = {bool: "boolean", float: "number", dict: "object", list: "array", t
 GROUPS: PathT = ("spec", "resourceGroups")
 
 
-@lru_cache(maxsize=8192, typed=True)
+@memo.per_run(8192, typed=True)  # the run's memo (kubectl_pd/memo.py)
 def _parse_cached(raw: str | int | float) -> Fraction | None:
     return try_parse(raw)
 
@@ -326,16 +326,18 @@ def flavor_key(resources: list[dict[str, Any]]) -> tuple[Any, ...] | None:
 
 
 _NOBODY = ObjectRef("", "")
-_VERDICTS: dict[tuple[Any, ...], dict[tuple[Any, ...], bool]] = {}
+VERDICTS = "lint.resource_groups.verdicts"
 
 
 def _verdicts(shape: tuple[Any, ...]) -> dict[tuple[Any, ...], bool]:
-    """The flavor verdicts known for one group shape (a bounded memo: a few shapes, a few thousand keys)."""
-    found = _VERDICTS.get(shape)
+    """The flavor verdicts known for one group shape, in the run's memo (a bounded one: a few shapes, a few
+    thousand keys; kubectl_pd/memo.py); outside a run, an empty one each time."""
+    shapes = memo.table(VERDICTS)
+    if shapes is None:
+        return {}
+    found: dict[tuple[Any, ...], bool] | None = shapes.get(shape)
     if found is None or len(found) > 4096:
-        if len(_VERDICTS) > 64:
-            _VERDICTS.clear()
-        found = _VERDICTS[shape] = {}
+        found = memo.put(shapes, shape, {}, 65)
     return found
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
+from kubectl_pd import memo
 from kubectl_pd.cluster import kinds
 from kubectl_pd.kueue.admission import Invalid
 from kubectl_pd.kueue.quantity import format_cards, is_credits
@@ -30,7 +30,7 @@ def text(x: Say | None) -> str:
     return SENTENCES[x.id](**x.args) if x.args else _bare(x.id)
 
 
-@lru_cache(maxsize=256)
+@memo.per_run(256)
 def _bare(id: str) -> str:  # noqa: A002 - a sentence's id
     """A sentence that names no value (a note every item of a run repeats), written once."""
     return SENTENCES[id]()

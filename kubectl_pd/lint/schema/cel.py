@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-_compiled: dict[str, Any] = {}  # rule -> compiled expression, or the compile error text
-_env: Any = None
+from kubectl_pd import memo
+
+COMPILED = "lint.schema.cel.compiled"  # the run's memo (kubectl_pd/memo.py): rule -> expression or error text
+_env: Any = None  # the CEL environment, built on first use: constant declarations, no answer of any run
 
 
 def _environment() -> Any:
@@ -49,13 +51,15 @@ def evaluate(rule: str, value: Any) -> tuple[bool | None, str, str]:
     missing = available()
     if missing:
         return None, missing, COMPILE
-    expr = _compiled.get(rule)
+    compiled = memo.table(COMPILED)
+    expr = compiled.get(rule) if compiled is not None else None
     if expr is None:
         try:
             expr = _environment().compile(rule)
         except RuntimeError as e:
             expr = str(e).splitlines()[0]
-        _compiled[rule] = expr
+        if compiled is not None:
+            memo.put(compiled, rule, expr, 4096)
     if isinstance(expr, str):
         return None, expr, COMPILE
     try:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import copy
 import re
-from functools import lru_cache
 from typing import Any
 
+from kubectl_pd import memo
 from kubectl_pd.lint.findings import PathT, format_path
 from kubectl_pd.records import dataclass, field
 
@@ -54,7 +54,7 @@ def _shown(v: object) -> str:
     return str(v)
 
 
-@lru_cache(maxsize=512)
+@memo.per_run(512)  # the run's memo (kubectl_pd/memo.py)
 def _regex(pattern: str) -> re.Pattern[str] | None:
     try:
         return re.compile(pattern)
