@@ -49,11 +49,34 @@ class Pod:
     conditions: Mapping[str, Condition] = field(default_factory=dict)
     owners: tuple[Owner, ...] = ()
     created: str = ""  # metadata.creationTimestamp
+    label_keys: frozenset[str] = frozenset()  # every key of metadata.labels, whatever its value holds
+    spec: dict[str, Any] = field(default_factory=dict)  # the PodSpec: what a not-composed pod set asks
+    node_selector: Mapping[str, str] = field(default_factory=dict)  # spec.nodeSelector, as text
+    gate_names: tuple[object, ...] = ()  # spec.schedulingGates[].name as written (one per gate)
+    unschedulable: str | None = None  # PodScheduled=False/Unschedulable: the scheduler's message
+    waiting: bool = False  # not on a node yet, not finished (spec.nodeName empty, phase absent or Pending)
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        return tuple(map(str, self.gate_names))
 
     @property
     def ready(self) -> bool:
         c = self.conditions.get("Ready")
         return c is not None and c.true
+
+
+def _gates(spec: dict[str, Any]) -> tuple[object, ...]:
+    return tuple(_d(g).get("name") for g in spec.get("schedulingGates") or [] if _d(g))
+
+
+def _unschedulable(status: dict[str, Any]) -> str | None:
+    """The message of the first PodScheduled=False condition whose reason is Unschedulable."""
+    for c in status.get("conditions") or []:
+        c = _d(c)
+        if c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") == "Unschedulable":
+            return str(c.get("message") or "")
+    return None
 
 
 def pod(obj: Any) -> Pod:
@@ -64,7 +87,10 @@ def pod(obj: Any) -> Pod:
                str(meta["uid"]) if meta.get("uid") else None, _str_map(meta.get("labels")),
                _str_map(meta.get("annotations")), phase if isinstance(phase, str) else None,
                bool(meta.get("deletionTimestamp")), node if isinstance(node, str) and node else None,
-               conditions_of(obj), owners_of(meta), str(meta.get("creationTimestamp") or ""))
+               conditions_of(obj), owners_of(meta), str(meta.get("creationTimestamp") or ""),
+               frozenset(map(str, _d(meta.get("labels")))), spec,
+               {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, _gates(spec),
+               _unschedulable(status), not spec.get("nodeName") and status.get("phase") in (None, "Pending"))
 
 
 @dataclass(frozen=True)

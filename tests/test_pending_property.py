@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from kubectl_pd import kube
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.pending.diagnose import CODES, diagnose
 from kubectl_pd.pending.gather import Facts, Target, group_of_pod
@@ -48,7 +49,7 @@ def _facts(objs: list[dict[str, Any]]) -> Facts:
         if kind == "ModelDeployment":
             f.deployment = o
         elif kind == "Pod":
-            f.pods.append(o)
+            f.pods.append(kube.pod(o))
         elif kind == "Workload":
             f.workloads[name] = o
         elif kind == "LocalQueue":
@@ -60,7 +61,7 @@ def _facts(objs: list[dict[str, Any]]) -> Facts:
         elif kind == "AdmissionCheck":
             f.checks[name] = o
         elif kind == "Event":
-            f.events.append(o)
+            f.events.append(kube.event(o))
         elif kind == "Namespace":
             f.namespace_obj = o
     for p in f.pods:

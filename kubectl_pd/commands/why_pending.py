@@ -13,7 +13,7 @@ from kubectl_pd.errors import EXIT_OK, NotFoundError
 from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
@@ -410,8 +410,16 @@ def _target_object(f: Facts) -> dict[str, Any]:
     if t.kind == "Workload" and isinstance(f.workloads.get(t.name), dict):
         return f.workloads[t.name] or {}
     if f.pods:
-        return f.pods[0]
+        return _metadata_shape(f.pods[0].name, f.pods[0].namespace, f.pods[0].labels)
     return {"metadata": {"name": t.name, "namespace": t.namespace}}
+
+
+def _metadata_shape(name: str, namespace: str | None, labels: Mapping[str, str]) -> dict[str, Any]:
+    """A typed record's name, namespace and labels in the shape selectors.py matches (metadata.*)."""
+    meta: dict[str, Any] = {"name": name, "labels": dict(labels)}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    return {"metadata": meta}
 
 
 def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue_config: str | None,

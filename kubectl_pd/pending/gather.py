@@ -103,13 +103,29 @@ class IncompleteError(ClusterError):
         self.unread = unread
 
 
-def _parsed(cache: dict[tuple[str, int], Any], kind: str, obj: Obj, parse: Callable[[Obj], T]) -> T:
-    """`parse(obj)`, once per object: keyed by identity, and the entry keeps the object (no reused id)."""
-    key = (kind, id(obj))
-    hit = cache.get(key)
-    if hit is None or hit[0] is not obj:
-        hit = cache[key] = (obj, parse(obj))
-    return hit[1]
+class Run:
+    """One run's memo: each object the Source returned, parsed once into its typed record where gather
+    receives it. The targets of -A (gather_all) share the objects their reads return, and so one Run; it is
+    made by the run, held by each of its Facts, and dies with them (nothing module-level). Keyed by the
+    object's identity; an entry keeps the object, so an identity is never reused while it lives."""
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[str, int], tuple[Any, Any]] = {}
+        self.snapshots: dict[Any, Any] = {}  # pending/diagnose's engine Snapshots, by the objects they read
+
+    def parse(self, kind: str, obj: Any, make: Callable[[Any], T]) -> T:
+        """`make(obj)`, once per object for the run."""
+        key = (kind, id(obj))
+        hit = self.memo.get(key)
+        if hit is None or hit[0] is not obj:
+            hit = self.memo[key] = (obj, make(obj))
+        return hit[1]
+
+    def pods(self, objs: list[Obj]) -> list[kube.Pod]:
+        return [self.parse("Pod", o, kube.pod) for o in objs]
+
+    def events(self, objs: list[Obj]) -> list[kube.Event]:
+        return [self.parse("Event", o, kube.event) for o in objs]
 
 
 @dataclass
@@ -119,7 +135,7 @@ class Facts:
 
     target: Target
     deployment: Obj | None = None
-    pods: list[Obj] = field(default_factory=list)
+    pods: list[kube.Pod] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)  # group names in the order found
     workloads: dict[str, Obj | None] = field(default_factory=dict)
     local_queues: dict[str, Obj | None] = field(default_factory=dict)
@@ -128,7 +144,7 @@ class Facts:
     checks: dict[str, Obj | None] = field(default_factory=dict)
     instance_types: dict[str, Obj | None] = field(default_factory=dict)
     namespace_obj: Obj | None = None
-    events: list[Obj] = field(default_factory=list)
+    events: list[kube.Event] = field(default_factory=list)
     pending: dict[str, Obj | None] = field(default_factory=dict)  # cq -> PendingWorkloadsSummary
     peer_queues: list[Obj] | None = field(default_factory=list)  # every ClusterQueue, when a cohort needs them
     cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
@@ -138,16 +154,16 @@ class Facts:
     notes: list[Say] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
-    parsed: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)  # typed views
+    run: Run = field(default_factory=Run, repr=False, compare=False)  # the run's one memo (shared by -A's targets)
 
     # Each object read is parsed once into its typed model (kueue.model, kube), on first use: the facts
     # hold the objects the Source returned (the json view and the arithmetic's snapshot read them too).
     def derived(self, kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
-        """`make(obj)`, once per object for the whole run (the targets of -A share `parsed`)."""
-        return _parsed(self.parsed, kind, obj, make)
+        """`make(obj)`, once per object for the whole run (the targets of -A share `run`)."""
+        return self.run.parse(kind, obj, make)
 
     def wl(self, obj: Obj) -> Workload:
-        hit = self.parsed.get(("Workload", id(obj)))  # asked some 25 times per diagnosis: the hit inline
+        hit = self.run.memo.get(("Workload", id(obj)))  # asked some 25 times per diagnosis: the hit inline
         if hit is not None and hit[0] is obj:
             return hit[1]  # type: ignore[no-any-return]
         return self.derived("Workload", obj, workload)
@@ -162,20 +178,19 @@ class Facts:
     def lq(self, obj: Obj) -> LocalQueue:
         return self.derived("LocalQueue", obj, local_queue)
 
-    def pod(self, obj: Obj) -> kube.Pod:
-        return self.derived("Pod", obj, kube.pod)
-
-    def event_views(self) -> list[kube.Event]:
-        return [self.derived("Event", e, kube.event) for e in self.events]
-
     def workload_of(self, group: str) -> Workload | None:
         """The typed Workload of a group, when it was read and exists."""
         obj = self.workloads.get(group)
         return self.wl(obj) if obj is not None else None
 
 
-def group_of_pod(pod: Obj) -> str | None:
+def group_of_pod(pod: kube.Pod) -> str | None:
     """Kueue's GetPodGroupName: a non-empty annotation wins over the label."""
+    return pod.annotations.get(GROUP_LABEL) or pod.labels.get(GROUP_LABEL) or None
+
+
+def _group_of_raw(pod: Obj) -> str | None:
+    """group_of_pod of a Pod as listed, before the run parses it (gather_all's targets)."""
     return annotation(pod, GROUP_LABEL) or label(pod, GROUP_LABEL) or None
 
 
@@ -237,24 +252,22 @@ def _parallel(source: Source) -> bool:
     return bool(getattr(source, "parallel", True))
 
 
-def _owned_by_md(pod: Obj, md_name: str) -> bool:
-    refs = (pod.get("metadata") or {}).get("ownerReferences") or []
-    ctrl = [r for r in refs if isinstance(r, dict) and r.get("controller")]
+def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
+    ctrl = [r for r in pod.owners if r.controller]
     if not ctrl:
         return True
-    return any(r.get("kind") == "ModelDeployment" and r.get("name") == md_name for r in ctrl)
+    return any(r.kind == "ModelDeployment" and r.name == md_name for r in ctrl)
 
 
-def gather(source: Source, target: Target, *, strict: bool = True,
-           parsed: dict[tuple[str, int], Any] | None = None) -> Facts:
+def gather(source: Source, target: Target, *, strict: bool = True, run: Run | None = None) -> Facts:
     """Read the target and what explains it; raise NotFoundError when the target does not exist.
 
     `strict`: raise IncompleteError when a read the verdict depends on failed (callers that render a
     diagnosis without looking at `Facts.incomplete`); why-pending passes False and decides itself.
     """
     facts = Facts(target, live=bool(getattr(source, "is_live", False)))
-    if parsed is not None:  # a run's targets share the objects they read, and so their typed views
-        facts.parsed = parsed
+    if run is not None:  # a run's targets share the objects they read, and so their typed records
+        facts.run = run
     rd = _FactReader(source, facts)
     ns = target.namespace
     if target.kind == "ModelDeployment":
@@ -283,7 +296,7 @@ def _read_deployment(rd: _FactReader, target: Target) -> None:
     if not pods_ok:
         raise pods
     facts.deployment = md
-    facts.pods = [p for p in pods if _owned_by_md(p, target.name)]
+    facts.pods = [p for p in facts.run.pods(pods) if _owned_by_md(p, target.name)]
 
 
 def _read_group(rd: _FactReader, target: Target) -> None:
@@ -294,8 +307,8 @@ def _read_group(rd: _FactReader, target: Target) -> None:
         group = _read_pod(rd, target)
     if group:
         _read_group_members(rd, target, group)
-    md_name = next((label(p, INSTANCE_LABEL) for p in facts.pods
-                    if label(p, APP_NAME_LABEL) == "model-deployment"), None)
+    md_name = next((p.labels.get(INSTANCE_LABEL) for p in facts.pods
+                    if p.labels.get(APP_NAME_LABEL) == "model-deployment"), None)
     if md_name:
         md, _ = rd.optional(Read("ModelDeployment", md_name), lambda: source.get("ModelDeployment", md_name, ns),
                             None)
@@ -305,9 +318,10 @@ def _read_group(rd: _FactReader, target: Target) -> None:
 def _read_pod(rd: _FactReader, target: Target) -> str:
     """The target Pod; its group's name, or "" for a Pod of no group (its own Workload is read then)."""
     ns = target.namespace
-    pod = rd.source.get("Pod", target.name, ns)
-    if pod is None:
+    obj = rd.source.get("Pod", target.name, ns)
+    if obj is None:
         raise NotFoundError(f'pod "{target.name}" not found in namespace "{ns}"')
+    pod = rd.facts.run.parse("Pod", obj, kube.pod)
     group = group_of_pod(pod) or ""
     if not group:
         rd.facts.pods = [pod]
@@ -322,7 +336,7 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
         if wl is None:
             raise NotFoundError(f'workload "{target.name}" not found in namespace "{ns}"')
         facts.workloads[group] = wl
-    facts.pods = source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}")
+    facts.pods = facts.run.pods(source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}"))
     if target.kind == "Workload" and not facts.pods:
         facts.pods = _pods_by_owner(rd, facts.workloads[group] or {}, ns)
     if target.kind == "PodGroup":
@@ -336,8 +350,8 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
         facts.groups.append(group)
 
 
-def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
-    uid = (pod.get("metadata") or {}).get("uid")
+def _single_pod_workload(rd: _FactReader, pod: kube.Pod, ns: str) -> None:
+    uid = pod.uid
     if not uid:
         return
     nothing: list[Obj] = []
@@ -349,12 +363,12 @@ def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
         rd.facts.groups.append(name_of(wl))
 
 
-def _pods_by_owner(rd: _FactReader, wl: Obj, ns: str) -> list[Obj]:
+def _pods_by_owner(rd: _FactReader, wl: Obj, ns: str) -> list[kube.Pod]:
     refs = [r for r in (wl.get("metadata") or {}).get("ownerReferences") or []
             if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("name")]
     calls: list[Call] = [(Read("Pod", str(r["name"])), _getter(rd.source, "Pod", str(r["name"]), ns), None, False)
                          for r in refs[:4]]
-    return [pod for pod, _ in rd.many(calls) if pod is not None]
+    return rd.facts.run.pods([pod for pod, _ in rd.many(calls) if pod is not None])
 
 
 Call = tuple[Read, Callable[[], Any], Any, bool]  # (what, read, default, the verdict depends on it)
@@ -412,7 +426,7 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
             _add(lq_names, wl.queue_name)
             _add(cq_names, wl.cluster_queue)
     for p in facts.pods:
-        _add(lq_names, label(p, QUEUE_LABEL))
+        _add(lq_names, p.labels.get(QUEUE_LABEL))
     role_types = _role_instance_types(facts.deployment)
     if facts.deployment is not None and not facts.pods:
         _queues_of_instance_types(rd, role_types, lq_names, cq_names)
@@ -531,7 +545,7 @@ def _event_reads(rd: _FactReader, ns: str) -> Part:
 
     def apply(results: Settled) -> None:
         for evs, ok in results:
-            facts.events.extend(evs)
+            facts.events.extend(facts.run.events(evs))
             if not ok:
                 return
 
@@ -676,11 +690,9 @@ def _event_names(facts: Facts) -> list[str]:
     for g in facts.groups:
         wl = facts.workloads.get(g)
         if wl is None:
-            members = sorted((p for p in facts.pods if group_of_pod(p) == g),
-                             key=lambda p: (str((p.get("metadata") or {}).get("creationTimestamp") or ""),
-                                            name_of(p)))
+            members = sorted((p for p in facts.pods if group_of_pod(p) == g), key=lambda p: (p.created, p.name))
             if members:
-                names.append(name_of(members[0]))
+                names.append(members[0].name)
         elif not _admitted(facts.wl(wl)):
             names.append(g)
     return list(dict.fromkeys(names))[:MAX_EVENT_LISTS]
@@ -763,9 +775,9 @@ def _snapshot_summaries(source: Source) -> list[Obj]:
         return []
 
 
-def _admitted_or_finished(wl: Obj, parsed: dict[tuple[str, int], Any]) -> bool:
-    """Parsed into the run's shared views, so the target's diagnosis parses it once."""
-    w = _parsed(parsed, "Workload", wl, workload)
+def _admitted_or_finished(wl: Obj, run: Run) -> bool:
+    """Parsed into the run's shared records, so the target's diagnosis parses it once."""
+    w = run.parse("Workload", wl, workload)
     return _admitted(w) and w.active
 
 
@@ -779,13 +791,13 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             pods[(namespace_of(p), name_of(p))] = p
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
     out = []
-    parsed: dict[tuple[str, int], Any] = {}
-    targets = _targets(mds, wls, list(pods.values()), namespace, parsed)
+    run = Run()  # the run's one memo: created here, held by each target's Facts, gone with them
+    targets = _targets(mds, wls, list(pods.values()), namespace, run)
     pre.warm(list(dict.fromkeys(namespace_of(w) or namespace or "default" for w in wls
-                                if not _admitted_or_finished(w, parsed))))
+                                if not _admitted_or_finished(w, run))))
     for t in dict.fromkeys(targets):  # a snapshot may hold the same object twice: one row each
         try:
-            out.append(gather(pre, t, parsed=parsed))
+            out.append(gather(pre, t, run=run))
         except NotFoundError:
             continue
     notes.extend(_unread_note(Read(f.kind, f.name, purpose=f.purpose), f.namespace, e) for f, e in pre.failed.items())
@@ -830,8 +842,7 @@ def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], 
         return []
 
 
-def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None,
-             parsed: dict[tuple[str, int], Any]) -> list[Target]:
+def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None, run: Run) -> list[Target]:
     """Deployments, then pod groups no deployment claims, then Workloads neither claims that wait."""
     targets: list[Target] = []
     claimed: set[tuple[str | None, str]] = set()
@@ -839,15 +850,15 @@ def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | N
         ns = namespace_of(md) or namespace or "default"
         targets.append(Target("ModelDeployment", name_of(md), ns))
         claimed.update((ns, g) for p in pods if namespace_of(p) == ns and label(p, INSTANCE_LABEL) == name_of(md)
-                       and (g := group_of_pod(p)))
+                       and (g := _group_of_raw(p)))
     for p in pods:
-        g = group_of_pod(p)
+        g = _group_of_raw(p)
         ns = namespace_of(p) or namespace or "default"
         if g and (ns, g) not in claimed:
             claimed.add((ns, g))
             targets.append(Target("PodGroup", g, ns))
     for wl in wls:
         ns = namespace_of(wl) or namespace or "default"
-        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl, parsed):
+        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl, run):
             targets.append(Target("Workload", name_of(wl), ns))
     return targets

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubectl_pd import kube
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.pending.gather import Facts, group_of_pod
-from kubectl_pd.pending.meta import label
 from kubectl_pd.pending.roles import COMPONENT
 
 
@@ -91,10 +91,10 @@ def build(facts: Facts, events: list[Obj]) -> dict[str, Any]:
 
 
 def _group(facts: Facts, group: str, newest: dict[tuple[str, str], Obj],
-           pods: list[Obj] | None = None) -> dict[str, Any]:
+           pods: list[kube.Pod] | None = None) -> dict[str, Any]:
     members = pods if pods is not None else [p for p in facts.pods if group_of_pod(p) == group]
-    members = sorted(members, key=name_of)
-    roles = list(dict.fromkeys(r for r in (label(p, COMPONENT) for p in members) if r))
+    members = sorted(members, key=lambda p: p.name)
+    roles = list(dict.fromkeys(r for r in (p.labels.get(COMPONENT) for p in members) if r))
     return {"kind": "ReplicaGroup", "name": group, "roles": roles, "workload": _workload(facts, group, newest),
             "pods": [_pod(facts, p, newest) for p in members]}
 
@@ -117,9 +117,7 @@ def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], Obj]) -> d
             "flavors": flavors, "event": _event(newest, "Workload", wl.name)}
 
 
-def _pod(facts: Facts, obj: Obj, newest: dict[tuple[str, str], Obj]) -> dict[str, Any]:
-    p = facts.pod(obj)
-    spec = _d(obj.get("spec"))
-    gates = [g.get("name") for g in spec.get("schedulingGates") or [] if isinstance(g, dict) and g.get("name")]
-    return {"name": p.name, "role": label(obj, COMPONENT) or None, "phase": p.phase, "node": p.node_name,
+def _pod(facts: Facts, p: kube.Pod, newest: dict[tuple[str, str], Obj]) -> dict[str, Any]:
+    gates = [g for g in p.gate_names if g]
+    return {"name": p.name, "role": p.labels.get(COMPONENT) or None, "phase": p.phase, "node": p.node_name,
             "gates": gates, "deleting": p.deleting, "event": _event(newest, "Pod", p.name)}

@@ -134,7 +134,7 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.P
     rest = _workload_reasons(u, facts, verdicts, now, notes, hypothetical)
     if u.workload is None or u.admitted or any(r.code in ("NotPending", "Deactivated") for r in rest):
         return rest
-    wl, events = facts.wl(u.workload), facts.event_views()
+    wl, events = facts.wl(u.workload), facts.events
     loop = evm.retry_loop(wl, events)
     if loop is not None:
         head = retry_loop_reason(loop, u, facts)
@@ -194,7 +194,7 @@ def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
     for p in u.pods:
         r = pod_role(p, role_names)
         if r not in asks:
-            req = pod_requests(p.get("spec"))
+            req = pod_requests(p.spec)
             asks[r] = next((q for res, q in req.items() if is_credits(res)), None)
     frag = evm.fragmentation(evm.fit_labels(list(nodes.values()), key), asks)
     if frag is None:
