@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kubectl_pd import kube
 from kubectl_pd.kueue import messages as km
+from kubectl_pd.kueue.model import workload
 from kubectl_pd.pending.diagnose import CODES, diagnose
 from kubectl_pd.pending.gather import Facts, Target, group_of_pod
 from kubectl_pd.pending.render import render_text, to_dict
@@ -51,7 +52,7 @@ def _facts(objs: list[dict[str, Any]]) -> Facts:
         elif kind == "Pod":
             f.pods.append(kube.pod(o))
         elif kind == "Workload":
-            f.workloads[name] = o
+            f.workloads[name] = workload(o)
         elif kind == "LocalQueue":
             f.local_queues[name] = o
         elif kind == "ClusterQueue":

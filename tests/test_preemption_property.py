@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from kubectl_pd.kueue import model as kmodel
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue.model import Snapshot
 from tests.kueue_cases import MakeClusterQueue, MakeCohort, MakeFlavorQuotas
@@ -153,7 +154,7 @@ def _why_pending_answers(objs: list[dict[str, Any]], roles: list[Any]) -> tuple:
           "spec": {"queueName": "lq", "priority": 0, "podSets": [
               {"name": r.name, "count": r.replicas, "template": {"spec": {"containers": [
                   {"name": "c", "resources": {"requests": {RES: str(r.accelerator * CARD)}}}]}}} for r in roles]}}
-    facts = Facts(Target("Workload", "grp", NS), workloads={"grp": wl}, groups=["grp"])
+    facts = Facts(Target("Workload", "grp", NS), workloads={"grp": kmodel.workload(wl)}, groups=["grp"])
     facts.local_queues["lq"] = {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": NS},
                                 "spec": {"clusterQueue": "cq"}}
     cqs = [o for o in objs if o["kind"] == "ClusterQueue"]

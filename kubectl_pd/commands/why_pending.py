@@ -396,8 +396,7 @@ def _age(f: Facts) -> float | None:
     """Seconds since the oldest of the target's Workloads was created (None: no timestamp was read)."""
     from kubectl_pd.output.printers import parse_time
 
-    stamps = [parse_time(str((w.get("metadata") or {}).get("creationTimestamp") or ""))
-              for w in f.workloads.values() if isinstance(w, dict)]
+    stamps = [parse_time(w.created or "") for w in f.workloads.values() if w is not None]
     known = [t for t in stamps if t is not None]
     return datetime.now(UTC).timestamp() - min(known) if known else None
 
@@ -407,8 +406,9 @@ def _target_object(f: Facts) -> dict[str, Any]:
     t = f.target
     if t.kind == "ModelDeployment" and isinstance(f.deployment, dict):
         return f.deployment
-    if t.kind == "Workload" and isinstance(f.workloads.get(t.name), dict):
-        return f.workloads[t.name] or {}
+    wl = f.workloads.get(t.name) if t.kind == "Workload" else None
+    if wl is not None:
+        return _metadata_shape(wl.name, wl.namespace or None, wl.labels)
     if f.pods:
         return _metadata_shape(f.pods[0].name, f.pods[0].namespace, f.pods[0].labels)
     return {"metadata": {"name": t.name, "namespace": t.namespace}}

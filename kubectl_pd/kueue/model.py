@@ -598,6 +598,7 @@ class Workload:
     evictions: tuple[Eviction, ...] = ()  # status.schedulingStats.evictions
     owners: tuple[tuple[str, str, str], ...] = ()  # metadata.ownerReferences (kind, name, uid)
     created: str | None = None  # metadata.creationTimestamp (Kueue's queue order), as written
+    labels: Mapping[str, str] = field(default_factory=dict)  # metadata.labels (the text ones)
 
     @property
     def reclaimable_pods(self) -> Mapping[str, int]:
@@ -660,7 +661,8 @@ def workload(obj: Any) -> Workload:
         pod_sets=tuple(pod_sets), conditions=conditions_of(obj), cluster_queue=_s(adm.get("clusterQueue")),
         admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown),
         uid=_s(meta.get("uid")), admission_checks=_checks(status), requeue_state=_requeue(status),
-        evictions=_evictions(status), owners=_owners(meta), created=_s(meta.get("creationTimestamp")))
+        evictions=_evictions(status), owners=_owners(meta), created=_s(meta.get("creationTimestamp")),
+        labels={str(k): v for k, v in _d(meta.get("labels")).items() if isinstance(v, str)})
 
 
 def _owners(meta: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:

@@ -168,7 +168,7 @@ def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_
                 r = podset_role(ps, u.pods, role_names)
                 if r not in u.roles:
                     u.roles.append(r)
-            u.queue = facts.wl(u.workload).queue_name
+            u.queue = u.workload.queue_name
         if u.pods and not u.queue:
             u.queue = u.pods[0].labels.get(QUEUE_LABEL)
         u.reasons.extend(_group_checks(u, facts, roles, role_names, shape))
@@ -283,7 +283,7 @@ def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None, position: int |
 
 
 def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
-    return facts.wl(u.workload).pod_sets if u.workload is not None else ()
+    return u.workload.pod_sets if u.workload is not None else ()
 
 
 def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], shape: str, ns: str) -> list[Reason]:
@@ -370,7 +370,7 @@ def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:
 
 def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
     fast = [p for p in u.pods if p.annotations.get(FAST_ADMISSION) == "true"]
-    if not fast or (u.workload is not None and facts.wl(u.workload).admitted):
+    if not fast or (u.workload is not None and u.workload.admitted):
         return []
     return [Reason("PodGroupInvalid", say("group.fast-admission", g=u.group, roles=list(u.roles)), workload=u.group,
                    hint=say("next.no-fast-admission"))]
@@ -451,7 +451,7 @@ def _demands(facts: Facts, u: Unit, roles: list[DeploymentRole], role_names: set
     sizes = {r.name: r.size for r in roles}
     limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
     if u.workload is not None:
-        wl = facts.wl(u.workload)
+        wl = u.workload
         role_of = {ps.name: podset_role(ps, u.pods, role_names) for ps in wl.pod_sets}
         specs: dict[str, dict[str, Any]] = {}
         for p in u.pods:
@@ -512,9 +512,9 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], ro
                                                   list[sg.Suggestion]]:
     by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
-        if u.workload is not None and facts.wl(u.workload).finished:
+        if u.workload is not None and u.workload.finished:
             continue
-        cq = (facts.wl(u.workload).cluster_queue if u.workload is not None else None) or cq_of_queue(facts, u.queue)
+        cq = (u.workload.cluster_queue if u.workload is not None else None) or cq_of_queue(facts, u.queue)
         if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
             continue
         queue = by_cq.setdefault(cq, vd.QueueDemand())
@@ -546,7 +546,7 @@ def _about(facts: Facts, u: Unit) -> vd.WorkloadFacts:
 
     if u.workload is None:
         return vd.WorkloadFacts(f"{facts.target.namespace}/{u.group}")
-    wl = facts.wl(u.workload)
+    wl = u.workload
     return vd.WorkloadFacts(f"{wl.namespace or facts.target.namespace}/{wl.name or u.group}", wl.priority,
                             epoch(wl.created) if wl.created else None, wl.reclaimable)
 
@@ -629,7 +629,7 @@ def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
                     r.clauses.append(say("preempted.by-our-own", roles=list(ours.roles)))
             lost = set(u.roles)
             holders = sorted({role for x in units if x is not u and x.workload is not None
-                              and facts.wl(x.workload).reserved for role in x.roles} - lost)
+                              and x.workload.reserved for role in x.roles} - lost)
             r.params["lostRoles"] = sorted(lost, key=lambda n: n)
             r.params["holdingRoles"] = holders
             if holders:
@@ -707,7 +707,7 @@ def _row_want(facts: Facts, r: DeploymentRole, units: list[Unit], whole: bool) -
 
 def _pod_set_counts(facts: Facts, r: DeploymentRole, units: list[Unit]) -> int | None:
     """No deployment says how many: the pod sets of the role's Workloads do (None when no Workload was read)."""
-    counts = [ps.count for u in units if u.workload is not None for ps in facts.wl(u.workload).pod_sets
+    counts = [ps.count for u in units if u.workload is not None for ps in u.workload.pod_sets
               if podset_role(ps, u.pods, {r.name}) == r.name]
     return sum(counts) if counts else None
 
@@ -742,7 +742,7 @@ def _row_flavor(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.
 def _row_verdict(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict], have: int,
                  want: int | None) -> str:
     wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
-    if wl_states and all(facts.wl(u.workload).admitted for u in wl_states if u.workload is not None) and (
+    if wl_states and all(u.workload.admitted for u in wl_states if u.workload is not None) and (
             want is None or len(wl_states) and have >= want):
         return vd.ADMITTED
     if any(v.verdict == vd.BLOCKED for v in vs):
@@ -756,7 +756,7 @@ def _assigned_flavors(facts: Facts, units: list[Unit], role: str, role_names: se
     """The flavors Kueue assigned to the role's pod sets, in the Workloads that hold a quota reservation."""
     out: set[str] = set()
     for u in units:
-        wl = facts.wl(u.workload) if u.workload is not None else None
+        wl = u.workload if u.workload is not None else None
         if wl is None or not wl.reserved:
             continue
         for psa in wl.admission:
@@ -768,7 +768,7 @@ def _assigned_flavors(facts: Facts, units: list[Unit], role: str, role_names: se
 
 def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | None]:
     lq = next((u.queue for u in units if u.queue), None) or next(iter(facts.local_queues), None)
-    cq = next((c for u in units if u.workload is not None and (c := facts.wl(u.workload).cluster_queue)), None)
+    cq = next((c for u in units if u.workload is not None and (c := u.workload.cluster_queue)), None)
     cq = cq or cq_of_queue(facts, lq) or next(iter(facts.cluster_queues), None)
     return lq, cq
 
@@ -814,9 +814,9 @@ def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahe
     return out
 
 
-def _requests_of(facts: Facts, obj: Obj) -> dict[str, Fraction] | None:
+def _requests_of(facts: Facts, wl: Workload) -> dict[str, Fraction] | None:
     """`_workload_requests` of a Workload read, once per run (the queue's head is ahead of every diagnosis)."""
-    return facts.derived("WorkloadRequests", obj, lambda o: _workload_requests(facts.wl(o)))
+    return facts.run.parse("WorkloadRequests", wl, _workload_requests)
 
 
 def _workload_requests(wl: Workload) -> dict[str, Fraction] | None:

@@ -54,6 +54,7 @@ MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 TARGET_KINDS = {
     "md": "ModelDeployment", "modeldeployment": "ModelDeployment", "modeldeployments": "ModelDeployment",
@@ -82,6 +83,10 @@ def parse_target(text: str) -> tuple[str, str]:
     if kind is None or not name:
         raise ValueError(f"unknown target {text!r}: use NAME, md/NAME, workload/NAME, pod/NAME or podgroup/NAME")
     return kind, name
+
+
+# each kind read by name, parsed where it is received (the one boundary between the Source and the Facts)
+PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload}
 
 
 @dataclass(frozen=True)
@@ -127,6 +132,9 @@ class Run:
     def events(self, objs: list[Obj]) -> list[kube.Event]:
         return [self.parse("Event", o, kube.event) for o in objs]
 
+    def workloads(self, objs: list[Obj]) -> list[Workload]:
+        return [self.parse("Workload", o, workload) for o in objs]
+
 
 @dataclass
 class Facts:
@@ -137,7 +145,7 @@ class Facts:
     deployment: Obj | None = None
     pods: list[kube.Pod] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)  # group names in the order found
-    workloads: dict[str, Obj | None] = field(default_factory=dict)
+    workloads: dict[str, Workload | None] = field(default_factory=dict)
     local_queues: dict[str, Obj | None] = field(default_factory=dict)
     cluster_queues: dict[str, Obj | None] = field(default_factory=dict)
     flavors: dict[str, Obj | None] = field(default_factory=dict)
@@ -150,7 +158,7 @@ class Facts:
     cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
     limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
     nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
-    ahead: dict[tuple[str, str], Obj | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead in queue
+    ahead: dict[tuple[str, str], Workload | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead
     notes: list[Say] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
@@ -161,12 +169,6 @@ class Facts:
     def derived(self, kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
         """`make(obj)`, once per object for the whole run (the targets of -A share `run`)."""
         return self.run.parse(kind, obj, make)
-
-    def wl(self, obj: Obj) -> Workload:
-        hit = self.run.memo.get(("Workload", id(obj)))  # asked some 25 times per diagnosis: the hit inline
-        if hit is not None and hit[0] is obj:
-            return hit[1]  # type: ignore[no-any-return]
-        return self.derived("Workload", obj, workload)
 
     def cq(self, obj: Obj) -> ClusterQueue:
         return self.derived("ClusterQueue", obj, cluster_queue)
@@ -180,8 +182,7 @@ class Facts:
 
     def workload_of(self, group: str) -> Workload | None:
         """The typed Workload of a group, when it was read and exists."""
-        obj = self.workloads.get(group)
-        return self.wl(obj) if obj is not None else None
+        return self.workloads.get(group)
 
 
 def group_of_pod(pod: kube.Pod) -> str | None:
@@ -229,21 +230,23 @@ class _FactReader:
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
 
-    def get_into(self, table: dict[str, Obj | None], kind: str, name: str, namespace: str | None,
-                 what: Read, *, dependent: bool = False) -> Obj | None:
+    def get_into(self, table: dict[str, R | None], kind: str, name: str, namespace: str | None,
+                 what: Read, *, dependent: bool = False) -> R | None:
         self.get_many(table, kind, [name], namespace, lambda _n: what, dependent=dependent)
         return table.get(name)
 
-    def get_many(self, table: dict[str, Obj | None], kind: str, names: list[str], namespace: str | None,
+    def get_many(self, table: dict[str, R | None], kind: str, names: list[str], namespace: str | None,
                  what: Callable[[str], Read], *, dependent: bool = False) -> None:
-        """GET each name not yet in `table`, together; a name is added only when its read succeeded."""
+        """GET each name not yet in `table`, together; a name is added only when its read succeeded, as the
+        kind's typed record (PARSE) made once for the run."""
         todo = [n for n in dict.fromkeys(names) if n not in table]
         if not todo:
             return
         calls: list[Call] = [(what(n), _getter(self.source, kind, n, namespace), None, dependent) for n in todo]
+        make = PARSE.get(kind)
         for n, (obj, ok) in zip(todo, self.many(calls), strict=True):
             if ok:
-                table[n] = obj
+                table[n] = self.facts.run.parse(kind, obj, make) if obj is not None and make is not None else obj
 
 
 def _parallel(source: Source) -> bool:
@@ -335,10 +338,10 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
         wl = source.get("Workload", group, ns)
         if wl is None:
             raise NotFoundError(f'workload "{target.name}" not found in namespace "{ns}"')
-        facts.workloads[group] = wl
+        facts.workloads[group] = facts.run.parse("Workload", wl, workload)
     facts.pods = facts.run.pods(source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}"))
     if target.kind == "Workload" and not facts.pods:
-        facts.pods = _pods_by_owner(rd, facts.workloads[group] or {}, ns)
+        facts.pods = _pods_by_owner(rd, facts.workloads[group], ns)
     if target.kind == "PodGroup":
         rd.get_into(facts.workloads, "Workload", group, ns, Read("Workload", group), dependent=True)
         if group not in facts.workloads and not facts.pods:
@@ -358,16 +361,14 @@ def _single_pod_workload(rd: _FactReader, pod: kube.Pod, ns: str) -> None:
     found, _ = rd.optional(Read("Workload", purpose="pod-workload"),
                            lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), nothing,
                            dependent=True)
-    for wl in found[:1]:
-        rd.facts.workloads[name_of(wl)] = wl
-        rd.facts.groups.append(name_of(wl))
+    for wl in rd.facts.run.workloads(found[:1]):
+        rd.facts.workloads[wl.name] = wl
+        rd.facts.groups.append(wl.name)
 
 
-def _pods_by_owner(rd: _FactReader, wl: Obj, ns: str) -> list[kube.Pod]:
-    refs = [r for r in (wl.get("metadata") or {}).get("ownerReferences") or []
-            if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("name")]
-    calls: list[Call] = [(Read("Pod", str(r["name"])), _getter(rd.source, "Pod", str(r["name"]), ns), None, False)
-                         for r in refs[:4]]
+def _pods_by_owner(rd: _FactReader, wl: Workload | None, ns: str) -> list[kube.Pod]:
+    names = [name for kind, name, _uid in (wl.owners if wl is not None else ()) if kind == "Pod" and name]
+    calls: list[Call] = [(Read("Pod", n), _getter(rd.source, "Pod", n, ns), None, False) for n in names[:4]]
     return rd.facts.run.pods([pod for pod, _ in rd.many(calls) if pod is not None])
 
 
@@ -420,9 +421,8 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     facts = rd.facts
     lq_names: list[str] = []
     cq_names: list[str] = []
-    for obj in facts.workloads.values():
-        if obj:
-            wl = facts.wl(obj)
+    for wl in facts.workloads.values():
+        if wl is not None:
             _add(lq_names, wl.queue_name)
             _add(cq_names, wl.cluster_queue)
     for p in facts.pods:
@@ -600,7 +600,7 @@ def _read_flavor_nodes(rd: _FactReader, names: list[str]) -> None:
 def _read_nodes(rd: _FactReader) -> None:
     """Admitted, yet the scheduler refuses the Pods: the assigned flavors' nodes."""
     facts = rd.facts
-    admitted = [facts.wl(wl) for wl in facts.workloads.values() if wl is not None and _admitted(facts.wl(wl))]
+    admitted = [wl for wl in facts.workloads.values() if wl is not None and _admitted(wl)]
     if not admitted or not any(unschedulable(p) is not None for p in facts.pods):
         return
     names = _assigned_flavors(admitted)[:MAX_FLAVORS]
@@ -625,11 +625,10 @@ def _read_retry_nodes(rd: _FactReader) -> None:
     """A node-devices retry loop: the flavors' nodes (one label-selected list each, at most MAX_FLAVORS), for
     GPUStack's per-card fit labels; the assigned flavors when quota is reserved, else the queue's."""
     facts = rd.facts
-    looping = [wl for wl in facts.workloads.values()
-               if wl is not None and not _admitted(facts.wl(wl)) and _retrying(facts.wl(wl))]
+    looping = [wl for wl in facts.workloads.values() if wl is not None and not _admitted(wl) and _retrying(wl)]
     if not looping:
         return
-    names = _assigned_flavors([facts.wl(w) for w in looping]) or [f for f, o in facts.flavors.items() if o is not None]
+    names = _assigned_flavors(looping) or [f for f, o in facts.flavors.items() if o is not None]
     _read_flavor_nodes(rd, names)
 
 
@@ -668,7 +667,7 @@ def _read_ahead(rd: _FactReader) -> None:
                          for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):
         if ok:
-            facts.ahead[key] = obj
+            facts.ahead[key] = facts.run.parse("Workload", obj, workload) if obj is not None else None
 
 
 def _admitted(wl: Workload) -> bool:
@@ -680,8 +679,7 @@ def _needs_explaining(facts: Facts) -> bool:
         return facts.deployment is not None
     if any(g not in facts.workloads or facts.workloads[g] is None for g in facts.groups):
         return True
-    return any(wl is not None and (not _admitted(facts.wl(wl)) or not facts.wl(wl).active)
-               for wl in facts.workloads.values())
+    return any(wl is not None and (not _admitted(wl) or not wl.active) for wl in facts.workloads.values())
 
 
 def _event_names(facts: Facts) -> list[str]:
@@ -693,14 +691,13 @@ def _event_names(facts: Facts) -> list[str]:
             members = sorted((p for p in facts.pods if group_of_pod(p) == g), key=lambda p: (p.created, p.name))
             if members:
                 names.append(members[0].name)
-        elif not _admitted(facts.wl(wl)):
+        elif not _admitted(wl):
             names.append(g)
     return list(dict.fromkeys(names))[:MAX_EVENT_LISTS]
 
 
 def _waiting(facts: Facts) -> bool:
-    return any(wl is not None and not _admitted(facts.wl(wl)) and not facts.wl(wl).reserved
-               for wl in facts.workloads.values())
+    return any(wl is not None and not _admitted(wl) and not wl.reserved for wl in facts.workloads.values())
 
 
 def _node_lister(source: Source, selector: str) -> Callable[[], list[Obj]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kubectl_pd import kube
 from kubectl_pd.cluster.source import Obj
-from kubectl_pd.kueue.model import PodSet, to_int
+from kubectl_pd.kueue.model import PodSet, Workload, to_int
 from kubectl_pd.pending.model import Reason
 from kubectl_pd.records import dataclass, field
 
@@ -70,7 +70,7 @@ class Unit:
 
     group: str
     pods: list[kube.Pod]
-    workload: Obj | None
+    workload: Workload | None
     read: bool  # whether the Workload was read at all
     roles: list[str] = field(default_factory=list)
     reasons: list[Reason] = field(default_factory=list)

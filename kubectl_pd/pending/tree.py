@@ -12,13 +12,13 @@ from typing import Any
 
 from kubectl_pd import kube
 from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd.kueue.model import Workload
 from kubectl_pd.pending.gather import Facts, group_of_pod
 from kubectl_pd.pending.roles import COMPONENT
 
 
-def workload_state(facts: Facts, obj: Obj) -> str:
+def workload_state(wl: Workload) -> str:
     """finished | admitted | quota-reserved | evicted | inactive | pending (the first that holds)."""
-    wl = facts.wl(obj)
     if wl.finished:
         return "finished"
     if wl.admitted:
@@ -104,16 +104,15 @@ def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], Obj]) -> d
     if group not in facts.workloads:
         return {"name": group, "state": "unknown", "localQueue": None, "clusterQueue": None, "flavors": [],
                 "event": None}
-    obj = facts.workloads[group]
-    if obj is None:
+    wl = facts.workloads[group]
+    if wl is None:
         return {"name": group, "state": "missing", "localQueue": None, "clusterQueue": None, "flavors": [],
                 "event": None}
-    wl = facts.wl(obj)
     cq = wl.cluster_queue
     if cq is None and wl.queue_name and facts.local_queues.get(wl.queue_name) is not None:
         cq = facts.lq(facts.local_queues[wl.queue_name]).cluster_queue  # type: ignore[arg-type]
     flavors = list(dict.fromkeys(f for psa in wl.admission for f in psa.flavors.values()))
-    return {"name": wl.name, "state": workload_state(facts, obj), "localQueue": wl.queue_name, "clusterQueue": cq,
+    return {"name": wl.name, "state": workload_state(wl), "localQueue": wl.queue_name, "clusterQueue": cq,
             "flavors": flavors, "event": _event(newest, "Workload", wl.name)}
 
 
