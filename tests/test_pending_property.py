@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kubectl_pd import kube
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import workload
+from kubectl_pd.kueue.model import cluster_queue, local_queue, resource_flavor, workload
 from kubectl_pd.pending.diagnose import CODES, diagnose
 from kubectl_pd.pending.gather import Facts, Target, group_of_pod
 from kubectl_pd.pending.render import render_text, to_dict
@@ -54,11 +54,11 @@ def _facts(objs: list[dict[str, Any]]) -> Facts:
         elif kind == "Workload":
             f.workloads[name] = workload(o)
         elif kind == "LocalQueue":
-            f.local_queues[name] = o
+            f.local_queues[name] = local_queue(o)
         elif kind == "ClusterQueue":
-            f.cluster_queues[name] = o
+            f.cluster_queues[name] = cluster_queue(o)
         elif kind == "ResourceFlavor":
-            f.flavors[name] = o
+            f.flavors[name] = resource_flavor(o)
         elif kind == "AdmissionCheck":
             f.checks[name] = o
         elif kind == "Event":

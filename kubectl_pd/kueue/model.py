@@ -8,14 +8,16 @@ admission engine can answer "unknown" instead of building a verdict on a guess.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.records import dataclass, field, replace
+
+_R = TypeVar("_R")
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
 
@@ -776,19 +778,20 @@ class Snapshot:
     @staticmethod
     def read(cluster_queues: Mapping[str, Any], flavors: Mapping[str, Any], peers: Iterable[Any] | None = (),
              cohorts: Iterable[Any] | None = (), *, from_file: bool = False) -> Snapshot:
-        """From what a command read: name -> object, None = read and does not exist, absent = not read;
+        """From what a command read: name -> record (or the object, which is parsed here: create's preflight
+        and tests hand dicts), None = read and does not exist, absent = not read;
         `peers`/`cohorts` None = could not be read. `from_file`: a file holding only the queues asked for,
         one of which names a cohort but no other member of it (nor the Cohort), did not carry the cohort, so
         its peers are unknown; a file that holds other ClusterQueues as well is the list of the cluster's
         queues (`kubectl get clusterqueues`), and a cohort none of them joins has only that member, as
         Kueue's 1-queue cohorts (preemption_test.go:1746@v0.18.4)."""
-        cqs = {n: cluster_queue(o) for n, o in cluster_queues.items() if o is not None}
+        cqs = {n: _typed(o, ClusterQueue, cluster_queue) for n, o in cluster_queues.items() if o is not None}
         own = list(cqs)
         for o in peers or ():
-            q = cluster_queue(o)
+            q = _typed(o, ClusterQueue, cluster_queue)
             cqs.setdefault(q.name, q)
-        cos = {c.name: c for c in map(cohort, cohorts or ())}
-        fls = {n: resource_flavor(o) for n, o in flavors.items() if o is not None}
+        cos = {c.name: c for c in (_typed(o, Cohort, cohort) for o in cohorts or ())}
+        fls = {n: _typed(o, ResourceFlavor, resource_flavor) for n, o in flavors.items() if o is not None}
         missing = frozenset(n for n, o in flavors.items() if o is None)
         complete = peers is not None and cohorts is not None
         lone: tuple[tuple[str, str], ...] = ()
@@ -796,3 +799,8 @@ class Snapshot:
             lone = tuple((n, c) for n in own if (c := cqs[n].cohort) and c not in cos
                          and not any(q.cohort == c and q.name != n for q in cqs.values()))
         return Snapshot(cqs, cos, fls, False, complete and not lone, missing, lone)
+
+
+def _typed(o: Any, kind: type[_R], parse: Callable[[Any], _R]) -> _R:
+    """A record as it is; an API object parsed (Snapshot.read's callers with dicts)."""
+    return o if isinstance(o, kind) else parse(o)

@@ -78,7 +78,7 @@ def _queue_of(facts: Any, wl: Workload) -> str | None:
     if wl.cluster_queue:
         return str(wl.cluster_queue)
     lq = facts.local_queues.get(wl.queue_name or "")
-    return facts.lq(lq).cluster_queue if isinstance(lq, dict) else None
+    return lq.cluster_queue if lq is not None else None
 
 
 def _blocking_frs(a: ad.Assignment) -> list[FlavorResource]:

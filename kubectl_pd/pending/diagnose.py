@@ -25,8 +25,8 @@ from kubectl_pd.kueue.model import (
     Workload,
     conditions_of,
     limit_range,
+    pending_view,
     pod_requests,
-    resource_flavor,
 )
 from kubectl_pd.pending import md_v1
 from kubectl_pd.pending import suggest as sg
@@ -250,7 +250,7 @@ def _hints(reasons: list[Reason]) -> list[Say]:
 def _queue_knowledge(facts: Facts, cq: str | None, position: int | None) -> tuple[str, int | None]:
     """Whether the ClusterQueue's pending Workloads were read (and ours among them), and its own count."""
     obj = facts.cluster_queues.get(cq or "")
-    cq_pending = facts.cq(obj).pending_workloads if obj is not None else None
+    cq_pending = obj.pending_workloads if obj is not None else None
     if cq not in facts.pending:
         return "not-read", cq_pending
     if facts.pending[cq] is None:
@@ -596,7 +596,7 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[kube.Pod], refus
     p0, first = refused[0]
     flavors = _assigned_flavors(facts, [u], role, role_names)
     flavor = facts.flavors.get(flavors[0]) if flavors else None
-    ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
+    ignored = pod_ignored_selector(p0, flavor) if flavor is not None else {}
     hint = say("next.ignored-selector", flavor=flavors[0], ignored=dict(ignored), role=role) if ignored else None
     nodes = facts.nodes.get(flavors[0]) if flavors else None
     node_fit: tuple[int, int, int] | None = None
@@ -776,7 +776,7 @@ def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | Non
 def _ours_in_queue(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[PendingView,
                                                                                      list[PendingWorkload]]:
     """The visibility API's items for the ClusterQueue, and those of them that are our Workloads."""
-    view = facts.view(facts.pending.get(cq or ""))
+    view = facts.pending.get(cq or "") or pending_view(None)
     names = dict.fromkeys(u.group for u in units if u.workload is not None)
     return view, [i for n in names for i in view.by_name.get(n, ()) if (i.namespace or ns) == ns]
 

@@ -26,10 +26,13 @@ from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotF
 from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue.model import (
     ClusterQueue,
+    Cohort,
     LocalQueue,
     PendingView,
+    ResourceFlavor,
     Workload,
     cluster_queue,
+    cohort,
     is_true,
     local_queue,
     pending_view,
@@ -86,7 +89,9 @@ def parse_target(text: str) -> tuple[str, str]:
 
 
 # each kind read by name, parsed where it is received (the one boundary between the Source and the Facts)
-PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload}
+PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload, "LocalQueue": local_queue,
+                                          "ClusterQueue": cluster_queue, "ResourceFlavor": resource_flavor,
+                                          "Cohort": cohort, "PendingWorkloadsSummary": pending_view}
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,13 @@ class Run:
     def workloads(self, objs: list[Obj]) -> list[Workload]:
         return [self.parse("Workload", o, workload) for o in objs]
 
+    def typed(self, kind: str, obj: Obj) -> Any:
+        """`obj` as its kind's record (PARSE), made once for the run."""
+        return self.parse(kind, obj, PARSE[kind])
+
+    def all(self, kind: str, objs: list[Obj]) -> list[Any]:
+        return [self.parse(kind, o, PARSE[kind]) for o in objs]
+
 
 @dataclass
 class Facts:
@@ -146,16 +158,16 @@ class Facts:
     pods: list[kube.Pod] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)  # group names in the order found
     workloads: dict[str, Workload | None] = field(default_factory=dict)
-    local_queues: dict[str, Obj | None] = field(default_factory=dict)
-    cluster_queues: dict[str, Obj | None] = field(default_factory=dict)
-    flavors: dict[str, Obj | None] = field(default_factory=dict)
+    local_queues: dict[str, LocalQueue | None] = field(default_factory=dict)
+    cluster_queues: dict[str, ClusterQueue | None] = field(default_factory=dict)
+    flavors: dict[str, ResourceFlavor | None] = field(default_factory=dict)
     checks: dict[str, Obj | None] = field(default_factory=dict)
     instance_types: dict[str, Obj | None] = field(default_factory=dict)
     namespace_obj: Obj | None = None
     events: list[kube.Event] = field(default_factory=list)
-    pending: dict[str, Obj | None] = field(default_factory=dict)  # cq -> PendingWorkloadsSummary
-    peer_queues: list[Obj] | None = field(default_factory=list)  # every ClusterQueue, when a cohort needs them
-    cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
+    pending: dict[str, PendingView | None] = field(default_factory=dict)  # cq -> its PendingWorkloadsSummary
+    peer_queues: list[ClusterQueue] | None = field(default_factory=list)  # every ClusterQueue, for a cohort
+    cohorts: list[Cohort] | None = field(default_factory=list)  # None = could not be read
     limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
     nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
     ahead: dict[tuple[str, str], Workload | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead
@@ -169,16 +181,6 @@ class Facts:
     def derived(self, kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
         """`make(obj)`, once per object for the whole run (the targets of -A share `run`)."""
         return self.run.parse(kind, obj, make)
-
-    def cq(self, obj: Obj) -> ClusterQueue:
-        return self.derived("ClusterQueue", obj, cluster_queue)
-
-    def view(self, doc: Any) -> PendingView:
-        """The visibility API's summary read for lookups, once per summary object for the whole run."""
-        return self.derived("PendingView", doc, pending_view)
-
-    def lq(self, obj: Obj) -> LocalQueue:
-        return self.derived("LocalQueue", obj, local_queue)
 
     def workload_of(self, group: str) -> Workload | None:
         """The typed Workload of a group, when it was read and exists."""
@@ -434,7 +436,7 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     for lq in lq_names[:3]:
         obj = facts.local_queues.get(lq)
         if obj is not None:
-            _add(cq_names, facts.lq(obj).cluster_queue)
+            _add(cq_names, obj.cluster_queue)
             continue
         for t in role_types:  # GPUStack: the InstanceType names the ClusterQueue
             if isinstance(t, str) and local_queue_name(t) == lq:
@@ -476,10 +478,9 @@ def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
     checks: list[str] = []
     wants_namespace = False
     for cq in cq_names[:3]:
-        obj = facts.cluster_queues.get(cq)
-        if obj is None:
+        model = facts.cluster_queues.get(cq)
+        if model is None:
             continue
-        model = facts.cq(obj)
         flavors.extend(f for f in model.flavor_names[:MAX_FLAVORS] if f not in flavors)
         if not is_true(model.conditions, "Active"):
             checks.extend(c for c in model.admission_checks[:MAX_CHECKS] if c not in checks)
@@ -497,10 +498,14 @@ def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
 
     def apply(results: Settled) -> None:
         it = iter(results)
-        for name, table in [(f, facts.flavors) for f in flavors] + [(c, facts.checks) for c in checks]:
+        for name in flavors:
             obj, ok = next(it)
             if ok:
-                table[name] = obj
+                facts.flavors[name] = facts.run.typed("ResourceFlavor", obj) if obj is not None else None
+        for name in checks:
+            obj, ok = next(it)
+            if ok:
+                facts.checks[name] = obj
         if wants_namespace:
             facts.namespace_obj, _ = next(it)
 
@@ -522,8 +527,8 @@ def _cohort_reads(rd: _FactReader) -> Part:
 
     def apply(results: Settled) -> None:
         (peers, ok1), (cohorts, ok2) = results
-        facts.peer_queues = peers if ok1 else None
-        facts.cohorts = cohorts if ok2 else None
+        facts.peer_queues = facts.run.all("ClusterQueue", peers) if ok1 else None
+        facts.cohorts = facts.run.all("Cohort", cohorts) if ok2 else None
 
     return calls, apply
 
@@ -566,14 +571,14 @@ def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
                 continue
             if doc is None:
                 facts.notes.append(say("note.no-visibility"))
-            facts.pending[cq] = doc if isinstance(doc, dict) else None
+            facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc) if isinstance(doc, dict) else None
 
     return [c for _cq, c in vis], apply
 
 
 def _in_a_cohort(facts: Facts) -> bool:
     """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
-    return any(facts.cq(o).cohort for o in facts.cluster_queues.values() if isinstance(o, dict))
+    return any(o.cohort for o in facts.cluster_queues.values() if o is not None)
 
 
 def _assigned_flavors(wls: list[Workload]) -> list[str]:
@@ -588,7 +593,7 @@ def _read_flavor_nodes(rd: _FactReader, names: list[str]) -> None:
     todo: list[tuple[str, str]] = []
     for f in names[:MAX_FLAVORS]:
         flavor = facts.flavors.get(f)
-        labels = resource_flavor(flavor).node_labels if flavor is not None else {}
+        labels = flavor.node_labels if flavor is not None else {}
         if f not in facts.nodes and labels:
             todo.append((f, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
     calls: list[Call] = [(Read("Node", f, purpose="flavor-nodes"), _node_lister(rd.source, sel), [], False)
@@ -640,8 +645,9 @@ def _ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
     queue, in queue order, not read yet."""
     ns = facts.target.namespace
     wanted: list[tuple[str, str]] = []
-    for doc in facts.pending.values():
-        view = facts.view(doc)
+    for view in facts.pending.values():
+        if view is None:
+            continue
         ours = [i.position for g in dict.fromkeys(facts.groups) for i in view.by_name.get(g, ())
                 if (i.namespace or ns) == ns and i.position is not None]
         if not ours:
@@ -735,7 +741,8 @@ def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
             _replayed_visibility(rd, replay, cq)
             continue
         for doc in _snapshot_summaries(rd.source):
-            facts.pending.setdefault(cq, doc)
+            if cq not in facts.pending:
+                facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc)
 
 
 def _replay_of(source: Source) -> Any:
@@ -762,7 +769,7 @@ def _replayed_visibility(rd: _FactReader, replay: Any, cq: str) -> None:
         facts.notes.append(say("note.no-visibility"))
         facts.pending[cq] = None
     elif doc is not None:
-        facts.pending[cq] = doc
+        facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc)
 
 
 def _snapshot_summaries(source: Source) -> list[Obj]:

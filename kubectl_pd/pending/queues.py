@@ -33,12 +33,12 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     lqo = facts.local_queues.get(lq)
     if lqo is None:
         return _from_fallback(fallback, g, kueue)
-    stop = facts.lq(lqo).stop_policy
+    stop = lqo.stop_policy
     if stop in ("Hold", "HoldAndDrain"):
         return [Reason("LocalQueueStopped", say("lq.stopped", lq=lq, stop=stop), workload=g,
                        kueue_message=kueue, params={"queue": lq},
                        hint=say("next.resume-lq", lq=lq, ns=ns))]
-    cq = facts.lq(lqo).cluster_queue
+    cq = lqo.cluster_queue
     if not cq:
         return _from_fallback(fallback, g, kueue)
     if cq in facts.cluster_queues and facts.cluster_queues[cq] is None:
@@ -48,7 +48,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     cqo = facts.cluster_queues.get(cq)
     if cqo is None:
         return _from_fallback(fallback, g, kueue)
-    model = facts.cq(cqo)
+    model = cqo
     cstop = model.stop_policy
     if cstop in ("Hold", "HoldAndDrain"):
         return [Reason("ClusterQueueStopped", say("cq.stopped", cq=cq, stop=cstop), workload=g,
@@ -122,7 +122,7 @@ def _expression_miss(e: dict[str, Any], labels: dict[str, str]) -> Miss | None:
 
 def cq_of_queue(facts: Facts, lq: str | None) -> str | None:
     lqo = facts.local_queues.get(lq or "")
-    cq = facts.lq(lqo).cluster_queue if lqo is not None else None
+    cq = lqo.cluster_queue if lqo is not None else None
     if cq:
         return cq
     for r in md_roles(facts.deployment):

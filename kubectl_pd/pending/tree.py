@@ -109,8 +109,9 @@ def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], Obj]) -> d
         return {"name": group, "state": "missing", "localQueue": None, "clusterQueue": None, "flavors": [],
                 "event": None}
     cq = wl.cluster_queue
-    if cq is None and wl.queue_name and facts.local_queues.get(wl.queue_name) is not None:
-        cq = facts.lq(facts.local_queues[wl.queue_name]).cluster_queue  # type: ignore[arg-type]
+    lq = facts.local_queues.get(wl.queue_name) if wl.queue_name else None
+    if cq is None and lq is not None:
+        cq = lq.cluster_queue
     flavors = list(dict.fromkeys(f for psa in wl.admission for f in psa.flavors.values()))
     return {"name": wl.name, "state": workload_state(wl), "localQueue": wl.queue_name, "clusterQueue": cq,
             "flavors": flavors, "event": _event(newest, "Workload", wl.name)}

@@ -11,7 +11,7 @@ from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue import versions
-from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, pod_requests, resource_flavor, workload
+from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, pod_requests, workload
 from kubectl_pd.kueue.quantity import is_credits
 from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - taint_text is read from here too
 from kubectl_pd.pending import evictions as evm
@@ -205,8 +205,7 @@ def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
 
 
 def _flavor(facts: Facts, name: str) -> ResourceFlavor | None:
-    obj = facts.flavors.get(name)
-    return resource_flavor(obj) if obj is not None else None
+    return facts.flavors.get(name)
 
 
 def _preempted_at(wl: Workload) -> str | None:
