@@ -7,9 +7,11 @@ holds something else reads as empty (or None where "not there" and "empty" diffe
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue.model import Condition, conditions_of, to_int
+from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.records import dataclass, field
 
 
@@ -116,3 +118,32 @@ def event(obj: Any) -> Event:
 
     return Event(s(inv.get("name")), s(inv.get("kind")), s(obj.get("reason")), msg if isinstance(msg, str) else None,
                  to_int(obj.get("count")), str(first) if first else None)
+
+
+@dataclass(frozen=True)
+class Node:
+    """A Node as a flavor's fit is judged: its labels and allocatable (text keys and values, as the checks compare)."""
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    allocatable: Mapping[str, Fraction | None] = field(default_factory=dict)  # None: not a quantity
+
+
+def node(obj: Any) -> Node:
+    obj = _d(obj)
+    meta = _d(obj.get("metadata"))
+    return Node(str(meta.get("name") or ""), {str(k): str(v) for k, v in _d(meta.get("labels")).items()},
+                {str(k): try_parse(v) for k, v in _d(_d(obj.get("status")).get("allocatable")).items()})
+
+
+@dataclass(frozen=True)
+class Namespace:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+def namespace(obj: Any) -> Namespace:
+    obj = _d(obj)
+    meta = _d(obj.get("metadata"))
+    labels = meta.get("labels")
+    return Namespace(str(meta.get("name") or ""), labels if isinstance(labels, dict) else {})

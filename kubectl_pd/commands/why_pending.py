@@ -404,8 +404,8 @@ def _age(f: Facts) -> float | None:
 def _target_object(f: Facts) -> dict[str, Any]:
     """The object -l and --field-selector look at: the ModelDeployment, the Workload, a pod group's first Pod."""
     t = f.target
-    if t.kind == "ModelDeployment" and isinstance(f.deployment, dict):
-        return f.deployment
+    if t.kind == "ModelDeployment" and f.deployment is not None:
+        return _metadata_shape(f.deployment.name, f.deployment.namespace, f.deployment.labels)
     wl = f.workloads.get(t.name) if t.kind == "Workload" else None
     if wl is not None:
         return _metadata_shape(wl.name, wl.namespace or None, wl.labels)

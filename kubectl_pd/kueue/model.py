@@ -718,6 +718,18 @@ def pending_view(doc: Any) -> PendingView:
 
 
 @dataclass(frozen=True)
+class AdmissionCheck:
+    """An AdmissionCheck as why-pending reads it: its conditions (Active says why a queue is inactive)."""
+
+    name: str
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+
+
+def admission_check(obj: Any) -> AdmissionCheck:
+    return AdmissionCheck(str(_d(_d(obj).get("metadata")).get("name") or ""), conditions_of(obj))
+
+
+@dataclass(frozen=True)
 class LimitRangeItem:
     type: str  # Container | Pod
     max: Mapping[str, Fraction]

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd import kube
-from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
@@ -23,8 +23,6 @@ from kubectl_pd.kueue.model import (
     PodSet,
     Snapshot,
     Workload,
-    conditions_of,
-    limit_range,
     pending_view,
     pod_requests,
 )
@@ -214,7 +212,7 @@ def _once_composed(reasons: list[Reason], verdicts: dict[tuple[str, str], vd.Pod
     return out
 
 
-def _settle(reasons: list[Reason], units: list[Unit], md: Obj | None) -> tuple[list[Reason], bool]:
+def _settle(reasons: list[Reason], units: list[Unit], md: ModelDeployment | None) -> tuple[list[Reason], bool]:
     """One reason per thing, most important first; whether the target is pending at all."""
     reasons = _dedupe(reasons)
     pending_reasons = [r for r in reasons if r.code != "NotPending"]
@@ -286,9 +284,10 @@ def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
     return u.workload.pod_sets if u.workload is not None else ()
 
 
-def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], shape: str, ns: str) -> list[Reason]:
+def _missing_groups(md: ModelDeployment, roles: list[DeploymentRole], units: list[Unit], shape: str,
+                    ns: str) -> list[Reason]:
     out = []
-    hint_of = {r.name: say("next.operator", role=r.name, md=name_of(md), ns=ns) for r in roles}
+    hint_of = {r.name: say("next.operator", role=r.name, md=md.name, ns=ns) for r in roles}
     for r in roles:
         want = (r.replicas or 0) * r.size
         groups = [u for u in units if r.name in u.roles]
@@ -302,9 +301,9 @@ def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], sha
     return out
 
 
-def _operator_condition(md: Obj) -> list[Say]:
+def _operator_condition(md: ModelDeployment) -> list[Say]:
     """GPUStack's own QuotaReserved verdict over all of the deployment's Workloads, as a note."""
-    c = conditions_of(md).get("QuotaReserved")
+    c = md.conditions.get("QuotaReserved")
     if c is None or c.true:
         return []
     return [say("note.operator", status=c.status, reason=c.reason, message=c.message)]
@@ -449,7 +448,7 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role
 def _demands(facts: Facts, u: Unit, roles: list[DeploymentRole], role_names: set[str],
              ) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
     sizes = {r.name: r.size for r in roles}
-    limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
+    limits = tuple(facts.limit_ranges)
     if u.workload is not None:
         wl = u.workload
         role_of = {ps.name: podset_role(ps, u.pods, role_names) for ps in wl.pod_sets}

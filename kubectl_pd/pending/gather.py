@@ -23,17 +23,22 @@ from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.source import Obj, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
+from kubectl_pd.gpustack.model import InstanceType, ModelDeployment, instance_type, model_deployment
 from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue.model import (
+    AdmissionCheck,
     ClusterQueue,
     Cohort,
+    LimitRangeItem,
     LocalQueue,
     PendingView,
     ResourceFlavor,
     Workload,
+    admission_check,
     cluster_queue,
     cohort,
     is_true,
+    limit_range,
     local_queue,
     pending_view,
     resource_flavor,
@@ -91,7 +96,10 @@ def parse_target(text: str) -> tuple[str, str]:
 # each kind read by name, parsed where it is received (the one boundary between the Source and the Facts)
 PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload, "LocalQueue": local_queue,
                                           "ClusterQueue": cluster_queue, "ResourceFlavor": resource_flavor,
-                                          "Cohort": cohort, "PendingWorkloadsSummary": pending_view}
+                                          "Cohort": cohort, "PendingWorkloadsSummary": pending_view,
+                                          "ModelDeployment": model_deployment, "InstanceType": instance_type,
+                                          "AdmissionCheck": admission_check, "Namespace": kube.namespace,
+                                          "Node": kube.node, "LimitRange": limit_range}
 
 
 @dataclass(frozen=True)
@@ -150,41 +158,33 @@ class Run:
 
 @dataclass
 class Facts:
-    """Everything read for one target. A dict value None means "read, does not exist"; a missing key
-    means "not read" (forbidden, capped or not needed)."""
+    """Everything read for one target, as typed records (kueue.model, kube, gpustack.model): each object is
+    parsed once, where gather receives it from the Source, and no API dict is kept here (the json view and the
+    snapshot collector get the objects from the Source). A dict value None means "read, does not exist"; a
+    missing key means "not read" (forbidden, capped or not needed)."""
 
     target: Target
-    deployment: Obj | None = None
+    deployment: ModelDeployment | None = None
     pods: list[kube.Pod] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)  # group names in the order found
     workloads: dict[str, Workload | None] = field(default_factory=dict)
     local_queues: dict[str, LocalQueue | None] = field(default_factory=dict)
     cluster_queues: dict[str, ClusterQueue | None] = field(default_factory=dict)
     flavors: dict[str, ResourceFlavor | None] = field(default_factory=dict)
-    checks: dict[str, Obj | None] = field(default_factory=dict)
-    instance_types: dict[str, Obj | None] = field(default_factory=dict)
-    namespace_obj: Obj | None = None
+    checks: dict[str, AdmissionCheck | None] = field(default_factory=dict)
+    instance_types: dict[str, InstanceType | None] = field(default_factory=dict)
+    namespace_obj: kube.Namespace | None = None
     events: list[kube.Event] = field(default_factory=list)
     pending: dict[str, PendingView | None] = field(default_factory=dict)  # cq -> its PendingWorkloadsSummary
     peer_queues: list[ClusterQueue] | None = field(default_factory=list)  # every ClusterQueue, for a cohort
     cohorts: list[Cohort] | None = field(default_factory=list)  # None = could not be read
-    limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
-    nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
+    limit_ranges: list[LimitRangeItem] = field(default_factory=list)  # the namespace's LimitRanges' items
+    nodes: dict[str, list[kube.Node] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
     ahead: dict[tuple[str, str], Workload | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead
     notes: list[Say] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
     run: Run = field(default_factory=Run, repr=False, compare=False)  # the run's one memo (shared by -A's targets)
-
-    # Each object read is parsed once into its typed model (kueue.model, kube), on first use: the facts
-    # hold the objects the Source returned (the json view and the arithmetic's snapshot read them too).
-    def derived(self, kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
-        """`make(obj)`, once per object for the whole run (the targets of -A share `run`)."""
-        return self.run.parse(kind, obj, make)
-
-    def workload_of(self, group: str) -> Workload | None:
-        """The typed Workload of a group, when it was read and exists."""
-        return self.workloads.get(group)
 
 
 def group_of_pod(pod: kube.Pod) -> str | None:
@@ -300,7 +300,7 @@ def _read_deployment(rd: _FactReader, target: Target) -> None:
         raise NotFoundError(f'modeldeployment "{target.name}" not found in namespace "{ns}"')
     if not pods_ok:
         raise pods
-    facts.deployment = md
+    facts.deployment = facts.run.typed("ModelDeployment", md)
     facts.pods = [p for p in facts.run.pods(pods) if _owned_by_md(p, target.name)]
 
 
@@ -317,7 +317,7 @@ def _read_group(rd: _FactReader, target: Target) -> None:
     if md_name:
         md, _ = rd.optional(Read("ModelDeployment", md_name), lambda: source.get("ModelDeployment", md_name, ns),
                             None)
-        facts.deployment = md
+        facts.deployment = facts.run.typed("ModelDeployment", md) if md is not None else None
 
 
 def _read_pod(rd: _FactReader, target: Target) -> str:
@@ -411,10 +411,9 @@ def _add(names: list[str], name: object) -> None:
         names.append(name)
 
 
-def _role_instance_types(md: Obj | None) -> list[object]:
+def _role_instance_types(md: ModelDeployment | None) -> list[str | None]:
     """The deployment's roles' instanceType fields (GPUStack: an InstanceType names the ClusterQueue)."""
-    roles = ((md or {}).get("spec") or {}).get("roles") or []
-    return [r.get("instanceType") for r in roles if isinstance(r, dict)]
+    return [r.instance_type for r in (md.roles if md is not None else ())]
 
 
 def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
@@ -444,7 +443,7 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     return lq_names, cq_names
 
 
-def _queues_of_instance_types(rd: _FactReader, role_types: list[object], lq_names: list[str],
+def _queues_of_instance_types(rd: _FactReader, role_types: list[str | None], lq_names: list[str],
                               cq_names: list[str]) -> None:
     """No pods yet: each role's InstanceType gives its LocalQueue (status.entrance) and ClusterQueue."""
     facts = rd.facts
@@ -452,8 +451,8 @@ def _queues_of_instance_types(rd: _FactReader, role_types: list[object], lq_name
     rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: Read("InstanceType", it))
     for it in types:
         obj = facts.instance_types.get(it)
-        entrance = ((obj or {}).get("status") or {}).get("entrance")
-        _add(lq_names, entrance if isinstance(entrance, str) and entrance else local_queue_name(it))
+        entrance = obj.entrance if obj is not None else None
+        _add(lq_names, entrance or local_queue_name(it))
         _add(cq_names, it)
 
 
@@ -505,9 +504,10 @@ def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
         for name in checks:
             obj, ok = next(it)
             if ok:
-                facts.checks[name] = obj
+                facts.checks[name] = facts.run.typed("AdmissionCheck", obj) if obj is not None else None
         if wants_namespace:
-            facts.namespace_obj, _ = next(it)
+            obj, _ = next(it)
+            facts.namespace_obj = facts.run.typed("Namespace", obj) if obj is not None else None
 
     return calls, apply
 
@@ -537,7 +537,7 @@ def _limit_range_reads(rd: _FactReader, ns: str) -> Part:
     facts, source = rd.facts, rd.source
 
     def apply(results: Settled) -> None:
-        facts.limit_ranges = results[0][0]
+        facts.limit_ranges = [item for lr in results[0][0] for item in facts.run.typed("LimitRange", lr)]
 
     return [(Read("LimitRange", namespace=ns, purpose="list"), lambda: source.list("LimitRange", ns), [], False)], apply
 
@@ -599,7 +599,7 @@ def _read_flavor_nodes(rd: _FactReader, names: list[str]) -> None:
     calls: list[Call] = [(Read("Node", f, purpose="flavor-nodes"), _node_lister(rd.source, sel), [], False)
                          for f, sel in todo]
     for (f, _sel), (nodes, ok) in zip(todo, rd.many(calls), strict=True):
-        facts.nodes[f] = nodes if ok else None
+        facts.nodes[f] = facts.run.all("Node", nodes) if ok else None
 
 
 def _read_nodes(rd: _FactReader) -> None:

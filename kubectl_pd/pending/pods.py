@@ -12,20 +12,14 @@ from __future__ import annotations
 
 import re
 
-from kubectl_pd.cluster.source import Obj, name_of
-from kubectl_pd.kube import Pod
+from kubectl_pd.kube import Node, Pod
 from kubectl_pd.kueue.model import ResourceFlavor, pod_requests
-from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
 
 KUEUE_GATE = "kueue.x-k8s.io/admission"
 _FIT = lazy(r"^0/(?P<n>\d+) nodes are available:(?P<causes>.*?)\.?(?: preemption: .*)?$", re.S)
 _CAUSE = lazy(r"^\s*(?P<n>\d+) (?P<cause>.+?)\s*$")
-
-
-def _d(x: object) -> Obj:
-    return x if isinstance(x, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -73,18 +67,17 @@ class NodeFit:
     pods: int | None  # how many such Pods its allocatable could hold (running Pods not counted)
 
 
-def node_fits(pod: Pod, nodes: list[Obj]) -> list[NodeFit]:
+def node_fits(pod: Pod, nodes: list[Node]) -> list[NodeFit]:
     sel = pod.node_selector
     reqs = pod_requests(pod.spec)
     out = []
     for n in nodes:
-        labels = {str(k): str(v) for k, v in _d(_d(n.get("metadata")).get("labels")).items()}
-        alloc = {str(k): try_parse(v) for k, v in _d(_d(n.get("status")).get("allocatable")).items()}
+        labels, alloc = n.labels, n.allocatable
         counts = []
         for r, q in reqs.items():
             a = alloc.get(r)
             if q > 0:
                 counts.append(int(a // q) if a is not None else 0)
-        out.append(NodeFit(name_of(n), all(labels.get(k) == v for k, v in sel.items()),
+        out.append(NodeFit(n.name, all(labels.get(k) == v for k, v in sel.items()),
                            min(counts) if counts else None))
     return out

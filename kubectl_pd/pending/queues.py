@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from kubectl_pd.cluster.source import labels_of
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import ClusterQueue, conditions_of
+from kubectl_pd.kueue.model import ClusterQueue
 from kubectl_pd.pending.gather import Facts
 from kubectl_pd.pending.model import Reason, say
 from kubectl_pd.pending.roles import md_roles
@@ -83,7 +83,8 @@ def _cause(c: km.InactiveCause, facts: Facts) -> dict[str, Any]:
     detail = []
     if c.kind == "inactive-checks":
         for n in c.names:
-            act = conditions_of(facts.checks.get(n)).get("Active")
+            check = facts.checks.get(n)
+            act = check.conditions.get("Active") if check is not None else None
             if act is not None and act.message:
                 detail.append((n, act.message))
     return {"kind": c.kind, "names": list(c.names), "text": c.text, "detail": detail}
@@ -99,7 +100,7 @@ def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> Miss | None:
     sel = cq.namespace_selector
     if sel is None or facts.namespace_obj is None:
         return None  # not shown in the object we read, or the namespace was not read: do not guess
-    labels = labels_of(facts.namespace_obj)
+    labels = facts.namespace_obj.labels
     match = sel.get("matchLabels")
     for k, v in (match.items() if isinstance(match, dict) else ()):
         if labels.get(str(k)) != str(v):
@@ -112,7 +113,7 @@ def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> Miss | None:
     return None
 
 
-def _expression_miss(e: dict[str, Any], labels: dict[str, str]) -> Miss | None:
+def _expression_miss(e: dict[str, Any], labels: Mapping[str, str]) -> Miss | None:
     raw = e.get("values")
     key, op, vals = str(e.get("key")), e.get("operator"), [str(x) for x in (raw if isinstance(raw, list) else [])]
     ok = {"In": labels.get(key) in vals, "NotIn": labels.get(key) not in vals, "Exists": key in labels,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kubectl_pd import kube
-from kubectl_pd.cluster.source import Obj
+from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue.model import PodSet, Workload, to_int
 from kubectl_pd.pending.model import Reason
 from kubectl_pd.records import dataclass, field
@@ -28,16 +28,13 @@ class DeploymentRole:
     instance_type: str | None
 
 
-def md_roles(md: Obj | None) -> list[DeploymentRole]:
+def md_roles(md: ModelDeployment | None) -> list[DeploymentRole]:
     out = []
-    spec = (md or {}).get("spec")
-    listed = spec.get("roles") if isinstance(spec, dict) else None
-    for r in listed if isinstance(listed, list) else []:
-        if not isinstance(r, dict) or not isinstance(r.get("name"), str):
+    for r in md.roles if md is not None else ():
+        if r.name is None:
             continue
-        kind = r["kind"] if isinstance(r.get("kind"), str) else "server"
-        out.append(DeploymentRole(r["name"], kind.lower(), to_int(r.get("replicas", 1)), to_int(r.get("size", 1)) or 1,
-                         r.get("instanceType") if isinstance(r.get("instanceType"), str) else None))
+        kind = r.kind if r.kind is not None else "server"
+        out.append(DeploymentRole(r.name, kind.lower(), r.replicas, r.size or 1, r.instance_type))
     return out
 
 

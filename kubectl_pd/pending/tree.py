@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_pd import kube
-from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd.cluster.source import Obj
 from kubectl_pd.kueue.model import Workload
 from kubectl_pd.pending.gather import Facts, group_of_pod
 from kubectl_pd.pending.roles import COMPONENT
@@ -80,12 +80,11 @@ def build(facts: Facts, events: list[Obj]) -> dict[str, Any]:
     md = facts.deployment
     t = facts.target
     root: dict[str, Any] = {"kind": "ModelDeployment" if md is not None else t.kind,
-                            "name": name_of(md) if md is not None else t.name, "namespace": t.namespace}
+                            "name": md.name if md is not None else t.name, "namespace": t.namespace}
     if md is not None:
-        status = _d(md.get("status"))
-        root["phase"] = status.get("phase") if isinstance(status.get("phase"), str) else None
-        root["apiVersion"] = md.get("apiVersion")
-        root["event"] = _event(newest, "ModelDeployment", name_of(md))
+        root["phase"] = md.phase
+        root["apiVersion"] = md.api_version
+        root["event"] = _event(newest, "ModelDeployment", md.name)
     root["groups"] = children
     return root
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd import kube
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue import versions
@@ -181,11 +181,11 @@ def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
 
 
 def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
-    nodes: dict[str, Obj] = {}
+    nodes: dict[str, kube.Node] = {}
     flavors = [f for f, ns in facts.nodes.items() if ns]
     for f in flavors:
         for n in facts.nodes.get(f) or []:
-            nodes.setdefault(name_of(n), n)
+            nodes.setdefault(n.name, n)
     if not nodes:
         return None
     key = next((k for f in flavors if (k := evm.accelerator_key(_flavor(facts, f)))), None)
