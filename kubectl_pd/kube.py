@@ -1,4 +1,5 @@
-"""Small typed views of the core Kubernetes objects the commands read beside Kueue's (Pods, Events).
+"""Small typed views of the core Kubernetes objects the commands read beside Kueue's (Pods, Events, Nodes,
+Namespaces).
 
 Like `kueue.model`, a view is parsed once where it is read and never raises: a field that is absent or
 holds something else reads as empty (or None where "not there" and "empty" differ).
