@@ -168,7 +168,7 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
               help="Re-diagnose as if ROLE had N replicas (repeatable); nothing is changed in the cluster.")
 @click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
-@click.option("--watch-rounds", type=click.IntRange(1), default=None, hidden=True)  # -A --watch: windows, for tests
+@click.option("--watch-rounds", type=click.IntRange(1), default=None, hidden=True)  # -A --watch: streams, for tests
 @click.option("--kueue-config", "kueue_config", metavar="FILE", type=click.Path(dir_okay=False),
               help="Kueue's controller_manager_config.yaml (or its ConfigMap) for fair sharing and preemption "
                    "(default: read kueue-system/kueue-manager-config).")
@@ -453,16 +453,18 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
             click.echo(watch_render.line(stamp, change, key, row))
 
     try:
-        follow(Follow(source, ns, _watch_window(cluster.request_timeout)), diagnose, show, rounds)
+        follow(Follow(source, ns, _watch_seconds(cluster.request_timeout), rounds), diagnose, show)
     except KeyboardInterrupt:
         return EXIT_OK
     return EXIT_OK
 
 
-def _watch_window(request_timeout: float | None) -> int:
-    """A watch window's seconds: 5, or half a shorter --request-timeout (the server must end it in time)."""
-    from kubectl_pd.pending.watch_all import WINDOW
+def _watch_seconds(request_timeout: float | None) -> int:
+    """A held watch's timeoutSeconds: 5 to 10 minutes at random, or half a shorter --request-timeout (the
+    server must end it in time)."""
+    from kubectl_pd.pending.watch_all import held_seconds
 
+    held = held_seconds()
     if not request_timeout or request_timeout <= 0:
-        return WINDOW
-    return max(1, min(WINDOW, int(request_timeout // 2)))
+        return held
+    return max(1, min(held, int(request_timeout // 2)))
