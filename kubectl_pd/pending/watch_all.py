@@ -78,10 +78,14 @@ class Follow:
         self.relists += 1
 
     def close(self) -> None:
+        """The stream ends: at once when no worker reads it, else within a recv's slice (its stop flag)."""
         self.stop.set()
-        if self._events is not None and hasattr(self._events, "close"):
-            self._events.close()
-        self._events = None
+        events, self._events = self._events, None
+        if events is not None and hasattr(events, "close"):
+            try:
+                events.close()
+            except ValueError:  # a worker is inside it (Ctrl-C): it sees the stop flag and closes it itself
+                pass
 
     def next_change(self) -> bool:
         """Read the stream until a Workload was added, changed or deleted (or a 410 made us list again), and
@@ -89,6 +93,8 @@ class Follow:
         now. False: the rounds are done and nothing changed since the last diagnosis."""
         first = last = 0.0
         while True:
+            if self.stop.is_set():
+                return False
             now = time.monotonic()
             if first and (now - last >= QUIET or now - first >= BURST):
                 return True
