@@ -408,8 +408,7 @@ class LiveSource:
         try:
             held = stream.open_held(transport, self.endpoint.server + path + "?" + urlencode(query))
         except (OSError, wire_errors()) as e:
-            raise transport._broken("GET", path, e) if not isinstance(e, ConnectionRefusedError) \
-                else transport._unreachable(e) from None
+            raise _stream_failure(transport, path, e) from None
         if held.status != 200:
             r = self._checked(Response(held.status, held.whole(), held.headers), "GET", path, "watch",
                               k.resource, ns)
@@ -426,7 +425,7 @@ class LiveSource:
                 if event is not None:
                     yield event
         except (OSError, wire_errors()) as e:
-            raise transport._broken("GET", path, e) from None
+            raise _stream_failure(transport, path, e) from None
         finally:
             held.close()
 
@@ -562,6 +561,25 @@ def wire_errors() -> type[Exception]:
     from kubectl_pd.cluster.wire import ProtocolError
 
     return ProtocolError
+
+
+def _stream_failure(transport: Any, path: str, e: BaseException) -> ClusterError:
+    """A held answer that failed, in the words Transport.send uses for any request."""
+    import socket
+    import ssl
+
+    from kubectl_pd.cluster.http import _tls_failure
+
+    if isinstance(e, TimeoutError):
+        error: ClusterError = transport._timeout_error(transport.deadline_for("GET") or 0)
+        return error
+    if isinstance(e, ssl.SSLError | ssl.CertificateError):
+        return ClusterError(_tls_failure(transport.ep.origin, e))
+    if isinstance(e, ConnectionRefusedError | socket.gaierror):
+        error = transport._unreachable(e)
+        return error
+    error = transport._broken("GET", path, e)
+    return error
 
 
 def _event(line: bytes, k: kinds.Kind) -> tuple[str, Obj] | None:

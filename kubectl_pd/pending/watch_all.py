@@ -23,6 +23,7 @@ Rows = dict[tuple[str, str, str], Row]  # (namespace, kind, name) -> its row
 HELD = 300  # a watch's timeoutSeconds is HELD to 2*HELD (client-go's reflector: 5-10 min); then it resumes
 QUIET = 0.5  # seconds without another change before a burst of changes is diagnosed
 BURST = 2.0  # seconds at most from a burst's first change to its diagnosis
+SILENT = 30  # seconds past timeoutSeconds a stream may stay silent before it is given up and resumed
 QUICK = 0.2  # a stream that ends sooner than this with nothing in it: a short pause before the next
 
 
@@ -70,7 +71,7 @@ class Follow:
         self.streams = 0  # watch requests sent
         self.stop = threading.Event()
         self._events: Iterator[tuple[str, Any] | None] | None = None
-        self._opened = 0.0
+        self._opened = self._heard = 0.0
         self._quick = 0  # streams in a row that ended at once, with nothing in them: the pause grows
 
     def relist(self) -> None:
@@ -115,7 +116,10 @@ class Follow:
                 first, last = first or time.monotonic(), time.monotonic()
                 continue
             if event is None:
+                if time.monotonic() - self._heard > self.seconds + SILENT:  # a stream gone quiet past its end
+                    self._drop()
                 continue
+            self._heard = time.monotonic()
             self._quick = 0
             typ, obj = event
             rv = (obj.get("metadata") or {}).get("resourceVersion") if isinstance(obj, dict) else None
@@ -129,7 +133,7 @@ class Follow:
         if not self.version:
             self.relist()
         self.streams += 1
-        self._opened = time.monotonic()
+        self._opened = self._heard = time.monotonic()
         try:
             events = self.source.watch("Workload", self.namespace, self.version, self.seconds, stop=self.stop)
             first = next(events)  # the request is sent here (a generator): its 410 comes back now
@@ -142,6 +146,12 @@ class Follow:
             return False
         self._events = _prepend(first, events)
         return True
+
+    def _drop(self) -> None:
+        """A stream that says nothing past its timeoutSeconds (a connection lost on the way): closed, resumed."""
+        events, self._events = self._events, None
+        if events is not None and hasattr(events, "close"):
+            events.close()
 
     def _ended(self) -> None:
         """The server ended the stream: the next resumes from the last version (after a pause that grows
