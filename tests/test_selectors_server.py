@@ -187,3 +187,52 @@ def test_a_candidate_list_refused_reads_as_without_narrowing(cli: Any, apiserver
                               forbid=[Forbid("list", "pods", CLUSTER_WIDE)])
     assert "" in _gathered(server)
     assert got["notes"]
+
+
+def _facts(kind: str, ns: str, name: str, first_pod: str | None = None) -> Any:
+    from kubectl_pd.pending.gather import Facts, Target
+
+    f = Facts(Target(kind, name, ns))
+    if first_pod is not None:
+        f.pods = [{"metadata": {"name": first_pod, "namespace": ns}}]
+    return f
+
+
+ORDER = [  # the candidates in the server's order, the facts, the order the all-namespaces run gives them
+    ({"ModelDeployment": [("b", "md")], "Pod": [("a", "p-1"), ("c", "p-0")], "Workload": [("a", "w"), ("c", "g")]},
+     [_facts("Workload", "a", "w"), _facts("PodGroup", "c", "g"), _facts("PodGroup", "a", "pg", "p-1"),
+      _facts("ModelDeployment", "b", "md"), _facts("PodGroup", "c", "pc", "p-0")],
+     [("ModelDeployment", "md"), ("PodGroup", "pg"), ("PodGroup", "pc"), ("PodGroup", "g"), ("Workload", "w")]),
+]
+
+
+@pytest.mark.parametrize(("found", "facts", "want"), ORDER)
+def test_the_order_of_the_run_without_selectors(found: Any, facts: Any, want: Any) -> None:
+    """Deployments, then pod groups by their first Pod, then pod groups with no labelled Pod, then Workloads;
+    each kind in the server's order of its candidates."""
+    got = sorted(facts, key=lambda f: narrow.order(f, narrow.Candidates(found)))
+    assert [(f.target.kind, f.target.name) for f in got] == want
+
+
+@pytest.mark.parametrize(("labels", "workloads"), [
+    ("team=a", "team=a"), ("team", "team"), ("team!=a", None), ("!team", None), ("team notin (a)", None),
+    ("team=a,x!=y", "team=a,x!=y"), ("", None),
+])
+def test_the_workloads_go_without_a_selector_that_matches_no_labels(labels: str, workloads: str | None) -> None:
+    from kubectl_pd.cluster.selectors import Selection
+
+    class Recorder:
+        is_live = True
+
+        def __init__(self) -> None:
+            self.asked: dict[str, str | None] = {}
+
+        def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+                 field_selector: str | None = None, **kw: Any) -> list[Any]:
+            self.asked[kind] = label_selector
+            return []
+
+    source = Recorder()
+    assert narrow.candidates(source, None, Selection(labels or None, "metadata.name=x")) is not None  # type: ignore[arg-type]
+    assert source.asked["Workload"] == workloads
+    assert source.asked["Pod"] == (f"{GROUP},{labels}" if labels else GROUP)
