@@ -236,3 +236,14 @@ def test_the_workloads_go_without_a_selector_that_matches_no_labels(labels: str,
     assert narrow.candidates(source, None, Selection(labels or None, "metadata.name=x")) is not None  # type: ignore[arg-type]
     assert source.asked["Workload"] == workloads
     assert source.asked["Pod"] == (f"{GROUP},{labels}" if labels else GROUP)
+
+
+def test_no_gpustack_still_narrowed(cli: Any, apiserver: Any, monkeypatch: Any) -> None:
+    """A cluster that serves no ModelDeployment: that kind has no candidate, the others still narrow."""
+    from tests.apiserver import DEFAULT_GROUPS
+
+    groups = {g: v for g, v in copy.deepcopy(DEFAULT_GROUPS).items() if g != "worker.gpustack.ai"}
+    got, server, _err = _both(cli, apiserver, monkeypatch, ["-A", "-l", "team=a"], groups=groups)
+    assert _gathered(server) == {"team-a", "team-c", "team-e"}
+    assert [t[:2] for t in _targets(got)] == [("team-c", "PodGroup"), ("team-a", "Workload"), ("team-e", "Workload"),
+                                              ("team-e", "Workload")]

@@ -13,7 +13,8 @@ PrefetchedSource index of pending/gather.gather_all assume it):
    `gather_all(source, None)`), then the same client-side filter as without narrowing decides the rows, in the
    order the all-namespaces run gives them. No candidate: nothing more is read.
 
-Any other failure of a candidate list (RBAC, a kind not served) gives up the narrowing: the run reads what it
+A kind that is not served has no candidate (gather_all lists nothing of it either); any other failure of a
+candidate list (RBAC refusing a list across namespaces) gives up the narrowing: the run reads what it
 reads without selectors, and says what it says then. A snapshot is never narrowed (the filter alone).
 """
 
@@ -26,7 +27,7 @@ from kubectl_pd.cluster.prefetch import together
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.selectors import Selection, parse_field_selector, parse_label_selector
 from kubectl_pd.cluster.source import Obj, name_of, namespace_of
-from kubectl_pd.errors import FieldSelectorUnsupported
+from kubectl_pd.errors import ApiUnavailable, FieldSelectorUnsupported
 from kubectl_pd.pending.gather import GROUP_LABEL, Facts, gather_all
 from kubectl_pd.pending.say import Say
 
@@ -111,6 +112,8 @@ def _lister(source: Source, kind: str, namespace: str | None, labels: str,
             match = parse_field_selector(fields)
             listed = [o for o in source.list(kind, namespace, label_selector=labels or None, reduce=_bare)
                       if match(o)]
+        except ApiUnavailable:  # a kind not served (no GPUStack): no candidate, as gather_all lists nothing of it
+            return []
         return [(namespace_of(o) or "", name_of(o)) for o in listed]
     return run
 
