@@ -125,3 +125,15 @@ def test_ctrl_c_within_a_second_while_the_stream_is_quiet(apiserver: Any) -> Non
     _out, err = p.communicate(timeout=10)
     assert time.monotonic() - sent < 1.0
     assert p.returncode in (0, 130) and "Traceback" not in err
+
+
+def test_selectors_choose_the_watched_targets(cli: Any, apiserver: Any) -> None:
+    """-l with -A --watch: the targets as without --watch (the Workload batch-00000 is labelled, qwen-pd not)."""
+    added = unrelated_workloads(1, namespace="team-b")[0]
+    added["metadata"]["labels"] = {"team": "a"}
+    server, env = apiserver("pending/quota-exhausted.yaml")
+    Held(server, [*_admission(), ("event", "ADDED", added), ("close",)])
+    r = cli(["why-pending", "-A", "--watch", "--watch-rounds", "1", "-l", "team=a"], env=env)
+    assert r.exit_code == 0, r.stderr
+    assert "md/qwen-pd" not in r.stdout
+    assert [key for key, _ in _changes(r.stdout)] == ["team-b/wl/batch-00000"]

@@ -200,7 +200,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
             raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
         if watch and target is None and not files and not what_if:
-            return _watch_all(cluster, all_namespaces, view.kind, kueue_config, watch_rounds)
+            return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
         return _why_pending(cluster, target, all_namespaces, files, view.kind, watch, watch_interval, what_if,
                             kueue_config, holders, view)
     except IncompleteError as e:  # the reads stay typed up to here; the printer words them
@@ -418,10 +418,11 @@ def _target_object(f: Facts) -> dict[str, Any]:
     return {"metadata": {"name": t.name, "namespace": t.namespace}}
 
 
-def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue_config: str | None,
+def _watch_all(cluster: ClusterOptions, all_namespaces: bool, view: View, kueue_config: str | None,
                rounds: int | None) -> int:
     """No TARGET with --watch: the pending table, then its changes as Workloads change (pending/watch_all.py);
-    redrawn in place on a terminal, else one line per change. Ctrl-C ends it (exit 0)."""
+    redrawn in place on a terminal, else one line per change; -l/--field-selector choose the targets as without
+    --watch. Ctrl-C ends it (exit 0)."""
     from kubectl_pd.commands.common import namespace, open_source, use_color
     from kubectl_pd.pending import watch_render
     from kubectl_pd.pending.preempt import context
@@ -429,7 +430,7 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
     from kubectl_pd.pending.watch_all import Follow, Rows, changes, follow, rows_of
     from kubectl_pd.pending.words import message
 
-    if output != "text":
+    if view.kind != "text":
         raise click.UsageError("--watch with no TARGET prints the table: -o text only")
     source = open_source(cluster)
     ns = None if all_namespaces else namespace(cluster)
@@ -437,7 +438,8 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
     drawn = [-1]  # lines of the table last drawn; -1: none yet
 
     def diagnose() -> Rows:
-        every = every_verdict(source, ns, context(source, kueue_config, False), as_json=False)  # fresh reads
+        every = every_verdict(source, ns, context(source, kueue_config, False), as_json=False,  # fresh reads
+                              select=view.select)
         if every.unknown:
             raise every.unknown[0]
         return rows_of(every.pending, lambda r: _one_line(message(r), 90))
