@@ -147,6 +147,14 @@ class Fault:
 
 
 @dataclass
+class Streamed:
+    """An answer body `handle` returns to have it sent chunked, piece by piece as `pieces` yields them (a held
+    watch: tests/apiserver_watch.Held)."""
+
+    pieces: Iterable[bytes]
+
+
+@dataclass
 class TLS:
     """Serve HTTPS with this certificate; with `client_ca`, a client certificate it signed authenticates.
 
@@ -283,6 +291,9 @@ class FakeApiServer:
                     self._fault(fault)
                     return
                 status, body, ctype = server.handle(self.command, self.path, headers, raw, sent)
+                if isinstance(body, Streamed):
+                    self._stream(status, ctype, body)
+                    return
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
                     self.send_response(status)
@@ -297,6 +308,24 @@ class FakeApiServer:
                     self.wfile.write(data + server.surplus)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def _stream(self, status: int, ctype: str, body: Streamed) -> None:
+                """A chunked answer sent as it is made: each piece `body` yields goes out (and is flushed) at
+                once, as kube-apiserver sends a watch's events; the answer ends when the pieces do."""
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.flush()
+                    for piece in body.pieces:
+                        if piece:
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                            self.wfile.flush()
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                except OSError:
+                    self.close_connection = True
 
             def _fault(self, f: Fault) -> None:
                 if f.hang and server._stopping.wait(f.hang):

@@ -14,7 +14,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.apiserver import FakeApiServer
+from tests.apiserver import FakeApiServer, Streamed
 
 GONE = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410,
         "message": "too old resource version"}
@@ -66,3 +66,80 @@ class Script:
 
 def script(server: FakeApiServer, batches: list[Any], hold: float = 0.0) -> Script:
     return Script(server, batches, hold)
+
+
+class Held:
+    """Watches answered as kube-apiserver answers them: one chunked stream held open, its events sent one at a
+    time as the script reaches them. `steps` run in order across the watch requests:
+
+    - ("event", TYPE, obj): applied to the store (as Script does) and sent at the next resourceVersion;
+    - ("apply", obj): a change to another kind, stored, not sent;
+    - ("bookmark",): a BOOKMARK at the current resourceVersion;
+    - ("pause", seconds): nothing sent for that long;
+    - ("close",): the server ends this stream (the next watch request goes on with the next step);
+    - ("error-gone",): an ERROR event with code 410 in the stream, then its end;
+    - ("gone",): the next watch request is answered 410 (a status, no stream).
+
+    When the steps are done the stream is held open without a byte until the server stops. `watches` keeps
+    each watch's query, `sent` the (time.monotonic(), type, name) of every event as it was flushed."""
+
+    def __init__(self, server: FakeApiServer, steps: list[tuple[Any, ...]]) -> None:
+        self.server = server
+        self.steps = list(steps)
+        self.watches: list[dict[str, str]] = []
+        self.sent: list[tuple[float, str, str]] = []
+        self.version = 100
+        self._handle = server.handle
+        server.handle = self.handle  # type: ignore[method-assign]
+
+    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes,
+               sent: list[tuple[str, str]] | None = None) -> tuple[int, Any, str]:
+        query = {k: v[-1] for k, v in parse_qs(urlsplit(target).query).items()}
+        if method != "GET" or query.get("watch") not in ("1", "true"):
+            return self._handle(method, target, headers, raw, sent)
+        self._handle(method, target.split("?")[0], headers, raw, sent)
+        self.watches.append(query)
+        if self.steps and self.steps[0][0] == "gone":
+            self.steps.pop(0)
+            return 410, GONE, "application/json"
+        return 200, Streamed(self._pieces()), "application/json"
+
+    def _line(self, typ: str, obj: dict[str, Any]) -> bytes:
+        return (json.dumps({"type": typ, "object": obj}) + "\n").encode()
+
+    def _pieces(self) -> Any:
+        import time
+
+        while self.steps:
+            step = self.steps.pop(0)
+            what = step[0]
+            if what == "pause":
+                if self.server._stopping.wait(step[1]):
+                    return
+            elif what == "close":
+                return
+            elif what == "error-gone":
+                yield self._line("ERROR", GONE)
+                return
+            elif what == "bookmark":
+                yield self._line("BOOKMARK", {"kind": "Workload", "apiVersion": "kueue.x-k8s.io/v1beta2",
+                                              "metadata": {"resourceVersion": str(self.version)}})
+            elif what in ("event", "apply"):
+                obj = copy.deepcopy(step[-1])
+                self.version += 1
+                obj.setdefault("metadata", {})["resourceVersion"] = str(self.version)
+                if what == "apply":
+                    self.server.put(obj)
+                    continue
+                typ = step[1]
+                if typ == "DELETED":
+                    self.server.delete(obj["kind"], obj["apiVersion"], obj["metadata"]["name"],
+                                       obj["metadata"].get("namespace", ""))
+                else:
+                    self.server.put(obj)
+                line = self._line(typ, obj)
+                half = len(line) // 2  # an event split across two chunks: the reader keeps the partial line
+                yield line[:half]
+                yield line[half:]
+                self.sent.append((time.monotonic(), typ, obj["metadata"]["name"]))
+        self.server._stopping.wait()

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     Reducer = Callable[[Obj], Obj | None]
     Items = list[Obj]
-    Events = list[tuple[str, Obj]]
+    from collections.abc import Iterator
 
 PAGE_SIZE = 500  # kubectl's chunk size for lists (--chunk-size)
 
@@ -148,7 +148,12 @@ class LiveSource:
         if r.status == 401 and transport.refresh_exec():  # an exec credential that expired: once more
             self.requests += 1
             r = transport.send(method, url, body=data, headers=headers)
-        resp = Response(r.status, r.body, r.headers)
+        return self._checked(Response(r.status, r.body, r.headers), method, path, verb, resource, namespace)
+
+    def _checked(self, resp: Response, method: str, path: str, verb: str, resource: str,
+                 namespace: str | None) -> Response:
+        """401/403/429/3xx/5xx as one-line errors; any other answer handed back."""
+        transport = self._connect()
         what = f"{method} {resource or path}"
         if resp.status == 401:
             if transport.withheld:
@@ -384,38 +389,45 @@ class LiveSource:
                                    f"cannot be watched")
         return rv
 
-    def watch(self, kind: str, namespace: str | None, resource_version: str,
-              seconds: int) -> Events:
-        """One watch window: `watch=1&allowWatchBookmarks=true&resourceVersion=RV&timeoutSeconds=N`, read to
-        the end the server gives it after N seconds; its events as (type, object), objects normalised.
-        A 410 (the resourceVersion is too old), as a status or an ERROR event, is ListExpired: relist."""
+    def watch(self, kind: str, namespace: str | None, resource_version: str, seconds: int,
+              stop: threading.Event | None = None) -> Iterator[tuple[str, Obj] | None]:
+        """One held watch: `watch=1&allowWatchBookmarks=true&resourceVersion=RV&timeoutSeconds=N`, its events
+        as (type, object) one at a time as they arrive (objects normalised, BOOKMARKs included), and None for
+        each moment in which nothing came (cluster/stream.READ_SLICE: the caller's clock and stop flag run).
+        Ends when the server ends the answer; Stopped when `stop` is set. A 410 (the resourceVersion is too
+        old), as a status or as an ERROR event in the stream, is ListExpired: relist."""
+        from kubectl_pd.cluster import stream
+
         k = _kind(kind)
         ns = namespace if k.namespaced else None
         query = {"watch": "1", "allowWatchBookmarks": "true", "resourceVersion": resource_version,
                  "timeoutSeconds": str(seconds)}
-        r, _path = self._read(k, ns, None, query)
-        if r.status == 410:
-            raise ListExpired(f"the watch of {k.resource} from resourceVersion {resource_version} expired (410)")
-        self._check_list(r, k, query)
-        out: Events = []
-        for line in r.body.splitlines():
-            if not line.strip():
-                continue
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                raise UnexpectedAnswer(f"the API server answered the watch of {k.resource} with a line that is "
-                                       f"not JSON: nothing more was read") from None
-            typ, obj = (ev.get("type"), ev.get("object")) if isinstance(ev, dict) else (None, None)
-            if not isinstance(typ, str) or not isinstance(obj, dict):
-                continue
-            if typ == "ERROR":
-                if obj.get("code") == 410:
-                    raise ListExpired(f"the watch of {k.resource} expired (410 Gone)")
-                raise UnexpectedAnswer(f"the watch of {k.resource} failed: {obj.get('message') or obj}")
-            obj.setdefault("kind", k.kind)
-            out.append((typ, normalize(obj)))
-        return out
+        path = self.path(k, ns)
+        transport = self._connect()
+        self.requests += 1
+        try:
+            held = stream.open_held(transport, self.endpoint.server + path + "?" + urlencode(query))
+        except (OSError, wire_errors()) as e:
+            raise _stream_failure(transport, path, e) from None
+        if held.status != 200:
+            r = self._checked(Response(held.status, held.whole(), held.headers), "GET", path, "watch",
+                              k.resource, ns)
+            if r.status == 410:
+                raise ListExpired(f"the watch of {k.resource} from resourceVersion {resource_version} expired (410)")
+            self._check_list(r, k, query)
+            raise UnexpectedAnswer(f"the API server answered the watch of {k.resource} with {_describe(r)}")
+        try:
+            for line in held.lines(stop):
+                if line is None:
+                    yield None
+                    continue
+                event = _event(line, k)
+                if event is not None:
+                    yield event
+        except (OSError, wire_errors()) as e:
+            raise _stream_failure(transport, path, e) from None
+        finally:
+            held.close()
 
     # -- beyond reading ---------------------------------------------------------------------
     def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",
@@ -543,6 +555,49 @@ def _most_pages(meta: dict[str, Any], first: int, limit: int) -> int:
     if type(remaining) is not int or remaining < 0:
         return MAX_PAGES
     return min(MAX_PAGES, 2 * (1 + -(-remaining // max(1, limit))) + 10)
+
+
+def wire_errors() -> type[Exception]:
+    from kubectl_pd.cluster.wire import ProtocolError
+
+    return ProtocolError
+
+
+def _stream_failure(transport: Any, path: str, e: BaseException) -> ClusterError:
+    """A held answer that failed, in the words Transport.send uses for any request."""
+    import socket
+    import ssl
+
+    from kubectl_pd.cluster.http import _tls_failure
+
+    if isinstance(e, TimeoutError):
+        error: ClusterError = transport._timeout_error(transport.deadline_for("GET") or 0)
+        return error
+    if isinstance(e, ssl.SSLError | ssl.CertificateError):
+        return ClusterError(_tls_failure(transport.ep.origin, e))
+    if isinstance(e, ConnectionRefusedError | socket.gaierror):
+        error = transport._unreachable(e)
+        return error
+    error = transport._broken("GET", path, e)
+    return error
+
+
+def _event(line: bytes, k: kinds.Kind) -> tuple[str, Obj] | None:
+    """One line of a watch: (type, object normalised); None for a line that is no event; ERROR raises."""
+    try:
+        ev = json.loads(line)
+    except ValueError:
+        raise UnexpectedAnswer(f"the API server answered the watch of {k.resource} with a line that is not JSON: "
+                               f"nothing more was read") from None
+    typ, obj = (ev.get("type"), ev.get("object")) if isinstance(ev, dict) else (None, None)
+    if not isinstance(typ, str) or not isinstance(obj, dict):
+        return None
+    if typ == "ERROR":
+        if obj.get("code") == 410:
+            raise ListExpired(f"the watch of {k.resource} expired (410 Gone)")
+        raise UnexpectedAnswer(f"the watch of {k.resource} failed: {obj.get('message') or obj}")
+    obj.setdefault("kind", k.kind)
+    return typ, normalize(obj)
 
 
 def _kind(kind: str) -> kinds.Kind:

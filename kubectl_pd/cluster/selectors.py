@@ -1,4 +1,5 @@
-"""Label and field selectors, evaluated locally for snapshots (the API server does it live)."""
+"""Label and field selectors, evaluated locally for snapshots (the API server does it live), and why-pending's
+`-l`/`--field-selector` over a target's object (`Selection`)."""
 
 from __future__ import annotations
 
@@ -122,7 +123,20 @@ def parse_field_selector(selector: str | None) -> Callable[[Mapping[str, Any]], 
 COMMON_FIELDS = ("metadata.name", "metadata.namespace")
 
 
-def object_selector(labels: str | None, fields: str | None) -> Callable[[Mapping[str, Any]], bool] | None:
+class Selection:
+    """`-l` and `--field-selector` over one object, keeping the selectors' text (what a live run sends to the
+    server first: pending/narrow.py)."""
+
+    def __init__(self, labels: str | None, fields: str | None) -> None:
+        self.labels, self.fields = labels, fields
+        self._labels, self._fields = parse_label_selector(labels), parse_field_selector(fields)
+
+    def __call__(self, obj: Mapping[str, Any]) -> bool:
+        meta = obj.get("metadata") or {}
+        return self._labels(meta.get("labels") or {}) and self._fields(obj)
+
+
+def object_selector(labels: str | None, fields: str | None) -> Selection | None:
     """`-l` and `--field-selector` over one object (None when neither is given). A field other than
     metadata.name / metadata.namespace is refused as the API server refuses it."""
     if not labels and not fields:
@@ -132,10 +146,4 @@ def object_selector(labels: str | None, fields: str | None) -> Callable[[Mapping
         if key and key not in COMMON_FIELDS:
             raise InputError(f'field label not supported: {key} (why-pending selects on {", ".join(COMMON_FIELDS)})',
                              exit_code=1)
-    by_labels, by_fields = parse_label_selector(labels), parse_field_selector(fields)
-
-    def pred(obj: Mapping[str, Any]) -> bool:
-        meta = obj.get("metadata") or {}
-        return by_labels(meta.get("labels") or {}) and by_fields(obj)
-
-    return pred
+    return Selection(labels, fields)

@@ -168,7 +168,7 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
               help="Re-diagnose as if ROLE had N replicas (repeatable); nothing is changed in the cluster.")
 @click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
-@click.option("--watch-rounds", type=click.IntRange(1), default=None, hidden=True)  # -A --watch: windows, for tests
+@click.option("--watch-rounds", type=click.IntRange(1), default=None, hidden=True)  # -A --watch: streams, for tests
 @click.option("--kueue-config", "kueue_config", metavar="FILE", type=click.Path(dir_okay=False),
               help="Kueue's controller_manager_config.yaml (or its ConfigMap) for fair sharing and preemption "
                    "(default: read kueue-system/kueue-manager-config).")
@@ -200,7 +200,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
             raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
         if watch and target is None and not files and not what_if:
-            return _watch_all(cluster, all_namespaces, view.kind, kueue_config, watch_rounds)
+            return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
         return _why_pending(cluster, target, all_namespaces, files, view.kind, watch, watch_interval, what_if,
                             kueue_config, holders, view)
     except IncompleteError as e:  # the reads stay typed up to here; the printer words them
@@ -367,13 +367,17 @@ def every_verdict(source: Source, ns: str | None, ctx: Context, *, as_json: bool
                   select: Callable[[dict[str, Any]], bool] | None = None) -> Every:
     """Every target of `ns` (None: every namespace) diagnosed, as why-pending with no TARGET does (the
     snapshot command and `-A --watch` call it too, so they read exactly what it reads). AS_JSON: the whole
-    JSON items; WIDE: their preemption keys at least, and each target's age; SELECT: -l/--field-selector."""
+    JSON items; WIDE: their preemption keys at least, and each target's age; SELECT: -l/--field-selector
+    (on a live cluster sent to the server first, pending/narrow.py: the same rows, fewer namespaces read)."""
+    from kubectl_pd.pending import narrow
     from kubectl_pd.pending.diagnose import diagnose
     from kubectl_pd.pending.gather import IncompleteError, gather_all
     from kubectl_pd.pending.preempt import section
     from kubectl_pd.pending.render import to_dict
 
-    all_facts, notes = gather_all(source, ns)
+    sent = narrow.narrowable(source, select)
+    got = narrow.gather_selected(source, ns, sent, _target_object) if sent is not None else None
+    all_facts, notes = got if got is not None else gather_all(source, ns)
     out = Every()
     out.notes = notes
     all_facts.reverse()
@@ -422,10 +426,11 @@ def _metadata_shape(name: str, namespace: str | None, labels: Mapping[str, str])
     return {"metadata": meta}
 
 
-def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue_config: str | None,
+def _watch_all(cluster: ClusterOptions, all_namespaces: bool, view: View, kueue_config: str | None,
                rounds: int | None) -> int:
     """No TARGET with --watch: the pending table, then its changes as Workloads change (pending/watch_all.py);
-    redrawn in place on a terminal, else one line per change. Ctrl-C ends it (exit 0)."""
+    redrawn in place on a terminal, else one line per change; -l/--field-selector choose the targets as without
+    --watch. Ctrl-C ends it (exit 0)."""
     from kubectl_pd.commands.common import namespace, open_source, use_color
     from kubectl_pd.pending import watch_render
     from kubectl_pd.pending.preempt import context
@@ -433,7 +438,7 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
     from kubectl_pd.pending.watch_all import Follow, Rows, changes, follow, rows_of
     from kubectl_pd.pending.words import message
 
-    if output != "text":
+    if view.kind != "text":
         raise click.UsageError("--watch with no TARGET prints the table: -o text only")
     source = open_source(cluster)
     ns = None if all_namespaces else namespace(cluster)
@@ -441,7 +446,8 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
     drawn = [-1]  # lines of the table last drawn; -1: none yet
 
     def diagnose() -> Rows:
-        every = every_verdict(source, ns, context(source, kueue_config, False), as_json=False)  # fresh reads
+        every = every_verdict(source, ns, context(source, kueue_config, False), as_json=False,  # fresh reads
+                              select=view.select)
         if every.unknown:
             raise every.unknown[0]
         return rows_of(every.pending, lambda r: _one_line(message(r), 90))
@@ -457,16 +463,18 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue
             click.echo(watch_render.line(stamp, change, key, row))
 
     try:
-        follow(Follow(source, ns, _watch_window(cluster.request_timeout)), diagnose, show, rounds)
+        follow(Follow(source, ns, _watch_seconds(cluster.request_timeout), rounds), diagnose, show)
     except KeyboardInterrupt:
         return EXIT_OK
     return EXIT_OK
 
 
-def _watch_window(request_timeout: float | None) -> int:
-    """A watch window's seconds: 5, or half a shorter --request-timeout (the server must end it in time)."""
-    from kubectl_pd.pending.watch_all import WINDOW
+def _watch_seconds(request_timeout: float | None) -> int:
+    """A held watch's timeoutSeconds: 5 to 10 minutes at random, or half a shorter --request-timeout (the
+    server must end it in time)."""
+    from kubectl_pd.pending.watch_all import held_seconds
 
+    held = held_seconds()
     if not request_timeout or request_timeout <= 0:
-        return WINDOW
-    return max(1, min(WINDOW, int(request_timeout // 2)))
+        return held
+    return max(1, min(held, int(request_timeout // 2)))

@@ -1,21 +1,30 @@
-"""`why-pending -A --watch`: list, then watch Workloads from the list's resourceVersion (with bookmarks), and
-diagnose again when one changed; a 410 (the version is too old) is answered by listing again.
+"""`why-pending -A --watch`: list, then one held watch of Workloads from the list's resourceVersion (with
+bookmarks), read event by event; the first change after a quiet moment, and those within QUIET seconds of it
+(BURST at most), are followed by one diagnosis. The server ending the stream is answered by a new one from the
+last resourceVersion; a 410 (the version is too old) by listing again.
 
-What is held between windows is bounded: the resourceVersion and the last rows shown (one short row per pending
-target), never the watched objects nor an event history. The watch runs in a worker thread that never takes
-SIGINT; the main thread waits for it in slices (kubectl_pd/interrupt.py), so Ctrl-C stops within a second.
+What is held is bounded: the resourceVersion and the last rows shown (one short row per pending target), never
+the watched objects nor an event history. The stream is read in a worker thread that never takes SIGINT (its
+socket waits at most cluster/stream.READ_SLICE per recv, then looks at the stop flag); the main thread waits
+for it in slices (kubectl_pd/interrupt.py), so Ctrl-C stops within a second.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kubectl_pd.errors import ListExpired
 
 Row = tuple[str, str, str, str]  # (role, code, detail, kind/name) of one pending target
 Rows = dict[tuple[str, str, str], Row]  # (namespace, kind, name) -> its row
-WINDOW = 5  # seconds of one watch request (timeoutSeconds); the server ends it, the next resumes
+HELD = 300  # a watch's timeoutSeconds is HELD to 2*HELD (client-go's reflector: 5-10 min); then it resumes
+QUIET = 0.5  # seconds without another change before a burst of changes is diagnosed
+BURST = 2.0  # seconds at most from a burst's first change to its diagnosis
+SILENT = 30  # seconds past timeoutSeconds a stream may stay silent before it is given up and resumed
+QUICK = 0.2  # a stream that ends sooner than this with nothing in it: a short pause before the next
 
 
 def rows_of(pending: list[tuple[str, Any]], message: Callable[[Any], str]) -> Rows:
@@ -40,67 +49,155 @@ def changes(before: Rows, after: Rows) -> list[tuple[str, tuple[str, str, str], 
     return out
 
 
-class Follow:
-    """The state of one watch: the resourceVersion to resume from, and what the windows saw."""
+def held_seconds() -> int:
+    """A watch's timeoutSeconds, as client-go's reflector picks it: a random 5 to 10 minutes (so many
+    watchers do not all come back at once)."""
+    import random
 
-    def __init__(self, source: Any, namespace: str | None, window: int = WINDOW) -> None:
+    return random.randint(HELD, 2 * HELD)
+
+
+class Follow:
+    """The state of one watch: the stream held open, the resourceVersion to resume from, and counts. Holds
+    nothing of what the events carried but the last resourceVersion."""
+
+    def __init__(self, source: Any, namespace: str | None, seconds: int = HELD, rounds: int | None = None) -> None:
         self.source = source
         self.namespace = namespace
-        self.window = window
+        self.seconds = seconds
+        self.rounds = rounds  # streams to read before the watch ends (tests); None: until Ctrl-C
         self.version = ""
         self.relists = 0
+        self.streams = 0  # watch requests sent
+        self.stop = threading.Event()
+        self._events: Iterator[tuple[str, Any] | None] | None = None
+        self._opened = self._heard = 0.0
+        self._quick = 0  # streams in a row that ended at once, with nothing in them: the pause grows
 
     def relist(self) -> None:
         self.version = self.source.list_version("Workload", self.namespace)
         self.relists += 1
 
-    def window_changed(self) -> bool:
-        """One watch window; whether a Workload was added, changed or deleted (or the watch had to relist)."""
-        if not self.version:
-            self.relist()
-        try:
-            events = self.source.watch("Workload", self.namespace, self.version, self.window)
-        except ListExpired:
-            self.relist()
-            return True
-        changed = False
-        for typ, obj in events:
+    def close(self) -> None:
+        """The stream ends: at once when no worker reads it, else within a recv's slice (its stop flag)."""
+        self.stop.set()
+        events, self._events = self._events, None
+        if events is not None and hasattr(events, "close"):
+            try:
+                events.close()
+            except ValueError:  # a worker is inside it (Ctrl-C): it sees the stop flag and closes it itself
+                pass
+
+    def next_change(self) -> bool:
+        """Read the stream until a Workload was added, changed or deleted (or a 410 made us list again), and
+        the burst of changes that follows within QUIET seconds (at most BURST) is read too: True, diagnose
+        now. False: the rounds are done and nothing changed since the last diagnosis."""
+        first = last = 0.0
+        while True:
+            if self.stop.is_set():
+                return False
+            now = time.monotonic()
+            if first and (now - last >= QUIET or now - first >= BURST):
+                return True
+            if self._events is None:
+                if self.rounds is not None and self.streams >= self.rounds:
+                    return bool(first)
+                if not self._open():
+                    first, last = first or time.monotonic(), time.monotonic()
+                continue
+            try:
+                event = next(self._events)
+            except StopIteration:
+                self._ended()
+                continue
+            except ListExpired:
+                self._events = None
+                self.relist()
+                first, last = first or time.monotonic(), time.monotonic()
+                continue
+            if event is None:
+                if time.monotonic() - self._heard > self.seconds + SILENT:  # a stream gone quiet past its end
+                    self._drop()
+                continue
+            self._heard = time.monotonic()
+            self._quick = 0
+            typ, obj = event
             rv = (obj.get("metadata") or {}).get("resourceVersion") if isinstance(obj, dict) else None
             if isinstance(rv, str) and rv:
                 self.version = rv
-            changed = changed or typ in ("ADDED", "MODIFIED", "DELETED")
-        return changed
+            if typ in ("ADDED", "MODIFIED", "DELETED"):
+                first, last = first or time.monotonic(), time.monotonic()
+
+    def _open(self) -> bool:
+        """Open the next stream from the last resourceVersion; False when a 410 made us list again."""
+        if not self.version:
+            self.relist()
+        self.streams += 1
+        self._opened = self._heard = time.monotonic()
+        try:
+            events = self.source.watch("Workload", self.namespace, self.version, self.seconds, stop=self.stop)
+            first = next(events)  # the request is sent here (a generator): its 410 comes back now
+        except StopIteration:
+            self._events = None
+            self._ended()
+            return True
+        except ListExpired:
+            self.relist()
+            return False
+        self._events = _prepend(first, events)
+        return True
+
+    def _drop(self) -> None:
+        """A stream that says nothing past its timeoutSeconds (a connection lost on the way): closed, resumed."""
+        events, self._events = self._events, None
+        if events is not None and hasattr(events, "close"):
+            events.close()
+
+    def _ended(self) -> None:
+        """The server ended the stream: the next resumes from the last version (after a pause that grows
+        when streams keep ending at once)."""
+        self._events = None
+        if time.monotonic() - self._opened < QUICK:
+            self._quick += 1
+            self.stop.wait(min(2.0, 0.05 * 2 ** self._quick))
 
 
-def follow(state: Follow, diagnose: Callable[[], Rows], show: Callable[[Rows, Rows], None],
-           rounds: int | None = None) -> None:
-    """Show the first rows, then after every window in which something changed diagnose again and show what
-    differs; `rounds` windows at most (None: until Ctrl-C)."""
+def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
+
+
+def follow(state: Follow, diagnose: Callable[[], Rows], show: Callable[[Rows, Rows], None]) -> None:
+    """Show the first rows, then after every burst of changes diagnose again and show what differs, until
+    the state's rounds are done (or Ctrl-C)."""
     rows = diagnose()
     show({}, rows)
     state.relist()
-    n = 0
-    while rounds is None or n < rounds:
-        n += 1
-        box = _window(state)
-        if "error" in box:
-            raise box["error"]
-        if box.get("changed"):
+    try:
+        while True:
+            box = _next(state)
+            if "error" in box:
+                raise box["error"]
+            if not box["changed"]:
+                return
             new = diagnose()
             if new != rows:
                 show(rows, new)
                 rows = new
+    finally:
+        state.close()
 
 
-def _window(state: Follow) -> dict[str, Any]:
-    """One window in a worker thread (it never takes SIGINT): {"changed": bool} or {"error": e}."""
+def _next(state: Follow) -> dict[str, Any]:
+    """The next burst, read in a worker thread (it never takes SIGINT; the main thread looks for Ctrl-C every
+    interrupt.SLICE seconds): {"changed": bool} or {"error": e}."""
     from kubectl_pd import interrupt
 
     box: dict[str, Any] = {}
 
     def one() -> None:
         try:
-            box["changed"] = state.window_changed()
+            box["changed"] = state.next_change()
         except BaseException as e:  # noqa: B036 - handed back to the main thread
             box["error"] = e
 
