@@ -165,14 +165,29 @@ def _v1_version() -> Obj:
 
 @contextlib.contextmanager
 def serve_v1(plane: Plane) -> Iterator[None]:
-    """The cluster's ModelDeployment CRD serves (and stores) v1 beside v1alpha1 while the block runs; after it, v1
-    is no longer served and v1alpha1 is the storage version again, so the tier's other tests see the API the plane
-    started with (a stored version cannot be removed from the CRD, only unserved)."""
+    """The cluster's ModelDeployment CRD serves (and stores) v1 beside v1alpha1 while the block runs; after it, the
+    versions are as the plane started them (its own v1, when it had one), else v1 is no longer served and
+    v1alpha1 is the storage version again (a stored version cannot be removed from the CRD, only unserved)."""
+    before = plane.get("crd", CRD_NAME)["spec"]["versions"]
     _set_versions(plane, v1_served=True)
     try:
         yield
     finally:
-        _set_versions(plane, v1_served=False)
+        if any(v["name"] == "v1" for v in before):  # the plane's own v1 (served, with its schema): as it was
+            _restore_versions(plane, before)
+        else:
+            _set_versions(plane, v1_served=False)
+
+
+def _restore_versions(plane: Plane, versions: list[Obj]) -> None:
+    crd = plane.get("crd", CRD_NAME)
+    crd.pop("status", None)
+    crd["spec"]["versions"] = versions
+    plane.kubectl("replace", "-f", "-", input=json.dumps(crd))
+    served = any(v["name"] == "v1" and v["served"] for v in versions)
+    wait_for("the ModelDeployment API as the plane started", lambda: (
+        ("v1" in [v["version"] for v in json.loads(plane.kubectl("get", "--raw", f"/apis/{GROUP}").stdout)[
+            "versions"]]) == served))
 
 
 def _set_versions(plane: Plane, v1_served: bool) -> None:
