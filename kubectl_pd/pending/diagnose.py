@@ -29,6 +29,7 @@ from kubectl_pd.kueue.model import (
 )
 from kubectl_pd.pending import md_v1
 from kubectl_pd.pending import suggest as sg
+from kubectl_pd.pending.compose import Findings, PairEffect, QueueStanding, compose
 from kubectl_pd.pending.gather import MAX_AHEAD, QUEUE_LABEL, Facts, group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
@@ -39,6 +40,7 @@ from kubectl_pd.pending.model import (
     RoleRow,
     Say,
     more,
+    read_only,
     say,
     short,
 )
@@ -100,7 +102,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
     scene = _Scene(facts, units, roles, role_names, shape, dict(what_if or {}))
     _stories(scene, verdicts, now, notes)  # 3. each Workload's own
-    _pair_effect(units, facts, shape)
+    pairs = _pair_effects(units, facts)
     reasons.extend(r for u in units for r in u.reasons)
     reasons.extend(_queue_reasons_without_workload(facts, units, roles))
     reasons.extend(_once_composed(reasons, verdicts, units))
@@ -110,11 +112,9 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     rows = _role_rows(scene, verdicts)
     lq, cq = _queue_names(facts, units)
     position, lq_position = _position(facts, units, cq, ns)
-    _say_position(reasons, position, cq)
     ahead = _ahead(facts, units, cq, ns)
-    _say_ahead(reasons, ahead, position)
-    visibility, cq_pending = _queue_knowledge(facts, cq, position)
-    _wait_hint(reasons, cq, position, visibility, cq_pending, bool(what_if))
+    standing = _standing(facts, cq, position, ahead, bool(what_if))
+    reasons = [compose(r, Findings(pair=pairs.get(r.workload or ""), standing=standing)) for r in reasons]
     hints = _hints(reasons)
     if pending and not hints:
         hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
@@ -122,7 +122,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
                      cluster_queue=cq, position=position, position_in_local_queue=lq_position,
                      bars=_bars(bars_by_cq, cq), notes=notes, hints=hints, joint=dict(joint), shape=shape,
                      suggestions=suggestions if pending else [], what_if=dict(what_if or {}), ahead=ahead,
-                     visibility=visibility, cq_pending=cq_pending)
+                     visibility=standing.visibility, cq_pending=standing.cq_pending)
 
 
 @dataclass(frozen=True)
@@ -191,10 +191,10 @@ def _stories(scene: _Scene, verdicts: dict[tuple[str, str], vd.PodSetVerdict], n
     for u in scene.units:
         if u.workload is None:
             continue
-        for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=hypothetical):
-            if r.role is None and len(u.roles) == 1 and shape == "per-replica":
-                r.role = u.roles[0]
-            u.reasons.append(r)
+        one_role = u.roles[0] if len(u.roles) == 1 and shape == "per-replica" else None
+        found = Findings(role=one_role)
+        u.reasons.extend(compose(r, found) if one_role is not None else r
+                         for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=hypothetical))
         if u.admitted:
             after = _after_admission(u, facts, role_names)
             if after:
@@ -229,15 +229,6 @@ def _settle(reasons: list[Reason], units: list[Unit], md: Obj | None) -> tuple[l
     return reasons, pending
 
 
-def _say_position(reasons: list[Reason], position: int | None, cq: str | None) -> None:
-    if position is None:
-        return
-    for r in reasons:
-        if r.code == "WaitingInQueue" and "position" not in r.params:
-            r.params["position"] = position
-            r.clauses.append(say("queue.position", position=position, cq=cq))
-
-
 def _hints(reasons: list[Reason]) -> list[Say]:
     """Each reason's next step once, in order."""
     out: dict[tuple[str, str], Say] = {}
@@ -258,28 +249,24 @@ def _queue_knowledge(facts: Facts, cq: str | None, position: int | None) -> tupl
     return ("listed" if position is not None else "not-listed"), cq_pending
 
 
-def _wait_hint(reasons: list[Reason], cq: str | None, position: int | None, visibility: str,
-               cq_pending: int | None, hypothetical: bool) -> None:
-    """WaitingInQueue's next step says only what was read: next in line, how many are ahead, or that the
-    position is unknown (and why); never a queue the tool did not see."""
-    for r in reasons:
-        if r.hint is not None and r.hint.id == "hint.wait":
-            r.hint = None if hypothetical else say("hint.wait", cq=cq, position=position, visibility=visibility,
-                                                   cq_pending=cq_pending)
+def _standing(facts: Facts, cq: str | None, position: int | None, ahead: list[Ahead] | None,
+              hypothetical: bool) -> QueueStanding:
+    """What was read of the target's place in its ClusterQueue, for compose: the position, what the
+    Workloads ahead ask together, whether the queue was listed, its own pending count."""
+    visibility, cq_pending = _queue_knowledge(facts, cq, position)
+    return QueueStanding(cq=cq, position=position, visibility=visibility, cq_pending=cq_pending,
+                         ahead_requests=_ahead_requests(ahead, position), hypothetical=hypothetical)
 
 
-def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None, position: int | None) -> None:
+def _ahead_requests(ahead: list[Ahead] | None, position: int | None) -> dict[str, Fraction] | None:
     """What the Workloads ahead ask together: only when every one of them is listed and was read."""
     if not ahead or position is None or len(ahead) != position - 1 or not all(a.requests is not None for a in ahead):
-        return
+        return None
     before: dict[str, Fraction] = {}
     for a in ahead:
         for res, q in (a.requests or {}).items():
             before[res] = before.get(res, Fraction(0)) + q
-    for r in reasons:
-        if r.code == "WaitingInQueue" and before:
-            r.params["aheadRequests"] = before
-            r.clauses.append(say("queue.ahead-ask", requests=before))
+    return before
 
 
 def _spec(pod: Obj) -> dict[str, Any]:
@@ -592,7 +579,7 @@ def _gated(u: Unit, role: str, pods: list[Obj], gated: list[Obj]) -> Reason:
     kueue = KUEUE_GATE in names
     return Reason("PodsGated", say("pods.gated", role=role, gated=len(gated), pods=len(pods), gates=names,
                                    g=u.group), role=role,
-                  workload=u.group, params={"gates": names, "pods": len(gated)},
+                  workload=u.group, params=read_only({"gates": names, "pods": len(gated)}),
                   hint=say("next.gate", kueue=kueue, gate=names[0]))
 
 
@@ -616,31 +603,29 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: l
     msg = say("pods.unschedulable", role=role, refused=len(refused), pods=len(pods), scheduler=first,
               where=OnFlavor(flavors[0] if flavors else None, dict(ignored), node_fit))
     return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
-                  params=params, hint=hint or say("next.describe-pod", pod=name_of(p0), ns=facts.target.namespace))
+                  params=read_only(params),
+                  hint=hint or say("next.describe-pod", pod=name_of(p0), ns=facts.target.namespace))
 
 
-def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
-    """A preemption seen from the pair: whether the preemptor is one of ours (and which role), and which
-    roles still hold quota that serves nothing without the lost one."""
+def _pair_effects(units: list[Unit], facts: Facts) -> dict[str, PairEffect]:
+    """A preemption seen from the pair, per preempted group: whether the preemptor is one of ours (and which
+    role), and which roles still hold quota that serves nothing without the lost one."""
+    out: dict[str, PairEffect] = {}
     for u in units:
         for r in u.reasons:
-            if r.code != "Preempted":
-                continue
-            name = r.params.get("preemptorWorkload")
-            ours = next((x for x in units if name and x.group == name), None)
-            if ours is not None:
-                r.params["preemptorRoles"] = list(ours.roles)
-                if facts.deployment is not None:
-                    r.clauses.append(say("preempted.by-our-own", roles=list(ours.roles)))
-            lost = set(u.roles)
-            holders = sorted({role for x in units if x is not u and x.workload is not None
-                              and facts.wl(x.workload).reserved for role in x.roles} - lost)
-            r.params["lostRoles"] = sorted(lost, key=lambda n: n)
-            r.params["holdingRoles"] = holders
-            if holders:
-                r.clauses.append(say("preempted.holders", holders=holders, lost=sorted(lost)))
-            elif len(lost) > 1:
-                r.clauses.append(say("preempted.all-lost", roles=list(u.roles)))
+            if r.code == "Preempted":
+                out[u.group] = _pair_effect(u, units, facts, r.params.get("preemptorWorkload"))
+    return out
+
+
+def _pair_effect(u: Unit, units: list[Unit], facts: Facts, preemptor: str | None) -> PairEffect:
+    ours = next((x for x in units if preemptor and x.group == preemptor), None)
+    lost = set(u.roles)
+    holders = sorted({role for x in units if x is not u and x.workload is not None
+                      and facts.wl(x.workload).reserved for role in x.roles} - lost)
+    return PairEffect(lost=tuple(sorted(lost)), holders=tuple(holders), roles=tuple(u.roles),
+                      preemptor_roles=tuple(ours.roles) if ours is not None else None,
+                      by_our_own=ours is not None and facts.deployment is not None)
 
 
 def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[Reason]:
@@ -649,9 +634,7 @@ def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list
     for u in units:
         if u.workload is not None or not u.queue:
             continue
-        for r in structural(facts, u.queue, None):
-            r.clauses.append(say("queue.blocks-once-composed"))
-            out.append(r)
+        out.extend(compose(r, Findings(once_composed=True)) for r in structural(facts, u.queue, None))
     if not units and facts.deployment is not None:
         for lq in facts.local_queues:
             out.extend(structural(facts, lq, None))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 from kubectl_pd.kueue import verdicts as vd
@@ -20,10 +22,18 @@ if TYPE_CHECKING:
 CODES = tuple(e.id for e in REASONS)
 
 
-@dataclass
+
+
+def read_only(values: Mapping[str, Any] | None = None) -> MappingProxyType[str, Any]:
+    """A read-only copy of `values`: what a Reason holds as its `params`."""
+    return MappingProxyType(dict(values or {}))
+
+
+@dataclass(frozen=True)
 class Reason:
     """One thing that keeps the target from being admitted, with its numbers and Kueue's own words; what
-    the screen says of it (`message`, `clauses`, `summary`) is said by pending/words.py."""
+    the screen says of it (`message`, `clauses`, `summary`) is said by pending/words.py. Frozen: a later step
+    returns what it found and pending/compose.py builds the final Reason from both (nothing is patched)."""
 
     code: ReasonCode
     message: Say
@@ -36,9 +46,10 @@ class Reason:
     available: Fraction | None = None
     needed: Fraction | None = None
     hint: Say | None = None
-    params: dict[str, Any] = field(default_factory=dict)  # the code's further parameters (registry entry)
+    params: MappingProxyType[str, Any] = field(default_factory=read_only)  # the code's further parameters (registry
+    # entry), read-only: build it with read_only({...})
     summary: Say | None = None  # the headline's clause, when shorter than the message
-    clauses: list[Say] = field(default_factory=list)  # what later steps add to the message, in order
+    clauses: tuple[Say, ...] = ()  # what the message goes on to say, in the order pending/compose.py documents
 
 
 @dataclass
