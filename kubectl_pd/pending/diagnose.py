@@ -71,64 +71,65 @@ from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
 from kubectl_pd.records import dataclass
 from kubectl_pd.registry import reason_priority
 
+Verdicts = dict[tuple[str, str], vd.PodSetVerdict]  # (workload, pod set) -> our arithmetic's verdict
 MAX_ROLES_018 = versions.MAX_ROLES[(0, 18)]  # kueue/versions.py, the one place
 MAX_ROLES_019 = versions.MAX_ROLES[(0, 19)]
 
 
 def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None,
-             assign: vd.Assigner = vd.policy_assign) -> Diagnosis:
+             assign: vd.Assigner = vd.policy_assign, order: tuple[str, ...] | None = None) -> Diagnosis:
     """Explain the target. Never raises on odd input: what it cannot read it calls Unknown. `what_if`
     (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing. `assign` is
     each Workload's one assignment (kueue/preempt_answer.Context.assign: the real preemption oracle when the
-    admitted Workloads were read; by default the policy-only oracle, which reads nothing)."""
-    now = now or datetime.now(UTC)
+    admitted Workloads were read; by default the policy-only oracle, which reads nothing). `order` runs the
+    independent steps over the whole target (LATE_STEPS) in another order: the Diagnosis is the same."""
     md = facts.deployment
     ns = facts.target.namespace
     notes = list(facts.notes)
     units = _units(facts)
-    roles = md_roles(md) or _roles_seen(facts, units)
-    role_names = {r.name for r in roles}
+    all_roles = md_roles(md) or _roles_seen(facts, units)
+    role_names = {r.name for r in all_roles}
     shape = _shape(facts, units, role_names, facts.pods)
-    _compose(facts, units, roles, role_names, shape)  # 1. pod groups: complete, consistent, composed?
-    roles = _own_roles(facts, units, roles)
+    _compose(facts, units, all_roles, role_names)  # 1. pod groups: their roles and queue
+    checks = {u.group: _group_checks(u, facts, all_roles, role_names, shape) for u in units}  # complete, composed?
+    ctx = Context(facts=facts, units=units, roles=_own_roles(facts, units, all_roles), role_names=role_names,
+                  shape=shape, what_if=dict(what_if or {}), now=now or datetime.now(UTC), assign=assign)
     reasons: list[Reason] = []
     if md is not None and facts.target.kind == "ModelDeployment":
-        reasons.extend(_missing_groups(md, roles, units, shape, ns))
+        reasons.extend(_missing_groups(md, ctx.roles, units, shape, ns))
         notes.extend(_operator_condition(md))
         if md_v1.is_v1(md):  # GPUStack's published API: its phase and ready summary
             notes.extend(md_v1.status_note(md))
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
-    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {}, assign)
+    verdicts, bars_by_cq, joint, suggestions = _arithmetic(ctx)
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
-    scene = _Scene(facts, units, roles, role_names, shape, dict(what_if or {}))
-    _stories(scene, verdicts, now, notes)  # 3. each Workload's own
-    pairs = _pair_effects(units, facts)
-    reasons.extend(r for u in units for r in u.reasons)
-    reasons.extend(_queue_reasons_without_workload(facts, units, roles))
+    stories = _stories(ctx, verdicts, notes)  # 3. each Workload's own
+    by_unit = {u.group: [*checks[u.group], *stories.get(u.group, ())] for u in units}
+    reasons.extend(r for u in units for r in by_unit[u.group])
+    reasons.extend(_queue_reasons_without_workload(facts, units, ctx.roles))
     reasons.extend(_once_composed(reasons, verdicts, units))
     if md is not None and facts.target.kind == "ModelDeployment":
         reasons.extend(md_v1.operator_reasons(md, reasons))  # the operator's verdict over the whole set
     reasons, pending = _settle(reasons, units, md)
-    rows = _role_rows(scene, verdicts)
-    lq, cq = _queue_names(facts, units)
-    position, lq_position = _position(facts, units, cq, ns)
-    ahead = _ahead(facts, units, cq, ns)
-    standing = _standing(facts, cq, position, ahead, bool(what_if))
-    reasons = [compose(r, Findings(pair=pairs.get(r.workload or ""), standing=standing)) for r in reasons]
+    found = _late_steps(ctx, verdicts, by_unit, order)  # 4. the steps over the whole target, in any order
+    queue = found.queue
+    reasons = [compose(r, Findings(pair=found.pairs.get(r.workload or ""), standing=queue.standing))
+               for r in reasons]
     hints = _hints(reasons)
     if pending and not hints:
         hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
-    return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=rows, local_queue=lq,
-                     cluster_queue=cq, position=position, position_in_local_queue=lq_position,
-                     bars=_bars(bars_by_cq, cq), notes=notes, hints=hints, joint=dict(joint), shape=shape,
-                     suggestions=suggestions if pending else [], what_if=dict(what_if or {}), ahead=ahead,
-                     visibility=standing.visibility, cq_pending=standing.cq_pending)
+    return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=found.rows,
+                     local_queue=queue.local_queue, cluster_queue=queue.cluster_queue, position=queue.position,
+                     position_in_local_queue=queue.position_in_local_queue, bars=_bars(bars_by_cq, queue.cluster_queue),
+                     notes=notes, hints=hints, joint=dict(joint), shape=shape,
+                     suggestions=suggestions if pending else [], what_if=dict(what_if or {}), ahead=queue.ahead,
+                     visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending)
 
 
 @dataclass(frozen=True)
-class _Scene:
-    """What the steps after the arithmetic share about one target: its facts, its pod groups, its roles
-    (and their names), its shape, and the --what-if sizes assumed."""
+class Context:
+    """What the steps share about one target: its facts, its pod groups, its roles (the target's own, and
+    every role's name), its shape, the --what-if sizes assumed, the time and the run's assignment function."""
 
     facts: Facts
     units: list[Unit]
@@ -136,6 +137,58 @@ class _Scene:
     role_names: set[str]
     shape: str
     what_if: dict[str, int]
+    now: datetime
+    assign: vd.Assigner = vd.policy_assign
+
+
+@dataclass(frozen=True)
+class QueuePlace:
+    """The queue step's finding: the target's queues, its place in the ClusterQueue, the Workloads ahead."""
+
+    local_queue: str | None
+    cluster_queue: str | None
+    position: int | None
+    position_in_local_queue: int | None
+    ahead: list[Ahead] | None
+    standing: QueueStanding
+
+
+@dataclass(frozen=True)
+class Late:
+    """What the steps over the whole target found, each independent of the others."""
+
+    queue: QueuePlace
+    pairs: dict[str, PairEffect]
+    rows: list[RoleRow]
+
+
+def _queue_step(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]]) -> QueuePlace:
+    facts, units, ns = ctx.facts, ctx.units, ctx.facts.target.namespace
+    lq, cq = _queue_names(facts, units)
+    position, lq_position = _position(facts, units, cq, ns)
+    ahead = _ahead(facts, units, cq, ns)
+    return QueuePlace(local_queue=lq, cluster_queue=cq, position=position, position_in_local_queue=lq_position,
+                      ahead=ahead, standing=_standing(facts, cq, position, ahead, bool(ctx.what_if)))
+
+
+def _pairs_step(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]]) -> dict[str, PairEffect]:
+    return _pair_effects(ctx.units, ctx.facts, by_unit)
+
+
+def _rows_step(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]]) -> list[RoleRow]:
+    return _role_rows(ctx, verdicts)
+
+
+LATE_STEPS = {"queue": _queue_step, "pairs": _pairs_step, "rows": _rows_step}  # name -> step; Late's fields
+
+
+def _late_steps(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]],
+                order: tuple[str, ...] | None) -> Late:
+    """Each step over the whole target, in `order` (by default as listed): none reads what another found."""
+    found: dict[str, Any] = {}
+    for name in order or tuple(LATE_STEPS):
+        found[name] = LATE_STEPS[name](ctx, verdicts, by_unit)
+    return Late(queue=found["queue"], pairs=found["pairs"], rows=found["rows"])
 
 
 def _units(facts: Facts) -> list[Unit]:
@@ -159,8 +212,8 @@ def _roles_seen(facts: Facts, units: list[Unit]) -> list[DeploymentRole]:
     return [DeploymentRole(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
 
 
-def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str], shape: str) -> None:
-    """Each group's roles and queue, and what keeps Kueue from composing it (complete, consistent)."""
+def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str]) -> None:
+    """Each group's roles and queue (what keeps Kueue from composing it is _group_checks')."""
     for u in units:
         u.roles = sorted({pod_role(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
         if u.workload is not None:
@@ -171,7 +224,6 @@ def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_
             u.queue = facts.wl(u.workload).queue_name
         if u.pods and not u.queue:
             u.queue = label(u.pods[0], QUEUE_LABEL)
-        u.reasons.extend(_group_checks(u, facts, roles, role_names, shape))
 
 
 def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[DeploymentRole]:
@@ -184,21 +236,20 @@ def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> 
     return roles
 
 
-def _stories(scene: _Scene, verdicts: dict[tuple[str, str], vd.PodSetVerdict], now: datetime,
-             notes: list[Say]) -> None:
+def _stories(ctx: Context, verdicts: Verdicts, notes: list[Say]) -> dict[str, list[Reason]]:
     """Each Workload's own story; admitted is not running: then the Pods say what holds them."""
-    facts, shape, role_names, hypothetical = scene.facts, scene.shape, scene.role_names, bool(scene.what_if)
-    for u in scene.units:
+    facts, hypothetical = ctx.facts, bool(ctx.what_if)
+    out: dict[str, list[Reason]] = {}
+    for u in ctx.units:
         if u.workload is None:
             continue
-        one_role = u.roles[0] if len(u.roles) == 1 and shape == "per-replica" else None
+        one_role = u.roles[0] if len(u.roles) == 1 and ctx.shape == "per-replica" else None
         found = Findings(role=one_role)
-        u.reasons.extend(compose(r, found) if one_role is not None else r
-                         for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=hypothetical))
-        if u.admitted:
-            after = _after_admission(u, facts, role_names)
-            if after:
-                u.reasons = [r for r in u.reasons if r.code != "NotPending"] + after
+        story = [compose(r, found) if one_role is not None else r
+                 for r in workload_reasons(u, facts, verdicts, ctx.now, notes, hypothetical=hypothetical)]
+        after = _after_admission(u, facts, ctx.role_names) if facts.wl(u.workload).admitted else []
+        out[u.group] = [r for r in story if r.code != "NotPending"] + after if after else story
+    return out
 
 
 def _once_composed(reasons: list[Reason], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
@@ -497,11 +548,9 @@ def snapshot_of(facts: Facts) -> Snapshot:
     return snap
 
 
-def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str],
-                what_if: dict[str, int], assign: vd.Assigner = vd.policy_assign
-                ) -> tuple[dict[tuple[str, str], vd.PodSetVerdict],
-                                                  dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
-                                                  list[sg.Suggestion]]:
+def _arithmetic(ctx: Context) -> tuple[Verdicts, dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
+                                       list[sg.Suggestion]]:
+    facts, units, roles, role_names, what_if = ctx.facts, ctx.units, ctx.roles, ctx.role_names, ctx.what_if
     by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
         if u.workload is not None and facts.wl(u.workload).finished:
@@ -523,7 +572,7 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], ro
         queue.workloads.sort(key=lambda w: (min((role_order(d.role, roles) for d, _ in w[1]), default=(0, "")), w[0]))
         if what_if:
             queue = _keep_about(sg.what_if(queue, what_if), queue)
-        result = vd.evaluate(snap, cq, queue, assign)
+        result = vd.evaluate(snap, cq, queue, ctx.assign)
         out.update(result.verdicts)
         bars[cq] = result.bars
         joint.update(result.joint)
@@ -607,12 +656,12 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: l
                   hint=hint or say("next.describe-pod", pod=name_of(p0), ns=facts.target.namespace))
 
 
-def _pair_effects(units: list[Unit], facts: Facts) -> dict[str, PairEffect]:
+def _pair_effects(units: list[Unit], facts: Facts, by_unit: dict[str, list[Reason]]) -> dict[str, PairEffect]:
     """A preemption seen from the pair, per preempted group: whether the preemptor is one of ours (and which
     role), and which roles still hold quota that serves nothing without the lost one."""
     out: dict[str, PairEffect] = {}
     for u in units:
-        for r in u.reasons:
+        for r in by_unit.get(u.group, ()):
             if r.code == "Preempted":
                 out[u.group] = _pair_effect(u, units, facts, r.params.get("preemptorWorkload"))
     return out
@@ -667,7 +716,7 @@ def _priority(r: Reason) -> int:
 _NOT_QUOTA = (ad.FLAVOR_MISSING, ad.NOT_MATCHING, ad.UNTOLERATED)
 
 
-def _role_rows(scene: _Scene, verdicts: dict[tuple[str, str], vd.PodSetVerdict]) -> list[RoleRow]:
+def _role_rows(scene: Context, verdicts: Verdicts) -> list[RoleRow]:
     """One row per role; when the target is the deployment every group counts (else only the target's);
     a role --what-if sizes wants what it assumes."""
     rows = []

@@ -133,17 +133,18 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.P
     """The Workload's story; an admission-check retry loop or a preemption leads it (they explain why the
     Workload is back in the queue at all), what holds it now follows."""
     rest = _workload_reasons(u, facts, verdicts, now, notes, hypothetical)
-    if u.workload is None or u.admitted or any(r.code in ("NotPending", "Deactivated") for r in rest):
+    if u.workload is None or facts.wl(u.workload).admitted or any(r.code in ("NotPending", "Deactivated")
+                                                                  for r in rest):
         return rest
     wl, events = facts.wl(u.workload), facts.event_views()
     loop = evm.retry_loop(wl, events)
     if loop is not None:
         head = retry_loop_reason(loop, u, facts)
         return [head] + [r for r in rest if r.code not in ("AdmissionCheckPending", "Evicted")]
-    pre = evm.preemption_of(wl, events) if not u.reserved else None
+    pre = evm.preemption_of(wl, events) if not wl.reserved else None
     if pre is not None:
         return [preempted_reason(pre, u, facts)] + rest  # an Evicted reason after it says the back-off
-    ut = evm.unscheduled_timeout(wl) if not u.reserved else None
+    ut = evm.unscheduled_timeout(wl) if not wl.reserved else None
     if ut is not None:
         return [unscheduled_reason(ut, u)] + rest
     return rest
@@ -265,14 +266,13 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
     for quota."""
     wl = facts.wl(u.workload) if u.workload is not None else workload({})
     g = u.group
-    u.reserved, u.admitted = wl.reserved, wl.admitted
     if wl.finished:
         return [Reason("NotPending", say("wl.finished", g=g), workload=g)]
     if not wl.active:
         return [_deactivated(wl, g, facts.target.namespace)]
-    if u.admitted:
+    if wl.admitted:
         return [Reason("NotPending", say("wl.admitted", g=g), workload=g)]
-    if u.reserved:
+    if wl.reserved:
         return _reserved(wl, g, facts.target.namespace)
     evicted = _waiting_for_requeue(wl, g, now)
     if evicted is not None:
