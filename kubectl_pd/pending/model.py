@@ -52,7 +52,7 @@ class Reason:
     clauses: tuple[Say, ...] = ()  # what the message goes on to say, in the order pending/compose.py documents
 
 
-@dataclass
+@dataclass(frozen=True)
 class RoleRow:
     """One role of the per-role table: pods have/want, request per pod, flavor, verdict."""
 
@@ -67,7 +67,7 @@ class RoleRow:
     assumed: bool = False  # `want` is --what-if's, not the deployment's
 
 
-@dataclass
+@dataclass(frozen=True)
 class Ahead:
     """One Workload ahead of ours in the ClusterQueue, with its requests when its Workload was read."""
 
@@ -79,9 +79,10 @@ class Ahead:
     requests: dict[str, Fraction] | None  # None = its Workload could not be read
 
 
-@dataclass
+@dataclass(frozen=True)
 class Diagnosis:
-    """Everything the text screen and the json/yaml views show."""
+    """Everything the text screen and the json/yaml views show; built once, by keyword, at the end of
+    pending/diagnose.diagnose (frozen: nothing sets a field afterwards)."""
 
     target: Target
     pending: bool
