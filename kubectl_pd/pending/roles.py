@@ -6,7 +6,6 @@ from kubectl_pd import kube
 from kubectl_pd.cluster.source import Obj
 from kubectl_pd.kueue.model import PodSet, to_int
 from kubectl_pd.pending.meta import annotation, label
-from kubectl_pd.pending.model import Reason
 from kubectl_pd.records import dataclass, field
 
 ROLE_HASH = "kueue.x-k8s.io/role-hash"  # the seed's design: the role name, so pod sets are named by role
@@ -74,11 +73,8 @@ class Unit:
     pods: list[Obj]
     workload: Obj | None
     read: bool  # whether the Workload was read at all
-    roles: list[str] = field(default_factory=list)
-    reasons: list[Reason] = field(default_factory=list)
-    reserved: bool = False
-    admitted: bool = False
-    queue: str | None = None
+    roles: list[str] = field(default_factory=list)  # set once, by diagnose._compose
+    queue: str | None = None  # set once, by diagnose._compose
 
 
 def group_want(u: Unit) -> int | None:
