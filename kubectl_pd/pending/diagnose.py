@@ -96,7 +96,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
                   shape=shape, what_if=dict(what_if or {}), now=now or datetime.now(UTC), assign=assign)
     reasons: list[Reason] = []
     if md is not None and facts.target.kind == "ModelDeployment":
-        reasons.extend(_missing_groups(md, ctx.roles, units, shape, ns))
+        reasons.extend(_missing_groups(ctx, md))
         notes.extend(_operator_condition(md))
         if md_v1.is_v1(md):  # GPUStack's published API: its phase and ready summary
             notes.extend(md_v1.status_note(md))
@@ -106,7 +106,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     stories = _stories(ctx, verdicts, notes)  # 3. each Workload's own
     by_unit = {u.group: [*checks[u.group], *stories.get(u.group, ())] for u in units}
     reasons.extend(r for u in units for r in by_unit[u.group])
-    reasons.extend(_queue_reasons_without_workload(facts, units, ctx.roles))
+    reasons.extend(_queue_reasons_without_workload(ctx))
     reasons.extend(_once_composed(reasons, verdicts, units))
     if md is not None and facts.target.kind == "ModelDeployment":
         reasons.extend(md_v1.operator_reasons(md, reasons))  # the operator's verdict over the whole set
@@ -329,7 +329,8 @@ def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
     return facts.wl(u.workload).pod_sets if u.workload is not None else ()
 
 
-def _missing_groups(md: Obj, roles: list[DeploymentRole], units: list[Unit], shape: str, ns: str) -> list[Reason]:
+def _missing_groups(ctx: Context, md: Obj) -> list[Reason]:
+    roles, units, shape, ns = ctx.roles, ctx.units, ctx.shape, ctx.facts.target.namespace
     out = []
     hint_of = {r.name: say("next.operator", role=r.name, md=name_of(md), ns=ns) for r in roles}
     for r in roles:
@@ -489,8 +490,8 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role
     return out
 
 
-def _demands(facts: Facts, u: Unit, roles: list[DeploymentRole], role_names: set[str],
-             ) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
+def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
+    facts, roles, role_names = ctx.facts, ctx.roles, ctx.role_names
     sizes = {r.name: r.size for r in roles}
     limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
     if u.workload is not None:
@@ -550,7 +551,7 @@ def snapshot_of(facts: Facts) -> Snapshot:
 
 def _arithmetic(ctx: Context) -> tuple[Verdicts, dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
                                        list[sg.Suggestion]]:
-    facts, units, roles, role_names, what_if = ctx.facts, ctx.units, ctx.roles, ctx.role_names, ctx.what_if
+    facts, units, roles, what_if = ctx.facts, ctx.units, ctx.roles, ctx.what_if
     by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
         if u.workload is not None and facts.wl(u.workload).finished:
@@ -559,7 +560,7 @@ def _arithmetic(ctx: Context) -> tuple[Verdicts, dict[str, list[vd.FlavorBar]], 
         if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
             continue
         queue = by_cq.setdefault(cq, vd.QueueDemand())
-        queue.workloads.append((u.group, _demands(facts, u, roles, role_names)))
+        queue.workloads.append((u.group, _demands(ctx, u)))
         queue.about[u.group] = _about(facts, u)
     out: dict[tuple[str, str], vd.PodSetVerdict] = {}
     bars: dict[str, list[vd.FlavorBar]] = {}
@@ -677,7 +678,8 @@ def _pair_effect(u: Unit, units: list[Unit], facts: Facts, preemptor: str | None
                       by_our_own=ours is not None and facts.deployment is not None)
 
 
-def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[Reason]:
+def _queue_reasons_without_workload(ctx: Context) -> list[Reason]:
+    facts, units = ctx.facts, ctx.units
     """Queue problems matter before any Workload exists too (they will block it once composed)."""
     out: list[Reason] = []
     for u in units:
