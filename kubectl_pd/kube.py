@@ -1,4 +1,5 @@
-"""Small typed views of the core Kubernetes objects the commands read beside Kueue's (Pods, Events).
+"""Small typed views of the core Kubernetes objects the commands read beside Kueue's (Pods, Events, Nodes,
+Namespaces).
 
 Like `kueue.model`, a view is parsed once where it is read and never raises: a field that is absent or
 holds something else reads as empty (or None where "not there" and "empty" differ).
@@ -7,9 +8,11 @@ holds something else reads as empty (or None where "not there" and "empty" diffe
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue.model import Condition, conditions_of, to_int
+from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.records import dataclass, field
 
 
@@ -49,11 +52,34 @@ class Pod:
     conditions: Mapping[str, Condition] = field(default_factory=dict)
     owners: tuple[Owner, ...] = ()
     created: str = ""  # metadata.creationTimestamp
+    label_keys: frozenset[str] = frozenset()  # every key of metadata.labels, whatever its value holds
+    spec: dict[str, Any] = field(default_factory=dict)  # the PodSpec: what a not-composed pod set asks
+    node_selector: Mapping[str, str] = field(default_factory=dict)  # spec.nodeSelector, as text
+    gate_names: tuple[object, ...] = ()  # spec.schedulingGates[].name as written (one per gate)
+    unschedulable: str | None = None  # PodScheduled=False/Unschedulable: the scheduler's message
+    waiting: bool = False  # not on a node yet, not finished (spec.nodeName empty, phase absent or Pending)
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        return tuple(map(str, self.gate_names))
 
     @property
     def ready(self) -> bool:
         c = self.conditions.get("Ready")
         return c is not None and c.true
+
+
+def _gates(spec: dict[str, Any]) -> tuple[object, ...]:
+    return tuple(_d(g).get("name") for g in spec.get("schedulingGates") or [] if _d(g))
+
+
+def _unschedulable(status: dict[str, Any]) -> str | None:
+    """The message of the first PodScheduled=False condition whose reason is Unschedulable."""
+    for c in status.get("conditions") or []:
+        c = _d(c)
+        if c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") == "Unschedulable":
+            return str(c.get("message") or "")
+    return None
 
 
 def pod(obj: Any) -> Pod:
@@ -64,7 +90,10 @@ def pod(obj: Any) -> Pod:
                str(meta["uid"]) if meta.get("uid") else None, _str_map(meta.get("labels")),
                _str_map(meta.get("annotations")), phase if isinstance(phase, str) else None,
                bool(meta.get("deletionTimestamp")), node if isinstance(node, str) and node else None,
-               conditions_of(obj), owners_of(meta), str(meta.get("creationTimestamp") or ""))
+               conditions_of(obj), owners_of(meta), str(meta.get("creationTimestamp") or ""),
+               frozenset(map(str, _d(meta.get("labels")))), spec,
+               {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, _gates(spec),
+               _unschedulable(status), not spec.get("nodeName") and status.get("phase") in (None, "Pending"))
 
 
 @dataclass(frozen=True)
@@ -90,3 +119,32 @@ def event(obj: Any) -> Event:
 
     return Event(s(inv.get("name")), s(inv.get("kind")), s(obj.get("reason")), msg if isinstance(msg, str) else None,
                  to_int(obj.get("count")), str(first) if first else None)
+
+
+@dataclass(frozen=True)
+class Node:
+    """A Node as a flavor's fit is judged: its labels and allocatable (text keys and values, as the checks compare)."""
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    allocatable: Mapping[str, Fraction | None] = field(default_factory=dict)  # None: not a quantity
+
+
+def node(obj: Any) -> Node:
+    obj = _d(obj)
+    meta = _d(obj.get("metadata"))
+    return Node(str(meta.get("name") or ""), {str(k): str(v) for k, v in _d(meta.get("labels")).items()},
+                {str(k): try_parse(v) for k, v in _d(_d(obj.get("status")).get("allocatable")).items()})
+
+
+@dataclass(frozen=True)
+class Namespace:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+def namespace(obj: Any) -> Namespace:
+    obj = _d(obj)
+    meta = _d(obj.get("metadata"))
+    labels = meta.get("labels")
+    return Namespace(str(meta.get("name") or ""), labels if isinstance(labels, dict) else {})

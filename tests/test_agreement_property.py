@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.create import flags, preflight
 from kubectl_pd.gpustack.roles import PD_ATOMIC
+from kubectl_pd.kueue import model as kmodel
 from kubectl_pd.kueue.preempt_answer import Context
 from kubectl_pd.pending.diagnose import diagnose
 from kubectl_pd.pending.gather import Facts, Target
@@ -81,14 +82,15 @@ def _why_pending_codes(objs: list[dict[str, Any]], roles: list[flags.Role]) -> d
           "spec": {"queueName": "lq", "podSets": [
               {"name": r.name, "count": r.replicas, "template": {"spec": {"containers": [
                   {"name": "c", "resources": {"requests": {RES: str(r.accelerator * CARD)}}}]}}} for r in roles]}}
-    facts = Facts(Target("Workload", "grp", NS), workloads={"grp": wl}, groups=["grp"])
-    facts.local_queues["lq"] = {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": NS},
-                                "spec": {"clusterQueue": "cq"}}
+    facts = Facts(Target("Workload", "grp", NS), workloads={"grp": kmodel.workload(wl)}, groups=["grp"])
+    facts.local_queues["lq"] = kmodel.local_queue({"apiVersion": KUEUE, "kind": "LocalQueue",
+                                                   "metadata": {"name": "lq", "namespace": NS},
+                                                   "spec": {"clusterQueue": "cq"}})
     cqs = [o for o in objs if o["kind"] == "ClusterQueue"]
-    facts.cluster_queues["cq"] = cqs[0]
-    facts.peer_queues = cqs
+    facts.cluster_queues["cq"] = kmodel.cluster_queue(cqs[0])
+    facts.peer_queues = [kmodel.cluster_queue(o) for o in cqs]
     facts.cohorts = []
-    facts.flavors = {o["metadata"]["name"]: o for o in objs if o["kind"] == "ResourceFlavor"}
+    facts.flavors = {o["metadata"]["name"]: kmodel.resource_flavor(o) for o in objs if o["kind"] == "ResourceFlavor"}
     ctx = Context(SnapshotSource.from_objects(objs))  # the same reads create's preflight makes (issue 19)
     d = diagnose(facts, assign=ctx.assign)
     out: dict[str, str | None] = {r.name: None for r in roles}

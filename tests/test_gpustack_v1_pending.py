@@ -28,6 +28,7 @@ import pytest
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.live import LiveSource
 from kubectl_pd.cluster.snapshot import SnapshotSource
+from kubectl_pd.gpustack.model import model_deployment
 from kubectl_pd.pending import md_v1
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
 from kubectl_pd.pending.gather import Target, gather
@@ -125,7 +126,8 @@ def _with(reason: str, status: str = "False", message: str = "", roles: list[dic
     ("SomethingNew", "False", [], ["Unknown"]),  # never guessed: passed through
 ])
 def test_quota_reserved_reasons(reason: str, status: str, ours: list[str], codes: list[str]) -> None:
-    found = md_v1.operator_reasons(_with(reason, status, "m"), [Reason(c, say("hint.wait")) for c in ours])  # type: ignore[arg-type]
+    md = model_deployment(_with(reason, status, "m"))
+    found = md_v1.operator_reasons(md, [Reason(c, say("hint.wait")) for c in ours])  # type: ignore[arg-type]
     assert [r.code for r in found] == codes
     for r in found:
         assert r.params["operatorReason"] == reason
@@ -136,7 +138,7 @@ def test_quota_reserved_reasons(reason: str, status: str, ours: list[str], codes
 def test_preempted_in_part_names_who_holds_quota_and_the_kind_lost() -> None:
     roles = [{"name": "prefill", "kind": "Prefill", "desired": 2, "ready": 0, "quotaReserved": 0},
              {"name": "decode", "kind": "Decode", "desired": 2, "ready": 1, "quotaReserved": 2}]
-    (r,) = md_v1.operator_reasons(_with("PreemptedInPart", roles=roles), [])
+    (r,) = md_v1.operator_reasons(model_deployment(_with("PreemptedInPart", roles=roles)), [])
     assert (r.params["held"], r.params["queues"], r.params["lost_kinds"]) == ({"decode": 2}, [H20], ["Prefill"])
     assert r.hint is not None and r.hint.id == "next.operator-reason" and r.hint.args["code"] == "PreemptedInPart"
 
@@ -144,7 +146,7 @@ def test_preempted_in_part_names_who_holds_quota_and_the_kind_lost() -> None:
 def test_preempted_in_part_an_absent_count_is_not_zero() -> None:
     roles = [{"name": "prefill", "kind": "Prefill", "desired": 2, "ready": 0},  # quotaReserved absent: unknown
              {"name": "decode", "kind": "Decode", "desired": 2, "ready": 1, "quotaReserved": 1}]
-    (r,) = md_v1.operator_reasons(_with("PreemptedInPart", roles=roles), [])
+    (r,) = md_v1.operator_reasons(model_deployment(_with("PreemptedInPart", roles=roles)), [])
     assert (r.params["held"], r.params["lost_kinds"]) == ({"decode": 1}, [])
 
 
@@ -152,7 +154,7 @@ def test_preempted_in_part_a_kind_with_an_unknown_count_is_not_lost() -> None:
     roles = [{"name": "prefill", "kind": "Prefill", "desired": 2, "ready": 0, "quotaReserved": 0},
              {"name": "prefill-b", "kind": "Prefill", "desired": 2, "ready": 0},  # unknown
              {"name": "decode", "kind": "Decode", "desired": 2, "ready": 1, "quotaReserved": 1}]
-    (r,) = md_v1.operator_reasons(_with("PreemptedInPart", roles=roles), [])
+    (r,) = md_v1.operator_reasons(model_deployment(_with("PreemptedInPart", roles=roles)), [])
     assert r.params["lost_kinds"] == []
 
 
@@ -172,7 +174,7 @@ def test_a_v1_deployment_preempted_in_part_through_the_diagnosis() -> None:
     ({}, None),
 ])
 def test_status_note(status: dict[str, Any], want: tuple[str, str | None] | None) -> None:
-    notes = md_v1.status_note({"apiVersion": "worker.gpustack.ai/v1", "status": status})
+    notes = md_v1.status_note(model_deployment({"apiVersion": "worker.gpustack.ai/v1", "status": status}))
     assert [(n.args["phase"], n.args["summary"]) for n in notes] == ([want] if want else [])
 
 

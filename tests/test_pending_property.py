@@ -10,7 +10,10 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from kubectl_pd import kube
+from kubectl_pd.gpustack.model import model_deployment
 from kubectl_pd.kueue import messages as km
+from kubectl_pd.kueue.model import admission_check, cluster_queue, local_queue, resource_flavor, workload
 from kubectl_pd.pending.diagnose import CODES, diagnose
 from kubectl_pd.pending.gather import Facts, Target, group_of_pod
 from kubectl_pd.pending.render import render_text, to_dict
@@ -46,23 +49,23 @@ def _facts(objs: list[dict[str, Any]]) -> Facts:
         name = (o.get("metadata") or {}).get("name") if isinstance(o.get("metadata"), dict) else None
         name = name if isinstance(name, str) else "x"
         if kind == "ModelDeployment":
-            f.deployment = o
+            f.deployment = model_deployment(o)
         elif kind == "Pod":
-            f.pods.append(o)
+            f.pods.append(kube.pod(o))
         elif kind == "Workload":
-            f.workloads[name] = o
+            f.workloads[name] = workload(o)
         elif kind == "LocalQueue":
-            f.local_queues[name] = o
+            f.local_queues[name] = local_queue(o)
         elif kind == "ClusterQueue":
-            f.cluster_queues[name] = o
+            f.cluster_queues[name] = cluster_queue(o)
         elif kind == "ResourceFlavor":
-            f.flavors[name] = o
+            f.flavors[name] = resource_flavor(o)
         elif kind == "AdmissionCheck":
-            f.checks[name] = o
+            f.checks[name] = admission_check(o)
         elif kind == "Event":
-            f.events.append(o)
+            f.events.append(kube.event(o))
         elif kind == "Namespace":
-            f.namespace_obj = o
+            f.namespace_obj = kube.namespace(o)
     for p in f.pods:
         try:
             g = group_of_pod(p)

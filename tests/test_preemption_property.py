@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from kubectl_pd.kueue import model as kmodel
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue.model import Snapshot
 from tests.kueue_cases import MakeClusterQueue, MakeCohort, MakeFlavorQuotas
@@ -153,15 +154,16 @@ def _why_pending_answers(objs: list[dict[str, Any]], roles: list[Any]) -> tuple:
           "spec": {"queueName": "lq", "priority": 0, "podSets": [
               {"name": r.name, "count": r.replicas, "template": {"spec": {"containers": [
                   {"name": "c", "resources": {"requests": {RES: str(r.accelerator * CARD)}}}]}}} for r in roles]}}
-    facts = Facts(Target("Workload", "grp", NS), workloads={"grp": wl}, groups=["grp"])
-    facts.local_queues["lq"] = {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": NS},
-                                "spec": {"clusterQueue": "cq"}}
+    facts = Facts(Target("Workload", "grp", NS), workloads={"grp": kmodel.workload(wl)}, groups=["grp"])
+    facts.local_queues["lq"] = kmodel.local_queue({"apiVersion": KUEUE, "kind": "LocalQueue",
+                                                   "metadata": {"name": "lq", "namespace": NS},
+                                                   "spec": {"clusterQueue": "cq"}})
     cqs = [o for o in objs if o["kind"] == "ClusterQueue"]
-    facts.cluster_queues["cq"] = cqs[-1] if cqs[-1]["metadata"]["name"] == "cq" else \
-        next(o for o in cqs if o["metadata"]["name"] == "cq")
-    facts.peer_queues = cqs
+    facts.cluster_queues["cq"] = kmodel.cluster_queue(cqs[-1] if cqs[-1]["metadata"]["name"] == "cq" else
+                                                      next(o for o in cqs if o["metadata"]["name"] == "cq"))
+    facts.peer_queues = [kmodel.cluster_queue(o) for o in cqs]
     facts.cohorts = []
-    facts.flavors = {o["metadata"]["name"]: o for o in objs if o["kind"] == "ResourceFlavor"}
+    facts.flavors = {o["metadata"]["name"]: kmodel.resource_flavor(o) for o in objs if o["kind"] == "ResourceFlavor"}
     ctx = Context(SnapshotSource.from_objects(objs))
     diagnose(facts, assign=ctx.assign)
     return _targets(ctx.for_facts(facts))

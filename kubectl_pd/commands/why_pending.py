@@ -13,7 +13,7 @@ from kubectl_pd.errors import EXIT_OK, NotFoundError
 from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
@@ -396,8 +396,7 @@ def _age(f: Facts) -> float | None:
     """Seconds since the oldest of the target's Workloads was created (None: no timestamp was read)."""
     from kubectl_pd.output.printers import parse_time
 
-    stamps = [parse_time(str((w.get("metadata") or {}).get("creationTimestamp") or ""))
-              for w in f.workloads.values() if isinstance(w, dict)]
+    stamps = [parse_time(w.created or "") for w in f.workloads.values() if w is not None]
     known = [t for t in stamps if t is not None]
     return datetime.now(UTC).timestamp() - min(known) if known else None
 
@@ -405,13 +404,22 @@ def _age(f: Facts) -> float | None:
 def _target_object(f: Facts) -> dict[str, Any]:
     """The object -l and --field-selector look at: the ModelDeployment, the Workload, a pod group's first Pod."""
     t = f.target
-    if t.kind == "ModelDeployment" and isinstance(f.deployment, dict):
-        return f.deployment
-    if t.kind == "Workload" and isinstance(f.workloads.get(t.name), dict):
-        return f.workloads[t.name] or {}
+    if t.kind == "ModelDeployment" and f.deployment is not None:
+        return _metadata_shape(f.deployment.name, f.deployment.namespace, f.deployment.labels)
+    wl = f.workloads.get(t.name) if t.kind == "Workload" else None
+    if wl is not None:
+        return _metadata_shape(wl.name, wl.namespace or None, wl.labels)
     if f.pods:
-        return f.pods[0]
+        return _metadata_shape(f.pods[0].name, f.pods[0].namespace, f.pods[0].labels)
     return {"metadata": {"name": t.name, "namespace": t.namespace}}
+
+
+def _metadata_shape(name: str, namespace: str | None, labels: Mapping[str, str]) -> dict[str, Any]:
+    """A typed record's name, namespace and labels in the shape selectors.py matches (metadata.*)."""
+    meta: dict[str, Any] = {"name": name, "labels": dict(labels)}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    return {"metadata": meta}
 
 
 def _watch_all(cluster: ClusterOptions, all_namespaces: bool, output: str, kueue_config: str | None,

@@ -8,14 +8,16 @@ admission engine can answer "unknown" instead of building a verdict on a guess.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.records import dataclass, field, replace
+
+_R = TypeVar("_R")
 
 FlavorResource = tuple[str, str]  # (flavor, resource), Kueue's resources.FlavorResource
 
@@ -598,6 +600,7 @@ class Workload:
     evictions: tuple[Eviction, ...] = ()  # status.schedulingStats.evictions
     owners: tuple[tuple[str, str, str], ...] = ()  # metadata.ownerReferences (kind, name, uid)
     created: str | None = None  # metadata.creationTimestamp (Kueue's queue order), as written
+    labels: Mapping[str, str] = field(default_factory=dict)  # metadata.labels (the text ones)
 
     @property
     def reclaimable_pods(self) -> Mapping[str, int]:
@@ -660,7 +663,8 @@ def workload(obj: Any) -> Workload:
         pod_sets=tuple(pod_sets), conditions=conditions_of(obj), cluster_queue=_s(adm.get("clusterQueue")),
         admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown),
         uid=_s(meta.get("uid")), admission_checks=_checks(status), requeue_state=_requeue(status),
-        evictions=_evictions(status), owners=_owners(meta), created=_s(meta.get("creationTimestamp")))
+        evictions=_evictions(status), owners=_owners(meta), created=_s(meta.get("creationTimestamp")),
+        labels={str(k): v for k, v in _d(meta.get("labels")).items() if isinstance(v, str)})
 
 
 def _owners(meta: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
@@ -704,13 +708,25 @@ class PendingView:
 def pending_view(doc: Any) -> PendingView:
     """`pending_workloads(doc)` with its lookups. The thousands of diagnoses of one run share the summary
     their queue's read returned (up to 1,000 items): the run makes the view once per summary object
-    (pending/gather.Facts.view, in the run's memo)."""
+    (pending/gather.Run, where gather receives it)."""
     items = pending_workloads(doc)
     by_name: dict[str | None, list[PendingWorkload]] = {}
     for i in items:
         by_name.setdefault(i.name, []).append(i)
     return PendingView(items, {k: tuple(v) for k, v in by_name.items()},
                        tuple(sorted(items, key=lambda i: i.position or 0)))
+
+
+@dataclass(frozen=True)
+class AdmissionCheck:
+    """An AdmissionCheck as why-pending reads it: its conditions (Active says why a queue is inactive)."""
+
+    name: str
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+
+
+def admission_check(obj: Any) -> AdmissionCheck:
+    return AdmissionCheck(str(_d(_d(obj).get("metadata")).get("name") or ""), conditions_of(obj))
 
 
 @dataclass(frozen=True)
@@ -774,19 +790,20 @@ class Snapshot:
     @staticmethod
     def read(cluster_queues: Mapping[str, Any], flavors: Mapping[str, Any], peers: Iterable[Any] | None = (),
              cohorts: Iterable[Any] | None = (), *, from_file: bool = False) -> Snapshot:
-        """From what a command read: name -> object, None = read and does not exist, absent = not read;
+        """From what a command read: name -> record (or the object, which is parsed here: create's preflight
+        and tests hand dicts), None = read and does not exist, absent = not read;
         `peers`/`cohorts` None = could not be read. `from_file`: a file holding only the queues asked for,
         one of which names a cohort but no other member of it (nor the Cohort), did not carry the cohort, so
         its peers are unknown; a file that holds other ClusterQueues as well is the list of the cluster's
         queues (`kubectl get clusterqueues`), and a cohort none of them joins has only that member, as
         Kueue's 1-queue cohorts (preemption_test.go:1746@v0.18.4)."""
-        cqs = {n: cluster_queue(o) for n, o in cluster_queues.items() if o is not None}
+        cqs = {n: _typed(o, ClusterQueue, cluster_queue) for n, o in cluster_queues.items() if o is not None}
         own = list(cqs)
         for o in peers or ():
-            q = cluster_queue(o)
+            q = _typed(o, ClusterQueue, cluster_queue)
             cqs.setdefault(q.name, q)
-        cos = {c.name: c for c in map(cohort, cohorts or ())}
-        fls = {n: resource_flavor(o) for n, o in flavors.items() if o is not None}
+        cos = {c.name: c for c in (_typed(o, Cohort, cohort) for o in cohorts or ())}
+        fls = {n: _typed(o, ResourceFlavor, resource_flavor) for n, o in flavors.items() if o is not None}
         missing = frozenset(n for n, o in flavors.items() if o is None)
         complete = peers is not None and cohorts is not None
         lone: tuple[tuple[str, str], ...] = ()
@@ -794,3 +811,8 @@ class Snapshot:
             lone = tuple((n, c) for n in own if (c := cqs[n].cohort) and c not in cos
                          and not any(q.cohort == c and q.name != n for q in cqs.values()))
         return Snapshot(cqs, cos, fls, False, complete and not lone, missing, lone)
+
+
+def _typed(o: Any, kind: type[_R], parse: Callable[[Any], _R]) -> _R:
+    """A record as it is; an API object parsed (Snapshot.read's callers with dicts)."""
+    return o if isinstance(o, kind) else parse(o)

@@ -21,7 +21,7 @@ from kubectl_pd.kueue import preempt_reads as rd
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.config import KueueConfig
-from kubectl_pd.kueue.model import NEVER, Condition, FlavorResource, Snapshot
+from kubectl_pd.kueue.model import NEVER, Condition, FlavorResource, Snapshot, Workload
 from kubectl_pd.records import dataclass, field
 
 UNACCOUNTED = "usage-unaccounted"  # a queue's reported usage is not what its Workloads hold (snapshot)
@@ -73,13 +73,12 @@ class Answer:
     searched: bool = False  # candidates were looked for among the admitted Workloads
 
 
-def _queue_of(facts: Any, obj: Mapping[str, Any]) -> str | None:
-    """The Workload's ClusterQueue: where it is admitted, else what its LocalQueue names (typed views)."""
-    wl = facts.wl(obj)
+def _queue_of(facts: Any, wl: Workload) -> str | None:
+    """The Workload's ClusterQueue: where it is admitted, else what its LocalQueue names (typed records)."""
     if wl.cluster_queue:
         return str(wl.cluster_queue)
     lq = facts.local_queues.get(wl.queue_name or "")
-    return facts.lq(lq).cluster_queue if isinstance(lq, dict) else None
+    return lq.cluster_queue if lq is not None else None
 
 
 def _blocking_frs(a: ad.Assignment) -> list[FlavorResource]:
@@ -256,16 +255,15 @@ class Context:
     def for_facts(self, facts: Any) -> list[Answer]:
         """The answers of one target's Workloads (those it judged), and who preempted each preempted one."""
         out = []
-        for key, obj in facts.workloads.items():
-            if not isinstance(obj, dict):
+        for key, wl in facts.workloads.items():
+            if wl is None:
                 continue
-            wl = facts.wl(obj)
             label = f"{wl.namespace or facts.target.namespace}/{wl.name or key}"
             a = self.answers.get(label)
             by = self.preempted_by(wl.conditions)
             if by is not None:
                 if a is None:
-                    a = Answer(label, _queue_of(facts, obj) or "")
+                    a = Answer(label, _queue_of(facts, wl) or "")
                 a.preempted_by = by
             if a is not None:
                 out.append(a)

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj, labels_of, name_of
+from kubectl_pd import kube
+from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
@@ -22,16 +23,13 @@ from kubectl_pd.kueue.model import (
     PodSet,
     Snapshot,
     Workload,
-    conditions_of,
-    limit_range,
+    pending_view,
     pod_requests,
-    resource_flavor,
 )
 from kubectl_pd.pending import md_v1
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending.compose import Findings, PairEffect, QueueStanding, compose
 from kubectl_pd.pending.gather import MAX_AHEAD, QUEUE_LABEL, Facts, group_of_pod
-from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.model import (
     CODES,
     Ahead,
@@ -221,9 +219,9 @@ def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_
                 r = podset_role(ps, u.pods, role_names)
                 if r not in u.roles:
                     u.roles.append(r)
-            u.queue = facts.wl(u.workload).queue_name
+            u.queue = u.workload.queue_name
         if u.pods and not u.queue:
-            u.queue = label(u.pods[0], QUEUE_LABEL)
+            u.queue = u.pods[0].labels.get(QUEUE_LABEL)
 
 
 def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[DeploymentRole]:
@@ -247,7 +245,7 @@ def _stories(ctx: Context, verdicts: Verdicts, notes: list[Say]) -> dict[str, li
         found = Findings(role=one_role)
         story = [compose(r, found) if one_role is not None else r
                  for r in workload_reasons(u, facts, verdicts, ctx.now, notes, hypothetical=hypothetical)]
-        after = _after_admission(u, facts, ctx.role_names) if facts.wl(u.workload).admitted else []
+        after = _after_admission(u, facts, ctx.role_names) if u.workload.admitted else []
         out[u.group] = [r for r in story if r.code != "NotPending"] + after if after else story
     return out
 
@@ -265,7 +263,7 @@ def _once_composed(reasons: list[Reason], verdicts: dict[tuple[str, str], vd.Pod
     return out
 
 
-def _settle(reasons: list[Reason], units: list[Unit], md: Obj | None) -> tuple[list[Reason], bool]:
+def _settle(reasons: list[Reason], units: list[Unit], md: ModelDeployment | None) -> tuple[list[Reason], bool]:
     """One reason per thing, most important first; whether the target is pending at all."""
     reasons = _dedupe(reasons)
     pending_reasons = [r for r in reasons if r.code != "NotPending"]
@@ -292,7 +290,7 @@ def _hints(reasons: list[Reason]) -> list[Say]:
 def _queue_knowledge(facts: Facts, cq: str | None, position: int | None) -> tuple[str, int | None]:
     """Whether the ClusterQueue's pending Workloads were read (and ours among them), and its own count."""
     obj = facts.cluster_queues.get(cq or "")
-    cq_pending = facts.cq(obj).pending_workloads if obj is not None else None
+    cq_pending = obj.pending_workloads if obj is not None else None
     if cq not in facts.pending:
         return "not-read", cq_pending
     if facts.pending[cq] is None:
@@ -320,19 +318,14 @@ def _ahead_requests(ahead: list[Ahead] | None, position: int | None) -> dict[str
     return before
 
 
-def _spec(pod: Obj) -> dict[str, Any]:
-    spec = pod.get("spec")
-    return spec if isinstance(spec, dict) else {}
-
-
 def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
-    return facts.wl(u.workload).pod_sets if u.workload is not None else ()
+    return u.workload.pod_sets if u.workload is not None else ()
 
 
-def _missing_groups(ctx: Context, md: Obj) -> list[Reason]:
+def _missing_groups(ctx: Context, md: ModelDeployment) -> list[Reason]:
     roles, units, shape, ns = ctx.roles, ctx.units, ctx.shape, ctx.facts.target.namespace
     out = []
-    hint_of = {r.name: say("next.operator", role=r.name, md=name_of(md), ns=ns) for r in roles}
+    hint_of = {r.name: say("next.operator", role=r.name, md=md.name, ns=ns) for r in roles}
     for r in roles:
         want = (r.replicas or 0) * r.size
         groups = [u for u in units if r.name in u.roles]
@@ -346,37 +339,37 @@ def _missing_groups(ctx: Context, md: Obj) -> list[Reason]:
     return out
 
 
-def _operator_condition(md: Obj) -> list[Say]:
+def _operator_condition(md: ModelDeployment) -> list[Say]:
     """GPUStack's own QuotaReserved verdict over all of the deployment's Workloads, as a note."""
-    c = conditions_of(md).get("QuotaReserved")
+    c = md.conditions.get("QuotaReserved")
     if c is None or c.true:
         return []
     return [say("note.operator", status=c.status, reason=c.reason, message=c.message)]
 
 
-def _kind_of(role: str, pods: list[Obj]) -> str:
+def _kind_of(role: str, pods: list[kube.Pod]) -> str:
     for p in pods:
-        if label(p, COMPONENT) == role:
-            k = label(p, "modeldeployment.gpustack.ai/role-kind")
+        if p.labels.get(COMPONENT) == role:
+            k = p.labels.get("modeldeployment.gpustack.ai/role-kind")
             if k:
                 return k.lower()
     return role if role in ("prefill", "decode") else "-"
 
 
-def _shape(facts: Facts, units: list[Unit], role_names: set[str], pods: list[Obj]) -> str:
+def _shape(facts: Facts, units: list[Unit], role_names: set[str], pods: list[kube.Pod]) -> str:
     multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1 or len(_pod_sets(facts, u)) > 1 for u in units)
     if multi:
         return "pd-atomic"
     if len([u for u in units if u.group]) > 1 or any(
-            "modeldeployment.gpustack.ai/pod-ordinal" in labels_of(p) for p in pods):
+            "modeldeployment.gpustack.ai/pod-ordinal" in p.label_keys for p in pods):
         return "per-replica"
     return "single"
 
 
 def _compose_events(facts: Facts, u: Unit) -> list[km.ComposeError]:
-    names = {name_of(p) for p in u.pods} | {u.group}
+    names = {p.name for p in u.pods} | {u.group}
     out = []
-    for e in facts.event_views():
+    for e in facts.events:
         if e.involved_name in names and e.reason in ("ErrWorkloadCompose", "WorkloadNameConflict"):
             out.append(km.parse_compose_error(e.message))
     return out
@@ -398,8 +391,8 @@ def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:
     """Pods of one group that disagree on the queue or the total count."""
     g = u.group
     kmsg = next((c.text for c in composes if c.kind != "fewer-pods"), None)
-    queues = {label(p, QUEUE_LABEL) for p in u.pods}
-    counts = {annotation(p, TOTAL_COUNT) for p in u.pods}
+    queues = {p.labels.get(QUEUE_LABEL) for p in u.pods}
+    counts = {p.annotations.get(TOTAL_COUNT) for p in u.pods}
     out = []
     if len(queues) > 1:
         out.append(Reason("PodGroupInvalid", say("group.queues-differ", g=g, values=sorted(str(q) for q in queues)),
@@ -413,15 +406,15 @@ def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:
 
 
 def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
-    fast = [p for p in u.pods if annotation(p, FAST_ADMISSION) == "true"]
-    if not fast or (u.workload is not None and facts.wl(u.workload).admitted):
+    fast = [p for p in u.pods if p.annotations.get(FAST_ADMISSION) == "true"]
+    if not fast or (u.workload is not None and u.workload.admitted):
         return []
     return [Reason("PodGroupInvalid", say("group.fast-admission", g=u.group, roles=list(u.roles)), workload=u.group,
                    hint=say("next.no-fast-admission"))]
 
 
 def _too_many_roles(u: Unit, composes: list[km.ComposeError], role_names: set[str]) -> list[Reason]:
-    hashes = {annotation(p, ROLE_HASH) or pod_role(p, role_names) for p in u.pods if runnable(p)}
+    hashes = {p.annotations.get(ROLE_HASH) or pod_role(p, role_names) for p in u.pods if runnable(p)}
     too_many = next((c for c in composes if c.kind == "too-many-roles"), None)
     if too_many is None and len(hashes) <= MAX_ROLES_018:
         return []
@@ -463,7 +456,7 @@ def _not_composed(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
         return out
     return [Reason("WorkloadMissing", say("group.not-composed", g=g, have=have, stale=kmsg), workload=g,
                    kueue_message=kmsg,
-                   hint=say("next.check-kueue", ns=ns, name=name_of(u.pods[0]) if u.pods else g))]
+                   hint=say("next.check-kueue", ns=ns, name=u.pods[0].name if u.pods else g))]
 
 
 def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names: set[str],
@@ -493,16 +486,16 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role
 def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
     facts, roles, role_names = ctx.facts, ctx.roles, ctx.role_names
     sizes = {r.name: r.size for r in roles}
-    limits = tuple(item for lr in facts.limit_ranges for item in limit_range(lr))
+    limits = tuple(facts.limit_ranges)
     if u.workload is not None:
-        wl = facts.wl(u.workload)
+        wl = u.workload
         role_of = {ps.name: podset_role(ps, u.pods, role_names) for ps in wl.pod_sets}
         specs: dict[str, dict[str, Any]] = {}
         for p in u.pods:
-            specs.setdefault(pod_role(p, role_names), _spec(p))
+            specs.setdefault(pod_role(p, role_names), p.spec)
         return vd.pod_set_demands(wl, u.group, role_of, specs, sizes, limits)
     # no Workload: what Kueue would compose, one pod set per role, count = the role's share
-    by_role: dict[str, list[Obj]] = {}
+    by_role: dict[str, list[kube.Pod]] = {}
     for p in u.pods:
         by_role.setdefault(pod_role(p, role_names), []).append(p)
     want_total = group_want(u)
@@ -515,13 +508,13 @@ def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand
             count = role.replicas * role.size
         else:
             count = len(pods)
-        out.append(vd.spec_demand(r, u.group, count, _spec(pods[0]), role_size(r, roles), limits))
+        out.append(vd.spec_demand(r, u.group, count, pods[0].spec, role_size(r, roles), limits))
     return out
 
 
 def _read_snapshot(facts: Facts) -> Snapshot:
     """Snapshot.read, once per set of objects: the targets of one run (-A) share the objects they read
-    (facts.parsed is the run's), so 2,000 Workloads on one queue parse that queue once, not 2,000 times.
+    (facts.run is the run's), so 2,000 Workloads on one queue parse that queue once, not 2,000 times.
     The key is the objects' identities; the entry keeps the objects, so an identity is never reused."""
     def ids(objs: Any) -> Any:
         return None if objs is None else tuple((k, id(v)) for k, v in objs.items()) if isinstance(objs, dict) \
@@ -529,13 +522,13 @@ def _read_snapshot(facts: Facts) -> Snapshot:
 
     parts = (ids(facts.cluster_queues), ids(facts.flavors), ids(facts.peer_queues), ids(facts.cohorts), facts.live)
     key = ("Snapshot", hash(parts))
-    hit = facts.parsed.get(key)
+    hit = facts.run.snapshots.get(key)
     if hit is not None and hit[0] == parts:
         return hit[2]  # type: ignore[no-any-return]
     snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
                          from_file=not facts.live)
     keep = (list(facts.cluster_queues.values()), list(facts.flavors.values()), facts.peer_queues, facts.cohorts)
-    facts.parsed[key] = (parts, keep, snap)
+    facts.run.snapshots[key] = (parts, keep, snap)
     return snap
 
 
@@ -554,9 +547,9 @@ def _arithmetic(ctx: Context) -> tuple[Verdicts, dict[str, list[vd.FlavorBar]], 
     facts, units, roles, what_if = ctx.facts, ctx.units, ctx.roles, ctx.what_if
     by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
-        if u.workload is not None and facts.wl(u.workload).finished:
+        if u.workload is not None and u.workload.finished:
             continue
-        cq = (facts.wl(u.workload).cluster_queue if u.workload is not None else None) or cq_of_queue(facts, u.queue)
+        cq = (u.workload.cluster_queue if u.workload is not None else None) or cq_of_queue(facts, u.queue)
         if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
             continue
         queue = by_cq.setdefault(cq, vd.QueueDemand())
@@ -588,7 +581,7 @@ def _about(facts: Facts, u: Unit) -> vd.WorkloadFacts:
 
     if u.workload is None:
         return vd.WorkloadFacts(f"{facts.target.namespace}/{u.group}")
-    wl = facts.wl(u.workload)
+    wl = u.workload
     return vd.WorkloadFacts(f"{wl.namespace or facts.target.namespace}/{wl.name or u.group}", wl.priority,
                             epoch(wl.created) if wl.created else None, wl.reclaimable)
 
@@ -609,7 +602,7 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
     """PodsGated / PodsUnschedulable per role of an admitted Workload, with the scheduler's counts and,
     when the flavor's Nodes were read, which of them could take the Pods."""
     out: list[Reason] = []
-    by_role: dict[str, list[Obj]] = {}
+    by_role: dict[str, list[kube.Pod]] = {}
     for p in u.pods:
         if runnable(p) and pod_waiting(p):
             by_role.setdefault(pod_role(p, role_names), []).append(p)
@@ -624,7 +617,7 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
     return out
 
 
-def _gated(u: Unit, role: str, pods: list[Obj], gated: list[Obj]) -> Reason:
+def _gated(u: Unit, role: str, pods: list[kube.Pod], gated: list[kube.Pod]) -> Reason:
     names = sorted({g for p in gated for g in pod_gates(p)})
     kueue = KUEUE_GATE in names
     return Reason("PodsGated", say("pods.gated", role=role, gated=len(gated), pods=len(pods), gates=names,
@@ -633,12 +626,12 @@ def _gated(u: Unit, role: str, pods: list[Obj], gated: list[Obj]) -> Reason:
                   hint=say("next.gate", kueue=kueue, gate=names[0]))
 
 
-def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: list[tuple[Obj, Any]],
+def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[kube.Pod], refused: list[tuple[kube.Pod, Any]],
                    role_names: set[str]) -> Reason:
     p0, first = refused[0]
     flavors = _assigned_flavors(facts, [u], role, role_names)
     flavor = facts.flavors.get(flavors[0]) if flavors else None
-    ignored = pod_ignored_selector(p0, resource_flavor(flavor)) if flavor is not None else {}
+    ignored = pod_ignored_selector(p0, flavor) if flavor is not None else {}
     hint = say("next.ignored-selector", flavor=flavors[0], ignored=dict(ignored), role=role) if ignored else None
     nodes = facts.nodes.get(flavors[0]) if flavors else None
     node_fit: tuple[int, int, int] | None = None
@@ -654,7 +647,7 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[Obj], refused: l
               where=OnFlavor(flavors[0] if flavors else None, dict(ignored), node_fit))
     return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
                   params=read_only(params),
-                  hint=hint or say("next.describe-pod", pod=name_of(p0), ns=facts.target.namespace))
+                  hint=hint or say("next.describe-pod", pod=p0.name, ns=facts.target.namespace))
 
 
 def _pair_effects(units: list[Unit], facts: Facts, by_unit: dict[str, list[Reason]]) -> dict[str, PairEffect]:
@@ -672,7 +665,7 @@ def _pair_effect(u: Unit, units: list[Unit], facts: Facts, preemptor: str | None
     ours = next((x for x in units if preemptor and x.group == preemptor), None)
     lost = set(u.roles)
     holders = sorted({role for x in units if x is not u and x.workload is not None
-                      and facts.wl(x.workload).reserved for role in x.roles} - lost)
+                      and x.workload.reserved for role in x.roles} - lost)
     return PairEffect(lost=tuple(sorted(lost)), holders=tuple(holders), roles=tuple(u.roles),
                       preemptor_roles=tuple(ours.roles) if ours is not None else None,
                       by_our_own=ours is not None and facts.deployment is not None)
@@ -746,7 +739,7 @@ def _row_want(facts: Facts, r: DeploymentRole, units: list[Unit], whole: bool) -
 
 def _pod_set_counts(facts: Facts, r: DeploymentRole, units: list[Unit]) -> int | None:
     """No deployment says how many: the pod sets of the role's Workloads do (None when no Workload was read)."""
-    counts = [ps.count for u in units if u.workload is not None for ps in facts.wl(u.workload).pod_sets
+    counts = [ps.count for u in units if u.workload is not None for ps in u.workload.pod_sets
               if podset_role(ps, u.pods, {r.name}) == r.name]
     return sum(counts) if counts else None
 
@@ -760,7 +753,7 @@ def _row_per_pod(r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict
         if v.demand.count:
             return {k: q / v.demand.count for k, q in v.demand.requests.items()}
     pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)
-    return pod_requests(pod.get("spec")) if pod is not None else {}
+    return pod_requests(pod.spec) if pod is not None else {}
 
 
 def _row_flavor(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict],
@@ -781,7 +774,7 @@ def _row_flavor(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.
 def _row_verdict(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict], have: int,
                  want: int | None) -> str:
     wl_states = [u for u in units if r.name in u.roles and u.workload is not None]
-    if wl_states and all(facts.wl(u.workload).admitted for u in wl_states if u.workload is not None) and (
+    if wl_states and all(u.workload.admitted for u in wl_states if u.workload is not None) and (
             want is None or len(wl_states) and have >= want):
         return vd.ADMITTED
     if any(v.verdict == vd.BLOCKED for v in vs):
@@ -795,7 +788,7 @@ def _assigned_flavors(facts: Facts, units: list[Unit], role: str, role_names: se
     """The flavors Kueue assigned to the role's pod sets, in the Workloads that hold a quota reservation."""
     out: set[str] = set()
     for u in units:
-        wl = facts.wl(u.workload) if u.workload is not None else None
+        wl = u.workload if u.workload is not None else None
         if wl is None or not wl.reserved:
             continue
         for psa in wl.admission:
@@ -807,7 +800,7 @@ def _assigned_flavors(facts: Facts, units: list[Unit], role: str, role_names: se
 
 def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | None]:
     lq = next((u.queue for u in units if u.queue), None) or next(iter(facts.local_queues), None)
-    cq = next((c for u in units if u.workload is not None and (c := facts.wl(u.workload).cluster_queue)), None)
+    cq = next((c for u in units if u.workload is not None and (c := u.workload.cluster_queue)), None)
     cq = cq or cq_of_queue(facts, lq) or next(iter(facts.cluster_queues), None)
     return lq, cq
 
@@ -815,7 +808,7 @@ def _queue_names(facts: Facts, units: list[Unit]) -> tuple[str | None, str | Non
 def _ours_in_queue(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> tuple[PendingView,
                                                                                      list[PendingWorkload]]:
     """The visibility API's items for the ClusterQueue, and those of them that are our Workloads."""
-    view = facts.view(facts.pending.get(cq or ""))
+    view = facts.pending.get(cq or "") or pending_view(None)
     names = dict.fromkeys(u.group for u in units if u.workload is not None)
     return view, [i for n in names for i in view.by_name.get(n, ()) if (i.namespace or ns) == ns]
 
@@ -853,9 +846,9 @@ def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahe
     return out
 
 
-def _requests_of(facts: Facts, obj: Obj) -> dict[str, Fraction] | None:
+def _requests_of(facts: Facts, wl: Workload) -> dict[str, Fraction] | None:
     """`_workload_requests` of a Workload read, once per run (the queue's head is ahead of every diagnosis)."""
-    return facts.derived("WorkloadRequests", obj, lambda o: _workload_requests(facts.wl(o)))
+    return facts.run.parse("WorkloadRequests", wl, _workload_requests)
 
 
 def _workload_requests(wl: Workload) -> dict[str, Fraction] | None:

@@ -18,7 +18,6 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd import kube
-from kubectl_pd.cluster.source import Obj, labels_of, name_of
 from kubectl_pd.kueue import versions
 from kubectl_pd.kueue.model import AdmissionCheckState, Condition, ResourceFlavor, Workload, to_int
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, try_parse
@@ -245,17 +244,17 @@ def accelerator_key(flavor: ResourceFlavor | None) -> str | None:
     return None
 
 
-def fit_labels(nodes: list[Obj], key: str | None) -> list[FitLabels]:
+def fit_labels(nodes: list[kube.Node], key: str | None) -> list[FitLabels]:
     """GPUStack's per-card fit labels of each node (for one accelerator key when known)."""
     out = []
     for n in nodes:
-        labels = labels_of(n)
+        labels = n.labels
         got = {}
         for k, v in labels.items():
             what, sep, akey = str(k).partition(FIT_SUFFIX)
             if sep and (key is None or akey == key):
                 got[what] = str(v)
-        out.append(FitLabels(name_of(n), got))
+        out.append(FitLabels(n.name, got))
     return out
 
 

@@ -23,14 +23,22 @@ from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.source import Obj, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
+from kubectl_pd.gpustack.model import InstanceType, ModelDeployment, instance_type, model_deployment
 from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue.model import (
+    AdmissionCheck,
     ClusterQueue,
+    Cohort,
+    LimitRangeItem,
     LocalQueue,
     PendingView,
+    ResourceFlavor,
     Workload,
+    admission_check,
     cluster_queue,
+    cohort,
     is_true,
+    limit_range,
     local_queue,
     pending_view,
     resource_flavor,
@@ -54,6 +62,7 @@ MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 TARGET_KINDS = {
     "md": "ModelDeployment", "modeldeployment": "ModelDeployment", "modeldeployments": "ModelDeployment",
@@ -84,6 +93,15 @@ def parse_target(text: str) -> tuple[str, str]:
     return kind, name
 
 
+# each kind read by name, parsed where it is received (the one boundary between the Source and the Facts)
+PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload, "LocalQueue": local_queue,
+                                          "ClusterQueue": cluster_queue, "ResourceFlavor": resource_flavor,
+                                          "Cohort": cohort, "PendingWorkloadsSummary": pending_view,
+                                          "ModelDeployment": model_deployment, "InstanceType": instance_type,
+                                          "AdmissionCheck": admission_check, "Namespace": kube.namespace,
+                                          "Node": kube.node, "LimitRange": limit_range}
+
+
 @dataclass(frozen=True)
 class Unread:
     """A read the verdict depends on that failed: which read and why (the error's own line)."""
@@ -103,79 +121,79 @@ class IncompleteError(ClusterError):
         self.unread = unread
 
 
-def _parsed(cache: dict[tuple[str, int], Any], kind: str, obj: Obj, parse: Callable[[Obj], T]) -> T:
-    """`parse(obj)`, once per object: keyed by identity, and the entry keeps the object (no reused id)."""
-    key = (kind, id(obj))
-    hit = cache.get(key)
-    if hit is None or hit[0] is not obj:
-        hit = cache[key] = (obj, parse(obj))
-    return hit[1]
+class Run:
+    """One run's memo: each object the Source returned, parsed once into its typed record where gather
+    receives it. The targets of -A (gather_all) share the objects their reads return, and so one Run; it is
+    made by the run, held by each of its Facts, and dies with them (nothing module-level). Keyed by the
+    object's identity; an entry keeps the object, so an identity is never reused while it lives."""
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[str, int], tuple[Any, Any]] = {}
+        self.snapshots: dict[Any, Any] = {}  # pending/diagnose's engine Snapshots, by the objects they read
+
+    def parse(self, kind: str, obj: Any, make: Callable[[Any], T]) -> T:
+        """`make(obj)`, once per object for the run."""
+        key = (kind, id(obj))
+        hit = self.memo.get(key)
+        if hit is None or hit[0] is not obj:
+            hit = self.memo[key] = (obj, make(obj))
+        return hit[1]
+
+    def pods(self, objs: list[Obj]) -> list[kube.Pod]:
+        return [self.parse("Pod", o, kube.pod) for o in objs]
+
+    def events(self, objs: list[Obj]) -> list[kube.Event]:
+        return [self.parse("Event", o, kube.event) for o in objs]
+
+    def workloads(self, objs: list[Obj]) -> list[Workload]:
+        return [self.parse("Workload", o, workload) for o in objs]
+
+    def typed(self, kind: str, obj: Obj) -> Any:
+        """`obj` as its kind's record (PARSE), made once for the run."""
+        return self.parse(kind, obj, PARSE[kind])
+
+    def all(self, kind: str, objs: list[Obj]) -> list[Any]:
+        return [self.parse(kind, o, PARSE[kind]) for o in objs]
 
 
 @dataclass
 class Facts:
-    """Everything read for one target. A dict value None means "read, does not exist"; a missing key
-    means "not read" (forbidden, capped or not needed)."""
+    """Everything read for one target, as typed records (kueue.model, kube, gpustack.model): each object is
+    parsed once, where gather receives it from the Source, and no API dict is kept here (the json view and the
+    snapshot collector get the objects from the Source). A dict value None means "read, does not exist"; a
+    missing key means "not read" (forbidden, capped or not needed)."""
 
     target: Target
-    deployment: Obj | None = None
-    pods: list[Obj] = field(default_factory=list)
+    deployment: ModelDeployment | None = None
+    pods: list[kube.Pod] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)  # group names in the order found
-    workloads: dict[str, Obj | None] = field(default_factory=dict)
-    local_queues: dict[str, Obj | None] = field(default_factory=dict)
-    cluster_queues: dict[str, Obj | None] = field(default_factory=dict)
-    flavors: dict[str, Obj | None] = field(default_factory=dict)
-    checks: dict[str, Obj | None] = field(default_factory=dict)
-    instance_types: dict[str, Obj | None] = field(default_factory=dict)
-    namespace_obj: Obj | None = None
-    events: list[Obj] = field(default_factory=list)
-    pending: dict[str, Obj | None] = field(default_factory=dict)  # cq -> PendingWorkloadsSummary
-    peer_queues: list[Obj] | None = field(default_factory=list)  # every ClusterQueue, when a cohort needs them
-    cohorts: list[Obj] | None = field(default_factory=list)  # None = could not be read
-    limit_ranges: list[Obj] = field(default_factory=list)  # the namespace's, when a Workload waits
-    nodes: dict[str, list[Obj] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
-    ahead: dict[tuple[str, str], Obj | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead in queue
+    workloads: dict[str, Workload | None] = field(default_factory=dict)
+    local_queues: dict[str, LocalQueue | None] = field(default_factory=dict)
+    cluster_queues: dict[str, ClusterQueue | None] = field(default_factory=dict)
+    flavors: dict[str, ResourceFlavor | None] = field(default_factory=dict)
+    checks: dict[str, AdmissionCheck | None] = field(default_factory=dict)
+    instance_types: dict[str, InstanceType | None] = field(default_factory=dict)
+    namespace_obj: kube.Namespace | None = None
+    events: list[kube.Event] = field(default_factory=list)
+    pending: dict[str, PendingView | None] = field(default_factory=dict)  # cq -> its PendingWorkloadsSummary
+    peer_queues: list[ClusterQueue] | None = field(default_factory=list)  # every ClusterQueue, for a cohort
+    cohorts: list[Cohort] | None = field(default_factory=list)  # None = could not be read
+    limit_ranges: list[LimitRangeItem] = field(default_factory=list)  # the namespace's LimitRanges' items
+    nodes: dict[str, list[kube.Node] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
+    ahead: dict[tuple[str, str], Workload | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead
     notes: list[Say] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
-    parsed: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)  # typed views
-
-    # Each object read is parsed once into its typed model (kueue.model, kube), on first use: the facts
-    # hold the objects the Source returned (the json view and the arithmetic's snapshot read them too).
-    def derived(self, kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
-        """`make(obj)`, once per object for the whole run (the targets of -A share `parsed`)."""
-        return _parsed(self.parsed, kind, obj, make)
-
-    def wl(self, obj: Obj) -> Workload:
-        hit = self.parsed.get(("Workload", id(obj)))  # asked some 25 times per diagnosis: the hit inline
-        if hit is not None and hit[0] is obj:
-            return hit[1]  # type: ignore[no-any-return]
-        return self.derived("Workload", obj, workload)
-
-    def cq(self, obj: Obj) -> ClusterQueue:
-        return self.derived("ClusterQueue", obj, cluster_queue)
-
-    def view(self, doc: Any) -> PendingView:
-        """The visibility API's summary read for lookups, once per summary object for the whole run."""
-        return self.derived("PendingView", doc, pending_view)
-
-    def lq(self, obj: Obj) -> LocalQueue:
-        return self.derived("LocalQueue", obj, local_queue)
-
-    def pod(self, obj: Obj) -> kube.Pod:
-        return self.derived("Pod", obj, kube.pod)
-
-    def event_views(self) -> list[kube.Event]:
-        return [self.derived("Event", e, kube.event) for e in self.events]
-
-    def workload_of(self, group: str) -> Workload | None:
-        """The typed Workload of a group, when it was read and exists."""
-        obj = self.workloads.get(group)
-        return self.wl(obj) if obj is not None else None
+    run: Run = field(default_factory=Run, repr=False, compare=False)  # the run's one memo (shared by -A's targets)
 
 
-def group_of_pod(pod: Obj) -> str | None:
+def group_of_pod(pod: kube.Pod) -> str | None:
     """Kueue's GetPodGroupName: a non-empty annotation wins over the label."""
+    return pod.annotations.get(GROUP_LABEL) or pod.labels.get(GROUP_LABEL) or None
+
+
+def _group_of_raw(pod: Obj) -> str | None:
+    """group_of_pod of a Pod as listed, before the run parses it (gather_all's targets)."""
     return annotation(pod, GROUP_LABEL) or label(pod, GROUP_LABEL) or None
 
 
@@ -214,21 +232,23 @@ class _FactReader:
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
 
-    def get_into(self, table: dict[str, Obj | None], kind: str, name: str, namespace: str | None,
-                 what: Read, *, dependent: bool = False) -> Obj | None:
+    def get_into(self, table: dict[str, R | None], kind: str, name: str, namespace: str | None,
+                 what: Read, *, dependent: bool = False) -> R | None:
         self.get_many(table, kind, [name], namespace, lambda _n: what, dependent=dependent)
         return table.get(name)
 
-    def get_many(self, table: dict[str, Obj | None], kind: str, names: list[str], namespace: str | None,
+    def get_many(self, table: dict[str, R | None], kind: str, names: list[str], namespace: str | None,
                  what: Callable[[str], Read], *, dependent: bool = False) -> None:
-        """GET each name not yet in `table`, together; a name is added only when its read succeeded."""
+        """GET each name not yet in `table`, together; a name is added only when its read succeeded, as the
+        kind's typed record (PARSE) made once for the run."""
         todo = [n for n in dict.fromkeys(names) if n not in table]
         if not todo:
             return
         calls: list[Call] = [(what(n), _getter(self.source, kind, n, namespace), None, dependent) for n in todo]
+        make = PARSE.get(kind)
         for n, (obj, ok) in zip(todo, self.many(calls), strict=True):
             if ok:
-                table[n] = obj
+                table[n] = self.facts.run.parse(kind, obj, make) if obj is not None and make is not None else obj
 
 
 def _parallel(source: Source) -> bool:
@@ -237,24 +257,22 @@ def _parallel(source: Source) -> bool:
     return bool(getattr(source, "parallel", True))
 
 
-def _owned_by_md(pod: Obj, md_name: str) -> bool:
-    refs = (pod.get("metadata") or {}).get("ownerReferences") or []
-    ctrl = [r for r in refs if isinstance(r, dict) and r.get("controller")]
+def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
+    ctrl = [r for r in pod.owners if r.controller]
     if not ctrl:
         return True
-    return any(r.get("kind") == "ModelDeployment" and r.get("name") == md_name for r in ctrl)
+    return any(r.kind == "ModelDeployment" and r.name == md_name for r in ctrl)
 
 
-def gather(source: Source, target: Target, *, strict: bool = True,
-           parsed: dict[tuple[str, int], Any] | None = None) -> Facts:
+def gather(source: Source, target: Target, *, strict: bool = True, run: Run | None = None) -> Facts:
     """Read the target and what explains it; raise NotFoundError when the target does not exist.
 
     `strict`: raise IncompleteError when a read the verdict depends on failed (callers that render a
     diagnosis without looking at `Facts.incomplete`); why-pending passes False and decides itself.
     """
     facts = Facts(target, live=bool(getattr(source, "is_live", False)))
-    if parsed is not None:  # a run's targets share the objects they read, and so their typed views
-        facts.parsed = parsed
+    if run is not None:  # a run's targets share the objects they read, and so their typed records
+        facts.run = run
     rd = _FactReader(source, facts)
     ns = target.namespace
     if target.kind == "ModelDeployment":
@@ -282,8 +300,8 @@ def _read_deployment(rd: _FactReader, target: Target) -> None:
         raise NotFoundError(f'modeldeployment "{target.name}" not found in namespace "{ns}"')
     if not pods_ok:
         raise pods
-    facts.deployment = md
-    facts.pods = [p for p in pods if _owned_by_md(p, target.name)]
+    facts.deployment = facts.run.typed("ModelDeployment", md)
+    facts.pods = [p for p in facts.run.pods(pods) if _owned_by_md(p, target.name)]
 
 
 def _read_group(rd: _FactReader, target: Target) -> None:
@@ -294,20 +312,21 @@ def _read_group(rd: _FactReader, target: Target) -> None:
         group = _read_pod(rd, target)
     if group:
         _read_group_members(rd, target, group)
-    md_name = next((label(p, INSTANCE_LABEL) for p in facts.pods
-                    if label(p, APP_NAME_LABEL) == "model-deployment"), None)
+    md_name = next((p.labels.get(INSTANCE_LABEL) for p in facts.pods
+                    if p.labels.get(APP_NAME_LABEL) == "model-deployment"), None)
     if md_name:
         md, _ = rd.optional(Read("ModelDeployment", md_name), lambda: source.get("ModelDeployment", md_name, ns),
                             None)
-        facts.deployment = md
+        facts.deployment = facts.run.typed("ModelDeployment", md) if md is not None else None
 
 
 def _read_pod(rd: _FactReader, target: Target) -> str:
     """The target Pod; its group's name, or "" for a Pod of no group (its own Workload is read then)."""
     ns = target.namespace
-    pod = rd.source.get("Pod", target.name, ns)
-    if pod is None:
+    obj = rd.source.get("Pod", target.name, ns)
+    if obj is None:
         raise NotFoundError(f'pod "{target.name}" not found in namespace "{ns}"')
+    pod = rd.facts.run.parse("Pod", obj, kube.pod)
     group = group_of_pod(pod) or ""
     if not group:
         rd.facts.pods = [pod]
@@ -321,10 +340,10 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
         wl = source.get("Workload", group, ns)
         if wl is None:
             raise NotFoundError(f'workload "{target.name}" not found in namespace "{ns}"')
-        facts.workloads[group] = wl
-    facts.pods = source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}")
+        facts.workloads[group] = facts.run.parse("Workload", wl, workload)
+    facts.pods = facts.run.pods(source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}"))
     if target.kind == "Workload" and not facts.pods:
-        facts.pods = _pods_by_owner(rd, facts.workloads[group] or {}, ns)
+        facts.pods = _pods_by_owner(rd, facts.workloads[group], ns)
     if target.kind == "PodGroup":
         rd.get_into(facts.workloads, "Workload", group, ns, Read("Workload", group), dependent=True)
         if group not in facts.workloads and not facts.pods:
@@ -336,25 +355,23 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
         facts.groups.append(group)
 
 
-def _single_pod_workload(rd: _FactReader, pod: Obj, ns: str) -> None:
-    uid = (pod.get("metadata") or {}).get("uid")
+def _single_pod_workload(rd: _FactReader, pod: kube.Pod, ns: str) -> None:
+    uid = pod.uid
     if not uid:
         return
     nothing: list[Obj] = []
     found, _ = rd.optional(Read("Workload", purpose="pod-workload"),
                            lambda: rd.source.list("Workload", ns, label_selector=f"{JOB_UID_LABEL}={uid}"), nothing,
                            dependent=True)
-    for wl in found[:1]:
-        rd.facts.workloads[name_of(wl)] = wl
-        rd.facts.groups.append(name_of(wl))
+    for wl in rd.facts.run.workloads(found[:1]):
+        rd.facts.workloads[wl.name] = wl
+        rd.facts.groups.append(wl.name)
 
 
-def _pods_by_owner(rd: _FactReader, wl: Obj, ns: str) -> list[Obj]:
-    refs = [r for r in (wl.get("metadata") or {}).get("ownerReferences") or []
-            if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("name")]
-    calls: list[Call] = [(Read("Pod", str(r["name"])), _getter(rd.source, "Pod", str(r["name"]), ns), None, False)
-                         for r in refs[:4]]
-    return [pod for pod, _ in rd.many(calls) if pod is not None]
+def _pods_by_owner(rd: _FactReader, wl: Workload | None, ns: str) -> list[kube.Pod]:
+    names = [name for kind, name, _uid in (wl.owners if wl is not None else ()) if kind == "Pod" and name]
+    calls: list[Call] = [(Read("Pod", n), _getter(rd.source, "Pod", n, ns), None, False) for n in names[:4]]
+    return rd.facts.run.pods([pod for pod, _ in rd.many(calls) if pod is not None])
 
 
 Call = tuple[Read, Callable[[], Any], Any, bool]  # (what, read, default, the verdict depends on it)
@@ -394,10 +411,9 @@ def _add(names: list[str], name: object) -> None:
         names.append(name)
 
 
-def _role_instance_types(md: Obj | None) -> list[object]:
+def _role_instance_types(md: ModelDeployment | None) -> list[str | None]:
     """The deployment's roles' instanceType fields (GPUStack: an InstanceType names the ClusterQueue)."""
-    roles = ((md or {}).get("spec") or {}).get("roles") or []
-    return [r.get("instanceType") for r in roles if isinstance(r, dict)]
+    return [r.instance_type for r in (md.roles if md is not None else ())]
 
 
 def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
@@ -406,13 +422,12 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     facts = rd.facts
     lq_names: list[str] = []
     cq_names: list[str] = []
-    for obj in facts.workloads.values():
-        if obj:
-            wl = facts.wl(obj)
+    for wl in facts.workloads.values():
+        if wl is not None:
             _add(lq_names, wl.queue_name)
             _add(cq_names, wl.cluster_queue)
     for p in facts.pods:
-        _add(lq_names, label(p, QUEUE_LABEL))
+        _add(lq_names, p.labels.get(QUEUE_LABEL))
     role_types = _role_instance_types(facts.deployment)
     if facts.deployment is not None and not facts.pods:
         _queues_of_instance_types(rd, role_types, lq_names, cq_names)
@@ -420,7 +435,7 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     for lq in lq_names[:3]:
         obj = facts.local_queues.get(lq)
         if obj is not None:
-            _add(cq_names, facts.lq(obj).cluster_queue)
+            _add(cq_names, obj.cluster_queue)
             continue
         for t in role_types:  # GPUStack: the InstanceType names the ClusterQueue
             if isinstance(t, str) and local_queue_name(t) == lq:
@@ -428,7 +443,7 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     return lq_names, cq_names
 
 
-def _queues_of_instance_types(rd: _FactReader, role_types: list[object], lq_names: list[str],
+def _queues_of_instance_types(rd: _FactReader, role_types: list[str | None], lq_names: list[str],
                               cq_names: list[str]) -> None:
     """No pods yet: each role's InstanceType gives its LocalQueue (status.entrance) and ClusterQueue."""
     facts = rd.facts
@@ -436,8 +451,8 @@ def _queues_of_instance_types(rd: _FactReader, role_types: list[object], lq_name
     rd.get_many(facts.instance_types, "InstanceType", types, None, lambda it: Read("InstanceType", it))
     for it in types:
         obj = facts.instance_types.get(it)
-        entrance = ((obj or {}).get("status") or {}).get("entrance")
-        _add(lq_names, entrance if isinstance(entrance, str) and entrance else local_queue_name(it))
+        entrance = obj.entrance if obj is not None else None
+        _add(lq_names, entrance or local_queue_name(it))
         _add(cq_names, it)
 
 
@@ -462,10 +477,9 @@ def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
     checks: list[str] = []
     wants_namespace = False
     for cq in cq_names[:3]:
-        obj = facts.cluster_queues.get(cq)
-        if obj is None:
+        model = facts.cluster_queues.get(cq)
+        if model is None:
             continue
-        model = facts.cq(obj)
         flavors.extend(f for f in model.flavor_names[:MAX_FLAVORS] if f not in flavors)
         if not is_true(model.conditions, "Active"):
             checks.extend(c for c in model.admission_checks[:MAX_CHECKS] if c not in checks)
@@ -483,12 +497,17 @@ def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
 
     def apply(results: Settled) -> None:
         it = iter(results)
-        for name, table in [(f, facts.flavors) for f in flavors] + [(c, facts.checks) for c in checks]:
+        for name in flavors:
             obj, ok = next(it)
             if ok:
-                table[name] = obj
+                facts.flavors[name] = facts.run.typed("ResourceFlavor", obj) if obj is not None else None
+        for name in checks:
+            obj, ok = next(it)
+            if ok:
+                facts.checks[name] = facts.run.typed("AdmissionCheck", obj) if obj is not None else None
         if wants_namespace:
-            facts.namespace_obj, _ = next(it)
+            obj, _ = next(it)
+            facts.namespace_obj = facts.run.typed("Namespace", obj) if obj is not None else None
 
     return calls, apply
 
@@ -508,8 +527,8 @@ def _cohort_reads(rd: _FactReader) -> Part:
 
     def apply(results: Settled) -> None:
         (peers, ok1), (cohorts, ok2) = results
-        facts.peer_queues = peers if ok1 else None
-        facts.cohorts = cohorts if ok2 else None
+        facts.peer_queues = facts.run.all("ClusterQueue", peers) if ok1 else None
+        facts.cohorts = facts.run.all("Cohort", cohorts) if ok2 else None
 
     return calls, apply
 
@@ -518,7 +537,7 @@ def _limit_range_reads(rd: _FactReader, ns: str) -> Part:
     facts, source = rd.facts, rd.source
 
     def apply(results: Settled) -> None:
-        facts.limit_ranges = results[0][0]
+        facts.limit_ranges = [item for lr in results[0][0] for item in facts.run.typed("LimitRange", lr)]
 
     return [(Read("LimitRange", namespace=ns, purpose="list"), lambda: source.list("LimitRange", ns), [], False)], apply
 
@@ -531,7 +550,7 @@ def _event_reads(rd: _FactReader, ns: str) -> Part:
 
     def apply(results: Settled) -> None:
         for evs, ok in results:
-            facts.events.extend(evs)
+            facts.events.extend(facts.run.events(evs))
             if not ok:
                 return
 
@@ -552,14 +571,14 @@ def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
                 continue
             if doc is None:
                 facts.notes.append(say("note.no-visibility"))
-            facts.pending[cq] = doc if isinstance(doc, dict) else None
+            facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc) if isinstance(doc, dict) else None
 
     return [c for _cq, c in vis], apply
 
 
 def _in_a_cohort(facts: Facts) -> bool:
     """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
-    return any(facts.cq(o).cohort for o in facts.cluster_queues.values() if isinstance(o, dict))
+    return any(o.cohort for o in facts.cluster_queues.values() if o is not None)
 
 
 def _assigned_flavors(wls: list[Workload]) -> list[str]:
@@ -574,19 +593,19 @@ def _read_flavor_nodes(rd: _FactReader, names: list[str]) -> None:
     todo: list[tuple[str, str]] = []
     for f in names[:MAX_FLAVORS]:
         flavor = facts.flavors.get(f)
-        labels = resource_flavor(flavor).node_labels if flavor is not None else {}
+        labels = flavor.node_labels if flavor is not None else {}
         if f not in facts.nodes and labels:
             todo.append((f, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
     calls: list[Call] = [(Read("Node", f, purpose="flavor-nodes"), _node_lister(rd.source, sel), [], False)
                          for f, sel in todo]
     for (f, _sel), (nodes, ok) in zip(todo, rd.many(calls), strict=True):
-        facts.nodes[f] = nodes if ok else None
+        facts.nodes[f] = facts.run.all("Node", nodes) if ok else None
 
 
 def _read_nodes(rd: _FactReader) -> None:
     """Admitted, yet the scheduler refuses the Pods: the assigned flavors' nodes."""
     facts = rd.facts
-    admitted = [facts.wl(wl) for wl in facts.workloads.values() if wl is not None and _admitted(facts.wl(wl))]
+    admitted = [wl for wl in facts.workloads.values() if wl is not None and _admitted(wl)]
     if not admitted or not any(unschedulable(p) is not None for p in facts.pods):
         return
     names = _assigned_flavors(admitted)[:MAX_FLAVORS]
@@ -611,11 +630,10 @@ def _read_retry_nodes(rd: _FactReader) -> None:
     """A node-devices retry loop: the flavors' nodes (one label-selected list each, at most MAX_FLAVORS), for
     GPUStack's per-card fit labels; the assigned flavors when quota is reserved, else the queue's."""
     facts = rd.facts
-    looping = [wl for wl in facts.workloads.values()
-               if wl is not None and not _admitted(facts.wl(wl)) and _retrying(facts.wl(wl))]
+    looping = [wl for wl in facts.workloads.values() if wl is not None and not _admitted(wl) and _retrying(wl)]
     if not looping:
         return
-    names = _assigned_flavors([facts.wl(w) for w in looping]) or [f for f, o in facts.flavors.items() if o is not None]
+    names = _assigned_flavors(looping) or [f for f, o in facts.flavors.items() if o is not None]
     _read_flavor_nodes(rd, names)
 
 
@@ -627,8 +645,9 @@ def _ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
     queue, in queue order, not read yet."""
     ns = facts.target.namespace
     wanted: list[tuple[str, str]] = []
-    for doc in facts.pending.values():
-        view = facts.view(doc)
+    for view in facts.pending.values():
+        if view is None:
+            continue
         ours = [i.position for g in dict.fromkeys(facts.groups) for i in view.by_name.get(g, ())
                 if (i.namespace or ns) == ns and i.position is not None]
         if not ours:
@@ -654,7 +673,7 @@ def _read_ahead(rd: _FactReader) -> None:
                          for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):
         if ok:
-            facts.ahead[key] = obj
+            facts.ahead[key] = facts.run.parse("Workload", obj, workload) if obj is not None else None
 
 
 def _admitted(wl: Workload) -> bool:
@@ -666,8 +685,7 @@ def _needs_explaining(facts: Facts) -> bool:
         return facts.deployment is not None
     if any(g not in facts.workloads or facts.workloads[g] is None for g in facts.groups):
         return True
-    return any(wl is not None and (not _admitted(facts.wl(wl)) or not facts.wl(wl).active)
-               for wl in facts.workloads.values())
+    return any(wl is not None and (not _admitted(wl) or not wl.active) for wl in facts.workloads.values())
 
 
 def _event_names(facts: Facts) -> list[str]:
@@ -676,19 +694,16 @@ def _event_names(facts: Facts) -> list[str]:
     for g in facts.groups:
         wl = facts.workloads.get(g)
         if wl is None:
-            members = sorted((p for p in facts.pods if group_of_pod(p) == g),
-                             key=lambda p: (str((p.get("metadata") or {}).get("creationTimestamp") or ""),
-                                            name_of(p)))
+            members = sorted((p for p in facts.pods if group_of_pod(p) == g), key=lambda p: (p.created, p.name))
             if members:
-                names.append(name_of(members[0]))
-        elif not _admitted(facts.wl(wl)):
+                names.append(members[0].name)
+        elif not _admitted(wl):
             names.append(g)
     return list(dict.fromkeys(names))[:MAX_EVENT_LISTS]
 
 
 def _waiting(facts: Facts) -> bool:
-    return any(wl is not None and not _admitted(facts.wl(wl)) and not facts.wl(wl).reserved
-               for wl in facts.workloads.values())
+    return any(wl is not None and not _admitted(wl) and not wl.reserved for wl in facts.workloads.values())
 
 
 def _node_lister(source: Source, selector: str) -> Callable[[], list[Obj]]:
@@ -726,7 +741,8 @@ def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
             _replayed_visibility(rd, replay, cq)
             continue
         for doc in _snapshot_summaries(rd.source):
-            facts.pending.setdefault(cq, doc)
+            if cq not in facts.pending:
+                facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc)
 
 
 def _replay_of(source: Source) -> Any:
@@ -753,7 +769,7 @@ def _replayed_visibility(rd: _FactReader, replay: Any, cq: str) -> None:
         facts.notes.append(say("note.no-visibility"))
         facts.pending[cq] = None
     elif doc is not None:
-        facts.pending[cq] = doc
+        facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc)
 
 
 def _snapshot_summaries(source: Source) -> list[Obj]:
@@ -763,9 +779,9 @@ def _snapshot_summaries(source: Source) -> list[Obj]:
         return []
 
 
-def _admitted_or_finished(wl: Obj, parsed: dict[tuple[str, int], Any]) -> bool:
-    """Parsed into the run's shared views, so the target's diagnosis parses it once."""
-    w = _parsed(parsed, "Workload", wl, workload)
+def _admitted_or_finished(wl: Obj, run: Run) -> bool:
+    """Parsed into the run's shared records, so the target's diagnosis parses it once."""
+    w = run.parse("Workload", wl, workload)
     return _admitted(w) and w.active
 
 
@@ -779,13 +795,13 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             pods[(namespace_of(p), name_of(p))] = p
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
     out = []
-    parsed: dict[tuple[str, int], Any] = {}
-    targets = _targets(mds, wls, list(pods.values()), namespace, parsed)
+    run = Run()  # the run's one memo: created here, held by each target's Facts, gone with them
+    targets = _targets(mds, wls, list(pods.values()), namespace, run)
     pre.warm(list(dict.fromkeys(namespace_of(w) or namespace or "default" for w in wls
-                                if not _admitted_or_finished(w, parsed))))
+                                if not _admitted_or_finished(w, run))))
     for t in dict.fromkeys(targets):  # a snapshot may hold the same object twice: one row each
         try:
-            out.append(gather(pre, t, parsed=parsed))
+            out.append(gather(pre, t, run=run))
         except NotFoundError:
             continue
     notes.extend(_unread_note(Read(f.kind, f.name, purpose=f.purpose), f.namespace, e) for f, e in pre.failed.items())
@@ -830,8 +846,7 @@ def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], 
         return []
 
 
-def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None,
-             parsed: dict[tuple[str, int], Any]) -> list[Target]:
+def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None, run: Run) -> list[Target]:
     """Deployments, then pod groups no deployment claims, then Workloads neither claims that wait."""
     targets: list[Target] = []
     claimed: set[tuple[str | None, str]] = set()
@@ -839,15 +854,15 @@ def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | N
         ns = namespace_of(md) or namespace or "default"
         targets.append(Target("ModelDeployment", name_of(md), ns))
         claimed.update((ns, g) for p in pods if namespace_of(p) == ns and label(p, INSTANCE_LABEL) == name_of(md)
-                       and (g := group_of_pod(p)))
+                       and (g := _group_of_raw(p)))
     for p in pods:
-        g = group_of_pod(p)
+        g = _group_of_raw(p)
         ns = namespace_of(p) or namespace or "default"
         if g and (ns, g) not in claimed:
             claimed.add((ns, g))
             targets.append(Target("PodGroup", g, ns))
     for wl in wls:
         ns = namespace_of(wl) or namespace or "default"
-        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl, parsed):
+        if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl, run):
             targets.append(Target("Workload", name_of(wl), ns))
     return targets

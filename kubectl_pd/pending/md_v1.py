@@ -14,14 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kubectl_pd.kueue.model import conditions_of, to_int
+from kubectl_pd.gpustack.model import ModelDeployment, SpecRole
 from kubectl_pd.pending.model import Reason, read_only
 from kubectl_pd.pending.say import PartlyPreempted, Say, say
 
 if TYPE_CHECKING:
     from kubectl_pd.registry import ReasonCode
-
-Obj = dict[str, Any]
 
 # QuotaReserved reasons of the operator -> our code. ALWAYS: a verdict over the whole set that no Workload
 # carries. FALLBACK: what our own reading of the Workloads and Pods says too, with the role and the numbers, so
@@ -38,50 +36,33 @@ FALLBACK: dict[str, ReasonCode] = {"PodGroupIncomplete": "PodGroupIncomplete", "
 KNOWN = ("Reserved", "Pending", *ALWAYS, *FALLBACK)
 
 
-def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
+def is_v1(md: ModelDeployment | None) -> bool:
+    return md is not None and md.is_v1
 
 
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
-
-
-def is_v1(md: Obj | None) -> bool:
-    return str(_d(md).get("apiVersion") or "").endswith("/v1")
-
-
-def status_note(md: Obj | None) -> list[Say]:
+def status_note(md: ModelDeployment | None) -> list[Say]:
     """The deployment's phase and ready summary (`1R3P4D`), when the operator wrote either."""
-    st = _d(_d(md).get("status"))
-    phase, summary = _s(st.get("phase")), _s(st.get("roleSummary"))
+    if md is None:
+        return []
+    phase, summary = md.phase or None, md.role_summary
     if phase is None and summary is None:
         return []
-    return [say("note.deployment", phase=phase, summary=summary, message=_s(st.get("phaseMessage")),
-                roles=role_status(md))]
+    return [say("note.deployment", phase=phase, summary=summary, message=md.phase_message, roles=role_status(md))]
 
 
-def role_status(md: Obj | None) -> list[dict[str, Any]]:
+def role_status(md: ModelDeployment | None) -> list[dict[str, Any]]:
     """`status.roles[]`: name, kind, desired, ready, quotaReserved (None when absent: unknown), flavors."""
-    out = []
-    for r in _d(_d(md).get("status")).get("roles") or []:
-        r = _d(r)
-        if not _s(r.get("name")):
-            continue
-        flavors = r.get("assignedFlavors")
-        out.append({"name": r["name"], "kind": _s(r.get("kind")), "desired": to_int(r.get("desired")),
-                    "ready": to_int(r.get("ready")), "quotaReserved": to_int(r.get("quotaReserved")),
-                    "assignedFlavors": [f for f in flavors if isinstance(f, str)] if isinstance(flavors, list)
-                    else []})
-    return out
+    return [{"name": r.name, "kind": r.kind, "desired": r.desired, "ready": r.ready, "quotaReserved": r.quota_reserved,
+             "assignedFlavors": list(r.assigned_flavors)} for r in (md.status_roles if md is not None else ())]
 
 
-def operator_reasons(md: Obj | None, ours: list[Reason]) -> list[Reason]:
+def operator_reasons(md: ModelDeployment | None, ours: list[Reason]) -> list[Reason]:
     """The QuotaReserved reason as a code of ours; Pending and PodGroupIncomplete only when our own reading of the
     Workloads found no reason of that kind (ours names the role, the flavor and the numbers)."""
-    c = conditions_of(md).get("QuotaReserved")
-    if c is None or c.reason in ("", "Reserved", "Pending") or c.true:
+    c = md.conditions.get("QuotaReserved") if md is not None else None
+    if md is None or c is None or c.reason in ("", "Reserved", "Pending") or c.true:
         return []
-    ns, name = _d(_d(md).get("metadata")).get("namespace"), _d(_d(md).get("metadata")).get("name")
+    ns, name = md.namespace, md.name or None
     params: dict[str, Any] = {"operatorReason": c.reason, "status": c.status, "message": c.message}
     if c.reason in ALWAYS:
         code = ALWAYS[c.reason]
@@ -100,23 +81,27 @@ def operator_reasons(md: Obj | None, ours: list[Reason]) -> list[Reason]:
     return [Reason("Unknown", say("operator.said", reason=c.reason, message=c.message), params=read_only(params))]
 
 
-def _preempted_in_part(md: Obj | None) -> dict[str, Any]:
+def _preempted_in_part(md: ModelDeployment) -> dict[str, Any]:
     """Who still holds quota (role -> replicas), on which queues (each role's instanceType names its
     ClusterQueue), and the kinds that lost every replica. A role whose `quotaReserved` is absent is unknown: it is
     in neither list, and its kind is not said to be lost."""
-    spec_roles = {_d(r).get("name"): _d(r) for r in _d(_d(md).get("spec")).get("roles") or []}
+    spec_roles: dict[str | None, SpecRole] = {r.name: r for r in md.roles}
     held: dict[str, int] = {}
     kinds_held: dict[str, bool | None] = {}  # kind -> some replica holds quota; None: a count of it is unknown
-    for r in role_status(md):
-        n, kind = r["quotaReserved"], (r["kind"] or _s(spec_roles.get(r["name"], {}).get("kind")) or "Server")
+    for r in md.status_roles:
+        spec_role = spec_roles.get(r.name)
+        n, kind = r.quota_reserved, (r.kind or (spec_role.kind if spec_role is not None else None) or "Server")
         if n is None:
             kinds_held[kind] = kinds_held.get(kind) or None
             continue
         if n > 0:
-            held[r["name"]] = n
+            held[r.name] = n
         before = kinds_held.get(kind, False)
         kinds_held[kind] = True if n > 0 or before is True else before
     lost_kinds = sorted(k for k, any_held in kinds_held.items() if any_held is False)
-    queues = sorted({str(spec_roles[r].get("instanceType")) for r in held
-                     if _s(spec_roles.get(r, {}).get("instanceType"))})
+    queues = sorted({t for r in held if (t := _instance_type(spec_roles.get(r)))})
     return {"held": held, "queues": queues, "lost_kinds": lost_kinds}
+
+
+def _instance_type(role: SpecRole | None) -> str | None:
+    return role.instance_type or None if role is not None else None

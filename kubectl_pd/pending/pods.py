@@ -12,19 +12,14 @@ from __future__ import annotations
 
 import re
 
-from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd.kube import Node, Pod
 from kubectl_pd.kueue.model import ResourceFlavor, pod_requests
-from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
 
 KUEUE_GATE = "kueue.x-k8s.io/admission"
 _FIT = lazy(r"^0/(?P<n>\d+) nodes are available:(?P<causes>.*?)\.?(?: preemption: .*)?$", re.S)
 _CAUSE = lazy(r"^\s*(?P<n>\d+) (?P<cause>.+?)\s*$")
-
-
-def _d(x: object) -> Obj:
-    return x if isinstance(x, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -47,27 +42,22 @@ def parse_unschedulable(message: str) -> Unschedulable:
     return Unschedulable(int(m.group("n")), tuple(causes), message)
 
 
-def gates(pod: Obj) -> tuple[str, ...]:
-    return tuple(str(_d(g).get("name")) for g in _d(pod.get("spec")).get("schedulingGates") or [] if _d(g))
+def gates(pod: Pod) -> tuple[str, ...]:
+    return pod.gates
 
 
-def unschedulable(pod: Obj) -> Unschedulable | None:
-    for c in _d(pod.get("status")).get("conditions") or []:
-        c = _d(c)
-        if c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") == "Unschedulable":
-            return parse_unschedulable(str(c.get("message") or ""))
-    return None
+def unschedulable(pod: Pod) -> Unschedulable | None:
+    return parse_unschedulable(pod.unschedulable) if pod.unschedulable is not None else None
 
 
-def waiting(pod: Obj) -> bool:
+def waiting(pod: Pod) -> bool:
     """Not yet on a node (and not finished)."""
-    return not _d(pod.get("spec")).get("nodeName") and _d(pod.get("status")).get("phase") in (None, "Pending")
+    return pod.waiting
 
 
-def ignored_selector(pod: Obj, flavor: ResourceFlavor) -> dict[str, str]:
+def ignored_selector(pod: Pod, flavor: ResourceFlavor) -> dict[str, str]:
     """nodeSelector entries Kueue did not judge for this flavor (it does not declare the key)."""
-    sel = {str(k): str(v) for k, v in _d(_d(pod.get("spec")).get("nodeSelector")).items()}
-    return {k: v for k, v in sel.items() if k not in flavor.node_labels}
+    return {k: v for k, v in pod.node_selector.items() if k not in flavor.node_labels}
 
 
 @dataclass(frozen=True)
@@ -77,18 +67,17 @@ class NodeFit:
     pods: int | None  # how many such Pods its allocatable could hold (running Pods not counted)
 
 
-def node_fits(pod: Obj, nodes: list[Obj]) -> list[NodeFit]:
-    sel = {str(k): str(v) for k, v in _d(_d(pod.get("spec")).get("nodeSelector")).items()}
-    reqs = pod_requests(pod.get("spec"))
+def node_fits(pod: Pod, nodes: list[Node]) -> list[NodeFit]:
+    sel = pod.node_selector
+    reqs = pod_requests(pod.spec)
     out = []
     for n in nodes:
-        labels = {str(k): str(v) for k, v in _d(_d(n.get("metadata")).get("labels")).items()}
-        alloc = {str(k): try_parse(v) for k, v in _d(_d(n.get("status")).get("allocatable")).items()}
+        labels, alloc = n.labels, n.allocatable
         counts = []
         for r, q in reqs.items():
             a = alloc.get(r)
             if q > 0:
                 counts.append(int(a // q) if a is not None else 0)
-        out.append(NodeFit(name_of(n), all(labels.get(k) == v for k, v in sel.items()),
+        out.append(NodeFit(n.name, all(labels.get(k) == v for k, v in sel.items()),
                            min(counts) if counts else None))
     return out

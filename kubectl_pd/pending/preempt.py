@@ -22,7 +22,7 @@ def section(ctx: pa.Context, facts: Any, *, text: bool = True) -> tuple[dict[str
     JSON keys only (the block is "")."""
     from kubectl_pd.pending import preempt_render as pr
 
-    if not any(isinstance(o, dict) for o in facts.workloads.values()):
+    if not any(o is not None for o in facts.workloads.values()):
         return {"preemption": None}, ""
     answers = ctx.for_facts(facts)
     return pr.to_json(answers), pr.text(answers) if text else ""

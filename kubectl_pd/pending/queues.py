@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from kubectl_pd.cluster.source import labels_of
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import ClusterQueue, conditions_of
+from kubectl_pd.kueue.model import ClusterQueue
 from kubectl_pd.pending.gather import Facts
 from kubectl_pd.pending.model import Reason, read_only, say
 from kubectl_pd.pending.roles import md_roles
@@ -33,12 +33,12 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     lqo = facts.local_queues.get(lq)
     if lqo is None:
         return _from_fallback(fallback, g, kueue)
-    stop = facts.lq(lqo).stop_policy
+    stop = lqo.stop_policy
     if stop in ("Hold", "HoldAndDrain"):
         return [Reason("LocalQueueStopped", say("lq.stopped", lq=lq, stop=stop), workload=g,
                        kueue_message=kueue, params=read_only({"queue": lq}),
                        hint=say("next.resume-lq", lq=lq, ns=ns))]
-    cq = facts.lq(lqo).cluster_queue
+    cq = lqo.cluster_queue
     if not cq:
         return _from_fallback(fallback, g, kueue)
     if cq in facts.cluster_queues and facts.cluster_queues[cq] is None:
@@ -48,7 +48,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     cqo = facts.cluster_queues.get(cq)
     if cqo is None:
         return _from_fallback(fallback, g, kueue)
-    model = facts.cq(cqo)
+    model = cqo
     cstop = model.stop_policy
     if cstop in ("Hold", "HoldAndDrain"):
         return [Reason("ClusterQueueStopped", say("cq.stopped", cq=cq, stop=cstop), workload=g,
@@ -83,7 +83,8 @@ def _cause(c: km.InactiveCause, facts: Facts) -> dict[str, Any]:
     detail = []
     if c.kind == "inactive-checks":
         for n in c.names:
-            act = conditions_of(facts.checks.get(n)).get("Active")
+            check = facts.checks.get(n)
+            act = check.conditions.get("Active") if check is not None else None
             if act is not None and act.message:
                 detail.append((n, act.message))
     return {"kind": c.kind, "names": list(c.names), "text": c.text, "detail": detail}
@@ -99,7 +100,7 @@ def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> Miss | None:
     sel = cq.namespace_selector
     if sel is None or facts.namespace_obj is None:
         return None  # not shown in the object we read, or the namespace was not read: do not guess
-    labels = labels_of(facts.namespace_obj)
+    labels = facts.namespace_obj.labels
     match = sel.get("matchLabels")
     for k, v in (match.items() if isinstance(match, dict) else ()):
         if labels.get(str(k)) != str(v):
@@ -112,7 +113,7 @@ def _namespace_mismatch(facts: Facts, cq: ClusterQueue) -> Miss | None:
     return None
 
 
-def _expression_miss(e: dict[str, Any], labels: dict[str, str]) -> Miss | None:
+def _expression_miss(e: dict[str, Any], labels: Mapping[str, str]) -> Miss | None:
     raw = e.get("values")
     key, op, vals = str(e.get("key")), e.get("operator"), [str(x) for x in (raw if isinstance(raw, list) else [])]
     ok = {"In": labels.get(key) in vals, "NotIn": labels.get(key) not in vals, "Exists": key in labels,
@@ -122,7 +123,7 @@ def _expression_miss(e: dict[str, Any], labels: dict[str, str]) -> Miss | None:
 
 def cq_of_queue(facts: Facts, lq: str | None) -> str | None:
     lqo = facts.local_queues.get(lq or "")
-    cq = facts.lq(lqo).cluster_queue if lqo is not None else None
+    cq = lqo.cluster_queue if lqo is not None else None
     if cq:
         return cq
     for r in md_roles(facts.deployment):

@@ -12,11 +12,11 @@ annotations.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj
 from kubectl_pd.kueue import messages as km
-from kubectl_pd.kueue.model import PodSet, resource_flavor
+from kubectl_pd.kueue.model import PodSet, ResourceFlavor
 from kubectl_pd.lazyre import lazy
 
 _ONLY = lazy(r'^topology "(?P<t>[^"]*)" allows to fit only (?P<fit>\d+) out of (?P<total>\d+) '
@@ -69,6 +69,6 @@ def request_of(pod_set: PodSet | None) -> dict[str, Any]:
     return out
 
 
-def tas_flavors(flavors: dict[str, Obj | None], topology: str) -> list[str]:
+def tas_flavors(flavors: Mapping[str, ResourceFlavor | None], topology: str) -> list[str]:
     """The flavors read whose `spec.topologyName` is the topology Kueue named."""
-    return sorted(n for n, f in flavors.items() if f is not None and resource_flavor(f).topology == topology)
+    return sorted(n for n, f in flavors.items() if f is not None and f.topology == topology)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd import kube
+from kubectl_pd.cluster.source import Obj
+from kubectl_pd.kueue.model import Workload
 from kubectl_pd.pending.gather import Facts, group_of_pod
-from kubectl_pd.pending.meta import label
 from kubectl_pd.pending.roles import COMPONENT
 
 
-def workload_state(facts: Facts, obj: Obj) -> str:
+def workload_state(wl: Workload) -> str:
     """finished | admitted | quota-reserved | evicted | inactive | pending (the first that holds)."""
-    wl = facts.wl(obj)
     if wl.finished:
         return "finished"
     if wl.admitted:
@@ -80,21 +80,20 @@ def build(facts: Facts, events: list[Obj]) -> dict[str, Any]:
     md = facts.deployment
     t = facts.target
     root: dict[str, Any] = {"kind": "ModelDeployment" if md is not None else t.kind,
-                            "name": name_of(md) if md is not None else t.name, "namespace": t.namespace}
+                            "name": md.name if md is not None else t.name, "namespace": t.namespace}
     if md is not None:
-        status = _d(md.get("status"))
-        root["phase"] = status.get("phase") if isinstance(status.get("phase"), str) else None
-        root["apiVersion"] = md.get("apiVersion")
-        root["event"] = _event(newest, "ModelDeployment", name_of(md))
+        root["phase"] = md.phase
+        root["apiVersion"] = md.api_version
+        root["event"] = _event(newest, "ModelDeployment", md.name)
     root["groups"] = children
     return root
 
 
 def _group(facts: Facts, group: str, newest: dict[tuple[str, str], Obj],
-           pods: list[Obj] | None = None) -> dict[str, Any]:
+           pods: list[kube.Pod] | None = None) -> dict[str, Any]:
     members = pods if pods is not None else [p for p in facts.pods if group_of_pod(p) == group]
-    members = sorted(members, key=name_of)
-    roles = list(dict.fromkeys(r for r in (label(p, COMPONENT) for p in members) if r))
+    members = sorted(members, key=lambda p: p.name)
+    roles = list(dict.fromkeys(r for r in (p.labels.get(COMPONENT) for p in members) if r))
     return {"kind": "ReplicaGroup", "name": group, "roles": roles, "workload": _workload(facts, group, newest),
             "pods": [_pod(facts, p, newest) for p in members]}
 
@@ -104,22 +103,20 @@ def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], Obj]) -> d
     if group not in facts.workloads:
         return {"name": group, "state": "unknown", "localQueue": None, "clusterQueue": None, "flavors": [],
                 "event": None}
-    obj = facts.workloads[group]
-    if obj is None:
+    wl = facts.workloads[group]
+    if wl is None:
         return {"name": group, "state": "missing", "localQueue": None, "clusterQueue": None, "flavors": [],
                 "event": None}
-    wl = facts.wl(obj)
     cq = wl.cluster_queue
-    if cq is None and wl.queue_name and facts.local_queues.get(wl.queue_name) is not None:
-        cq = facts.lq(facts.local_queues[wl.queue_name]).cluster_queue  # type: ignore[arg-type]
+    lq = facts.local_queues.get(wl.queue_name) if wl.queue_name else None
+    if cq is None and lq is not None:
+        cq = lq.cluster_queue
     flavors = list(dict.fromkeys(f for psa in wl.admission for f in psa.flavors.values()))
-    return {"name": wl.name, "state": workload_state(facts, obj), "localQueue": wl.queue_name, "clusterQueue": cq,
+    return {"name": wl.name, "state": workload_state(wl), "localQueue": wl.queue_name, "clusterQueue": cq,
             "flavors": flavors, "event": _event(newest, "Workload", wl.name)}
 
 
-def _pod(facts: Facts, obj: Obj, newest: dict[tuple[str, str], Obj]) -> dict[str, Any]:
-    p = facts.pod(obj)
-    spec = _d(obj.get("spec"))
-    gates = [g.get("name") for g in spec.get("schedulingGates") or [] if isinstance(g, dict) and g.get("name")]
-    return {"name": p.name, "role": label(obj, COMPONENT) or None, "phase": p.phase, "node": p.node_name,
+def _pod(facts: Facts, p: kube.Pod, newest: dict[tuple[str, str], Obj]) -> dict[str, Any]:
+    gates = [g for g in p.gate_names if g]
+    return {"name": p.name, "role": p.labels.get(COMPONENT) or None, "phase": p.phase, "node": p.node_name,
             "gates": gates, "deleting": p.deleting, "event": _event(newest, "Pod", p.name)}

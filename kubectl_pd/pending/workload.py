@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.cluster.source import Obj, name_of
+from kubectl_pd import kube
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue import versions
-from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, pod_requests, resource_flavor, workload
+from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, pod_requests, workload
 from kubectl_pd.kueue.quantity import is_credits
 from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - taint_text is read from here too
 from kubectl_pd.pending import evictions as evm
@@ -133,10 +133,9 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.P
     """The Workload's story; an admission-check retry loop or a preemption leads it (they explain why the
     Workload is back in the queue at all), what holds it now follows."""
     rest = _workload_reasons(u, facts, verdicts, now, notes, hypothetical)
-    if u.workload is None or facts.wl(u.workload).admitted or any(r.code in ("NotPending", "Deactivated")
-                                                                  for r in rest):
+    if u.workload is None or u.workload.admitted or any(r.code in ("NotPending", "Deactivated") for r in rest):
         return rest
-    wl, events = facts.wl(u.workload), facts.event_views()
+    wl, events = u.workload, facts.events
     loop = evm.retry_loop(wl, events)
     if loop is not None:
         head = retry_loop_reason(loop, u, facts)
@@ -184,11 +183,11 @@ def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
 
 
 def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
-    nodes: dict[str, Obj] = {}
+    nodes: dict[str, kube.Node] = {}
     flavors = [f for f, ns in facts.nodes.items() if ns]
     for f in flavors:
         for n in facts.nodes.get(f) or []:
-            nodes.setdefault(name_of(n), n)
+            nodes.setdefault(n.name, n)
     if not nodes:
         return None
     key = next((k for f in flavors if (k := evm.accelerator_key(_flavor(facts, f)))), None)
@@ -197,7 +196,7 @@ def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
     for p in u.pods:
         r = pod_role(p, role_names)
         if r not in asks:
-            req = pod_requests(p.get("spec"))
+            req = pod_requests(p.spec)
             asks[r] = next((q for res, q in req.items() if is_credits(res)), None)
     frag = evm.fragmentation(evm.fit_labels(list(nodes.values()), key), asks)
     if frag is None:
@@ -208,8 +207,7 @@ def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
 
 
 def _flavor(facts: Facts, name: str) -> ResourceFlavor | None:
-    obj = facts.flavors.get(name)
-    return resource_flavor(obj) if obj is not None else None
+    return facts.flavors.get(name)
 
 
 def _preempted_at(wl: Workload) -> str | None:
@@ -226,7 +224,7 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
     the diagnosis, which sees every role's Workload."""
     rule, message, p = pre
     g = u.group
-    by_uid = {facts.wl(w).uid: n for n, w in facts.workloads.items() if w is not None}
+    by_uid = {w.uid: n for n, w in facts.workloads.items() if w is not None}
     name = by_uid.get(p.uid or "") if p is not None else None
     cq = p.preemptor_queue if p is not None else None
     params: dict[str, Any] = {"rule": rule, "preemptorUID": p.uid if p else None,
@@ -236,7 +234,7 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
                               "preemptorPriority": p.preemptor_priority if p else None,
                               "preempteePriority": p.preemptee_priority if p else None,
                               **_kueue020_preemption(p),
-                              "at": _preempted_at(facts.wl(u.workload)) if u.workload is not None else None}
+                              "at": _preempted_at(u.workload) if u.workload is not None else None}
     if name is None and p is not None and p.preemptor:  # PreemptionConfig names the preemptor ns/name
         ns, _, n = p.preemptor.rpartition("/")
         name = n if ns in ("", facts.target.namespace) else p.preemptor
@@ -264,7 +262,7 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
                       now: datetime, notes: list[Say], hypothetical: bool = False) -> list[Reason]:
     """`hypothetical` (--what-if): Kueue's last message is about the real demand, so only our engine speaks
     for quota."""
-    wl = facts.wl(u.workload) if u.workload is not None else workload({})
+    wl = u.workload if u.workload is not None else workload({})
     g = u.group
     if wl.finished:
         return [Reason("NotPending", say("wl.finished", g=g), workload=g)]
@@ -394,7 +392,7 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str],
         return [Reason(code, say("kueue.code", code=code), workload=g, kueue_message=text, hint=hint)]
     if parsed.kind == "failed-admission-checks":
         out = []
-        checks = facts.wl(u.workload).admission_checks if u.workload is not None else ()
+        checks = u.workload.admission_checks if u.workload is not None else ()
         for c in checks:
             if c.state == "Rejected":
                 out.append(Reason("AdmissionCheckRejected", say("check.rejected", check=c.name),
@@ -434,7 +432,7 @@ def _topology_reasons(psf: km.PodSetFailure, role: str, g: str, u: Unit, facts: 
         nums = tp.parse_not_fit(fr.text)
         if nums is None:
             continue
-        wl = facts.wl(u.workload) if u.workload is not None else None
+        wl = u.workload if u.workload is not None else None
         req = tp.request_of(next((ps for ps in wl.pod_sets if ps.name == psf.pod_set), None) if wl else None)
         flavors = tp.tas_flavors(facts.flavors, nums["topology"])
         params = {**nums, **{k: v for k, v in req.items() if v is not None}, "podSet": psf.pod_set,
