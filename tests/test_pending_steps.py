@@ -9,6 +9,7 @@ final Reason from a base Reason and the findings that apply to it; nothing is pa
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 from dataclasses import FrozenInstanceError
 from datetime import UTC, datetime
@@ -22,8 +23,9 @@ from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.pending.compose import Findings, PairEffect, QueueStanding, compose
 from kubectl_pd.pending.diagnose import LATE_STEPS, Diagnosis, diagnose
 from kubectl_pd.pending.gather import Target, gather
-from kubectl_pd.pending.model import Reason, read_only, say
+from kubectl_pd.pending.model import _REASON_FIELDS, Reason, amended, read_only, say
 from kubectl_pd.pending.render import to_dict
+from kubectl_pd.records import replace
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
@@ -90,16 +92,27 @@ def test_read_only_copies_what_it_is_given() -> None:
     assert read_only() == {}
 
 
-def test_a_diagnosis_and_its_reasons_cannot_be_changed() -> None:
+def test_the_reasons_of_a_diagnosis_cannot_be_changed() -> None:
     d = _diagnose("preempted", None)
     r = d.reasons[0]
-    assert r.code == "Preempted"
+    assert r.code == "Preempted" and r.params["lostRoles"] == ["decode"]
     with pytest.raises(TypeError):
         r.params["lostRoles"] = []  # type: ignore[index]
     with pytest.raises(FrozenInstanceError):
-        d.pending = False  # type: ignore[misc]
+        r.clauses = ()  # type: ignore[misc]
+
+
+def test_amended_is_a_new_reason_and_knows_the_fields() -> None:
+    r = _reason()
+    a = amended(r, role="decode", clauses=(*r.clauses, say("queue.blocks-once-composed")))
+    assert (a.role, [c.id for c in a.clauses]) == ("decode", ["ours.not-evaluated", "queue.blocks-once-composed"])
+    assert (r.role, [c.id for c in r.clauses]) == (None, ["ours.not-evaluated"])
+    assert a == replace(r, role="decode", clauses=a.clauses)
     with pytest.raises(FrozenInstanceError):
-        d.roles[0].verdict = "fits"  # type: ignore[misc]
+        a.role = None  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        amended(r, colour="red")
+    assert _REASON_FIELDS == {f.name for f in dataclasses.fields(Reason)}
 
 
 # (c) compose ---------------------------------------------------------------------------------------------

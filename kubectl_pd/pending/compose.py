@@ -18,8 +18,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.pending.model import Reason, Say, read_only, say
-from kubectl_pd.records import dataclass, replace
+from kubectl_pd.pending.model import Reason, Say, amended, read_only, say
+from kubectl_pd.records import dataclass
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,10 @@ class Findings:
 
 
 def compose(base: Reason, found: Findings) -> Reason:
-    """The final Reason: the base with the findings that apply to its code, by keyword, in the order above."""
+    """The final Reason: the base with the findings that apply to its code, by keyword, in the order above
+    (the base itself when none applies: a Reason is frozen, so it can be shared)."""
+    if not _applies(base, found):
+        return base
     params: dict[str, Any] = dict(base.params)
     clauses: list[Say] = list(base.clauses)
     if found.once_composed:
@@ -69,8 +72,15 @@ def compose(base: Reason, found: Findings) -> Reason:
         if base.code == "WaitingInQueue":
             _standing(found.standing, params, clauses)
         hint = _wait_hint(base.hint, found.standing)
-    return replace(base, role=base.role if base.role is not None else found.role, params=read_only(params),
+    return amended(base, role=base.role if base.role is not None else found.role, params=read_only(params),
                    clauses=tuple(clauses), hint=hint)
+
+
+def _applies(base: Reason, found: Findings) -> bool:
+    return (found.once_composed or (found.role is not None and base.role is None)
+            or (found.pair is not None and base.code == "Preempted")
+            or (found.standing is not None and (base.code == "WaitingInQueue"
+                                                or (base.hint is not None and base.hint.id == "hint.wait"))))
 
 
 def _pair(p: PairEffect, params: dict[str, Any], clauses: list[Say]) -> None:

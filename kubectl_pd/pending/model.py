@@ -24,6 +24,23 @@ CODES = tuple(e.id for e in REASONS)
 
 
 
+_REASON_FIELDS = frozenset(("code", "message", "role", "workload", "kueue_message", "resource", "flavor", "requested",
+                            "available", "needed", "hint", "params", "summary", "clauses"))
+
+
+def amended(r: Reason, **changes: Any) -> Reason:
+    """A new Reason: `r` with `changes` (its fields by keyword), as records.replace makes it but without a
+    frozen __init__'s field-by-field assignment (a run makes thousands). `r` itself is unchanged."""
+    unknown = changes.keys() - _REASON_FIELDS
+    if unknown:
+        raise TypeError(f"Reason has no field {min(unknown)!r}")
+    new = object.__new__(Reason)
+    fields = new.__dict__
+    fields.update(r.__dict__)
+    fields.update(changes)
+    return new
+
+
 def read_only(values: Mapping[str, Any] | None = None) -> MappingProxyType[str, Any]:
     """A read-only copy of `values`: what a Reason holds as its `params`."""
     return MappingProxyType(dict(values or {}))
@@ -52,7 +69,7 @@ class Reason:
     clauses: tuple[Say, ...] = ()  # what the message goes on to say, in the order pending/compose.py documents
 
 
-@dataclass(frozen=True)
+@dataclass
 class RoleRow:
     """One role of the per-role table: pods have/want, request per pod, flavor, verdict."""
 
@@ -67,7 +84,7 @@ class RoleRow:
     assumed: bool = False  # `want` is --what-if's, not the deployment's
 
 
-@dataclass(frozen=True)
+@dataclass
 class Ahead:
     """One Workload ahead of ours in the ClusterQueue, with its requests when its Workload was read."""
 
@@ -79,10 +96,11 @@ class Ahead:
     requests: dict[str, Fraction] | None  # None = its Workload could not be read
 
 
-@dataclass(frozen=True)
+@dataclass
 class Diagnosis:
     """Everything the text screen and the json/yaml views show; built once, by keyword, at the end of
-    pending/diagnose.diagnose (frozen: nothing sets a field afterwards)."""
+    pending/diagnose.diagnose, and no step sets a field of it (not frozen: `why-pending -A` makes thousands,
+    and a frozen record's __init__ costs measurably more under callgrind; its Reasons are frozen)."""
 
     target: Target
     pending: bool

@@ -17,11 +17,10 @@ from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - tain
 from kubectl_pd.pending import evictions as evm
 from kubectl_pd.pending import topology as tp
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, Say, read_only, say
+from kubectl_pd.pending.model import Reason, Say, amended, read_only, say
 from kubectl_pd.pending.queues import structural
 from kubectl_pd.pending.roles import Unit, pod_role, podset_role
 from kubectl_pd.pending.say import QuotaAsk
-from kubectl_pd.records import replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -341,7 +340,7 @@ def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str],
         if kueue_reasons and not any(r.code == queue_problems[0].code for r in kueue_reasons):
             notes.append(say("note.kueue-differs", g=g, message=qr_msg))
         elif qr_msg:
-            return [replace(r, kueue_message=r.kueue_message or qr_msg) for r in queue_problems]
+            return [amended(r, kueue_message=r.kueue_message or qr_msg) for r in queue_problems]
         return queue_problems
     if kueue_reasons:
         return kueue_reasons
@@ -359,7 +358,7 @@ def _ours(g: str, qr: Condition | None, verdicts: dict[tuple[str, str], vd.PodSe
                for r in verdict_reasons(v, None, g)]
     if out:
         if untouched:
-            return [replace(r, clauses=(*r.clauses, say("ours.not-evaluated"))) for r in out]
+            return [amended(r, clauses=(*r.clauses, say("ours.not-evaluated"))) for r in out]
         return out
     if qr is not None and qr.reason in ("Waiting", "WaitingForPodsReady"):
         return [Reason("WaitingForPodsReady", say("waiting-for-pods-ready"), workload=g,
@@ -476,22 +475,23 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
     code: ReasonCode = "PreemptionInProgress" if parsed.preempting else "QuotaExhausted"
     mine = verdict_reasons(ours, None, g) if ours is not None and ours.verdict == vd.BLOCKED else []
     clauses: list[Say] = []
+    preempting = [say("kueue.preempting", count=parsed.preempting)] if parsed.preempting else []
     if mine and mine[0].code in ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity"):
         r = mine[0]
         if r.needed != k.needed or r.flavor != k.flavor:
             clauses.append(say("kueue.alone-says", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor))
         keep = r.code != "QuotaExhausted" and not parsed.preempting
-        r = replace(r, kueue_message=psf.text, code=r.code if keep else code)
-    else:
-        r = Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
-                   role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
-                   hint=say("next.free", amount=k.needed, resource=k.resource, flavor=k.flavor, together=False))
-        if ours is not None and ours.verdict == vd.FITS:
-            clauses.append(say("ours.fits-now", role=role, flavor=ours.flavor))
-    if parsed.preempting:
-        clauses.append(say("kueue.preempting", count=parsed.preempting))
-    hint = say("next.wait-preemption") if parsed.preempting else r.hint
-    return replace(r, clauses=(*r.clauses, *clauses), hint=hint)
+        return amended(r, kueue_message=psf.text, code=r.code if keep else code,
+                       clauses=(*r.clauses, *clauses, *preempting),
+                       hint=say("next.wait-preemption") if parsed.preempting else r.hint)
+    if ours is not None and ours.verdict == vd.FITS:
+        clauses.append(say("ours.fits-now", role=role, flavor=ours.flavor))
+    hint = say("next.wait-preemption") if parsed.preempting else say("next.free", amount=k.needed,
+                                                                       resource=k.resource, flavor=k.flavor,
+                                                                       together=False)
+    return Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
+                  role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor,
+                  needed=k.needed, hint=hint, clauses=(*clauses, *preempting))
 
 
 def _over_capacity(psf: km.PodSetFailure, k: Any, role: str, g: str, ours: vd.PodSetVerdict | None) -> Reason:
