@@ -43,7 +43,10 @@ def amended(r: Reason, **changes: Any) -> Reason:
 
 def read_only(values: Mapping[str, Any] | None = None) -> MappingProxyType[str, Any]:
     """A read-only copy of `values`: what a Reason holds as its `params`."""
-    return MappingProxyType(dict(values or {}))
+    return MappingProxyType(dict(values)) if values else _NO_PARAMS
+
+
+_NO_PARAMS: MappingProxyType[str, Any] = MappingProxyType({})  # read-only, so every Reason without params shares it
 
 
 @dataclass(frozen=True)
