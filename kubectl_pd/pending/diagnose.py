@@ -111,8 +111,9 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     reasons, pending = _settle(reasons, units, md)
     found = _late_steps(ctx, verdicts, by_unit, order)  # 4. the steps over the whole target, in any order
     queue = found.queue
-    reasons = [compose(r, Findings(pair=found.pairs.get(r.workload or ""), standing=queue.standing))
-               for r in reasons]
+    on_queue = Findings(standing=queue.standing)  # what applies to every reason; a preempted group's adds its pair
+    reasons = [compose(r, on_queue if (pair := found.pairs.get(r.workload or "")) is None
+                       else Findings(pair=pair, standing=queue.standing)) for r in reasons]
     hints = _hints(reasons)
     if pending and not hints:
         hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
@@ -183,8 +184,11 @@ LATE_STEPS = {"queue": _queue_step, "pairs": _pairs_step, "rows": _rows_step}  #
 def _late_steps(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]],
                 order: tuple[str, ...] | None) -> Late:
     """Each step over the whole target, in `order` (by default as listed): none reads what another found."""
+    if order is None:
+        return Late(queue=_queue_step(ctx, verdicts, by_unit), pairs=_pairs_step(ctx, verdicts, by_unit),
+                    rows=_rows_step(ctx, verdicts, by_unit))
     found: dict[str, Any] = {}
-    for name in order or tuple(LATE_STEPS):
+    for name in order:
         found[name] = LATE_STEPS[name](ctx, verdicts, by_unit)
     return Late(queue=found["queue"], pairs=found["pairs"], rows=found["rows"])
 
