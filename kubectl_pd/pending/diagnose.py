@@ -28,6 +28,7 @@ from kubectl_pd.kueue.model import (
 )
 from kubectl_pd.pending import md_v1
 from kubectl_pd.pending import suggest as sg
+from kubectl_pd.pending.compose import Findings, PairEffect, QueueStanding, compose
 from kubectl_pd.pending.gather import MAX_AHEAD, QUEUE_LABEL, Facts, group_of_pod
 from kubectl_pd.pending.model import (
     CODES,
@@ -37,6 +38,7 @@ from kubectl_pd.pending.model import (
     RoleRow,
     Say,
     more,
+    read_only,
     say,
     short,
 )
@@ -67,66 +69,66 @@ from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
 from kubectl_pd.records import dataclass
 from kubectl_pd.registry import reason_priority
 
+Verdicts = dict[tuple[str, str], vd.PodSetVerdict]  # (workload, pod set) -> our arithmetic's verdict
 MAX_ROLES_018 = versions.MAX_ROLES[(0, 18)]  # kueue/versions.py, the one place
 MAX_ROLES_019 = versions.MAX_ROLES[(0, 19)]
 
 
 def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None,
-             assign: vd.Assigner = vd.policy_assign) -> Diagnosis:
+             assign: vd.Assigner = vd.policy_assign, order: tuple[str, ...] | None = None) -> Diagnosis:
     """Explain the target. Never raises on odd input: what it cannot read it calls Unknown. `what_if`
     (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing. `assign` is
     each Workload's one assignment (kueue/preempt_answer.Context.assign: the real preemption oracle when the
-    admitted Workloads were read; by default the policy-only oracle, which reads nothing)."""
-    now = now or datetime.now(UTC)
+    admitted Workloads were read; by default the policy-only oracle, which reads nothing). `order` runs the
+    independent steps over the whole target (LATE_STEPS) in another order: the Diagnosis is the same."""
     md = facts.deployment
     ns = facts.target.namespace
     notes = list(facts.notes)
     units = _units(facts)
-    roles = md_roles(md) or _roles_seen(facts, units)
-    role_names = {r.name for r in roles}
+    all_roles = md_roles(md) or _roles_seen(facts, units)
+    role_names = {r.name for r in all_roles}
     shape = _shape(facts, units, role_names, facts.pods)
-    _compose(facts, units, roles, role_names, shape)  # 1. pod groups: complete, consistent, composed?
-    roles = _own_roles(facts, units, roles)
+    _compose(facts, units, all_roles, role_names)  # 1. pod groups: their roles and queue
+    checks = {u.group: _group_checks(u, facts, all_roles, role_names, shape) for u in units}  # complete, composed?
+    ctx = Context(facts=facts, units=units, roles=_own_roles(facts, units, all_roles), role_names=role_names,
+                  shape=shape, what_if=dict(what_if or {}), now=now or datetime.now(UTC), assign=assign)
     reasons: list[Reason] = []
     if md is not None and facts.target.kind == "ModelDeployment":
-        reasons.extend(_missing_groups(md, roles, units, shape, ns))
+        reasons.extend(_missing_groups(ctx, md))
         notes.extend(_operator_condition(md))
         if md_v1.is_v1(md):  # GPUStack's published API: its phase and ready summary
             notes.extend(md_v1.status_note(md))
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
-    verdicts, bars_by_cq, joint, suggestions = _arithmetic(facts, units, roles, role_names, what_if or {}, assign)
+    verdicts, bars_by_cq, joint, suggestions = _arithmetic(ctx)
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
-    scene = _Scene(facts, units, roles, role_names, shape, dict(what_if or {}))
-    _stories(scene, verdicts, now, notes)  # 3. each Workload's own
-    _pair_effect(units, facts, shape)
-    reasons.extend(r for u in units for r in u.reasons)
-    reasons.extend(_queue_reasons_without_workload(facts, units, roles))
+    stories = _stories(ctx, verdicts, notes)  # 3. each Workload's own
+    by_unit = {u.group: [*checks[u.group], *stories.get(u.group, ())] for u in units}
+    reasons.extend(r for u in units for r in by_unit[u.group])
+    reasons.extend(_queue_reasons_without_workload(ctx))
     reasons.extend(_once_composed(reasons, verdicts, units))
     if md is not None and facts.target.kind == "ModelDeployment":
         reasons.extend(md_v1.operator_reasons(md, reasons))  # the operator's verdict over the whole set
     reasons, pending = _settle(reasons, units, md)
-    rows = _role_rows(scene, verdicts)
-    lq, cq = _queue_names(facts, units)
-    position, lq_position = _position(facts, units, cq, ns)
-    _say_position(reasons, position, cq)
-    ahead = _ahead(facts, units, cq, ns)
-    _say_ahead(reasons, ahead, position)
-    visibility, cq_pending = _queue_knowledge(facts, cq, position)
-    _wait_hint(reasons, cq, position, visibility, cq_pending, bool(what_if))
+    found = _late_steps(ctx, verdicts, by_unit, order)  # 4. the steps over the whole target, in any order
+    queue = found.queue
+    on_queue = Findings(standing=queue.standing)  # what applies to every reason; a preempted group's adds its pair
+    reasons = [compose(r, on_queue if (pair := found.pairs.get(r.workload or "")) is None
+                       else Findings(pair=pair, standing=queue.standing)) for r in reasons]
     hints = _hints(reasons)
     if pending and not hints:
         hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
-    return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=rows, local_queue=lq,
-                     cluster_queue=cq, position=position, position_in_local_queue=lq_position,
-                     bars=_bars(bars_by_cq, cq), notes=notes, hints=hints, joint=dict(joint), shape=shape,
-                     suggestions=suggestions if pending else [], what_if=dict(what_if or {}), ahead=ahead,
-                     visibility=visibility, cq_pending=cq_pending)
+    return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=found.rows,
+                     local_queue=queue.local_queue, cluster_queue=queue.cluster_queue, position=queue.position,
+                     position_in_local_queue=queue.position_in_local_queue, bars=_bars(bars_by_cq, queue.cluster_queue),
+                     notes=notes, hints=hints, joint=dict(joint), shape=shape,
+                     suggestions=suggestions if pending else [], what_if=dict(what_if or {}), ahead=queue.ahead,
+                     visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending)
 
 
 @dataclass(frozen=True)
-class _Scene:
-    """What the steps after the arithmetic share about one target: its facts, its pod groups, its roles
-    (and their names), its shape, and the --what-if sizes assumed."""
+class Context:
+    """What the steps share about one target: its facts, its pod groups, its roles (the target's own, and
+    every role's name), its shape, the --what-if sizes assumed, the time and the run's assignment function."""
 
     facts: Facts
     units: list[Unit]
@@ -134,6 +136,61 @@ class _Scene:
     role_names: set[str]
     shape: str
     what_if: dict[str, int]
+    now: datetime
+    assign: vd.Assigner = vd.policy_assign
+
+
+@dataclass(frozen=True)
+class QueuePlace:
+    """The queue step's finding: the target's queues, its place in the ClusterQueue, the Workloads ahead."""
+
+    local_queue: str | None
+    cluster_queue: str | None
+    position: int | None
+    position_in_local_queue: int | None
+    ahead: list[Ahead] | None
+    standing: QueueStanding
+
+
+@dataclass(frozen=True)
+class Late:
+    """What the steps over the whole target found, each independent of the others."""
+
+    queue: QueuePlace
+    pairs: dict[str, PairEffect]
+    rows: list[RoleRow]
+
+
+def _queue_step(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]]) -> QueuePlace:
+    facts, units, ns = ctx.facts, ctx.units, ctx.facts.target.namespace
+    lq, cq = _queue_names(facts, units)
+    position, lq_position = _position(facts, units, cq, ns)
+    ahead = _ahead(facts, units, cq, ns)
+    return QueuePlace(local_queue=lq, cluster_queue=cq, position=position, position_in_local_queue=lq_position,
+                      ahead=ahead, standing=_standing(facts, cq, position, ahead, bool(ctx.what_if)))
+
+
+def _pairs_step(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]]) -> dict[str, PairEffect]:
+    return _pair_effects(ctx.units, ctx.facts, by_unit)
+
+
+def _rows_step(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]]) -> list[RoleRow]:
+    return _role_rows(ctx, verdicts)
+
+
+LATE_STEPS = {"queue": _queue_step, "pairs": _pairs_step, "rows": _rows_step}  # name -> step; Late's fields
+
+
+def _late_steps(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason]],
+                order: tuple[str, ...] | None) -> Late:
+    """Each step over the whole target, in `order` (by default as listed): none reads what another found."""
+    if order is None:
+        return Late(queue=_queue_step(ctx, verdicts, by_unit), pairs=_pairs_step(ctx, verdicts, by_unit),
+                    rows=_rows_step(ctx, verdicts, by_unit))
+    found: dict[str, Any] = {}
+    for name in order:
+        found[name] = LATE_STEPS[name](ctx, verdicts, by_unit)
+    return Late(queue=found["queue"], pairs=found["pairs"], rows=found["rows"])
 
 
 def _units(facts: Facts) -> list[Unit]:
@@ -157,8 +214,8 @@ def _roles_seen(facts: Facts, units: list[Unit]) -> list[DeploymentRole]:
     return [DeploymentRole(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
 
 
-def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str], shape: str) -> None:
-    """Each group's roles and queue, and what keeps Kueue from composing it (complete, consistent)."""
+def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str]) -> None:
+    """Each group's roles and queue (what keeps Kueue from composing it is _group_checks')."""
     for u in units:
         u.roles = sorted({pod_role(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
         if u.workload is not None:
@@ -169,7 +226,6 @@ def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_
             u.queue = u.workload.queue_name
         if u.pods and not u.queue:
             u.queue = u.pods[0].labels.get(QUEUE_LABEL)
-        u.reasons.extend(_group_checks(u, facts, roles, role_names, shape))
 
 
 def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[DeploymentRole]:
@@ -182,21 +238,20 @@ def _own_roles(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> 
     return roles
 
 
-def _stories(scene: _Scene, verdicts: dict[tuple[str, str], vd.PodSetVerdict], now: datetime,
-             notes: list[Say]) -> None:
+def _stories(ctx: Context, verdicts: Verdicts, notes: list[Say]) -> dict[str, list[Reason]]:
     """Each Workload's own story; admitted is not running: then the Pods say what holds them."""
-    facts, shape, role_names, hypothetical = scene.facts, scene.shape, scene.role_names, bool(scene.what_if)
-    for u in scene.units:
+    facts, hypothetical = ctx.facts, bool(ctx.what_if)
+    out: dict[str, list[Reason]] = {}
+    for u in ctx.units:
         if u.workload is None:
             continue
-        for r in workload_reasons(u, facts, verdicts, now, notes, hypothetical=hypothetical):
-            if r.role is None and len(u.roles) == 1 and shape == "per-replica":
-                r.role = u.roles[0]
-            u.reasons.append(r)
-        if u.admitted:
-            after = _after_admission(u, facts, role_names)
-            if after:
-                u.reasons = [r for r in u.reasons if r.code != "NotPending"] + after
+        one_role = u.roles[0] if len(u.roles) == 1 and ctx.shape == "per-replica" else None
+        found = Findings(role=one_role)
+        story = [compose(r, found) if one_role is not None else r
+                 for r in workload_reasons(u, facts, verdicts, ctx.now, notes, hypothetical=hypothetical)]
+        after = _after_admission(u, facts, ctx.role_names) if u.workload.admitted else []
+        out[u.group] = [r for r in story if r.code != "NotPending"] + after if after else story
+    return out
 
 
 def _once_composed(reasons: list[Reason], verdicts: dict[tuple[str, str], vd.PodSetVerdict],
@@ -227,15 +282,6 @@ def _settle(reasons: list[Reason], units: list[Unit], md: ModelDeployment | None
     return reasons, pending
 
 
-def _say_position(reasons: list[Reason], position: int | None, cq: str | None) -> None:
-    if position is None:
-        return
-    for r in reasons:
-        if r.code == "WaitingInQueue" and "position" not in r.params:
-            r.params["position"] = position
-            r.clauses.append(say("queue.position", position=position, cq=cq))
-
-
 def _hints(reasons: list[Reason]) -> list[Say]:
     """Each reason's next step once, in order."""
     out: dict[tuple[str, str], Say] = {}
@@ -256,36 +302,32 @@ def _queue_knowledge(facts: Facts, cq: str | None, position: int | None) -> tupl
     return ("listed" if position is not None else "not-listed"), cq_pending
 
 
-def _wait_hint(reasons: list[Reason], cq: str | None, position: int | None, visibility: str,
-               cq_pending: int | None, hypothetical: bool) -> None:
-    """WaitingInQueue's next step says only what was read: next in line, how many are ahead, or that the
-    position is unknown (and why); never a queue the tool did not see."""
-    for r in reasons:
-        if r.hint is not None and r.hint.id == "hint.wait":
-            r.hint = None if hypothetical else say("hint.wait", cq=cq, position=position, visibility=visibility,
-                                                   cq_pending=cq_pending)
+def _standing(facts: Facts, cq: str | None, position: int | None, ahead: list[Ahead] | None,
+              hypothetical: bool) -> QueueStanding:
+    """What was read of the target's place in its ClusterQueue, for compose: the position, what the
+    Workloads ahead ask together, whether the queue was listed, its own pending count."""
+    visibility, cq_pending = _queue_knowledge(facts, cq, position)
+    return QueueStanding(cq=cq, position=position, visibility=visibility, cq_pending=cq_pending,
+                         ahead_requests=_ahead_requests(ahead, position), hypothetical=hypothetical)
 
 
-def _say_ahead(reasons: list[Reason], ahead: list[Ahead] | None, position: int | None) -> None:
+def _ahead_requests(ahead: list[Ahead] | None, position: int | None) -> dict[str, Fraction] | None:
     """What the Workloads ahead ask together: only when every one of them is listed and was read."""
     if not ahead or position is None or len(ahead) != position - 1 or not all(a.requests is not None for a in ahead):
-        return
+        return None
     before: dict[str, Fraction] = {}
     for a in ahead:
         for res, q in (a.requests or {}).items():
             before[res] = before.get(res, Fraction(0)) + q
-    for r in reasons:
-        if r.code == "WaitingInQueue" and before:
-            r.params["aheadRequests"] = before
-            r.clauses.append(say("queue.ahead-ask", requests=before))
+    return before
 
 
 def _pod_sets(facts: Facts, u: Unit) -> tuple[PodSet, ...]:
     return u.workload.pod_sets if u.workload is not None else ()
 
 
-def _missing_groups(md: ModelDeployment, roles: list[DeploymentRole], units: list[Unit], shape: str,
-                    ns: str) -> list[Reason]:
+def _missing_groups(ctx: Context, md: ModelDeployment) -> list[Reason]:
+    roles, units, shape, ns = ctx.roles, ctx.units, ctx.shape, ctx.facts.target.namespace
     out = []
     hint_of = {r.name: say("next.operator", role=r.name, md=md.name, ns=ns) for r in roles}
     for r in roles:
@@ -445,8 +487,8 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role
     return out
 
 
-def _demands(facts: Facts, u: Unit, roles: list[DeploymentRole], role_names: set[str],
-             ) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
+def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
+    facts, roles, role_names = ctx.facts, ctx.roles, ctx.role_names
     sizes = {r.name: r.size for r in roles}
     limits = tuple(facts.limit_ranges)
     if u.workload is not None:
@@ -504,11 +546,9 @@ def snapshot_of(facts: Facts) -> Snapshot:
     return snap
 
 
-def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str],
-                what_if: dict[str, int], assign: vd.Assigner = vd.policy_assign
-                ) -> tuple[dict[tuple[str, str], vd.PodSetVerdict],
-                                                  dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
-                                                  list[sg.Suggestion]]:
+def _arithmetic(ctx: Context) -> tuple[Verdicts, dict[str, list[vd.FlavorBar]], dict[tuple[str, str], Fraction],
+                                       list[sg.Suggestion]]:
+    facts, units, roles, what_if = ctx.facts, ctx.units, ctx.roles, ctx.what_if
     by_cq: dict[str, vd.QueueDemand] = {}
     for u in units:
         if u.workload is not None and u.workload.finished:
@@ -517,7 +557,7 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], ro
         if not isinstance(cq, str) or facts.cluster_queues.get(cq) is None:
             continue
         queue = by_cq.setdefault(cq, vd.QueueDemand())
-        queue.workloads.append((u.group, _demands(facts, u, roles, role_names)))
+        queue.workloads.append((u.group, _demands(ctx, u)))
         queue.about[u.group] = _about(facts, u)
     out: dict[tuple[str, str], vd.PodSetVerdict] = {}
     bars: dict[str, list[vd.FlavorBar]] = {}
@@ -530,7 +570,7 @@ def _arithmetic(facts: Facts, units: list[Unit], roles: list[DeploymentRole], ro
         queue.workloads.sort(key=lambda w: (min((role_order(d.role, roles) for d, _ in w[1]), default=(0, "")), w[0]))
         if what_if:
             queue = _keep_about(sg.what_if(queue, what_if), queue)
-        result = vd.evaluate(snap, cq, queue, assign)
+        result = vd.evaluate(snap, cq, queue, ctx.assign)
         out.update(result.verdicts)
         bars[cq] = result.bars
         joint.update(result.joint)
@@ -586,7 +626,7 @@ def _gated(u: Unit, role: str, pods: list[kube.Pod], gated: list[kube.Pod]) -> R
     kueue = KUEUE_GATE in names
     return Reason("PodsGated", say("pods.gated", role=role, gated=len(gated), pods=len(pods), gates=names,
                                    g=u.group), role=role,
-                  workload=u.group, params={"gates": names, "pods": len(gated)},
+                  workload=u.group, params=read_only({"gates": names, "pods": len(gated)}),
                   hint=say("next.gate", kueue=kueue, gate=names[0]))
 
 
@@ -610,42 +650,39 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[kube.Pod], refus
     msg = say("pods.unschedulable", role=role, refused=len(refused), pods=len(pods), scheduler=first,
               where=OnFlavor(flavors[0] if flavors else None, dict(ignored), node_fit))
     return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
-                  params=params, hint=hint or say("next.describe-pod", pod=p0.name, ns=facts.target.namespace))
+                  params=read_only(params),
+                  hint=hint or say("next.describe-pod", pod=p0.name, ns=facts.target.namespace))
 
 
-def _pair_effect(units: list[Unit], facts: Facts, shape: str) -> None:
-    """A preemption seen from the pair: whether the preemptor is one of ours (and which role), and which
-    roles still hold quota that serves nothing without the lost one."""
+def _pair_effects(units: list[Unit], facts: Facts, by_unit: dict[str, list[Reason]]) -> dict[str, PairEffect]:
+    """A preemption seen from the pair, per preempted group: whether the preemptor is one of ours (and which
+    role), and which roles still hold quota that serves nothing without the lost one."""
+    out: dict[str, PairEffect] = {}
     for u in units:
-        for r in u.reasons:
-            if r.code != "Preempted":
-                continue
-            name = r.params.get("preemptorWorkload")
-            ours = next((x for x in units if name and x.group == name), None)
-            if ours is not None:
-                r.params["preemptorRoles"] = list(ours.roles)
-                if facts.deployment is not None:
-                    r.clauses.append(say("preempted.by-our-own", roles=list(ours.roles)))
-            lost = set(u.roles)
-            holders = sorted({role for x in units if x is not u and x.workload is not None
-                              and x.workload.reserved for role in x.roles} - lost)
-            r.params["lostRoles"] = sorted(lost, key=lambda n: n)
-            r.params["holdingRoles"] = holders
-            if holders:
-                r.clauses.append(say("preempted.holders", holders=holders, lost=sorted(lost)))
-            elif len(lost) > 1:
-                r.clauses.append(say("preempted.all-lost", roles=list(u.roles)))
+        for r in by_unit.get(u.group, ()):
+            if r.code == "Preempted":
+                out[u.group] = _pair_effect(u, units, facts, r.params.get("preemptorWorkload"))
+    return out
 
 
-def _queue_reasons_without_workload(facts: Facts, units: list[Unit], roles: list[DeploymentRole]) -> list[Reason]:
+def _pair_effect(u: Unit, units: list[Unit], facts: Facts, preemptor: str | None) -> PairEffect:
+    ours = next((x for x in units if preemptor and x.group == preemptor), None)
+    lost = set(u.roles)
+    holders = sorted({role for x in units if x is not u and x.workload is not None
+                      and x.workload.reserved for role in x.roles} - lost)
+    return PairEffect(lost=tuple(sorted(lost)), holders=tuple(holders), roles=tuple(u.roles),
+                      preemptor_roles=tuple(ours.roles) if ours is not None else None,
+                      by_our_own=ours is not None and facts.deployment is not None)
+
+
+def _queue_reasons_without_workload(ctx: Context) -> list[Reason]:
+    facts, units = ctx.facts, ctx.units
     """Queue problems matter before any Workload exists too (they will block it once composed)."""
     out: list[Reason] = []
     for u in units:
         if u.workload is not None or not u.queue:
             continue
-        for r in structural(facts, u.queue, None):
-            r.clauses.append(say("queue.blocks-once-composed"))
-            out.append(r)
+        out.extend(compose(r, Findings(once_composed=True)) for r in structural(facts, u.queue, None))
     if not units and facts.deployment is not None:
         for lq in facts.local_queues:
             out.extend(structural(facts, lq, None))
@@ -678,7 +715,7 @@ def _priority(r: Reason) -> int:
 _NOT_QUOTA = (ad.FLAVOR_MISSING, ad.NOT_MATCHING, ad.UNTOLERATED)
 
 
-def _role_rows(scene: _Scene, verdicts: dict[tuple[str, str], vd.PodSetVerdict]) -> list[RoleRow]:
+def _role_rows(scene: Context, verdicts: Verdicts) -> list[RoleRow]:
     """One row per role; when the target is the deployment every group counts (else only the target's);
     a role --what-if sizes wants what it assumes."""
     rows = []

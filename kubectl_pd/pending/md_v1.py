@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.gpustack.model import ModelDeployment, SpecRole
-from kubectl_pd.pending.model import Reason
+from kubectl_pd.pending.model import Reason, read_only
 from kubectl_pd.pending.say import PartlyPreempted, Say, say
 
 if TYPE_CHECKING:
@@ -70,14 +70,15 @@ def operator_reasons(md: ModelDeployment | None, ours: list[Reason]) -> list[Rea
         params.update(extra)
         part = PartlyPreempted(**extra) if extra else None
         return [Reason(code, say("operator.reason", code=code, md=name, ns=ns, message=c.message, part=part),
-                       hint=say("next.operator-reason", code=code, md=name, ns=ns, part=part), params=params)]
+                       hint=say("next.operator-reason", code=code, md=name, ns=ns, part=part),
+                       params=read_only(params))]
     if c.reason in FALLBACK:
         code = FALLBACK[c.reason]
         if any(r.code == code for r in ours):
             return []
         return [Reason(code, say("operator.said", reason=c.reason, message=c.message),
-                       hint=say("next.operator-reason", code=c.reason, md=name, ns=ns), params=params)]
-    return [Reason("Unknown", say("operator.said", reason=c.reason, message=c.message), params=params)]
+                       hint=say("next.operator-reason", code=c.reason, md=name, ns=ns), params=read_only(params))]
+    return [Reason("Unknown", say("operator.said", reason=c.reason, message=c.message), params=read_only(params))]
 
 
 def _preempted_in_part(md: ModelDeployment) -> dict[str, Any]:

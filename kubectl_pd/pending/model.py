@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 from kubectl_pd.kueue import verdicts as vd
@@ -20,10 +22,38 @@ if TYPE_CHECKING:
 CODES = tuple(e.id for e in REASONS)
 
 
-@dataclass
+
+
+_REASON_FIELDS = frozenset(("code", "message", "role", "workload", "kueue_message", "resource", "flavor", "requested",
+                            "available", "needed", "hint", "params", "summary", "clauses"))
+
+
+def amended(r: Reason, **changes: Any) -> Reason:
+    """A new Reason: `r` with `changes` (its fields by keyword), as records.replace makes it but without a
+    frozen __init__'s field-by-field assignment (a run makes thousands). `r` itself is unchanged."""
+    unknown = changes.keys() - _REASON_FIELDS
+    if unknown:
+        raise TypeError(f"Reason has no field {min(unknown)!r}")
+    new = object.__new__(Reason)
+    fields = new.__dict__
+    fields.update(r.__dict__)
+    fields.update(changes)
+    return new
+
+
+def read_only(values: Mapping[str, Any] | None = None) -> MappingProxyType[str, Any]:
+    """A read-only copy of `values`: what a Reason holds as its `params`."""
+    return MappingProxyType(dict(values)) if values else _NO_PARAMS
+
+
+_NO_PARAMS: MappingProxyType[str, Any] = MappingProxyType({})  # read-only, so every Reason without params shares it
+
+
+@dataclass(frozen=True)
 class Reason:
     """One thing that keeps the target from being admitted, with its numbers and Kueue's own words; what
-    the screen says of it (`message`, `clauses`, `summary`) is said by pending/words.py."""
+    the screen says of it (`message`, `clauses`, `summary`) is said by pending/words.py. Frozen: a later step
+    returns what it found and pending/compose.py builds the final Reason from both (nothing is patched)."""
 
     code: ReasonCode
     message: Say
@@ -36,9 +66,10 @@ class Reason:
     available: Fraction | None = None
     needed: Fraction | None = None
     hint: Say | None = None
-    params: dict[str, Any] = field(default_factory=dict)  # the code's further parameters (registry entry)
+    params: MappingProxyType[str, Any] = field(default_factory=read_only)  # the code's further parameters (registry
+    # entry), read-only: build it with read_only({...})
     summary: Say | None = None  # the headline's clause, when shorter than the message
-    clauses: list[Say] = field(default_factory=list)  # what later steps add to the message, in order
+    clauses: tuple[Say, ...] = ()  # what the message goes on to say, in the order pending/compose.py documents
 
 
 @dataclass
@@ -70,7 +101,9 @@ class Ahead:
 
 @dataclass
 class Diagnosis:
-    """Everything the text screen and the json/yaml views show."""
+    """Everything the text screen and the json/yaml views show; built once, by keyword, at the end of
+    pending/diagnose.diagnose, and no step sets a field of it (not frozen: `why-pending -A` makes thousands,
+    and a frozen record's __init__ costs measurably more under callgrind; its Reasons are frozen)."""
 
     target: Target
     pending: bool

@@ -8,7 +8,7 @@ from typing import Any
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue.model import ClusterQueue
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, say
+from kubectl_pd.pending.model import Reason, read_only, say
 from kubectl_pd.pending.roles import md_roles
 
 TYPE_CHECKING = False
@@ -28,7 +28,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     if lq in facts.local_queues and facts.local_queues[lq] is None:
         cq_guess = cq_of_queue(facts, lq)
         return [Reason("LocalQueueMissing", say("lq.missing", lq=lq, ns=ns), workload=g,
-                       kueue_message=kueue, params={"queue": lq},
+                       kueue_message=kueue, params=read_only({"queue": lq}),
                        hint=say("next.create-lq", lq=lq, ns=ns, cq=cq_guess))]
     lqo = facts.local_queues.get(lq)
     if lqo is None:
@@ -36,14 +36,14 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     stop = lqo.stop_policy
     if stop in ("Hold", "HoldAndDrain"):
         return [Reason("LocalQueueStopped", say("lq.stopped", lq=lq, stop=stop), workload=g,
-                       kueue_message=kueue, params={"queue": lq},
+                       kueue_message=kueue, params=read_only({"queue": lq}),
                        hint=say("next.resume-lq", lq=lq, ns=ns))]
     cq = lqo.cluster_queue
     if not cq:
         return _from_fallback(fallback, g, kueue)
     if cq in facts.cluster_queues and facts.cluster_queues[cq] is None:
         return [Reason("ClusterQueueMissing", say("cq.missing", cq=cq, lq=lq),
-                       workload=g, kueue_message=kueue, params={"queue": cq},
+                       workload=g, kueue_message=kueue, params=read_only({"queue": cq}),
                        hint=say("next.create-cq", cq=cq, lq=lq))]
     cqo = facts.cluster_queues.get(cq)
     if cqo is None:
@@ -52,7 +52,7 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
     cstop = model.stop_policy
     if cstop in ("Hold", "HoldAndDrain"):
         return [Reason("ClusterQueueStopped", say("cq.stopped", cq=cq, stop=cstop), workload=g,
-                       kueue_message=kueue, params={"queue": cq},
+                       kueue_message=kueue, params=read_only({"queue": cq}),
                        hint=say("next.resume-cq", cq=cq))]
     active = model.conditions.get("Active")
     if active is not None and active.status == "False":
@@ -61,11 +61,11 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
         hint = say("next.activate-cq", cq=cq, causes=found)
         return [Reason("ClusterQueueInactive", say("cq.inactive", cq=cq, causes=found, reason=active.reason),
                        workload=g,
-                       kueue_message=kueue or active.message or None, hint=hint, params={"queue": cq})]
+                       kueue_message=kueue or active.message or None, hint=hint, params=read_only({"queue": cq}))]
     nsr = _namespace_mismatch(facts, model)
     if nsr:
         return [Reason("NamespaceNotAllowed", say("cq.namespace-not-selected", cq=cq, ns=ns, miss=nsr),
-                       workload=g, kueue_message=kueue, params={"queue": cq},
+                       workload=g, kueue_message=kueue, params=read_only({"queue": cq}),
                        hint=say("next.select-namespace", ns=ns))]
     return _from_fallback(fallback, g, kueue)
 
@@ -75,7 +75,7 @@ def _from_fallback(fallback: tuple[ReasonCode, str | None] | None, g: str | None
         return []
     code, subject = fallback
     return [Reason(code, say("queue.from-kueue", code=code, subject=subject),
-                   workload=g, kueue_message=kueue, params={"queue": subject})]
+                   workload=g, kueue_message=kueue, params=read_only({"queue": subject}))]
 
 
 def _cause(c: km.InactiveCause, facts: Facts) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from kubectl_pd import kube
 from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue.model import PodSet, Workload, to_int
-from kubectl_pd.pending.model import Reason
 from kubectl_pd.records import dataclass, field
 
 ROLE_HASH = "kueue.x-k8s.io/role-hash"  # the seed's design: the role name, so pod sets are named by role
@@ -69,11 +68,8 @@ class Unit:
     pods: list[kube.Pod]
     workload: Workload | None
     read: bool  # whether the Workload was read at all
-    roles: list[str] = field(default_factory=list)
-    reasons: list[Reason] = field(default_factory=list)
-    reserved: bool = False
-    admitted: bool = False
-    queue: str | None = None
+    roles: list[str] = field(default_factory=list)  # set once, by diagnose._compose
+    queue: str | None = None  # set once, by diagnose._compose
 
 
 def group_want(u: Unit) -> int | None:

@@ -17,7 +17,7 @@ from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - tain
 from kubectl_pd.pending import evictions as evm
 from kubectl_pd.pending import topology as tp
 from kubectl_pd.pending.gather import Facts
-from kubectl_pd.pending.model import Reason, Say, say
+from kubectl_pd.pending.model import Reason, Say, amended, read_only, say
 from kubectl_pd.pending.queues import structural
 from kubectl_pd.pending.roles import Unit, pod_role, podset_role
 from kubectl_pd.pending.say import QuotaAsk
@@ -76,7 +76,7 @@ def verdict_reasons(v: vd.PodSetVerdict, kueue: str | None, wl: str, prefix: str
 def _invalid_reason(role: str, bad: Any, kueue: str | None, wl: str, prefix: str) -> Reason:
     return Reason("InvalidResources", say("invalid", prefix=prefix, role=role, bad=bad),
                   role=role, workload=wl, kueue_message=kueue, resource=bad.resource, requested=bad.requested,
-                  params={"rule": bad.rule, "container": bad.container, "limit": bad.limit},
+                  params=read_only({"rule": bad.rule, "container": bad.container, "limit": bad.limit}),
                   hint=say("next.lower-request", role=role, resource=bad.resource, limit=bad.limit))
 
 
@@ -93,7 +93,7 @@ def _quota_reason(v: vd.PodSetVerdict, best: vd.Blocker, kueue: str | None, wl: 
                   flavor=best.flavor, unknown=best.unknown)
         hint = say("next.read-quota", unknown=best.unknown, resource=res, flavor=best.flavor)
         return Reason(v.code, msg, role=role, workload=wl, kueue_message=kueue, resource=res,
-                      flavor=best.flavor, requested=best.requested, hint=hint, params=params)
+                      flavor=best.flavor, requested=best.requested, hint=hint, params=read_only(params))
     ask = QuotaAsk(best, d.count, per_pod)
     if v.code in ("QuotaExhausted", "NeedsPreemption"):
         hint = _short_of_quota_hint(v, best)
@@ -108,7 +108,7 @@ def _quota_reason(v: vd.PodSetVerdict, best: vd.Blocker, kueue: str | None, wl: 
         summary = say("over-capacity.summary", prefix=prefix, role=role, ask=ask)
     return Reason(v.code or "Unknown", msg, role=role, workload=wl, kueue_message=kueue, resource=res,
                   flavor=best.flavor, requested=best.requested, available=best.available, needed=best.needed,
-                  hint=hint, params=params, summary=summary)
+                  hint=hint, params=read_only(params), summary=summary)
 
 
 def _short_of_quota_hint(v: vd.PodSetVerdict, best: vd.Blocker) -> Say:
@@ -132,17 +132,17 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.P
     """The Workload's story; an admission-check retry loop or a preemption leads it (they explain why the
     Workload is back in the queue at all), what holds it now follows."""
     rest = _workload_reasons(u, facts, verdicts, now, notes, hypothetical)
-    if u.workload is None or u.admitted or any(r.code in ("NotPending", "Deactivated") for r in rest):
+    if u.workload is None or u.workload.admitted or any(r.code in ("NotPending", "Deactivated") for r in rest):
         return rest
     wl, events = u.workload, facts.events
     loop = evm.retry_loop(wl, events)
     if loop is not None:
         head = retry_loop_reason(loop, u, facts)
         return [head] + [r for r in rest if r.code not in ("AdmissionCheckPending", "Evicted")]
-    pre = evm.preemption_of(wl, events) if not u.reserved else None
+    pre = evm.preemption_of(wl, events) if not wl.reserved else None
     if pre is not None:
         return [preempted_reason(pre, u, facts)] + rest  # an Evicted reason after it says the back-off
-    ut = evm.unscheduled_timeout(wl) if not u.reserved else None
+    ut = evm.unscheduled_timeout(wl) if not wl.reserved else None
     if ut is not None:
         return [unscheduled_reason(ut, u)] + rest
     return rest
@@ -151,7 +151,8 @@ def workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.P
 def unscheduled_reason(ut: evm.UnscheduledTimeout, u: Unit) -> Reason:
     """PodsUnscheduledTimeout (Kueue 0.20): admitted, pods never scheduled in time, evicted and requeued."""
     return Reason("PodsUnscheduledTimeout", say("kueue.code", code=ut.code), workload=u.group,
-                  kueue_message=ut.message, params={"times": ut.times, "underlyingCause": "WaitForScheduling"},
+                  kueue_message=ut.message,
+                  params=read_only({"times": ut.times, "underlyingCause": "WaitForScheduling"}),
                   hint=say("next.kueue-code", code=ut.code, ns=""))
 
 
@@ -177,7 +178,7 @@ def retry_loop_reason(loop: evm.RetryLoop, u: Unit, facts: Facts) -> Reason:
     msg = say("retry-loop", check=loop.check, g=g, times=loop.times, since=loop.since, requeue_at=loop.requeue_at,
               fragmentation=frag)
     return Reason("AdmissionCheckRetryLoop", msg, role=role, workload=g, kueue_message=loop.message,
-                  params=params, hint=hint)
+                  params=read_only(params), hint=hint)
 
 
 def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
@@ -238,7 +239,7 @@ def preempted_reason(pre: tuple[str | None, str | None, evm.PreemptionMessage | 
         name = n if ns in ("", facts.target.namespace) else p.preemptor
         params["preemptorWorkload"] = name
     msg = say("preempted", g=g, name=name, uid=p.uid if p else None, cq=cq, rule=rule)
-    return Reason("Preempted", msg, workload=g, kueue_message=message, params=params,
+    return Reason("Preempted", msg, workload=g, kueue_message=message, params=read_only(params),
                   hint=say("next.avoid-preemption"))
 
 
@@ -262,14 +263,13 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
     for quota."""
     wl = u.workload if u.workload is not None else workload({})
     g = u.group
-    u.reserved, u.admitted = wl.reserved, wl.admitted
     if wl.finished:
         return [Reason("NotPending", say("wl.finished", g=g), workload=g)]
     if not wl.active:
         return [_deactivated(wl, g, facts.target.namespace)]
-    if u.admitted:
+    if wl.admitted:
         return [Reason("NotPending", say("wl.admitted", g=g), workload=g)]
-    if u.reserved:
+    if wl.reserved:
         return _reserved(wl, g, facts.target.namespace)
     evicted = _waiting_for_requeue(wl, g, now)
     if evicted is not None:
@@ -340,8 +340,7 @@ def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str],
         if kueue_reasons and not any(r.code == queue_problems[0].code for r in kueue_reasons):
             notes.append(say("note.kueue-differs", g=g, message=qr_msg))
         elif qr_msg:
-            for r in queue_problems:
-                r.kueue_message = r.kueue_message or qr_msg
+            return [amended(r, kueue_message=r.kueue_message or qr_msg) for r in queue_problems]
         return queue_problems
     if kueue_reasons:
         return kueue_reasons
@@ -359,8 +358,7 @@ def _ours(g: str, qr: Condition | None, verdicts: dict[tuple[str, str], vd.PodSe
                for r in verdict_reasons(v, None, g)]
     if out:
         if untouched:
-            for r in out:
-                r.clauses.append(say("ours.not-evaluated"))
+            return [amended(r, clauses=(*r.clauses, say("ours.not-evaluated"))) for r in out]
         return out
     if qr is not None and qr.reason in ("Waiting", "WaitingForPodsReady"):
         return [Reason("WaitingForPodsReady", say("waiting-for-pods-ready"), workload=g,
@@ -419,7 +417,7 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str],
         hint = say("next.kueue-code", code=token_code, ns=ns) if token_code in _TOKEN_HINTS else None
         params = {"gatedBy": list(km.admission_gated_by(text))} if token_code == "AdmissionGated" else {}
         return [Reason(token_code, say("kueue.code", code=token_code), workload=g, kueue_message=text, hint=hint,
-                       params=params)]
+                       params=read_only(params))]
     return [Reason("Unknown", say("kueue.unknown"), workload=g,
                    kueue_message=text, hint=say("next.describe", g=g, ns=ns))]
 
@@ -442,7 +440,7 @@ def _topology_reasons(psf: km.PodSetFailure, role: str, g: str, u: Unit, facts: 
         what = say("topology", role=role, nums=nums, level=level, mode=req.get("mode"), flavors=flavors)
         hint = say("next.topology", role=role, nums=nums, level=level)
         out.append(Reason("TopologyUnsatisfied", what, role=role, workload=g, kueue_message=psf.text,
-                          flavor=flavors[0] if flavors else None, params=params, hint=hint))
+                          flavor=flavors[0] if flavors else None, params=read_only(params), hint=hint))
     return out
 
 
@@ -476,23 +474,24 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
     k = min(unused, key=lambda r: r.needed if r.needed is not None else Fraction(10**30))
     code: ReasonCode = "PreemptionInProgress" if parsed.preempting else "QuotaExhausted"
     mine = verdict_reasons(ours, None, g) if ours is not None and ours.verdict == vd.BLOCKED else []
+    clauses: list[Say] = []
+    preempting = [say("kueue.preempting", count=parsed.preempting)] if parsed.preempting else []
     if mine and mine[0].code in ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity"):
         r = mine[0]
-        r.kueue_message = psf.text
-        if mine[0].code == "QuotaExhausted" or parsed.preempting:
-            r.code = code
         if r.needed != k.needed or r.flavor != k.flavor:
-            r.clauses.append(say("kueue.alone-says", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor))
-    else:
-        r = Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
-                   role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor, needed=k.needed,
-                   hint=say("next.free", amount=k.needed, resource=k.resource, flavor=k.flavor, together=False))
-        if ours is not None and ours.verdict == vd.FITS:
-            r.clauses.append(say("ours.fits-now", role=role, flavor=ours.flavor))
-    if parsed.preempting:
-        r.clauses.append(say("kueue.preempting", count=parsed.preempting))
-        r.hint = say("next.wait-preemption")
-    return r
+            clauses.append(say("kueue.alone-says", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor))
+        keep = r.code != "QuotaExhausted" and not parsed.preempting
+        return amended(r, kueue_message=psf.text, code=r.code if keep else code,
+                       clauses=(*r.clauses, *clauses, *preempting),
+                       hint=say("next.wait-preemption") if parsed.preempting else r.hint)
+    if ours is not None and ours.verdict == vd.FITS:
+        clauses.append(say("ours.fits-now", role=role, flavor=ours.flavor))
+    hint = say("next.wait-preemption") if parsed.preempting else say("next.free", amount=k.needed,
+                                                                       resource=k.resource, flavor=k.flavor,
+                                                                       together=False)
+    return Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
+                  role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor,
+                  needed=k.needed, hint=hint, clauses=(*clauses, *preempting))
 
 
 def _over_capacity(psf: km.PodSetFailure, k: Any, role: str, g: str, ours: vd.PodSetVerdict | None) -> Reason:
