@@ -98,6 +98,11 @@ def _diagnosis() -> dict[str, Any]:
         "whatIfVerdict": S,
         **_preemption_keys(),
         "preemptedBy": closed({"uid": S, "namespace": NS, "name": NS, "clusterQueue": NS}),
+        "deployment": closed({
+            "apiVersion": NS, "phase": NS, "phaseMessage": NS, "roleSummary": NS,
+            "roles": {"type": "array", "items": closed({
+                "name": S, "kind": NS, "desired": NI, "ready": NI, "quotaReserved": NI,
+                "assignedFlavors": STRS})}}),
     }
     required = ["target", "pending", "reasons", "roles", "queue", "summary", "notes", "next", "suggestions",
                 "quota", "preemption"]

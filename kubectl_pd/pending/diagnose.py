@@ -122,7 +122,8 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
                      position_in_local_queue=queue.position_in_local_queue, bars=_bars(bars_by_cq, queue.cluster_queue),
                      notes=notes, hints=hints, joint=dict(joint), shape=shape,
                      suggestions=suggestions if pending else [], what_if=dict(what_if or {}), ahead=queue.ahead,
-                     visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending)
+                     visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending,
+                     deployment=md_v1.with_status(md) if facts.target.kind == "ModelDeployment" else None)
 
 
 @dataclass(frozen=True)

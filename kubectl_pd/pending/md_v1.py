@@ -40,6 +40,11 @@ def is_v1(md: ModelDeployment | None) -> bool:
     return md is not None and md.is_v1
 
 
+def with_status(md: ModelDeployment | None) -> ModelDeployment | None:
+    """The deployment when the operator wrote its phase or ready summary (shown in -o json as `deployment`)."""
+    return md if md is not None and md.is_v1 and (md.phase or md.role_summary is not None) else None
+
+
 def status_note(md: ModelDeployment | None) -> list[Say]:
     """The deployment's phase and ready summary (`1R3P4D`), when the operator wrote either."""
     if md is None:

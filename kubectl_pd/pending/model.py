@@ -9,6 +9,7 @@ from typing import Any
 
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
+from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.pending.gather import Target
 from kubectl_pd.pending.say import Say as Say  # re-exported: the diagnosis speaks in these
 from kubectl_pd.pending.say import say as say
@@ -124,6 +125,7 @@ class Diagnosis:
     ahead: list[Ahead] | None = None  # the Workloads before ours (visibility API); None = not known
     visibility: str = "not-read"  # the ClusterQueue's pending Workloads: listed | not-listed | not-served | not-read
     cq_pending: int | None = None  # the ClusterQueue's status.pendingWorkloads
+    deployment: ModelDeployment | None = None  # a v1 deployment whose operator wrote its phase or roleSummary
 
     @property
     def code(self) -> str:

@@ -36,7 +36,19 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "suggestions": [_suggestion_dict(s) for s in d.suggestions],
         "quota": [_bar_dict(b) for b in d.bars],
         **({"whatIf": dict(d.what_if), "whatIfVerdict": words.what_if_verdict(d)} if d.what_if else {}),
+        **({"deployment": _deployment_dict(d)} if d.deployment is not None else {}),
     }
+
+
+def _deployment_dict(d: Diagnosis) -> dict[str, Any]:
+    """What GPUStack's operator says of the whole deployment (status.phase, roleSummary, roles[]): None = not
+    written (unknown, never zero)."""
+    from kubectl_pd.pending.md_v1 import role_status
+
+    md = d.deployment
+    assert md is not None
+    return {"apiVersion": md.api_version, "phase": md.phase or None, "phaseMessage": md.phase_message,
+            "roleSummary": md.role_summary, "roles": role_status(md)}
 
 
 def _bar_dict(b: FlavorBar) -> dict[str, Any]:
