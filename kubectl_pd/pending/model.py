@@ -7,9 +7,9 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
+from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
-from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.pending.gather import Target
 from kubectl_pd.pending.say import Say as Say  # re-exported: the diagnosis speaks in these
 from kubectl_pd.pending.say import say as say
