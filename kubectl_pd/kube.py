@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.kueue.model import Condition, conditions_of, to_int
+from kubectl_pd.kueue.model import Condition, PodSet, conditions_of, pod_set_of_spec, to_int
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.records import dataclass, field
 
@@ -53,7 +53,7 @@ class Pod:
     owners: tuple[Owner, ...] = ()
     created: str = ""  # metadata.creationTimestamp
     label_keys: frozenset[str] = frozenset()  # every key of metadata.labels, whatever its value holds
-    spec: dict[str, Any] = field(default_factory=dict)  # the PodSpec: what a not-composed pod set asks
+    template: PodSet = PodSet("", 1, {})  # the PodSpec as the pod set it makes (name "", count 1): what a Pod asks
     node_selector: Mapping[str, str] = field(default_factory=dict)  # spec.nodeSelector, as text
     gate_names: tuple[object, ...] = ()  # spec.schedulingGates[].name as written (one per gate)
     unschedulable: str | None = None  # PodScheduled=False/Unschedulable: the scheduler's message
@@ -91,7 +91,7 @@ def pod(obj: Any) -> Pod:
                _str_map(meta.get("annotations")), phase if isinstance(phase, str) else None,
                bool(meta.get("deletionTimestamp")), node if isinstance(node, str) and node else None,
                conditions_of(obj), owners_of(meta), str(meta.get("creationTimestamp") or ""),
-               frozenset(map(str, _d(meta.get("labels")))), spec,
+               frozenset(map(str, _d(meta.get("labels")))), pod_set_of_spec("", 1, spec),
                {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, _gates(spec),
                _unschedulable(status), not spec.get("nodeName") and status.get("phase") in (None, "Pending"))
 

@@ -100,6 +100,9 @@ def test_the_walk_finds_an_api_dict_where_one_is_left() -> None:
 def test_the_walk_looks_inside_the_records() -> None:
     from kubectl_pd import kube
 
+    from kubectl_pd.records import replace
+
     pod = kube.pod({"metadata": {"name": "p"}, "spec": {"overhead": {"metadata": {}}}})
-    facts = Facts(Target("Pod", "p", "ns"), pods=[pod])
-    assert _walk(facts) == ["Pod/p.pods[0].spec['overhead']"]
+    assert _walk(Facts(Target("Pod", "p", "ns"), pods=[pod])) == []  # the PodSet its spec makes: no dict kept
+    planted = replace(pod, annotations={"k": {"metadata": {}}})  # a record that kept one
+    assert _walk(Facts(Target("Pod", "p", "ns"), pods=[planted])) == ["Pod/p.pods[0].annotations['k']"]

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, Snapshot, Taint, Workload, pod_set_of_spec
+from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, PodSet, Snapshot, Taint, Workload, pod_set_of_spec
 from kubectl_pd.memo import kept
 from kubectl_pd.records import dataclass, field, replace
 
@@ -381,7 +381,7 @@ def _lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, st
                    borrowed=max(in_use - bar.nominal, Fraction(0)))
 
 
-def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, dict[str, Any]],
+def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_specs: Mapping[str, PodSet],
                     size_of: Mapping[str, int], limit_ranges: tuple[LimitRangeItem, ...] = (),
                     ) -> list[tuple[RoleDemand, ad.PodSetDemand]]:
     """A Workload's pod sets as demands. A trimmed pod set (no containers) is measured by its role's Pods;
@@ -389,8 +389,9 @@ def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_sp
     out = []
     for ps in wl.pod_sets:
         role = role_of.get(ps.name, ps.name)
-        if not ps.has_template and role in pod_specs:
-            ps = pod_set_of_spec(ps.name, ps.count, pod_specs[role], ps.group, ps.template_labels)
+        if not ps.has_template and role in pod_specs:  # the role's Pod, as the pod set its spec makes
+            ps = replace(pod_specs[role], name=ps.name, count=ps.count, group=ps.group,
+                         template_labels=dict(ps.template_labels))
         per_pod = dict(ps.requests)
         totals = wl.totals.get(ps.name)
         if totals and ps.count:
@@ -399,6 +400,14 @@ def pod_set_demands(wl: Workload, group: str, role_of: Mapping[str, str], pod_sp
         d = RoleDemand(role, group, ps.name, ps.count, psd.total(), size_of.get(role, 1), wl.reserved)
         out.append((d, psd))
     return out
+
+
+def template_demand(role: str, group: str, count: int, template: PodSet, size: int,
+                    limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[RoleDemand, ad.PodSetDemand]:
+    """What Kueue would compose from a role's Pods (no Workload yet): one pod set per role, from a Pod's
+    template (kube.Pod.template)."""
+    psd = ad.demand_of_pod_set(replace(template, name=role, count=count), role, limit_ranges=limit_ranges)
+    return RoleDemand(role, group, role, count, psd.total(), size), psd
 
 
 def spec_demand(role: str, group: str, count: int, spec: dict[str, Any], size: int,

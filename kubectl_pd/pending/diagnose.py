@@ -24,7 +24,6 @@ from kubectl_pd.kueue.model import (
     Snapshot,
     Workload,
     pending_view,
-    pod_requests,
 )
 from kubectl_pd.pending import md_v1
 from kubectl_pd.pending import suggest as sg
@@ -495,9 +494,9 @@ def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand
     if u.workload is not None:
         wl = u.workload
         role_of = {ps.name: podset_role(ps, u.pods, role_names) for ps in wl.pod_sets}
-        specs: dict[str, dict[str, Any]] = {}
+        specs: dict[str, PodSet] = {}
         for p in u.pods:
-            specs.setdefault(pod_role(p, role_names), p.spec)
+            specs.setdefault(pod_role(p, role_names), p.template)
         return vd.pod_set_demands(wl, u.group, role_of, specs, sizes, limits)
     # no Workload: what Kueue would compose, one pod set per role, count = the role's share
     by_role: dict[str, list[kube.Pod]] = {}
@@ -513,7 +512,7 @@ def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand
             count = role.replicas * role.size
         else:
             count = len(pods)
-        out.append(vd.spec_demand(r, u.group, count, pods[0].spec, role_size(r, roles), limits))
+        out.append(vd.template_demand(r, u.group, count, pods[0].template, role_size(r, roles), limits))
     return out
 
 
@@ -758,7 +757,7 @@ def _row_per_pod(r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict
         if v.demand.count:
             return {k: q / v.demand.count for k, q in v.demand.requests.items()}
     pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)
-    return pod_requests(pod.spec) if pod is not None else {}
+    return dict(pod.template.requests) if pod is not None else {}
 
 
 def _row_flavor(facts: Facts, r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from kubectl_pd.kube import Node, Pod
-from kubectl_pd.kueue.model import ResourceFlavor, pod_requests
+from kubectl_pd.kueue.model import ResourceFlavor
 from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
 
@@ -69,7 +69,7 @@ class NodeFit:
 
 def node_fits(pod: Pod, nodes: list[Node]) -> list[NodeFit]:
     sel = pod.node_selector
-    reqs = pod_requests(pod.spec)
+    reqs = dict(pod.template.requests)
     out = []
     for n in nodes:
         labels, alloc = n.labels, n.allocatable

@@ -11,7 +11,7 @@ from kubectl_pd import kube
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue import versions
-from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, pod_requests, workload
+from kubectl_pd.kueue.model import Condition, ResourceFlavor, Workload, workload
 from kubectl_pd.kueue.quantity import is_credits
 from kubectl_pd.kueue.words import attempt_text, taint_text  # noqa: F401 - taint_text is read from here too
 from kubectl_pd.pending import evictions as evm
@@ -195,7 +195,7 @@ def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
     for p in u.pods:
         r = pod_role(p, role_names)
         if r not in asks:
-            req = pod_requests(p.spec)
+            req = dict(p.template.requests)
             asks[r] = next((q for res, q in req.items() if is_credits(res)), None)
     frag = evm.fragmentation(evm.fit_labels(list(nodes.values()), key), asks)
     if frag is None:
