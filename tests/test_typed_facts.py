@@ -99,7 +99,6 @@ def test_the_walk_finds_an_api_dict_where_one_is_left() -> None:
 
 def test_the_walk_looks_inside_the_records() -> None:
     from kubectl_pd import kube
-
     from kubectl_pd.records import replace
 
     pod = kube.pod({"metadata": {"name": "p"}, "spec": {"overhead": {"metadata": {}}}})
