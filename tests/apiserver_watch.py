@@ -20,11 +20,12 @@ GONE = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Ex
         "message": "too old resource version"}
 
 
-class Script:
-    def __init__(self, server: FakeApiServer, batches: list[Any], hold: float = 0.0) -> None:
+class _WatchHook:
+    """Takes over a FakeApiServer's watch requests (any other request goes to the server as before); each watch
+    is logged and authorised as a plain request, and its query kept in `watches`."""
+
+    def __init__(self, server: FakeApiServer) -> None:
         self.server = server
-        self.hold = hold  # seconds a window with nothing scripted is held open, as a real server holds it
-        self.batches = list(batches)
         self.watches: list[dict[str, str]] = []
         self.version = 100
         self._handle = server.handle
@@ -37,6 +38,19 @@ class Script:
             return self._handle(method, target, headers, raw, sent)
         self._handle(method, target.split("?")[0], headers, raw, sent)  # logged (and authorised) as a request
         self.watches.append(query)
+        return self.watch()
+
+    def watch(self) -> tuple[int, Any, str]:
+        raise NotImplementedError
+
+
+class Script(_WatchHook):
+    def __init__(self, server: FakeApiServer, batches: list[Any], hold: float = 0.0) -> None:
+        super().__init__(server)
+        self.hold = hold  # seconds a window with nothing scripted is held open, as a real server holds it
+        self.batches = list(batches)
+
+    def watch(self) -> tuple[int, Any, str]:
         batch = self.batches.pop(0) if self.batches else []
         if not batch and self.hold:
             self.server._stopping.wait(self.hold)
@@ -68,7 +82,7 @@ def script(server: FakeApiServer, batches: list[Any], hold: float = 0.0) -> Scri
     return Script(server, batches, hold)
 
 
-class Held:
+class Held(_WatchHook):
     """Watches answered as kube-apiserver answers them: one chunked stream held open, its events sent one at a
     time as the script reaches them. `steps` run in order across the watch requests:
 
@@ -84,21 +98,11 @@ class Held:
     each watch's query, `sent` the (time.monotonic(), type, name) of every event as it was flushed."""
 
     def __init__(self, server: FakeApiServer, steps: list[tuple[Any, ...]]) -> None:
-        self.server = server
+        super().__init__(server)
         self.steps = list(steps)
-        self.watches: list[dict[str, str]] = []
         self.sent: list[tuple[float, str, str]] = []
-        self.version = 100
-        self._handle = server.handle
-        server.handle = self.handle  # type: ignore[method-assign]
 
-    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes,
-               sent: list[tuple[str, str]] | None = None) -> tuple[int, Any, str]:
-        query = {k: v[-1] for k, v in parse_qs(urlsplit(target).query).items()}
-        if method != "GET" or query.get("watch") not in ("1", "true"):
-            return self._handle(method, target, headers, raw, sent)
-        self._handle(method, target.split("?")[0], headers, raw, sent)
-        self.watches.append(query)
+    def watch(self) -> tuple[int, Any, str]:
         if self.steps and self.steps[0][0] == "gone":
             self.steps.pop(0)
             return 410, GONE, "application/json"
