@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 SentenceId = Literal[
     "check.failed", "check.pending", "check.rejected", "check.rejected-wl", "check.retry", "cq.inactive",
     "cq.missing", "cq.namespace-not-selected", "cq.stopped", "group.counts-differ", "group.fast-admission",
-    "group.incomplete", "group.not-composable", "group.not-composed", "group.queues-differ", "group.too-many-roles",
+    "group.incomplete", "group.not-composable", "group.terminating", "group.not-composed", "group.queues-differ",
+    "group.too-many-roles",
     "hint.wait", "invalid", "kueue.alone-says", "kueue.code", "kueue.hard-error", "kueue.needs", "kueue.not-placed",
     "kueue.over-capacity", "kueue.preempting", "kueue.unknown", "lq.missing", "lq.stopped", "next.activate-cq",
     "next.avoid-preemption", "next.check-kueue", "next.cover", "next.create-cq", "next.create-lq",
@@ -25,7 +26,7 @@ SentenceId = Literal[
     "next.ignored-selector", "next.kueue-code", "next.lower-request", "next.match-flavor", "next.no-fast-admission",
     "next.one-count", "next.one-queue", "next.operator", "next.raise-nominal", "next.raise-nominal-of",
     "next.reactivate", "next.read-quota", "next.resume-cq", "next.resume-lq", "next.select-namespace", "next.split",
-    "next.topology", "next.wait-check", "next.wait-pods-ready", "next.wait-preemption", "next.wait-requeue",
+    "next.topology", "next.wait-check", "next.wait-pods-ready", "next.wait-preemption", "next.wait-terminating", "next.wait-requeue",
     "no-flavor.kueue", "no-flavor.ours", "not-covered", "note.groups-not-read", "note.kueue-differs",
     "note.lone-in-cohort", "note.no-visibility", "note.operator", "note.requeued", "note.run-unread",
     "note.unlisted", "note.unread", "ours.fits-now", "ours.not-evaluated", "over-capacity", "over-capacity.summary",
