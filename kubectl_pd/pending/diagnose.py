@@ -123,7 +123,8 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
                      local_queue=queue.local_queue, cluster_queue=queue.cluster_queue, position=queue.position,
                      position_in_local_queue=queue.position_in_local_queue, bars=_bars(bars_by_cq, queue.cluster_queue),
                      notes=notes, hints=hints, joint={} if gone else dict(joint), shape=shape,
-                     suggestions=suggestions if pending and not gone else [], what_if=dict(what_if or {}), ahead=queue.ahead,
+                     suggestions=suggestions if pending and not gone else [], what_if=dict(what_if or {}),
+                     ahead=queue.ahead,
                      visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending,
                      deployment=md_v1.with_status(md) if facts.target.kind == "ModelDeployment" else None)
 
