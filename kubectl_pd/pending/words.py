@@ -196,7 +196,8 @@ def _not_evaluated() -> str:
 
 @_sentence("ours.fits-now")
 def _fits_now(role: str, flavor: str | None) -> str:
-    return f"; our arithmetic says {role} fits flavor {flavor} now (quota was freed since Kueue's last attempt)"
+    return (f"; on the usage read now, our arithmetic says {role} fits flavor {flavor} (Kueue's message is from its "
+            f"last attempt)")
 
 
 @_sentence("kueue.alone-says")
