@@ -140,3 +140,15 @@ def test_w6_a_refused_list_is_unknown_never_nothing_pending(cli: Any, apiserver:
         doc = json.loads(j.stdout)
         assert doc["items"] == [] and doc["incomplete"], doc
         assert not list(_validator().iter_errors(doc))
+
+
+def test_w2_a_live_dry_run_asks_the_accelerator_its_queue_covers(cli: Any, apiserver: Any) -> None:
+    """A LocalQueue whose ClusterQueue covers plain nvidia.com/gpu: the Pods ask it, one a card (before: nothing)."""
+    objs = [o for o in sc.charged_in_order()["items"] if o["kind"] in ("ResourceFlavor", "ClusterQueue", "LocalQueue")]
+    _server, env = apiserver(objs)
+    argv = [a for a in CREATE if a != "--dry-run=client"] + ["--dry-run=server"]
+    r = cli(argv, env=env)
+    assert r.exit_code == 0, r.stderr
+    asks = {p["metadata"]["labels"]["app.kubernetes.io/component"]:
+            p["spec"]["containers"][0]["resources"]["requests"] for p in json.loads(r.stdout)["items"]}
+    assert asks == {"prefill": {sc.GPU: "2"}, "decode": {sc.GPU: "1"}}

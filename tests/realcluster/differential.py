@@ -307,6 +307,7 @@ class Record:
     snapshot: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     words: dict[str, bool | None] = field(default_factory=dict)  # issue 37: codes and shortfall against Kueue's
+    screen: list[str] = field(default_factory=list)  # what breaks one set of figures on the live screen
 
     @property
     def disagrees(self) -> bool:
@@ -379,6 +380,12 @@ def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
         now = _target(plane, ns)
         if now is not None and not kueue_did.admitted:
             rec.words = said(doc, now, roles, n)
+        if "items" not in doc:  # one set of figures on the live screen too (tests/test_screen_property.py)
+            from tests.test_screen_property import check_screen
+
+            text = plane.pd("why-pending", "podgroup/pd", "-n", ns)
+            rec.screen = check_screen(doc, text.stdout) if text.returncode == 0 else []
+            rec.words["screen"] = not rec.screen
     rec.seconds = round(time.monotonic() - t0, 2)
     cleanup(plane, state, n)
     return rec
