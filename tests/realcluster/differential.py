@@ -274,11 +274,11 @@ def said(doc: dict[str, Any], target: dict[str, Any], roles: dict[str, str], n: 
     m = _PODSET.match(cond.get("message") or "") if cond.get("status") == "False" else None
     if m is None:
         return {}
-    role, rest = roles.get(m.group(1), m.group(1)), m.group(2)
+    names, rest = {m.group(1), roles.get(m.group(1), m.group(1))}, m.group(2)  # the pod set's, or its role's
     short = {_short(f, n): parse(q) for _r, f, q in _UNUSED.findall(rest)}
     over = {_short(f, n): parse(p) + parse(q) - parse(c) for _r, f, p, q, c in _CAPACITY.findall(rest)}
     item = doc["items"][0] if doc.get("items") else doc
-    mine = next((r for r in item.get("reasons") or () if r.get("role") == role
+    mine = next((r for r in item.get("reasons") or () if r.get("role") in names
                  and r["code"] in (*SHORT_CODES, "QuotaExceedsCapacity")), None)
     if not short and not over:
         return {}
