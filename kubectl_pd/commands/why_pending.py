@@ -186,9 +186,8 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
               help="With no TARGET: only the targets whose object (ModelDeployment, Workload, a pod group's first "
                    "Pod) has these labels, e.g. team=a,tier!=batch.")
 @click.option("--field-selector", "field_selector", metavar="SELECTOR",
-              help="With no TARGET: only the targets whose object matches, on metadata.name (a pod group's own name) "
-                   "or "
-                   "metadata.namespace.")
+              help="With no TARGET: only the targets whose object matches, on metadata.name (a pod group's own "
+                   "name) or metadata.namespace.")
 @COLOR
 @click.option("-w", "--watch", is_flag=True, help="Re-diagnose on change until admitted (Ctrl-C to stop).")
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
