@@ -17,6 +17,9 @@ from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
 from kubectl_pd.errors import ClusterError, ConflictError, ForbiddenError, PdError
+from kubectl_pd.gpustack.lines import DEFAULT as DEFAULT_LINE
+from kubectl_pd.gpustack.lines import NAMES as LINE_NAMES
+from kubectl_pd.gpustack.lines import lines_help
 from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.options import OutputType, checked_duration, cluster_options, output_spec
@@ -105,6 +108,9 @@ def _warn(message: str) -> None:
               help="worker.gpustack.ai version to write. auto reads what the cluster serves (the CRD, or an "
                    "aggregated API's OpenAPI v3), with --dry-run=client too (read-only); v1alpha1|v1 offline, or "
                    "checked against the cluster.")
+@click.option("--operator-version", type=click.Choice(LINE_NAMES), default=None, metavar="LINE",
+              help=f"GPUStack operator line whose shape to write with nothing read (--dry-run=client; default "
+                   f"{DEFAULT_LINE}, the newest documented); live, the served schema decides. Lines: {lines_help()}.")
 @click.option("--dry-run", type=click.Choice(["none", "client", "server"]), default="none", is_flag=False,
               flag_value="client", show_default=True,
               help="client: print only, no request at all; server: validate with dryRun=All.")
@@ -124,7 +130,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
            local_queue: str | None, api_profile: str, dry_run: str, output: str | None, wait: str | None,
            force: bool, preflight_only: bool = False, accelerator_type: str | None = None,
            topology_level: str | None = None, api_version: str | None = None,
-           engine_image: str | None = None) -> int:
+           engine_image: str | None = None, operator_version: str | None = None) -> int:
     """Scaffold a multi-role PD ModelDeployment that will be admitted, or say why it never could.
 
     \b
@@ -167,7 +173,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         raise PdError("--target pods renders the seed's pod group: --api-version v1 is the per-replica "
                       "ModelDeployment API")
     if dry_run == "client" and api_version != "auto":
-        profile = _offline_profile(api_profile, api_version)
+        profile = _offline_profile(api_profile, api_version, operator_version)
         _check_shape(req, role_list, profile)
         return _emit_offline(req, role_list, profile, output)
 
@@ -252,8 +258,16 @@ def _check_shape(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> 
         _fail(problems)
 
 
-def _offline_profile(wanted: str, version: str | None) -> ApiProfile:
-    """--api-profile and --api-version with nothing read: v1 is per-replica, auto is pd-atomic otherwise."""
+def _offline_profile(wanted: str, version: str | None, line: str | None = None) -> ApiProfile:
+    """--api-profile and --api-version with nothing read: v1 is per-replica, auto is pd-atomic otherwise; with
+    --operator-version, that line's shape (gpustack/lines.py)."""
+    if line is not None:
+        from kubectl_pd.gpustack.lines import LineError, offline_profile
+
+        try:
+            return offline_profile(line, wanted, version)
+        except LineError as e:
+            raise PdError(str(e)) from None
     name = (PER_REPLICA if version == "v1" else PD_ATOMIC) if wanted == "auto" else wanted
     try:
         return offline(name, version)
