@@ -133,7 +133,8 @@ LINES: tuple[Line, ...] = (
     Line(
         name="0.11",
         title="the published docs v0.9.2 to v0.11.2: engine.image required, roles[].acceleratorType",
-        v1_served_by=NOT_STATED, v1=replace(V1_OFFLINE, source="operator line 0.11 (docs)"), v1alpha1=None, v1_short_names=(),
+        v1_served_by=NOT_STATED, v1=replace(V1_OFFLINE, source="operator line 0.11 (docs)"), v1alpha1=None,
+        v1_short_names=(),
         conditions=CONDITIONS,
         citations=("docs.gpustack.ai/gpustack-operator/v0.11.2/docs/modules/model-deployment/configuration/ "
                    "(Minimal deployment: engine {name, image}, acceleratorType)",
