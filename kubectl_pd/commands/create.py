@@ -330,10 +330,14 @@ def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile
         else:
             # describe the version the POST will go to, so body and path agree
             from kubectl_pd.cluster.kinds import KINDS
+            from kubectl_pd.gpustack.profiles import crd_serves
 
             prefer = version or (source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for")
                                  else None)
-            profile = from_crd(crd, prefer)
+            if prefer and not crd_serves(crd, prefer) and prefer in source.served_versions(GROUP):
+                profile = _aggregated_profile(source, prefer, crd)  # v1 from an APIService beside the CRD
+            else:
+                profile = from_crd(crd, prefer)
     except ProfileError as e:
         raise PdError(str(e)) from None
     if wanted != "auto" and wanted != profile.name:
@@ -343,13 +347,19 @@ def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile
     return profile
 
 
-def _aggregated_profile(source: Any, version: str | None) -> ApiProfile:
-    """No CRD: ModelDeployment from an aggregated API server (APIService), described by OpenAPI v3."""
-    from kubectl_pd.gpustack.profiles import from_openapi, openapi_path
+def _aggregated_profile(source: Any, version: str | None, crd: dict[str, Any] | None = None) -> ApiProfile:
+    """ModelDeployment from an aggregated API server (APIService), described by its OpenAPI v3; when it publishes
+    none, the v1alpha1 CRD's schema (`crd`), which GPUStack's source re-declares as v1 (profiles.redeclared)."""
+    from kubectl_pd.gpustack.profiles import from_openapi, openapi_path, redeclared
 
     served = source.served_versions(GROUP)
     pick = version if version in served else next((v for v in ("v1", "v1alpha1") if v in served), None)
     doc = source.get_raw(openapi_path(pick), resource=f"openapi/v3 {GROUP}/{pick}") if pick else None
+    if crd is not None and pick:
+        try:
+            return from_openapi(doc, pick) if doc is not None else redeclared(crd, pick)
+        except ProfileError:
+            return redeclared(crd, pick)
     if doc is None:  # neither a CRD nor an aggregated API that describes itself
         raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} not found): "
                       f"install the GPUStack operator, check the context, or use --dry-run=client")
