@@ -334,8 +334,8 @@ def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile
 
             prefer = version or (source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for")
                                  else None)
-            if prefer and not crd_serves(crd, prefer) and prefer in source.served_versions(GROUP):
-                profile = _aggregated_profile(source, prefer, crd)  # v1 from an APIService beside the CRD
+            if prefer == "v1" and not crd_serves(crd, "v1") and "v1" in source.served_versions(GROUP):
+                profile = _aggregated_profile(source, "v1", crd)  # v1 from an APIService beside the CRD (the source)
             else:
                 profile = from_crd(crd, prefer)
     except ProfileError as e:
