@@ -106,7 +106,9 @@ def _diagnosis() -> dict[str, Any]:
             "apiVersion": NS, "phase": NS, "phaseMessage": NS, "roleSummary": NS,
             "roles": {"type": "array", "items": closed({
                 "name": S, "kind": NS, "desired": NI, "ready": NI, "quotaReserved": NI,
-                "assignedFlavors": STRS})}}),
+                "assignedFlavors": STRS})},
+            "conditions": {"type": "array", "items": closed({
+                "type": S, "status": S, "reason": NS, "message": NS, "code": NS})}}),
     }
     required = ["target", "pending", "reasons", "roles", "queue", "summary", "notes", "next", "suggestions",
                 "quota", "preemption"]
