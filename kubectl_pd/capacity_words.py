@@ -79,7 +79,7 @@ def render(doc: dict[str, Any]) -> str:
         placed = ", ".join(dict.fromkeys(f"{f['podSet']} on {f['flavor']}" for f in doc["flavors"]))
         lines.append(f"                 (the first in: {placed})")
     lines += _preemption(doc.get("byPreemption"), doc["now"])
-    lines.append(f"Next:            {next_text(_last_stop(doc))}")
+    lines.append(f"Next:            {next_text(doc['next'])}")
     if doc["perRole"]:
         lines.append("")
         lines.append("Each role alone, one replica at a time:")
@@ -89,13 +89,6 @@ def render(doc: dict[str, Any]) -> str:
             now = ("≥" if r["atLeast"] else "") + str(r["now"])
             lines.append(f"  {r['role'].ljust(width)}  {now:>6}  {r['byBorrowing']:>9}  {next_text(r['next'])}")
     return "\n".join(lines) + "\n"
-
-
-def _last_stop(doc: dict[str, Any]) -> dict[str, Any] | None:
-    p = doc.get("byPreemption")
-    if p is not None and p["count"] and p.get("next") is not None:
-        return p["next"]  # type: ignore[no-any-return]
-    return doc["next"]  # type: ignore[no-any-return]
 
 
 def _preemption(p: dict[str, Any] | None, start: int) -> list[str]:

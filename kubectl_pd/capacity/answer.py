@@ -47,6 +47,15 @@ def preempt_doc(p: pe.PreemptCount | None) -> dict[str, Any] | None:
             "next": stop_doc(p.stop)}
 
 
+def _next(copies: sim.Count | None, preempting: pe.PreemptCount | None) -> sim.Stop | None:
+    """What stops the next copy: after the copies preemption admits, when those were judged; else after now."""
+    if copies is None:
+        return None
+    if preempting is not None and preempting.stop is not None:
+        return preempting.stop
+    return copies.stop
+
+
 def document(target: dict[str, Any], plan: Plan, copies: sim.Count | None, preempting: pe.PreemptCount | None,
              per_role: dict[str, sim.Count]) -> dict[str, Any]:
     """The whole answer; `copies` None: the copy could not be judged (see `findings` and `incomplete`)."""
@@ -62,7 +71,7 @@ def document(target: dict[str, Any], plan: Plan, copies: sim.Count | None, preem
         "byBorrowing": copies.by_borrowing if copies else None,
         "withinNominal": (copies.now - copies.by_borrowing) if copies else None,
         "byPreemption": preempt_doc(preempting),
-        "next": stop_doc(copies.stop) if copies else None,
+        "next": stop_doc(_next(copies, preempting)),
         "flavors": _copy_flavors(copies.placed[0]) if copies and copies.placed else [],
         "perRole": [{"role": name, **count_doc(c)} for name, c in per_role.items()],
         "findings": [{"severity": f.severity, "check": f.check, "message": f.message}
