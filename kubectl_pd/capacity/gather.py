@@ -85,8 +85,8 @@ def gather(source: Any, req: CreateRequest, roles: list[Role], profile: str) -> 
     report = preflight.run(source, req, roles, profile, req.namespace)
     plan = Plan(report, profile, roles, dict(report.queues))
     for lq_name in dict.fromkeys(report.queues.values()):
-        ok, lq = _try(plan, f"LocalQueue {req.namespace}/{lq_name}",
-                      lambda n=lq_name: source.get("LocalQueue", n, req.namespace))
+        ok, lq = _try(plan, f"LocalQueue {req.namespace}/{lq_name}", _getter(source, "LocalQueue", lq_name,
+                                                                               req.namespace))
         if ok and lq is not None and (cq := local_queue(lq).cluster_queue):
             for role, q in report.queues.items():
                 if q == lq_name:
@@ -105,6 +105,10 @@ def gather(source: Any, req: CreateRequest, roles: list[Role], profile: str) -> 
         for r in cq_roles:
             plan.per_role[r.name] = parts_of([r._replace(replicas=1)], profile, resource, cq_name)
     return plan
+
+
+def _getter(source: Any, kind: str, name: str, namespace: str | None) -> Callable[[], Any]:
+    return lambda: source.get(kind, name, namespace)
 
 
 def parts_of(roles: list[Role], profile: str, resource: str, cq_name: str) -> list[Part]:

@@ -36,6 +36,10 @@ def from_flags(namespace: str, roles: tuple[RoleSpec, ...], prefill: str | None,
     return req, role_list, profile
 
 
+def _dict(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
 def _text(v: Any) -> str | None:
     if isinstance(v, bool) or v is None:
         return None
@@ -44,7 +48,7 @@ def _text(v: Any) -> str | None:
 
 def spec_of(r: dict[str, Any], i: int) -> RoleSpec:
     """A `spec.roles[]` entry as the RoleSpec create's `--role` would give."""
-    res = r.get("resources") if isinstance(r.get("resources"), dict) else {}
+    res = _dict(r.get("resources"))
     return RoleSpec(name=_text(r.get("name")), kind=_text(r.get("kind")), replicas=_text(r.get("replicas")),
                     instance_type=_text(r.get("instanceType")), accelerator=_text(res.get("accelerator")),
                     accelerator_key=_text(r.get("acceleratorKey")), size=_text(r.get("size")),
@@ -59,9 +63,8 @@ def profile_of(obj: dict[str, Any]) -> str:
 
 def from_model_deployment(obj: dict[str, Any], namespace: str, profile: str | None,
                           ) -> tuple[CreateRequest, list[Role], str]:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    raw = spec.get("roles") if isinstance(spec.get("roles"), list) else []
+    meta, spec = _dict(obj.get("metadata")), _dict(obj.get("spec"))
+    raw = spec["roles"] if isinstance(spec.get("roles"), list) else []
     specs = tuple(spec_of(r, i) for i, r in enumerate(raw) if isinstance(r, dict))
     name = str(meta.get("name") or PLACEHOLDER)
     req = CreateRequest(name=name, namespace=str(meta.get("namespace") or namespace), model=PLACEHOLDER,

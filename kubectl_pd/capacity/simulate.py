@@ -84,8 +84,8 @@ def with_usage(snap: Snapshot, usage: Sequence[tuple[str, FlavorResource, Fracti
     if not usage:
         return snap
     by_cq: dict[str, dict[FlavorResource, Fraction]] = {}
-    for cq, fr, q in usage:
-        by_cq.setdefault(cq, {})[fr] = by_cq.get(cq, {}).get(fr, Fraction(0)) + sign * q
+    for cq_name, fr, q in usage:
+        by_cq.setdefault(cq_name, {})[fr] = by_cq.get(cq_name, {}).get(fr, Fraction(0)) + sign * q
     queues = dict(snap.cluster_queues)
     for name, delta in by_cq.items():
         cq = queues.get(name)

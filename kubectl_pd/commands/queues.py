@@ -78,7 +78,9 @@ def _print(doc: dict[str, Any], wide: bool) -> None:
     if not doc["clusterQueues"]:
         click.echo("No resources found", err=True)
         return
-    bars = click.get_text_stream("stdout").isatty()
+    import sys
+
+    bars = sys.stdout.isatty()
     click.echo(render(doc, wide, bars), nl=False)
 
 

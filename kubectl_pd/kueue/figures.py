@@ -101,7 +101,7 @@ def _attribute(snap: Snapshot, tree: ad.Tree, rows: dict[str, list[FlavorFigures
             lenders = [(i, r, n) for i, r, n in entries if r.lendable > 0]
             for i, r, n in entries:
                 lent: Fraction | None = None
-                if borrowed == 0:
+                if borrowed == 0 or r.lendable == 0:  # nobody borrows, or nothing of its quota is unused
                     lent = _ZERO
                 elif fr not in own_quota and len(lenders) == 1:
                     lent = min(borrowed, r.lendable) if lenders[0][2] == n else _ZERO
