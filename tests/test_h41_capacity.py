@@ -244,3 +244,38 @@ def test_live_forbidden_list_is_incomplete(cli: Callable, apiserver: Callable) -
     assert r.exit_code == 1
     doc = json.loads(r.stdout)
     assert doc["now"] is None and doc["incomplete"]
+
+
+# ------------------------------------------------------------------------------------- contract and MCP
+
+
+def _valid(doc: dict[str, Any], name: str) -> None:
+    import jsonschema
+
+    from kubectl_pd.agent import schemas
+
+    jsonschema.Draft202012Validator(schemas.SCHEMAS[name]()).validate(doc)
+
+
+@pytest.mark.parametrize("objs", [
+    [*pool("pool", {"h20": 8}, used={"h20": 1}), resource_flavor("h20")],
+    [*pool("pool", {"h20": 8}, used={"h20": 5}, preemption={"withinClusterQueue": "LowerPriority"}),
+     resource_flavor("h20"), admitted("low-a", "pool", "h20", 2, -1), admitted("low-b", "pool", "h20", 3, -1)],
+    [*pool("pool", {"h20": 2}), resource_flavor("h20")],
+    [resource_flavor("h20")],  # no InstanceType: not judged
+], ids=["fits", "preempts", "never", "not-judged"])
+def test_documents_obey_the_schema(cli: Callable, tmp_path: Path, objs: list[dict[str, Any]]) -> None:
+    r = cli(["capacity", *PD_FLAGS, "-f", _write(tmp_path, objs), "-o", "json"])
+    _valid(json.loads(r.stdout), "capacity")
+
+
+def test_the_mcp_tool_runs_the_command(tmp_path: Path) -> None:
+    from kubectl_pd.agent import tools
+    from kubectl_pd.agent.run import run
+
+    snap = json.dumps({"apiVersion": "v1", "kind": "List",
+                       "items": [*pool("pool", {"h20": 9}), resource_flavor("h20")]})
+    a = tools.call("pd_capacity", {"prefill": 1, "decode": 2, "instanceType": "pool", "namespace": NS,
+                                   "snapshot": snap}, tools.Guard(), [], run)
+    assert a.code == 0 and a.document is not None and a.document["now"] == 3, a.text
+    assert a.text.startswith("3 more copies now")

@@ -179,3 +179,18 @@ def test_bar(used: str, reserved: str, borrowed: str, want: str) -> None:
     from kubectl_pd.queues_words import bar
 
     assert bar({"nominal": "12", "used": used, "reserved": reserved, "borrowed": borrowed}) == want
+
+
+def test_documents_obey_the_schema_and_the_mcp_tool(cli: Callable, tmp_path: Path) -> None:
+    import jsonschema
+
+    from kubectl_pd.agent import schemas, tools
+    from kubectl_pd.agent.run import run
+
+    objs = [cq("a", 4, 6), cq("b", 4, 1, pendingWorkloads=2), cq("c", 4, 0), cohort("team", parent="org")]
+    r = cli(["queues", "-f", _write(tmp_path, objs), "-o", "json"])
+    doc = json.loads(r.stdout)
+    jsonschema.Draft202012Validator(schemas.SCHEMAS["queues"]()).validate(doc)
+    a = tools.call("pd_queues", {"snapshot": json.dumps({"apiVersion": "v1", "kind": "List", "items": objs})},
+                   tools.Guard(), [], run)
+    assert a.code == 0 and a.document == doc and a.text.startswith("3 ClusterQueues, 1 borrowing flows")
