@@ -219,10 +219,13 @@ def capacity() -> dict[str, Any]:
         "perRole": {"type": "array", "items": per_role},
         "findings": {"type": "array", "items": closed({"severity": {"enum": ["error", "warning"]},
                                                        "check": S, "message": S})},
+        "byPodSetOrder": {"type": "object", "additionalProperties": count,
+                          "description": "Kueue 0.20+ may give the pod sets any order: the count per order, when "
+                                         "they differ (`now` is the least)"},
         "incomplete": {"type": "array", "items": closed({"read": S, "error": S})},
     }
     return {"$schema": DRAFT, "$id": BASE_ID + "capacity.json", "title": "kubectl pd capacity -o json",
-            **closed(props, [k for k in props if k != "incomplete"])}
+            **closed(props, [k for k in props if k not in ("incomplete", "byPodSetOrder")])}
 
 
 def queues() -> dict[str, Any]:

@@ -65,7 +65,8 @@ class Plan:
     cluster_queues: dict[str, str] = field(default_factory=dict)  # role -> ClusterQueue
     resources: dict[str, str] = field(default_factory=dict)  # role -> the credits resource weighed
     snapshot: Snapshot | None = None
-    parts: list[Part] = field(default_factory=list)
+    parts: list[Part] = field(default_factory=list)  # in the first order of `orders` (the roles' own when any)
+    orders: dict[str, list[Part]] = field(default_factory=dict)  # pod-set order ("a,b") -> the copy so ordered
     per_role: dict[str, list[Part]] = field(default_factory=dict)
     unread: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
 
@@ -99,9 +100,15 @@ def gather(source: Any, req: CreateRequest, roles: list[Role], profile: str) -> 
     for r in roles:
         if r.name in plan.resources:
             by_cq.setdefault(plan.cluster_queues[r.name], []).append(r)
+    from kubectl_pd.gpustack.roles import PER_REPLICA
+
+    orders = preflight._orders(source, [r for rs in by_cq.values() for r in rs], profile == PER_REPLICA)
+    for order in orders:
+        plan.orders[",".join(order or ())] = [p for cq_name, cq_roles in by_cq.items() for p in parts_of(
+            cq_roles, profile, plan.resources[cq_roles[0].name], cq_name, order)]
+    plan.parts = next(iter(plan.orders.values()), [])
     for cq_name, cq_roles in by_cq.items():
         resource = plan.resources[cq_roles[0].name]
-        plan.parts += parts_of(cq_roles, profile, resource, cq_name)
         for r in cq_roles:
             plan.per_role[r.name] = parts_of([r._replace(replicas=1)], profile, resource, cq_name)
     return plan
@@ -111,10 +118,12 @@ def _getter(source: Any, kind: str, name: str, namespace: str | None) -> Callabl
     return lambda: source.get(kind, name, namespace)
 
 
-def parts_of(roles: list[Role], profile: str, resource: str, cq_name: str) -> list[Part]:
+def parts_of(roles: list[Role], profile: str, resource: str, cq_name: str,
+             order: tuple[str, ...] | None = None) -> list[Part]:
     """The Workloads of one copy on one ClusterQueue, as create's preflight builds them (pd-atomic: one
-    Workload, a pod set per role; per-replica: one Workload per replica group)."""
-    queue = preflight.role_demands(roles, profile, resource, cq_name)
+    Workload, a pod set per role, in ORDER, the order Kueue gives them; per-replica: one Workload per replica
+    group)."""
+    queue = preflight.role_demands(roles, profile, resource, cq_name, order)
     return [Part(cq_name, wl, ad.Demand(tuple(p for _, p in members))) for wl, members in queue.workloads]
 
 
