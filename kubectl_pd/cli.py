@@ -31,7 +31,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "snapshot": ("kubectl_pd.commands.snapshot", "snapshot", "Collect what why-pending reads, redacted, to replay."),
     "tree": ("kubectl_pd.commands.tree", "tree", "Show a deployment's groups, Workloads, Pods and Events."),
     "capacity": ("kubectl_pd.commands.capacity", "capacity",
-                 "How many more copies of a deployment Kueue would admit, and what stops the next."),
+                 "How many more copies of a deployment Kueue would admit now."),
     "queues": ("kubectl_pd.commands.queues", "queues", "Quota per ClusterQueue and flavor, and who borrows."),
     "mcp": ("kubectl_pd.commands.mcp", "mcp", "Serve the read-only tools to an MCP client over stdio."),
     "schema": ("kubectl_pd.commands.schema", "schema", "Print the JSON Schema of a command's -o json document."),
