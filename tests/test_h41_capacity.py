@@ -279,3 +279,23 @@ def test_the_mcp_tool_runs_the_command(tmp_path: Path) -> None:
                                    "snapshot": snap}, tools.Guard(), [], run)
     assert a.code == 0 and a.document is not None and a.document["now"] == 3, a.text
     assert a.text.startswith("3 more copies now")
+
+
+def test_pod_group_target_is_the_request_that_made_it(cli: Callable, tmp_path: Path) -> None:
+    """A pod group as `create --target pods` renders it: capacity of podgroup/NAME is capacity of its flags."""
+    from kubectl_pd.create.pods import render_pods
+
+    texts = ("name=prefill,kind=prefill,replicas=1,image=e:1,accelerator=2", "name=decode,kind=decode,replicas=2,"
+             "image=e:1")
+    req = CreateRequest(name="qwen", namespace=NS, model="m", roles=tuple(parse_role(t) for t in texts),
+                        target="pods", local_queue="pool-lq")
+    roles = check_request(req).roles
+    pods = render_pods(req, roles, {r.name: "pool-lq" for r in roles}, {r.name: CREDITS for r in roles})
+    f = _write(tmp_path, [*pool("pool", {"h20": 13}), resource_flavor("h20"), *pods])
+    by_group = json.loads(cli(["capacity", "podgroup/qwen", "-n", NS, "-f", f, "-o", "json"]).stdout)
+    by_flags = json.loads(cli(["capacity", "--target", "pods", "--local-queue", "pool-lq", "-n", NS, "-f", f,
+                               *[x for t in texts for x in ("--role", t)], "-o", "json"]).stdout)
+    assert (by_group["now"], by_group["target"]["kind"]) == (3, "PodGroup")
+    assert by_group["now"] == by_flags["now"] and by_group["perRole"] == by_flags["perRole"]
+    r = cli(["capacity", "podgroup/nope", "-n", NS, "-f", f])
+    assert r.exit_code == 1 and r.stderr.startswith("error: no Pod of pod group")

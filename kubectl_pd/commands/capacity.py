@@ -15,7 +15,7 @@ from kubectl_pd.options import cluster_options
 
 
 @click.command("capacity", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@click.argument("target", metavar="[md/NAME]", required=False)
+@click.argument("target", metavar="[md/NAME|podgroup/NAME]", required=False)
 @click.option("--role", "roles", multiple=True, type=RoleType(),
               help="A role as create takes it (repeatable): name=N,kind=K,replicas=R,instance-type=IT,accelerator=A,"
                    "accelerator-key=K,size=S.")
@@ -50,6 +50,7 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     \b
     kubectl pd capacity --instance-type gpu-h20 --prefill 1 --decode 2
     kubectl pd capacity md/qwen -n team-a
+    kubectl pd capacity podgroup/qwen -n team-a
     kubectl pd capacity --role name=p,kind=prefill,replicas=1,accelerator=2 --instance-type gpu-h20 -f snap.yaml
 
     \b
@@ -74,6 +75,11 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
                                                    local_queue, api_profile or PD_ATOMIC)
         tgt = {"kind": "PodGroup" if shape_target == "pods" else shape.KIND_REQUEST, "name": None,
                "namespace": ns, "apiProfile": profile}
+    elif target and target.lower().startswith(("podgroup/", "pg/")):
+        name = target.partition("/")[2]
+        pods = source.list("Pod", ns, label_selector=f"kueue.x-k8s.io/pod-group-name={name}")
+        req, role_list, profile = shape.from_pod_group(pods, name, ns)
+        tgt = {"kind": "PodGroup", "name": name, "namespace": ns, "apiProfile": profile}
     else:
         obj = _manifest(manifest) if manifest else _model_deployment(source, target or "", ns)
         req, role_list, profile = shape.from_model_deployment(obj, ns, api_profile)
@@ -110,7 +116,7 @@ def _manifest(path: str) -> dict[str, Any]:
 def _model_deployment(source: Any, target: str, ns: str) -> dict[str, Any]:
     kind, _, name = target.partition("/")
     if kind.lower() not in ("md", "modeldeployment", "modeldeployments") or not name:
-        raise click.UsageError(f"TARGET {target!r}: expected md/NAME (podgroup/NAME is not supported yet)")
+        raise click.UsageError(f"TARGET {target!r}: expected md/NAME or podgroup/NAME")
     obj = source.get("ModelDeployment", name, ns)
     if obj is None:
         from kubectl_pd.errors import NotFoundError
