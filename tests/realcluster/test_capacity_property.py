@@ -21,4 +21,5 @@ SEEDS = range(2800, 2800 + int(os.environ.get("PD_CAPACITY_SEEDS", "4")))
 def test_create_exactly_now_copies_over_generated_states(plane: Plane, seed: int) -> None:
     ensure_priorities(plane)
     got = cp.run(plane, seed)
+    print(f"capacity property seed {seed} on Kueue {plane.version}: {got}")
     assert got.holds, got

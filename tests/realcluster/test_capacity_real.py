@@ -12,7 +12,7 @@ import pytest
 from kubectl_pd.kueue.quantity import parse
 from tests.realcluster import objs
 from tests.realcluster.createcase import CARD, CREDITS
-from tests.realcluster.plane import Plane, condition, is_true, wait_for
+from tests.realcluster.plane import Plane, PlaneError, condition, is_true, wait_for
 
 pytestmark = pytest.mark.cluster
 
@@ -90,21 +90,73 @@ def test_create_exactly_now_copies(plane: Plane, kind: str, p: int, d: int, want
     _queues_equal_status(plane, made)
 
 
-def _totals(status: dict[str, Any], key: str) -> dict[tuple[str, str], int]:
-    return {(f["name"], r["name"]): int(r["total"]) for f in status.get(key) or [] for r in f["resources"]}
+def _totals(status: dict[str, Any], key: str) -> dict[tuple[str, str], Any]:
+    return {(f["name"], r["name"]): parse(r["total"]) for f in status.get(key) or [] for r in f["resources"]}
 
 
 def _queues_equal_status(plane: Plane, names: list[str]) -> None:
-    got = plane.pd("queues", "-o", "json")
-    assert got.returncode == 0, got.stderr
-    ours = {q["name"]: q for q in json.loads(got.stdout)["clusterQueues"]}
-    theirs = {c["metadata"]["name"]: c for c in plane.get("clusterqueues")["items"]}
-    for name in names:
-        q, status = ours[name], theirs[name].get("status") or {}
-        used, reserved = _totals(status, "flavorsUsage"), _totals(status, "flavorsReservation")
-        for f in q["flavors"]:
-            key = (f["flavor"], f["resource"])
-            assert parse(f["used"]) == used.get(key, 0), (name, f, status)
-            assert parse(f["used"]) + parse(f["reserved"]) == reserved.get(key, 0), (name, f, status)
-        assert (q["pendingWorkloads"], q["admittedWorkloads"], q["reservingWorkloads"]) == (
-            status.get("pendingWorkloads"), status.get("admittedWorkloads"), status.get("reservingWorkloads"))
+    """`queues -o json` against `kubectl get clusterqueues -o json`: the two reads are apart in time, so they are
+    compared until Kueue's status is still between them (it writes the counts a little after each change)."""
+    last: list[Any] = []
+
+    def equal() -> bool:
+        got = plane.pd("queues", "-o", "json")
+        assert got.returncode == 0, got.stderr
+        ours = {q["name"]: q for q in json.loads(got.stdout)["clusterQueues"]}
+        theirs = {c["metadata"]["name"]: c for c in plane.get("clusterqueues")["items"]}
+        last[:] = [(ours.get(n), (theirs.get(n) or {}).get("status")) for n in names]
+        return all(_same(ours[n], theirs[n].get("status") or {}) for n in names)
+
+    try:
+        wait_for("queues to equal the ClusterQueues' status", equal, timeout=20, every=0.5)
+    except PlaneError:
+        raise AssertionError(f"queues and the ClusterQueues' status differ: {last}") from None
+
+
+def _same(q: dict[str, Any], status: dict[str, Any]) -> bool:
+    used, reserved = _totals(status, "flavorsUsage"), _totals(status, "flavorsReservation")
+    for f in q["flavors"]:
+        key = (f["flavor"], f["resource"])
+        if parse(f["used"]) != used.get(key, 0) or parse(f["used"]) + parse(f["reserved"]) != reserved.get(key, 0):
+            return False
+    return (q["pendingWorkloads"], q["admittedWorkloads"], q["reservingWorkloads"]) == (
+        status.get("pendingWorkloads"), status.get("admittedWorkloads"), status.get("reservingWorkloads"))
+
+
+def test_the_copy_past_now_preempts_exactly_the_named(plane: Plane) -> None:
+    """6 cards, withinClusterQueue LowerPriority, two Workloads of priority -10 holding 2 cards each: no copy of
+    1+2 fits now (2 free); the next preempts one of them, the one capacity names, and is then admitted."""
+    from tests.realcluster.differential import _finish_eviction, _preempted
+
+    ns = plane.namespace("cap-preempt")
+    cq, a = plane.unique("cap-cq"), plane.unique("cap-a")
+    plane.apply(objs.priority_class("cap-neg", -10), objs.flavor(a),
+                objs.cluster_queue(cq, [(a, [objs.quota(CREDITS, str(6 * CARD))])], covered=[CREDITS],
+                                   preemption={"withinClusterQueue": "LowerPriority"}),
+                objs.local_queue(ns, "main", cq))
+    wait_for("the LocalQueue active", lambda: is_true(plane.get("localqueue", "main", ns), "Active"))
+    for name in ("low-a", "low-b"):
+        plane.apply(objs.workload(ns, name, "main", [("main", 1, {CREDITS: str(2 * CARD)})],
+                                  priority=("cap-neg", -10)))
+        wait_for(f"{name} admitted", lambda name=name: is_true(plane.get("workload", name, ns), "QuotaReserved"))
+    wait_for("the ClusterQueue's status current", lambda: (plane.get("clusterqueue", cq).get("status") or {}).get(
+        "reservingWorkloads", 0) == 2)
+    doc = _capacity(plane, ns, 1, 2)
+    assert doc["now"] == 0 and doc["byPreemption"]["count"] >= 1, doc
+    named = sorted(t["name"] for t in doc["byPreemption"]["copies"][0]["targets"])
+    made = plane.pd("create", "copy0", "--model", "m", "--engine-version", "1", "-n", ns, "--target", "pods",
+                    "--local-queue", "main", *_roles(1, 2))
+    assert made.returncode == 0, made.stderr
+    evicted: list[str] = []
+
+    def settled() -> bool:
+        for w in plane.get("workloads", namespace=ns)["items"]:
+            name = w["metadata"]["name"]
+            if name.startswith("low-") and _preempted(w) and name not in evicted:
+                evicted.append(name)
+                _finish_eviction(plane, ns, name, deactivate=True)
+        return is_true(_workload(plane, ns, "copy0") or {}, "QuotaReserved")
+
+    wait_for("copy0 admitted by preemption", settled, timeout=60)
+    assert sorted(evicted) == named
+    _queues_equal_status(plane, [cq])
