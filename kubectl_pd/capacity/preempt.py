@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from kubectl_pd.capacity import simulate as sim
 from kubectl_pd.capacity.simulate import Part, Placed, Stop, stop_of, with_usage
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import preempt_reads as rd
@@ -107,53 +108,90 @@ def _evict(ctx: Any, snap: Snapshot, victims: Sequence[Victim]) -> Snapshot:
     return with_usage(snap, out, -1)
 
 
-def count(ctx: Any, snap: Snapshot, parts: Sequence[Part], *, start: int, priority: int,
-          limit: int = DEFAULT_LIMIT) -> PreemptCount:
-    """Further copies, one after another, each admitted only by preempting (or fitting what the ones before
-    freed); `start` copies are already in `snap` (and, after `prepare`, among the Workloads read)."""
-    if not may_preempt(snap, parts):
-        return PreemptCount((), None, reason=NOT_ALLOWED)
+@dataclass(frozen=True)
+class _Step:
+    """One copy judged through the Context: placed (its flavors and usage) with the Workloads it preempts, or
+    not (`stop`, or `unknown` when the candidates could not be known)."""
+
+    placed: Placed | None
+    targets: tuple[Victim, ...] = ()
+    stop: Stop | None = None
+    unknown: str | None = None
+    first_stop: Stop | None = None  # a placed copy that preempts: why it does not fit now
+
+
+def count_all(ctx: Any, snap: Snapshot, parts: Sequence[Part], *, priority: int, limit: int = sim.DEFAULT_LIMIT,
+              preempt_limit: int = DEFAULT_LIMIT) -> tuple[sim.Count, PreemptCount]:
+    """Copies one after another through the engine's preemption view (`Context.assign`, as why-pending and
+    create judge a Workload): the ones that fit without preempting are `now` (with the admitted Workloads known,
+    a flavor whose preemption would find no candidate is passed over for the next, as Kueue does); from the
+    first that preempts, each further copy and its targets, up to `preempt_limit`. A queue whose Workloads
+    could not be read: `now` from the policy pass alone, the preemption unknown."""
+    prepare(ctx, snap, parts, (), priority)
     if ctx.reads.unknown is not None:
-        return PreemptCount((), None, unknown=ctx.reads.unknown)
+        return sim.count(snap, parts, limit=limit), PreemptCount((), None, unknown=ctx.reads.unknown)
+    placed: list[Placed] = []
     copies: list[PreemptingCopy] = []
-    s = snap
-    for j in range(limit):
-        n = start + j + 1
+    s, now_snap, now_stop = snap, snap, None
+    while True:
+        if not copies and len(placed) >= limit:
+            return sim.Count(len(placed), sum(p.borrows for p in placed), tuple(placed), None, True, s), \
+                PreemptCount((), None)
+        if copies and len(copies) >= preempt_limit:
+            return _now(placed, now_stop, now_snap), PreemptCount(tuple(copies), None, capped=True)
         saved = {q: list(ws) for q, ws in ctx.reads.workloads.items()}
-        done, s2 = _one(ctx, s, parts, n, priority)
-        if isinstance(done, PreemptingCopy):
-            copies.append(done)
-            s = s2
-            continue
-        ctx.reads.workloads.clear()
-        ctx.reads.workloads.update(saved)
-        stop, unknown = done
-        return PreemptCount(tuple(copies), stop, unknown)
-    return PreemptCount(tuple(copies), None, capped=True)
+        step, s2 = _one(ctx, s, parts, len(placed) + len(copies) + 1, priority)
+        if step.placed is None:
+            ctx.reads.workloads.clear()
+            ctx.reads.workloads.update(saved)
+            if not copies:
+                return _now(placed, step.stop, s), PreemptCount((), step.stop if step.unknown is None else None,
+                                                                 step.unknown)
+            return _now(placed, now_stop, now_snap), PreemptCount(tuple(copies), step.stop, step.unknown)
+        if not copies and not step.targets:
+            placed.append(step.placed)
+        else:
+            if not copies:
+                now_stop, now_snap = step.first_stop, s
+            copies.append(PreemptingCopy(step.targets, step.placed.borrows))
+        s = s2
 
 
-def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int,
-         ) -> tuple[PreemptingCopy | tuple[Stop | None, str | None], Snapshot]:
+def _now(placed: list[Placed], stop: Stop | None, snap: Snapshot) -> sim.Count:
+    return sim.Count(len(placed), sum(p.borrows for p in placed), tuple(placed), stop, False, snap)
+
+
+def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int) -> tuple[_Step, Snapshot]:
     s = snap
     targets: list[Victim] = []
     borrows = False
+    first_stop: Stop | None = None
+    flavors: list[tuple[str, str, str, str]] = []
+    usage: list[tuple[str, FlavorResource, Fraction]] = []
     created = ctx.now + 10_000 + n  # newer than every Workload of the queues and every copy before it
     for part in parts:
+        if part.cluster_queue not in s.cluster_queues:
+            return _Step(None, stop=Stop("ClusterQueueMissing", part.cluster_queue, part.workload, "", None,
+                                         never=True)), snap
         label = f"{OWN_NAMESPACE}/copy-{n}/{part.workload}"
         a = ctx.assign(s, part.cluster_queue, part.demand, vd.WorkloadFacts(label, priority, created))
         answer = ctx.answers.get(label)
         if a.mode == ad.PREEMPT:
             if answer is None or answer.targets is None:
-                return (None, (answer.unknown if answer is not None else None) or "unknown"), snap
+                return _Step(None, stop=stop_of(part, a),
+                             unknown=(answer.unknown if answer is not None else None) or "unknown"), snap
             if not answer.targets:  # it would need preemption, but nothing may be preempted: it waits
-                return (replace(stop_of(part, a), code="QuotaExhausted"), None), snap
+                return _Step(None, stop=replace(stop_of(part, a), code="QuotaExhausted")), snap
+            first_stop = first_stop or stop_of(part, a)
             victims = [Victim(t.namespace, t.name, t.cluster_queue, t.priority, t.reason) for t in answer.targets]
             targets += victims
             s = _evict(ctx, s, victims)
         elif a.mode != ad.FIT:
-            return (stop_of(part, a), None), snap
+            return _Step(None, stop=stop_of(part, a)), snap
         borrows = borrows or a.borrowing > 0
+        flavors += [(part.workload, p.name, r, f) for p in a.pod_sets for r, f in sorted(p.flavors.items())]
         mine = [(part.cluster_queue, fr, q) for fr, q in pre.usage_of(a).items() if q]
+        usage += mine
         s = with_usage(s, mine)
         _admit(ctx, mine, f"copy-{n}", priority, created)
-    return PreemptingCopy(tuple(targets), borrows), s
+    return _Step(Placed(borrows, tuple(flavors), tuple(usage)), tuple(targets), first_stop=first_stop), s

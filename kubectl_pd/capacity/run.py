@@ -26,25 +26,26 @@ def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target
     if snap is not None and judged:
         # Kueue 0.20+ may give the pod sets any order (create/preflight._orders): each is counted, the least
         # is the answer, and the counts are shown when they differ
-        counted = [(order, parts, sim.count(snap, parts, limit=limit)) for order, parts in plan.orders.items()]
-        by_order = {order: c.now for order, _, c in counted}
-        _, parts, copies = min(counted, key=lambda x: x[2].now)
-        if preempt_limit and not copies.capped and copies.stop is not None and not copies.stop.never:
-            preempting = _preempting(once, snap, parts, copies, priority, preempt_limit)
+        counted = [(order, *_count(once, snap, parts, priority, limit, preempt_limit))
+                   for order, parts in plan.orders.items()]
+        by_order = {order: c.now for order, c, _ in counted}
+        _, copies, preempting = min(counted, key=lambda x: x[1].now)
         for name, alone in plan.per_role.items():
-            per_role[name] = sim.count(snap, alone, limit=limit)
+            per_role[name] = _count(once, snap, alone, priority, limit, 0)[0]
     doc = document(target, plan, copies, preempting, per_role)
     if len(set(by_order.values())) > 1:
         doc["byPodSetOrder"] = by_order
     return doc, plan
 
 
-def _preempting(source: Any, snap: Any, parts: list[Any], copies: sim.Count, priority: int, limit: int,
-                ) -> pe.PreemptCount:
+def _count(source: Any, snap: Any, parts: list[Any], priority: int, limit: int, preempt_limit: int,
+           ) -> tuple[sim.Count, pe.PreemptCount | None]:
+    """Where the queues may preempt, through the engine's Context (its reads are the run's, read once); else
+    the policy pass is Kueue's and nothing is read."""
+    if not pe.may_preempt(snap, parts):
+        return sim.count(snap, parts, limit=limit), pe.PreemptCount((), None, reason=pe.NOT_ALLOWED)
     from kubectl_pd.kueue.preempt_answer import Context
 
-    if not pe.may_preempt(snap, parts):
-        return pe.PreemptCount((), None, reason=pe.NOT_ALLOWED)
-    ctx = Context(source)
-    pe.prepare(ctx, snap, parts, copies.placed, priority)
-    return pe.count(ctx, copies.snapshot, parts, start=copies.now, priority=priority, limit=limit)
+    now, preempting = pe.count_all(Context(source), snap, parts, priority=priority, limit=limit,
+                                   preempt_limit=preempt_limit)
+    return now, preempting if preempt_limit else None
