@@ -21,7 +21,7 @@ from tests.realcluster.plane import Plane, PlaneError, condition, is_true, wait_
 
 CREDITS = "credits.gpustack.ai/nvidia"
 CARD = 1_600_000
-MAX_COPIES = 6  # a state whose answer is larger is counted but not created copy by copy (time)
+MAX_COPIES = 12  # a state whose answer is larger is counted but not created copy by copy (time)
 
 
 @dataclass
