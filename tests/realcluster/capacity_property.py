@@ -153,7 +153,8 @@ def _one_more(plane: Plane, ns: str) -> tuple[str, list[str]]:
         if extra is not None:
             for w in items:
                 name = w["metadata"]["name"]
-                if name.startswith("run") and df._preempted(w) and name not in preempted:
+                # by the extra copy only: a Workload preempted while the state was set up keeps its condition
+                if name.startswith("run") and df._preempted(w, extra["metadata"]["uid"]) and name not in preempted:
                     preempted.append(name)
                     df._finish_eviction(plane, ns, name, deactivate=True)
             if is_true(extra, "QuotaReserved"):

@@ -152,7 +152,9 @@ def test_the_copy_past_now_preempts_exactly_the_named(plane: Plane) -> None:
     def settled() -> bool:
         for w in plane.get("workloads", namespace=ns)["items"]:
             name = w["metadata"]["name"]
-            if name.startswith("low-") and _preempted(w) and name not in evicted:
+            copy = _workload(plane, ns, "copy0")
+            by = copy["metadata"]["uid"] if copy else None
+            if name.startswith("low-") and by and _preempted(w, by) and name not in evicted:
                 evicted.append(name)
                 _finish_eviction(plane, ns, name, deactivate=True)
         return is_true(_workload(plane, ns, "copy0") or {}, "QuotaReserved")
