@@ -15,7 +15,7 @@ from typing import Any
 from kubectl_pd.capacity.simulate import Part
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, Role
-from kubectl_pd.errors import ForbiddenError, PdError
+from kubectl_pd.errors import PdError
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import Snapshot, cluster_queue, local_queue
 from kubectl_pd.records import dataclass, field
@@ -74,9 +74,7 @@ class Plan:
 def _try(plan: Plan, what: str, read: Callable[[], Any]) -> tuple[bool, Any]:
     try:
         return True, read()
-    except ForbiddenError as e:
-        plan.unread.append((what, e.message))
-    except PdError as e:
+    except PdError as e:  # a 403 (ForbiddenError) or any failed read: that part is unknown, and the run says so
         plan.unread.append((what, e.message))
     return False, None
 
