@@ -28,7 +28,7 @@ EXAMPLE = ROOT / "examples" / "qwen-pd-pending.yaml"
 SPLIT = ROOT / "examples" / "lint" / "gpustack-split-queue.yaml"
 H20 = "gpustack--nvidia-h20-linux-amd64"
 TOOLS = {"pd_why_pending": "why-pending", "pd_lint": "lint", "pd_create_preflight": "preflight",
-         "pd_who_preempted": "why-pending"}
+         "pd_who_preempted": "why-pending", "pd_capacity": "capacity", "pd_queues": "queues"}
 EXIT = "kubectl-pd/exitCode"
 PODS = ["name=prefill,kind=prefill,image=vllm/vllm-openai:v0.8.5",
         "name=decode,kind=decode,replicas=2,image=vllm/vllm-openai:v0.8.5,accelerator-key=nvidia-h20"]

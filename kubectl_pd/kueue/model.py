@@ -241,6 +241,8 @@ class ClusterQueue:
     conditions: Mapping[str, Condition] = field(default_factory=dict)
     namespace_selector_null: bool = False  # spec.namespaceSelector is present and null: it selects no namespace
     pending_workloads: int | None = None  # status.pendingWorkloads (None: not reported)
+    admitted_workloads: int | None = None  # status.admittedWorkloads (None: not reported)
+    reserving_workloads: int | None = None  # status.reservingWorkloads (None: not reported)
     fair_weight: Fraction = Fraction(1)  # spec.fairSharing.weight (Kueue's default 1)
     reserved: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsReservation
     admitted: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsUsage
@@ -291,6 +293,8 @@ def cluster_queue(obj: Any) -> ClusterQueue:
         reserved=reserved, admitted=admitted, usage_unknown=bad_r, unknown=unknown,
         namespace_selector_null="namespaceSelector" in spec and spec["namespaceSelector"] is None,
         pending_workloads=_int(status.get("pendingWorkloads")),
+        admitted_workloads=_int(status.get("admittedWorkloads")),
+        reserving_workloads=_int(status.get("reservingWorkloads")),
         fair_weight=fair_weight(spec),
     )
 
