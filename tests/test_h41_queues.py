@@ -31,20 +31,21 @@ def cq(name: str, nominal: int, used: int = 0, *, cohort_name: str | None = "tea
     return o
 
 
-# (case, queues, want per queue: (used, reserved, borrowed, lent, free) in cards; lent None = not attributable)
+# (case, queues, want per queue: (used, reserved, borrowed, lent, free) in cards; lent: what of its unused nominal
+# quota others of the cohort use now (why-pending's bars' figure; not in free)
 CASES = [
     ("alone: nothing lent, nothing borrowed", [cq("a", 8, 3, cohort_name=None)],
      {"a": (3, 0, 0, 0, 5)}),
     ("reserved but not admitted is said apart", [cq("a", 8, 5, admitted=2, cohort_name=None)],
      {"a": (2, 3, 0, 0, 3)}),
     ("one lender: what the borrower uses beyond nominal is lent by it",
-     [cq("a", 4, 6), cq("b", 4, 1)], {"a": (6, 0, 2, 0, 0), "b": (1, 0, 0, 2, 3)}),
-    ("two lenders: who lends is not attributable",
-     [cq("a", 4, 6), cq("b", 4, 1), cq("c", 4, 0)], {"a": (6, 0, 2, 0, 0), "b": (1, 0, 0, None, 3),
-                                                      "c": (0, 0, 0, None, 4)}),
+     [cq("a", 4, 6), cq("b", 4, 1)], {"a": (6, 0, 2, 0, 0), "b": (1, 0, 0, 2, 1)}),
+    ("two lenders: each could still take all of its own unused quota (the cohort has 5 left)",
+     [cq("a", 4, 6), cq("b", 4, 1), cq("c", 4, 0)], {"a": (6, 0, 2, 0, 0), "b": (1, 0, 0, 0, 3),
+                                                      "c": (0, 0, 0, 0, 4)}),
     ("nobody borrows: nobody lends", [cq("a", 4, 4), cq("b", 4, 1)], {"a": (4, 0, 0, 0, 0), "b": (1, 0, 0, 0, 3)}),
     ("the lending limit bounds what is lendable: one lender with room",
-     [cq("a", 4, 5), cq("b", 4, 0, lending=1), cq("c", 4, 4)], {"a": (5, 0, 1, 0, 0), "b": (0, 0, 0, 1, 4),
+     [cq("a", 4, 5), cq("b", 4, 0, lending=1), cq("c", 4, 4)], {"a": (5, 0, 1, 0, 0), "b": (0, 0, 0, 1, 3),
                                                                 "c": (4, 0, 0, 0, 0)}),
 ]
 
@@ -72,6 +73,7 @@ def test_figures_are_why_pendings_bars(case: str, objs: list[dict[str, Any]], wa
             (r,) = [r for r in rows[name] if (r.flavor, r.resource) == (b.flavor, b.resource)]
             assert (r.nominal, r.used, r.reserved, r.free, r.cohort_free, r.borrowable) == (
                 b.nominal, b.used, b.reserved, b.free, b.cohort_free, b.borrowable)
+            assert b.cohort is None or r.lent == b.lent
             if b.cohort is not None:
                 assert r.borrowed == b.borrowed
 

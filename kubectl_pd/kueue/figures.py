@@ -5,9 +5,11 @@ The figures are why-pending's quota bars' (kueue/verdicts: `_quota_rows` for nom
 never disagree; what the bars do not carry (lent, who borrows from whom) is worked out here from the same
 cohort tree (kueue/admission.Tree). Pure: typed records in, frozen records out.
 
-`lent` is what a queue's nominal quota gives others of its cohort now. Kueue does not attribute a borrower's
-use to a lender; it is exact when nobody borrows (0) or when one member alone has unused quota to lend and no
-Cohort holds quota of its own for that flavor; otherwise it is None (unknown), never a guess.
+`lent` is why-pending's (the bars'): what of the queue's unused nominal quota others of its cohort use now, so
+that the queue could not take it back without a reclaim; `free` excludes it. Who lends to whom (`lends`, for the
+flows) is another figure: Kueue does not attribute a borrower's use to a lender, so it is exact when nobody
+borrows (0) or when one member alone has unused quota to lend and no Cohort holds quota of its own for that
+flavor; otherwise it is None (unknown), never a guess.
 """
 
 from __future__ import annotations
@@ -33,13 +35,14 @@ class FlavorFigures:
     reserved: Fraction  # reserved but not admitted (status.flavorsReservation - flavorsUsage)
     free: Fraction  # of its own nominal quota, unused (the bars' `free`)
     borrowed: Fraction  # in use beyond its nominal quota
-    lent: Fraction | None  # of its nominal quota, in use by others of its cohort (None: not attributable)
+    lent: Fraction | None  # of its unused nominal quota, what others of its cohort use now (the bars' `lent`)
     lendable: Fraction  # of its nominal quota, unused and within its lendingLimit: what the cohort may take
     borrowing_limit: Fraction | None = None  # None: no limit
     lending_limit: Fraction | None = None
     cohort: str | None = None
     cohort_free: Fraction | None = None  # the cohort's free quota of this flavor/resource (None: not known)
     borrowable: Fraction | None = None  # what the queue may take beyond its nominal now (None: not known)
+    lends: Fraction | None = None  # what it lends to the borrowers of the flows (None: not attributable)
 
     @property
     def in_use(self) -> Fraction:
@@ -71,7 +74,7 @@ def _rows(cq: ClusterQueue, tree: ad.Tree | None) -> list[FlavorFigures]:
         unused = max(_ZERO, nominal - in_use)
         out.append(FlavorFigures(
             cq.name, key[0], key[1], nominal, used, reserved, bar.free, max(in_use - nominal, _ZERO),
-            None if cq.cohort else _ZERO,  # outside a cohort nothing is lent
+            bar.lent if bar.cohort is not None else (None if cq.cohort else _ZERO),  # outside a cohort: none
             min(unused, lending) if lending is not None else unused,
             q.borrowing_limit if q is not None else None, lending, cq.cohort, bar.cohort_free,
             bar.borrowable))
@@ -111,7 +114,7 @@ def _attribute(snap: Snapshot, tree: ad.Tree, rows: dict[str, list[FlavorFigures
 def _with_lent(r: FlavorFigures, lent: Fraction | None) -> FlavorFigures:
     from kubectl_pd.records import replace
 
-    return replace(r, lent=lent)
+    return replace(r, lends=lent)
 
 
 def _trees(snap: Snapshot, tree: ad.Tree) -> dict[str, list[str]]:
@@ -139,8 +142,8 @@ def flows(snap: Snapshot, rows: Mapping[str, tuple[FlavorFigures, ...]]) -> tupl
             borrowers = tuple((r.cluster_queue, r.borrowed) for r in entries if r.borrowed > 0)
             if not borrowers:
                 continue
-            attributed = all(r.lent is not None for r in entries)
-            lenders = tuple((r.cluster_queue, r.lent if attributed and r.lent is not None else r.lendable)
-                            for r in entries if (r.lent if attributed else r.lendable))
+            attributed = all(r.lends is not None for r in entries)
+            lenders = tuple((r.cluster_queue, r.lends if attributed and r.lends is not None else r.lendable)
+                            for r in entries if (r.lends if attributed else r.lendable))
             out.append(Flow(root, flavor, resource, borrowers, lenders, attributed))
     return tuple(out)
