@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Any
 
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import NEVER, ClusterQueue, FlavorResource, Snapshot, conditions_of, is_true
+from kubectl_pd.kueue.model import NEVER, ClusterQueue, FlavorResource, Snapshot
 from kubectl_pd.kueue.preempt_common import ANY as ANY
 from kubectl_pd.kueue.preempt_common import DEFAULT_STRATEGIES as DEFAULT_STRATEGIES
 from kubectl_pd.kueue.preempt_common import DEFAULTS as DEFAULTS
@@ -43,9 +42,8 @@ from kubectl_pd.kueue.preempt_common import Target as Target
 from kubectl_pd.kueue.preempt_common import find_candidates as find_candidates
 from kubectl_pd.kueue.preempt_common import ordering_key as ordering_key
 from kubectl_pd.kueue.preempt_common import satisfies as satisfies
-from kubectl_pd.kueue.quantity import try_parse
 
-# ---------------------------------------------------------------------------------------- reading
+# ---------------------------------------------------------------------------------------- times
 
 
 def epoch(ts: str) -> float | None:
@@ -55,41 +53,6 @@ def epoch(ts: str) -> float | None:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-
-
-def _d(x: Any) -> dict[str, Any]:
-    return x if isinstance(x, dict) else {}
-
-
-def _l(x: Any) -> list[Any]:
-    return x if isinstance(x, list) else []
-
-
-def admitted_of(obj: Any) -> Admitted | None:
-    """An admitted Workload from its object: usage from `status.admission.podSetAssignments[].resourceUsage`
-    (what Kueue charged). None when it holds no quota reservation or its usage cannot be read."""
-    obj = _d(obj)
-    meta, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
-    adm = _d(status.get("admission"))
-    conds = conditions_of(obj)
-    cq = adm.get("clusterQueue")
-    if not isinstance(cq, str) or not cq or not is_true(conds, "QuotaReserved"):
-        return None
-    usage: dict[FlavorResource, Fraction] = {}
-    for psa in map(_d, _l(adm.get("podSetAssignments"))):
-        flavors = _d(psa.get("flavors"))
-        for r, v in _d(psa.get("resourceUsage")).items():
-            q = try_parse(v)
-            f = flavors.get(r)
-            if q is None or not isinstance(f, str):
-                return None
-            usage[(f, str(r))] = usage.get((f, str(r)), Fraction(0)) + q
-    prio = spec.get("priority")
-    reserved = conds["QuotaReserved"].last_transition
-    return Admitted(str(meta.get("namespace") or ""), str(meta.get("name") or ""), cq,
-                    prio if isinstance(prio, int) and not isinstance(prio, bool) else 0, usage,
-                    epoch(str(meta.get("creationTimestamp") or "")) or 0.0, epoch(reserved) if reserved else None,
-                    is_true(conds, "Evicted"), str(meta.get("uid") or ""), str(spec.get("queueName") or ""))
 
 
 # ---------------------------------------------------------------------------------------- quota state

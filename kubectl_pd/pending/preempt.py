@@ -13,7 +13,7 @@ def context(source: Any, config_file: str | None, want_holders: bool, live: bool
     from kubectl_pd.kueue import config as kc
 
     cfg = kc.from_file(config_file) if config_file else None
-    return pa.Context(source, cfg, live=live, want_holders=want_holders)
+    return pa.Context(None, cfg, want_holders=want_holders)  # the gather step fills its record (gather_preemption)
 
 
 def section(ctx: pa.Context, facts: Any, *, text: bool = True) -> tuple[dict[str, Any], str]:
