@@ -2,11 +2,13 @@
 
 One assignment per Workload (`Context.assign`, which kueue/verdicts.evaluate calls for the verdict): the
 policy-only oracle first; when that needs no preemption, or the queue's policies allow none, nothing more is
-read. Otherwise the admitted Workloads of the queues the answer depends on are read once per run
-(kubectl_pd/kueue/preempt_reads.py), the assignment is redone with the real oracle, and Kueue's targets are
-computed from that same assignment (kubectl_pd/kueue/preemption.py). A failed read makes the answer
-unknown and leaves the verdict on the policy oracle, never a guess. Codes and numbers only: the printers
-(pending/preempt_render.py for why-pending, create/preempt_words.py for create) make the English.
+consulted. Otherwise the admitted Workloads of the queues the answer depends on are consulted in the run's
+closed record (kubectl_pd/kueue/preempt_reads.Known, which the gather step filled before the diagnosis:
+pending/gather.gather_preemption), the assignment is redone with the real oracle, and Kueue's targets are
+computed from that same assignment (kubectl_pd/kueue/preemption.py). Nothing here reads the cluster. A
+queue that could not be read makes the answer unknown and leaves the verdict on the policy oracle, never a
+guess. Codes and numbers only: the printers (pending/preempt_render.py for why-pending,
+create/preempt_words.py for create) make the English.
 """
 
 from __future__ import annotations
@@ -125,13 +127,13 @@ def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource], queu
 
 class Context:
     """One run's preemption view, shared by every Workload the run judges (why-pending's target, every
-    pending Workload of `why-pending -A`, create's request): Kueue's configuration (read once, only when some
-    Workload needs preemption), the admitted Workloads read per ClusterQueue (each queue at most once per
-    run), and the answer per Workload.
+    pending Workload of `why-pending -A`, create's request): Kueue's configuration (`--kueue-config`, else the
+    record's), the admitted Workloads per ClusterQueue as the gather step read them (`known`), what the
+    answers have consulted of them (`reads`), and the answer per Workload.
 
     `assign` is the one assignment a Workload's verdict rests on (kueue/verdicts.evaluate calls it): the
     policy-only oracle first; when that needs preemption and the queue's policies allow some, the admitted
-    Workloads of the queues the answer depends on are read and the assignment is redone with the real oracle
+    Workloads of the queues the answer depends on are consulted and the assignment is redone with the real oracle
     (no candidates: the next flavor, as Kueue does), and the targets come from that same assignment. When the
     Workloads could not be read (403, a snapshot without them, usage they do not account for) the verdict
     keeps the policy oracle and the answer says "unknown which"."""
