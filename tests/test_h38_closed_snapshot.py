@@ -142,13 +142,13 @@ def test_an_answer_sees_only_the_queues_it_consulted() -> None:
 def test_the_test_catches_a_diagnosis_that_reads() -> None:
     """The same run with a record that reads when asked (create's preflight's) reads after the close."""
     from kubectl_pd.admitted_reads import Reading
-    from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.kueue.preempt_answer import PreemptionView
 
     src = _source("needs-preemption")
     facts = gather(src, Target("ModelDeployment", "qwen-pd", "team-a"), strict=False)
     src.close()
     with pytest.raises(ReadAfterClose):
-        _decide(facts, Context(Reading(src)))
+        _decide(facts, PreemptionView(Reading(src)))
 
 
 def test_some_fixtures_plan_preemption_reads() -> None:

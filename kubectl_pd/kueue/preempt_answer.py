@@ -52,7 +52,7 @@ class Holder:
 
 
 @dataclass(frozen=True)
-class Preemptor:
+class PreemptedBy:
     """Who preempted a Workload, from the UID in Kueue's eviction message."""
 
     uid: str
@@ -69,7 +69,7 @@ class Answer:
     targets: tuple[Victim, ...] | None = ()  # None = unknown which
     unknown: str | None = None
     holders: tuple[Holder, ...] = ()
-    preempted_by: Preemptor | None = None
+    preempted_by: PreemptedBy | None = None
     notes: list[str] = field(default_factory=list)
     searched: bool = False  # candidates were looked for among the admitted Workloads
 
@@ -125,7 +125,7 @@ def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource], queu
     return tuple(out)
 
 
-class Context:
+class PreemptionView:
     """One run's preemption view, shared by every Workload the run judges (why-pending's target, every
     pending Workload of `why-pending -A`, create's request): Kueue's configuration (`--kueue-config`, else the
     record's), the admitted Workloads per ClusterQueue as the gather step read them (`known`), what the
@@ -223,19 +223,19 @@ class Context:
             out.holders = holders(snap, self.reads, frs, queues, state)
         return real
 
-    def preempted_by(self, conditions: Mapping[str, Condition]) -> Preemptor | None:
+    def preempted_by(self, conditions: Mapping[str, Condition]) -> PreemptedBy | None:
         """Resolve the preemptor named by UID in a Workload's Preempted condition to namespace/name and queue."""
         named = rd.preemptor_queue(conditions)
         if named is None:
             return None
         uid, cq = named
         if cq is None:
-            return Preemptor(uid)
+            return PreemptedBy(uid)
         self.reads.consult([cq])
         for w in self.reads.workloads.get(cq, ()):
             if w.uid == uid:
-                return Preemptor(uid, w.namespace, w.name, w.cluster_queue)
-        return Preemptor(uid, cluster_queue=cq)
+                return PreemptedBy(uid, w.namespace, w.name, w.cluster_queue)
+        return PreemptedBy(uid, cluster_queue=cq)
 
     def for_facts(self, facts: Any) -> list[Answer]:
         """The answers of one target's Workloads (those it judged), and who preempted each preempted one."""
@@ -290,3 +290,6 @@ def _candidate_frs(snap: Snapshot, cq_name: str, demand: ad.Demand) -> list[Flav
     cq = snap.cluster_queues[cq_name]
     wanted = {r for ps in demand.pod_sets for r in ps.requests} | {"pods"}
     return [(f.name, r.name) for g in cq.resource_groups for f in g.flavors for r in f.resources if r.name in wanted]
+
+
+Context = PreemptionView  # the name its callers import (commands/why_pending.py, create/preflight.py), until they move

@@ -35,10 +35,10 @@ from kubectl_pd.kueue.preempt_common import LOWER_PRIORITY as LOWER_PRIORITY
 from kubectl_pd.kueue.preempt_common import REASON, Candidate, OrderKey
 from kubectl_pd.kueue.preempt_common import Admitted as Admitted
 from kubectl_pd.kueue.preempt_common import Ctx as Ctx
+from kubectl_pd.kueue.preempt_common import PreemptionTarget as PreemptionTarget
 from kubectl_pd.kueue.preempt_common import Preemptor as Preemptor
 from kubectl_pd.kueue.preempt_common import Settings as Settings
 from kubectl_pd.kueue.preempt_common import State as State
-from kubectl_pd.kueue.preempt_common import Target as Target
 from kubectl_pd.kueue.preempt_common import find_candidates as find_candidates
 from kubectl_pd.kueue.preempt_common import ordering_key as ordering_key
 from kubectl_pd.kueue.preempt_common import satisfies as satisfies
@@ -66,7 +66,7 @@ def _split(cands: list[Candidate], key: Callable[[Admitted], OrderKey]) -> tuple
     return [c for c in cands if c.wl.evicted], [c for c in cands if not c.wl.evicted]
 
 
-def classical(ctx: Ctx) -> list[Target]:
+def classical(ctx: Ctx) -> list[PreemptionTarget]:
     """Kueue's classicalPreemptions."""
     p = ctx.cq.preemption
     same = ctx.from_queue(ctx.cq.name, None, False) if p.within_cluster_queue != NEVER else []
@@ -85,12 +85,12 @@ def classical(ctx: Ctx) -> list[Target]:
     else:
         attempts = [True, False]
     for borrowing in attempts:
-        targets: list[Target] = []
+        targets: list[PreemptionTarget] = []
         for c in ordered:
             if not ctx.valid(c, borrowing):
                 continue
             ctx.state.remove(c.wl)
-            targets.append(Target(c.wl, REASON[c.variant]))
+            targets.append(PreemptionTarget(c.wl, REASON[c.variant]))
             if ctx.fits(borrowing):
                 targets = ctx.fill_back(targets, borrowing)
                 ctx.restore(targets)
@@ -101,7 +101,7 @@ def classical(ctx: Ctx) -> list[Target]:
 
 def targets(snap: Snapshot, workloads: Iterable[Admitted], preemptor: Preemptor,
             needs_preemption: Iterable[FlavorResource], settings: Settings = DEFAULTS,
-            state: State | None = None) -> tuple[Target, ...]:
+            state: State | None = None) -> tuple[PreemptionTarget, ...]:
     """Kueue's GetTargets: the Workloads evicted to admit `preemptor`, each with Kueue's reason; () when
     nothing can be preempted. `needs_preemption`: the flavor/resources the assignment marks Preempt."""
     st = state if state is not None else State(snap, workloads)

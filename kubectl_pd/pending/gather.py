@@ -71,7 +71,7 @@ MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
 
 if TYPE_CHECKING:
-    from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.kueue.preempt_answer import PreemptionView
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -213,7 +213,7 @@ class _FactReader:
     """Wraps a Source: turns optional-read failures into notes (and, for reads the verdict depends on,
     into `Facts.incomplete`), and runs independent reads together on a live cluster."""
 
-    def __init__(self, source: Source, facts: Facts, preempt: Context | None = None) -> None:
+    def __init__(self, source: Source, facts: Facts, preempt: PreemptionView | None = None) -> None:
         self.source = source
         self.facts = facts
         self.preempt = preempt  # the run's preemption view, whose record the reads fill (gather_preemption)
@@ -279,7 +279,7 @@ def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
 
 
 def gather(source: Source, target: Target, *, strict: bool = True, run: Run | None = None,
-           preempt: Context | None = None) -> Facts:
+           preempt: PreemptionView | None = None) -> Facts:
     """Read the target and what explains it; raise NotFoundError when the target does not exist.
 
     `strict`: raise IncompleteError when a read the verdict depends on failed (callers that render a
@@ -989,7 +989,7 @@ def preemption_plan(all_facts: list[Facts], *, holders: bool) -> pr.Plan:
     return out
 
 
-def gather_preemption(source: Source, all_facts: list[Facts], ctx: Context) -> None:
+def gather_preemption(source: Source, all_facts: list[Facts], ctx: PreemptionView) -> None:
     """The reads the preemption answers of these targets may make (`preemption_plan`), performed now, into the
     run's closed record (`ctx.known`): the admitted Workloads of each queue not read yet and, unless
     `--kueue-config` gave it, Kueue's configuration. After this the answers read nothing."""
