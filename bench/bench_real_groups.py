@@ -115,7 +115,14 @@ def main() -> None:
     plane = Plane(args.kueue, work / "run").up(*(["--watch-cache"] if args.watch_cache else []))
     figures: list[dict[str, object]] = []
     try:
-        env = {"PATH": f"{BIN}:/usr/bin:/bin", "KUBECONFIG": str(plane.kubeconfig), "HOME": str(plane.workdir)}
+        # the admin's kubeconfig as kubectl writes it (`config view --raw --flatten --minify`): the plane's own is
+        # PyYAML's, which wraps the certificates' base64 at 80 columns (a shape kubectl never writes), and holds
+        # a token user whose hex token may start with digits: either sends kubectl-pd's kubeconfig reader to
+        # PyYAML, about 130 ms of a run that a kubeconfig kubectl wrote does not cost
+        kc = work / "kubeconfig"
+        kc.write_text(plane.kubectl("config", "view", "--raw", "--flatten", "--minify").stdout)
+        kc.chmod(0o600)
+        env = {"PATH": f"{BIN}:/usr/bin:/bin", "KUBECONFIG": str(kc), "HOME": str(plane.workdir)}
         old_env = None
         if args.before is not None:
             old_env = {**env, "PATH": f"{before_bin(args.before.resolve(), work / 'before-bin')}:{env['PATH']}"}

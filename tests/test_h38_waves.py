@@ -25,7 +25,7 @@ from kubectl_pd.pending.preempt import context
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
-SLOW = 0.15
+SLOW = 0.3  # long enough that a loaded machine starts every read of a wave before the first ends
 
 
 class Slow:

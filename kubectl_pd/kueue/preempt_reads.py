@@ -16,13 +16,13 @@ it waits for; the queue named by a Preempted condition. A 403 makes the answer u
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue.config import KueueConfig
 from kubectl_pd.kueue.model import NEVER, ClusterQueue, Condition, FlavorResource, Snapshot, Workload
+from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass, field
 
 SELECTOR = "status.admission.clusterQueue"
@@ -163,8 +163,8 @@ def preemptor_queue(conditions: Mapping[str, Condition]) -> tuple[str, str | Non
     return m.group(1), cq
 
 
-_UID = re.compile(r"\(UID: ([^,)]+)")
-_PATH = re.compile(r"preemptor path: (\S+?);")
+_UID = lazy(r"\(UID: ([^,)]+)")  # compiled when a Preempted condition is first read
+_PATH = lazy(r"preemptor path: (\S+?);")
 
 
 @dataclass
