@@ -549,20 +549,9 @@ def _read_snapshot(facts: Facts) -> Snapshot:
     """Snapshot.read, once per set of objects: the targets of one run (-A) share the objects they read
     (facts.run is the run's), so 2,000 Workloads on one queue parse that queue once, not 2,000 times.
     The key is the objects' identities; the entry keeps the objects, so an identity is never reused."""
-    def ids(objs: Any) -> Any:
-        return None if objs is None else tuple((k, id(v)) for k, v in objs.items()) if isinstance(objs, dict) \
-            else tuple(map(id, objs))
+    from kubectl_pd.pending.gather import engine_snapshot
 
-    parts = (ids(facts.cluster_queues), ids(facts.flavors), ids(facts.peer_queues), ids(facts.cohorts), facts.live)
-    key = ("Snapshot", hash(parts))
-    hit = facts.run.snapshots.get(key)
-    if hit is not None and hit[0] == parts:
-        return hit[2]  # type: ignore[no-any-return]
-    snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
-                         from_file=not facts.live)
-    keep = (list(facts.cluster_queues.values()), list(facts.flavors.values()), facts.peer_queues, facts.cohorts)
-    facts.run.snapshots[key] = (parts, keep, snap)
-    return snap
+    return engine_snapshot(facts)  # the preemption plan of the gather step reads the same one
 
 
 def snapshot_of(facts: Facts) -> Snapshot:
