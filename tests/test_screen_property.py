@@ -76,6 +76,8 @@ def check_screen(doc: dict[str, Any], text: str) -> list[str]:
         p = doc.get("preemption")
         if p is None:
             bad.append("needs-preemption-names-nothing")
+        elif p.get("targets") == []:  # W8: "fits only by preempting", then "Would preempt: nothing"
+            bad.append("needs-preemption-preempts-nothing")
     return bad
 
 

@@ -44,8 +44,9 @@ def _count(source: Any, snap: Any, parts: list[Any], priority: int, limit: int, 
     the policy pass is Kueue's and nothing is read."""
     if not pe.may_preempt(snap, parts):
         return sim.count(snap, parts, limit=limit), pe.PreemptCount((), None, reason=pe.NOT_ALLOWED)
+    from kubectl_pd.admitted_reads import Reading
     from kubectl_pd.kueue.preempt_answer import Context
 
-    now, preempting = pe.count_all(Context(source), snap, parts, priority=priority, limit=limit,
+    now, preempting = pe.count_all(Context(Reading(source)), snap, parts, priority=priority, limit=limit,
                                    preempt_limit=preempt_limit)
     return now, preempting if preempt_limit else None

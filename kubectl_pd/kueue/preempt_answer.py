@@ -218,6 +218,9 @@ class PreemptionView:
             found = pre.targets(snap, (), me, pre.needs_preemption(real), settings, state)
             out.targets = tuple(Victim(t.workload.namespace, t.workload.name, t.workload.cluster_queue,
                                        t.workload.priority, t.reason) for t in found)
+            if not found:  # Kueue's scheduler finds no one to preempt: it preempts nothing and the Workload waits as
+                # one that does not fit; the answer says "nothing", the verdict never "fits by preempting" (issue 37 W8)
+                real = ad.assign(snap, cq_name, demand, oracle=_no_candidates, fair_sharing=cfg.fair_sharing)
         frs = _blocking_frs(first)
         if frs:
             out.holders = holders(snap, self.reads, frs, queues, state)
@@ -293,3 +296,8 @@ def _candidate_frs(snap: Snapshot, cq_name: str, demand: ad.Demand) -> list[Flav
 
 
 Context = PreemptionView  # the name its callers import (commands/why_pending.py, create/preflight.py), until they move
+
+
+def _no_candidates(_cq: Any, _fr: Any, _val: Any, borrow: int) -> tuple[str, int]:
+    """The oracle once the search found no target: preemption makes no room anywhere."""
+    return ad.NO_CANDIDATES_FOUND, borrow
