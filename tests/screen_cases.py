@@ -108,3 +108,13 @@ def over_every_flavor() -> Obj:
            "> maximum capacity (12)")
     return as_list(flavor("z0"), flavor("z1"), cluster_queue("cq", [("z0", 10, 0), ("z1", 12, 0)]),
                    local_queue("cq"), workload("g", "cq", [("decode", 1, 16)], msg), pod("g", "decode", 0, 1, 16))
+
+
+def retried_from_another_flavor() -> Obj:
+    """W9 as the real Kueue shows it: on a retry Kueue starts from the flavor after the one it last tried and
+    says prefill can never fit z1 after decode's 16; yet prefill fits z0, and decode is what is short (12 in z1)."""
+    msg = ("couldn't assign flavors to pod set prefill: insufficient quota for nvidia.com/gpu in flavor z1, previously "
+           "considered podsets requests (16) + current podset request (2) > maximum capacity (16)")
+    return as_list(flavor("z0"), flavor("z1"), cluster_queue("cq", [("z0", 10, 0), ("z1", 16, 12)]), local_queue("cq"),
+                   workload("g", "cq", [("decode", 1, 16), ("prefill", 1, 2)], msg),
+                   pod("g", "decode", 0, 2, 16), pod("g", "prefill", 0, 2, 2))

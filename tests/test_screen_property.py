@@ -19,7 +19,7 @@ from tests import screen_cases as sc
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
 STATES = {"charged-in-order": sc.charged_in_order, "all-deleting": sc.all_deleting, "lent-away": sc.lent_away,
-          "over-every-flavor": sc.over_every_flavor}
+          "over-every-flavor": sc.over_every_flavor, "retried-from-another-flavor": sc.retried_from_another_flavor}
 QUOTA = ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity")
 
 

@@ -152,3 +152,13 @@ def test_w2_a_live_dry_run_asks_the_accelerator_its_queue_covers(cli: Any, apise
     asks = {p["metadata"]["labels"]["app.kubernetes.io/component"]:
             p["spec"]["containers"][0]["resources"]["requests"] for p in json.loads(r.stdout)["items"]}
     assert asks == {"prefill": {sc.GPU: "2"}, "decode": {sc.GPU: "1"}}
+
+
+def test_w9_a_retry_from_another_flavor_is_not_never(cli: Any, tmp_path: Path) -> None:
+    code, doc = _json(cli, "podgroup/g", "-f", _file(tmp_path, sc.retried_from_another_flavor()))
+    assert code == 0
+    first = doc["reasons"][0]
+    assert (first["code"], first["role"], first["flavor"], first["needed"]) == ("QuotaExhausted", "decode", "z1", "12")
+    assert "QuotaExceedsCapacity" not in [r["code"] for r in doc["reasons"]]
+    rows = {r["name"]: (r["flavor"], r["verdict"]) for r in doc["roles"]}
+    assert rows == {"decode": ("z1", "blocked"), "prefill": ("z0", "fits")}

@@ -107,6 +107,16 @@ def _one_named(source: Source, target: Target, what_if: dict[str, int] | None, c
     raise NotFoundError(bare_not_found(target.name, target.namespace, missing))
 
 
+def _block_without_notes(block: str) -> str:
+    """The "would preempt" block for stdout; its notes go to stderr, as every note does (issue 37)."""
+    lines = block.splitlines(keepends=True)
+    notes = [ln for ln in lines if ln.startswith("note: ")]
+    for ln in notes:
+        click.echo(ln, nl=False, err=True)
+    kept = [ln for ln in lines if not ln.startswith("note: ")]
+    return "".join(kept) if any(ln.strip() for ln in kept) else ""
+
+
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:
     """`--what-if decode=1` (repeatable) -> {"decode": 1}; a role's replicas, at least 1."""
     out: dict[str, int] = {}
@@ -147,7 +157,7 @@ def _emit(d: Diagnosis, facts: Facts, output: str, color: bool,
     if output == "text":
         from kubectl_pd.pending.render import render_text
 
-        return render_text(d, color=color) + preemption[1]  # the "would preempt" block
+        return render_text(d, color=color) + _block_without_notes(preemption[1])  # the "would preempt" block
     from kubectl_pd.contract import WHY_PENDING
     from kubectl_pd.pending.render import to_dict
 

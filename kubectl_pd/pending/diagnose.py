@@ -292,8 +292,12 @@ def _hints(reasons: list[Reason]) -> list[Say]:
     """Each reason's next step once, in order."""
     out: dict[tuple[str, str], Say] = {}
     for r in reasons:
-        if r.hint is not None:
-            out.setdefault((r.hint.id, repr(r.hint.args)), r.hint)
+        h = r.hint
+        if h is not None:
+            # "free N in flavor F" is one step whether a role or the roles together need it: said once
+            key = repr((h.args.get("amount"), h.args.get("resource"), h.args.get("flavor"))) \
+                if h.id == "next.free" else repr(h.args)
+            out.setdefault((h.id, key), h)
     return list(out.values())
 
 
@@ -401,6 +405,8 @@ def _group_checks(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
 
 def _is_going(u: Unit) -> bool:
     """Every Pod of the group is being deleted, or Kueue waits for replacement Pods."""
+    if u.workload is not None and u.workload.admitted:
+        return False  # Kueue still holds its quota: admitted, not pending, whatever its Pods do
     cond = u.workload.condition("WaitingForReplacementPods") if u.workload is not None else None
     return (cond is not None and cond.status == "True") or (bool(u.pods) and all(p.deleting for p in u.pods))
 

@@ -406,10 +406,19 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str],
                        kueue_message=text)]
     if parsed.kind == "flavors":
         out = []
+        stale = False  # a pod set Kueue's retry judged from another flavor than ours (see _retried_elsewhere)
         for psf in parsed.pod_sets:
             role = ps_roles.get(psf.pod_set, psf.pod_set)
             ours = verdicts.get((g, psf.pod_set))
+            if _retried_elsewhere(psf, ours):
+                stale = True
+                continue
             out.extend(_topology_reasons(psf, role, g, u, facts) or _podset_reasons(psf, role, g, parsed, ours))
+        if stale:  # our arithmetic's own verdicts for the pod sets it finds blocked, Kueue's words beside them
+            named = {r.role for r in out}
+            out.extend(amended(r, kueue_message=text) for (wl, _ps), v in verdicts.items()
+                       if wl == g and v.verdict == vd.BLOCKED for r in verdict_reasons(v, None, g)
+                       if r.role not in named)
         if out:
             return out
     token_code = _TOKENS.get(token)
@@ -492,6 +501,17 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
     return Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
                   role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor,
                   needed=k.needed, hint=hint, clauses=(*clauses, *preempting))
+
+
+def _retried_elsewhere(psf: km.PodSetFailure, ours: vd.PodSetVerdict | None) -> bool:
+    """Kueue's words say a pod set can never fit only because of the pod sets before it in flavors it tried,
+    while our arithmetic finds it a flavor: Kueue's retry starts from the flavor after the one it last tried (a
+    state it keeps to itself), so its "never" is about that attempt, not the configuration (issue 37 W9)."""
+    over = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_QUOTA]
+    if not over or len(over) != len(psf.reasons) or ours is None or ours.verdict != vd.FITS:
+        return False
+    return all(k.previous and k.capacity is not None and k.requested is not None and k.requested <= k.capacity
+               for k in over)
 
 
 def _closest(over: list[Any]) -> Any:
