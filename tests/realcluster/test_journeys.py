@@ -338,7 +338,7 @@ def test_w10_advice_fits_the_command(tmp_path: Path) -> None:
     made = run_kubectl(["pd", *_create("x", "default", "main")], env=env)
     assert made.returncode == 1 and made.stdout == "", made.stderr
     assert made.stderr.startswith("error: ") and len(made.stderr.strip().splitlines()) == 1, made.stderr
-    assert "--from-file" not in made.stderr and " -f" not in made.stderr, made.stderr
+    assert "--from-file" not in made.stderr and "/-f" not in made.stderr, made.stderr
     why = run_kubectl(["pd", "why-pending", "x", "-n", "default"], env=env)
     assert why.returncode == 1 and why.stderr.startswith("error: "), why.stderr
 
