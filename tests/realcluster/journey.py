@@ -73,11 +73,12 @@ class Layout:
 
 
 def layout(plane: Plane, kind: str, ns: str, quotas: dict[str, dict[str, Quota]], *,
-           preemption: Obj | None = None, queues: dict[str, str] | None = None, hold: Iterable[str] = ()) -> Layout:
+           preemption: Obj | None = None, queues: dict[str, str] | None = None, hold: Iterable[str] = (),
+           checks: list[str] | None = None) -> Layout:
     """The ClusterQueues of QUOTAS ({queue: {flavor: (nominal, borrowing, lending)}}, flavors tried in the
     order given) in the layout KIND's cohort, a LocalQueue of the same short name for each in NS and those of
     QUEUES ({LocalQueue: queue}; those in HOLD with `stopPolicy: Hold`), the priority classes, once Kueue
-    reports every ClusterQueue active."""
+    reports every ClusterQueue active. CHECKS: the AdmissionChecks every ClusterQueue asks for."""
     prefix = plane.unique(f"j{kind[0]}")
     out = Layout(kind, ns, prefix)
     made: list[Obj] = [objs.priority_class(k, v) for k, v in PRIORITIES.items()]
@@ -98,7 +99,7 @@ def layout(plane: Plane, kind: str, ns: str, quotas: dict[str, dict[str, Quota]]
                                             None if lend is None else out.amount(lend))])
                 for f, (n, b, lend) in qs.items()]
         made.append(objs.cluster_queue(name, rows, cohort=out.cohort, covered=[out.resource],
-                                       preemption=preemption))
+                                       preemption=preemption, checks=checks))
     out.lqs = {**{q: q for q in quotas}, **(queues or {})}
     for lq_name, short in out.lqs.items():
         lq = objs.local_queue(ns, lq_name, out.cqs[short])

@@ -19,7 +19,7 @@ import yaml
 from kubectl_pd.kueue.quantity import parse
 from tests.conftest import run_kubectl
 from tests.realcluster import journey as j
-from tests.realcluster import objs
+from tests.realcluster import objs, standin
 from tests.realcluster.plane import Plane, condition, is_true, wait_for
 
 pytestmark = pytest.mark.cluster
@@ -377,3 +377,35 @@ def test_a_quota_raised_while_groups_wait(plane: Plane) -> None:
     assert listed.rc == 0, listed
     j.doc_claims(listed.doc, str(listed))
     assert [i["target"]["name"] for i in listed.doc["items"]] == [second], listed
+
+
+# ------------------------------------------------------------------------------------------------ ModelDeployment
+
+def test_a_modeldeployment_with_the_operator_standin(plane: Plane) -> None:
+    """`create NAME --instance-type IT` writes a ModelDeployment; the operator's stand-in renders a pod group
+    per replica and answers the joint check. Of 3 one-card replicas on 2 free cards one waits: `why-pending
+    NAME` finds the deployment, and its shortfall is what Kueue says of the replica that waits."""
+    standin.install(plane)
+    ns = plane.namespace("md")
+    lay = j.layout(plane, "credits", ns, {"serve": {"z0": (4, None, None)}}, checks=[standin.JOINT])
+    it = lay.cq("serve")  # GPUStack names an InstanceType and its ClusterQueue alike
+    plane.apply(standin.instance_type(it, "serve"))
+    j.hold(plane, lay, "held", "serve", 2)
+    name = plane.unique("qwen")
+    made = j.pd(plane, "create", name, "-n", ns, "--model", "m", "--engine-version", "1", "--instance-type", it,
+                "--role", "name=prefill,kind=prefill,replicas=1,image=e:1",
+                "--role", "name=decode,kind=decode,replicas=2,image=e:1")
+    assert made.rc == 0, made
+    groups = standin.render(plane, plane.get("modeldeployment", name, ns))
+    standin.composed(plane, ns, groups)
+    wls = wait_for("two replicas reserved, one judged", lambda: (w := standin.answer(plane, ns, groups)) and sum(
+        is_true(x, "QuotaReserved") for x in w.values()) == 2 and all(
+        is_true(x, "QuotaReserved") or j.shortfalls(x) for x in w.values()) and w)
+    waiting = [w for w in wls.values() if not is_true(w, "QuotaReserved")]
+    assert len(waiting) == 1
+    said, doc = j.why(plane, name, ns)
+    assert said.rc == 0 and doc["target"]["kind"] == "ModelDeployment" and doc["pending"] is True, said
+    blocked = [r for r in doc["reasons"] if r.get("needed") is not None]
+    assert blocked, said
+    _kueue_agrees(lay, waiting[0], dict(j.pod_set_roles(plane, ns, waiting[0])), blocked[0], str(said))
+    j.screen(plane, name, ns, doc)
