@@ -366,7 +366,8 @@ def read_screen(text: str) -> Screen:
 
 def screen_claims(said: Said, doc: Obj) -> Screen:
     """The text screen against its own JSON: the headline is the first reason and names its flavor, the
-    blocked role's row names that flavor too, no `next:` twice, notes on stderr (never among the rows)."""
+    row of that reason's role names that flavor too, no `next:` twice, notes on stderr (never among the
+    rows)."""
     s = read_screen(said.out)
     assert not s.notes, f"notes on stdout: {s.notes}\n{said}"
     assert len(s.nexts) == len(set(s.nexts)), f"a next: line twice\n{said}"
@@ -378,7 +379,7 @@ def screen_claims(said: Said, doc: Obj) -> Screen:
             assert named[:1] in ([], [first["flavor"]]), (
                 f"headline names flavor {named[:1]}, the first reason {first['flavor']}\n{said}")
             row = s.rows.get(first.get("role") or "")
-            if row is not None and row.get("VERDICT") == "blocked":
+            if row is not None and row.get("FLAVOR") not in (None, "-"):
                 assert row.get("FLAVOR") == first["flavor"], (
                     f"row {first['role']} says {row.get('FLAVOR')}, the headline's reason {first['flavor']}\n{said}")
     return s
