@@ -212,9 +212,11 @@ REASONS: tuple[Entry, ...] = _reasons(
      'See the eviction reason.',
      '`Evicted` condition'),
     ('AllReplicasTerminating', INFO,
-     'every replica of the deployment is on its way out, so none holds quota to report on',
+     'every replica of the deployment (or every Pod of the pod group) is on its way out, so no quota verdict '
+     'applies to it',
      'Wait for the replicas to go; if the deployment is not being deleted, the operator replaces them.',
-     "the ModelDeployment's `QuotaReserved` condition, reason `AllReplicasTerminating` (GPUStack's v1 status)"),
+     "the ModelDeployment's `QuotaReserved` condition, reason `AllReplicasTerminating` (GPUStack's v1 status); a "
+     "pod group's Pods all carrying `deletionTimestamp`, or its Workload's `WaitingForReplacementPods=True`"),
     ('PodGroupIncomplete', WARNING,
      'fewer pods than `pod-group-total-count`: Kueue composes **no Workload**; have/want per role',
      'Create the missing pods, or find why the operator does not.',

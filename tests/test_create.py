@@ -267,7 +267,9 @@ def test_render_pods_of_the_seed_group() -> None:
     assert first["nodeSelector"] == {"acceleratable.feature.gpustack.ai/nvidia-h20": "true"}
     assert first["containers"][0]["args"] == ["--model", "Qwen/Qwen2.5-7B"]
     assert first["containers"][0]["resources"]["requests"] == {"credits.gpustack.ai/nvidia": "3200000"}
-    assert "nodeSelector" not in objs[2]["spec"] and "resources" not in objs[2]["spec"]["containers"][0]
+    # issue 37 W2: a role with no key still asks its cards, of the credits its GPUStack instance type's queue covers
+    assert "nodeSelector" not in objs[2]["spec"]
+    assert objs[2]["spec"]["containers"][0]["resources"]["requests"] == {"credits.gpustack.ai/nvidia": "1600000"}
 
 
 def test_render_pods_hashed_group_name_and_local_queue_override() -> None:

@@ -84,6 +84,11 @@ def test_request_count_does_not_grow_with_the_namespace(cli: Any, apiserver: Any
 def test_not_found_exits_1(cli: Any, apiserver: Any) -> None:
     server, env = apiserver("pending/quota-exhausted.yaml")
     r = cli(["why-pending", "nope", "-n", "team-a"], env=env)
+    # issue 37 U1: a bare NAME tried as each form it may name; the error names the forms tried
+    assert (r.exit_code, r.stderr) == (1, 'error: "nope" not found in namespace "team-a" (no modeldeployment, no '
+                                          'pod group, no workload of that name); name the form to be sure: '
+                                          'md/nope, podgroup/nope, workload/nope or pod/NAME\n')
+    r = cli(["why-pending", "md/nope", "-n", "team-a"], env=env)
     assert (r.exit_code, r.stderr) == (1, 'error: modeldeployment "nope" not found in namespace "team-a"\n')
     r = cli(["why-pending", "wl/nope", "-n", "team-a", "-f", str(FIX / "quota-exhausted.yaml")])
     assert (r.exit_code, r.stderr) == (1, 'error: workload "nope" not found in namespace "team-a"\n')

@@ -38,7 +38,8 @@ def test_requests_do_not_grow_with_pending_workloads_when_reads_are_forbidden(cl
     assert many["/api/v1/namespaces/team-a/events"] == 1
     rows = [line.split() for line in large.stdout.splitlines()[1:] if not line.startswith("note:")]
     assert sum(row[1].startswith("wl/batch-") for row in rows) == 1000
-    notes = [line for line in large.stdout.splitlines() if line.startswith("note:")]
+    assert not any(line.startswith("note:") for line in large.stdout.splitlines())  # notes are stderr's (issue 37)
+    notes = [line for line in large.stderr.splitlines() if line.startswith("note:")]
     assert len(notes) == 2  # said once for the run, not once per Workload
     assert any('limitranges in namespace "team-a"' in n for n in notes)
     assert any('events in namespace "team-a"' in n for n in notes)

@@ -52,22 +52,22 @@ def _cluster() -> list[dict[str, Any]]:
     return [*cluster, early]
 
 
-def _answer(cli: Any, env: dict[str, str], flags: list[str]) -> tuple[dict[str, Any], str]:
+def _answer(cli: Any, env: dict[str, str], flags: list[str], code: int = 0) -> tuple[dict[str, Any], str]:
     r = cli(["why-pending", "-o", "json", *flags], env=env)
-    assert r.exit_code == 0, r.stderr
+    assert r.exit_code == code, r.stderr
     return json.loads(r.stdout), r.stderr
 
 
-def _both(cli: Any, apiserver: Any, monkeypatch: Any, flags: list[str],
+def _both(cli: Any, apiserver: Any, monkeypatch: Any, flags: list[str], code: int = 0,
           **server: Any) -> tuple[dict[str, Any], FakeApiServer, str]:
     """The narrowed answer (and the requests it sent), after checking it against the client-side one."""
     plain_server, plain_env = apiserver(_cluster(), **copy.deepcopy(server))
     with monkeypatch.context() as m:
         m.setattr(narrow, "SERVER_SIDE", False)
-        plain, plain_err = _answer(cli, plain_env, flags)
+        plain, plain_err = _answer(cli, plain_env, flags, code)
     assert not any(q.query.get("labelSelector", "").startswith(f"{GROUP},") for q in plain_server.requests)
     narrowed_server, env = apiserver(_cluster(), **server)
-    got, err = _answer(cli, env, flags)
+    got, err = _answer(cli, env, flags, code)
     assert got == plain and err == plain_err
     return got, narrowed_server, err
 
@@ -182,11 +182,12 @@ def test_a_refused_field_selector_selects_by_labels_then_here(cli: Any, apiserve
 
 def test_a_candidate_list_refused_reads_as_without_narrowing(cli: Any, apiserver: Any, monkeypatch: Any) -> None:
     """RBAC refuses the list of Pods across namespaces: the run reads what it reads without selectors (and
-    says the same note), so the answer is still the client-side one."""
-    got, server, _err = _both(cli, apiserver, monkeypatch, ["-A", "-l", "team=a"],
+    says the same note), so the answer is still the client-side one; what the refused list would have shown is
+    unknown, so the run exits 1 as kubectl's Forbidden does (issue 37 W6) and names the refused list."""
+    got, server, _err = _both(cli, apiserver, monkeypatch, ["-A", "-l", "team=a"], code=1,
                               forbid=[Forbid("list", "pods", CLUSTER_WIDE)])
     assert "" in _gathered(server)
-    assert got["notes"]
+    assert got["notes"] and [i["read"] for i in got["incomplete"]] == ["list of Pods in every namespace"]
 
 
 def _facts(kind: str, ns: str, name: str, first_pod: str | None = None) -> Any:

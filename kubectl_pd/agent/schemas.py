@@ -66,7 +66,9 @@ def _diagnosis() -> dict[str, Any]:
         "params": {**OPEN, "description": "the reason's evidence as data (codes, names, quantities)"}})
     role = closed({
         "name": S, "kind": S,
-        "pods": closed({"have": {"type": "integer"}, "want": {"type": "integer"}, "assumed": {"const": True}},
+        "pods": closed({"have": {"type": "integer"},
+                        "want": {"type": ["integer", "null"], "description": "null: unknown (a read failed)"},
+                        "assumed": {"const": True}},
                        ["have", "want"]),
         "requests": {"type": "object", "additionalProperties": QUANTITY}, "flavor": NS, "verdict": S})
     ahead = closed({"name": S, "namespace": S, "position": NI, "priority": NI, "localQueue": NS,
@@ -115,7 +117,8 @@ def why_pending() -> dict[str, Any]:
                                     "incomplete": {"type": "array", "items": closed({"read": S, "error": S})}},
               "required": ["schemaVersion", *one["required"]]}
     every = closed({"schemaVersion": _version("why-pending"), "items": {"type": "array", "items": one},
-                    "notes": STRS})
+                    "notes": STRS, "incomplete": {"type": "array", "items": closed({"read": S, "error": S})}},
+                   ["schemaVersion", "items", "notes"])
     return {"$schema": DRAFT, "$id": BASE_ID + "why-pending.json", "title": "kubectl pd why-pending -o json",
             "description": "With a TARGET: one diagnosis. Without one: every pending target (`items`).",
             "oneOf": [single, every]}

@@ -48,9 +48,24 @@ PAGE_SIZE = 500  # kubectl's chunk size for lists (--chunk-size)
 _NOT_INSTALLED = {
     kinds.KUEUE_GROUP: "Kueue is not installed in this cluster (the API group kueue.x-k8s.io is not served): "
     "install Kueue, or check the context",
-    kinds.GPUSTACK_GROUP: "the ModelDeployment CRD is not installed in this cluster "
-    "(modeldeployments.worker.gpustack.ai is not served): install the GPUStack operator, or check the context",
+    kinds.GPUSTACK_GROUP: "the GPUStack operator's API is not installed in this cluster (the API group "
+    "worker.gpustack.ai is not served, so {resource}.worker.gpustack.ai is not): install the GPUStack operator, "
+    "or check the context",
 }
+
+
+def _not_served(k: kinds.Kind, served: list[str] | None = None) -> str:
+    """What a 404 for the resource type itself means, named from its group and resource (never a sentence of
+    another resource of the group): the group not served at all, or served without this resource."""
+    if served:
+        return (f"{k.resource}.{k.group or 'core'} is not served by this cluster (the API group {k.group} is, at "
+                f"{', '.join(served)}): the installed version has no {k.kind}; check the installed version, "
+                f"or the context")
+    if k.kind == "ModelDeployment":
+        return ("the ModelDeployment CRD is not installed in this cluster (modeldeployments.worker.gpustack.ai is "
+                "not served): install the GPUStack operator, or check the context")
+    text = _NOT_INSTALLED.get(k.group, f"the API group {k.group} is not served, so {{resource}} is not")
+    return text.replace("{resource}", k.resource)
 
 
 class Response:
@@ -234,7 +249,7 @@ class LiveSource:
             if v in served:
                 return v
         if not served:
-            raise ApiUnavailable(_NOT_INSTALLED.get(kind.group, f"the API group {kind.group} is not served"))
+            raise ApiUnavailable(_not_served(kind))
         raise ApiUnavailable(
             f"{kind.resource} is served only at {', '.join(served)}, which kubectl-pd cannot read "
             f"(it reads {', '.join(kind.versions)})"
@@ -273,7 +288,7 @@ class LiveSource:
         r, _ = self._read(k, ns, name, None)
         if r.status == 404:
             if not _is_status(r):  # a bare 404 page: the resource type itself is gone
-                raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
+                raise ApiUnavailable(_not_served(k, self.served_versions(k.group) if k.group else None))
             return None
         _expect_ok(r, "GET", k.resource)
         doc = _json_object(r, "GET", f'{k.resource} "{name}"', f"a {k.kind}")
@@ -364,7 +379,7 @@ class LiveSource:
 
     def _check_list(self, r: Response, k: kinds.Kind, query: dict[str, Any]) -> None:
         if r.status == 404:
-            raise ApiUnavailable(_NOT_INSTALLED.get(k.group, f"{k.resource} is not served"))
+            raise ApiUnavailable(_not_served(k, self.served_versions(k.group) if k.group else None))
         if r.status == 400 and query.get("fieldSelector") and "field label not supported" in _status_message(r):
             raise FieldSelectorUnsupported(
                 f"the API server does not select {k.resource} by field ({query['fieldSelector']!r}): the CRD "

@@ -7,6 +7,7 @@ exit 2.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -16,7 +17,7 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
-from kubectl_pd.errors import ClusterError, ConflictError, ForbiddenError, PdError
+from kubectl_pd.errors import ClusterError, ConflictError, ForbiddenError, InputError, PdError
 from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.options import OutputType, checked_duration, cluster_options, output_spec
@@ -98,6 +99,10 @@ def _warn(message: str) -> None:
               help="Write a ModelDeployment, or the seed design's pod group as plain Pods.")
 @click.option("--local-queue", metavar="NAME", help="With --target pods: the LocalQueue (overrides the "
                                                      "InstanceType's entrance).")
+@click.option("--resource", "card_resource", metavar="NAME",
+              help="With --target pods: the resource one card requests (nvidia.com/gpu: 1 a card; "
+                   "credits.gpustack.ai/VENDOR: 1,600,000 a card). Default: what the role's ClusterQueue covers, "
+                   "else the accelerator key's credits; a role asking cards with neither is refused.")
 @click.option("--api-profile", type=click.Choice(["auto", PD_ATOMIC, PER_REPLICA]), default="auto",
               show_default=True, help="ModelDeployment API shape; auto reads the installed CRD "
                                       "(pd-atomic when offline).")
@@ -124,7 +129,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
            local_queue: str | None, api_profile: str, dry_run: str, output: str | None, wait: str | None,
            force: bool, preflight_only: bool = False, accelerator_type: str | None = None,
            topology_level: str | None = None, api_version: str | None = None,
-           engine_image: str | None = None) -> int:
+           engine_image: str | None = None, card_resource: str | None = None) -> int:
     """Scaffold a multi-role PD ModelDeployment that will be admitted, or say why it never could.
 
     \b
@@ -139,6 +144,11 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         wait_seconds = checked_duration(wait, "--wait") or 0.0
     if local_queue and target != "pods":
         raise click.UsageError("--local-queue applies to --target pods only")
+    if card_resource is not None and target != "pods":
+        raise click.UsageError("--resource applies to --target pods only (a ModelDeployment's operator chooses it)")
+    if card_resource is not None and not _RESOURCE_NAME.fullmatch(card_resource):
+        raise click.BadParameter(f"{card_resource!r} is not a resource name (e.g. nvidia.com/gpu)",
+                                 param_hint="'--resource'")
     if preflight_only and (dry_run != "none" or wait is not None or output == "name"):
         raise click.UsageError("--preflight writes nothing and prints a document: it takes -o json|yaml, not "
                                "--dry-run, --wait or -o name")
@@ -148,7 +158,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         roles=flags.all_role_specs(roles, prefill, decode),
         instance_type=instance_type, kv_cache_pool=kv_cache_pool, router=router, env=env, target=target,
         local_queue=local_queue, accelerator_type=accelerator_type, topology_level=topology_level,
-        engine_image=engine_image)
+        engine_image=engine_image, resource=card_resource)
     checked = flags.check_request(req)
     if checked.problems:
         _fail(checked.problems)
@@ -347,6 +357,7 @@ def _emit_offline(req: CreateRequest, roles: list[Role], profile: ApiProfile, ou
     if req.target == "pods":
         from kubectl_pd.create.pods import offline_queues, render_pods
 
+        _check_resource(req, roles, None)
         objs = render_pods(req, roles, offline_queues(req, roles))
     else:
         from kubectl_pd.create.scaffold import render_model_deployment
@@ -393,8 +404,25 @@ def _print_created(objs: list[dict[str, Any]], output: str | None, suffix: str) 
             click.echo(f"{_ref(o)} created{suffix}")
 
 
+_RESOURCE_NAME = re.compile(r"(?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+
+
+def _check_resource(req: CreateRequest, roles: list[Role], covered: dict[str, str] | None) -> None:
+    """Refuse Pods that would ask cards of no resource: Kueue would admit them on no quota at all."""
+    from kubectl_pd.create.pods import unresolved
+
+    missing = unresolved(req, roles, covered)
+    if missing:
+        raise InputError(f"role(s) {', '.join(missing)} ask for cards, but nothing says which resource a card is "
+                         f"(no queue covering one was read, no accelerator-key=): pass --resource, e.g. "
+                         f"--resource nvidia.com/gpu or --resource credits.gpustack.ai/nvidia; Pods without it "
+                         f"would request nothing and use no quota")
+
+
 def _pods_of(req: CreateRequest, roles: list[Role], report: Any) -> list[dict]:
     from kubectl_pd.create.pods import offline_queues, render_pods
+
+    _check_resource(req, roles, report.covered)
 
     return render_pods(req, roles, {**offline_queues(req, roles), **report.queues}, report.covered)
 

@@ -83,6 +83,30 @@ def _one(source: Source, target: Target, what_if: dict[str, int] | None = None,
     return d, facts
 
 
+BARE_FORMS = ("ModelDeployment", "PodGroup", "Workload")  # what a bare NAME may name, in the order tried
+
+
+def _one_named(source: Source, target: Target, what_if: dict[str, int] | None, ctx: Context | None,
+               bare: bool) -> tuple[Diagnosis, Facts, Target]:
+    """A bare NAME is a ModelDeployment first; when none has that name (or the cluster serves no
+    ModelDeployment API), the pod group, then the Workload of that name (what `create --target pods` makes).
+    Nothing found: one not-found that names every form tried."""
+    if not bare:
+        return (*_one(source, target, what_if, ctx), target)
+    from kubectl_pd.errors import ApiUnavailable
+    from kubectl_pd.pending.gather import Target
+    from kubectl_pd.pending.screen_words import bare_not_found
+
+    missing: list[str] = []
+    for kind in BARE_FORMS:
+        t = Target(kind, target.name, target.namespace)
+        try:
+            return (*_one(source, t, what_if, ctx), t)
+        except (NotFoundError, ApiUnavailable) as e:
+            missing.append(kind if isinstance(e, NotFoundError) else f"{kind}!")
+    raise NotFoundError(bare_not_found(target.name, target.namespace, missing))
+
+
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:
     """`--what-if decode=1` (repeatable) -> {"decode": 1}; a role's replicas, at least 1."""
     out: dict[str, int] = {}
@@ -162,7 +186,9 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
               help="With no TARGET: only the targets whose object (ModelDeployment, Workload, a pod group's first "
                    "Pod) has these labels, e.g. team=a,tier!=batch.")
 @click.option("--field-selector", "field_selector", metavar="SELECTOR",
-              help="With no TARGET: only the targets whose object matches, on metadata.name or metadata.namespace.")
+              help="With no TARGET: only the targets whose object matches, on metadata.name (a pod group's own name) "
+                   "or "
+                   "metadata.namespace.")
 @COLOR
 @click.option("-w", "--watch", is_flag=True, help="Re-diagnose on change until admitted (Ctrl-C to stop).")
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
@@ -230,9 +256,10 @@ def _why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bo
     if target is None:
         return _every_pending(cluster, source, all_namespaces, output, context(source, kueue_config, holders),
                               view)
-    t = Target(kind, name, _target_namespace(cluster, source, files, kind, name))
+    bare = target is not None and "/" not in target
+    t = Target(kind, name, _target_namespace(cluster, source, files, kind, name, bare))
     ctx = context(source, kueue_config, holders)
-    d, facts = _one(source, t, replicas, ctx)
+    d, facts, t = _one_named(source, t, replicas, ctx, bare)
     _check_roles(d, replicas, name)
     last = _emit(d, facts, output, color, section(ctx, facts), view)
     click.echo(last, nl=False)
@@ -242,7 +269,7 @@ def _why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bo
         while d.pending:
             SLEEP(watch_interval)
             ctx = context(source, kueue_config, holders)  # fresh reads each round
-            d, facts = _one(source, t, replicas, ctx)
+            d, facts = _one(source, t, replicas, ctx)  # the form the first round found
             text = _emit(d, facts, output, color, section(ctx, facts), view)
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
@@ -278,13 +305,23 @@ def _parse(target: str | None) -> tuple[str, str]:
         raise click.BadParameter(str(e), param_hint="'TARGET'") from None
 
 
-def _target_namespace(cluster: ClusterOptions, source: Source, files: tuple[str, ...], kind: str, name: str) -> str:
-    """-n, else (with --from-file) the one namespace of the snapshot that holds the target, else the context's."""
+def _target_namespace(cluster: ClusterOptions, source: Source, files: tuple[str, ...], kind: str, name: str,
+                      bare: bool = False) -> str:
+    """-n, else (with --from-file) the one namespace of the snapshot that holds the target, else the context's.
+    A bare NAME looks for each form it may name (BARE_FORMS)."""
     from kubectl_pd.commands.common import namespace
 
     ns = cluster.namespace
     if ns is None and files:
-        ns = _snapshot_namespace(source, kind, name)
+        for k in (BARE_FORMS if bare else (kind,)):
+            ns = _snapshot_namespace(source, k, name)
+            if ns is not None:
+                break
+        if ns is None and bare:
+            from kubectl_pd.pending.screen_words import bare_not_found
+
+            raise NotFoundError(bare_not_found(name, f"any namespace of the snapshot ({', '.join(files)})",
+                                               list(BARE_FORMS)))
         if ns is None:
             what = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group"}.get(kind, kind.lower())
             raise NotFoundError(f'{what} "{name}" not found in any namespace of the snapshot '
@@ -314,6 +351,7 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     every = every_verdict(source, ns, ctx, as_json=whole, wide=output == "wide",
                           select=view.select if view is not None else None)
     pending, items, ages, notes, unknown = every.pending, every.items, every.ages, every.notes, every.unknown
+    refused = every.refused
     if view is not None and sorting:
         order = view.order(items)
         pending, items, ages = [pending[i] for i in order], [items[i] for i in order], [ages[i] for i in order]
@@ -332,21 +370,33 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
         from kubectl_pd.contract import WHY_PENDING
 
         doc = {"schemaVersion": WHY_PENDING, "items": items, "notes": [words.text(n) for n in notes]}
+        if refused:
+            from kubectl_pd.pending.screen_words import list_read
+
+            doc["incomplete"] = [{"read": list_read(str(n.args["kind"]), ns), "error": str(n.args["message"])}
+                                 for n in refused]
         if view is not None and view.templated:
             click.echo(view.render(doc, items), nl=False)
         else:
             echo_dump(doc, output)
-    elif not pending and not unknown:
+    elif not pending and not unknown and not refused:
         where = "any namespace" if all_namespaces else f"namespace {ns}"
         click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
     elif pending:
         click.echo(render_list(pending, no_headers=no_headers), nl=False)
     if output in ("text", "wide"):
         for n in notes:
-            click.echo(f"note: {words.text(n)}")
+            if n not in refused:  # said once, as the error below
+                click.echo(f"note: {words.text(n)}", err=True)
+    for e in unknown[1 if not refused else 0:]:
+        click.echo(f"error: {words.incomplete(e.target, e.unread)}", err=True)
+    if refused:  # kubectl's Forbidden: exit 1, never "nothing pending"
+        from kubectl_pd.errors import ForbiddenError
+        from kubectl_pd.pending.screen_words import forbidden_lists
+
+        where = "any namespace" if all_namespaces else f"namespace {ns}"
+        raise ForbiddenError(forbidden_lists(where, [words.text(n) for n in refused]))
     if unknown:
-        for e in unknown[1:]:
-            click.echo(f"error: {words.incomplete(e.target, e.unread)}", err=True)
         raise unknown[0]
     return EXIT_OK
 
@@ -361,6 +411,7 @@ class Every:
         self.items: list[dict[str, Any]] = []
         self.ages: list[float | None] = []
         self.notes: list[Any] = []
+        self.refused: list[Any] = []  # the run's lists RBAC refused (their notes): what they hold is unknown
 
 
 def every_verdict(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: bool = False,
@@ -380,6 +431,9 @@ def every_verdict(source: Source, ns: str | None, ctx: Context, *, as_json: bool
     all_facts, notes = got if got is not None else gather_all(source, ns)
     out = Every()
     out.notes = notes
+    out.refused = list({n.args.get("kind"): n for n in notes if n.id == "note.unlisted"}.values())
+    if any(n.args.get("kind") == "Workload" for n in out.refused):
+        all_facts = []  # every verdict would rest on Workloads that could not be listed: none is given
     all_facts.reverse()
     while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
         f = all_facts.pop()
@@ -406,15 +460,17 @@ def _age(f: Facts) -> float | None:
 
 
 def _target_object(f: Facts) -> dict[str, Any]:
-    """The object -l and --field-selector look at: the ModelDeployment, the Workload, a pod group's first Pod."""
+    """The object -l and --field-selector look at: the ModelDeployment, the Workload, a pod group by its own name
+    (the name the TARGET column shows) with its first Pod's labels."""
     t = f.target
     if t.kind == "ModelDeployment" and f.deployment is not None:
         return _metadata_shape(f.deployment.name, f.deployment.namespace, f.deployment.labels)
     wl = f.workloads.get(t.name) if t.kind == "Workload" else None
     if wl is not None:
         return _metadata_shape(wl.name, wl.namespace or None, wl.labels)
-    if f.pods:
-        return _metadata_shape(f.pods[0].name, f.pods[0].namespace, f.pods[0].labels)
+    if f.pods:  # a pod group: its own name (the TARGET column's), its first Pod's labels
+        name = t.name if t.kind == "PodGroup" else f.pods[0].name
+        return _metadata_shape(name, f.pods[0].namespace, f.pods[0].labels)
     return {"metadata": {"name": t.name, "namespace": t.namespace}}
 
 

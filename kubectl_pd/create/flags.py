@@ -126,6 +126,7 @@ class CreateRequest(NamedTuple):
     accelerator_type: str | None = None  # --accelerator-type: for roles that name no pool
     topology_level: str | None = None  # --required-topology: for roles that name no level
     engine_image: str | None = None  # --engine-image: spec.engine.image (the v1 API's runner image)
+    resource: str | None = None  # --resource: what one card of a --target pods Pod requests
 
 
 class Role(NamedTuple):

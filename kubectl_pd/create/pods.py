@@ -25,13 +25,30 @@ APP_NAME = "app.kubernetes.io/name"
 _MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
 
 
-def credits_resource(role: Role, covered: str | None = None) -> str | None:
-    """The credits resource a role's Pods request: the queue's, else `<manufacturer>` of its key."""
+def credits_resource(role: Role, covered: str | None = None, given: str | None = None) -> str | None:
+    """The resource one card of a role's Pods requests: --resource, else the one its queue covers (credits or a
+    plain accelerator such as nvidia.com/gpu), else the credits of `<manufacturer>` of its accelerator key or of
+    the key in its GPUStack-derived instance type's name; None: unknown."""
+    if given:
+        return given
     if covered:
         return covered
-    if role.accelerator_key and "-" in role.accelerator_key:
-        return CREDITS_PREFIX + role.accelerator_key.split("-", 1)[0]
+    key = role.accelerator_key or (names.parse_queue_name(role.instance_type or "") or {}).get("key")
+    if key and "-" in key:  # GPUStack's queue of an accelerator key covers its manufacturer's credits
+        return CREDITS_PREFIX + key.split("-", 1)[0]
     return None
+
+
+def per_card(resource: str) -> int:
+    """How much of RESOURCE one card is: GPUStack's credits per card, else one (nvidia.com/gpu: 1 per card)."""
+    return CREDITS_PER_CARD if resource.startswith(CREDITS_PREFIX) else 1
+
+
+def unresolved(req: CreateRequest, roles: list[Role], covered: dict[str, str] | None = None) -> list[str]:
+    """The roles that ask for cards while nothing says which resource a card is (no --resource, no queue read,
+    no accelerator key): their Pods would request nothing, and Kueue would admit them on no quota."""
+    return [r.name for r in roles
+            if r.accelerator > 0 and credits_resource(r, (covered or {}).get(r.name), req.resource) is None]
 
 
 def render_pods(req: CreateRequest, roles: list[Role], queues: dict[str, str],
@@ -42,7 +59,7 @@ def render_pods(req: CreateRequest, roles: list[Role], queues: dict[str, str],
     total = sum(r.replicas for r in roles)
     pods: list[dict[str, Any]] = []
     for role in roles:
-        resource = credits_resource(role, (covered or {}).get(role.name))
+        resource = credits_resource(role, (covered or {}).get(role.name), req.resource)
         for ordinal in range(role.replicas):
             container: dict[str, Any] = {"name": "engine", "image": role.image}
             flag = _MODEL_FLAG.get(req.engine.lower())
@@ -52,7 +69,7 @@ def render_pods(req: CreateRequest, roles: list[Role], queues: dict[str, str],
             if req.env:
                 container["env"] = [{"name": k, "value": v} for k, v in req.env]
             if resource and role.accelerator:
-                amount = str(role.accelerator * CREDITS_PER_CARD)
+                amount = str(role.accelerator * per_card(resource))
                 container["resources"] = {"requests": {resource: amount}, "limits": {resource: amount}}
             spec: dict[str, Any] = {"containers": [container]}
             if role.accelerator_key:

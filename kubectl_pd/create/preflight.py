@@ -106,6 +106,15 @@ def offered_keys(flavor: dict[str, Any]) -> set[str]:
     return out
 
 
+_NOT_CARDS = ("cpu", "memory", "ephemeral-storage", "pods", "storage")
+
+
+def is_accelerator(resource: str) -> bool:
+    """A covered resource a card of a Pod may request: an extended resource (vendor/name), not CPU, memory,
+    storage, Pods or huge pages."""
+    return "/" in resource and resource not in _NOT_CARDS and not resource.startswith("hugepages-")
+
+
 def credits(q: Fraction | None) -> str:
     if q is None:
         return "?"
@@ -348,8 +357,14 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
                  flavor_objs: dict[str, dict[str, Any]], missing: set[str]) -> None:
     """The admission engine's verdict on the request against the queue's credits quota (and its cohort)."""
     resources = [r for r in model.covered if is_credits(r)]
-    if not resources or not model.flavor_names:
-        return  # a CPU pool, or no flavors yet: nothing to weigh
+    if not resources:  # a pool of plain accelerators (nvidia.com/gpu): what a card requests; not weighed here
+        plain = [r for r in model.covered if is_accelerator(r)]
+        for r in cq_roles:
+            if plain and r.accelerator > 0:
+                rd.out.covered[r.name] = plain[0]
+        return
+    if not model.flavor_names:
+        return  # no flavors yet: nothing to weigh
     resource = resources[0]
     for r in cq_roles:
         if r.accelerator_key and len(resources) > 1:

@@ -257,13 +257,18 @@ def _charged(p: ad.PodSetDemand, queue: QueueDemand, wl: str) -> ad.PodSetDemand
 def _workload_verdicts(snap: Snapshot, cq_name: str, members: list[tuple[RoleDemand, ad.PodSetDemand]],
                        kueue: ad.Assignment, reclaimable: Mapping[str, int] | None = None,
                        ) -> dict[tuple[str, str], PodSetVerdict]:
-    """One Workload as Kueue sees it (`kueue`, its assignment): its pod sets in order; one blocked only by
-    those before it fits alone."""
+    """One Workload as Kueue sees it (`kueue`, its assignment): its pod sets in order, each charged after the
+    ones before it. One that does not fit now behind an earlier one that does not fit either, but would fit
+    alone, is said to fit alone; behind earlier ones that all fit, Kueue's view is its verdict (issue 37 W3:
+    they took the room, nothing is "freed")."""
     out: dict[tuple[str, str], PodSetVerdict] = {}
     reclaimable = reclaimable or {}
+    earlier_fit = True  # every pod set Kueue charged before this one fits: then Kueue's view of it is the verdict
     for (d, p), psa in zip(members, kueue.pod_sets, strict=True):
         code = code_of(psa)
-        if code in _NOW and len(members) > 1:
+        behind_a_blocked_one = not earlier_fit
+        earlier_fit = earlier_fit and code is None
+        if code in _NOW and behind_a_blocked_one:
             alone = ad.assign(snap, cq_name, ad.Demand((p,), reclaimable=reclaimable)).pod_sets[0]
             if code_of(alone) is None:  # only the pod sets before it stand in its way
                 out[(d.workload, d.pod_set)] = PodSetVerdict(

@@ -65,7 +65,7 @@ from kubectl_pd.pending.roles import (
 )
 from kubectl_pd.pending.say import OnFlavor
 from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
-from kubectl_pd.records import dataclass
+from kubectl_pd.records import dataclass, replace
 from kubectl_pd.registry import reason_priority
 
 Verdicts = dict[tuple[str, str], vd.PodSetVerdict]  # (workload, pod set) -> our arithmetic's verdict
@@ -101,7 +101,8 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     verdicts, bars_by_cq, joint, suggestions = _arithmetic(ctx)
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
     stories = _stories(ctx, verdicts, notes)  # 3. each Workload's own
-    by_unit = {u.group: [*checks[u.group], *stories.get(u.group, ())] for u in units}
+    going = [u for u in units if u.group and _is_going(u)]
+    by_unit = {u.group: [*checks[u.group], *(stories.get(u.group, ()) if u not in going else ())] for u in units}
     reasons.extend(r for u in units for r in by_unit[u.group])
     reasons.extend(_queue_reasons_without_workload(ctx))
     reasons.extend(_once_composed(reasons, verdicts, units))
@@ -113,14 +114,17 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     on_queue = Findings(standing=queue.standing)  # what applies to every reason; a preempted group's adds its pair
     reasons = [compose(r, on_queue if (pair := found.pairs.get(r.workload or "")) is None
                        else Findings(pair=pair, standing=queue.standing)) for r in reasons]
+    gone = bool(units) and len(going) == len(units)  # the whole target is going away: no quota story at all
+    rows = [replace(row, verdict=DELETING) for row in found.rows] if gone else found.rows
     hints = _hints(reasons)
     if pending and not hints:
         hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
-    return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=found.rows,
+    return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=rows,
                      local_queue=queue.local_queue, cluster_queue=queue.cluster_queue, position=queue.position,
                      position_in_local_queue=queue.position_in_local_queue, bars=_bars(bars_by_cq, queue.cluster_queue),
-                     notes=notes, hints=hints, joint=dict(joint), shape=shape,
-                     suggestions=suggestions if pending else [], what_if=dict(what_if or {}), ahead=queue.ahead,
+                     notes=notes, hints=hints, joint={} if gone else dict(joint), shape=shape,
+                     suggestions=suggestions if pending and not gone else [], what_if=dict(what_if or {}),
+                     ahead=queue.ahead,
                      visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending,
                      deployment=md_v1.with_status(md) if facts.target.kind == "ModelDeployment" else None)
 
@@ -267,6 +271,9 @@ def _once_composed(reasons: list[Reason], verdicts: dict[tuple[str, str], vd.Pod
     return out
 
 
+DELETING = "deleting"  # a role's verdict while its group is going away (as `kubectl pd tree` says it)
+
+
 def _settle(reasons: list[Reason], units: list[Unit], md: ModelDeployment | None) -> tuple[list[Reason], bool]:
     """One reason per thing, most important first; whether the target is pending at all."""
     reasons = _dedupe(reasons)
@@ -383,12 +390,35 @@ def _group_checks(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
     """A group Kueue refuses to compose (PodGroupInvalid), else one not composed yet (incomplete, missing)."""
     if not u.group:
         return []
+    if _is_going(u):  # no compose or quota verdict applies to Pods being deleted; a deployment's operator says it
+        return _terminating(u, facts) if facts.target.kind != "ModelDeployment" else []
     composes = _compose_events(facts, u)
     out = _disagreements(u, composes) + _fast_admission(u, facts) + _too_many_roles(u, composes, role_names)
     out += _compose_conflicts(u, composes, out)
     if out or u.workload is not None or not u.read:
         return out
     return _not_composed(u, facts, roles, role_names, shape, composes)
+
+
+def _is_going(u: Unit) -> bool:
+    """Every Pod of the group is being deleted, or Kueue waits for replacement Pods."""
+    cond = u.workload.condition("WaitingForReplacementPods") if u.workload is not None else None
+    return (cond is not None and cond.status == "True") or (bool(u.pods) and all(p.deleting for p in u.pods))
+
+
+def _terminating(u: Unit, facts: Facts) -> list[Reason]:
+    """Every Pod of the group has a deletionTimestamp, or Kueue says the Workload waits for replacement Pods
+    (`WaitingForReplacementPods=True`): the group is going away or being replaced, before any quota verdict."""
+    cond = u.workload.condition("WaitingForReplacementPods") if u.workload is not None else None
+    replacing = cond is not None and cond.status == "True"
+    deleting = sum(1 for p in u.pods if p.deleting)
+    ns = facts.target.namespace
+    return [Reason("AllReplicasTerminating",
+                   say("group.terminating", g=u.group, deleting=deleting, pods=len(u.pods), replacing=replacing),
+                   workload=u.group, kueue_message=cond.message if replacing and cond is not None else None,
+                   params=read_only({"deleting": deleting, "pods": len(u.pods),
+                                     "waitingForReplacementPods": replacing}),
+                   hint=say("next.wait-terminating", g=u.group, ns=ns))]
 
 
 def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:

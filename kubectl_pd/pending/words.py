@@ -71,6 +71,8 @@ def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
     they need together (the joint shortfall), and that admission is atomic."""
     if len(rows) < 2 or not any(row.verdict != ADMITTED for row in rows):
         return None
+    if reasons and reasons[0].code == "AllReplicasTerminating":
+        return None  # the story is the quota's; a group going away has none
     parts = [_role_part(row, reasons, shape, bool(joint)) for row in rows]
     together = [f"{more(q, res)} in flavor {f}" for (f, res), q in sorted(joint.items())]
     if together and sum(1 for row in rows if row.verdict != ADMITTED and not row.reserved) > 1 \
@@ -194,7 +196,8 @@ def _not_evaluated() -> str:
 
 @_sentence("ours.fits-now")
 def _fits_now(role: str, flavor: str | None) -> str:
-    return f"; our arithmetic says {role} fits flavor {flavor} now (quota was freed since Kueue's last attempt)"
+    return (f"; on the usage read now, our arithmetic says {role} fits flavor {flavor} (Kueue's message is from its "
+            f"last attempt)")
 
 
 @_sentence("kueue.alone-says")
@@ -602,6 +605,20 @@ def _incomplete(g: str, have: int, want: int, roles: list[tuple[str, int, int | 
         return f"group {g} has {have} of {want} pods: Kueue composes no Workload until every pod exists"
     detail = "; ".join(f"{r} {h}/{w}" for r, h, w in roles) or f"{have}/{want}"
     return f"group {g} has {have} of {want} pods ({detail}): Kueue composes no Workload until every pod exists"
+
+
+@_sentence("group.terminating")
+def _group_terminating(g: str, deleting: int, pods: int, replacing: bool) -> str:
+    going = f"{deleting} of its {pods} pods are being deleted" if deleting else "its pods are gone"
+    if replacing:
+        return f"group {g} waits for replacement pods ({going}; Kueue: WaitingForReplacementPods)"
+    return f"group {g} is going away: every one of its {pods} pods is being deleted"
+
+
+@_sentence("next.wait-terminating")
+def _next_wait_terminating(g: str, ns: str) -> str:
+    return (f"wait for the pods to go, then recreate the group if it should run (kubectl get pods -n {ns} "
+            f"-l kueue.x-k8s.io/pod-group-name={g})")
 
 
 @_sentence("group.not-composed")

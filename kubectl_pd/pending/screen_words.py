@@ -1,0 +1,32 @@
+"""The English of the run's own errors and notes that no diagnosis makes (issue "screen truth"): a bare NAME
+found under no form, a refused list, an API that is not served."""
+
+from __future__ import annotations
+
+_FORM = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group", "Workload": "workload"}
+
+
+def bare_not_found(name: str, namespace: str, missing: list[str]) -> str:
+    """NAME is neither a ModelDeployment, a pod group nor a Workload in NAMESPACE. MISSING: the forms tried,
+    `Kind!` where the cluster does not serve that API at all."""
+    parts = []
+    for m in missing:
+        kind = m.rstrip("!")
+        parts.append(f"no {_FORM.get(kind, kind.lower())} API served" if m.endswith("!")
+                     else f"no {_FORM.get(kind, kind.lower())}")
+    return (f'"{name}" not found in {_where(namespace)} ({", ".join(parts)} of that name); name the form '
+            f"to be sure: md/{name}, podgroup/{name}, workload/{name} or pod/NAME")
+
+
+def forbidden_lists(where: str, refusals: list[str]) -> str:
+    """Every list that would show the pending targets of WHERE was refused: nothing can be said of them."""
+    return (f"cannot tell what is pending in {where}: {'; '.join(refusals)}")
+
+
+def _where(namespace: str) -> str:
+    return namespace if namespace.startswith("any namespace") else f'namespace "{namespace}"'
+
+
+def list_read(kind: str, namespace: str | None) -> str:
+    """A run's list, named for `incomplete[].read`: `list of Workloads in namespace "a"`, `... in every namespace`."""
+    return f"list of {kind}s " + (f'in namespace "{namespace}"' if namespace else "in every namespace")

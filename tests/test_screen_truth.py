@@ -1,0 +1,88 @@
+"""Issue 37 ("screen truth"): what the screen says is what was read, the fixed cases offline (the journeys on the
+real control plane are tests/realcluster/test_journeys.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests import screen_cases as sc
+
+
+def _file(tmp_path: Path, doc: dict[str, Any], name: str = "state.yaml") -> str:
+    p = tmp_path / name
+    p.write_text(yaml.safe_dump(doc))
+    return str(p)
+
+
+def _json(cli: Any, *args: str) -> tuple[int, dict[str, Any]]:
+    r = cli(["why-pending", *args, "-o", "json"])
+    return r.exit_code, (json.loads(r.stdout) if r.stdout.strip() else {})
+
+
+def test_w3_pod_sets_are_judged_in_kueues_order_and_nothing_is_said_freed(cli: Any, tmp_path: Path) -> None:
+    f = _file(tmp_path, sc.charged_in_order())
+    code, doc = _json(cli, "podgroup/g", "-f", f)
+    assert code == 0
+    first = doc["reasons"][0]
+    assert (first["code"], first["role"], first["flavor"]) == ("QuotaExhausted", "prefill", "z0")
+    assert "freed" not in json.dumps(doc)
+    text = cli(["why-pending", "podgroup/g", "-f", f]).stdout
+    assert "freed" not in text and "fits flavor z1 now" not in text
+
+
+def test_w4_a_group_being_deleted_has_no_quota_verdict(cli: Any, tmp_path: Path) -> None:
+    for replacing in (False, True):
+        code, doc = _json(cli, "podgroup/g", "-f", _file(tmp_path, sc.all_deleting(replacing)))
+        assert code == 0
+        assert [r["code"] for r in doc["reasons"]] == ["AllReplicasTerminating"]
+        assert doc["reasons"][0]["params"]["waitingForReplacementPods"] is replacing
+        assert doc["suggestions"] == []
+
+
+def test_u1_a_bare_name_finds_the_pod_group(cli: Any, tmp_path: Path) -> None:
+    f = _file(tmp_path, sc.charged_in_order())
+    code, doc = _json(cli, "g", "-f", f)
+    assert code == 0 and doc["target"]["kind"] == "PodGroup"
+    r = cli(["why-pending", "nothing-here", "-f", f])
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1 and "podgroup/nothing-here" in r.stderr
+
+
+def test_w5_a_pod_group_is_selected_by_its_own_name(cli: Any, tmp_path: Path) -> None:
+    f = _file(tmp_path, sc.charged_in_order())
+    code, doc = _json(cli, "-A", "--field-selector", "metadata.name=g", "-f", f)
+    assert code == 0 and [i["target"]["name"] for i in doc["items"]] == ["g"]
+    code, doc = _json(cli, "-A", "--field-selector", "metadata.name=g-decode-0", "-f", f)
+    assert code == 0 and doc["items"] == []
+
+
+def test_notes_go_to_stderr(cli: Any, tmp_path: Path) -> None:
+    doc = sc.charged_in_order()
+    doc["items"] = [o for o in doc["items"] if o["kind"] != "ResourceFlavor"]  # a note: flavors not read
+    r = cli(["why-pending", "-A", "-f", _file(tmp_path, doc)])
+    assert not any(line.startswith("note:") for line in r.stdout.splitlines())
+
+
+CREATE = ["create", "g", "--model", "m", "--target", "pods", "--local-queue", "main", "-n", "team-a",
+          "--role", "name=prefill,kind=prefill,accelerator=2,image=i", "--role", "name=decode,kind=decode,image=i",
+          "--dry-run=client", "-o", "json"]
+
+
+def test_w2_a_client_dry_run_refuses_cards_of_no_known_resource(cli: Any, tmp_path: Path) -> None:
+    env = {"KUBECONFIG": str(tmp_path / "none")}
+    r = cli(CREATE, env=env)
+    assert r.exit_code == 2 and "--resource" in r.stderr and not r.stdout
+    r = cli([*CREATE, "--resource", sc.GPU], env=env)
+    assert r.exit_code == 0, r.stderr
+    pods = json.loads(r.stdout)["items"]
+    asks = {p["metadata"]["labels"]["app.kubernetes.io/component"]:
+            p["spec"]["containers"][0]["resources"]["requests"] for p in pods}
+    assert asks == {"prefill": {sc.GPU: "2"}, "decode": {sc.GPU: "1"}}
+    r = cli([*CREATE, "--resource", "credits.gpustack.ai/nvidia"], env=env)
+    assert json.loads(r.stdout)["items"][0]["spec"]["containers"][0]["resources"]["requests"] == {
+        "credits.gpustack.ai/nvidia": "3200000"}
+    r = cli([*CREATE, "--resource", "not a name"], env=env)
+    assert r.exit_code == 2
