@@ -333,8 +333,26 @@ def doc_claims(doc: Obj, where: str) -> None:
             if r.get("role") in flavors and r.get("flavor") and flavors[r["role"]]:
                 assert r["flavor"] == flavors[r["role"]], (
                     f"{r['code']} [{r['role']}] names flavor {r['flavor']}, its row {flavors[r['role']]}\n{where}")
-        nexts = item.get("next") or []
-        assert len(nexts) == len(set(nexts)), f"a next: twice: {nexts}\n{where}"
+        _once(item.get("next") or [], where)
+        for r in item["reasons"]:
+            _free_of_them(r["message"], where)
+
+
+def _once(nexts: list[str], where: str) -> None:
+    """No advice twice: no `next` equal to another, nor another with more words after it."""
+    for i, a in enumerate(nexts):
+        for b in nexts[i + 1:]:
+            assert not (a.startswith(b) or b.startswith(a)), f"a next: twice: {a!r} / {b!r}\n{where}"
+
+
+_FREE_OF_THEM = re.compile(r"\b(?P<free>\d+(?:\.\d+)?)(?: [^;]*?)? (?:are|is) free of [^;]*?, "
+                           r"(?P<them>\d+(?:\.\d+)?)(?: [^;]*?)? of them for")
+
+
+def _free_of_them(text: str, where: str) -> None:
+    """`N are free of ..., M of them for the roles before it`: M of N free, so never more than N."""
+    for m in _FREE_OF_THEM.finditer(text):
+        assert Fraction(m.group("them")) <= Fraction(m.group("free")), f"{m.group(0)!r}\n{where}"
 
 
 @dataclass
@@ -370,7 +388,8 @@ def screen_claims(said: Said, doc: Obj) -> Screen:
     rows)."""
     s = read_screen(said.out)
     assert not s.notes, f"notes on stdout: {s.notes}\n{said}"
-    assert len(s.nexts) == len(set(s.nexts)), f"a next: line twice\n{said}"
+    _once([n.removeprefix("next:").strip() for n in s.nexts], str(said))
+    _free_of_them(said.out, str(said))
     if doc.get("pending") and doc["reasons"]:
         first = doc["reasons"][0]
         assert f"({first['code']})" in s.headline, f"the headline is not the first reason {first['code']}\n{said}"

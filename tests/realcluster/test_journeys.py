@@ -168,6 +168,36 @@ def test_w4_pods_deleted_under_a_pending_group(plane: Plane) -> None:
                           check=False)
 
 
+def test_w4_pods_deleted_under_an_admitted_group(plane: Plane) -> None:
+    """An admitted group whose Pods are all being deleted still holds its quota (Kueue: Admitted, the
+    ClusterQueue's flavorsUsage): the answer says it is not pending, with the usage Kueue reports."""
+    ns = plane.namespace("w4a")
+    lay = j.layout(plane, "credits", ns, {"serve": {"z0": (4, None, None)}})
+    g = plane.unique("g")
+    pods = j.group(plane, lay, g, "serve", [("prefill", 1, 2), ("decode", 1, 2)])
+    wait_for("the group admitted", lambda: is_true(j.workload(plane, ns, g) or {}, "Admitted"))
+    names = [p["metadata"]["name"] for p in pods]
+    try:
+        for p in names:
+            plane.kubectl("patch", "pod", p, "-n", ns, "-p", '{"metadata":{"finalizers":["example.com/hold"]}}')
+        plane.kubectl("delete", "pod", *names, "-n", ns, "--wait=false")
+        wait_for("every Pod being deleted", lambda: all(
+            p["metadata"].get("deletionTimestamp") for p in plane.get("pods", namespace=ns)["items"]))
+        wl = j.workload(plane, ns, g) or {}
+        assert is_true(wl, "Admitted"), wl.get("status")
+        used = wait_for("the usage in the ClusterQueue's status", lambda: j.usage(plane, lay.cq("serve")).get(
+            (lay.flavor("z0"), lay.resource), ("0", "0"))[0] != "0" and j.usage(plane, lay.cq("serve")))
+        said, doc = j.why(plane, f"podgroup/{g}", ns)
+        assert said.rc == 0 and doc["pending"] is False, said
+        (bar,) = [b for b in doc["quota"] if b["flavor"] == lay.flavor("z0")] or [None]
+        assert bar is None or parse(bar["used"]) == parse(used[(lay.flavor("z0"), lay.resource)][0]), (bar, used)
+        j.screen(plane, f"podgroup/{g}", ns, doc)
+    finally:
+        for p in names:
+            plane.kubectl("patch", "pod", p, "-n", ns, "--type=merge", "-p", '{"metadata":{"finalizers":null}}',
+                          check=False)
+
+
 # ------------------------------------------------------------------------------------------------ W5
 
 def test_w5_a_field_selector_on_the_group_name(plane: Plane) -> None:
@@ -186,6 +216,15 @@ def test_w5_a_field_selector_on_the_group_name(plane: Plane) -> None:
     j.doc_claims(doc, str(said))
     assert [(i["target"]["kind"], i["target"]["namespace"], i["target"]["name"]) for i in doc["items"]] == [
         ("PodGroup", ns, g)], said
+    # the table into a pipe: the row's DETAIL is the reason's whole message, not cut to a terminal's width
+    text = j.pd(plane, "why-pending", "-A", "--field-selector", f"metadata.name={g}")
+    assert text.rc == 0 and doc["items"][0]["reasons"][0]["message"] in text.out, text
+    # a label of the group's Pods selects it too
+    plane.kubectl("label", "pods", "-n", ns, "-l", f"kueue.x-k8s.io/pod-group-name={g}", f"journey={g}")
+    by_label = j.pd(plane, "why-pending", "-A", "-l", f"journey={g}", "-o", "json")
+    assert by_label.rc == 0, by_label
+    j.doc_claims(by_label.doc, str(by_label))
+    assert [(i["target"]["kind"], i["target"]["name"]) for i in by_label.doc["items"]] == [("PodGroup", g)], by_label
 
 
 # ------------------------------------------------------------------------------------------------ W6
