@@ -74,11 +74,12 @@ class Layout:
 
 def layout(plane: Plane, kind: str, ns: str, quotas: dict[str, dict[str, Quota]], *,
            preemption: Obj | None = None, queues: dict[str, str] | None = None, hold: Iterable[str] = (),
-           checks: list[str] | None = None) -> Layout:
+           checks: list[str] | None = None, fungibility: Obj | None = None) -> Layout:
     """The ClusterQueues of QUOTAS ({queue: {flavor: (nominal, borrowing, lending)}}, flavors tried in the
     order given) in the layout KIND's cohort, a LocalQueue of the same short name for each in NS and those of
     QUEUES ({LocalQueue: queue}; those in HOLD with `stopPolicy: Hold`), the priority classes, once Kueue
-    reports every ClusterQueue active. CHECKS: the AdmissionChecks every ClusterQueue asks for."""
+    reports every ClusterQueue active. CHECKS: the AdmissionChecks every ClusterQueue asks for; FUNGIBILITY
+    its flavorFungibility."""
     prefix = plane.unique(f"j{kind[0]}")
     out = Layout(kind, ns, prefix)
     made: list[Obj] = [objs.priority_class(k, v) for k, v in PRIORITIES.items()]
@@ -99,7 +100,7 @@ def layout(plane: Plane, kind: str, ns: str, quotas: dict[str, dict[str, Quota]]
                                             None if lend is None else out.amount(lend))])
                 for f, (n, b, lend) in qs.items()]
         made.append(objs.cluster_queue(name, rows, cohort=out.cohort, covered=[out.resource],
-                                       preemption=preemption, checks=checks))
+                                       preemption=preemption, checks=checks, fungibility=fungibility))
     out.lqs = {**{q: q for q in quotas}, **(queues or {})}
     for lq_name, short in out.lqs.items():
         lq = objs.local_queue(ns, lq_name, out.cqs[short])

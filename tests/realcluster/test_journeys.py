@@ -370,6 +370,35 @@ def test_w9_headline_table_and_reason_name_one_flavor(plane: Plane, kind: str) -
     assert lay.flavor("z0") not in text.out.splitlines()[0], text
 
 
+# ------------------------------------------------------------------------------------------------ fungibility
+
+@pytest.mark.parametrize("when_can_borrow", ["MayStopSearch", "TryNextFlavor"])
+def test_flavor_fungibility_as_kueue_places_the_group(plane: Plane, when_can_borrow: str) -> None:
+    """Queue a has 2 cards in z0 (b lends 4 more) and 4 in z1; a group of two 2-card roles. Kueue borrows in
+    z0 (MayStopSearch) or moves on to z1 (TryNextFlavor): the answer's flavor per role and its quota bars
+    (used, borrowed) are what Kueue's admission and the ClusterQueue's flavorsUsage say."""
+    ns = plane.namespace("fung")
+    lay = j.layout(plane, "gpu", ns, {"a": {"z0": (2, None, None), "z1": (4, None, None)},
+                                      "b": {"z0": (4, None, None)}},
+                   fungibility={"whenCanBorrow": when_can_borrow, "whenCanPreempt": "TryNextFlavor"})
+    g = plane.unique("g")
+    j.group(plane, lay, g, "a", [("prefill", 1, 2), ("decode", 1, 2)])
+    wl = wait_for("the group admitted", lambda: (w := j.workload(plane, ns, g)) and is_true(w, "QuotaReserved") and w)
+    role_of = dict(j.pod_set_roles(plane, ns, wl))
+    kueue = {role_of[a["name"]]: a["flavors"][objs.GPU] for a in wl["status"]["admission"]["podSetAssignments"]}
+    assert (kueue["decode"] == lay.flavor("z0")) and (kueue["prefill"] == lay.flavor(
+        "z0" if when_can_borrow == "MayStopSearch" else "z1")), kueue
+    used = wait_for("the usage in the ClusterQueue's status", lambda: (u := j.usage(plane, lay.cq("a"))) and sum(
+        parse(t) for t, _ in u.values()) == 4 and u)
+    said, doc = j.why(plane, f"podgroup/{g}", ns)
+    assert said.rc == 0 and doc["pending"] is False, said
+    assert {r["name"]: r["flavor"] for r in doc["roles"]} == kueue, said
+    for b in doc["quota"]:
+        total, borrowed = used[(b["flavor"], b["resource"])]
+        assert (parse(b["used"]), parse(b["borrowed"])) == (parse(total), parse(borrowed)), (b, used)
+    j.screen(plane, f"podgroup/{g}", ns, doc)
+
+
 # ------------------------------------------------------------------------------------------------ W10
 
 def test_w10_advice_fits_the_command(tmp_path: Path) -> None:
