@@ -87,3 +87,13 @@ def all_deleting(replacing: bool = False) -> Obj:
     return as_list(flavor("z0"), cluster_queue("cq", [("z0", 4, 2)]), local_queue("cq"),
                    workload("g", "cq", [("decode", 1, 4)], msg, cond),
                    pod("g", "decode", 0, 1, 4, deleting=not replacing))
+
+
+def lent_away() -> Obj:
+    """W7: queue cq (nominal 10, 8 used) and queue other (nominal 0) of cohort co; other borrows 2, which are cq's
+    unused 2: nothing of cq's nominal is free now, and the screen says the 2 are lent, not free."""
+    msg = ("couldn't assign flavors to pod set decode: insufficient unused quota for nvidia.com/gpu in flavor z0, "
+           "4 more needed")
+    return as_list(flavor("z0"), cluster_queue("cq", [("z0", 10, 8)], cohort="co"),
+                   cluster_queue("other", [("z0", 0, 2)], cohort="co", borrowed={"z0": 2}), local_queue("cq"),
+                   workload("g", "cq", [("decode", 1, 4)], msg), pod("g", "decode", 0, 1, 4))

@@ -86,3 +86,30 @@ def test_w2_a_client_dry_run_refuses_cards_of_no_known_resource(cli: Any, tmp_pa
         "credits.gpustack.ai/nvidia": "3200000"}
     r = cli([*CREATE, "--resource", "not a name"], env=env)
     assert r.exit_code == 2
+
+
+def test_w7_one_free_figure_per_flavor_and_what_is_lent_is_said(cli: Any, tmp_path: Path) -> None:
+    code, doc = _json(cli, "podgroup/g", "-f", _file(tmp_path, sc.lent_away()))
+    assert code == 0
+    bar = next(b for b in doc["quota"] if b["flavor"] == "z0")
+    first = doc["reasons"][0]
+    assert (bar["free"], bar["lent"]) == ("0", "2")
+    assert first["available"] == bar["free"] and first["flavor"] == "z0"
+
+
+def test_w10_the_advice_without_a_kubeconfig_fits_the_command(cli: Any, tmp_path: Path) -> None:
+    env = {"KUBECONFIG": str(tmp_path / "none")}
+    create = ["create", "x", "--model", "m", "--prefill", "1", "--decode", "1", "--instance-type",
+              "gpustack--nvidia-h20-linux-amd64"]
+    for argv, offline in ((["why-pending", "x"], "--from-file"), (["lint"], "--from-file"),
+                          (create, "--dry-run=client"), ([*create, "--preflight"], None)):
+        r = cli(argv, env=env)
+        assert r.exit_code == 1 and r.stderr.startswith("error: no kubeconfig found"), argv
+        said = [o for o in ("--from-file", "--dry-run=client") if o in r.stderr]
+        assert said == ([offline] if offline else []), (argv, r.stderr)
+
+
+def test_the_detail_column_is_whole_into_a_pipe(cli: Any, tmp_path: Path) -> None:
+    r = cli(["why-pending", "-A", "-f", _file(tmp_path, sc.charged_in_order())])
+    row = r.stdout.splitlines()[1]
+    assert row.endswith("of 4 nvidia.com/gpu nominal") and len(row) > 120, row

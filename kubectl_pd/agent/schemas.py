@@ -79,7 +79,9 @@ def _diagnosis() -> dict[str, Any]:
                     "pendingInClusterQueue"])
     bar = closed({"flavor": S, "resource": S, "nominal": QUANTITY, "used": QUANTITY, "reserved": QUANTITY,
                   "needed": QUANTITY, "free": QUANTITY, "cohort": NS, "cohortFree": NQUANTITY,
-                  "borrowable": NQUANTITY, "borrowingLimit": NQUANTITY, "borrowed": NQUANTITY})
+                  "borrowable": NQUANTITY, "borrowingLimit": NQUANTITY, "borrowed": NQUANTITY,
+                  "lent": {**NQUANTITY, "description": "what other queues of the cohort use now of this queue's "
+                                                       "unused nominal quota (not counted in free)"}})
     suggestion = {"type": "object", "required": ["kind", "role", "from", "to"],
                   "properties": {"kind": {"enum": ["scale", "queue", "borrowing-limit", "none"]}, "role": NS,
                                  "from": {"type": ["string", "integer", "null"]},

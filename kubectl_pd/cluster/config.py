@@ -120,11 +120,26 @@ def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
                     merged[section].append(entry)
                     origins[(section, entry.get("name"))] = os.path.dirname(os.path.abspath(p))
     if not found and not opts.server:  # kubectl works with --server alone and no kubeconfig at all
-        raise PdError(
-            "no kubeconfig found: set --kubeconfig or KUBECONFIG, or work offline with --from-file/-f"
-        )
+        raise PdError("no kubeconfig found: set --kubeconfig or KUBECONFIG" + offline_hint())
     merged["_origins"] = origins
     return merged
+
+
+def offline_hint() -> str:
+    """The way the running command works without a cluster, if it has one (issue 37 W10: advice that fits the
+    command): a snapshot (`--from-file`/`-f`) for the read-only commands, `--dry-run=client` for create."""
+    import sys
+
+    click = sys.modules.get("click")  # loaded by the CLI; a library caller gets no command advice
+    ctx = click.get_current_context(silent=True) if click is not None else None
+    if ctx is None:
+        return ""
+    params = {p.name for p in ctx.command.params}
+    if "files" in params:
+        return ", or work offline with --from-file/-f"
+    if "dry_run" in params and "preflight_only" in params and not ctx.params.get("preflight_only"):
+        return ", or write the manifest offline with --dry-run=client"  # a preflight checks a cluster: none
+    return ""
 
 
 MAX_CREDENTIAL_FILE = 16 << 20  # a kubeconfig, token, certificate or key file: far past any real one

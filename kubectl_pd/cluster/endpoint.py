@@ -80,8 +80,10 @@ def in_cluster(sa_dir: str = SERVICE_ACCOUNT_DIR) -> Endpoint:
     port = os.environ.get("KUBERNETES_SERVICE_PORT", "443")
     token_file = os.path.join(sa_dir, "token")
     if not host or not os.path.exists(token_file):
+        from kubectl_pd.cluster.config import offline_hint
+
         raise PdError("no kubeconfig found and no service account token in this Pod: set --kubeconfig or "
-                      "KUBECONFIG, or work offline with --from-file/-f")
+                      "KUBECONFIG" + offline_hint())
     if ":" in host:
         host = f"[{host}]"
     ca = os.path.join(sa_dir, "ca.crt")

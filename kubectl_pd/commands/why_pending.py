@@ -365,7 +365,7 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
 
         click.echo(render_wide([WideRow(ns, d, item, age) for (ns, d), item, age in zip(pending, items, ages,
                                                                                          strict=True)],
-                               no_headers=no_headers), nl=False)
+                               no_headers=no_headers, width=_detail_width()), nl=False)
     elif output not in ("text", "wide"):
         from kubectl_pd.contract import WHY_PENDING
 
@@ -383,7 +383,7 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
         where = "any namespace" if all_namespaces else f"namespace {ns}"
         click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
     elif pending:
-        click.echo(render_list(pending, no_headers=no_headers), nl=False)
+        click.echo(render_list(pending, no_headers=no_headers, width=_detail_width()), nl=False)
     if output in ("text", "wide"):
         for n in notes:
             if n not in refused:  # said once, as the error below
@@ -399,6 +399,15 @@ def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool
     if unknown:
         raise unknown[0]
     return EXIT_OK
+
+
+def _detail_width() -> int | None:
+    """The DETAIL column is cut to fit a terminal; into a pipe or a file it is whole (kubectl cuts nothing)."""
+    import sys
+
+    from kubectl_pd.pending.render import DETAIL_WIDTH
+
+    return DETAIL_WIDTH if sys.stdout.isatty() else None
 
 
 class Every:

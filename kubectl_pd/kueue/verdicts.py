@@ -167,10 +167,13 @@ class FlavorBar:
     borrowable: Fraction | None = None  # what this queue may take of it now, beyond its nominal (borrowingLimit)
     borrowing_limit: Fraction | None = None  # None: no limit
     borrowed: Fraction = Fraction(0)  # what the queue uses beyond its nominal quota
+    lent: Fraction = Fraction(0)  # what other queues of the cohort use now of this queue's unused nominal quota
 
     @property
     def free(self) -> Fraction:
-        return max(self.nominal - self.used - self.reserved, Fraction(0))
+        """What of its nominal quota the queue could take now: unused, and not lent to the cohort (the one free
+        figure of the screen: the reasons' `available` counts the same)."""
+        return max(self.nominal - self.used - self.reserved - self.lent, Fraction(0))
 
 
 @dataclass(frozen=True)
@@ -380,8 +383,9 @@ def _lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, st
     q = cq.quota(*key)
     in_use = bar.used + bar.reserved
     may_take = tree.available(node, key)  # the queue's own free nominal and what it may borrow
+    lent = max(bar.free - max(may_take, Fraction(0)), Fraction(0))  # its unused quota others of the cohort use
     return replace(bar, cohort=cq.cohort, cohort_free=max(tree.available(node.parent, key), Fraction(0)),
-                   borrowable=max(may_take - bar.free, Fraction(0)),
+                   lent=lent, borrowable=max(may_take - (bar.free - lent), Fraction(0)),
                    borrowing_limit=q.borrowing_limit if q is not None else None,
                    borrowed=max(in_use - bar.nominal, Fraction(0)))
 

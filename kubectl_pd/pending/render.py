@@ -57,7 +57,7 @@ def _bar_dict(b: FlavorBar) -> dict[str, Any]:
     return {"flavor": b.flavor, "resource": r, "nominal": _q(b.nominal, r), "used": _q(b.used, r),
             "reserved": _q(b.reserved, r), "needed": _q(b.needed, r), "free": _q(b.free, r), "cohort": b.cohort,
             "cohortFree": _q(b.cohort_free, r), "borrowable": _q(b.borrowable, r),
-            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r)}
+            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r), "lent": _q(b.lent, r)}
 
 
 def _ahead_dict(a: Ahead) -> dict[str, Any]:
@@ -89,8 +89,9 @@ def _suggestion_dict(s: Any) -> dict[str, Any]:
     return {"kind": s.kind, "role": s.role, "from": src, "to": dst, **params}
 
 
-def suggestion_text(s: Any) -> str:
-    """One suggestion in English; the engine checked that it would admit the deployment now."""
+def suggestion_text(s: Any, code: str = "") -> str:
+    """One suggestion in English; the engine checked that it would admit the deployment now. CODE: the
+    verdict's (a NeedsPreemption verdict is admitted by preemption, which "nothing short of more quota" denies)."""
     if s.kind == "scale":
         return (f"scale {s.role} from {s.source} to {s.target} replica{'s' if s.target != 1 else ''}: "
                 f"then every role fits now")
@@ -100,6 +101,8 @@ def suggestion_text(s: Any) -> str:
         res = s.params.get("resource", "")
         return (f"raise borrowingLimit of {res} in flavor {s.params.get('flavor')} from "
                 f"{short(s.source, res)} to {short(s.target, res)}: the cohort can lend it now")
+    if code in ("NeedsPreemption", "PreemptionInProgress"):
+        return "no fewer replicas, other queue or borrowing admits it now: only preemption or more quota"
     return "nothing short of more quota admits it now: no fewer replicas, other queue or borrowing would"
 
 
@@ -197,7 +200,8 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
     out += _role_table(d, color)
     out += _bar_lines(d, uni)
     out += _reason_lines(d, color)
-    hints = [suggestion_text(s) for s in d.suggestions] + [words.hint(h) for h in d.hints]
+    hints = list(dict.fromkeys([suggestion_text(s, d.code) for s in d.suggestions]
+                               + [words.hint(h) for h in d.hints]))  # a step said once
     if hints:
         out.append("")
         out.extend(f"  next: {h}" for h in hints[:5])
@@ -247,7 +251,8 @@ def _bar_lines(d: Diagnosis, uni: bool) -> list[str]:
         out.append(f"  {b.flavor}")
         out.append(f"    {bar(b, unicode=uni)}  used {_amount(b.used, b.resource)}"
                    f" + reserved {_amount(b.reserved, b.resource)} + needed {_amount(b.needed, b.resource)}"
-                   f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(b.free, b.resource)})")
+                   f" of {_amount(b.nominal, b.resource)}{unit} (free {_amount(b.free, b.resource)}"
+                   + (f"; {_amount(b.lent, b.resource)} lent to the cohort" if b.lent else "") + ")")
         if b.cohort is not None:
             out.append(f"    {words.lending(b, _amount)}")
     return out
@@ -277,10 +282,14 @@ WIDE_HEADERS = ["QUEUE", "FLAVOR", "SHORTFALL", "POSITION", "AGE", "PREEMPTING"]
 UNKNOWN = "<unknown>"
 
 
-def _list_row(ns: str, d: Diagnosis) -> list[str]:
+DETAIL_WIDTH = 90  # the DETAIL column on a terminal; into a pipe or a file it is never cut
+
+
+def _list_row(ns: str, d: Diagnosis, width: int | None = DETAIL_WIDTH) -> list[str]:
     r = d.reasons[0]
     kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
-    return [ns, f"{kind}/{d.target.name}", r.role or "-", r.code, _one_line(words.message(r), 90)]
+    detail = _one_line(words.message(r), width) if width else " ".join(words.message(r).split())
+    return [ns, f"{kind}/{d.target.name}", r.role or "-", r.code, detail]
 
 
 def _table(table: list[list[str]], headers: list[str], no_headers: bool) -> str:
@@ -292,9 +301,10 @@ def _table(table: list[list[str]], headers: list[str], no_headers: bool) -> str:
     return plain_table(table, headers) + "\n"
 
 
-def render_list(rows: list[tuple[str, Diagnosis]], *, no_headers: bool = False) -> str:
-    """No TARGET: one row per pending deployment / pod group / Workload."""
-    return _table([_list_row(ns, d) for ns, d in rows], LIST_HEADERS, no_headers)
+def render_list(rows: list[tuple[str, Diagnosis]], *, no_headers: bool = False,
+                width: int | None = DETAIL_WIDTH) -> str:
+    """No TARGET: one row per pending deployment / pod group / Workload; DETAIL cut at WIDTH (None: whole)."""
+    return _table([_list_row(ns, d, width) for ns, d in rows], LIST_HEADERS, no_headers)
 
 
 @dataclass(frozen=True)
@@ -307,9 +317,9 @@ class WideRow:
     age: float | None  # seconds since the oldest of its Workloads was created; None = not known
 
 
-def render_wide(rows: list[WideRow], *, no_headers: bool = False) -> str:
+def render_wide(rows: list[WideRow], *, no_headers: bool = False, width: int | None = DETAIL_WIDTH) -> str:
     """-o wide: the list's columns, then queue, flavor, shortfall, position, age and preempting."""
-    return _table([_list_row(w.namespace, w.diagnosis) + _wide_cells(w) for w in rows],
+    return _table([_list_row(w.namespace, w.diagnosis, width) + _wide_cells(w) for w in rows],
                   LIST_HEADERS + WIDE_HEADERS, no_headers)
 
 
