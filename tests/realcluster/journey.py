@@ -218,6 +218,21 @@ def tried(plane: Plane, ns: str, name: str, timeout: float = 30) -> Obj:
         condition(w, "QuotaReserved") or {}).get("message") and w, timeout=timeout))
 
 
+def settled(plane: Plane, ns: str, name: str, quiet: float = 3, timeout: float = 30) -> Obj:
+    """The Workload NAME once Kueue's message on it has stayed the same for QUIET seconds (Kueue's next attempt
+    may start from the flavor after the one it tried last, and say something else)."""
+    last, since = "", time.monotonic()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        wl = tried(plane, ns, name)
+        if kueue_message(wl) != last:
+            last, since = kueue_message(wl), time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return wl
+        time.sleep(0.5)
+    raise PlaneError(f"Kueue's message on {name} did not settle in {timeout:.0f} s: {last}")
+
+
 def kueue_message(wl: Obj) -> str:
     return str((condition(wl, "QuotaReserved") or {}).get("message") or "")
 
@@ -340,7 +355,12 @@ def doc_claims(doc: Obj, where: str) -> None:
 
 
 def _once(nexts: list[str], where: str) -> None:
-    """No advice twice: no `next` equal to another, nor another with more words after it."""
+    """No `next` twice."""
+    assert len(nexts) == len(set(nexts)), f"a next: twice: {nexts}\n{where}"
+
+
+def advice_once(nexts: list[str], where: str) -> None:
+    """No advice twice: no `next` equal to another, nor repeating another with more words after it."""
     for i, a in enumerate(nexts):
         for b in nexts[i + 1:]:
             assert not (a.startswith(b) or b.startswith(a)), f"a next: twice: {a!r} / {b!r}\n{where}"

@@ -355,7 +355,7 @@ def test_w9_headline_table_and_reason_name_one_flavor(plane: Plane, kind: str) -
     j.hold(plane, lay, "held", "a", 12)  # more than z0 holds: z1
     g = plane.unique("g")
     j.group(plane, lay, g, "a", [("prefill", 1, 2), ("decode", 2, 8)])
-    wl = j.tried(plane, ns, g)
+    wl = j.settled(plane, ns, g)
     role_of = dict(j.pod_set_roles(plane, ns, wl))
     decode_ps = next(ps for ps, role in role_of.items() if role == "decode")
     assert j.shortfalls(wl).get(decode_ps, {}).get(lay.flavor("z1")), j.kueue_message(wl)
@@ -397,6 +397,23 @@ def test_flavor_fungibility_as_kueue_places_the_group(plane: Plane, when_can_bor
         total, borrowed = used[(b["flavor"], b["resource"])]
         assert (parse(b["used"]), parse(b["borrowed"])) == (parse(total), parse(borrowed)), (b, used)
     j.screen(plane, f"podgroup/{g}", ns, doc)
+
+
+# ------------------------------------------------------------------------------------------------ next: once
+
+def test_one_piece_of_advice_once(plane: Plane) -> None:
+    """Both roles of a group wait on a full queue: each piece of advice is given once, in the JSON and on the
+    screen (not `free 4 cards in flavor F` after `free 4 cards in flavor F (what the roles need together)`)."""
+    ns = plane.namespace("once")
+    lay = j.layout(plane, "gpu", ns, {"a": {"z0": (4, None, None)}})
+    j.hold(plane, lay, "held", "a", 4)
+    g = plane.unique("g")
+    j.group(plane, lay, g, "a", [("prefill", 1, 2), ("decode", 1, 2)])
+    j.tried(plane, ns, g)
+    said, doc = j.why(plane, f"podgroup/{g}", ns)
+    j.advice_once(doc["next"], str(said))
+    text = j.screen(plane, f"podgroup/{g}", ns, doc)
+    j.advice_once([n.removeprefix("next:").strip() for n in text.nexts], str(text))
 
 
 # ------------------------------------------------------------------------------------------------ W10
