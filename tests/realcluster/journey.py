@@ -350,8 +350,6 @@ def doc_claims(doc: Obj, where: str) -> None:
                 assert r["flavor"] == flavors[r["role"]], (
                     f"{r['code']} [{r['role']}] names flavor {r['flavor']}, its row {flavors[r['role']]}\n{where}")
         _once(item.get("next") or [], where)
-        for r in item["reasons"]:
-            _free_of_them(r["message"], where)
 
 
 def _once(nexts: list[str], where: str) -> None:
@@ -370,7 +368,7 @@ _FREE_OF_THEM = re.compile(r"\b(?P<free>\d+(?:\.\d+)?)(?: [^;]*?)? (?:are|is) fr
                            r"(?P<them>\d+(?:\.\d+)?)(?: [^;]*?)? of them for")
 
 
-def _free_of_them(text: str, where: str) -> None:
+def free_of_them(text: str, where: str) -> None:
     """`N are free of ..., M of them for the roles before it`: M of N free, so never more than N."""
     for m in _FREE_OF_THEM.finditer(text):
         assert Fraction(m.group("them")) <= Fraction(m.group("free")), f"{m.group(0)!r}\n{where}"
@@ -410,7 +408,6 @@ def screen_claims(said: Said, doc: Obj) -> Screen:
     s = read_screen(said.out)
     assert not s.notes, f"notes on stdout: {s.notes}\n{said}"
     _once([n.removeprefix("next:").strip() for n in s.nexts], str(said))
-    _free_of_them(said.out, str(said))
     if doc.get("pending") and doc["reasons"]:
         first = doc["reasons"][0]
         assert f"({first['code']})" in s.headline, f"the headline is not the first reason {first['code']}\n{said}"

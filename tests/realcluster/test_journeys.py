@@ -401,9 +401,10 @@ def test_flavor_fungibility_as_kueue_places_the_group(plane: Plane, when_can_bor
 
 # ------------------------------------------------------------------------------------------------ next: once
 
-def test_one_piece_of_advice_once(plane: Plane) -> None:
+def test_one_piece_of_advice_once_and_figures_that_add_up(plane: Plane) -> None:
     """Both roles of a group wait on a full queue: each piece of advice is given once, in the JSON and on the
-    screen (not `free 4 cards in flavor F` after `free 4 cards in flavor F (what the roles need together)`)."""
+    screen (not `free 4 cards in flavor F` after `free 4 cards in flavor F (what the roles need together)`),
+    and no reason says more of the free cards go to the roles before it than are free."""
     ns = plane.namespace("once")
     lay = j.layout(plane, "gpu", ns, {"a": {"z0": (4, None, None)}})
     j.hold(plane, lay, "held", "a", 4)
@@ -411,9 +412,17 @@ def test_one_piece_of_advice_once(plane: Plane) -> None:
     j.group(plane, lay, g, "a", [("prefill", 1, 2), ("decode", 1, 2)])
     j.tried(plane, ns, g)
     said, doc = j.why(plane, f"podgroup/{g}", ns)
-    j.advice_once(doc["next"], str(said))
     text = j.screen(plane, f"podgroup/{g}", ns, doc)
-    j.advice_once([n.removeprefix("next:").strip() for n in text.nexts], str(text))
+    problems = []
+    for check, where in ((lambda: j.advice_once(doc["next"], str(said)), "json next"),
+                         (lambda: j.advice_once([n.removeprefix("next:").strip() for n in text.nexts], str(text)),
+                          "text next"),
+                         (lambda: [j.free_of_them(r["message"], str(said)) for r in doc["reasons"]], "reasons")):
+        try:
+            check()
+        except AssertionError as e:
+            problems.append(f"{where}: {str(e).splitlines()[0]}")
+    assert not problems, "\n".join(problems) + "\n" + str(text)
 
 
 # ------------------------------------------------------------------------------------------------ W10
