@@ -218,7 +218,7 @@ def tried(plane: Plane, ns: str, name: str, timeout: float = 30) -> Obj:
         condition(w, "QuotaReserved") or {}).get("message") and w, timeout=timeout))
 
 
-def settled(plane: Plane, ns: str, name: str, quiet: float = 3, timeout: float = 30) -> Obj:
+def settled(plane: Plane, ns: str, name: str, quiet: float = 2, timeout: float = 30) -> Obj:
     """The Workload NAME once Kueue's message on it has stayed the same for QUIET seconds (Kueue's next attempt
     may start from the flavor after the one it tried last, and say something else)."""
     last, since = "", time.monotonic()
