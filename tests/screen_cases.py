@@ -97,3 +97,14 @@ def lent_away() -> Obj:
     return as_list(flavor("z0"), cluster_queue("cq", [("z0", 10, 8)], cohort="co"),
                    cluster_queue("other", [("z0", 0, 2)], cohort="co", borrowed={"z0": 2}), local_queue("cq"),
                    workload("g", "cq", [("decode", 1, 4)], msg), pod("g", "decode", 0, 1, 4))
+
+
+def over_every_flavor() -> Obj:
+    """W9: decode asks 16 cards; flavor z0 can give at most 10, z1 at most 12: never admitted as configured. The
+    headline, the reason, the table and `next:` name one flavor."""
+    msg = ("couldn't assign flavors to pod set decode: insufficient quota for nvidia.com/gpu in flavor z0, previously "
+           "considered podsets requests (0) + current podset request (16) > maximum capacity (10), insufficient quota "
+           "for nvidia.com/gpu in flavor z1, previously considered podsets requests (0) + current podset request (16) "
+           "> maximum capacity (12)")
+    return as_list(flavor("z0"), flavor("z1"), cluster_queue("cq", [("z0", 10, 0), ("z1", 12, 0)]),
+                   local_queue("cq"), workload("g", "cq", [("decode", 1, 16)], msg), pod("g", "decode", 0, 1, 16))

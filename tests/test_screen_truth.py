@@ -113,3 +113,42 @@ def test_the_detail_column_is_whole_into_a_pipe(cli: Any, tmp_path: Path) -> Non
     r = cli(["why-pending", "-A", "-f", _file(tmp_path, sc.charged_in_order())])
     row = r.stdout.splitlines()[1]
     assert row.endswith("of 4 nvidia.com/gpu nominal") and len(row) > 120, row
+
+
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(json.loads((Path(__file__).parent.parent / "docs" / "schema" /
+                                                       "why-pending.json").read_text()))
+
+
+def test_w6_a_refused_list_is_unknown_never_nothing_pending(cli: Any, apiserver: Any) -> None:
+    """RBAC refusing the run's lists: kubectl's Forbidden (exit 1), never "No pending"; JSON keeps its schema."""
+    from tests.apiserver import Forbid
+
+    every = [Forbid("list", p, "team-a") for p in ("modeldeployments", "workloads", "pods")]
+    cases = [(["-n", "team-a"], every), (["-A"], [Forbid("list", "workloads")]),
+             (["-n", "team-a"], [Forbid("list", "workloads", "team-a")])]
+    for flags, forbid in cases:
+        _server, env = apiserver("pending/quota-exhausted.yaml", forbid=forbid)
+        r = cli(["why-pending", *flags], env=env)
+        assert r.exit_code == 1, (flags, r.stdout, r.stderr)
+        assert "No pending" not in r.stdout and "WorkloadMissing" not in r.stdout
+        assert r.stderr.startswith("error: cannot tell what is pending in"), r.stderr
+        j = cli(["why-pending", *flags, "-o", "json"], env=env)
+        assert j.exit_code == 1
+        doc = json.loads(j.stdout)
+        assert doc["items"] == [] and doc["incomplete"], doc
+        assert not list(_validator().iter_errors(doc))
+
+
+def test_w2_a_live_dry_run_asks_the_accelerator_its_queue_covers(cli: Any, apiserver: Any) -> None:
+    """A LocalQueue whose ClusterQueue covers plain nvidia.com/gpu: the Pods ask it, one a card (before: nothing)."""
+    objs = [o for o in sc.charged_in_order()["items"] if o["kind"] in ("ResourceFlavor", "ClusterQueue", "LocalQueue")]
+    _server, env = apiserver(objs)
+    argv = [a for a in CREATE if a != "--dry-run=client"] + ["--dry-run=server"]
+    r = cli(argv, env=env)
+    assert r.exit_code == 0, r.stderr
+    asks = {p["metadata"]["labels"]["app.kubernetes.io/component"]:
+            p["spec"]["containers"][0]["resources"]["requests"] for p in json.loads(r.stdout)["items"]}
+    assert asks == {"prefill": {sc.GPU: "2"}, "decode": {sc.GPU: "1"}}

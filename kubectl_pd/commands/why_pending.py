@@ -208,12 +208,14 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     """Explain why a deployment's pod group is not admitted.
 
     \b
-    TARGET: NAME (a ModelDeployment) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME
+    TARGET: NAME (a ModelDeployment, else the pod group, else the Workload of that name) | md/NAME |
+    workload/NAME | wl/NAME | pod/NAME | podgroup/NAME
     No TARGET: every pending deployment, pod group and Workload in the namespace (or -A).
 
     \b
-    Exit codes: 0 a diagnosis was produced (pending or not), 1 the target does not exist or a read the
-    verdict depends on failed (the diagnosis is incomplete), 2 usage.
+    Exit codes: 0 a diagnosis was produced (pending or not), 1 the target does not exist, a read the
+    verdict depends on failed (the diagnosis is incomplete) or, with no TARGET, a list was refused (what it
+    holds is unknown, as kubectl's Forbidden), 2 usage.
     """
     from kubectl_pd.pending.gather import IncompleteError
     from kubectl_pd.pending.words import incomplete_error

@@ -361,10 +361,10 @@ def _invalid(prefix: str, role: str, bad: Invalid) -> str:
 @_sentence("short-of-quota", role_first=True)
 def _short_of_quota(prefix: str, role: str, ask: QuotaAsk, preempt: bool, own: dict[str, Any] | None) -> str:
     b, res = ask.best, ask.best.resource or ""
-    placed = f", {amount_of(b.previous, res)} of them for the roles before it" if b.previous else ""
     msg = (f"{prefix}{role} needs {more(b.needed, res)} in flavor {b.flavor}: it asks "
-           f"{short(b.requested, res)}{_pods(ask.count, ask.per_pod, res)}; {amount_of(b.available, res)} "
-           f"{'are' if b.available != 1 else 'is'} free of {short(b.nominal, res)} nominal{placed}")
+           f"{short(b.requested, res)}{_pods(ask.count, ask.per_pod, res)}{_next_to(b.previous, res)}; "
+           f"{amount_of(b.available, res)} {'are' if b.available != 1 else 'is'} free of {short(b.nominal, res)} "
+           f"nominal")
     if own is not None and "fits" in own:
         msg += f" (its Workload alone would fit flavor {own['fits']} now)"
     elif own is not None:

@@ -458,7 +458,7 @@ def _podset_reasons(psf: km.PodSetFailure, role: str, g: str, parsed: km.Message
         return [_insufficient_unused(psf, unused, role, g, parsed, ours)]
     over = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_QUOTA]
     if over:
-        return [_over_capacity(psf, over[0], role, g, ours)]
+        return [_over_capacity(psf, _closest(over), role, g, ours)]
     flavorish = [r for r in psf.reasons if r.kind in (km.NODE_AFFINITY, km.UNTOLERATED_TAINT, km.FLAVOR_NOT_FOUND,
                                                        km.TOPOLOGY, km.SKIPPED)]
     if flavorish:
@@ -492,6 +492,16 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
     return Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
                   role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor,
                   needed=k.needed, hint=hint, clauses=(*clauses, *preempting))
+
+
+def _closest(over: list[Any]) -> Any:
+    """Of the flavors Kueue found too small, the one closest to fitting (the smallest shortfall, Kueue's order
+    on a tie): the flavor the engine's best attempt names too, so headline, table and `next:` name one flavor."""
+    def short(k: Any) -> Fraction:
+        if k.capacity is None:
+            return Fraction(10**30)
+        return Fraction((k.previous or 0) + (k.requested or 0) - k.capacity)
+    return min(over, key=short)
 
 
 def _over_capacity(psf: km.PodSetFailure, k: Any, role: str, g: str, ours: vd.PodSetVerdict | None) -> Reason:

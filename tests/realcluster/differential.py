@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import yaml
 
+from kubectl_pd.kueue.quantity import parse
 from tests.realcluster import objs
 from tests.realcluster.plane import Plane, PlaneError, condition, is_true, wait_for
 
@@ -255,6 +257,40 @@ def compare(p: Verdict, k: Verdict) -> dict[str, bool | None]:
     return out
 
 
+# Kueue's condition message for a pod set it could not place (kueue.md, "no-fit" rows), and our reason codes for it
+_PODSET = re.compile(r"couldn't assign flavors to pod set ([^:]+): (.*)$", re.S)
+_UNUSED = re.compile(r"insufficient unused quota for (\S+) in flavor ([^,\s]+), (\S+) more needed")
+_CAPACITY = re.compile(r"insufficient quota for (\S+) in flavor ([^,\s]+), previously considered podsets requests "
+                       r"\((\S+)\) \+ current podset request \((\S+)\) > maximum capacity \((\S+)\)")
+SHORT_CODES = ("QuotaExhausted", "NeedsPreemption", "PreemptionInProgress")
+
+
+def said(doc: dict[str, Any], target: dict[str, Any], roles: dict[str, str], n: Names) -> dict[str, bool | None]:
+    """issue 37 item 5: the live answer's words against Kueue's condition on the same Workload at the same
+    moment. `code`: the blocked role's reason code is the class of Kueue's message (short of unused quota, or
+    over the maximum capacity); `shortfall`: its flavor is one Kueue names for that pod set and its `needed`
+    is Kueue's `N more needed` there (capacity: previous + request - maximum). None: Kueue says no such thing."""
+    cond = condition(target, "QuotaReserved") or {}
+    m = _PODSET.match(cond.get("message") or "") if cond.get("status") == "False" else None
+    if m is None:
+        return {}
+    names, rest = {m.group(1), roles.get(m.group(1), m.group(1))}, m.group(2)  # the pod set's, or its role's
+    short = {_short(f, n): parse(q) for _r, f, q in _UNUSED.findall(rest)}
+    over = {_short(f, n): parse(p) + parse(q) - parse(c) for _r, f, p, q, c in _CAPACITY.findall(rest)}
+    item = doc["items"][0] if doc.get("items") else doc
+    mine = next((r for r in item.get("reasons") or () if r.get("role") in names
+                 and r["code"] in (*SHORT_CODES, "QuotaExceedsCapacity")), None)
+    if not short and not over:
+        return {}
+    if mine is None:
+        return {"code": False, "shortfall": False}
+    expect = over if (mine["code"] == "QuotaExceedsCapacity") else short
+    code_ok = (mine["code"] == "QuotaExceedsCapacity") == (bool(over) and not short)
+    flavor = _short(mine.get("flavor"), n)
+    needed = parse(mine["needed"]) if mine.get("needed") is not None else None
+    return {"code": code_ok, "shortfall": flavor in expect and needed == expect[flavor]}
+
+
 # ---------------------------------------------------------------- driving one state
 
 @dataclass
@@ -270,10 +306,12 @@ class Record:
     roles: dict[str, str] = field(default_factory=dict)  # Kueue's pod-set names -> our roles
     snapshot: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    words: dict[str, bool | None] = field(default_factory=dict)  # issue 37: codes and shortfall against Kueue's
+    screen: list[str] = field(default_factory=list)  # what breaks one set of figures on the live screen
 
     @property
     def disagrees(self) -> bool:
-        return False in self.agree.values() or False in self.preemptor.values()
+        return False in self.agree.values() or False in self.preemptor.values() or False in self.words.values()
 
 
 def ensure_priorities(plane: Plane) -> None:
@@ -339,6 +377,15 @@ def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
     if live.returncode in (0, 1) and live.stdout.strip():
         doc = json.loads(live.stdout)
         rec.live_codes = [r["code"] for it in doc.get("items", [doc]) for r in it["reasons"]]
+        now = _target(plane, ns)
+        if now is not None and not kueue_did.admitted:
+            rec.words = said(doc, now, roles, n)
+        if "items" not in doc:  # one set of figures on the live screen too (tests/test_screen_property.py)
+            from tests.test_screen_property import check_screen
+
+            text = plane.pd("why-pending", "podgroup/pd", "-n", ns)
+            rec.screen = check_screen(doc, text.stdout) if text.returncode == 0 else []
+            rec.words["screen"] = not rec.screen
     rec.seconds = round(time.monotonic() - t0, 2)
     cleanup(plane, state, n)
     return rec
@@ -448,7 +495,8 @@ def cleanup(plane: Plane, state: State, n: Names) -> None:
 def summary(records: list[Record]) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for r in records:
-        for aspect, v in [*r.agree.items(), *(("preemptor", x) for x in r.preemptor.values())]:
+        for aspect, v in [*r.agree.items(), *(("preemptor", x) for x in r.preemptor.values()),
+                          *((f"words.{k}", x) for k, x in r.words.items())]:
             row = out.setdefault(aspect, {"agree": 0, "disagree": 0, "unknown": 0})
             row["agree" if v is True else "disagree" if v is False else "unknown"] += 1
     return out
