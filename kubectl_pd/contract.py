@@ -6,9 +6,13 @@ full; tests/test_schema.py holds every golden document to its schema."""
 
 from __future__ import annotations
 
-WHY_PENDING = "1.3"  # 1.3: quota[].lent; the list document's incomplete[]; pods.want null when unknown
+WHY_PENDING = "1.3"  # 1.3: quota[].lent; the list document's incomplete[]; pods.want null when unknown;
+# deployment.conditions[] and the phase note for v1alpha1 too
 LINT = "1.1"
 PREFLIGHT = "1.1"
 TREE = "1.0"
+CAPACITY = "1.0"
+QUEUES = "1.0"
 
-VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT, "tree": TREE}
+VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT, "tree": TREE, "capacity": CAPACITY,
+            "queues": QUEUES}

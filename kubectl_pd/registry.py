@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     ReasonCode = Literal[
         "PodGroupInvalid",
         "NoQueueInReservedNamespace",
+        "WeightsNotReady",
         "LocalQueueMissing",
         "LocalQueueStopped",
         "ClusterQueueMissing",
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         "PodsUnscheduledTimeout",
         "Evicted",
         "AllReplicasTerminating",
+        "ReplicasNotCreated",
         "PodGroupIncomplete",
         "WorkloadMissing",
         "QuotaExceedsCapacity",
@@ -103,6 +105,14 @@ REASONS: tuple[Entry, ...] = _reasons(
      'never scheduled, whatever the quota',
      'Create the deployment in a namespace GPUStack serves (any non-system namespace).',
      "the ModelDeployment's `QuotaReserved` condition, reason `NoQueueInReservedNamespace` (GPUStack's v1 status)"),
+    ('WeightsNotReady', WARNING,
+     "the deployment waits for its model weights (`spec.model.artifactRef`): GPUStack's operator admits it but creates "
+     'no Pod while the artifact is missing or unresolved, or a claim unbound, so no Workload exists to judge; the '
+     "artifact and the operator's message are named, before any quota verdict",
+     "Create or fix what the message names (the ModelArtifact, its claim, the delivery mode); the operator creates "
+     'the Pods the pass after it clears.',
+     "the ModelDeployment's `WeightsReady=False` condition (reason, message) and `QuotaReserved=Unknown` "
+     '`NoReplicas` (GPUStack operator source: model_deployment_artifact.go, model_deployment_status.go)'),
     ('LocalQueueMissing', ERROR,
      "the queue in `kueue.x-k8s.io/queue-name` (GPUStack: the InstanceType's `status.entrance`) does not exist",
      'Create the LocalQueue, or fix the kueue.x-k8s.io/queue-name label.',
@@ -217,6 +227,11 @@ REASONS: tuple[Entry, ...] = _reasons(
      'Wait for the replicas to go; if the deployment is not being deleted, the operator replaces them.',
      "the ModelDeployment's `QuotaReserved` condition, reason `AllReplicasTerminating` (GPUStack's v1 status); a "
      "pod group's Pods all carrying `deletionTimestamp`, or its Workload's `WaitingForReplacementPods=True`"),
+    ('ReplicasNotCreated', INFO,
+     "GPUStack's operator reports QuotaReserved `NoReplicas`: it created no replica yet and its weights are not what "
+     'holds them (not an incomplete pod group: there is no group at all)',
+     "Wait for the operator's next pass; if it stays, read the operator's events and log.",
+     "the ModelDeployment's `QuotaReserved=Unknown` condition, reason `NoReplicas`"),
     ('PodGroupIncomplete', WARNING,
      'fewer pods than `pod-group-total-count`: Kueue composes **no Workload**; have/want per role',
      'Create the missing pods, or find why the operator does not.',

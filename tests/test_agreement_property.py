@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kubectl_pd.admitted_reads import Reading
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.create import flags, preflight
 from kubectl_pd.gpustack.roles import PD_ATOMIC
@@ -91,7 +92,7 @@ def _why_pending_codes(objs: list[dict[str, Any]], roles: list[flags.Role]) -> d
     facts.peer_queues = [kmodel.cluster_queue(o) for o in cqs]
     facts.cohorts = []
     facts.flavors = {o["metadata"]["name"]: kmodel.resource_flavor(o) for o in objs if o["kind"] == "ResourceFlavor"}
-    ctx = Context(SnapshotSource.from_objects(objs))  # the same reads create's preflight makes (issue 19)
+    ctx = Context(Reading(SnapshotSource.from_objects(objs)))  # the same reads create's preflight makes (issue 19)
     d = diagnose(facts, assign=ctx.assign)
     out: dict[str, str | None] = {r.name: None for r in roles}
     for reason in d.reasons:

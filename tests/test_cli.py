@@ -14,7 +14,8 @@ def test_help_lists_commands_with_kubectl_usage(cli: Callable) -> None:
     assert r.stdout.startswith("Usage: kubectl pd [OPTIONS] COMMAND [ARGS]...")
     commands = r.stdout.split("\nCommands:\n", 1)[1].splitlines()
     # every command, in the order a newcomer meets them, and no hidden one (__complete)
-    assert [line.split()[0] for line in commands] == ["create", "why-pending", "lint", "snapshot", "tree", "mcp",
+    assert [line.split()[0] for line in commands] == ["create", "why-pending", "lint", "snapshot", "tree", "capacity",
+                                                      "queues", "mcp",
                                                       "schema", "completion"]
 
 

@@ -29,7 +29,7 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.live import LiveSource
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.gpustack.model import model_deployment
-from kubectl_pd.pending import md_v1
+from kubectl_pd.pending import md_v1, operator
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
 from kubectl_pd.pending.gather import Target, gather
 from kubectl_pd.pending.model import Reason
@@ -121,13 +121,14 @@ def _with(reason: str, status: str = "False", message: str = "", roles: list[dic
     ("NoQueueInReservedNamespace", "False", ["LocalQueueMissing"], ["NoQueueInReservedNamespace"]),
     ("AdmissionInFlight", "Unknown", [], ["WorkloadMissing"]),
     ("AdmissionInFlight", "Unknown", ["WorkloadMissing"], []),
-    ("NoReplicas", "Unknown", [], ["PodGroupIncomplete"]),
+    ("NoReplicas", "Unknown", [], ["ReplicasNotCreated"]),  # issue 40: no replica at all is not an incomplete group
     ("AllReplicasTerminating", "Unknown", [], ["AllReplicasTerminating"]),
     ("SomethingNew", "False", [], ["Unknown"]),  # never guessed: passed through
 ])
 def test_quota_reserved_reasons(reason: str, status: str, ours: list[str], codes: list[str]) -> None:
     md = model_deployment(_with(reason, status, "m"))
-    found = md_v1.operator_reasons(md, [Reason(c, say("hint.wait")) for c in ours])  # type: ignore[arg-type]
+    given = [Reason(c, say("hint.wait")) for c in ours]  # type: ignore[arg-type]
+    found = operator.judge(md, given)[len(given):]  # pending/operator.py: md_v1's reasons, NoReplicas its own
     assert [r.code for r in found] == codes
     for r in found:
         assert r.params["operatorReason"] == reason
@@ -178,9 +179,9 @@ def test_status_note(status: dict[str, Any], want: tuple[str, str | None] | None
     assert [(n.args["phase"], n.args["summary"]) for n in notes] == ([want] if want else [])
 
 
-def test_the_seed_api_gets_the_reasons_and_no_status_note() -> None:
-    """v1alpha1 of the per-replica era has the same QuotaReserved reasons (the reference, section 1.6); the
-    status note is v1's, so the seed's goldens stay as they were."""
+def test_the_seed_api_gets_the_reasons_and_the_status_note() -> None:
+    """v1alpha1 of the per-replica era has the same QuotaReserved reasons (the reference, section 1.6), and the same
+    status struct (issue 40: v1 re-declares the v1alpha1 type), so its phase note shows too."""
     items = objs()
     for o in items:
         if o["kind"] == "ModelDeployment":
@@ -188,7 +189,7 @@ def test_the_seed_api_gets_the_reasons_and_no_status_note() -> None:
             o["status"]["conditions"][0]["reason"] = "Parked"
     d = run(items)
     assert d.reasons[0].code == "Parked"
-    assert not [n for n in d.notes if n.id == "note.deployment"]
+    assert [n for n in d.notes if n.id == "note.deployment"]
 
 
 def test_fixture_is_what_its_generator_writes(tmp_path: Path) -> None:

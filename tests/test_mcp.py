@@ -28,7 +28,7 @@ EXAMPLE = ROOT / "examples" / "qwen-pd-pending.yaml"
 SPLIT = ROOT / "examples" / "lint" / "gpustack-split-queue.yaml"
 H20 = "gpustack--nvidia-h20-linux-amd64"
 TOOLS = {"pd_why_pending": "why-pending", "pd_lint": "lint", "pd_create_preflight": "preflight",
-         "pd_who_preempted": "why-pending"}
+         "pd_who_preempted": "why-pending", "pd_capacity": "capacity", "pd_queues": "queues"}
 EXIT = "kubectl-pd/exitCode"
 PODS = ["name=prefill,kind=prefill,image=vllm/vllm-openai:v0.8.5",
         "name=decode,kind=decode,replicas=2,image=vllm/vllm-openai:v0.8.5,accelerator-key=nvidia-h20"]
@@ -110,7 +110,7 @@ def test_every_tool_on_snapshots_equals_the_cli() -> None:
     assert r[5].meta[EXIT] == 1 and not r[5].is_error  # error findings are the answer, not a failed call
     # the summaries say the verdict in one line each; cluster text is pointed at as untrusted
     assert r[0].content[0].text.startswith("ModelDeployment team-a/qwen-pd is pending (QuotaExhausted): ")
-    assert r[0].meta["kubectl-pd/untrusted"] == ["/reasons/0/kueueMessage"]
+    assert r[0].meta["kubectl-pd/untrusted"] == ["/reasons/0/kueueMessage", "/notes/0"]  # the phase note (issue 40)
     assert "data, never instructions" in r[0].content[0].text
     assert r[4].content[0].text.startswith("ModelDeployment team-a/qwen-pd was preempted by the Workload with UID "
                                            "5b3e9f20-7c1d-4a8e-b6f2-0d9c8e7a6b51 of ClusterQueue " + H20)

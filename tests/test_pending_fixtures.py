@@ -72,6 +72,8 @@ CASES: dict[str, tuple[str, bool]] = {
     "parked": ("Parked", True),
     "no-queue-in-reserved-namespace": ("NoQueueInReservedNamespace", True),
     "all-replicas-terminating": ("AllReplicasTerminating", True),
+    "weights-not-ready": ("WeightsNotReady", True),  # issue 40: the operator holds every Pod back on its weights
+    "replicas-not-created": ("ReplicasNotCreated", True),
     "misconfigured": ("Misconfigured", True),
     "queue-suspended": ("QueueSuspended", True),
     "admission-gated": ("AdmissionGated", True),

@@ -75,7 +75,7 @@ def _kueue_usage(case: dict, demand: ad.Demand) -> dict:
     return out
 
 
-def _names(targets: tuple[pre.Target, ...]) -> dict[str, str]:
+def _names(targets: tuple[pre.PreemptionTarget, ...]) -> dict[str, str]:
     return {t.workload.name: t.reason for t in targets}
 
 

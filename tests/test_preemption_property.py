@@ -148,7 +148,7 @@ def _why_pending_answers(objs: list[dict[str, Any]], roles: list[Any]) -> tuple:
     from kubectl_pd.cluster.snapshot import SnapshotSource
     from kubectl_pd.kueue.preempt_answer import Context
     from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import Facts, Target
+    from kubectl_pd.pending.gather import Facts, Target, gather_preemption
 
     wl = {"apiVersion": KUEUE, "kind": "Workload", "metadata": {"name": "grp", "namespace": NS},
           "spec": {"queueName": "lq", "priority": 0, "podSets": [
@@ -164,7 +164,8 @@ def _why_pending_answers(objs: list[dict[str, Any]], roles: list[Any]) -> tuple:
     facts.peer_queues = [kmodel.cluster_queue(o) for o in cqs]
     facts.cohorts = []
     facts.flavors = {o["metadata"]["name"]: kmodel.resource_flavor(o) for o in objs if o["kind"] == "ResourceFlavor"}
-    ctx = Context(SnapshotSource.from_objects(objs))
+    ctx = Context()  # why-pending's: the preemption reads gathered before the diagnosis
+    gather_preemption(SnapshotSource.from_objects(objs), [facts], ctx)
     diagnose(facts, assign=ctx.assign)
     return _targets(ctx.for_facts(facts))
 

@@ -131,6 +131,7 @@ def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
     """Kueue's flavor assigner asks the preemption oracle per flavor: f0 is held by Workloads of the pending
     one's priority (LowerPriority: no candidate), f1 by lower ones, so Kueue preempts in f1. The policy-only
     oracle would stop at f0; the verdict's one assignment names f1 and its targets."""
+    from kubectl_pd.admitted_reads import read_admitted
     from kubectl_pd.cluster.snapshot import SnapshotSource
     from kubectl_pd.kueue.preempt_answer import Context
     from tests.builders import cluster_queue, resource_flavor
@@ -147,7 +148,7 @@ def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
                            {"wl": vd.WorkloadFacts("team-a/wl")})
     policy = vd.evaluate(snap, "cq", queue).verdicts[("wl", "main")]
     assert (policy.code, policy.best.flavor if policy.best else None) == ("NeedsPreemption", "f0")
-    ctx = Context(SnapshotSource.from_objects(objs))
+    ctx = Context(read_admitted(SnapshotSource.from_objects(objs), ["cq"], config=True))  # read, then decide
     real = vd.evaluate(snap, "cq", queue, ctx.assign).verdicts[("wl", "main")]
     assert (real.code, real.best.flavor if real.best else None) == ("NeedsPreemption", "f1")
     a = ctx.answers["team-a/wl"]

@@ -106,7 +106,9 @@ def _diagnosis() -> dict[str, Any]:
             "apiVersion": NS, "phase": NS, "phaseMessage": NS, "roleSummary": NS,
             "roles": {"type": "array", "items": closed({
                 "name": S, "kind": NS, "desired": NI, "ready": NI, "quotaReserved": NI,
-                "assignedFlavors": STRS})}}),
+                "assignedFlavors": STRS})},
+            "conditions": {"type": "array", "items": closed({
+                "type": S, "status": S, "reason": NS, "message": NS, "code": NS})}}),
     }
     required = ["target", "pending", "reasons", "roles", "queue", "summary", "notes", "next", "suggestions",
                 "quota", "preemption"]
@@ -184,7 +186,82 @@ def tree() -> dict[str, Any]:
     return {"$schema": DRAFT, "$id": BASE_ID + "tree.json", "title": "kubectl pd tree -o json", **doc}
 
 
-SCHEMAS = {"why-pending": why_pending, "lint": lint, "preflight": preflight, "tree": tree}
+def capacity() -> dict[str, Any]:
+    """`kubectl pd capacity -o json` (kubectl_pd/capacity/answer.py)."""
+    count = {"type": "integer", "minimum": 0}
+    ncount = {"type": ["integer", "null"], "minimum": 0}
+    stop = {"oneOf": [{"type": "null"}, closed({
+        "code": {**S, "description": "why-pending's reason code for the next copy"},
+        "never": {"type": "boolean", "description": "no freed quota would admit it: never on this configuration"},
+        "clusterQueue": S, "workload": S, "podSet": NS, "role": NS, "flavor": NS, "resource": NS,
+        "requested": NQUANTITY, "available": NQUANTITY, "capacity": NQUANTITY,
+        "shortfall": {**NQUANTITY, "description": "how much more the flavor would need"}})]}
+    flavors = {"type": "array", "items": closed({"workload": S, "podSet": S, "resource": S, "flavor": S}),
+               "description": "where the first copy goes: each pod set's flavor per resource"}
+    target = closed({"namespace": NS, "name": NS, "clusterQueue": NS, "priority": NI, "reason": NS})
+    preempt = {"oneOf": [{"type": "null"}, closed({
+        "count": count, "atLeast": {"type": "boolean"},
+        "unknown": {**NS, "description": "why the Workloads to preempt could not be known"},
+        "reason": {**NS, "description": "policy-never: the queue's preemption policies allow none"},
+        "copies": {"type": "array", "items": closed({"targets": {"type": "array", "items": target},
+                                                     "borrows": {"type": "boolean"}})},
+        "next": stop})]}
+    per_role = closed({"role": S, "now": count, "atLeast": {"type": "boolean"}, "byBorrowing": count,
+                       "withinNominal": count, "next": stop, "flavors": flavors})
+    role = closed({"name": S, "replicas": {"type": "integer"}, "size": {"type": "integer"},
+                   "accelerator": {"type": "integer"}, "localQueue": NS, "clusterQueue": NS, "resource": NS})
+    props = {
+        "schemaVersion": _version("capacity"),
+        "target": closed({"kind": {"enum": ["Request", "PodGroup", "ModelDeployment"]}, "name": NS, "namespace": S,
+                          "apiProfile": S}),
+        "roles": {"type": "array", "items": role},
+        "now": {**ncount, "description": "whole copies Kueue would admit now, one after another (null: not "
+                                         "judged)"},
+        "atLeast": {"type": "boolean", "description": "the count reached --max"},
+        "byBorrowing": {**ncount, "description": "of `now`, the copies that borrow from the cohort"},
+        "withinNominal": ncount,
+        "byPreemption": preempt,
+        "next": stop,
+        "flavors": flavors,
+        "perRole": {"type": "array", "items": per_role},
+        "findings": {"type": "array", "items": closed({"severity": {"enum": ["error", "warning"]},
+                                                       "check": S, "message": S})},
+        "byPodSetOrder": {"type": "object", "additionalProperties": count,
+                          "description": "Kueue 0.20+ may give the pod sets any order: the count per order, when "
+                                         "they differ (`now` is the least)"},
+        "incomplete": {"type": "array", "items": closed({"read": S, "error": S})},
+    }
+    return {"$schema": DRAFT, "$id": BASE_ID + "capacity.json", "title": "kubectl pd capacity -o json",
+            **closed(props, [k for k in props if k not in ("incomplete", "byPodSetOrder")])}
+
+
+def queues() -> dict[str, Any]:
+    """`kubectl pd queues -o json` (kubectl_pd/capacity/queues_doc.py)."""
+    flavor = closed({"flavor": S, "resource": S, "nominal": QUANTITY, "used": QUANTITY, "reserved": QUANTITY,
+                     "borrowed": QUANTITY, "lent": {**NQUANTITY, "description": "null: not attributable"},
+                     "lendable": QUANTITY, "free": QUANTITY, "borrowingLimit": NQUANTITY, "lendingLimit": NQUANTITY,
+                     "cohortFree": NQUANTITY, "borrowable": NQUANTITY})
+    cq = closed({"name": S, "cohort": NS, "active": {"type": ["boolean", "null"]}, "reason": NS, "message": NS,
+                 "stopPolicy": NS, "pendingWorkloads": NI, "reservingWorkloads": NI, "admittedWorkloads": NI,
+                 "flavors": {"type": "array", "items": flavor}})
+    amount = closed({"clusterQueue": S, "amount": QUANTITY})
+    props = {
+        "schemaVersion": _version("queues"),
+        "clusterQueues": {"type": "array", "items": cq},
+        "cohorts": {"type": "array", "items": closed({"name": S, "parent": NS, "cohorts": STRS,
+                                                      "clusterQueues": STRS})},
+        "borrowing": {"type": "array", "items": closed({
+            "cohort": S, "flavor": S, "resource": S, "attributed": {"type": "boolean"},
+            "borrowers": {"type": "array", "items": amount}, "lenders": {"type": "array", "items": amount}})},
+        "cohortsKnown": {"type": "boolean"},
+        "incomplete": {"type": "array", "items": closed({"read": S, "error": S})},
+    }
+    return {"$schema": DRAFT, "$id": BASE_ID + "queues.json", "title": "kubectl pd queues -o json",
+            **closed(props, [k for k in props if k != "incomplete"])}
+
+
+SCHEMAS = {"why-pending": why_pending, "lint": lint, "preflight": preflight, "tree": tree, "capacity": capacity,
+           "queues": queues}
 
 
 def text(name: str) -> str:

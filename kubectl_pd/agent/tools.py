@@ -311,6 +311,72 @@ TOOLS: tuple[Tool, ...] = (
          "Evicted reasons and `preemptedBy`. " + _RBAC_PENDING + " Sends GET requests only.",
          WHO_PREEMPTED_INPUT, "why-pending", who_preempted_argv, who_preempted_summary),
 )
+# ------------------------------------------------------------------------------------ capacity and queues
+CAPACITY_INPUT = _obj({
+    "target": {**_S, "description": "md/NAME: an existing ModelDeployment's shape (else give roles)"},
+    "namespace": _NAMESPACE,
+    "roles": {"type": "array", "items": _S, "description": "roles as create's --role takes them: "
+              "name=N,kind=K,replicas=R[,instance-type=IT,accelerator=A,accelerator-key=K,size=S]"},
+    "prefill": _REPLICAS, "decode": _REPLICAS,
+    "instanceType": {**_S, "description": "InstanceType for roles that name none"},
+    "targetKind": {"enum": ["modeldeployment", "pods"]}, "localQueue": _S,
+    "apiProfile": {"enum": ["pd-atomic", "per-replica"]},
+    "priority": {"type": "integer", "description": "the copies' Workload priority (default 0)"},
+    "files": _FILES, "snapshot": _SNAPSHOT,
+})
+QUEUES_INPUT = _obj({"files": _FILES, "snapshot": _SNAPSHOT})
+
+
+def capacity_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
+    argv, stdin = _common(args, guard)
+    argv = ["capacity", "--output=json", *argv]
+    for key, flag in (("prefill", "--prefill"), ("decode", "--decode"), ("instanceType", "--instance-type"),
+                      ("targetKind", "--target"), ("localQueue", "--local-queue"), ("apiProfile", "--api-profile"),
+                      ("priority", "--priority")):
+        if key in args:
+            argv.append(f"{flag}={args[key]}")
+    argv += [f"--role={r}" for r in args.get("roles", ())]
+    if "target" in args:
+        argv += ["--", args["target"]]
+    return argv, stdin
+
+
+def queues_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
+    argv, stdin = _common(args, guard)
+    return ["queues", "--output=json", *argv], stdin
+
+
+def capacity_summary(doc: dict[str, Any]) -> str:
+    if doc["now"] is None:
+        return "the deployment could not be judged: " + (
+            "; ".join(f["check"] for f in doc["findings"] if f["severity"] == "error") or "see incomplete")
+    p = doc.get("byPreemption") or {}
+    nxt = doc.get("next") or {}
+    return (f"{'at least ' if doc['atLeast'] else ''}{doc['now']} more copies now ({doc['byBorrowing']} by "
+            f"borrowing), {p.get('count', 0)} more by preemption; next: {nxt.get('code', 'none')}"
+            f"{' (never on this configuration)' if nxt.get('never') else ''}")
+
+
+def queues_summary(doc: dict[str, Any]) -> str:
+    off = [q["name"] for q in doc["clusterQueues"] if q["active"] is False]
+    return (f"{len(doc['clusterQueues'])} ClusterQueues, {len(doc['borrowing'])} borrowing flows"
+            + (f"; inactive: {', '.join(off)}" if off else ""))
+
+
+TOOLS = (*TOOLS,
+         Tool("pd_capacity", "How many more copies fit?",
+              "How many more copies of a PD deployment (and replicas of each role) Kueue would admit now, how many "
+              "of those borrow, how many more by preemption with the Workloads each would preempt, and what stops "
+              "the next one (flavor, resource, shortfall, or never on this configuration). The document is "
+              "`kubectl pd capacity -o json`. RBAC: get instancetypes (worker.gpustack.ai); get/list localqueues, "
+              "clusterqueues, resourceflavors, cohorts and workloads (kueue.x-k8s.io). Sends GET requests only.",
+              CAPACITY_INPUT, "capacity", capacity_argv, capacity_summary),
+         Tool("pd_queues", "Quota per ClusterQueue and flavor",
+              "Every ClusterQueue and flavor: nominal, used, reserved, borrowed, lent, free, pending and admitted "
+              "Workloads; the cohort tree and who borrows from whom; inactive queues with their reason. The "
+              "document is `kubectl pd queues -o json`. RBAC: list clusterqueues and cohorts (kueue.x-k8s.io). "
+              "Sends GET requests only.",
+              QUEUES_INPUT, "queues", queues_argv, queues_summary))
 BY_NAME = {t.name: t for t in TOOLS}
 
 

@@ -22,7 +22,7 @@ from kubectl_pd.errors import NotFoundError, PdError
 from kubectl_pd.records import dataclass
 from kubectl_pd.slim import slimmer
 
-PARALLEL = 4  # concurrent reads of one diagnosis on a live cluster
+PARALLEL = 6  # concurrent reads of one diagnosis to one live cluster (cluster/pool.py keeps 8 idle connections)
 WIDEN_AT = 2  # no TARGET: from this many namespaces with targets, LocalQueues and LimitRanges are listed once
 INVOLVED_NAME = "involvedObject.name"
 
@@ -53,26 +53,77 @@ def together(fns: list[Callable[[], Any]], live: bool) -> list[tuple[bool, Any]]
     """Results of fns, in order; concurrently (bounded) when the source is a live cluster."""
     if len(fns) <= 1 or not live:
         return [attempt(f) for f in fns]
-    results: list[tuple[bool, Any]] = [(False, None)] * len(fns)
-    todo = iter(enumerate(fns))
-    lock = threading.Lock()
+    return perform([Ask(_ONE, f) for f in fns])
 
-    def worker() -> None:  # plain threads: concurrent.futures would also load logging
+
+_ONE = object()  # the one Source of `together`'s reads (a caller that names no Source)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One read of a plan: the Source that answers it (a cluster; MultiKueue's manager and each worker are
+    Sources of their own) and the call that reads it. `after`: the names of the asks whose results it needs
+    (`in_waves` hands them to `then`); `name`: its own, for the asks after it."""
+
+    source: object
+    call: Callable[[], Any]
+    name: str = ""
+    after: tuple[str, ...] = ()
+
+
+def perform(asks: list[Ask]) -> list[tuple[bool, Any]]:
+    """One wave: every ask sent at once, at most PARALLEL at a time to each Source (each cluster its own
+    bounded pool of keep-alive connections: cluster/pool.py), the results (ok, value or the error) in the
+    order asked, whichever came first. A Source that is not a live cluster (`is_live` False: a snapshot)
+    answers from memory, in the calling thread. Ctrl-C ends the wait within interrupt.SLICE seconds."""
+    results: list[tuple[bool, Any]] = [(False, None)] * len(asks)
+    by_source: dict[int, list[int]] = {}
+    for i, a in enumerate(asks):
+        if a.source is _ONE or getattr(a.source, "is_live", False):
+            by_source.setdefault(id(a.source), []).append(i)
+        else:
+            results[i] = attempt(a.call)
+    if not by_source:
+        return results
+    lock = threading.Lock()
+    queues = {k: iter(v) for k, v in by_source.items()}
+
+    def worker(key: int) -> None:  # plain threads: concurrent.futures would also load logging
         while True:
             with lock:
-                job = next(todo, None)
-            if job is None:
+                i = next(queues[key], None)
+            if i is None:
                 return
-            results[job[0]] = attempt(job[1])
+            results[i] = attempt(asks[i].call)
 
     from kubectl_pd import interrupt
 
     # workers never take SIGINT, and the joins look for Ctrl-C every interrupt.SLICE seconds
-    threads = [interrupt.thread(worker, "kubectl-pd-read") for _ in range(min(PARALLEL, len(fns)))]
+    threads = [interrupt.thread(functools.partial(worker, key), "kubectl-pd-read")
+               for key, idx in by_source.items() for _ in range(min(PARALLEL, len(idx)))]
     for t in threads:
         interrupt.join(t)
     return results
 
+
+def in_waves(asks: list[Ask], then: Callable[[Ask, dict[str, tuple[bool, Any]]], Ask | None] | None = None,
+             ) -> dict[str, tuple[bool, Any]]:
+    """A plan performed in waves: each wave sends (`perform`) every ask whose `after` have all been answered;
+    `then(ask, answers)`, when given, may turn an ask into the read it stands for once the answers it waits
+    for are known (a LocalQueue names its ClusterQueue), or drop it (None: not needed). Answers by name;
+    an ask whose dependency failed is still sent (its `then` sees the failure and decides)."""
+    done: dict[str, tuple[bool, Any]] = {}
+    waiting = list(asks)
+    while waiting:
+        ready = [a for a in waiting if all(d in done for d in a.after)]
+        if not ready:
+            raise ValueError(f"a plan that cannot finish: {sorted(a.name for a in waiting)}")
+        waiting = [a for a in waiting if not all(d in done for d in a.after)]
+        sent = [b for b in (then(a, done) if then is not None and a.after else a for a in ready) if b is not None]
+        dropped = {a.name for a in ready} - {b.name for b in sent}
+        done.update((n, (True, None)) for n in dropped)
+        done.update((a.name, r) for a, r in zip(sent, perform(sent), strict=True))
+    return done
 
 
 Objs = list[Obj]  # (a method named `list` shadows the builtin inside the class below)

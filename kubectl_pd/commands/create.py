@@ -18,6 +18,9 @@ from kubectl_pd.commands.common import dump, namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
 from kubectl_pd.errors import ClusterError, ConflictError, ForbiddenError, InputError, PdError
+from kubectl_pd.gpustack.lines import DEFAULT as DEFAULT_LINE
+from kubectl_pd.gpustack.lines import NAMES as LINE_NAMES
+from kubectl_pd.gpustack.lines import lines_help
 from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.options import OutputType, checked_duration, cluster_options, output_spec
@@ -110,6 +113,9 @@ def _warn(message: str) -> None:
               help="worker.gpustack.ai version to write. auto reads what the cluster serves (the CRD, or an "
                    "aggregated API's OpenAPI v3), with --dry-run=client too (read-only); v1alpha1|v1 offline, or "
                    "checked against the cluster.")
+@click.option("--operator-version", type=click.Choice(LINE_NAMES), default=None, metavar="LINE",
+              help=f"GPUStack operator line whose shape to write with nothing read (--dry-run=client; default "
+                   f"{DEFAULT_LINE}, the newest documented); live, the served schema decides. Lines: {lines_help()}.")
 @click.option("--dry-run", type=click.Choice(["none", "client", "server"]), default="none", is_flag=False,
               flag_value="client", show_default=True,
               help="client: print only, no request at all; server: validate with dryRun=All.")
@@ -129,7 +135,8 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
            local_queue: str | None, api_profile: str, dry_run: str, output: str | None, wait: str | None,
            force: bool, preflight_only: bool = False, accelerator_type: str | None = None,
            topology_level: str | None = None, api_version: str | None = None,
-           engine_image: str | None = None, card_resource: str | None = None) -> int:
+           engine_image: str | None = None, operator_version: str | None = None,
+           card_resource: str | None = None) -> int:
     """Scaffold a multi-role PD ModelDeployment that will be admitted, or say why it never could.
 
     \b
@@ -177,7 +184,7 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         raise PdError("--target pods renders the seed's pod group: --api-version v1 is the per-replica "
                       "ModelDeployment API")
     if dry_run == "client" and api_version != "auto":
-        profile = _offline_profile(api_profile, api_version)
+        profile = _offline_profile(api_profile, api_version, operator_version)
         _check_shape(req, role_list, profile)
         return _emit_offline(req, role_list, profile, output)
 
@@ -262,8 +269,16 @@ def _check_shape(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> 
         _fail(problems)
 
 
-def _offline_profile(wanted: str, version: str | None) -> ApiProfile:
-    """--api-profile and --api-version with nothing read: v1 is per-replica, auto is pd-atomic otherwise."""
+def _offline_profile(wanted: str, version: str | None, line: str | None = None) -> ApiProfile:
+    """--api-profile and --api-version with nothing read: v1 is per-replica, auto is pd-atomic otherwise; with
+    --operator-version, that line's shape (gpustack/lines.py)."""
+    if line is not None:
+        from kubectl_pd.gpustack.lines import LineError, offline_profile
+
+        try:
+            return offline_profile(line, wanted, version)
+        except LineError as e:
+            raise PdError(str(e)) from None
     name = (PER_REPLICA if version == "v1" else PD_ATOMIC) if wanted == "auto" else wanted
     try:
         return offline(name, version)
@@ -326,10 +341,14 @@ def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile
         else:
             # describe the version the POST will go to, so body and path agree
             from kubectl_pd.cluster.kinds import KINDS
+            from kubectl_pd.gpustack.profiles import crd_serves
 
             prefer = version or (source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for")
                                  else None)
-            profile = from_crd(crd, prefer)
+            if prefer == "v1" and not crd_serves(crd, "v1") and "v1" in source.served_versions(GROUP):
+                profile = _aggregated_profile(source, "v1", crd)  # v1 from an APIService beside the CRD (the source)
+            else:
+                profile = from_crd(crd, prefer)
     except ProfileError as e:
         raise PdError(str(e)) from None
     if wanted != "auto" and wanted != profile.name:
@@ -339,13 +358,19 @@ def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile
     return profile
 
 
-def _aggregated_profile(source: Any, version: str | None) -> ApiProfile:
-    """No CRD: ModelDeployment from an aggregated API server (APIService), described by OpenAPI v3."""
-    from kubectl_pd.gpustack.profiles import from_openapi, openapi_path
+def _aggregated_profile(source: Any, version: str | None, crd: dict[str, Any] | None = None) -> ApiProfile:
+    """ModelDeployment from an aggregated API server (APIService), described by its OpenAPI v3; when it publishes
+    none, the v1alpha1 CRD's schema (`crd`), which GPUStack's source re-declares as v1 (profiles.redeclared)."""
+    from kubectl_pd.gpustack.profiles import from_openapi, openapi_path, redeclared
 
     served = source.served_versions(GROUP)
     pick = version if version in served else next((v for v in ("v1", "v1alpha1") if v in served), None)
     doc = source.get_raw(openapi_path(pick), resource=f"openapi/v3 {GROUP}/{pick}") if pick else None
+    if crd is not None and pick:
+        try:
+            return from_openapi(doc, pick) if doc is not None else redeclared(crd, pick)
+        except ProfileError:
+            return redeclared(crd, pick)
     if doc is None:  # neither a CRD nor an aggregated API that describes itself
         raise PdError(f"the ModelDeployment CRD is not installed in this cluster ({CRD_NAME} not found): "
                       f"install the GPUStack operator, check the context, or use --dry-run=client")

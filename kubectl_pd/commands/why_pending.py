@@ -61,7 +61,7 @@ def _one(source: Source, target: Target, what_if: dict[str, int] | None = None,
 
         def read() -> None:
             try:
-                box["facts"] = gather(source, target, strict=False)
+                box["facts"] = gather(source, target, strict=False, preempt=ctx)
             except BaseException as e:  # noqa: B036 - handed back to the command below
                 box["error"] = e
 
@@ -74,7 +74,7 @@ def _one(source: Source, target: Target, what_if: dict[str, int] | None = None,
             raise box["error"]
         facts = box["facts"]
     else:
-        facts = gather(source, target, strict=False)
+        facts = gather(source, target, strict=False, preempt=ctx)  # preemption's reads too: the diagnosis reads none
     from kubectl_pd.pending.diagnose import diagnose
 
     d = diagnose(facts, what_if=what_if, assign=ctx.assign) if ctx is not None else diagnose(facts, what_if=what_if)
@@ -186,9 +186,8 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
               help="With no TARGET: only the targets whose object (ModelDeployment, Workload, a pod group's first "
                    "Pod) has these labels, e.g. team=a,tier!=batch.")
 @click.option("--field-selector", "field_selector", metavar="SELECTOR",
-              help="With no TARGET: only the targets whose object matches, on metadata.name (a pod group's own name) "
-                   "or "
-                   "metadata.namespace.")
+              help="With no TARGET: only the targets whose object matches, on metadata.name (a pod group's own "
+                   "name) or metadata.namespace.")
 @COLOR
 @click.option("-w", "--watch", is_flag=True, help="Re-diagnose on change until admitted (Ctrl-C to stop).")
 @click.option("--what-if", "what_if", multiple=True, metavar="ROLE=N",
@@ -433,13 +432,14 @@ def every_verdict(source: Source, ns: str | None, ctx: Context, *, as_json: bool
     (on a live cluster sent to the server first, pending/narrow.py: the same rows, fewer namespaces read)."""
     from kubectl_pd.pending import narrow
     from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import IncompleteError, gather_all
+    from kubectl_pd.pending.gather import IncompleteError, gather_all, gather_preemption
     from kubectl_pd.pending.preempt import section
     from kubectl_pd.pending.render import to_dict
 
     sent = narrow.narrowable(source, select)
     got = narrow.gather_selected(source, ns, sent, _target_object) if sent is not None else None
     all_facts, notes = got if got is not None else gather_all(source, ns)
+    gather_preemption(source, all_facts, ctx)  # the diagnoses below read nothing
     out = Every()
     out.notes = notes
     out.refused = list({n.args.get("kind"): n for n in notes if n.id == "note.unlisted"}.values())

@@ -377,12 +377,13 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
                                                  if f in flavor_objs or f in missing}
     snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
+    from kubectl_pd.admitted_reads import Reading
     from kubectl_pd.kueue.preempt_answer import Context
 
     per_replica = profile_name == PER_REPLICA
     judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
     for order in _orders(source, cq_roles, per_replica):
-        ctx = Context(source)  # the verdict and who admitting it would preempt, from one assignment per Workload
+        ctx = Context(Reading(source))  # the verdict and who admitting it would preempt, one assignment a Workload
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order),
                              ctx.assign)
         judged.append((order, quota_findings(cq_name, resource, result, per_replica), list(ctx.answers.values())))

@@ -63,6 +63,8 @@ class ModelDeployment:
     role_summary: str | None = None  # status.roleSummary (`1R3P4D`)
     status_roles: tuple[RoleStatus, ...] = ()
     conditions: Mapping[str, Condition] = field(default_factory=dict)
+    artifact: str | None = None  # spec.model.artifactRef.name: the ModelArtifact holding the weights
+    status_artifact: str | None = None  # status.model.artifact, once the artifact resolved
 
     @property
     def is_v1(self) -> bool:
@@ -97,7 +99,20 @@ def model_deployment(obj: Any) -> ModelDeployment:
         role_summary=_s(status.get("roleSummary")),
         status_roles=tuple(_role_status(_d(r)) for r in (listed if isinstance(listed, list) else [])
                            if _s(_d(r).get("name"))),
-        conditions=conditions_of(obj))
+        conditions=conditions_of(obj),
+        artifact=_s(_d(_d(spec.get("model")).get("artifactRef")).get("name")),
+        status_artifact=_s(_d(status.get("model")).get("artifact")))
+
+
+# The condition types GPUStack's operator writes on a ModelDeployment besides QuotaReserved, in the order
+# why-pending reads them (gpustack/lines.py CONDITIONS, with citations); the same for v1alpha1 and v1 (one struct)
+OPERATOR_CONDITIONS = ("WeightsReady", "RouterReady", "RoleKindsReady", "DomainRegistered", "CacheAttached",
+                       "ReplicasUpToDate", "KVEventsPublishing")
+
+
+def operator_conditions(md: ModelDeployment) -> tuple[Condition, ...]:
+    """The operator's conditions other than QuotaReserved that the object carries, in OPERATOR_CONDITIONS order."""
+    return tuple(c for t in OPERATOR_CONDITIONS if (c := md.conditions.get(t)) is not None)
 
 
 @dataclass(frozen=True)

@@ -41,15 +41,19 @@ def local_queue_name(cluster_queue: str) -> str:
     return hashed(cluster_queue)
 
 
-# GPUStack's auto-derived ClusterQueue (= InstanceType) names (reference/gpustack-modeldeployment.md §2.2, and
-# issue 31 for the newest operator): `gpustack--<key>-<os>-<arch>` (and `gpustack--<cpu>--<key>-<os>-<arch>` with
-# instance-type-aware-cpu-manufacturer), now `gpustack-<key>-<os>-<arch>`
+# GPUStack's auto-derived ClusterQueue (= InstanceType) names (reference/gpustack-modeldeployment.md §2.2, issue 31,
+# issue 40): `gpustack--<key>-<os>-<arch>` (and `gpustack--<cpu>--<key>-<os>-<arch>` with
+# instance-type-aware-cpu-manufacturer), as in node_queue.go@06f8117a's comments and the v0.11.2 docs, and
+# `gpustack-<key>-<os>-<arch>` in nodequeue.go@000eb15f (resourceFlavorNodeQueueName), the era that also set
+# `lendingLimit: 0`; that era is the OLDER one (inferred: the later node_queue.go, id 68873985490, sets no limit and
+# says why). Both spellings are read.
 _QUEUE_NAME = lazy(r"^gpustack-(?P<old>-(?:(?P<cpu>[a-z0-9][-a-z0-9.]*?)--)?)?(?P<key>[a-z0-9][-a-z0-9.]*?)"
                    r"-(?P<os>linux|windows|darwin)-(?P<arch>amd64|arm64|[a-z0-9]+)$")
 
 
 def derived_queue_name(key: str, os: str, arch: str) -> str:
-    """The newest operator's name of the queue of accelerator (or CPU) key `key`: `gpustack-<key>-<os>-<arch>`."""
+    """The single-dash name of the queue of accelerator (or CPU) key `key`, `gpustack-<key>-<os>-<arch>`, as the
+    older nodequeue.go@000eb15f era spelled it (see above)."""
     return f"gpustack-{key}-{os}-{arch}"
 
 

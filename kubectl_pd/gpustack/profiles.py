@@ -313,3 +313,19 @@ def _fields(p: ApiProfile) -> dict[str, Any]:
                                        "engine_image_required", "kv_cache",
                                        "kv_cache_required", "router_names", "role_fields", "kinds", "image_path",
                                        "replicas_max", "size_max", "required")}
+
+
+def crd_serves(crd: dict[str, Any], version: str) -> bool:
+    """The CRD itself serves `version` (a version served by an aggregated APIService is not in it)."""
+    return any(isinstance(v, dict) and v.get("name") == version and v.get("served", True)
+               for v in ((crd.get("spec") or {}).get("versions") or []))
+
+
+def redeclared(crd: dict[str, Any], version: str = "v1") -> ApiProfile:
+    """GPUStack's operator source serves `worker.gpustack.ai/v1` from an aggregated API server as the v1alpha1 struct
+    re-declared and converted field for field (api/worker/v1/model_deployment.go@a916db4e,
+    zz_generated.conversion.go@83017f7f): when that server publishes no OpenAPI document, the v1alpha1 CRD's schema is
+    the v1 schema. The profile keeps every fact of the CRD's and names `version` as the one to write."""
+    base = from_crd(crd, "v1alpha1")
+    return replace(base, api_version=f"{GROUP}/{version}",
+                   source=f"CRD {CRD_NAME} v1alpha1, the struct {GROUP}/{version} re-declares (aggregated API)")

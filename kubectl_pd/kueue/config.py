@@ -129,20 +129,3 @@ def from_file(path: str) -> KueueConfig:
         return parse(text, "file")
     except ValueError as e:
         raise InputError(f"--kueue-config {path}: not a Kueue Configuration ({e})") from None
-
-
-def read(source: Any) -> KueueConfig:
-    """From a Source: live through the API (403 -> defaults + note), a snapshot from its objects."""
-    from kubectl_pd.errors import ForbiddenError, PdError
-
-    try:
-        if getattr(source, "is_live", False):  # only a live cluster serves the path (cluster/protocols.Source)
-            obj = source.get_raw(f"/api/v1/namespaces/{NAMESPACE}/configmaps/{CONFIGMAP}", resource="configmaps",
-                                 namespace=NAMESPACE)
-            return from_configmap(obj)
-        obj = source.get("ConfigMap", CONFIGMAP, NAMESPACE)
-        return from_configmap(obj) if obj is not None else KueueConfig(note=NOTE_DEFAULTS_UNREAD)
-    except ForbiddenError:
-        return KueueConfig(note=NOTE_DEFAULTS_FORBIDDEN)
-    except PdError:
-        return KueueConfig(note=NOTE_DEFAULTS_UNREAD)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 from kubectl_pd.kueue import preempt_common as pre
-from kubectl_pd.kueue.preempt_common import Admitted, Ctx, Node, State, Target
+from kubectl_pd.kueue.preempt_common import Admitted, Ctx, Node, PreemptionTarget, State
 from kubectl_pd.records import dataclass
 
 FlavorResource = tuple[str, str]
@@ -184,16 +184,17 @@ def _fits(ctx: Ctx) -> bool:
         ctx.state.add_usage(ctx.pre.cluster_queue, ctx.pre.usage, 1)
 
 
-def _first(ctx: Ctx, candidates: list[Admitted], strategy: str) -> tuple[bool, list[Target], list[Admitted]]:
+def _first(ctx: Ctx, candidates: list[Admitted], strategy: str) -> tuple[bool, list[PreemptionTarget], list[Admitted]]:
     ordering = _Ordering(ctx, candidates)
-    targets: list[Target] = []
+    targets: list[PreemptionTarget] = []
     retry: list[Admitted] = []
     within_nominal = ctx.settings.fs_within_nominal and ctx.node.within_nominal(ctx.frs)
     for cq in ordering:
         if cq is ctx.node or within_nominal:
             wl = ordering.pop(cq.name)
             ctx.state.remove(wl)
-            targets.append(pre.Target(wl, pre.IN_CLUSTER_QUEUE if cq is ctx.node else pre.IN_COHORT_RECLAMATION))
+            reason = pre.IN_CLUSTER_QUEUE if cq is ctx.node else pre.IN_COHORT_RECLAMATION
+            targets.append(pre.PreemptionTarget(wl, reason))
             if _fits(ctx):
                 return True, targets, []
             continue
@@ -202,7 +203,7 @@ def _first(ctx: Ctx, candidates: list[Admitted], strategy: str) -> tuple[bool, l
             wl = ordering.pop(cq.name)
             if _passes(strategy, pre_new, target_old, ordering.share_after_removal(cq, wl)):
                 ctx.state.remove(wl)
-                targets.append(pre.Target(wl, pre.IN_COHORT_FAIR_SHARING))
+                targets.append(pre.PreemptionTarget(wl, pre.IN_COHORT_FAIR_SHARING))
                 if _fits(ctx):
                     return True, targets, []
                 break
@@ -210,21 +211,21 @@ def _first(ctx: Ctx, candidates: list[Admitted], strategy: str) -> tuple[bool, l
     return False, targets, retry
 
 
-def _second(ctx: Ctx, retry: list[Admitted], targets: list[Target]) -> tuple[bool, list[Target]]:
+def _second(ctx: Ctx, retry: list[Admitted], targets: list[PreemptionTarget]) -> tuple[bool, list[PreemptionTarget]]:
     ordering = _Ordering(ctx, retry)
     for cq in ordering:
         pre_new, target_old = ordering.shares(cq)
         wl = ordering.pop(cq.name)
         if compare(pre_new, target_old) < 0:
             ctx.state.remove(wl)
-            targets.append(pre.Target(wl, pre.IN_COHORT_FAIR_SHARING))
+            targets.append(pre.PreemptionTarget(wl, pre.IN_COHORT_FAIR_SHARING))
             if _fits(ctx):
                 return True, targets
         ordering.drop(cq.name)
     return False, targets
 
 
-def fair_preemptions(ctx: Ctx) -> list[Target]:
+def fair_preemptions(ctx: Ctx) -> list[PreemptionTarget]:
     """Kueue's fairPreemptions."""
     candidates = pre.find_candidates(ctx)
     if not candidates:

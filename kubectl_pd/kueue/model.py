@@ -241,6 +241,8 @@ class ClusterQueue:
     conditions: Mapping[str, Condition] = field(default_factory=dict)
     namespace_selector_null: bool = False  # spec.namespaceSelector is present and null: it selects no namespace
     pending_workloads: int | None = None  # status.pendingWorkloads (None: not reported)
+    admitted_workloads: int | None = None  # status.admittedWorkloads (None: not reported)
+    reserving_workloads: int | None = None  # status.reservingWorkloads (None: not reported)
     fair_weight: Fraction = Fraction(1)  # spec.fairSharing.weight (Kueue's default 1)
     reserved: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsReservation
     admitted: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # status.flavorsUsage
@@ -291,6 +293,8 @@ def cluster_queue(obj: Any) -> ClusterQueue:
         reserved=reserved, admitted=admitted, usage_unknown=bad_r, unknown=unknown,
         namespace_selector_null="namespaceSelector" in spec and spec["namespaceSelector"] is None,
         pending_workloads=_int(status.get("pendingWorkloads")),
+        admitted_workloads=_int(status.get("admittedWorkloads")),
+        reserving_workloads=_int(status.get("reservingWorkloads")),
         fair_weight=fair_weight(spec),
     )
 
@@ -532,6 +536,9 @@ class PodSetAdmission:
     name: str
     flavors: Mapping[str, str]
     count: int | None
+    # resourceUsage (what Kueue charged), by resource; None when a value is not a quantity or names a resource
+    # with no flavor (the preemptor then cannot count this Workload's usage)
+    usage: Mapping[str, Fraction] | None = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -644,9 +651,7 @@ def workload(obj: Any) -> Workload:
                                         tpl.get("spec"), group, _d(_d(tpl.get("metadata")).get("labels")),
                                         topology_request(ps)))
     adm = _d(status.get("admission"))
-    admission = tuple(PodSetAdmission(str(a.get("name") or ""), {str(k): str(v) for k, v in
-                                                                 _d(a.get("flavors")).items()}, _int(a.get("count")))
-                      for a in map(_d, _l(adm.get("podSetAssignments"))))
+    admission = tuple(_pod_set_admission(a) for a in map(_d, _l(adm.get("podSetAssignments"))))
     totals = {}
     for rr in map(_d, _l(status.get("resourceRequests"))):
         resources = _d(rr.get("resources"))
@@ -665,6 +670,19 @@ def workload(obj: Any) -> Workload:
         uid=_s(meta.get("uid")), admission_checks=_checks(status), requeue_state=_requeue(status),
         evictions=_evictions(status), owners=_owners(meta), created=_s(meta.get("creationTimestamp")),
         labels={str(k): v for k, v in _d(meta.get("labels")).items() if isinstance(v, str)})
+
+
+def _pod_set_admission(a: dict[str, Any]) -> PodSetAdmission:
+    flavors = _d(a.get("flavors"))
+    usage: dict[str, Fraction] | None = {}
+    for r, v in _d(a.get("resourceUsage")).items():
+        q = try_parse(v)
+        if q is None or not isinstance(flavors.get(r), str) or usage is None:
+            usage = None
+            continue
+        usage[str(r)] = q
+    return PodSetAdmission(str(a.get("name") or ""), {str(k): str(v) for k, v in flavors.items()},
+                           _int(a.get("count")), usage)
 
 
 def _owners(meta: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:

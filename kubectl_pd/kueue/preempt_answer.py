@@ -2,16 +2,17 @@
 
 One assignment per Workload (`Context.assign`, which kueue/verdicts.evaluate calls for the verdict): the
 policy-only oracle first; when that needs no preemption, or the queue's policies allow none, nothing more is
-read. Otherwise the admitted Workloads of the queues the answer depends on are read once per run
-(kubectl_pd/kueue/preempt_reads.py), the assignment is redone with the real oracle, and Kueue's targets are
-computed from that same assignment (kubectl_pd/kueue/preemption.py). A failed read makes the answer
-unknown and leaves the verdict on the policy oracle, never a guess. Codes and numbers only: the printers
-(pending/preempt_render.py for why-pending, create/preempt_words.py for create) make the English.
+consulted. Otherwise the admitted Workloads of the queues the answer depends on are consulted in the run's
+closed record (kubectl_pd/kueue/preempt_reads.Known, which the gather step filled before the diagnosis:
+pending/gather.gather_preemption), the assignment is redone with the real oracle, and Kueue's targets are
+computed from that same assignment (kubectl_pd/kueue/preemption.py). Nothing here reads the cluster. A
+queue that could not be read makes the answer unknown and leaves the verdict on the policy oracle, never a
+guess. Codes and numbers only: the printers (pending/preempt_render.py for why-pending,
+create/preempt_words.py for create) make the English.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -51,7 +52,7 @@ class Holder:
 
 
 @dataclass(frozen=True)
-class Preemptor:
+class PreemptedBy:
     """Who preempted a Workload, from the UID in Kueue's eviction message."""
 
     uid: str
@@ -68,7 +69,7 @@ class Answer:
     targets: tuple[Victim, ...] | None = ()  # None = unknown which
     unknown: str | None = None
     holders: tuple[Holder, ...] = ()
-    preempted_by: Preemptor | None = None
+    preempted_by: PreemptedBy | None = None
     notes: list[str] = field(default_factory=list)
     searched: bool = False  # candidates were looked for among the admitted Workloads
 
@@ -124,40 +125,26 @@ def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource], queu
     return tuple(out)
 
 
-def created_of(obj: Mapping[str, Any]) -> float | None:
-    """A Workload object's queue-order time (its creationTimestamp); None when it has none readable."""
-    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
-    ts = meta.get("creationTimestamp") if isinstance(meta, Mapping) else None
-    return pre.epoch(ts) if isinstance(ts, str) else None
-
-
-def _policies_allow(snap: Snapshot, cq_name: str) -> bool:
-    """Whether the queue's preemption policies let it preempt anything at all (else nothing is read)."""
-    cq = snap.cluster_queues[cq_name]
-    p = cq.preemption
-    return p.within_cluster_queue != NEVER or (p.reclaim_within_cohort != NEVER and cq.cohort is not None)
-
-
-class Context:
+class PreemptionView:
     """One run's preemption view, shared by every Workload the run judges (why-pending's target, every
-    pending Workload of `why-pending -A`, create's request): Kueue's configuration (read once, only when some
-    Workload needs preemption), the admitted Workloads read per ClusterQueue (each queue at most once per
-    run), and the answer per Workload.
+    pending Workload of `why-pending -A`, create's request): Kueue's configuration (`--kueue-config`, else the
+    record's), the admitted Workloads per ClusterQueue as the gather step read them (`known`), what the
+    answers have consulted of them (`reads`), and the answer per Workload.
 
     `assign` is the one assignment a Workload's verdict rests on (kueue/verdicts.evaluate calls it): the
     policy-only oracle first; when that needs preemption and the queue's policies allow some, the admitted
-    Workloads of the queues the answer depends on are read and the assignment is redone with the real oracle
+    Workloads of the queues the answer depends on are consulted and the assignment is redone with the real oracle
     (no candidates: the next flavor, as Kueue does), and the targets come from that same assignment. When the
     Workloads could not be read (403, a snapshot without them, usage they do not account for) the verdict
     keeps the policy oracle and the answer says "unknown which"."""
 
-    def __init__(self, source: Any, config: KueueConfig | None = None, *, live: bool | None = None,
+    def __init__(self, known: rd.Known | None = None, config: KueueConfig | None = None, *,
                  want_holders: bool = False) -> None:
-        self.source = source
-        self.live = bool(getattr(source, "is_live", False)) if live is None else live
+        self.known = known if known is not None else rd.Known()
         self._config = config
+        self.has_config = config is not None  # `--kueue-config`: the gather step need not read it
         self.want_holders = want_holders
-        self.reads = rd.Reads()
+        self.reads = rd.Reads(self.known)
         self.answers: dict[str, Answer] = {}
         self.now = _now()
         # per snapshot and set of queues read: the quota state from the admitted Workloads (the simulations
@@ -172,16 +159,19 @@ class Context:
 
     @property
     def config(self) -> KueueConfig:
+        if self._config is None:  # `--kueue-config` wins; else what the gather step read (a snapshot's own
+            self._config = self.known.kueue_config()  # ConfigMap counts as a live one does)
         if self._config is None:
             from kubectl_pd.kueue import config as kc
 
-            self._config = kc.read(self.source)  # a snapshot's own ConfigMap counts as a live one does
+            self.known.missed.append(kc.CONFIGMAP)
+            self._config = kc.KueueConfig(note=kc.NOTE_DEFAULTS_UNREAD)
         return self._config
 
     def assign(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> ad.Assignment:
         """The Workload's assignment, and (as a side record in `answers`) its preemption answer."""
         first = ad.assign(snap, cq_name, demand)
-        if cq_name not in snap.cluster_queues or _inactive(snap, cq_name):
+        if cq_name not in snap.cluster_queues or rd.inactive(snap, cq_name):
             return first
         if _some_flavor_no_fit(first) and _fair_sharing_may_preempt(snap, cq_name) and self.config.fair_sharing:
             # with fair sharing on, reclaimWithinCohort lets a borrowing queue preempt (Kueue's
@@ -192,15 +182,15 @@ class Context:
             first = ad.assign(snap, cq_name, demand, fair_sharing=True)
         out = self.answers[about.label] = Answer(about.label, cq_name)
         out.needed = first.mode == ad.PREEMPT
-        if _preemption_may_win(first) and _policies_allow(snap, cq_name):
+        if _preemption_may_win(first) and rd.policies_allow(snap, cq_name):
             return self._with_candidates(snap, cq_name, demand, about, first, out)
-        if not out.needed or not _policies_allow(snap, cq_name):
+        if not out.needed or not rd.policies_allow(snap, cq_name):
             if out.needed:
                 out.targets = ()
             frs = _blocking_frs(first) if self.want_holders else []
             if frs:
-                queues = _holder_queues(snap, cq_name, frs)
-                rd.read(self.source, queues, self.reads)
+                queues = rd.holder_queues(snap, cq_name, frs)
+                self.reads.consult(queues)
                 out.holders = holders(snap, self.reads, frs, queues) if self.reads.unknown is None else ()
             return first
         return self._with_candidates(snap, cq_name, demand, about, first, out)
@@ -211,7 +201,7 @@ class Context:
         if cfg.note:
             out.notes.append(cfg.note)
         queues = rd.queues_to_read(snap, cq_name, _candidate_frs(snap, cq_name, demand))
-        rd.read(self.source, queues, self.reads)
+        self.reads.consult(queues)
         out.searched = True
         unknown = self.reads.unknown or (UNACCOUNTED if _unaccounted(snap, self.reads, queues) else None)
         if unknown is not None:
@@ -233,24 +223,19 @@ class Context:
             out.holders = holders(snap, self.reads, frs, queues, state)
         return real
 
-    def preempted_by(self, conditions: Mapping[str, Condition]) -> Preemptor | None:
+    def preempted_by(self, conditions: Mapping[str, Condition]) -> PreemptedBy | None:
         """Resolve the preemptor named by UID in a Workload's Preempted condition to namespace/name and queue."""
-        cond = conditions.get("Preempted")
-        if cond is None or not cond.true:
+        named = rd.preemptor_queue(conditions)
+        if named is None:
             return None
-        m = _UID.search(cond.message)
-        if m is None or m.group(1) == "UNKNOWN":
-            return None
-        uid = m.group(1)
-        path = _PATH.search(cond.message)
-        cq = path.group(1).rsplit("/", 1)[-1] if path and path.group(1) != "UNKNOWN" else None
+        uid, cq = named
         if cq is None:
-            return Preemptor(uid)
-        rd.read(self.source, [cq], self.reads)
+            return PreemptedBy(uid)
+        self.reads.consult([cq])
         for w in self.reads.workloads.get(cq, ()):
             if w.uid == uid:
-                return Preemptor(uid, w.namespace, w.name, w.cluster_queue)
-        return Preemptor(uid, cluster_queue=cq)
+                return PreemptedBy(uid, w.namespace, w.name, w.cluster_queue)
+        return PreemptedBy(uid, cluster_queue=cq)
 
     def for_facts(self, facts: Any) -> list[Answer]:
         """The answers of one target's Workloads (those it judged), and who preempted each preempted one."""
@@ -294,13 +279,6 @@ def _fair_sharing_may_preempt(snap: Snapshot, cq_name: str) -> bool:
     return cq.cohort is not None and p.reclaim_within_cohort != NEVER and p.borrow_within_cohort == NEVER
 
 
-def _inactive(snap: Snapshot, cq_name: str) -> bool:
-    """A stopped or inactive queue admits nothing: preemption is not what it waits for."""
-    cq = snap.cluster_queues[cq_name]
-    active = cq.conditions.get("Active")
-    return cq.stop_policy not in (None, "None") or (active is not None and not active.true)
-
-
 def _now() -> float:
     import time
 
@@ -314,15 +292,4 @@ def _candidate_frs(snap: Snapshot, cq_name: str, demand: ad.Demand) -> list[Flav
     return [(f.name, r.name) for g in cq.resource_groups for f in g.flavors for r in f.resources if r.name in wanted]
 
 
-def _holder_queues(snap: Snapshot, cq_name: str, frs: list[FlavorResource]) -> list[str]:
-    state = pre.State(snap, (), frozenset())
-    node = state.nodes[cq_name]
-    out = [cq_name]
-    if node.parent is not None:
-        out += [q.name for q in node.root().cluster_queues()
-                if q.name != cq_name and any(q.borrowing_with(fr, Fraction(0)) for fr in frs)]
-    return out
-
-
-_UID = re.compile(r"\(UID: ([^,)]+)")
-_PATH = re.compile(r"preemptor path: (\S+?);")
+Context = PreemptionView  # the name its callers import (commands/why_pending.py, create/preflight.py), until they move

@@ -68,7 +68,7 @@ class Preemptor:
 
 
 @dataclass(frozen=True)
-class Target:
+class PreemptionTarget:
     workload: Admitted
     reason: str
 
@@ -248,7 +248,7 @@ class Ctx:
                 return False
         return True
 
-    def fill_back(self, targets: list[Target], borrowing: bool) -> list[Target]:
+    def fill_back(self, targets: list[PreemptionTarget], borrowing: bool) -> list[PreemptionTarget]:
         """Kueue's fillBackWorkloads: put back, newest-removed first (skipping the last), what is not needed."""
         for i in range(len(targets) - 2, -1, -1):
             self.state.add(targets[i].workload)
@@ -259,7 +259,7 @@ class Ctx:
                 self.state.remove(targets[i].workload)
         return targets
 
-    def restore(self, targets: list[Target]) -> None:
+    def restore(self, targets: list[PreemptionTarget]) -> None:
         for t in targets:
             self.state.add(t.workload)
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Any
 
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import NEVER, ClusterQueue, FlavorResource, Snapshot, conditions_of, is_true
+from kubectl_pd.kueue.model import NEVER, ClusterQueue, FlavorResource, Snapshot
 from kubectl_pd.kueue.preempt_common import ANY as ANY
 from kubectl_pd.kueue.preempt_common import DEFAULT_STRATEGIES as DEFAULT_STRATEGIES
 from kubectl_pd.kueue.preempt_common import DEFAULTS as DEFAULTS
@@ -36,16 +35,15 @@ from kubectl_pd.kueue.preempt_common import LOWER_PRIORITY as LOWER_PRIORITY
 from kubectl_pd.kueue.preempt_common import REASON, Candidate, OrderKey
 from kubectl_pd.kueue.preempt_common import Admitted as Admitted
 from kubectl_pd.kueue.preempt_common import Ctx as Ctx
+from kubectl_pd.kueue.preempt_common import PreemptionTarget as PreemptionTarget
 from kubectl_pd.kueue.preempt_common import Preemptor as Preemptor
 from kubectl_pd.kueue.preempt_common import Settings as Settings
 from kubectl_pd.kueue.preempt_common import State as State
-from kubectl_pd.kueue.preempt_common import Target as Target
 from kubectl_pd.kueue.preempt_common import find_candidates as find_candidates
 from kubectl_pd.kueue.preempt_common import ordering_key as ordering_key
 from kubectl_pd.kueue.preempt_common import satisfies as satisfies
-from kubectl_pd.kueue.quantity import try_parse
 
-# ---------------------------------------------------------------------------------------- reading
+# ---------------------------------------------------------------------------------------- times
 
 
 def epoch(ts: str) -> float | None:
@@ -55,41 +53,6 @@ def epoch(ts: str) -> float | None:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-
-
-def _d(x: Any) -> dict[str, Any]:
-    return x if isinstance(x, dict) else {}
-
-
-def _l(x: Any) -> list[Any]:
-    return x if isinstance(x, list) else []
-
-
-def admitted_of(obj: Any) -> Admitted | None:
-    """An admitted Workload from its object: usage from `status.admission.podSetAssignments[].resourceUsage`
-    (what Kueue charged). None when it holds no quota reservation or its usage cannot be read."""
-    obj = _d(obj)
-    meta, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
-    adm = _d(status.get("admission"))
-    conds = conditions_of(obj)
-    cq = adm.get("clusterQueue")
-    if not isinstance(cq, str) or not cq or not is_true(conds, "QuotaReserved"):
-        return None
-    usage: dict[FlavorResource, Fraction] = {}
-    for psa in map(_d, _l(adm.get("podSetAssignments"))):
-        flavors = _d(psa.get("flavors"))
-        for r, v in _d(psa.get("resourceUsage")).items():
-            q = try_parse(v)
-            f = flavors.get(r)
-            if q is None or not isinstance(f, str):
-                return None
-            usage[(f, str(r))] = usage.get((f, str(r)), Fraction(0)) + q
-    prio = spec.get("priority")
-    reserved = conds["QuotaReserved"].last_transition
-    return Admitted(str(meta.get("namespace") or ""), str(meta.get("name") or ""), cq,
-                    prio if isinstance(prio, int) and not isinstance(prio, bool) else 0, usage,
-                    epoch(str(meta.get("creationTimestamp") or "")) or 0.0, epoch(reserved) if reserved else None,
-                    is_true(conds, "Evicted"), str(meta.get("uid") or ""), str(spec.get("queueName") or ""))
 
 
 # ---------------------------------------------------------------------------------------- quota state
@@ -103,7 +66,7 @@ def _split(cands: list[Candidate], key: Callable[[Admitted], OrderKey]) -> tuple
     return [c for c in cands if c.wl.evicted], [c for c in cands if not c.wl.evicted]
 
 
-def classical(ctx: Ctx) -> list[Target]:
+def classical(ctx: Ctx) -> list[PreemptionTarget]:
     """Kueue's classicalPreemptions."""
     p = ctx.cq.preemption
     same = ctx.from_queue(ctx.cq.name, None, False) if p.within_cluster_queue != NEVER else []
@@ -122,12 +85,12 @@ def classical(ctx: Ctx) -> list[Target]:
     else:
         attempts = [True, False]
     for borrowing in attempts:
-        targets: list[Target] = []
+        targets: list[PreemptionTarget] = []
         for c in ordered:
             if not ctx.valid(c, borrowing):
                 continue
             ctx.state.remove(c.wl)
-            targets.append(Target(c.wl, REASON[c.variant]))
+            targets.append(PreemptionTarget(c.wl, REASON[c.variant]))
             if ctx.fits(borrowing):
                 targets = ctx.fill_back(targets, borrowing)
                 ctx.restore(targets)
@@ -138,7 +101,7 @@ def classical(ctx: Ctx) -> list[Target]:
 
 def targets(snap: Snapshot, workloads: Iterable[Admitted], preemptor: Preemptor,
             needs_preemption: Iterable[FlavorResource], settings: Settings = DEFAULTS,
-            state: State | None = None) -> tuple[Target, ...]:
+            state: State | None = None) -> tuple[PreemptionTarget, ...]:
     """Kueue's GetTargets: the Workloads evicted to admit `preemptor`, each with Kueue's reason; () when
     nothing can be preempted. `needs_preemption`: the flavor/resources the assignment marks Preempt."""
     st = state if state is not None else State(snap, workloads)

@@ -141,9 +141,15 @@ def _whole_card_quotas(ref: ObjectRef, groups: list[Obj]) -> list[Finding]:
 
 
 def drop_limits_without_cohort(obj: Obj, groups: list[Obj]) -> tuple[list[Obj], list[str]]:
-    """PD109's fix on a GPUStack queue: the operator's auto-derived queues are isolated (no cohortName), yet its
-    newest ones set `lendingLimit: 0`, which Kueue's webhook refuses ("must be nil when cohort is empty"). With no
-    cohort there is nothing to lend to or borrow from, so the limit is dropped (not a cohort invented).
+    """PD109's fix on a GPUStack queue: the operator's auto-derived queues are isolated (no cohortName), yet one OLDER
+    era of it set `lendingLimit: 0` on every quota (gpustack/gpustack-operator
+    pkg/worker/controllers/worker/nodequeue.go@000eb15f, `isolate`; its queues are named `gpustack-<key>-<os>-<arch>`),
+    which Kueue's webhook refuses ("must be nil when cohort is empty"). The later NodeQueueReconciler
+    (pkg/worker/controllers/worker/node_queue.go, the stored version id 68873985490, `buildResourceGroups`) sets no
+    limit and says why: Kueue rejects a limit on a queue in no cohort. That it is the later one is inferred from that
+    comment and its TAS-aware flavors (the stored versions carry no dates), and the v0.11.2 docs spell the queues
+    `gpustack--<key>-<os>-<arch>`. With no cohort there is nothing to lend to or borrow from, so the limit is dropped
+    (not a cohort invented).
     `groups` (already rewritten) is not modified; the new groups and a sentence per change come back."""
     spec: Obj = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
     if not is_gpustack_queue(obj) or spec.get("cohortName") or spec.get("cohort"):

@@ -25,7 +25,7 @@ from kubectl_pd.kueue.model import (
     Workload,
     pending_view,
 )
-from kubectl_pd.pending import md_v1
+from kubectl_pd.pending import md_v1, operator
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending.compose import Findings, PairEffect, QueueStanding, compose
 from kubectl_pd.pending.gather import MAX_AHEAD, QUEUE_LABEL, Facts, group_of_pod
@@ -95,8 +95,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     if md is not None and facts.target.kind == "ModelDeployment":
         reasons.extend(_missing_groups(ctx, md))
         notes.extend(_operator_condition(md))
-        if md_v1.is_v1(md):  # GPUStack's published API: its phase and ready summary
-            notes.extend(md_v1.status_note(md))
+        notes.extend(operator.notes(md))  # phase, ready summary, the operator's other conditions (v1alpha1 and v1)
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
     verdicts, bars_by_cq, joint, suggestions = _arithmetic(ctx)
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
@@ -107,7 +106,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     reasons.extend(_queue_reasons_without_workload(ctx))
     reasons.extend(_once_composed(reasons, verdicts, units))
     if md is not None and facts.target.kind == "ModelDeployment":
-        reasons.extend(md_v1.operator_reasons(md, reasons))  # the operator's verdict over the whole set
+        reasons = operator.judge(md, reasons)  # the operator's verdict over the whole set, its weights first
     reasons, pending = _settle(reasons, units, md)
     found = _late_steps(ctx, verdicts, by_unit, order)  # 4. the steps over the whole target, in any order
     queue = found.queue
@@ -550,20 +549,9 @@ def _read_snapshot(facts: Facts) -> Snapshot:
     """Snapshot.read, once per set of objects: the targets of one run (-A) share the objects they read
     (facts.run is the run's), so 2,000 Workloads on one queue parse that queue once, not 2,000 times.
     The key is the objects' identities; the entry keeps the objects, so an identity is never reused."""
-    def ids(objs: Any) -> Any:
-        return None if objs is None else tuple((k, id(v)) for k, v in objs.items()) if isinstance(objs, dict) \
-            else tuple(map(id, objs))
+    from kubectl_pd.pending.gather import engine_snapshot
 
-    parts = (ids(facts.cluster_queues), ids(facts.flavors), ids(facts.peer_queues), ids(facts.cohorts), facts.live)
-    key = ("Snapshot", hash(parts))
-    hit = facts.run.snapshots.get(key)
-    if hit is not None and hit[0] == parts:
-        return hit[2]  # type: ignore[no-any-return]
-    snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
-                         from_file=not facts.live)
-    keep = (list(facts.cluster_queues.values()), list(facts.flavors.values()), facts.peer_queues, facts.cohorts)
-    facts.run.snapshots[key] = (parts, keep, snap)
-    return snap
+    return engine_snapshot(facts)  # the preemption plan of the gather step reads the same one
 
 
 def snapshot_of(facts: Facts) -> Snapshot:

@@ -15,16 +15,24 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kubectl_pd import kube
+from kubectl_pd.admitted_reads import read_admitted
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt, together
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.source import Obj, name_of, namespace_of
-from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError, NotFoundError, PdError
+from kubectl_pd.errors import (
+    ApiUnavailable,
+    ClusterError,
+    ForbiddenError,
+    NotFoundError,
+    PdError,
+)
 from kubectl_pd.gpustack.model import InstanceType, ModelDeployment, instance_type, model_deployment
 from kubectl_pd.gpustack.names import local_queue_name
+from kubectl_pd.kueue import preempt_reads as pr
 from kubectl_pd.kueue.model import (
     AdmissionCheck,
     ClusterQueue,
@@ -33,6 +41,7 @@ from kubectl_pd.kueue.model import (
     LocalQueue,
     PendingView,
     ResourceFlavor,
+    Snapshot,
     Workload,
     admission_check,
     cluster_queue,
@@ -60,6 +69,9 @@ MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not 
 MAX_FLAVORS = 4
 MAX_CHECKS = 3
 MAX_EVENT_LISTS = 2
+
+if TYPE_CHECKING:
+    from kubectl_pd.kueue.preempt_answer import PreemptionView
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -201,9 +213,11 @@ class _FactReader:
     """Wraps a Source: turns optional-read failures into notes (and, for reads the verdict depends on,
     into `Facts.incomplete`), and runs independent reads together on a live cluster."""
 
-    def __init__(self, source: Source, facts: Facts) -> None:
+    def __init__(self, source: Source, facts: Facts, preempt: PreemptionView | None = None) -> None:
         self.source = source
         self.facts = facts
+        self.preempt = preempt  # the run's preemption view, whose record the reads fill (gather_preemption)
+        self.deployment: Call | None = None  # the deployment of a group's Pods, read with its LocalQueues
 
     def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
         return self._settle(what, attempt(fn), default, dependent)
@@ -264,16 +278,19 @@ def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
     return any(r.kind == "ModelDeployment" and r.name == md_name for r in ctrl)
 
 
-def gather(source: Source, target: Target, *, strict: bool = True, run: Run | None = None) -> Facts:
+def gather(source: Source, target: Target, *, strict: bool = True, run: Run | None = None,
+           preempt: PreemptionView | None = None) -> Facts:
     """Read the target and what explains it; raise NotFoundError when the target does not exist.
 
     `strict`: raise IncompleteError when a read the verdict depends on failed (callers that render a
     diagnosis without looking at `Facts.incomplete`); why-pending passes False and decides itself.
+    `preempt`: the run's preemption view; what its answers may read is read here too (`gather_preemption`;
+    a queue in no cohort with the queue's other reads), so the diagnosis after it reads nothing.
     """
     facts = Facts(target, live=bool(getattr(source, "is_live", False)))
     if run is not None:  # a run's targets share the objects they read, and so their typed records
         facts.run = run
-    rd = _FactReader(source, facts)
+    rd = _FactReader(source, facts, preempt)
     ns = target.namespace
     if target.kind == "ModelDeployment":
         _read_deployment(rd, target)
@@ -282,6 +299,8 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Run | No
     else:
         raise PdError(f"cannot diagnose a {target.kind}")
     _read_rest(rd, ns)
+    if preempt is not None:
+        gather_preemption(source, [facts], preempt)
     if strict and facts.incomplete:
         raise IncompleteError(target, facts.incomplete)
     return facts
@@ -314,10 +333,9 @@ def _read_group(rd: _FactReader, target: Target) -> None:
         _read_group_members(rd, target, group)
     md_name = next((p.labels.get(INSTANCE_LABEL) for p in facts.pods
                     if p.labels.get(APP_NAME_LABEL) == "model-deployment"), None)
-    if md_name:
-        md, _ = rd.optional(Read("ModelDeployment", md_name), lambda: source.get("ModelDeployment", md_name, ns),
-                            None)
-        facts.deployment = facts.run.typed("ModelDeployment", md) if md is not None else None
+    if md_name:  # read with the group's LocalQueues (_queue_names): neither waits for the other
+        rd.deployment = (Read("ModelDeployment", md_name), _getter(source, "ModelDeployment", md_name, ns), None,
+                         False)
 
 
 def _read_pod(rd: _FactReader, target: Target) -> str:
@@ -335,17 +353,26 @@ def _read_pod(rd: _FactReader, target: Target) -> str:
 
 
 def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
+    """The group's Workload (Kueue names it after the group) and its Pods, both at once."""
     source, facts, ns = rd.source, rd.facts, target.namespace
+    (wl_ok, wl), (pods_ok, pods) = together([
+        lambda: source.get("Workload", group, ns),
+        lambda: source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}")], facts.live and _parallel(source))
     if target.kind == "Workload":
-        wl = source.get("Workload", group, ns)
+        if not wl_ok:
+            raise wl
         if wl is None:
             raise NotFoundError(f'workload "{target.name}" not found in namespace "{ns}"')
         facts.workloads[group] = facts.run.parse("Workload", wl, workload)
-    facts.pods = facts.run.pods(source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}"))
+    if not pods_ok:
+        raise pods
+    facts.pods = facts.run.pods(pods)
     if target.kind == "Workload" and not facts.pods:
         facts.pods = _pods_by_owner(rd, facts.workloads[group], ns)
     if target.kind == "PodGroup":
-        rd.get_into(facts.workloads, "Workload", group, ns, Read("Workload", group), dependent=True)
+        obj, ok = rd._settle(Read("Workload", group), (wl_ok, wl), None, True)
+        if ok:
+            facts.workloads[group] = facts.run.parse("Workload", obj, workload) if obj is not None else None
         if group not in facts.workloads and not facts.pods:
             raise IncompleteError(target, facts.incomplete)
         if not facts.pods and facts.workloads.get(group) is None:
@@ -431,7 +458,8 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
     role_types = _role_instance_types(facts.deployment)
     if facts.deployment is not None and not facts.pods:
         _queues_of_instance_types(rd, role_types, lq_names, cq_names)
-    rd.get_many(facts.local_queues, "LocalQueue", lq_names[:3], ns, lambda lq: Read("LocalQueue", lq, ns))
+    _read_local_queues(rd, lq_names[:3], ns)
+    role_types = _role_instance_types(facts.deployment)
     for lq in lq_names[:3]:
         obj = facts.local_queues.get(lq)
         if obj is not None:
@@ -441,6 +469,24 @@ def _queue_names(rd: _FactReader, ns: str) -> tuple[list[str], list[str]]:
             if isinstance(t, str) and local_queue_name(t) == lq:
                 _add(cq_names, t)
     return lq_names, cq_names
+
+
+def _read_local_queues(rd: _FactReader, names: list[str], ns: str) -> None:
+    """The LocalQueues not read yet and the deployment of a group's Pods (when one waits to be read), together;
+    the deployment's failure is a note before theirs, as when it was read first."""
+    facts = rd.facts
+    todo = [n for n in dict.fromkeys(names) if n not in facts.local_queues]
+    first = [rd.deployment] if rd.deployment is not None else []
+    rd.deployment = None
+    calls: list[Call] = first + [(Read("LocalQueue", n, ns), _getter(rd.source, "LocalQueue", n, ns), None, False)
+                                 for n in todo]
+    results = rd.many(calls)
+    if first:
+        md, _ok = results.pop(0)
+        facts.deployment = facts.run.typed("ModelDeployment", md) if md is not None else None
+    for n, (obj, ok) in zip(todo, results, strict=True):
+        if ok:
+            facts.local_queues[n] = facts.run.typed("LocalQueue", obj) if obj is not None else None
 
 
 def _queues_of_instance_types(rd: _FactReader, role_types: list[str | None], lq_names: list[str],
@@ -460,7 +506,7 @@ def _read_explanations(rd: _FactReader, ns: str, cq_names: list[str]) -> None:
     """What explains a queue (flavors, checks, the namespace), the cohort, LimitRanges, events and queue
     positions: all read together, each part settled in the order it was asked."""
     parts = [_queue_object_reads(rd, ns, cq_names), _cohort_reads(rd), _limit_range_reads(rd, ns),
-             _event_reads(rd, ns), _visibility_reads(rd, cq_names)]
+             _event_reads(rd, ns), _visibility_reads(rd, cq_names), _lone_queue_preemption_reads(rd)]
     results = rd.many([c for calls, _apply in parts for c in calls])
     at = 0
     for calls, apply in parts:
@@ -469,6 +515,25 @@ def _read_explanations(rd: _FactReader, ns: str, cq_names: list[str]) -> None:
 
 
 Part = tuple[list[Call], Callable[[Settled], None]]
+
+
+def _lone_queue_preemption_reads(rd: _FactReader) -> Part:
+    """What the preemption answers may read of a queue in no cohort (kueue/preempt_reads.alone: the queue
+    alone decides), sent with the queue's other reads; a queue in a cohort waits for its peers
+    (gather_preemption, after). Failures are the record's (a queue's code), never a note here."""
+    ctx, facts = rd.preempt, rd.facts
+    if ctx is None or not _assigns(facts):
+        return [], lambda _r: None
+    plan = pr.Plan()
+    for cq in facts.cluster_queues.values():
+        lone = pr.alone(cq, holders=ctx.want_holders) if cq is not None else None
+        plan = plan | lone if lone is not None else plan
+    config = plan.config and not ctx.has_config and ctx.known.config is None
+    queues = [q for q in plan.queues if not ctx.known.has(q)]
+    if not queues and not config:
+        return [], lambda _r: None
+    read = functools.partial(read_admitted, rd.source, queues, ctx.known, config=config, parse=facts.run.workloads)
+    return [(Read("Workload", purpose="list"), read, None, False)], lambda _r: None
 
 
 def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
@@ -866,3 +931,69 @@ def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | N
         if (ns, name_of(wl)) not in claimed and not _admitted_or_finished(wl, run):
             targets.append(Target("Workload", name_of(wl), ns))
     return targets
+
+
+# ---------------------------------------------------------------------------------------- the engine's view
+
+
+def engine_snapshot(facts: Facts) -> Snapshot:
+    """The admission engine's Snapshot of what was read (Snapshot.read), once per set of objects: the targets of
+    one run (-A) share the objects they read (facts.run is the run's), so 2,000 Workloads on one queue parse that
+    queue once, not 2,000 times. The key is the objects' identities; the entry keeps the objects, so an identity
+    is never reused. The preemption plan below and the diagnosis (pending/diagnose.snapshot_of) share it."""
+    def ids(objs: Any) -> Any:
+        return None if objs is None else tuple((k, id(v)) for k, v in objs.items()) if isinstance(objs, dict) \
+            else tuple(map(id, objs))
+
+    parts = (ids(facts.cluster_queues), ids(facts.flavors), ids(facts.peer_queues), ids(facts.cohorts), facts.live)
+    key = ("Snapshot", hash(parts))
+    hit = facts.run.snapshots.get(key)
+    if hit is not None and hit[0] == parts:
+        return hit[2]  # type: ignore[no-any-return]
+    snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
+                         from_file=not facts.live)
+    keep = (list(facts.cluster_queues.values()), list(facts.flavors.values()), facts.peer_queues, facts.cohorts)
+    facts.run.snapshots[key] = (parts, keep, snap)
+    return snap
+
+
+# ---------------------------------------------------------------------------------------- preemption's reads
+
+
+def _assigns(facts: Facts) -> bool:
+    """Whether the diagnosis may work out an assignment for some Workload of the target (one not holding a
+    quota reservation, or a group with none read): only then may its preemption answer read anything."""
+    if not facts.groups:
+        return facts.deployment is not None or bool(facts.workloads)
+    return any((wl := facts.workloads.get(g)) is None or not (wl.reserved or wl.finished) for g in facts.groups) \
+        or any(wl is not None and not (wl.reserved or wl.finished) for wl in facts.workloads.values())
+
+
+def preemption_plan(all_facts: list[Facts], *, holders: bool) -> pr.Plan:
+    """Every read the preemption answers of these targets may make (kueue/preempt_reads.plan, per ClusterQueue
+    read, once per engine snapshot), and the queues named by Preempted conditions: pure, before any answer."""
+    out = pr.Plan()
+    seen: dict[tuple[int, str], Snapshot] = {}  # (snapshot, queue) planned; keeps each snapshot while it runs
+    for facts in all_facts:
+        for wl in facts.workloads.values():
+            named = pr.preemptor_queue(wl.conditions) if wl is not None else None
+            if named is not None and named[1] is not None:
+                out = out | pr.Plan((named[1],))
+        if not _assigns(facts) or not any(o is not None for o in facts.cluster_queues.values()):
+            continue
+        snap = engine_snapshot(facts)
+        for cq in facts.cluster_queues:
+            if facts.cluster_queues[cq] is not None and (id(snap), cq) not in seen:
+                seen[(id(snap), cq)] = snap
+                out = out | pr.plan(snap, cq, holders=holders)
+    return out
+
+
+def gather_preemption(source: Source, all_facts: list[Facts], ctx: PreemptionView) -> None:
+    """The reads the preemption answers of these targets may make (`preemption_plan`), performed now, into the
+    run's closed record (`ctx.known`): the admitted Workloads of each queue not read yet and, unless
+    `--kueue-config` gave it, Kueue's configuration. After this the answers read nothing."""
+    plan = preemption_plan(all_facts, holders=ctx.want_holders)
+    config = plan.config and not ctx.has_config and ctx.known.config is None
+    read_admitted(source, [q for q in plan.queues if not ctx.known.has(q)], ctx.known, config=config,
+                  parse=all_facts[0].run.workloads if all_facts else None)

@@ -31,9 +31,10 @@ ALWAYS: dict[str, ReasonCode] = {
     "NoQueueInReservedNamespace": "NoQueueInReservedNamespace",
     "AllReplicasTerminating": "AllReplicasTerminating",
 }
-FALLBACK: dict[str, ReasonCode] = {"PodGroupIncomplete": "PodGroupIncomplete", "NoReplicas": "PodGroupIncomplete",
-            "AdmissionInFlight": "WorkloadMissing"}
-KNOWN = ("Reserved", "Pending", *ALWAYS, *FALLBACK)
+# NoReplicas (the operator created no replica, e.g. while its weights are held back) is not an incomplete group:
+# pending/operator.py answers it (WeightsNotReady or ReplicasNotCreated) before this module is asked.
+FALLBACK: dict[str, ReasonCode] = {"PodGroupIncomplete": "PodGroupIncomplete", "AdmissionInFlight": "WorkloadMissing"}
+KNOWN = ("Reserved", "Pending", "NoReplicas", *ALWAYS, *FALLBACK)
 
 
 def is_v1(md: ModelDeployment | None) -> bool:
@@ -41,8 +42,11 @@ def is_v1(md: ModelDeployment | None) -> bool:
 
 
 def with_status(md: ModelDeployment | None) -> ModelDeployment | None:
-    """The deployment when the operator wrote its phase or ready summary (shown in -o json as `deployment`)."""
-    return md if md is not None and md.is_v1 and (md.phase or md.role_summary is not None) else None
+    """The deployment when the operator wrote its phase, ready summary or conditions (shown in -o json as
+    `deployment`): v1alpha1 and v1 alike, the operator writes one status struct for both."""
+    if md is None:
+        return None
+    return md if md.phase or md.role_summary is not None or md.conditions else None
 
 
 def status_note(md: ModelDeployment | None) -> list[Say]:
@@ -65,7 +69,7 @@ def operator_reasons(md: ModelDeployment | None, ours: list[Reason]) -> list[Rea
     """The QuotaReserved reason as a code of ours; Pending and PodGroupIncomplete only when our own reading of the
     Workloads found no reason of that kind (ours names the role, the flavor and the numbers)."""
     c = md.conditions.get("QuotaReserved") if md is not None else None
-    if md is None or c is None or c.reason in ("", "Reserved", "Pending") or c.true:
+    if md is None or c is None or c.reason in ("", "Reserved", "Pending", "NoReplicas") or c.true:
         return []
     ns, name = md.namespace, md.name or None
     params: dict[str, Any] = {"operatorReason": c.reason, "status": c.status, "message": c.message}

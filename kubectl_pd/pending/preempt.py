@@ -8,15 +8,15 @@ from typing import Any
 from kubectl_pd.kueue import preempt_answer as pa
 
 
-def context(source: Any, config_file: str | None, want_holders: bool, live: bool | None = None) -> pa.Context:
+def context(source: Any, config_file: str | None, want_holders: bool, live: bool | None = None) -> pa.PreemptionView:
     """One run's preemption view; `--kueue-config FILE` is read (and refused when unreadable) up front."""
     from kubectl_pd.kueue import config as kc
 
     cfg = kc.from_file(config_file) if config_file else None
-    return pa.Context(source, cfg, live=live, want_holders=want_holders)
+    return pa.PreemptionView(None, cfg, want_holders=want_holders)  # its record: filled by gather_preemption
 
 
-def section(ctx: pa.Context, facts: Any, *, text: bool = True) -> tuple[dict[str, Any], str]:
+def section(ctx: pa.PreemptionView, facts: Any, *, text: bool = True) -> tuple[dict[str, Any], str]:
     """why-pending's preemption part for one target: (JSON keys, text block), from the answers its
     diagnosis recorded through `ctx.assign` (the same assignments its verdicts rest on). `text=False`: the
     JSON keys only (the block is "")."""

@@ -44,11 +44,12 @@ def _deployment_dict(d: Diagnosis) -> dict[str, Any]:
     """What GPUStack's operator says of the whole deployment (status.phase, roleSummary, roles[]): None = not
     written (unknown, never zero)."""
     from kubectl_pd.pending.md_v1 import role_status
+    from kubectl_pd.pending.operator import condition_rows
 
     md = d.deployment
     assert md is not None
     return {"apiVersion": md.api_version, "phase": md.phase or None, "phaseMessage": md.phase_message,
-            "roleSummary": md.role_summary, "roles": role_status(md)}
+            "roleSummary": md.role_summary, "roles": role_status(md), "conditions": condition_rows(md)}
 
 
 def _bar_dict(b: FlavorBar) -> dict[str, Any]:

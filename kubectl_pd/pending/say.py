@@ -39,6 +39,8 @@ SentenceId = Literal[
     "wl.reserved-not-admitted",
     # GPUStack's v1 ModelDeployment status (pending/md_v1.py)
     "operator.reason", "operator.said", "next.operator-reason", "note.deployment",
+    # GPUStack's operator conditions besides QuotaReserved (pending/operator.py)
+    "operator.weights", "next.weights", "operator.no-replicas", "next.no-replicas", "note.operator-condition",
 ]
 
 

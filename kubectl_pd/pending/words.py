@@ -1080,3 +1080,38 @@ def incomplete(target: Target, unread: list[Unread]) -> str:
     kind = TARGET_WORDS.get(target.kind, target.kind.lower())
     return (f"the diagnosis of {kind} {target.namespace}/{target.name} is incomplete, so there is no verdict: "
             f"could not read {what}")
+
+
+# -- GPUStack's operator conditions besides QuotaReserved (pending/operator.py): weights, router, cache, ... --------
+
+@_sentence("operator.weights")
+def _operator_weights(md: str, artifact: str | None, reason: str, message: str, blocked: bool) -> str:
+    what = f"ModelArtifact {artifact}" if artifact else "its model weights"
+    held = ("the operator creates no Pod until they are available, so there is no Workload and no quota verdict yet"
+            if blocked else "its replica Pods wait for them")
+    return f"{md} waits for {what} (WeightsReady=False, {reason}): {held}{_operator_words(message)}"
+
+
+@_sentence("next.weights")
+def _next_weights(md: str, ns: str, artifact: str | None, reason: str) -> str:
+    if artifact and reason in ("ArtifactNotFound", "ArtifactNotResolved"):
+        return (f"create or fix ModelArtifact {artifact} (kubectl describe modelartifact {artifact} -n {ns}); the "
+                f"operator creates the Pods the pass after it resolves")
+    return f"fix what the operator's message names (kubectl describe md {md} -n {ns}); the Pods follow on their own"
+
+
+@_sentence("operator.no-replicas")
+def _operator_no_replicas(md: str, message: str) -> str:
+    return (f"GPUStack's operator has created no replica of {md} yet (QuotaReserved NoReplicas): there is no pod "
+            f"group to judge{_operator_words(message)}")
+
+
+@_sentence("next.no-replicas")
+def _next_no_replicas(md: str, ns: str) -> str:
+    return f"wait for the operator's next pass; if it stays, read its events (kubectl describe md {md} -n {ns})"
+
+
+@_sentence("note.operator-condition")
+def _note_operator_condition(code: str, type: str, status: str, reason: str, message: str) -> str:  # noqa: A002
+    return f"{code}: the operator reports {type}={status}" + (f" ({reason})" if reason else "") + (
+        f": {message}" if message else "")

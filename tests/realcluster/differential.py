@@ -267,28 +267,33 @@ SHORT_CODES = ("QuotaExhausted", "NeedsPreemption", "PreemptionInProgress")
 
 def said(doc: dict[str, Any], target: dict[str, Any], roles: dict[str, str], n: Names) -> dict[str, bool | None]:
     """issue 37 item 5: the live answer's words against Kueue's condition on the same Workload at the same
-    moment. `code`: the blocked role's reason code is the class of Kueue's message (short of unused quota, or
-    over the maximum capacity); `shortfall`: its flavor is one Kueue names for that pod set and its `needed`
-    is Kueue's `N more needed` there (capacity: previous + request - maximum). None: Kueue says no such thing."""
+    moment, for every pod set Kueue's message names (`...; couldn't assign flavors to pod set B: ...`). `code`: the
+    pod set's reason code is the class of Kueue's words for it (short of unused quota, or over the maximum
+    capacity); `shortfall`: its flavor is one Kueue names for that pod set, and its `needed` Kueue's `N more
+    needed` there (capacity: previous + request - maximum). Empty: Kueue says no such thing."""
     cond = condition(target, "QuotaReserved") or {}
-    m = _PODSET.match(cond.get("message") or "") if cond.get("status") == "False" else None
-    if m is None:
-        return {}
-    names, rest = {m.group(1), roles.get(m.group(1), m.group(1))}, m.group(2)  # the pod set's, or its role's
-    short = {_short(f, n): parse(q) for _r, f, q in _UNUSED.findall(rest)}
-    over = {_short(f, n): parse(p) + parse(q) - parse(c) for _r, f, p, q, c in _CAPACITY.findall(rest)}
+    message = cond.get("message") or "" if cond.get("status") == "False" else ""
+    parts = [m for p in re.split(r"; (?=couldn't assign flavors to pod set )", message) if (m := _PODSET.match(p))]
     item = doc["items"][0] if doc.get("items") else doc
-    mine = next((r for r in item.get("reasons") or () if r.get("role") in names
-                 and r["code"] in (*SHORT_CODES, "QuotaExceedsCapacity")), None)
-    if not short and not over:
-        return {}
-    if mine is None:
-        return {"code": False, "shortfall": False}
-    expect = over if (mine["code"] == "QuotaExceedsCapacity") else short
-    code_ok = (mine["code"] == "QuotaExceedsCapacity") == (bool(over) and not short)
-    flavor = _short(mine.get("flavor"), n)
-    needed = parse(mine["needed"]) if mine.get("needed") is not None else None
-    return {"code": code_ok, "shortfall": flavor in expect and needed == expect[flavor]}
+    out: dict[str, bool | None] = {}
+    for m in parts:
+        names, rest = {m.group(1), roles.get(m.group(1), m.group(1))}, m.group(2)  # the pod set's, or its role's
+        short = {_short(f, n): parse(q) for _r, f, q in _UNUSED.findall(rest)}
+        over = {_short(f, n): parse(p) + parse(q) - parse(c) for _r, f, p, q, c in _CAPACITY.findall(rest)}
+        if not short and not over:
+            continue
+        mine = next((r for r in item.get("reasons") or () if r.get("role") in names
+                     and r["code"] in (*SHORT_CODES, "QuotaExceedsCapacity")), None)
+        if mine is None:
+            code_ok = fits = False
+        else:
+            expect = over if mine["code"] == "QuotaExceedsCapacity" else short
+            code_ok = (mine["code"] == "QuotaExceedsCapacity") == (bool(over) and not short)
+            needed = parse(mine["needed"]) if mine.get("needed") is not None else None
+            fits = _short(mine.get("flavor"), n) in expect and needed == expect[_short(mine.get("flavor"), n)]
+        out["code"] = out.get("code", True) and code_ok
+        out["shortfall"] = out.get("shortfall", True) and fits
+    return out
 
 
 # ---------------------------------------------------------------- driving one state
@@ -308,6 +313,7 @@ class Record:
     seconds: float = 0.0
     words: dict[str, bool | None] = field(default_factory=dict)  # issue 37: codes and shortfall against Kueue's
     screen: list[str] = field(default_factory=list)  # what breaks one set of figures on the live screen
+    said: dict[str, Any] = field(default_factory=dict)  # Kueue's message and our reasons, for a saved case
 
     @property
     def disagrees(self) -> bool:
@@ -380,6 +386,9 @@ def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
         now = _target(plane, ns)
         if now is not None and not kueue_did.admitted:
             rec.words = said(doc, now, roles, n)
+            rec.said = {"kueue": (condition(now, "QuotaReserved") or {}).get("message"),
+                        "ours": [{k: r.get(k) for k in ("code", "role", "flavor", "needed", "available")}
+                                 for it in doc.get("items", [doc]) for r in it["reasons"]]}
         if "items" not in doc:  # one set of figures on the live screen too (tests/test_screen_property.py)
             from tests.test_screen_property import check_screen
 

@@ -13,7 +13,15 @@ tests/fixtures/gpustack-v1/crd-v1.yaml, written from the docs' fields) and takes
 each Pod the docs' per-Pod keys (`kueue.x-k8s.io/role-hash` = the role's name, so every replica's group composes
 one PodSet named by the role; `modeldeployment.gpustack.ai/role-kind`; `kueue.x-k8s.io/pod-group-serving`), and
 `write_status` writes `status.phase`, `roles[]` (desired, ready, quotaReserved, assignedFlavors), `roleSummary` and
-the `QuotaReserved` condition (Reserved, Pending, AdmissionInFlight, NoReplicas) as status.md describes them."""
+the `QuotaReserved` condition (Reserved, Pending, AdmissionInFlight, NoReplicas) as status.md describes them.
+
+Issue 40, the operator as its source behaves (gpustack/lines.py cites the files): a role's pool is its instanceType
+or its acceleratorType (`pool_of`); `hold_on_weights` answers a deployment whose `spec.model.artifactRef` has not
+resolved as the source does (no Pod, WeightsReady=False, QuotaReserved=Unknown NoReplicas, the phase message the
+condition's), and `write_status` adds WeightsReady=True once released; `v1` is served either by the CRD
+(`serve_v1`, a version schema given) or by a small aggregated API server of our own (tests/realcluster/
+aggregated.py, registered by an APIService); every replica is a pod group whose `pod-group-total-count` is the
+role's `size`."""
 
 from __future__ import annotations
 
@@ -80,6 +88,13 @@ def set_check(plane: Plane, ns: str, wl: Obj, check: str, state: str, message: s
                   "-p", json.dumps({"status": {"admissionChecks": cur}}))
 
 
+def pool_of(role: Obj) -> str:
+    """The role's pool: its instanceType (the operator source: required), or its acceleratorType (the v0.11.2 docs:
+    "AcceleratorType selects accelerated pools ...; both share the canonical pool ClusterQueue"), which the stand-in
+    looks up as the InstanceType of the same name (the pool's ClusterQueue and entrance)."""
+    return str(role.get("instanceType") or role["acceleratorType"])
+
+
 def fnv64a(text: str) -> str:
     h = 0xCBF29CE484222325
     for b in text.encode():
@@ -99,7 +114,7 @@ def render(plane: Plane, md: Obj) -> list[str]:
              "controller": True, "blockOwnerDeletion": True}
     pods, groups = [], []
     for role in spec["roles"]:
-        it = plane.get("instancetype", role["instanceType"])
+        it = plane.get("instancetype", pool_of(role))
         vendor = it["spec"]["acceleratorGroup"].split("-")[0]
         cards = int((role.get("resources") or {}).get("accelerator", 1))
         size = int(role.get("size") or 1)
@@ -164,12 +179,12 @@ def _v1_version() -> Obj:
 
 
 @contextlib.contextmanager
-def serve_v1(plane: Plane) -> Iterator[None]:
+def serve_v1(plane: Plane, version: Obj | None = None) -> Iterator[None]:
     """The cluster's ModelDeployment CRD serves (and stores) v1 beside v1alpha1 while the block runs; after it, the
     versions are as the plane started them (its own v1, when it had one), else v1 is no longer served and
     v1alpha1 is the storage version again (a stored version cannot be removed from the CRD, only unserved)."""
     before = plane.get("crd", CRD_NAME)["spec"]["versions"]
-    _set_versions(plane, v1_served=True)
+    _set_versions(plane, v1_served=True, version=version)
     try:
         yield
     finally:
@@ -190,13 +205,14 @@ def _restore_versions(plane: Plane, versions: list[Obj]) -> None:
             "versions"]]) == served))
 
 
-def _set_versions(plane: Plane, v1_served: bool) -> None:
+def _set_versions(plane: Plane, v1_served: bool, version: Obj | None = None) -> None:
     crd = plane.get("crd", CRD_NAME)
     crd.pop("status", None)
     versions = [v for v in crd["spec"]["versions"] if v["name"] != "v1"]
     for v in versions:
         v["storage"] = not v1_served
-    crd["spec"]["versions"] = [*versions, {**_v1_version(), "served": v1_served, "storage": v1_served}]
+    crd["spec"]["versions"] = [*versions, {**(version or _v1_version()), "served": v1_served,
+                                           "storage": v1_served}]
     plane.kubectl("replace", "-f", "-", input=json.dumps(crd))
     wait_for("the ModelDeployment API " + ("with" if v1_served else "without") + " v1", lambda: (  # no cache
         ("v1" in [v["version"] for v in json.loads(plane.kubectl("get", "--raw", f"/apis/{GROUP}").stdout)[
@@ -214,7 +230,7 @@ def _ready(pods: list[Obj]) -> bool:
     return bool(pods) and all(is_true(p, "Ready") for p in pods)
 
 
-def write_status(plane: Plane, md: Obj, wls: dict[str, Obj]) -> Obj:
+def write_status(plane: Plane, md: Obj, wls: dict[str, Obj], resource: str | None = None) -> Obj:
     """The operator's status over the deployment's replica groups (status.md): per role how many replicas are
     desired, ready (every Pod of the group Ready) and hold quota, the flavors they got; `roleSummary` (S, P, D by
     kind, no router here); `phase`; and `QuotaReserved` over every replica's Workload. Returns the status."""
@@ -236,18 +252,46 @@ def write_status(plane: Plane, md: Obj, wls: dict[str, Obj]) -> Obj:
         if flavors:
             entry["assignedFlavors"] = flavors
         roles.append(entry)
-        summary[kind] += ready
+        summary[kind.capitalize()] += ready  # the older source line spells kinds in lowercase
         total += len(groups)
         missing += len(groups) - len(mine)
         waiting += len(mine) - len(reserved)
-        queues.add(plane.get("instancetype", role["instanceType"])["status"]["entrance"])
-    kinds = {r["kind"] for r in roles}
+        queues.add(plane.get("instancetype", pool_of(role))["status"]["entrance"])
+    kinds = {r["kind"].capitalize() for r in roles}
     status: Obj = {"roleSummary": "".join(f"{n}{k[0]}" for k, n in summary.items() if k in kinds),
                    "roles": roles, "conditions": [_quota_reserved(plane, ns, queues, total, waiting, missing)]}
     ready_all = sum(r["ready"] for r in roles)
     status["phase"] = ("Ready" if ready_all == total else "Degraded") if ready_all else "Starting"
-    plane.kubectl("patch", V1_RESOURCE, name, "-n", ns, "--subresource=status", "--type=merge",
+    if md["spec"]["model"].get("artifactRef"):  # released: the weights are there (issue 40, the source)
+        status["conditions"].append(_condition("WeightsReady", "True", "Mounted",
+                                               "every replica's weights are mounted"))
+    plane.kubectl("patch", resource or V1_RESOURCE, name, "-n", ns, "--subresource=status", "--type=merge",
                   "-p", json.dumps({"status": status}))
+    return status
+
+
+# ----------------------------------------------------------------------------- weights held back (issue 40)
+V1ALPHA1_RESOURCE = f"modeldeployments.v1alpha1.{GROUP}"
+WEIGHTS_REASON = "ArtifactNotResolved"
+
+
+def _condition(ctype: str, status: str, reason: str, message: str) -> Obj:
+    return {"type": ctype, "status": status, "reason": reason, "message": message, "lastTransitionTime": _now()}
+
+
+def hold_on_weights(plane: Plane, md: Obj, resource: str = V1ALPHA1_RESOURCE) -> Obj:
+    """What the operator source does while `spec.model.artifactRef` is unresolved: no Pod at all, WeightsReady=False
+    (a reason that blocks), QuotaReserved=Unknown NoReplicas, and the phase message is WeightsReady's message
+    (model_deployment_artifact.go and its test, status file: gpustack/lines.py cites them). Returns the status."""
+    artifact = md["spec"]["model"]["artifactRef"]["name"]
+    message = f'ModelArtifact "{artifact}" has not resolved: the stand-in holds it back'
+    roles = [{"name": r["name"], "kind": r.get("kind") or "Server", "desired": int(r.get("replicas", 1)), "ready": 0,
+              "quotaReserved": 0, "unmanaged": False} for r in md["spec"]["roles"]]
+    status: Obj = {"phase": "Starting", "phaseMessage": message, "roles": roles, "conditions": [
+        _condition("QuotaReserved", "Unknown", "NoReplicas", "no replica has been created yet"),
+        _condition("WeightsReady", "False", WEIGHTS_REASON, message)]}
+    plane.kubectl("patch", resource, md["metadata"]["name"], "-n", md["metadata"]["namespace"],
+                  "--subresource=status", "--type=merge", "-p", json.dumps({"status": status}))
     return status
 
 

@@ -24,7 +24,7 @@ def known(line: str, seed: int, fair: bool = False) -> bool:
 def save(record: Any) -> Path:
     line = ".".join(record.kueue.lstrip("v").split(".")[:2])
     doc = {"kueue": record.kueue, "seed": record.seed, "agree": record.agree, "preemptor": record.preemptor,
-           "words": record.words,
+           "words": record.words, "said": record.said,
            "predicted": record.predicted, "kueueDid": record.kueue_did, "roles": record.roles, "explained": None,
            "state": record.state, "snapshot": record.snapshot}
     p = path(line, record.seed, bool(record.state.get("fair_sharing")))

@@ -1,0 +1,165 @@
+"""kubectl-pd next to kubectl on a real, populated control plane (issue 38): pod groups with their Pods and Events.
+
+A real control plane (scripts/real-cluster: kube-apiserver 1.36 with its watch cache off, etcd 3.6, Kueue) holds N
+two-role pod groups in one namespace (2 Pods each, one GPU a Pod, gated by Kueue's pod integration) on one
+ClusterQueue whose quota admits one group, so the others wait in its queue, plus one Event per group about
+its Workload. At each size, three measures, each side by side with kubectl's own read on the same server:
+
+  why-pending podgroup/X -o json   vs  kubectl get workload X -o json
+  why-pending -A                   vs  kubectl get workloads -A
+  why-pending -A -o json           vs  kubectl get workloads -A -o json
+
+Runs are interleaved (ours, kubectl, [the other build of ours], ours, ...); medians of wall time and client
+CPU (bench_live.measured), and the median of the pairwise ratios. `--before DIR`: a checkout of another
+commit (`git archive COMMIT | tar -x -C DIR`), measured in the same rounds as a third column (its
+`kubectl-pd` is this Python with DIR first on sys.path).
+
+Run: python bench/bench_real_groups.py [--runs 7] [--sizes 250,2000] [--kueue 0.19] [--before DIR] [--watch-cache]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import yaml  # noqa: E402
+from bench_live import BIN, kubectl, timed  # noqa: E402
+
+from tests.realcluster import objs  # noqa: E402
+from tests.realcluster.plane import Plane, wait_for  # noqa: E402
+
+NS, LQ, CQ, RF = "bench-pg", "main", "bench-cq", "bench-rf"
+
+
+def group(i: int) -> str:
+    return f"pg-{i:05d}"
+
+
+def fill(plane: Plane, n: int, start: int) -> None:
+    """Groups start..n-1: two Pods each (prefill, decode), then one Event about each group's Workload."""
+    docs = [objs.group_pod(NS, f"{group(i)}-{role}", group(i), 2, LQ, role, {objs.GPU: "1"})
+            for i in range(start, n) for role in ("prefill", "decode")]
+    for k in range(0, len(docs), 500):
+        plane.kubectl("create", "-f", "-", input=yaml.safe_dump_all(docs[k:k + 500]), timeout=1800)
+    wait_for(f"{n} Workloads", lambda: len(plane.get("workloads", namespace=NS)["items"]) >= n, timeout=1800,
+             every=2.0)
+    events = [{"apiVersion": "v1", "kind": "Event",
+               "metadata": {"name": f"{group(i)}.bench", "namespace": NS},
+               "involvedObject": {"apiVersion": objs.KV, "kind": "Workload", "name": group(i), "namespace": NS},
+               "reason": "Pending", "message": "bench: waiting for quota", "type": "Normal",
+               "firstTimestamp": "2026-12-03T09:00:00Z", "lastTimestamp": "2026-12-03T09:00:00Z", "count": 1,
+               "source": {"component": "bench"}} for i in range(start, n)]
+    for k in range(0, len(events), 1000):
+        plane.kubectl("create", "-f", "-", input=yaml.safe_dump_all(events[k:k + 1000]), timeout=1800)
+
+
+def before_bin(tree: Path, where: Path) -> Path:
+    """A bin directory whose `kubectl-pd` runs the checkout in TREE with this Python."""
+    where.mkdir(parents=True, exist_ok=True)
+    script = where / "kubectl-pd"
+    script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(tree)!r})\n"
+                      "from kubectl_pd.cli import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    return where
+
+
+def measure(name: str, cmds: list[tuple[str, list[str], dict[str, str]]], runs: int) -> dict[str, object]:
+    """Each command of CMDS once a round, RUNS rounds after a warm-up round; medians, ratios to the second
+    (kubectl's read)."""
+    for _label, cmd, env in cmds:
+        timed(cmd, env)
+    walls: dict[str, list[float]] = {label: [] for label, _c, _e in cmds}
+    cpus: dict[str, list[float]] = {label: [] for label, _c, _e in cmds}
+    codes: dict[str, set[int]] = {label: set() for label, _c, _e in cmds}
+    for _ in range(runs):
+        for label, cmd, env in cmds:
+            wall, cpu, code = timed(cmd, env)
+            walls[label].append(wall)
+            cpus[label].append(cpu)
+            codes[label].add(code)
+    base = cmds[1][0]
+    out: dict[str, object] = {"name": name}
+    line = f"{name:<46}"
+    for label, _c, _e in cmds:
+        w, c = statistics.median(walls[label]), statistics.median(cpus[label])
+        rw = statistics.median(a / b for a, b in zip(walls[label], walls[base], strict=True))
+        rc = statistics.median(a / b if b else float("inf") for a, b in zip(cpus[label], cpus[base], strict=True))
+        out[label] = {"wall": w, "cpu": c, "wall_ratio": rw, "cpu_ratio": rc, "codes": sorted(codes[label])}
+        line += f" | {label}: {w * 1000:6.0f} ms / {c * 1000:6.0f} ms cpu"
+        if label != base:
+            line += f" ({rw:.2f}x, cpu {rc:.2f}x)"
+    print(line, flush=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--sizes", default="250,2000")
+    ap.add_argument("--kueue", default="0.19")
+    ap.add_argument("--before", type=Path, help="a checkout of another commit, measured beside this one")
+    ap.add_argument("--json", type=Path, help="write the figures here too")
+    ap.add_argument("--watch-cache", action="store_true", help="kube-apiserver's watch cache on (as in production)")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="pd-bench-groups-"))
+    plane = Plane(args.kueue, work / "run").up(*(["--watch-cache"] if args.watch_cache else []))
+    figures: list[dict[str, object]] = []
+    try:
+        # the admin's kubeconfig as kubectl writes it (`config view --raw --flatten --minify`): the plane's own is
+        # PyYAML's, which wraps the certificates' base64 at 80 columns (a shape kubectl never writes), and holds
+        # a token user whose hex token may start with digits: either sends kubectl-pd's kubeconfig reader to
+        # PyYAML, about 130 ms of a run that a kubeconfig kubectl wrote does not cost
+        kc = work / "kubeconfig"
+        kc.write_text(plane.kubectl("config", "view", "--raw", "--flatten", "--minify").stdout)
+        kc.chmod(0o600)
+        env = {"PATH": f"{BIN}:/usr/bin:/bin", "KUBECONFIG": str(kc), "HOME": str(plane.workdir)}
+        old_env = None
+        if args.before is not None:
+            old_env = {**env, "PATH": f"{before_bin(args.before.resolve(), work / 'before-bin')}:{env['PATH']}"}
+        plane.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}, objs.flavor(RF),
+                    objs.cluster_queue(CQ, [(RF, [objs.quota(objs.GPU, "2")])]), objs.local_queue(NS, LQ, CQ))
+        k = kubectl()
+        server = json.loads(plane.kubectl("version", "-o", "json").stdout)["serverVersion"]["gitVersion"]
+        cache = "on" if args.watch_cache else "off"
+        print(f"Kueue {plane.version}, kube-apiserver {server} (watch cache {cache}); {args.runs} interleaved rounds; "
+              f"wall / client CPU, medians; ratios to kubectl's", flush=True)
+        have = 0
+        for n in (int(x) for x in args.sizes.split(",")):
+            t0 = time.monotonic()
+            fill(plane, n, have)
+            have = n
+            print(f"-- {n:,} pod groups ({2 * n:,} Pods, {n:,} Events) stored in {time.monotonic() - t0:.0f} s",
+                  flush=True)
+            target = group(n // 2)
+            rows = [
+                (f"podgroup/X -o json, {n:,} groups",
+                 ["pd", "why-pending", f"podgroup/{target}", "-n", NS, "-o", "json"],
+                 ["get", "workload", target, "-n", NS, "-o", "json"]),
+                (f"-A, {n:,} groups", ["pd", "why-pending", "-A"], ["get", "workloads", "-A"]),
+                (f"-A -o json, {n:,} groups", ["pd", "why-pending", "-A", "-o", "json"],
+                 ["get", "workloads", "-A", "-o", "json"]),
+            ]
+            for name, ours, theirs in rows:
+                cmds = [("ours", [k, *ours], env), ("kubectl", [k, *theirs], env)]
+                if old_env is not None:
+                    cmds.append(("before", [k, *ours], old_env))
+                figures.append({"size": n, **measure(name, cmds, args.runs)})
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=1))
+    finally:
+        plane.down()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

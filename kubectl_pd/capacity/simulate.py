@@ -1,0 +1,155 @@
+"""How many more copies fit: Kueue's admission placed one copy after another, as a pure function.
+
+A copy is the Workloads one more deployment makes (`Part`s: a ClusterQueue and a Demand each, in the order
+Kueue would see them). Each copy goes through the one engine (`kueue.admission.assign`, with its flavor order,
+fungibility and pod-set order); an admitted copy's usage (`preemption.usage_of`: what Kueue charges, in the
+flavors it chose) is added to its queue's reservation in a new Snapshot, and the next copy is judged against that.
+The first copy that does not fit stops the count, and its blocking flavor and resource say why (`Stop`). Nothing
+here reads the cluster; the preemption pass (capacity/preempt.py) is the one that asks the engine's Context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+
+from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue import preemption as pre
+from kubectl_pd.kueue import verdicts as vd
+from kubectl_pd.kueue.model import FlavorResource, Snapshot
+from kubectl_pd.records import dataclass, replace
+
+DEFAULT_LIMIT = 1000  # copies counted at most: past this the answer is "at least"
+
+# Codes that no amount of freed quota changes: "never on this configuration"
+NEVER_CODES = frozenset({"QuotaExceedsCapacity", "NoMatchingFlavor", "ResourceNotCovered", "InvalidResources",
+                         "ClusterQueueMissing"})
+
+Assign = Callable[[Snapshot, str, ad.Demand], ad.Assignment]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One Workload of a copy: its ClusterQueue, a label (the pod group or replica group) and its demand."""
+
+    cluster_queue: str
+    workload: str
+    demand: ad.Demand
+
+
+@dataclass(frozen=True)
+class Stop:
+    """What stops the next copy: the reason code of the first pod set that does not fit, and its numbers."""
+
+    code: str
+    cluster_queue: str
+    workload: str
+    pod_set: str
+    role: str | None
+    flavor: str | None = None
+    resource: str | None = None
+    requested: Fraction | None = None
+    available: Fraction | None = None
+    capacity: Fraction | None = None
+    needed: Fraction | None = None
+    never: bool = False  # no freed quota would admit it: the configuration never can
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One copy admitted: the flavor each pod set got, and whether it borrows from the cohort."""
+
+    borrows: bool
+    flavors: tuple[tuple[str, str, str, str], ...]  # (workload, pod set, resource, flavor)
+    usage: tuple[tuple[str, FlavorResource, Fraction], ...]  # (cluster queue, (flavor, resource), amount)
+
+
+@dataclass(frozen=True)
+class Count:
+    """`now` copies admitted one after another, `by_borrowing` of them borrowing; `stop` what stops the next
+    (None when the count reached `limit`, `capped`); `snapshot` the queues with the admitted copies in them."""
+
+    now: int
+    by_borrowing: int
+    placed: tuple[Placed, ...]
+    stop: Stop | None
+    capped: bool
+    snapshot: Snapshot
+
+
+def with_usage(snap: Snapshot, usage: Sequence[tuple[str, FlavorResource, Fraction]], sign: int = 1) -> Snapshot:
+    """The snapshot with `usage` added to (sign -1: taken from) its queues' reservation and admitted usage, as
+    an admitted Workload is counted in status.flavorsReservation and status.flavorsUsage; a new object, so the
+    engine's memo of the old one is not reused."""
+    if not usage:
+        return snap
+    by_cq: dict[str, dict[FlavorResource, Fraction]] = {}
+    for cq_name, fr, q in usage:
+        by_cq.setdefault(cq_name, {})[fr] = by_cq.get(cq_name, {}).get(fr, Fraction(0)) + sign * q
+    queues = dict(snap.cluster_queues)
+    for name, delta in by_cq.items():
+        cq = queues.get(name)
+        if cq is None:
+            continue
+        queues[name] = replace(cq, reserved=_plus(cq.reserved, delta), admitted=_plus(cq.admitted, delta))
+    return replace(snap, cluster_queues=queues)
+
+
+def _plus(have: Mapping[FlavorResource, Fraction], delta: Mapping[FlavorResource, Fraction],
+          ) -> dict[FlavorResource, Fraction]:
+    out = dict(have)
+    for fr, q in delta.items():
+        out[fr] = max(Fraction(0), out.get(fr, Fraction(0)) + q)
+    return out
+
+
+def stop_of(part: Part, a: ad.Assignment) -> Stop:
+    """The first pod set Kueue stops at (an evaluated one that does not fit), as a Stop."""
+    psa = next((p for p in a.pod_sets if p.evaluated and vd.code_of(p) is not None),
+               next((p for p in a.pod_sets if vd.code_of(p) is not None), a.pod_sets[0] if a.pod_sets else None))
+    if psa is None:
+        return Stop("QuotaUnknown", part.cluster_queue, part.workload, "", None)
+    code = vd.code_of(psa) or "QuotaExhausted"
+    b = vd.blocker(psa)
+    if b is None:
+        return Stop(code, part.cluster_queue, part.workload, psa.name, psa.role, never=code in NEVER_CODES)
+    return Stop(code, part.cluster_queue, part.workload, psa.name, psa.role, b.flavor, b.resource,
+                (b.requested or Fraction(0)) + b.previous if b.requested is not None else None,
+                b.available, b.capacity, b.needed, code in NEVER_CODES)
+
+
+def place(snap: Snapshot, parts: Sequence[Part], assign: Assign) -> tuple[Placed | None, Stop | None, Snapshot]:
+    """One copy: each Workload in order against the queues with the ones before it in them. (the copy, None,
+    the snapshot with it) when every Workload fits now; (None, why not, the snapshot unchanged) else."""
+    s = snap
+    flavors: list[tuple[str, str, str, str]] = []
+    usage: list[tuple[str, FlavorResource, Fraction]] = []
+    borrows = False
+    for part in parts:
+        if part.cluster_queue not in s.cluster_queues:
+            return None, Stop("ClusterQueueMissing", part.cluster_queue, part.workload, "", None, never=True), snap
+        a = assign(s, part.cluster_queue, part.demand)
+        if a.mode != ad.FIT:
+            return None, stop_of(part, a), snap
+        borrows = borrows or a.borrowing > 0
+        flavors += [(part.workload, p.name, r, f) for p in a.pod_sets for r, f in sorted(p.flavors.items())]
+        mine = [(part.cluster_queue, fr, q) for fr, q in pre.usage_of(a).items() if q]
+        usage += mine
+        s = with_usage(s, mine)
+    return Placed(borrows, tuple(flavors), tuple(usage)), None, s
+
+
+def count(snap: Snapshot, parts: Sequence[Part], *, limit: int = DEFAULT_LIMIT,
+          assign: Assign = ad.assign) -> Count:
+    """How many copies of `parts` Kueue would admit now, one after another (each against the queues with the
+    ones before it admitted), and what stops the next one."""
+    placed: list[Placed] = []
+    s = snap
+    for _ in range(limit):
+        copy, stop, s = place(s, parts, assign)
+        if copy is None:
+            return Count(len(placed), sum(p.borrows for p in placed), tuple(placed), stop, False, s)
+        if not copy.usage:  # it charges nothing the queues count: no quota bounds it
+            return Count(len(placed) + 1, 0, (*placed, copy), None, True, s)
+        placed.append(copy)
+    return Count(len(placed), sum(p.borrows for p in placed), tuple(placed), None, True, s)

@@ -1,0 +1,106 @@
+"""The English of `kubectl pd capacity`: the document (capacity/answer.py) as a screen. Nothing here decides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_WHY = {
+    "QuotaExhausted": "waits for quota",
+    "NeedsPreemption": "needs preemption",
+    "QuotaExceedsCapacity": "never fits: more than the flavor can ever give",
+    "NoMatchingFlavor": "never fits: no flavor of the queue takes it",
+    "ResourceNotCovered": "never fits: a resource no resource group covers",
+    "InvalidResources": "never fits: requests Kueue refuses",
+    "ClusterQueueMissing": "never fits: its ClusterQueue does not exist",
+    "QuotaUnknown": "unknown: a quota could not be read",
+}
+
+
+def copies(n: int | None, at_least: bool = False) -> str:
+    if n is None:
+        return "unknown"
+    return f"{'at least ' if at_least else ''}{n} more cop{'y' if n == 1 else 'ies'}"
+
+
+def next_text(s: dict[str, Any] | None) -> str:
+    """What stops the next copy, in one clause."""
+    if s is None:
+        return "nothing counted stops it (the count stopped at its limit)"
+    why = _WHY.get(s["code"], s["code"])
+    where = f"ClusterQueue {s['clusterQueue']}"
+    if s.get("role"):
+        where = f"role {s['role']} on {where}"
+    if s.get("flavor"):
+        where += f", flavor {s['flavor']}"
+    nums = ""
+    if s.get("resource") and s.get("shortfall") is not None:
+        nums = (f": {s['resource']} asks {_amount(s, 'requested')}, {'at most' if s['never'] else 'free now'} "
+                f"{_amount(s, 'capacity' if s['never'] else 'available')}, short by {_amount(s, 'shortfall')}")
+    tail = " (never on this configuration)" if s["never"] else ""
+    return f"{why}{tail}, {where}{nums}"
+
+
+def _amount(s: dict[str, Any], key: str) -> str:
+    """A quantity as read; GPUStack credits also in cards."""
+    text = str(s.get(key))
+    if s.get(key) is not None and str(s.get("resource") or "").startswith("credits.gpustack.ai/"):
+        from kubectl_pd.kueue.quantity import format_cards, parse
+
+        text += f" ({format_cards(parse(s[key]))})"
+    return text
+
+
+def _target(doc: dict[str, Any]) -> str:
+    t = doc["target"]
+    shape = " + ".join(f"{r['name']} x{r['replicas']}" + (f" (size {r['size']})" if r["size"] > 1 else "")
+                       + f" {r['accelerator']} card(s)/pod" for r in doc["roles"])
+    name = f"{t['kind']} {t['name']}" if t.get("name") else "the request"
+    return f"{name} in namespace {t['namespace']} ({t['apiProfile']}): {shape}"
+
+
+def render(doc: dict[str, Any]) -> str:
+    lines = [_target(doc)]
+    queues = sorted({(r["localQueue"] or "?", r["clusterQueue"] or "?") for r in doc["roles"]})
+    lines += [f"  LocalQueue {lq} -> ClusterQueue {cq}" for lq, cq in queues]
+    lines.append("")
+    for f in doc["findings"]:
+        lines.append(f"{f['severity']}: {f['message']}")
+    if doc["findings"]:
+        lines.append("")
+    if doc["now"] is None:
+        lines.append("Now:             unknown (the copy could not be judged; see above)")
+        return "\n".join(lines) + "\n"
+    split = ""
+    if doc["byBorrowing"]:
+        split = (f" ({doc['withinNominal']} within nominal quota, {doc['byBorrowing']} by borrowing from the cohort:"
+                 f" a reclaim can take those back)")
+    lines.append(f"Now:             {copies(doc['now'], doc['atLeast'])}{split}")
+    if doc["flavors"]:
+        placed = ", ".join(dict.fromkeys(f"{f['podSet']} on {f['flavor']}" for f in doc["flavors"]))
+        lines.append(f"                 (the first in: {placed})")
+    lines += _preemption(doc.get("byPreemption"), doc["now"])
+    lines.append(f"Next:            {next_text(doc['next'])}")
+    if doc["perRole"]:
+        lines.append("")
+        lines.append("Each role alone, one replica at a time:")
+        width = max(len(r["role"]) for r in doc["perRole"])
+        lines.append(f"  {'ROLE'.ljust(width)}  {'NOW':>6}  {'BORROWING':>9}  NEXT")
+        for r in doc["perRole"]:
+            now = ("≥" if r["atLeast"] else "") + str(r["now"])
+            lines.append(f"  {r['role'].ljust(width)}  {now:>6}  {r['byBorrowing']:>9}  {next_text(r['next'])}")
+    return "\n".join(lines) + "\n"
+
+
+def _preemption(p: dict[str, Any] | None, start: int) -> list[str]:
+    if p is None:
+        return []
+    if p.get("reason") == "policy-never":
+        return ["By preemption:   none (the queue's preemption policies allow none)"]
+    if p.get("unknown"):
+        return [f"By preemption:   unknown (the admitted Workloads could not be weighed: {p['unknown']})"]
+    out = [f"By preemption:   {copies(p['count'], p['atLeast'])}"]
+    for i, c in enumerate(p["copies"]):
+        who = ", ".join(f"{t['namespace']}/{t['name']} ({t['clusterQueue']}, priority {t['priority']}, "
+                        f"{t['reason']})" for t in c["targets"]) or "nothing (what the copies before it freed)"
+        out.append(f"  copy {start + i + 1} preempts {who}")
+    return out

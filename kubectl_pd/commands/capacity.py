@@ -1,0 +1,125 @@
+"""`kubectl pd capacity`: how many more copies of a deployment (and replicas of each role) Kueue would admit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.commands.create import RoleType
+from kubectl_pd.create.flags import RoleSpec
+from kubectl_pd.errors import EXIT_OK, PdError
+from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.options import cluster_options
+
+
+@click.command("capacity", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.argument("target", metavar="[md/NAME|podgroup/NAME]", required=False)
+@click.option("--role", "roles", multiple=True, type=RoleType(),
+              help="A role as create takes it (repeatable): name=N,kind=K,replicas=R,instance-type=IT,accelerator=A,"
+                   "accelerator-key=K,size=S.")
+@click.option("--prefill", metavar="R", help="Shortcut: a role named and kinded prefill with R replicas.")
+@click.option("--decode", metavar="R", help="Shortcut: a role named and kinded decode with R replicas.")
+@click.option("--instance-type", metavar="IT", help="InstanceType for roles that name none.")
+@click.option("--target", "shape_target", type=click.Choice(("modeldeployment", "pods")), default="modeldeployment",
+              show_default=True, help="A ModelDeployment's Workloads, or the seed design's pod group.")
+@click.option("--local-queue", metavar="NAME", help="With --target pods: the LocalQueue.")
+@click.option("--api-profile", type=click.Choice([PD_ATOMIC, PER_REPLICA]), default=None,
+              help="How the operator makes Workloads: one per deployment (pd-atomic, the default for flags) or one "
+                   "per replica group (per-replica; an md/NAME's own API decides).")
+@click.option("--manifest", "manifest", metavar="PATH", type=click.Path(allow_dash=True),
+              help="A ModelDeployment manifest to weigh (not yet created).")
+@click.option("-f", "--from-file", "files", multiple=True, metavar="PATH", type=click.Path(allow_dash=True),
+              help="Read a snapshot (kubectl get -o yaml output, kubectl pd snapshot, directories, -). Repeatable.")
+@click.option("--max", "limit", type=click.IntRange(1, 100_000), default=1000, show_default=True,
+              help="Count at most this many copies now (past it the answer is 'at least').")
+@click.option("--max-preemption", "preempt_limit", type=click.IntRange(0, 1000), default=20, show_default=True,
+              help="Judge at most this many further copies by preemption (0: none).")
+@click.option("--priority", type=int, default=0, show_default=True, help="The copies' Workload priority.")
+@click.option("-o", "--output", type=click.Choice(("text", "json", "yaml")), default="text", show_default=True,
+              help="Output format.")
+@cluster_options
+def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec, ...], prefill: str | None,
+             decode: str | None, instance_type: str | None, shape_target: str, local_queue: str | None,
+             api_profile: str | None, manifest: str | None, files: tuple[str, ...], limit: int,
+             preempt_limit: int, priority: int, output: str) -> int:
+    """How many more copies of a deployment Kueue would admit now, by borrowing and by preemption, and what
+    stops the next one; and how many more replicas of each role alone.
+
+    \b
+    kubectl pd capacity --instance-type gpu-h20 --prefill 1 --decode 2
+    kubectl pd capacity md/qwen -n team-a
+    kubectl pd capacity podgroup/qwen -n team-a
+    kubectl pd capacity --role name=p,kind=prefill,replicas=1,accelerator=2 --instance-type gpu-h20 -f snap.yaml
+
+    \b
+    Copies are placed one after another as Kueue would (its flavor order, fungibility and pod-set order),
+    each against the queues with the ones before it admitted.
+    Exit codes: 0 answered, 1 a read failed or the shape could not be judged, 2 usage.
+    """
+    from kubectl_pd.commands.common import dump, namespace, open_source
+
+    shape_given = bool(roles or prefill or decode)
+    if sum((shape_given, bool(target), bool(manifest))) != 1:
+        raise click.UsageError("give the shape once: create's flags (--role, --prefill/--decode), md/NAME, or "
+                               "--manifest PATH")
+    if local_queue and shape_target != "pods":
+        raise click.UsageError("--local-queue applies to --target pods only")
+    source = open_source(cluster, files)
+    ns = namespace(cluster)
+    from kubectl_pd.capacity import shape
+
+    if shape_given:
+        req, role_list, profile = shape.from_flags(ns, roles, prefill, decode, instance_type, shape_target,
+                                                   local_queue, api_profile or PD_ATOMIC)
+        tgt = {"kind": "PodGroup" if shape_target == "pods" else shape.KIND_REQUEST, "name": None,
+               "namespace": ns, "apiProfile": profile}
+    elif target and target.lower().startswith(("podgroup/", "pg/")):
+        name = target.partition("/")[2]
+        pods = source.list("Pod", ns, label_selector=f"kueue.x-k8s.io/pod-group-name={name}")
+        req, role_list, profile = shape.from_pod_group(pods, name, ns)
+        tgt = {"kind": "PodGroup", "name": name, "namespace": ns, "apiProfile": profile}
+    else:
+        obj = _manifest(manifest) if manifest else _model_deployment(source, target or "", ns)
+        req, role_list, profile = shape.from_model_deployment(obj, ns, api_profile)
+        tgt = {"kind": "ModelDeployment", "name": req.name, "namespace": ns, "apiProfile": profile}
+    from kubectl_pd.capacity.run import run
+
+    doc, plan = run(source, req, role_list, profile, tgt, limit=limit, preempt_limit=preempt_limit,
+                    priority=priority)
+    if output == "text":
+        from kubectl_pd.capacity_words import render
+
+        click.echo(render(doc), nl=False)
+    else:
+        click.echo(dump(doc, output), nl=False)
+    if doc.get("incomplete"):
+        what = "; ".join(f"{i['read']}: {i['error']}" for i in doc["incomplete"])
+        raise PdError(f"the answer is incomplete: could not read {what}")
+    if doc["now"] is None:
+        raise PdError("the deployment could not be judged: " + (
+            "; ".join(f["message"] for f in doc["findings"] if f["severity"] == "error")
+            or "no role asks for accelerator credits a queue covers"))
+    return EXIT_OK
+
+
+def _manifest(path: str) -> dict[str, Any]:
+    from kubectl_pd.cluster.snapshot import SnapshotSource
+
+    objs = [o for o in SnapshotSource.from_paths([path]).list("ModelDeployment")]
+    if len(objs) != 1:
+        raise PdError(f"--manifest {path}: expected one ModelDeployment, found {len(objs)}")
+    return objs[0]  # type: ignore[no-any-return]
+
+
+def _model_deployment(source: Any, target: str, ns: str) -> dict[str, Any]:
+    kind, _, name = target.partition("/")
+    if kind.lower() not in ("md", "modeldeployment", "modeldeployments") or not name:
+        raise click.UsageError(f"TARGET {target!r}: expected md/NAME or podgroup/NAME")
+    obj = source.get("ModelDeployment", name, ns)
+    if obj is None:
+        from kubectl_pd.errors import NotFoundError
+
+        raise NotFoundError(f'modeldeployments.worker.gpustack.ai "{name}" not found in namespace {ns}')
+    return obj  # type: ignore[no-any-return]

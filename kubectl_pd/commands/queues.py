@@ -1,0 +1,111 @@
+"""`kubectl pd queues`: quota per ClusterQueue and flavor, the cohort tree and who borrows from whom."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.errors import EXIT_OK, ForbiddenError, PdError
+from kubectl_pd.options import cluster_options
+
+# What `--watch` sleeps with between reads: the seam through which tests replace time.
+SLEEP: Callable[[float], None] = time.sleep
+
+
+@click.command("queues", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-A", "--all-namespaces", "all_namespaces", is_flag=True, default=True,
+              help="Every ClusterQueue (the default: ClusterQueues are cluster-scoped).")
+@click.option("-f", "--from-file", "files", multiple=True, metavar="PATH", type=click.Path(allow_dash=True),
+              help="Read a snapshot (kubectl get -o yaml output, kubectl pd snapshot, directories, -). Repeatable.")
+@click.option("-o", "--output", type=click.Choice(("text", "wide", "json", "yaml")), default="text",
+              show_default=True, help="Output format.")
+@click.option("-w", "--watch", is_flag=True, help="After the table, print the rows that change (Ctrl-C to stop).")
+@click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
+@click.option("--watch-rounds", type=click.IntRange(1), default=None, hidden=True)
+@cluster_options
+def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...], output: str, watch: bool,
+           watch_interval: float, watch_rounds: int | None) -> int:
+    """Quota per ClusterQueue and flavor: nominal, used, reserved, borrowed, lent, free, pending and admitted
+    Workloads; the cohort tree with who borrows from whom; inactive queues with their reason.
+
+    \b
+    The figures are why-pending's quota bars'. On a terminal each flavor gets a bar over its nominal quota:
+    '#' admitted, '+' reserved, '.' free, '!' after it when the queue borrows.
+    Exit codes: 0 printed, 1 a read failed, 2 usage.
+    """
+    from kubectl_pd.commands.common import dump, open_source
+
+    if watch and (files or output in ("json", "yaml")):
+        raise click.UsageError("--watch follows a live cluster in the text or wide output")
+    source = open_source(cluster, files)
+    doc = read(source)
+    if output in ("json", "yaml"):
+        click.echo(dump(doc, output), nl=False)
+    else:
+        _print(doc, output == "wide")
+    _fail_if_incomplete(doc)
+    if watch:
+        return _watch(source, doc, output == "wide", watch_interval, watch_rounds)
+    return EXIT_OK
+
+
+def read(source: Any) -> dict[str, Any]:
+    """Every ClusterQueue and Cohort, one list each (paged by the Source), into the document."""
+    from kubectl_pd.capacity.queues_doc import document
+    from kubectl_pd.kueue.model import Snapshot
+
+    unread: list[tuple[str, str]] = []
+    cqs = source.list("ClusterQueue")  # refused: the whole answer fails, as kubectl get would
+    try:
+        cohorts: list[Any] | None = source.list("Cohort")
+    except (ForbiddenError, PdError) as e:
+        unread.append(("Cohorts", e.message))
+        cohorts = None
+    from kubectl_pd.kueue.model import cluster_queue
+
+    by_name = {cluster_queue(o).name: o for o in cqs}
+    snap = Snapshot.read(by_name, {}, [], cohorts)
+    return document(snap, unread)
+
+
+def _print(doc: dict[str, Any], wide: bool) -> None:
+    from kubectl_pd.queues_words import render
+
+    if not doc["clusterQueues"]:
+        click.echo("No resources found", err=True)
+        return
+    import sys
+
+    bars = sys.stdout.isatty()
+    click.echo(render(doc, wide, bars), nl=False)
+
+
+def _fail_if_incomplete(doc: dict[str, Any]) -> None:
+    if doc.get("incomplete"):
+        what = "; ".join(f"{i['read']}: {i['error']}" for i in doc["incomplete"])
+        raise PdError(f"could not read {what}")
+
+
+def _watch(source: Any, doc: dict[str, Any], wide: bool, interval: float, rounds: int | None) -> int:
+    """Re-read every `interval` seconds and print each row that changed, as `kubectl get -w` prints updates."""
+    from kubectl_pd.queues_words import rows
+
+    seen = {tuple(r[:4]): r for r in rows(doc, wide, False)}
+    n = 0
+    while rounds is None or n < rounds:
+        n += 1
+        SLEEP(interval)
+        now = read(source)
+        changed = [r for r in rows(now, wide, False) if seen.get(tuple(r[:4])) != r]
+        if changed:
+            from kubectl_pd.queues_words import table
+
+            click.echo(table({**now, "clusterQueues": [q for q in now["clusterQueues"]
+                                                       if any(q["name"] == r[0] for r in changed)]},
+                             wide, False, header=False), nl=False)
+            seen.update({tuple(r[:4]): r for r in changed})
+    return EXIT_OK

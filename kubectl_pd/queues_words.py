@@ -1,0 +1,118 @@
+"""The screen of `kubectl pd queues`: the document (capacity/queues_doc.py) as kubectl-style columns, a quota bar
+per flavor on a terminal, the cohort tree with who borrows from whom, and the inactive queues with their reason.
+Nothing here decides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_pd.kueue.quantity import format_cards, is_credits, parse
+
+COLUMNS = ("CLUSTERQUEUE", "COHORT", "FLAVOR", "RESOURCE", "NOMINAL", "USED", "RESERVED", "BORROWED", "LENT", "FREE",
+           "PENDING", "ADMITTED")
+WIDE = ("BORROWINGLIMIT", "LENDINGLIMIT", "COHORTFREE", "BORROWABLE", "ACTIVE")
+BAR = 12
+
+
+def _v(q: str | None, resource: str) -> str:
+    """A quantity for the table: credits in cards, '-' for unknown."""
+    if q is None:
+        return "-"
+    if is_credits(resource):
+        return format_cards(parse(q)).replace(" cards", "").replace(" card", "") + "c"
+    return q
+
+
+def _n(x: int | None) -> str:
+    return "-" if x is None else str(x)
+
+
+def bar(f: dict[str, Any]) -> str:
+    """used '#', reserved '+', borrowed beyond nominal '!', free '.' over the nominal quota."""
+    nominal = parse(f["nominal"])
+    if nominal <= 0:
+        return ""
+    used, reserved, borrowed = parse(f["used"]), parse(f["reserved"]), parse(f["borrowed"])
+    cells = lambda q: min(BAR, int(q * BAR / nominal))  # noqa: E731
+    u = cells(used)
+    r = min(BAR - u, cells(used + reserved) - u)
+    text = "#" * u + "+" * r + "." * (BAR - u - r)
+    return f"[{text}]" + ("!" if borrowed > 0 else "")
+
+
+def rows(doc: dict[str, Any], wide: bool, bars: bool) -> list[list[str]]:
+    out = []
+    for q in doc["clusterQueues"]:
+        flavors = q["flavors"] or [None]
+        for f in flavors:
+            res = f["resource"] if f else ""
+            row = [q["name"], q["cohort"] or "-", f["flavor"] if f else "-", res or "-"]
+            row += [_v(f[k], res) if f else "-" for k in ("nominal", "used", "reserved", "borrowed", "lent", "free")]
+            row += [_n(q["pendingWorkloads"]), _n(q["admittedWorkloads"])]
+            if wide:
+                row += [_v(f[k], res) if f else "-" for k in ("borrowingLimit", "lendingLimit", "cohortFree",
+                                                             "borrowable")]
+                row.append({True: "True", False: "False", None: "Unknown"}[q["active"]])
+            if bars:
+                row.append(bar(f) if f else "")
+            out.append(row)
+    return out
+
+
+def table(doc: dict[str, Any], wide: bool = False, bars: bool = False, header: bool = True) -> str:
+    head = [*COLUMNS, *(WIDE if wide else ()), *(("QUOTA",) if bars else ())]
+    body = rows(doc, wide, bars)
+    all_rows = [head, *body] if header else body
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n" for r in all_rows)
+
+
+def tree(doc: dict[str, Any]) -> list[str]:
+    """The cohort tree: roots first, children indented, member queues; then who borrows from whom."""
+    cohorts = {c["name"]: c for c in doc["cohorts"]}
+    lines: list[str] = []
+
+    def walk(name: str, depth: int) -> None:
+        c = cohorts[name]
+        lines.append(f"{'  ' * depth}cohort {name}: " + (", ".join(c["clusterQueues"]) or "no ClusterQueue"))
+        for child in c["cohorts"]:
+            if child in cohorts:
+                walk(child, depth + 1)
+
+    for name, c in cohorts.items():
+        if c["parent"] is None or c["parent"] not in cohorts:
+            walk(name, 0)
+    for f in doc["borrowing"]:
+        res = f["resource"]
+        who = ", ".join(f"{b['clusterQueue']} {_v(b['amount'], res)}" for b in f["borrowers"])
+        if f["attributed"]:
+            frm = ", ".join(f"{x['clusterQueue']} ({_v(x['amount'], res)} lent)" for x in f["lenders"])
+        else:
+            frm = ", ".join(f"{x['clusterQueue']} ({_v(x['amount'], res)} unused)" for x in f["lenders"])
+        frm = frm or "the cohort's own quota"
+        lines.append(f"  {f['flavor']}/{res}: {who} borrowed, from {frm}")
+    if not doc["cohortsKnown"]:
+        lines.append("cohorts: not all read; borrowing and lending are unknown")
+    return lines
+
+
+def inactive(doc: dict[str, Any]) -> list[str]:
+    out = []
+    for q in doc["clusterQueues"]:
+        if q["active"] is False:
+            why = ": ".join(x for x in (q["reason"], q["message"]) if x) or "no reason given"
+            out.append(f"ClusterQueue {q['name']} is inactive ({why})")
+    return out
+
+
+def render(doc: dict[str, Any], wide: bool = False, bars: bool = False) -> str:
+    if not doc["clusterQueues"]:
+        return "No ClusterQueues found.\n"
+    text = table(doc, wide, bars)
+    extra = tree(doc)
+    if extra:
+        text += "\n" + "\n".join(extra) + "\n"
+    off = inactive(doc)
+    if off:
+        text += "\n" + "\n".join(off) + "\n"
+    return text
