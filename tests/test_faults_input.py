@@ -289,7 +289,7 @@ def test_absurd_pod_groups_are_refused_before_rendering(cli: Callable, replicas:
 
 
 def test_the_largest_pod_group_allowed_is_not_refused_by_size(cli: Callable) -> None:
-    r = cli([*PODS, "--role", "name=p,kind=prefill,replicas=3,image=i", "-o", "name"])
+    r = cli([*PODS, "--resource", "nvidia.com/gpu", "--role", "name=p,kind=prefill,replicas=3,image=i", "-o", "name"])
     assert r.exit_code == 0 and r.stdout.count("pod/") == 3
 
 
