@@ -1,13 +1,20 @@
-"""One CLI run in this process, its output captured: how every tool answers, so a tool's document is the CLI's
-`-o json` byte for byte (the same command function, the same printer, the same error lines and exit codes).
+"""One CLI run, its output captured: how every tool answers, so a tool's document is the CLI's `-o json` byte for
+byte (the same command function, the same printer, the same error lines and exit codes).
 
-Runs are serialised (stdin, stdout and stderr are the process's, swapped for the run's own buffers); each API
-request of a run ends at the server's --request-timeout. Nothing of the MCP SDK is imported here."""
+`run` runs it in this process (serialised: stdin, stdout and stderr are the process's, swapped for the run's own
+buffers); `isolated` runs it in a worker process of its own (kubectl_pd/agent/worker.py) with a deadline, killed
+with its process group when the deadline passes or `stop_all` is called (the client went away): what the MCP
+server does for every call. Each API request of a run ends at the server's --request-timeout. Nothing of the MCP
+SDK is imported here."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
+import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -68,3 +75,69 @@ def run(argv: Sequence[str], stdin: str | None = None) -> Outcome:
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         return Outcome(code, _text(out), _text(err))
+
+
+_WORKERS: set[subprocess.Popen[bytes]] = set()
+_WORKERS_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+def _worker_env() -> dict[str, str]:
+    """The environment of a worker: this one, with the directory kubectl_pd is imported from first on the path
+    (a krew archive or a checkout is found as this process found it)."""
+    import kubectl_pd
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(kubectl_pd.__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def isolated(argv: Sequence[str], stdin: str | None = None, deadline: float | None = None) -> Outcome:
+    """`kubectl pd ARGV` in a worker process; past `deadline` seconds it is killed (with its process group) and
+    the outcome says so (exit 1)."""
+    from kubectl_pd.agent import words as agent_words
+
+    if _STOPPING.is_set():
+        return Outcome(1, "", f"error: {agent_words.STOPPING}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "kubectl_pd.agent.worker"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=None, env=_worker_env(), start_new_session=True)
+    with _WORKERS_LOCK:
+        _WORKERS.add(proc)
+    try:
+        data, _ = proc.communicate(json.dumps({"argv": list(argv), "stdin": stdin}).encode(), timeout=deadline)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return Outcome(1, "", f"error: {agent_words.past_deadline(deadline or 0)}\n")
+    finally:
+        with _WORKERS_LOCK:
+            _WORKERS.discard(proc)
+    if _STOPPING.is_set() and proc.returncode and proc.returncode < 0:
+        return Outcome(1, "", f"error: {agent_words.STOPPING}\n")
+    try:
+        answer = json.loads(data)
+        return Outcome(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
+    except (ValueError, KeyError, TypeError):
+        return Outcome(1, "", f"error: {agent_words.worker_failed(proc.returncode)}\n")
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """The worker and every process of its group (a credential plugin it started)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def stop_all() -> None:
+    """The client went away: every running call killed, and no new one started."""
+    _STOPPING.set()
+    with _WORKERS_LOCK:
+        procs = list(_WORKERS)
+    for p in procs:
+        _kill(p)

@@ -39,13 +39,16 @@ def connection_flags(c: ClusterOptions) -> list[str]:
 @click.command("mcp", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--allow-file", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
               help="A directory whose files tools may read (snapshots, manifests, CRDs); repeatable. Default: none.")
+@click.option("--call-timeout", "call_timeout", default="2m", show_default=True, metavar="DURATION",
+              help="How long one tool call may take, all its reads together; then it is stopped (e.g. 30s, 5m).")
 @cluster_options
-def mcp(cluster: ClusterOptions, allow: tuple[str, ...]) -> int:
+def mcp(cluster: ClusterOptions, allow: tuple[str, ...], call_timeout: str) -> int:
     """Serve kubectl-pd's tools to an MCP client over stdio (read-only).
 
     \b
     Tools: pd_why_pending, pd_lint, pd_create_preflight, pd_who_preempted; each returns the
-    -o json document of the same command. Register it with a client as the command
+    -o json document of the same command. Each call runs in a process of its own, stopped at
+    --call-timeout; the server exits when its client closes stdin. Register it with a client as the command
     `kubectl pd mcp [--context C] [--as U] [--allow-file DIR]` (docs/agents.md).
     """
     try:
@@ -55,8 +58,16 @@ def mcp(cluster: ClusterOptions, allow: tuple[str, ...]) -> int:
     for d in allow:
         if not os.path.isdir(d):
             raise click.BadParameter(f"{d} is not a directory", param_hint="'--allow-file'")
+    from kubectl_pd.options import checked_duration
+
+    try:
+        deadline = checked_duration(call_timeout, "--call-timeout")
+    except PdError as e:
+        raise click.BadParameter(e.message.split(": ", 1)[-1], param_hint="'--call-timeout'") from None
+    if not deadline or deadline <= 0:
+        raise click.BadParameter("must be more than 0", param_hint="'--call-timeout'")
     from kubectl_pd.agent.server import serve
     from kubectl_pd.agent.tools import Guard
 
-    serve(Guard(tuple(os.path.realpath(d) for d in allow)), connection_flags(cluster))
+    serve(Guard(tuple(os.path.realpath(d) for d in allow)), connection_flags(cluster), deadline)
     return 0
