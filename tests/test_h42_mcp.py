@@ -215,3 +215,32 @@ def test_every_page_together_is_the_whole_list() -> None:
         seen += got["items"]
         offset = int(page["nextCursor"]) if page["nextCursor"] else None
     assert seen == doc["items"]
+
+
+# ------------------------------------------------------------------------------------------ krew archive
+_HIDE_SDK = """import sys, importlib.machinery as m
+class _NoSiteSdk:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != "mcp":
+            return None
+        spec = m.PathFinder.find_spec(name, [p for p in sys.path if "site-packages" not in p])
+        if spec is None:
+            raise ModuleNotFoundError(name)
+        return spec
+sys.meta_path.insert(0, _NoSiteSdk)
+"""
+
+
+def test_the_krew_archive_finds_the_sdk_where_its_one_command_puts_it(tmp_path: Path) -> None:
+    run = [sys.executable, "-c", _HIDE_SDK + "from kubectl_pd.cli import main; main(['mcp'])"]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("KUBECTL_PD_MCP_SDK", None)
+    p = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert p.returncode == 2 and len(p.stderr.splitlines()) == 1
+    where = tmp_path / "kubectl-pd" / f"mcp-sdk-py{sys.version_info[0]}.{sys.version_info[1]}"
+    assert f"-m pip install --target {where} 'mcp>=2.3,<3'" in p.stderr
+    (where / "mcp").mkdir(parents=True)  # what that command makes, stood in for by a stub package
+    (where / "mcp" / "__init__.py").write_text("import sys\nsys.stderr.write('stub sdk\\n')\nsys.exit(0)\n")
+    p = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert (p.returncode, p.stderr) == (0, "stub sdk\n")

@@ -275,7 +275,8 @@ def _without_mcp(code: str) -> subprocess.CompletedProcess[str]:
 def test_without_the_sdk_one_line_and_exit_2() -> None:
     p = _without_mcp("from kubectl_pd.cli import main; main(['mcp'])")
     assert p.returncode == 2
-    assert p.stderr == "error: kubectl pd mcp needs the MCP SDK: pip install 'kubectl-pd[mcp]'\n"
+    assert p.stderr.startswith("error: kubectl pd mcp needs the MCP SDK: pip install 'kubectl-pd[mcp]'; ")
+    assert " -m pip install --target " in p.stderr and len(p.stderr.splitlines()) == 1  # the krew archive's way
     assert p.stdout == ""
 
 
