@@ -35,8 +35,9 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     \b
     TARGET: as for why-pending (NAME, md/NAME, workload/NAME, pod/NAME, podgroup/NAME); no TARGET: every
     pending deployment of the namespace (or -A). Replay: kubectl pd why-pending [TARGET] -f FILE|DIR.
-    No Secret, container environment value, token or certificate is written; managedFields and the
-    last-applied annotation are dropped. The first document says what was read, when, from which context.
+    What a diagnosis reads is kept: no Secret, no container args, command, env, probes or lifecycle, no
+    annotation but Kueue's, the operator's and ours; credentials in texts redacted. A directory must be new,
+    empty or an earlier snapshot's. The first document says what was read, when, from which context.
 
     \b
     Exit codes: 0 written (reads that failed are listed in the header and on stderr), 1 the target does not
