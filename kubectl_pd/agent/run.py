@@ -100,10 +100,7 @@ def isolated(argv: Sequence[str], stdin: str | None = None, deadline: float | No
 
     if _STOPPING.is_set():
         return Outcome(1, "", f"error: {agent_words.STOPPING}\n")
-    proc = subprocess.Popen([sys.executable, "-m", "kubectl_pd.agent.worker"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=None, env=_worker_env(), start_new_session=True)
-    with _WORKERS_LOCK:
-        _WORKERS.add(proc)
+    proc = _take()
     try:
         data, _ = proc.communicate(json.dumps({"argv": list(argv), "stdin": stdin}).encode(), timeout=deadline)
     except subprocess.TimeoutExpired:
@@ -119,6 +116,33 @@ def isolated(argv: Sequence[str], stdin: str | None = None, deadline: float | No
         return Outcome(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
     except (ValueError, KeyError, TypeError):
         return Outcome(1, "", f"error: {agent_words.worker_failed(proc.returncode)}\n")
+
+
+_SPARE: list[subprocess.Popen[bytes]] = []  # one worker started ahead of the next call, its imports under way
+
+
+def _start() -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen([sys.executable, "-m", "kubectl_pd.agent.worker"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=None, env=_worker_env(), start_new_session=True)
+    with _WORKERS_LOCK:
+        _WORKERS.add(proc)
+    return proc
+
+
+def _take() -> subprocess.Popen[bytes]:
+    """A worker for this call (the spare one when it is still alive), and a new spare for the next."""
+    with _WORKERS_LOCK:
+        spare = _SPARE.pop() if _SPARE else None
+    if spare is None or spare.poll() is not None:
+        if spare is not None:
+            with _WORKERS_LOCK:
+                _WORKERS.discard(spare)
+        spare = _start()
+    if not _STOPPING.is_set():
+        ahead = _start()
+        with _WORKERS_LOCK:
+            _SPARE.append(ahead)
+    return spare
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -139,5 +163,6 @@ def stop_all() -> None:
     _STOPPING.set()
     with _WORKERS_LOCK:
         procs = list(_WORKERS)
+        _SPARE.clear()
     for p in procs:
         _kill(p)
