@@ -199,8 +199,8 @@ def _owned_files(path: str) -> list[str]:
         raise PdError(snapshot_words.not_a_directory(path)) from None
     except OSError as e:
         raise PdError(f"cannot write {path}: {e.strerror or e}") from None
-    if not entries:
-        return []
+    if not [e for e in entries if not _our_temporary(e, [])]:
+        return []  # empty, or only what a run killed while writing the marker left
     if MARKER not in entries:
         raise PdError(snapshot_words.not_ours(path, entries))
     try:
