@@ -4,8 +4,12 @@
   visibility API and Kueue's ConfigMap), the raw reads answered 404 (an API not served), and the reads that
   failed. Nothing is read that the diagnosis does not read: the snapshot command runs the diagnosis itself
   through the recorder.
-- `redact` makes the copy that is written: no Secret, no container environment value, no token, key or
-  certificate (by field name and by shape), no managedFields, no last-applied annotation.
+- `redact` makes the copy that is written, by structure (issue 42): what a diagnosis reads is kept, the rest
+  dropped: no Secret; of a container its name, image, resources and restartPolicy only (args, command, env,
+  probes, lifecycle dropped, wherever they appear); annotations of Kueue, the operator and ours only; no
+  managedFields, no last-applied annotation. In what stays, credentials by field name and, inside texts, by
+  shape (`scrub_text`, also for the header's error texts, with the run's own credentials). `Tally` counts
+  what was dropped and redacted, by kind, for the header.
 - `documents` orders what is written: the header first, then the objects of each kind by namespace and name
   (the order an API server lists them in, which a snapshot's lists keep).
 """
