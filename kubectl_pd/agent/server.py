@@ -1,7 +1,7 @@
 """`kubectl pd mcp`: the Model Context Protocol server over stdio, on the official `mcp` SDK (the `mcp` extra).
 
 The only module that imports the SDK. Tools are listed from kubectl_pd/agent/tools.py; a call runs the CLI in a
-worker process of its own (kubectl_pd/agent/run.py: isolated) with a deadline (--call-timeout), waited for in a
+worker process of its own (kubectl_pd/agent/run.py: Workers) with a deadline (--call-timeout), waited for in a
 thread: the server keeps answering pings and other calls while one is in flight, a stuck call is killed at its
 deadline, and the next call is served after any error. The protocol owns the process's real stdout: before
 serving, file descriptor 1 is pointed at stderr, so nothing a run (or a credential plugin it starts) prints can
@@ -63,14 +63,16 @@ DEFAULT_CALL_TIMEOUT = 120.0  # seconds a tool call may take, all its reads toge
 MAX_DEPTH = 64  # levels of JSON nesting a message may have (a tool's arguments need a handful)
 
 
-def build(guard: T.Guard, connection: Sequence[str], deadline: float = DEFAULT_CALL_TIMEOUT) -> Server[Any]:
+def build(guard: T.Guard, connection: Sequence[str], deadline: float = DEFAULT_CALL_TIMEOUT,
+          workers: running.Workers | None = None) -> Server[Any]:
     listed = types.ListToolsResult(tools=[_tool(t) for t in T.TOOLS])
+    pool = workers or running.Workers()
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return listed
 
     def runner(argv: list[str], stdin: str | None) -> running.Outcome:
-        return running.isolated(argv, stdin, deadline)
+        return pool.isolated(argv, stdin, deadline)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         def work() -> T.Answer:
@@ -171,9 +173,10 @@ class _Screened:
     """The protocol's stdin as the SDK reads it: a line nested too deep is answered here with a JSON-RPC error
     and not passed on; at end of file (the client went away) every running call is killed."""
 
-    def __init__(self, inner: Any, wire: _Wire) -> None:
+    def __init__(self, inner: Any, wire: _Wire, workers: running.Workers) -> None:
         self.inner = inner
         self.wire = wire
+        self.workers = workers
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
@@ -184,7 +187,7 @@ class _Screened:
                 await self.wire.answer(too_deep_error(line))
                 continue
             yield line
-        running.stop_all()
+        self.workers.stop_all()
         _exit_soon()
 
 
@@ -198,14 +201,15 @@ def _exit_soon(grace: float = 5.0) -> None:
 
 
 def serve(guard: T.Guard, connection: Sequence[str], deadline: float = DEFAULT_CALL_TIMEOUT) -> None:
-    server = build(guard, connection, deadline)
+    workers = running.Workers()
+    server = build(guard, connection, deadline, workers)
 
     async def main() -> None:
         stdin, stdout = _protocol_streams()
         wire = _Wire(stdout)
         async with anyio.create_task_group() as tg:
             async def session() -> None:
-                async with stdio_server(stdin=_Screened(stdin, wire), stdout=wire) as (read, write):  # type: ignore[arg-type]
+                async with stdio_server(stdin=_Screened(stdin, wire, workers), stdout=wire) as (read, write):  # type: ignore[arg-type]
                     await server.run(read, write, server.create_initialization_options())
                 tg.cancel_scope.cancel()
 
