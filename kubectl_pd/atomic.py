@@ -5,13 +5,66 @@ the file it names, which is the one replaced), is flushed and synced, takes the 
 where allowed), then is renamed over the target, and the directory synced. On any failure, Ctrl-C
 included, the old file is intact and the temporary one removed; a SIGKILL can leave only the temporary
 file (`.NAME.*.tmp`), never a lost or partial target. `-` means stdout.
+
+A link is followed only where the kernel would follow it for `> PATH` under `fs.protected_symlinks` (whatever
+that setting is on this machine): not a link in a sticky, world-writable directory (the system's temporary
+directory) whose owner is neither the caller nor the directory's owner. A rename into place would otherwise
+sidestep that rule, and a link another user planted would have the caller's file replaced (issue 42, M9).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
+
+MAX_LINKS = 40  # links followed in one path, as Linux (ELOOP past it)
+REFUSED_LINK = ("a symbolic link in a sticky world-writable directory, owned by another user: not followed "
+                "(the kernel's protected_symlinks rule)")
+
+
+def may_follow(link: os.stat_result, folder: os.stat_result, uid: int) -> bool:
+    """The kernel's protected_symlinks rule (fs/namei.c, may_follow_link): a link is followed when its owner is
+    the follower, or its directory is not both sticky and world-writable, or the directory's owner owns it."""
+    if link.st_uid == uid:
+        return True
+    if not (folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH):
+        return True
+    return link.st_uid == folder.st_uid
+
+
+def resolve(path: str, uid: int | None = None) -> str:
+    """`os.path.realpath(path)`, refusing (PermissionError) a link the protected_symlinks rule would not follow,
+    and ELOOP past MAX_LINKS links. A part that does not exist ends the walk: the rest is taken as given."""
+    uid = os.geteuid() if uid is None else uid
+    todo = list(reversed(os.path.abspath(path).split("/")))
+    out, links = "/", 0
+    while todo:
+        name = todo.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            out = os.path.dirname(out)
+            continue
+        here = os.path.join(out, name)
+        try:
+            st = os.lstat(here)
+        except (FileNotFoundError, NotADirectoryError):
+            return os.path.join(here, *reversed(todo))
+        if not stat.S_ISLNK(st.st_mode):
+            out = here
+            continue
+        links += 1
+        if links > MAX_LINKS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+        if not may_follow(st, os.stat(out), uid):
+            raise PermissionError(errno.EACCES, REFUSED_LINK)
+        target = os.readlink(here)
+        if target.startswith("/"):
+            out = "/"
+        todo.extend(reversed(target.split("/")))
+    return out
 
 
 def same_as_stdout(path: str) -> bool:
@@ -31,7 +84,7 @@ def write(path: str, text: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    target = os.path.realpath(path)  # through a symbolic link: its target is replaced, the link stays
+    target = resolve(path)  # through a symbolic link (as `>` may follow it): its target is replaced, the link stays
     folder, name = os.path.split(target)
     try:
         old: os.stat_result | None = os.stat(target)

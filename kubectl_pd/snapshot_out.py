@@ -4,8 +4,12 @@
   visibility API and Kueue's ConfigMap), the raw reads answered 404 (an API not served), and the reads that
   failed. Nothing is read that the diagnosis does not read: the snapshot command runs the diagnosis itself
   through the recorder.
-- `redact` makes the copy that is written: no Secret, no container environment value, no token, key or
-  certificate (by field name and by shape), no managedFields, no last-applied annotation.
+- `redact` makes the copy that is written, by structure (issue 42): what a diagnosis reads is kept, the rest
+  dropped: no Secret; of a container its name, image, resources and restartPolicy only (args, command, env,
+  probes, lifecycle dropped, wherever they appear); annotations of Kueue, the operator and ours only; no
+  managedFields, no last-applied annotation. In what stays, credentials by field name and, inside texts, by
+  shape (`scrub_text`, also for the header's error texts, with the run's own credentials). `Tally` counts
+  what was dropped and redacted, by kind, for the header.
 - `documents` orders what is written: the header first, then the objects of each kind by namespace and name
   (the order an API server lists them in, which a snapshot's lists keep).
 """
@@ -13,6 +17,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -28,12 +33,83 @@ VISIBILITY_KIND = "PendingWorkloadsSummary"
 _SECRET_KEY = lazy(r"(?i)(token|passw(or)?d|secret|credential|private[-_.]?key|client[-_.]?key|"
                    r"tls\.(crt|key)|ca\.crt|cert(ificate)?s?(-data)?$|ca[-_]?bundle|ca[-_]?data|api[-_]?key|"
                    r"bearer|kubeconfig)")
-_SECRET_TEXT = lazy(r"-----BEGIN [A-Z ]*-----|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|"
-                    r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})")
+# credentials inside a text (a condition message, an Event, an annotation's JSON or URL): the credential part
+# replaced, the rest of the text kept. A PEM block or a JWT whole; a Bearer or Basic header's value; a URL's
+# user:password; the value after a credential-named key (`token=V`, `"apiKey": "V"`) or flag (`--hf-token V`).
+_CRED_WORD = r"[\w.-]*(?:token|secret|api[-_]?key|passw(?:or)?d|credential)[\w.-]*"
+_SECRET_TEXT = lazy(
+    r"(?P<pem>(?s:-----BEGIN [A-Z ]*-----(?:.*?-----END [A-Z ]*-----\s*|.*)))"
+    r"|(?P<jwt>\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?)"
+    r"|(?P<p1>(?i:\b(?:bearer|basic)\s+))(?P<v1>[A-Za-z0-9._~+/=-]{6,})"
+    r"|(?P<p2>://)(?P<v2>[^/\s:@]+:[^/\s@]+)(?=@)"
+    r"|(?P<p3>(?i:\b" + _CRED_WORD + r")[\"']?\s*[:=]\s*[\"']?)(?P<v3>[^\s\"',;&}]+)"
+    r"|(?P<p4>(?i:(?<![\w-])--?" + _CRED_WORD + r")\s+)(?P<v4>[^\s\"',;&-][^\s\"',;&]*)")
+_HINTS = ("token", "secret", "key", "pass", "credential", "bearer", "basic", "://", "-----begin", "eyj")
 _DROPPED_KINDS = {"Secret", "ServiceAccount", "TokenReview", "CertificateSigningRequest"}
 # keys that look like the above but name a reference or a Kubernetes field, never a credential value
 _SAFE_KEYS = {"secretName", "secretRef", "serviceAccountName", "automountServiceAccountToken",
               "tokenExpirationSeconds", "tokenRequests", "secretKeyRef"}
+# What a diagnosis reads of a container: its name and image, its requests and limits, whether an init
+# container is a sidecar. Everything else of it (args, command, env, probes, lifecycle, mounts, ...) is dropped.
+_CONTAINER_KEPT = frozenset({"name", "image", "resources", "restartPolicy"})
+_CONTAINER_LISTS = frozenset({"containers", "initContainers", "ephemeralContainers"})
+# fields that carry a program's arguments or environment wherever they are (a ModelDeployment's roles too)
+_DROPPED_FIELDS = {"args": "args", "command": "command", "extraArgs": "args", "env": "env", "envFrom": "env",
+                   "livenessProbe": "probes", "readinessProbe": "probes", "startupProbe": "probes",
+                   "lifecycle": "lifecycle"}
+# annotations a diagnosis reads: Kueue's, the operator's, ours; any other annotation is dropped
+_KEPT_ANNOTATION_DOMAINS = ("kueue.x-k8s.io", "gpustack.ai", "kubectl-pd.io")
+
+
+class Tally:
+    """What a snapshot left out: fields dropped and values redacted, each by kind (the header says both)."""
+
+    def __init__(self) -> None:
+        self.dropped: dict[str, int] = {}
+        self.redacted: dict[str, int] = {}
+
+    def drop(self, kind: str, n: int = 1) -> None:
+        self.dropped[kind] = self.dropped.get(kind, 0) + n
+
+    def redact(self, kind: str, n: int = 1) -> None:
+        self.redacted[kind] = self.redacted.get(kind, 0) + n
+
+    def add(self, other: Tally) -> None:
+        for k, n in other.dropped.items():
+            self.drop(k, n)
+        for k, n in other.redacted.items():
+            self.redact(k, n)
+
+    def header(self) -> dict[str, dict[str, int]]:
+        return {"dropped": dict(sorted(self.dropped.items())), "redacted": dict(sorted(self.redacted.items()))}
+
+
+def scrub_text(text: str, tally: Tally | None = None) -> str:
+    """`text` with the run's own credentials (what the terminal redacts) and any credential it shows by shape
+    replaced by "<redacted>": for error and status texts written into a snapshot."""
+    from kubectl_pd.termsafe import redact as run_redact
+
+    out = run_redact(text)
+    if out != text and tally is not None:
+        tally.redact("runCredential")
+    n = [0]
+
+    def hit(m: re.Match[str]) -> str:
+        for g in ("1", "2", "3", "4"):
+            if m.group("p" + g) is not None:
+                if m.group("v" + g) == REDACTED:
+                    return m.group()
+                n[0] += 1
+                return m.group("p" + g) + REDACTED
+        n[0] += 1
+        return REDACTED
+
+    low = out.lower()
+    if any(h in low for h in _HINTS):
+        out = _SECRET_TEXT.sub(hit, out)
+    if n[0] and tally is not None:
+        tally.redact("credentialText", n[0])
+    return out
 
 
 class Recorder:
@@ -127,63 +203,86 @@ def _kind(kind: str) -> str:
 
 def redact(obj: Obj, *, in_place: bool = False) -> tuple[Obj | None, int]:
     """The copy of `obj` a snapshot keeps (`in_place`: `obj` itself, redacted, for objects nothing reads any
-    more), and how many values were redacted; None for a kind never kept."""
+    more), and how many values were redacted or fields dropped; None for a kind never kept."""
+    kept, tally = redact_counted(obj, in_place=in_place)
+    return kept, sum(tally.dropped.values()) + sum(tally.redacted.values())
+
+
+def redact_counted(obj: Obj, *, in_place: bool = False) -> tuple[Obj | None, Tally]:
+    """As `redact`, with what was dropped and redacted by kind."""
+    tally = Tally()
     if obj.get("kind") in _DROPPED_KINDS:
-        return None, 1
+        tally.drop("object")
+        return None, tally
     out = slim(obj if in_place else copy.deepcopy(obj))  # managedFields and last-applied dropped
-    count = [0]
-    _walk(out, count)
-    return out, count[0]
+    _walk(out, tally)
+    return out, tally
 
 
-def _walk(node: Any, count: list[int]) -> None:
+def _walk(node: Any, tally: Tally) -> None:
     if isinstance(node, dict):
         for key in list(node):
             value = node[key]
-            if key == "env" and isinstance(value, list):
-                node[key] = [_env(e, count) for e in value]
-            elif isinstance(value, str) and _secret_value(str(key), value):
-                node[key] = REDACTED
-                count[0] += 1
+            if key in _DROPPED_FIELDS:
+                del node[key]
+                tally.drop(_DROPPED_FIELDS[key])
+            elif key in _CONTAINER_LISTS and isinstance(value, list):
+                for c in value:
+                    _container(c, tally)
+                _walk(value, tally)
+            elif key == "annotations" and isinstance(value, dict):
+                _annotations(value, tally)
+                _walk(value, tally)
+            elif isinstance(value, str):
+                node[key] = _string(str(key), value, tally)
             else:
-                _walk(value, count)
+                _walk(value, tally)
     elif isinstance(node, list):
         for i, value in enumerate(node):
-            if isinstance(value, str) and _SECRET_TEXT.search(value):
-                node[i] = REDACTED
-                count[0] += 1
+            if isinstance(value, str):
+                node[i] = _string("", value, tally)
             else:
-                _walk(value, count)
+                _walk(value, tally)
 
 
-def _secret_value(key: str, value: str) -> bool:
+def _container(c: Any, tally: Tally) -> None:
+    """Of a container, only what a diagnosis reads; the rest dropped, counted by kind."""
+    if not isinstance(c, dict):
+        return
+    for key in [k for k in c if k not in _CONTAINER_KEPT]:
+        del c[key]
+        tally.drop(_DROPPED_FIELDS.get(key, "otherContainerFields"))
+
+
+def _annotations(ann: dict[str, Any], tally: Tally) -> None:
+    for key in [k for k in ann if not _kept_annotation(str(k))]:
+        del ann[key]
+        tally.drop("annotations")
+
+
+def _kept_annotation(key: str) -> bool:
+    domain = key.split("/", 1)[0] if "/" in key else ""
+    return any(domain == d or domain.endswith("." + d) for d in _KEPT_ANNOTATION_DOMAINS)
+
+
+def _string(key: str, value: str, tally: Tally) -> str:
     if not value or value == REDACTED:
-        return False
-    if key not in _SAFE_KEYS and _SECRET_KEY.search(key):
-        return True
-    return _SECRET_TEXT.search(value) is not None
-
-
-def _env(entry: Any, count: list[int]) -> Any:
-    """A container's environment variable: its name kept, its value (or where it comes from) not."""
-    if not isinstance(entry, dict):
-        count[0] += 1
+        return value
+    if key and key not in _SAFE_KEYS and _SECRET_KEY.search(key):
+        tally.redact("credentialField")
         return REDACTED
-    if "value" in entry or "valueFrom" in entry:
-        count[0] += 1
-        return {"name": entry.get("name"), "value": REDACTED}
-    return {"name": entry.get("name")}
+    return scrub_text(value, tally)
 
 
-def objects(rec: Recorder) -> tuple[list[Obj], int]:
-    """The recorded objects, redacted, each kind in the order an API server lists it; and the count redacted.
+def objects(rec: Recorder) -> tuple[list[Obj], Tally]:
+    """The recorded objects, redacted, each kind in the order an API server lists it; and what was left out.
     In place: called once the diagnosis is done, when nothing reads them any more (2,000 copies cost a second)."""
     kept: list[tuple[tuple[str, str, str], Obj]] = []
-    redacted = 0
+    tally = Tally()
     for key, obj in rec.objects.items():
-        copy_, n = redact(obj, in_place=True)
-        redacted += n
+        copy_, t = redact_counted(obj, in_place=True)
+        tally.add(t)
         if copy_ is not None:
             kept.append((key, copy_))
     kept.sort(key=lambda kv: kv[0])
-    return [o for _k, o in kept], redacted
+    return [o for _k, o in kept], tally

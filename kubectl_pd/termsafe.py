@@ -13,13 +13,19 @@ remember: every message, warning, note, debug traceback and JSON document goes t
   None of these appear raw in our JSON (the encoder escapes C0; "\\u009b" is JSON's own escape of C1, so
   the document stays valid and decodes to the same data) or YAML (PyYAML quotes and escapes them).
 - The only sequences left intact are our own, on a stream that is a terminal with colour allowed
-  (`use_color`): SGR colour (`ESC [ digits m`) and the in-place redraw of create --wait (`ESC [ n F`,
-  `ESC [ 2 K`). Neither can write the clipboard, set a title or clear the screen.
+  (`use_color`): SGR colour (`ESC [ digits m`) and the in-place redraw of create --wait and --watch
+  (`ESC [ n F`, `ESC [ 2 K`). Ours are told from the cluster's by a mark no input can carry: the printers
+  make them with `sgr` and `csi`, which put this process's random nonce (private-use characters) after
+  `ESC [`; the edge turns a marked sequence into the plain one (colour on) or drops it (colour off). The same
+  bytes coming from the cluster (a fake green "ADMITTED", conceal `ESC [ 8 m`, erase-line `ESC [ 2 K`) carry
+  no nonce and are escaped like any other control (issue 42, M8).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import sys
 
 from kubectl_pd import memo
@@ -27,7 +33,6 @@ from kubectl_pd.lazyre import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
     from typing import IO, Any
 
 COLOR_MODES = ("auto", "always", "never")
@@ -71,7 +76,27 @@ _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _MIN_SECRET = 3  # "" or one or two characters would redact ordinary words: such a value is not kept
 
 _CONTROLS = lazy("[\x00-\x08\x0b-\x1f\x80-\x84\x86-\x9f]")
-_OURS = lazy(r"\x1b\[(?:[0-9;]*m|[0-9]*F|2K)")
+# this process's mark of its own control sequences: four private-use characters, drawn at random at start
+_NONCE = "".join(chr(0xE000 + secrets.randbelow(0x1900)) for _ in range(4))
+_MARKED = "\x1b[" + _NONCE
+_OURS = lazy(re.escape(_MARKED) + r"((?:[0-9;]*m|[0-9]*F|2K))")
+
+
+def csi(tail: str) -> str:
+    """Our own control sequence `ESC [ tail` (`3F`: three lines up, `2K`: erase the line), marked as ours: only
+    the output edge makes it a real one, and only on a terminal with colour on."""
+    return _MARKED + tail
+
+
+def sgr(code: str | int) -> str:
+    """Our own colour `ESC [ code m` (`0` resets), marked as ours (see `csi`)."""
+    return _MARKED + f"{code}m"
+
+
+def as_terminal(text: str) -> str:
+    """`text` with our marked sequences made plain and nothing else changed: what a colour terminal is sent
+    (for tests and callers that write to a terminal themselves)."""
+    return _OURS.sub(lambda m: "\x1b[" + m.group(1), text) if _NONCE in text else text
 
 
 def remember(*secrets: str | None) -> None:
@@ -127,16 +152,20 @@ def _neutralise_but_ours(text: str) -> str:
     out, at = [], 0
     for m in _OURS.finditer(text):
         out.append(neutralise(text[at:m.start()]))
-        out.append(m.group())
+        out.append("\x1b[" + m.group(1))
         at = m.end()
     out.append(neutralise(text[at:]))
     return "".join(out)
 
 
 def clean(text: str, *, ours: bool = False) -> str:
-    """Redacted and neutralised; `ours`: keep our own colour and redraw sequences."""
+    """Redacted and neutralised; `ours`: keep our own (marked) colour and redraw sequences, else drop them."""
     text = redact(text)
-    return _neutralise_but_ours(text) if ours else neutralise(text)
+    if ours:
+        return _neutralise_but_ours(text)
+    if _NONCE in text:
+        text = _OURS.sub("", text)
+    return neutralise(text)
 
 
 class SafeStream:

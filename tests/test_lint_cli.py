@@ -180,10 +180,11 @@ def test_through_the_real_kubectl() -> None:
 def test_colour_only_through_the_style(cli: Callable) -> None:
     from kubectl_pd.commands.lint import _style
     from kubectl_pd.lint.report import render_text
+    from kubectl_pd.termsafe import as_terminal
     from tests.builders import gpustack_queue
     from tests.test_lint_rules import run
 
-    coloured = render_text(run(gpustack_queue(20)), _style)
+    coloured = as_terminal(render_text(run(gpustack_queue(20)), _style))
     assert "\x1b[31m\x1b[1merror\x1b[0m" in coloured
     plain = cli(["lint", "-f", str(SPLIT)], env={"NO_COLOR": "1"})
     assert "\x1b[" not in plain.stdout

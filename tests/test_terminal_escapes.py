@@ -121,6 +121,6 @@ def test_the_neutraliser_is_keeps_our_own_colour_only_on_a_terminal() -> None:
     from kubectl_pd import termsafe
 
     assert termsafe.clean(EVIL) == "x^[]52;c;ZXZpbA==^G^[[2J^[[32mADMITTED^[[0m\\rok\\u009b2J^H\x7f"
-    kept = termsafe.clean("\x1b[31mred\x1b[0m \x1b]52;c;x\x07", ours=True)
+    kept = termsafe.clean(f"{termsafe.sgr(31)}red{termsafe.sgr(0)} \x1b]52;c;x\x07", ours=True)
     assert kept == "\x1b[31mred\x1b[0m ^[]52;c;x^G"
     assert json.loads(termsafe.clean(json.dumps({"a": "\x9b\x1b"}, ensure_ascii=False))) == {"a": "\x9b\x1b"}

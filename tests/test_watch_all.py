@@ -113,8 +113,10 @@ def test_changes(before: Any, after: Any, want: Any) -> None:
 
 
 def test_redraw_goes_back_and_clears() -> None:
+    from kubectl_pd.termsafe import as_terminal
+
     first = watch_render.table({("a", "ModelDeployment", "x"): ROW}, "00:00:00")
     n = len(first.splitlines())
-    again = watch_render.redraw(n, watch_render.table({}, "00:00:01"))
+    again = as_terminal(watch_render.redraw(n, watch_render.table({}, "00:00:01")))
     assert again.startswith(f"\x1b[{n}F\x1b[2K00:00:01")
     assert again.count("\x1b[2K") == n  # every line of the old table cleared

@@ -1,13 +1,20 @@
-"""One CLI run in this process, its output captured: how every tool answers, so a tool's document is the CLI's
-`-o json` byte for byte (the same command function, the same printer, the same error lines and exit codes).
+"""One CLI run, its output captured: how every tool answers, so a tool's document is the CLI's `-o json` byte for
+byte (the same command function, the same printer, the same error lines and exit codes).
 
-Runs are serialised (stdin, stdout and stderr are the process's, swapped for the run's own buffers); each API
-request of a run ends at the server's --request-timeout. Nothing of the MCP SDK is imported here."""
+`run` runs it in this process (serialised: stdin, stdout and stderr are the process's, swapped for the run's own
+buffers); `Workers.isolated` runs it in a worker process of its own (kubectl_pd/agent/worker.py) with a deadline,
+killed with its process group when the deadline passes or `stop_all` is called (the client went away): what the
+MCP server does for every call. Each API request of a run ends at the server's --request-timeout. Nothing of the MCP
+SDK is imported here."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
+import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -68,3 +75,93 @@ def run(argv: Sequence[str], stdin: str | None = None) -> Outcome:
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         return Outcome(code, _text(out), _text(err))
+
+
+def _worker_env() -> dict[str, str]:
+    """The environment of a worker: this one, with the directory kubectl_pd is imported from first on the path
+    (a krew archive or a checkout is found as this process found it)."""
+    import kubectl_pd
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(kubectl_pd.__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+class Workers:
+    """The worker processes of one MCP server (kubectl_pd/agent/worker.py): the running calls', and one started
+    ahead of the next call with its imports under way. `stop_all` (the client went away) kills them all."""
+
+    def __init__(self) -> None:
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self._spare: list[subprocess.Popen[bytes]] = []
+        self._lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    def isolated(self, argv: Sequence[str], stdin: str | None = None, deadline: float | None = None) -> Outcome:
+        """`kubectl pd ARGV` in a worker process; past `deadline` seconds it is killed (with its process group)
+        and the outcome says so (exit 1)."""
+        from kubectl_pd.agent import words as agent_words
+
+        if self.stopping.is_set():
+            return Outcome(1, "", f"error: {agent_words.STOPPING}\n")
+        proc = self._take()
+        try:
+            data, _ = proc.communicate(json.dumps({"argv": list(argv), "stdin": stdin}).encode(), timeout=deadline)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            return Outcome(1, "", f"error: {agent_words.past_deadline(deadline or 0)}\n")
+        finally:
+            with self._lock:
+                self._live.discard(proc)
+        if self.stopping.is_set() and proc.returncode and proc.returncode < 0:
+            return Outcome(1, "", f"error: {agent_words.STOPPING}\n")
+        try:
+            answer = json.loads(data)
+            return Outcome(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
+        except (ValueError, KeyError, TypeError):
+            return Outcome(1, "", f"error: {agent_words.worker_failed(proc.returncode)}\n")
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([sys.executable, "-m", "kubectl_pd.agent.worker"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=None, env=_worker_env(), start_new_session=True)
+        with self._lock:
+            self._live.add(proc)
+        return proc
+
+    def _take(self) -> subprocess.Popen[bytes]:
+        """A worker for this call (the spare one when it is still alive), and a new spare for the next."""
+        with self._lock:
+            spare = self._spare.pop() if self._spare else None
+        if spare is None or spare.poll() is not None:
+            if spare is not None:
+                with self._lock:
+                    self._live.discard(spare)
+            spare = self._start()
+        if not self.stopping.is_set():
+            ahead = self._start()
+            with self._lock:
+                self._spare.append(ahead)
+        return spare
+
+    def stop_all(self) -> None:
+        """The client went away: every worker killed, and no new call started."""
+        self.stopping.set()
+        with self._lock:
+            procs = list(self._live)
+            self._spare.clear()
+        for p in procs:
+            _kill(p)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """The worker and every process of its group (a credential plugin it started)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    proc.wait()

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubectl_pd.agent import schemas
+from kubectl_pd.agent import schemas, words
 from kubectl_pd.agent.run import Outcome
 from kubectl_pd.errors import EXIT_USAGE
 from kubectl_pd.records import dataclass, field
@@ -25,6 +26,8 @@ UNTRUSTED = ("Strings that come from the cluster or from the files (Kueue messag
 # JSON pointers of the document's strings that are cluster text verbatim (the _meta of every result lists them)
 UNTRUSTED_META = "kubectl-pd/untrusted"
 EXIT_META = "kubectl-pd/exitCode"
+PAGE_META = "kubectl-pd/page"  # a paged result: {key, offset, count, total, nextCursor}
+NEXT_CURSOR_META = "kubectl-pd/nextCursor"  # the `cursor` argument of the next page (absent on the last)
 
 
 class ToolError(Exception):
@@ -62,10 +65,13 @@ class Guard:
     def path(self, value: str, what: str) -> str:
         if value == "-" or not value:
             raise ToolError(f"{what}: stdin is the MCP connection; pass the text in an argument instead")
+        if "\0" in value:
+            raise ToolError(words.nul_in_path(what))
         real = os.path.realpath(value)
         if not any(_within(real, d) for d in self.allowed):
             where = ", ".join(self.allowed) if self.allowed else "none: start the server with --allow-file DIR"
             raise ToolError(f"{what}: {value} is outside the directories this server may read ({where})")
+        _a_file(real, value, what)
         if os.path.isdir(real):
             for top, dirs, files in os.walk(real):
                 for n in dirs + files:
@@ -73,10 +79,25 @@ class Guard:
                     if not any(_within(inner, d) for d in self.allowed):
                         raise ToolError(f"{what}: {os.path.join(top, n)} leads outside the directories this "
                                         f"server may read")
+                    _a_file(inner, os.path.join(top, n), what)
         return value  # as the caller named it: the document names it so, as the CLI's would
 
     def paths(self, values: Sequence[str], what: str) -> list[str]:
         return [self.path(v, what) for v in values]
+
+
+def _a_file(real: str, shown: str, what: str) -> None:
+    """A FIFO, a device or a socket is refused before anything opens it (opening a FIFO waits for a writer
+    forever; a device may never end). Judged by stat, which opens nothing."""
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return  # absent or unreadable: the command says so in its own words
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else
+            "a device")
+    raise ToolError(words.not_a_file(what, shown, kind))
 
 
 def _within(path: str, directory: str) -> bool:
@@ -106,6 +127,8 @@ WHY_PENDING_INPUT = _obj({
     "holders": {"type": "boolean", "description": "list the admitted Workloads holding the quota a role waits for"},
     "files": _FILES, "snapshot": _SNAPSHOT,
     "kueueConfig": {**_S, "description": "Kueue's controller_manager_config.yaml, inside --allow-file"},
+    "cursor": {"type": "string", "pattern": "^[0-9]{1,9}$", "description": "the next page of a paged result "
+               "(its _meta kubectl-pd/nextCursor)"},
 })
 WHO_PREEMPTED_INPUT = _obj({"target": {**_TARGET, "description": "a Workload, pod or deployment: " + _TARGET_TEXT},
                             "namespace": _NAMESPACE, "files": _FILES, "snapshot": _SNAPSHOT}, ["target"])
@@ -121,6 +144,8 @@ LINT_INPUT = _obj({
     "featureGates": {**_S, "description": "Kueue's feature gates, e.g. ConcurrentAdmission=true"},
     "crds": {"type": "array", "items": _S, "description": "CRD files (inside --allow-file) for PD501/PD502"},
     "strict": {"type": "boolean", "description": "count warnings as failing (exitCode 1)"},
+    "cursor": {"type": "string", "pattern": "^[0-9]{1,9}$", "description": "the next page of a paged result "
+               "(its _meta kubectl-pd/nextCursor)"},
 })
 _REPLICAS = {"type": ["integer", "string"], "description": "replicas"}
 PREFLIGHT_INPUT = _obj({
@@ -389,6 +414,7 @@ class Answer:
     text: str
     code: int
     untrusted: list[str] = field(default_factory=list)
+    page: dict[str, Any] | None = None  # a paged result: key, offset, count, total, nextCursor
 
     @property
     def is_error(self) -> bool:
@@ -421,11 +447,39 @@ def call(name: str, args: dict[str, Any] | None, guard: Guard, connection: Seque
         return Answer(None, f"error: {out.error or 'the command printed nothing'}", out.code or 1)
     doc = json.loads(out.stdout)
     lines = [tool.summary(doc)]
+    doc, page = paged(doc, int(args.get("cursor") or 0), len(out.stdout))
+    if page is not None:
+        lines.append(words.paged(page["count"], page["offset"], page["total"], page["key"], page["nextCursor"]))
     lines += [f"warning: {w}" for w in out.warnings]
     if out.code != 0 and out.error:
         lines.append(f"error: {out.error}")
     lines.append(UNTRUSTED)
-    return Answer(doc, "\n".join(lines), out.code, untrusted_pointers(doc))
+    return Answer(doc, "\n".join(lines), out.code, untrusted_pointers(doc), page)
+
+
+MAX_RESULT = 256 * 2**10  # bytes of a result's document; past this its list is paged (a cursor)
+PAGED_LISTS = ("items", "findings")  # why-pending -A's targets, lint's findings
+
+
+def paged(doc: dict[str, Any], offset: int, size: int,
+          limit: int = MAX_RESULT) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The document, or (past `limit` bytes, or asked from an offset) the page of its list from `offset` that
+    fits in `limit` (one entry at least), and what the page is: key, offset, count, total, nextCursor."""
+    key = next((k for k in PAGED_LISTS if isinstance(doc.get(k), list)), None)
+    if key is None or (size <= limit and offset == 0):
+        return doc, None
+    entries: list[Any] = doc[key]
+    budget = limit - (size - len(json.dumps(entries)))
+    end = min(offset, len(entries))
+    while end < len(entries):
+        cost = len(json.dumps(entries[end])) + 2
+        if end > offset and cost > budget:
+            break
+        budget -= cost
+        end += 1
+    page = {"key": key, "offset": min(offset, len(entries)), "count": end - min(offset, len(entries)),
+            "total": len(entries), "nextCursor": str(end) if end < len(entries) else None}
+    return {**doc, key: entries[offset:end]}, page
 
 
 def untrusted_pointers(doc: Any, at: str = "") -> list[str]:

@@ -2,12 +2,18 @@
 
 The package is imported here and nowhere else, and only for such a user; it resolves the Authorization
 header, and our own transport sends the requests. Its log lines are captured, never printed raw.
+
+`PrivateFiles`: Python's ssl loads a client certificate and key from files only. In-memory data (a kubeconfig's
+`client-key-data`, an exec plugin's clientKeyData) is handed to it as an anonymous memory file (Linux memfd,
+named /proc/self/fd/N): nothing lands on disk, and a SIGKILL leaves nothing behind (issue 42, M3). Where there is
+no memfd, a private (0600) temporary file, unlinked as soon as ssl has loaded it.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from types import TracebackType
 from typing import Any
 
 from kubectl_pd.cluster.config import ClusterOptions, kubeconfig_paths
@@ -94,3 +100,51 @@ def _why(e: BaseException) -> str:
         return f"cannot reach the identity provider at {url} ({errno_text.rstrip(')').strip()[:150].lower()})"
     text = str(e).strip()
     return (text.splitlines()[0] if text else type(e).__name__)[:200]
+
+
+class PrivateFiles:
+    """Paths ssl can open for in-memory data, gone when the block ends: memory files, else temporary files."""
+
+    def __init__(self) -> None:
+        self._fds: list[int] = []
+        self._paths: list[str] = []
+
+    def __enter__(self) -> PrivateFiles:
+        return self
+
+    def add(self, data: bytes) -> str:
+        path = self._memory(data)
+        return path if path is not None else self._temporary(data)
+
+    def _memory(self, data: bytes) -> str | None:
+        create = getattr(os, "memfd_create", None)
+        if create is None or not os.path.isdir("/proc/self/fd"):
+            return None
+        try:
+            fd = create("kubectl-pd-credential", getattr(os, "MFD_CLOEXEC", 1))
+        except OSError:
+            return None
+        self._fds.append(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        return f"/proc/self/fd/{fd}"
+
+    def _temporary(self, data: bytes) -> str:
+        import tempfile
+
+        fd, path = tempfile.mkstemp(prefix="kubectl-pd-")
+        self._paths.append(path)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        return path
+
+    def __exit__(self, kind: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        for fd in self._fds:
+            os.close(fd)
+        for p in self._paths:
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
+        self._fds, self._paths = [], []

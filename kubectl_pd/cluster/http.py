@@ -472,10 +472,13 @@ def _read_token(path: str, context: str) -> str:
 
 
 def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key: bytes | None) -> None:
-    """ssl reads certificates from files only: in-memory data goes through private temporary files."""
+    """ssl reads certificates from files only: in-memory data goes through memory files (never on disk) or,
+    without them, private temporary files unlinked once loaded (cluster/clientauth.py: PrivateFiles)."""
     import ssl
 
-    tmp: list[str] = []
+    from kubectl_pd.cluster.clientauth import PrivateFiles
+
+    tmp = PrivateFiles()
     try:
         cert_path, key_path = ep.cert_file, ep.key_file
         from kubectl_pd.cluster.config import read_bounded
@@ -485,13 +488,13 @@ def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key
         if key is None and key_path:
             key = read_bounded(str(key_path), f"context {ep.context!r}: client-key")
         if cert is not None:
-            cert_path = _private_file(cert, tmp)
+            cert_path = tmp.add(cert)
         if key is not None:
             from kubectl_pd.termsafe import remember
 
             remember(*(ln for ln in key.decode("ascii", "replace").splitlines()
                        if len(ln) >= 16 and not ln.startswith("-----")))
-            key_path = _private_file(key, tmp)
+            key_path = tmp.add(key)
         ctx.load_cert_chain(certfile=str(cert_path), keyfile=key_path)
     except FileNotFoundError as e:
         raise PdError(f"context {ep.context!r}: client certificate or key {e.filename}: no such file") from None
@@ -499,15 +502,4 @@ def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key
         raise PdError(f"context {ep.context!r}: the client certificate and key of user {ep.user!r} cannot be "
                       f"loaded (not PEM, or they do not match)") from None
     finally:
-        for p in tmp:
-            os.unlink(p)
-
-
-def _private_file(data: bytes, tmp: list[str]) -> str:
-    import tempfile
-
-    fd, path = tempfile.mkstemp(prefix="kubectl-pd-")
-    tmp.append(path)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    return path
+        tmp.__exit__(None, None, None)

@@ -30,6 +30,17 @@ class Stopped(Exception):
     """The reader was asked to stop."""
 
 
+class EventTooLarge(OSError):
+    """One line of a watch (one event) past MAX_EVENT: its own bound, which KUBECTL_PD_MAX_RESPONSE_SIZE (the
+    bound on a whole answer) does not change. Said as an OSError's text, as a failed stream's cause is."""
+
+    def __init__(self) -> None:
+        import errno
+
+        super().__init__(errno.EMSGSIZE, f"one watch event (one line of the stream) past {MAX_EVENT} bytes, "
+                                         f"the bound on one event")
+
+
 class Held:
     """An answer whose status and headers were read; `lines()` reads its body as it comes, `close()` ends it."""
 
@@ -58,12 +69,14 @@ class Held:
                     continue
                 pending += piece
                 while (end := pending.find(b"\n")) >= 0:
+                    if end > MAX_EVENT:  # a whole line may come in one piece: bounded all the same
+                        raise EventTooLarge()
                     line = bytes(pending[:end]).rstrip(b"\r")
                     del pending[:end + 1]
                     if line.strip():
                         yield line
                 if len(pending) > MAX_EVENT:
-                    raise wire.TooLarge(None)
+                    raise EventTooLarge()
             if pending.strip():
                 yield bytes(pending)
         finally:

@@ -516,6 +516,8 @@ def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, second
 
     wanted = [(r.name, r.pods) for r in roles]
     width = max(len(r.name) for r in roles)
+    from kubectl_pd.termsafe import csi
+
     tty = use_color(sys.stderr)  # redraw in place only on a terminal
     shown: dict[str, str] = {}
     state = {"drawn": 0}
@@ -524,9 +526,9 @@ def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, second
         lines = [waiting.line(r, width) for r in rows]
         if tty:  # redraw the block in place
             if state["drawn"]:
-                click.echo(f"\x1b[{state['drawn']}F", err=True, nl=False)
+                click.echo(csi(f"{state['drawn']}F"), err=True, nl=False)
             for text in lines:
-                click.echo(f"\x1b[2K{text}", err=True)
+                click.echo(f"{csi('2K')}{text}", err=True)
             state["drawn"] = len(lines)
             return
         for r, text in zip(rows, lines, strict=True):

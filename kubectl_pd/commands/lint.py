@@ -40,8 +40,17 @@ _STYLES: dict[str, dict[str, Any]] = {"error": {"fg": "red", "bold": True}, "war
            "bold": {"bold": True}, "dim": {"dim": True}}
 
 
+_SGR = {"red": 31, "yellow": 33}
+
+
 def _style(text: str, role: str) -> str:
-    return click.style(text, **_STYLES.get(role, {}))
+    """click.style's sequences, marked as ours (kubectl_pd/termsafe.py: the edge escapes any other)."""
+    from kubectl_pd.termsafe import sgr
+
+    style = _STYLES.get(role, {})
+    codes = ([_SGR[style["fg"]]] if "fg" in style else []) + ([1] if style.get("bold") else []) + \
+        ([2] if style.get("dim") else [])
+    return "".join(sgr(c) for c in codes) + text + sgr(0) if codes else text
 
 
 def _kueue_version(value: str | None) -> tuple[int, int] | None:

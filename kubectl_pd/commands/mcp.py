@@ -15,7 +15,52 @@ from kubectl_pd.errors import EXIT_USAGE, PdError
 from kubectl_pd.options import cluster_options
 
 DEFAULT_TIMEOUT = "30s"  # each API read of a tool call ends by then unless --request-timeout says otherwise
-MISSING = "kubectl pd mcp needs the MCP SDK: pip install 'kubectl-pd[mcp]'"
+SDK_SPEC = "mcp>=2.3,<3"
+SDK_ENV = "KUBECTL_PD_MCP_SDK"  # a directory holding the SDK (pip install --target DIR), for the krew archive
+
+
+def sdk_dir() -> str:
+    """Where the krew archive's plugin looks for the SDK when the interpreter has none: KUBECTL_PD_MCP_SDK, else
+    the plugin's cache (~/.cache/kubectl-pd, $XDG_CACHE_HOME/kubectl-pd) under this Python's version (the SDK
+    needs compiled modules: pydantic-core)."""
+    import sys
+
+    given = os.environ.get(SDK_ENV)
+    if given:
+        return given
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "kubectl-pd", f"mcp-sdk-py{sys.version_info[0]}.{sys.version_info[1]}")
+
+
+def missing() -> str:
+    import shlex
+    import sys
+
+    return (f"kubectl pd mcp needs the MCP SDK: pip install 'kubectl-pd[mcp]'; from the krew archive, one "
+            f"command installs it where the plugin looks: {shlex.quote(sys.executable or 'python3')} -m pip install "
+            f"--target {shlex.quote(sdk_dir())} '{SDK_SPEC}'")
+
+
+def _import_sdk() -> bool:
+    """Whether the SDK imports: from the interpreter's packages, else from sdk_dir()."""
+    import importlib
+    import sys
+
+    try:
+        importlib.import_module("mcp")
+        return True
+    except ImportError:
+        pass
+    where = sdk_dir()
+    if not os.path.isdir(where) or where in sys.path:
+        return False
+    sys.path.append(where)
+    importlib.invalidate_caches()
+    try:
+        importlib.import_module("mcp")
+        return True
+    except ImportError:
+        return False
 
 
 def connection_flags(c: ClusterOptions) -> list[str]:
@@ -39,24 +84,33 @@ def connection_flags(c: ClusterOptions) -> list[str]:
 @click.command("mcp", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--allow-file", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
               help="A directory whose files tools may read (snapshots, manifests, CRDs); repeatable. Default: none.")
+@click.option("--call-timeout", "call_timeout", default="2m", show_default=True, metavar="DURATION",
+              help="How long one tool call may take, all its reads together; then it is stopped (e.g. 30s, 5m).")
 @cluster_options
-def mcp(cluster: ClusterOptions, allow: tuple[str, ...]) -> int:
+def mcp(cluster: ClusterOptions, allow: tuple[str, ...], call_timeout: str) -> int:
     """Serve kubectl-pd's tools to an MCP client over stdio (read-only).
 
     \b
     Tools: pd_why_pending, pd_lint, pd_create_preflight, pd_who_preempted; each returns the
-    -o json document of the same command. Register it with a client as the command
+    -o json document of the same command. Each call runs in a process of its own, stopped at
+    --call-timeout; the server exits when its client closes stdin. Register it with a client as the command
     `kubectl pd mcp [--context C] [--as U] [--allow-file DIR]` (docs/agents.md).
     """
-    try:
-        import mcp as _sdk  # noqa: F401
-    except ImportError:
-        raise PdError(MISSING, exit_code=EXIT_USAGE) from None
+    if not _import_sdk():
+        raise PdError(missing(), exit_code=EXIT_USAGE)
     for d in allow:
         if not os.path.isdir(d):
             raise click.BadParameter(f"{d} is not a directory", param_hint="'--allow-file'")
+    from kubectl_pd.options import checked_duration
+
+    try:
+        deadline = checked_duration(call_timeout, "--call-timeout")
+    except PdError as e:
+        raise click.BadParameter(e.message.split(": ", 1)[-1], param_hint="'--call-timeout'") from None
+    if not deadline or deadline <= 0:
+        raise click.BadParameter("must be more than 0", param_hint="'--call-timeout'")
     from kubectl_pd.agent.server import serve
     from kubectl_pd.agent.tools import Guard
 
-    serve(Guard(tuple(os.path.realpath(d) for d in allow)), connection_flags(cluster))
+    serve(Guard(tuple(os.path.realpath(d) for d in allow)), connection_flags(cluster), deadline)
     return 0

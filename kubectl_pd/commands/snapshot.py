@@ -35,8 +35,9 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     \b
     TARGET: as for why-pending (NAME, md/NAME, workload/NAME, pod/NAME, podgroup/NAME); no TARGET: every
     pending deployment of the namespace (or -A). Replay: kubectl pd why-pending [TARGET] -f FILE|DIR.
-    No Secret, container environment value, token or certificate is written; managedFields and the
-    last-applied annotation are dropped. The first document says what was read, when, from which context.
+    What a diagnosis reads is kept: no Secret, no container args, command, env, probes or lifecycle, no
+    annotation but Kueue's, the operator's and ours; credentials in texts redacted. A directory must be new,
+    empty or an earlier snapshot's. The first document says what was read, when, from which context.
 
     \b
     Exit codes: 0 written (reads that failed are listed in the header and on stderr), 1 the target does not
@@ -47,11 +48,14 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
 
     if target is not None and all_namespaces:
         raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
+    into_dir = path.endswith("/") or os.path.isdir(path)
+    if into_dir:
+        _owned_files(path)  # refused before anything is read: not ours to write into
     started = datetime.now(UTC)
     rec = Recorder(open_source(cluster))
     unread = _diagnose(cluster, rec, target, all_namespaces, kueue_config, holders)
     header = _header(cluster, rec, target, all_namespaces, started, unread)
-    written = _write(path, header, rec)
+    written = _write(path, header, rec, into_dir)
     from kubectl_pd import snapshot_words
 
     for line in snapshot_words.unread_lines(header):
@@ -114,6 +118,17 @@ def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_name
     }
 
 
+def _scrub_header(header: dict[str, Any], tally: Any) -> None:
+    """Every error and status text of the header through the snapshot's redaction (the run's credentials, and
+    credentials by shape): a server may echo the request's token in a refusal."""
+    from kubectl_pd.snapshot_out import scrub_text
+
+    for row in (*header.get("failed", ()), *header.get("unread", ())):
+        for key, value in list(row.items()):
+            if isinstance(value, str):
+                row[key] = scrub_text(value, tally)
+
+
 def _unique(rows: list[dict[str, str]]) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for r in rows:
@@ -166,7 +181,46 @@ def _kueue_version(rec: Recorder) -> str:
     return "unknown"
 
 
-def _write(path: str, header: dict[str, Any], rec: Recorder) -> dict[str, int]:
+MARKER = "kubectl-pd-snapshot.list"  # in a snapshot directory: the files the last snapshot wrote there
+
+
+def _owned_files(path: str) -> list[str]:
+    """The files of an earlier snapshot in directory `path` (none when it is new or empty). A directory that
+    holds anything else (no marker, or a file the marker does not list) is refused: a snapshot never mixes
+    with other files, whose objects a replay would read as the cluster's."""
+    from kubectl_pd import snapshot_words
+    from kubectl_pd.errors import PdError
+
+    try:
+        entries = sorted(os.listdir(path))
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        raise PdError(snapshot_words.not_a_directory(path)) from None
+    except OSError as e:
+        raise PdError(f"cannot write {path}: {e.strerror or e}") from None
+    if not [e for e in entries if not _our_temporary(e, [])]:
+        return []  # empty, or only what a run killed while writing the marker left
+    if MARKER not in entries:
+        raise PdError(snapshot_words.not_ours(path, entries))
+    try:
+        with open(os.path.join(path, MARKER), encoding="utf-8") as fh:
+            owned = [ln.strip() for ln in fh.read(1 << 16).splitlines() if ln.strip() and not ln.startswith("#")]
+    except (OSError, UnicodeDecodeError) as e:
+        raise PdError(f"cannot read {os.path.join(path, MARKER)}: {getattr(e, 'strerror', None) or e}") from None
+    owned = [n for n in owned if n not in (".", "..", MARKER) and os.sep not in n and "/" not in n]
+    foreign = [e for e in entries if e != MARKER and e not in owned and not _our_temporary(e, owned)]
+    if foreign:
+        raise PdError(snapshot_words.not_ours(path, foreign))
+    return [e for e in entries if e in owned]
+
+
+def _our_temporary(entry: str, owned: list[str]) -> bool:
+    """A temporary file a killed snapshot left (kubectl_pd/atomic.py: `.NAME.*.tmp`) beside a file it owns."""
+    return entry.endswith(".tmp") and any(entry.startswith(f".{n}.") for n in (*owned, MARKER))
+
+
+def _write(path: str, header: dict[str, Any], rec: Recorder, into_dir: bool) -> dict[str, int]:
     """The header and the redacted objects, to a file or (an existing directory, or a path ending in /) one
     file per kind; every file replaced atomically. How many objects and redacted values were written."""
     from kubectl_pd import atomic
@@ -174,24 +228,50 @@ def _write(path: str, header: dict[str, Any], rec: Recorder) -> dict[str, int]:
     from kubectl_pd.errors import PdError
     from kubectl_pd.snapshot_out import objects
 
-    objs, redacted = objects(rec)
-    header["redactedValues"] = redacted
+    objs, tally = objects(rec)
+    _scrub_header(header, tally)
+    header["redactedValues"] = sum(tally.redacted.values())
+    header["redaction"] = tally.header()
     try:
-        if path.endswith("/") or os.path.isdir(path):
-            os.makedirs(path, exist_ok=True)
-            by_kind: dict[str, list[Any]] = {}
-            for o in objs:
-                by_kind.setdefault(str(o["kind"]), []).append(o)
-            atomic.write(os.path.join(path, "00-snapshot.yaml"), to_yaml(header))
-            for kind, items in by_kind.items():
-                atomic.write(os.path.join(path, f"{kind.lower()}.yaml"), _yaml_stream(items, to_yaml))
+        if into_dir:
+            _write_dir(path, header, objs, to_yaml)
         elif path.lower().endswith(".json"):
             atomic.write(path, to_json({"apiVersion": "v1", "kind": "List", "items": [header, *objs]}))
         else:
             atomic.write(path, _yaml_stream([header, *objs], to_yaml))
     except OSError as e:
         raise PdError(f"cannot write {path}: {e.strerror or e}") from None
-    return {"objects": len(objs), "redacted": redacted}
+    return {"objects": len(objs), "redacted": header["redactedValues"], "dropped": sum(tally.dropped.values())}
+
+
+def _write_dir(path: str, header: dict[str, Any], objs: list[Any], to_yaml: Any) -> None:
+    """00-snapshot.yaml and a file per kind; the marker lists them (and, while they are written, the older
+    snapshot's too, so a kill leaves nothing unlisted); an older snapshot's files not written again removed."""
+    from kubectl_pd import atomic
+
+    old = _owned_files(path)  # again: the directory may have changed while the cluster was read
+    os.makedirs(path, exist_ok=True)
+    by_kind: dict[str, list[Any]] = {}
+    for o in objs:
+        by_kind.setdefault(str(o["kind"]), []).append(o)
+    files = {"00-snapshot.yaml": to_yaml(header)}
+    for kind, items in by_kind.items():
+        files[f"{kind.lower()}.yaml"] = _yaml_stream(items, to_yaml)
+    marker = os.path.join(path, MARKER)
+    atomic.write(marker, _marker_text(sorted(set(old) | set(files))))
+    for name, text in files.items():
+        atomic.write(os.path.join(path, name), text)
+    for name in old:
+        if name not in files:
+            try:
+                os.unlink(os.path.join(path, name))
+            except FileNotFoundError:
+                pass
+    atomic.write(marker, _marker_text(sorted(files)))
+
+
+def _marker_text(names: list[str]) -> str:
+    return "# kubectl pd snapshot: the files of the snapshot in this directory\n" + "".join(f"{n}\n" for n in names)
 
 
 def _yaml_stream(docs: list[Any], to_yaml: Any) -> str:

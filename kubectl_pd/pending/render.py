@@ -141,7 +141,9 @@ def _role_dict(r: RoleRow) -> dict[str, Any]:
 
 
 def _paint(text: str, code: str, color: bool) -> str:
-    return f"\x1b[{code}m{text}\x1b[0m" if color else text
+    from kubectl_pd.termsafe import sgr
+
+    return f"{sgr(code)}{text}{sgr(0)}" if color else text
 
 
 def _per_pod(req: dict[str, Fraction]) -> str:

@@ -1,7 +1,10 @@
 """`why-pending -A --watch`: list, then one held watch of Workloads from the list's resourceVersion (with
 bookmarks), read event by event; the first change after a quiet moment, and those within QUIET seconds of it
 (BURST at most), are followed by one diagnosis. The server ending the stream is answered by a new one from the
-last resourceVersion; a 410 (the version is too old) by listing again.
+last resourceVersion; a 410 (the version is too old) by listing again: at once the first time, then after a
+pause that doubles (client-go's reflector: 800 ms, doubling to 30 s, with up to as much again of jitter), until a
+stream brings a change or two minutes pass without a 410: a server that answers every watch with 410 gets a
+relist every 30 to 60 seconds, not thousands a second.
 
 What is held is bounded: the resourceVersion and the last rows shown (one short row per pending target), never
 the watched objects nor an event history. The stream is read in a worker thread that never takes SIGINT (its
@@ -25,6 +28,35 @@ QUIET = 0.5  # seconds without another change before a burst of changes is diagn
 BURST = 2.0  # seconds at most from a burst's first change to its diagnosis
 SILENT = 30  # seconds past timeoutSeconds a stream may stay silent before it is given up and resumed
 QUICK = 0.2  # a stream that ends sooner than this with nothing in it: a short pause before the next
+RELIST_FIRST = 0.8  # seconds before the second relist in a row (client-go's reflector: 800 ms) ...
+RELIST_CAP = 30.0  # ... doubling up to this, then up to as much again of jitter (its jitter factor 1.0)
+RELIST_RESET = 120.0  # seconds without a 410 after which the pause starts over (its backoff reset: 2 min)
+
+
+class RelistBackoff:
+    """How long to wait before a relist after a 410: nothing for the first; then RELIST_FIRST doubling to
+    RELIST_CAP, each with a random extra of up to as much again; back to nothing after a change was streamed
+    or RELIST_RESET seconds without a 410. Pure: the clock and the random draw are given."""
+
+    def __init__(self, rand: Callable[[], float] | None = None) -> None:
+        import random
+
+        self.rand = rand or random.random
+        self.step = 0
+        self.last: float | None = None
+
+    def reset(self) -> None:
+        self.step = 0
+
+    def pause(self, now: float) -> float:
+        if self.last is not None and now - self.last > RELIST_RESET:
+            self.step = 0
+        self.last = now
+        step, self.step = self.step, min(self.step + 1, 32)
+        if step == 0:
+            return 0.0
+        base = min(RELIST_CAP, RELIST_FIRST * 2 ** (step - 1))
+        return float(base * (1.0 + self.rand()))
 
 
 def rows_of(pending: list[tuple[str, Any]], message: Callable[[Any], str]) -> Rows:
@@ -61,7 +93,8 @@ class Follow:
     """The state of one watch: the stream held open, the resourceVersion to resume from, and counts. Holds
     nothing of what the events carried but the last resourceVersion."""
 
-    def __init__(self, source: Any, namespace: str | None, seconds: int = HELD, rounds: int | None = None) -> None:
+    def __init__(self, source: Any, namespace: str | None, seconds: int = HELD, rounds: int | None = None,
+                 clock: Callable[[], float] = time.monotonic, pause: Callable[[float], Any] | None = None) -> None:
         self.source = source
         self.namespace = namespace
         self.seconds = seconds
@@ -73,10 +106,24 @@ class Follow:
         self._events: Iterator[tuple[str, Any] | None] | None = None
         self._opened = self._heard = 0.0
         self._quick = 0  # streams in a row that ended at once, with nothing in them: the pause grows
+        self.clock = clock
+        self.pause = pause or self.stop.wait  # Ctrl-C (the stop flag) ends a pause at once
+        self.backoff = RelistBackoff()
+        self.paused: list[float] = []  # the pauses before relists after a 410, in seconds
 
     def relist(self) -> None:
         self.version = self.source.list_version("Workload", self.namespace)
         self.relists += 1
+
+    def relist_expired(self) -> None:
+        """A 410: list again, after the backoff's pause (none the first time)."""
+        wait = self.backoff.pause(self.clock())
+        if wait:
+            self.paused.append(wait)
+            self.pause(wait)
+            if self.stop.is_set():
+                return
+        self.relist()
 
     def close(self) -> None:
         """The stream ends: at once when no worker reads it, else within a recv's slice (its stop flag)."""
@@ -112,7 +159,7 @@ class Follow:
                 continue
             except ListExpired:
                 self._events = None
-                self.relist()
+                self.relist_expired()
                 first, last = first or time.monotonic(), time.monotonic()
                 continue
             if event is None:
@@ -126,6 +173,7 @@ class Follow:
             if isinstance(rv, str) and rv:
                 self.version = rv
             if typ in ("ADDED", "MODIFIED", "DELETED"):
+                self.backoff.reset()  # the server streams changes from our version again
                 first, last = first or time.monotonic(), time.monotonic()
 
     def _open(self) -> bool:
@@ -142,7 +190,7 @@ class Follow:
             self._ended()
             return True
         except ListExpired:
-            self.relist()
+            self.relist_expired()
             return False
         self._events = _prepend(first, events)
         return True

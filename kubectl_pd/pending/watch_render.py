@@ -30,7 +30,10 @@ def line(stamp: str, change: str, key: tuple[str, str, str], row: Row | None) ->
 def redraw(previous_lines: int, text: str) -> str:
     """On a terminal: back to the first line of the last table (ESC [ n F), each line cleared (ESC [ 2 K)
     before it is written, and the lines the last table had beyond this one cleared too."""
+    from kubectl_pd.termsafe import csi  # marked as ours: the output edge escapes the cluster's
+
     lines = text.splitlines()
-    up = f"\x1b[{previous_lines}F" if previous_lines else ""
+    up = csi(f"{previous_lines}F") if previous_lines else ""
     extra = max(0, previous_lines - len(lines))
-    return up + "".join(f"\x1b[2K{s}\n" for s in lines) + "\x1b[2K\n" * extra + (f"\x1b[{extra}F" if extra else "")
+    return up + "".join(f"{csi('2K')}{s}\n" for s in lines) + f"{csi('2K')}\n" * extra + \
+        (csi(f"{extra}F") if extra else "")
