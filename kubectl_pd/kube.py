@@ -69,13 +69,18 @@ class Pod:
         return c is not None and c.true
 
 
+def _list(value: Any) -> list[Any]:
+    """A list field as read; anything else (a scrambled file's `true`) holds nothing."""
+    return value if isinstance(value, list) else []
+
+
 def _gates(spec: dict[str, Any]) -> tuple[object, ...]:
-    return tuple(_d(g).get("name") for g in spec.get("schedulingGates") or [] if _d(g))
+    return tuple(_d(g).get("name") for g in _list(spec.get("schedulingGates")) if _d(g))
 
 
 def _unschedulable(status: dict[str, Any]) -> str | None:
     """The message of the first PodScheduled=False condition whose reason is Unschedulable."""
-    for c in status.get("conditions") or []:
+    for c in _list(status.get("conditions")):
         c = _d(c)
         if c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") == "Unschedulable":
             return str(c.get("message") or "")
