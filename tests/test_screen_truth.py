@@ -162,3 +162,17 @@ def test_w9_a_retry_from_another_flavor_is_not_never(cli: Any, tmp_path: Path) -
     assert "QuotaExceedsCapacity" not in [r["code"] for r in doc["reasons"]]
     rows = {r["name"]: (r["flavor"], r["verdict"]) for r in doc["roles"]}
     assert rows == {"decode": ("z1", "blocked"), "prefill": ("z0", "fits")}
+
+
+def test_w1_a_404_names_the_api_its_group_and_resource_say() -> None:
+    from kubectl_pd.cluster import kinds
+    from kubectl_pd.cluster.live import _not_served
+
+    it, md, cq = kinds.KINDS["InstanceType"], kinds.KINDS["ModelDeployment"], kinds.KINDS["ClusterQueue"]
+    # the group served without the resource: the resource is named, never "the ModelDeployment CRD"
+    said = _not_served(it, ["v1alpha1"])
+    assert "instancetypes.worker.gpustack.ai is not served" in said and "ModelDeployment" not in said
+    assert "instancetypes.worker.gpustack.ai" in _not_served(it) and "ModelDeployment" not in _not_served(it)
+    assert "modeldeployments.worker.gpustack.ai" in _not_served(md)
+    assert "Kueue is not installed" in _not_served(cq)
+    assert "clusterqueues.kueue.x-k8s.io is not served" in _not_served(cq, ["v1beta1"])

@@ -49,7 +49,7 @@ _NOT_INSTALLED = {
     kinds.KUEUE_GROUP: "Kueue is not installed in this cluster (the API group kueue.x-k8s.io is not served): "
     "install Kueue, or check the context",
     kinds.GPUSTACK_GROUP: "the GPUStack operator's API is not installed in this cluster (the API group "
-    "worker.gpustack.ai is not served, so {resource}.worker.gpustack.ai is not): install the GPUStack operator, "
+    "worker.gpustack.ai is not served, so {resource} is not): install the GPUStack operator, "
     "or check the context",
 }
 
@@ -58,7 +58,7 @@ def _not_served(k: kinds.Kind, served: list[str] | None = None) -> str:
     """What a 404 for the resource type itself means, named from its group and resource (never a sentence of
     another resource of the group): the group not served at all, or served without this resource."""
     if served:
-        return (f"{k.resource}.{k.group or 'core'} is not served by this cluster (the API group {k.group} is, at "
+        return (f"{k.resource} is not served by this cluster (the API group {k.group} is, at "
                 f"{', '.join(served)}): the installed version has no {k.kind}; check the installed version, "
                 f"or the context")
     if k.kind == "ModelDeployment":
