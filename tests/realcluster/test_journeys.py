@@ -189,7 +189,7 @@ def test_w4_pods_deleted_under_an_admitted_group(plane: Plane) -> None:
         used = wait_for("the usage in the ClusterQueue's status", lambda: j.usage(plane, lay.cq("serve")).get(
             (lay.flavor("z0"), lay.resource), ("0", "0"))[0] != "0" and j.usage(plane, lay.cq("serve")))
         said, doc = j.why(plane, f"podgroup/{g}", ns)
-        assert said.rc == 0 and doc["pending"] is False, said
+        assert said.rc == 0 and _admitted_answer(doc), said
         (bar,) = [b for b in doc["quota"] if b["flavor"] == lay.flavor("z0")] or [None]
         assert bar is None or parse(bar["used"]) == parse(used[(lay.flavor("z0"), lay.resource)][0]), (bar, used)
         j.screen(plane, f"podgroup/{g}", ns, doc)
@@ -321,9 +321,9 @@ def test_w8_needs_preemption_names_the_workloads_kueue_preempts(plane: Plane) ->
     assert evicted == targets
     for name in evicted:
         j.finish_eviction(plane, ns, name)
-    wait_for("the group admitted", lambda: is_true(j.workload(plane, ns, g) or {}, "QuotaReserved"))
+    wait_for("the group admitted", lambda: is_true(j.workload(plane, ns, g) or {}, "Admitted"))
     said, doc = j.why(plane, f"podgroup/{g}", ns)
-    assert said.rc == 0 and doc["pending"] is False, said
+    assert said.rc == 0 and _admitted_answer(doc), said
 
 
 def test_w8_no_preemption_verdict_when_kueue_cannot_preempt(plane: Plane) -> None:
@@ -393,7 +393,7 @@ def test_flavor_fungibility_as_kueue_places_the_group(plane: Plane, when_can_bor
     used = wait_for("the usage in the ClusterQueue's status", lambda: (u := j.usage(plane, lay.cq("a"))) and sum(
         parse(t) for t, _ in u.values()) == 4 and u)
     said, doc = j.why(plane, f"podgroup/{g}", ns)
-    assert said.rc == 0 and doc["pending"] is False, said
+    assert said.rc == 0 and _admitted_answer(doc), said
     assert {r["name"]: r["flavor"] for r in doc["roles"]} == kueue, said
     for b in doc["quota"]:
         total, borrowed = used[(b["flavor"], b["resource"])]
@@ -466,7 +466,7 @@ def test_a_quota_raised_while_groups_wait(plane: Plane) -> None:
                   "-p", json.dumps({"spec": {"resourceGroups": cq["spec"]["resourceGroups"]}}))
     wait_for("the first group admitted", lambda: is_true(j.workload(plane, ns, first) or {}, "Admitted"))
     said, doc = j.why(plane, f"podgroup/{first}", ns)
-    assert said.rc == 0 and doc["pending"] is False, said
+    assert said.rc == 0 and _admitted_answer(doc), said
     wl = wait_for("Kueue's new verdict on the second", lambda: (w := j.workload(plane, ns, second)) and j.shortfalls(
         w) and not is_true(w, "QuotaReserved") and w)
     said, doc = j.why(plane, f"podgroup/{second}", ns)
@@ -508,3 +508,12 @@ def test_a_modeldeployment_with_the_operator_standin(plane: Plane) -> None:
     assert blocked, said
     _kueue_agrees(lay, waiting[0], dict(j.pod_set_roles(plane, ns, waiting[0])), blocked[0], str(said))
     j.screen(plane, name, ns, doc)
+
+
+AFTER_ADMISSION = {"PodsUnschedulable", "PodsGated", "WaitingForPodsReady", "PodsUnscheduledTimeout"}
+
+
+def _admitted_answer(doc: dict) -> bool:
+    """Kueue admitted the group: the answer is "not pending", or pending only on what its Pods meet after
+    admission (on the tier's shared plane the kwok nodes may be full of earlier tests' Pods): no quota verdict."""
+    return doc["pending"] is False or {r["code"] for r in doc["reasons"]} <= AFTER_ADMISSION
