@@ -21,21 +21,13 @@ from kubectl_pd.kueue import preempt_reads as rd
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import NEVER, FlavorResource, Snapshot
+from kubectl_pd.kueue.preempt_answer import Victim
 from kubectl_pd.records import dataclass, replace
 
 DEFAULT_LIMIT = 20  # further copies judged at most
 OWN_NAMESPACE = "(capacity)"  # the namespace the hypothetical copies are given in the preemptor's view
 
 NOT_ALLOWED = "policy-never"  # the queue's preemption policies allow none
-
-
-@dataclass(frozen=True)
-class Victim:
-    namespace: str
-    name: str
-    cluster_queue: str
-    priority: int
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -183,7 +175,7 @@ def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int)
             if not answer.targets:  # it would need preemption, but nothing may be preempted: it waits
                 return _Step(None, stop=replace(stop_of(part, a), code="QuotaExhausted")), snap
             first_stop = first_stop or stop_of(part, a)
-            victims = [Victim(t.namespace, t.name, t.cluster_queue, t.priority, t.reason) for t in answer.targets]
+            victims = list(answer.targets)  # the engine's own records of who it would preempt
             targets += victims
             s = _evict(ctx, s, victims)
         elif a.mode != ad.FIT:
