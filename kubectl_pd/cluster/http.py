@@ -459,16 +459,9 @@ def _header_safe(headers: dict[str, str], context: str) -> dict[str, str]:
 
 
 def _read_token(path: str, context: str) -> str:
-    from kubectl_pd.cluster.config import read_bounded
+    from kubectl_pd.cluster.config import read_token_file
 
-    try:
-        raw = read_bounded(path, f"context {context!r}: tokenFile", 1 << 20)
-    except OSError as e:
-        raise PdError(f"context {context!r}: cannot read tokenFile {path} ({e.strerror or e})") from None
-    try:
-        return raw.decode("utf-8").strip()
-    except UnicodeDecodeError:
-        raise PdError(f"context {context!r}: tokenFile {path} is not UTF-8 text") from None
+    return read_token_file(path, context)
 
 
 def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key: bytes | None) -> None:
