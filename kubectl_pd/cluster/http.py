@@ -319,7 +319,7 @@ def response_limit() -> int:
     text = os.environ.get(RESPONSE_LIMIT_ENV, "").strip()
     if not text:
         return wire.MAX_BODY
-    digits = text.rstrip("kMGi")
+    digits = text.rstrip("kKMGi")
     unit = text[len(digits):]
     n = wire.ascii_uint(digits)
     if n is None or n == 0 or unit not in _UNITS:

@@ -333,11 +333,15 @@ class LiveSource:
         """One paged list from the start; None when a continue token expired (410)."""
         items: Items = []
         seen: set[str] = set()
-        pages, most = 0, MAX_PAGES
+        pages, most, size = 0, MAX_PAGES, 0
+        announced: object = None
         r, path = self._read(k, ns, None, query)
         while True:
             pages += 1
+            size += len(r.body or b"")
             self._check_list(r, k, query)
+            if size > list_bound():  # the pages of one list together, whatever they announce
+                raise UnexpectedAnswer(_past_list_bound(k, pages, size, len(items)))
             doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
             found = doc.get("items")
             if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
@@ -364,13 +368,9 @@ class LiveSource:
                                        f"already given: the list cannot be read to its end")
             if pages == 1:
                 most = _most_pages(meta, len(found), int(query.get("limit") or PAGE_SIZE))
+                announced = meta.get("remainingItemCount")
             if pages >= most:  # a new token on every page, without end: stop rather than follow it forever
-                raise UnexpectedAnswer(
-                    f"the API server answered list {k.resource} with page after page ({pages} pages, "
-                    f"{len(items):,} objects) past what its first page announced"
-                    + (f" ({meta.get('remainingItemCount')} objects to come)"
-                       if isinstance(meta.get("remainingItemCount"), int) else "")
-                    + ": the list cannot be read to its end; retry, or narrow it with -n or a selector")
+                raise UnexpectedAnswer(_endless(k, pages, len(items), announced))
             seen.add(cont)
             r = self.request("GET", path, {**query, "continue": cont}, verb="list", resource=k.resource,
                              namespace=ns)
@@ -560,7 +560,35 @@ def _first(e: PdError) -> str:
     return e.message.split(": check", 1)[0].split(": retry", 1)[0]
 
 
-MAX_PAGES = 20_000  # pages of one list when the first announces no count: 10 million objects at 500 a page
+MAX_PAGES = 2_000  # pages of one list when the first announces no count: a million objects at 500 a page
+LIST_BOUND_ANSWERS = 2  # the pages of one list together: at most this many times the bound on one answer
+
+
+def list_bound() -> int:
+    """The bytes the pages of one list may hold together: twice the bound on one answer (1 GiB by default,
+    KUBECTL_PD_MAX_RESPONSE_SIZE scales both). A server that hands out page after page (a new continue
+    token each time) stops there, in memory and time, as a single answer stops at its own bound."""
+    from kubectl_pd.cluster import wire
+
+    return LIST_BOUND_ANSWERS * wire.MAX_BODY
+
+
+def _endless(k: kinds.Kind, pages: int, objects: int, announced: object) -> str:
+    """A list that goes on past its page bound: what its first page announced, else MAX_PAGES."""
+    past = (f"past what its first page announced ({announced:,} objects to come)" if type(announced) is int
+            and announced >= 0 else f"past the bound of {MAX_PAGES:,} pages on a list whose first page announces "
+            f"no count")
+    return (f"the API server answered list {k.resource} with page after page ({pages:,} pages, {objects:,} "
+            f"objects) {past}: the list cannot be read to its end; retry, or narrow it with -n or a selector")
+
+
+def _past_list_bound(k: kinds.Kind, pages: int, size: int, objects: int) -> str:
+    from kubectl_pd.cluster.pool import format_bytes
+
+    return (f"the API server answered list {k.resource} with {pages:,} pages of {size:,} bytes together "
+            f"({objects:,} objects read), past the bound of {format_bytes(list_bound())} on one list (twice "
+            f"the bound on one answer): narrow it with -n or a selector, or raise KUBECTL_PD_MAX_RESPONSE_SIZE "
+            f"if it is right")
 
 
 def _most_pages(meta: dict[str, Any], first: int, limit: int) -> int:
