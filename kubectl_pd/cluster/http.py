@@ -48,7 +48,7 @@ _HEADER_SAFE = lazy(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 @dataclass
 class Reply:
     status: int
-    body: bytes
+    body: bytes | bytearray  # the buffer the answer was read into (wire.Body), never copied
     headers: dict[str, str]  # lower-case names
 
 
