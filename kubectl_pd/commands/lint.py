@@ -62,7 +62,7 @@ def _kueue_version(value: str | None) -> tuple[int, int] | None:
         raise click.BadParameter(str(e), param_hint="'--kueue-version'") from None
 
 
-def _served_target(source: Source) -> versions.Target:
+def _served_target(source: Source) -> versions.KueueLine:
     """The Kueue version by API discovery (one GET /apis/kueue.x-k8s.io, cached by the source); any failure
     leaves the default, which asserts nothing that needs the version."""
     served = getattr(source, "served_versions", None)

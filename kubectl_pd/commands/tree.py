@@ -29,14 +29,13 @@ def tree(cluster: ClusterOptions, target: str, files: tuple[str, ...], output: s
     \b
     Exit codes: 0 printed, 1 the target does not exist or a read failed, 2 usage.
     """
-    from kubectl_pd.commands import why_pending as wp
-    from kubectl_pd.commands.common import dump, open_source
-    from kubectl_pd.pending.gather import Target, gather
+    from kubectl_pd.commands.common import dump, open_source, parse_target, target_of
+    from kubectl_pd.pending.gather import gather
     from kubectl_pd.pending.tree import build
 
-    kind, name = wp._parse(target)
+    asked = parse_target(target, bare_forms=False)
     source = open_source(cluster, files)
-    t = Target(kind, name, wp._target_namespace(cluster, source, files, kind, name))
+    t = target_of(cluster, source, files, asked)
     facts = gather(source, t, strict=False)
     events = _events(source, t.namespace)
     data = build(facts, events)
