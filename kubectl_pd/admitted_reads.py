@@ -25,7 +25,7 @@ from kubectl_pd.kueue.config import KueueConfig
 from kubectl_pd.kueue.model import Workload, workload
 from kubectl_pd.slim import slimmer
 
-Parse = Callable[[list[Obj]], list[Workload]]  # objects -> their Workload records (a run's memo, pending/gather.Run)
+Parse = Callable[[list[Obj]], list[Workload]]  # objects -> their Workload records (a run's memo, pending/gather.Typed)
 
 
 def _parse_each(objs: list[Obj]) -> list[Workload]:

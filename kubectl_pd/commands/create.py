@@ -138,11 +138,11 @@ def create(cluster: ClusterOptions, **flags_given: Any) -> int:
         --kv-cache-pool shared-kv --instance-type gpustack--nvidia-h20-linux-amd64 \\
         --prefill 1 --decode 2 --dry-run=client -o yaml
     """
-    return run(complete(cluster, Options(**flags_given).checked()))
+    return run(complete(cluster, CreateOptions(**flags_given).checked()))
 
 
 @dataclass(frozen=True)
-class Options:
+class CreateOptions:
     """create's flags as click parsed them (the names of the decorators above)."""
 
     name: str
@@ -171,7 +171,7 @@ class Options:
     operator_version: str | None = None
     card_resource: str | None = None
 
-    def checked(self) -> Options:
+    def checked(self) -> CreateOptions:
         """The flag combinations refused before anything is read (exit 2)."""
         if self.wait is not None and self.dry_run != "none":
             raise click.UsageError("--wait cannot be combined with --dry-run: nothing is created to wait for")
@@ -194,17 +194,17 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Completed:
+class Create:
     """The options resolved: the request in its namespace, its roles checked, --wait in seconds."""
 
-    o: Options
+    o: CreateOptions
     cluster: ClusterOptions
     req: CreateRequest
     roles: list[Role]
     wait_seconds: float | None
 
 
-def complete(cluster: ClusterOptions, o: Options) -> Completed:
+def complete(cluster: ClusterOptions, o: CreateOptions) -> Create:
     """The request built and checked by the rules that need no request (flags, the named design's)."""
     wait_seconds = o.wait_seconds
     req = CreateRequest(
@@ -227,10 +227,10 @@ def complete(cluster: ClusterOptions, o: Options) -> Completed:
     if o.target == "pods" and o.api_version == "v1":
         raise PdError("--target pods renders the seed's pod group: --api-version v1 is the per-replica "
                       "ModelDeployment API")
-    return Completed(o, cluster, req, role_list, wait_seconds)
+    return Create(o, cluster, req, role_list, wait_seconds)
 
 
-def run(c: Completed) -> int:
+def run(c: Create) -> int:
     o, req, role_list = c.o, c.req, c.roles
     if o.dry_run == "client":
         return _client_dry_run(c)
@@ -262,7 +262,7 @@ def run(c: Completed) -> int:
         raise PdError(_interrupted(req, created), exit_code=130) from None
 
 
-def _client_dry_run(c: Completed) -> int:
+def _client_dry_run(c: Create) -> int:
     """--dry-run=client: the manifest, no request at all; with --api-version auto, the served API is read (when
     there is a cluster), nothing else."""
     o = c.o

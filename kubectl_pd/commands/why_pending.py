@@ -1,8 +1,9 @@
 """`kubectl pd why-pending`: which role blocks a PD deployment, where, by how much, and what to do.
 
-kubectl's command shape: click's arguments make a frozen `Options` (usage checked there), `complete()` resolves
-the namespace once, opens the Source and chooses the one printer, `run()` asks pending/run.py for the answer and
-prints it. The pipeline itself (the target, its namespace, the reads, the diagnosis) is pending/run.py's."""
+kubectl's command shape: click's arguments make a frozen `WhyPendingOptions` (usage checked there),
+`complete()` resolves the namespace once, opens the Source and chooses the one printer, `run()` asks
+pending/run.py for the answer and prints it. The pipeline itself (the target, its namespace, the reads,
+the diagnosis) is pending/run.py's."""
 
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         from kubectl_pd.output.printers import View
 
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
-        o = Options(target, all_namespaces, files, view, watch, watch_interval, watch_rounds, what_if,
+        o = WhyPendingOptions(target, all_namespaces, files, view, watch, watch_interval, watch_rounds, what_if,
                     kueue_config, holders)
         if o.watches_all:
             return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
@@ -107,7 +108,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
 
 
 @dataclass(frozen=True)
-class Options:
+class WhyPendingOptions:
     """What the user asked, as click parsed it."""
 
     target: str | None
@@ -126,7 +127,7 @@ class Options:
         """No TARGET with --watch: the pending table followed live (pending/watch_all.py)."""
         return self.watch and self.target is None and not self.files and not self.what_if
 
-    def checked(self) -> Options:
+    def checked(self) -> WhyPendingOptions:
         """The combinations kubectl would refuse, refused before anything is read (exit 2)."""
         if self.target is not None and self.all_namespaces:
             raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
@@ -141,11 +142,11 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Completed:
+class WhyPending:
     """The options with what they resolve to: the parsed target, the Source, the namespace (None: every
     namespace), --what-if's replicas, the run's one printer."""
 
-    o: Options
+    o: WhyPendingOptions
     asked: Asked
     source: Source
     namespace: str | None
@@ -153,7 +154,7 @@ class Completed:
     printer: Printer
 
 
-def complete(cluster: ClusterOptions, o: Options) -> Completed:
+def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
     from kubectl_pd.commands.common import namespace, open_source, parse_target, target_of, use_color
 
     replicas = _what_if(o.what_if)
@@ -165,13 +166,13 @@ def complete(cluster: ClusterOptions, o: Options) -> Completed:
         check(source)
     if asked.none:
         ns = None if o.all_namespaces else namespace(cluster)
-        return Completed(o, asked, source, ns, replicas, _every_printer(o.view, ns))
+        return WhyPending(o, asked, source, ns, replicas, _every_printer(o.view, ns))
     t = target_of(cluster, source, o.files, asked)
     color = o.view.kind == "text" and use_color()
-    return Completed(o, asked, source, t.namespace, replicas, _one_printer(o.view, color))
+    return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color))
 
 
-def run(c: Completed) -> int:
+def run(c: WhyPending) -> int:
     from kubectl_pd.pending.preempt import context
 
     ctx = context(c.source, c.o.kueue_config, c.o.holders)
@@ -206,7 +207,7 @@ class _Shown:
         return _Shown(d, facts, section(ctx, facts))
 
 
-def _watch_one(c: Completed, t: Target, d: Diagnosis, last: str) -> None:
+def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
     """--watch with a TARGET: diagnosed afresh each round (the form the first round found) until admitted; each
     change printed, under a time stamp (text) or a document separator (yaml). Ctrl-C ends it (exit 0)."""
     from kubectl_pd.pending import run as pr
@@ -287,7 +288,7 @@ def _check_roles(d: Diagnosis, replicas: Mapping[str, int], name: str) -> None:
 
 # ------------------------------------------------------------------------------------------------ every target
 
-def _every_pending(c: Completed, ctx: Context) -> int:
+def _every_pending(c: WhyPending, ctx: Context) -> int:
     """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once. The admitted
     Workloads preemption depends on are read at most once per ClusterQueue for the whole run (`ctx`)."""
     from kubectl_pd.pending import run as pr
@@ -306,7 +307,7 @@ def _every_pending(c: Completed, ctx: Context) -> int:
     return EXIT_OK
 
 
-def _where(c: Completed) -> str:
+def _where(c: WhyPending) -> str:
     return "any namespace" if c.o.all_namespaces else f"namespace {c.namespace}"
 
 
