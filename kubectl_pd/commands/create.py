@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.commands.common import dump, namespace, use_color
+from kubectl_pd.commands.common import namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
 from kubectl_pd.errors import ClusterError, ConflictError, ForbiddenError, InputError, PdError
@@ -25,6 +25,9 @@ from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfi
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.options import OutputType, checked_duration, cluster_options, output_spec
 from kubectl_pd.records import dataclass
+
+if TYPE_CHECKING:
+    from kubectl_pd.output.printers import View
 
 MD_RESOURCE = "modeldeployment.worker.gpustack.ai"
 DEFAULT_WAIT = "5m"
@@ -455,36 +458,26 @@ def _ref(obj: dict[str, Any]) -> str:
     return f"pod/{name}" if obj.get("kind") == "Pod" else f"{MD_RESOURCE}/{name}"
 
 
-def _templated(output: str | None) -> bool:
-    return output is not None and output.partition("=")[0] in ("jsonpath", "jsonpath-file", "custom-columns",
-                                                                "custom-columns-file")
+def _view(output: str | None) -> View:
+    """The -o given (none: kubectl's "created" line per object, the form it prints without -o)."""
+    from kubectl_pd.output.printers import Output, View  # noqa: F811 - at run time, loaded here
 
-
-def _view(doc: dict[str, Any], rows: list[dict[str, Any]], output: str) -> str:
-    """-o jsonpath / custom-columns of the -o json document (`rows`: one per object)."""
-    from kubectl_pd.output.printers import View
-
-    return View(output_spec(output)).render(doc, rows)
+    return View(output_spec(output) if output else Output("created"))
 
 
 def _print_created(objs: list[dict[str, Any]], output: str | None, suffix: str) -> None:
-    if _templated(output):
+    """The objects written (or that would be): a line each, their names, else the -o json document (the one object,
+    or a List of them) with a row per object."""
+
+    def document(objs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[Any]]:
         from kubectl_pd.create.pods import as_list
 
-        click.echo(_view(objs[0] if len(objs) == 1 else as_list(objs), objs, str(output)), nl=False)
-    elif output in ("yaml", "json"):
-        if len(objs) == 1:
-            click.echo(dump(objs[0], output), nl=False)
-        else:
-            from kubectl_pd.create.pods import as_list
+        return (objs[0] if len(objs) == 1 else as_list(objs)), objs
 
-            click.echo(dump(as_list(objs), output), nl=False)
-    elif output == "name":
-        for o in objs:
-            click.echo(_ref(o))
-    else:
-        for o in objs:
-            click.echo(f"{_ref(o)} created{suffix}")
+    _view(output).to_printer({
+        "name": lambda objs: "".join(_ref(o) + "\n" for o in objs),
+        "created": lambda objs: "".join(f"{_ref(o)} created{suffix}\n" for o in objs),
+    }, document).write(objs)
 
 
 _RESOURCE_NAME = re.compile(r"(?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
@@ -526,7 +519,7 @@ def _print_preflight(req: CreateRequest, roles: list[Role], profile: ApiProfile,
         manifest = render_model_deployment(req, roles, profile)
         kind = "ModelDeployment"
     doc = document(req.name, req.namespace, kind, profile.name, report, force, manifest)
-    click.echo(_view(doc, [doc], output) if _templated(output) else dump(doc, output), nl=False)
+    _view(output).to_printer({}, lambda d: (d, [d])).write(doc)
     return 0 if doc["wouldCreate"] else 1
 
 
