@@ -9,26 +9,36 @@ from typing import IO, TYPE_CHECKING
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
 from kubectl_pd.output.dump import dump, echo_dump, json_pieces, to_json, to_yaml
 
-__all__ = ["dump", "echo_dump", "json_pieces", "namespace", "open_source", "parse_target", "target_of", "to_json",
-           "to_yaml", "use_color"]
+__all__ = ["dump", "echo_dump", "json_pieces", "namespace", "open_files", "open_live", "open_source",
+           "parse_target", "target_of", "to_json", "to_yaml", "use_color"]
 
 if TYPE_CHECKING:  # create --dry-run never needs it at run time
+    from kubectl_pd.cluster.live import LiveSource
     from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.cluster.snapshot import SnapshotSource
     from kubectl_pd.pending.gather import Target
     from kubectl_pd.pending.run import Asked
 
 
 def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
     """Files when given (`-f`/`--from-file`), else the live cluster of the chosen context."""
-    if files:
-        import click
+    return open_files(files) if files else open_live(cluster)
 
-        from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT, SnapshotSource
-        from kubectl_pd.options import INPUT_LIMIT
 
-        ctx = click.get_current_context(silent=True)
-        limit = ctx.meta.get(INPUT_LIMIT, DEFAULT_MAX_INPUT) if ctx is not None else DEFAULT_MAX_INPUT
-        return SnapshotSource.from_paths(files, max_bytes=limit)
+def open_files(files: Sequence[str]) -> SnapshotSource:
+    """The snapshot in FILES (kubectl get -o yaml output, Lists, directories, - for stdin), within --max-input."""
+    import click
+
+    from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT, SnapshotSource
+    from kubectl_pd.options import INPUT_LIMIT
+
+    ctx = click.get_current_context(silent=True)
+    limit = ctx.meta.get(INPUT_LIMIT, DEFAULT_MAX_INPUT) if ctx is not None else DEFAULT_MAX_INPUT
+    return SnapshotSource.from_paths(files, max_bytes=limit)
+
+
+def open_live(cluster: ClusterOptions) -> LiveSource:
+    """The live cluster of the chosen context."""
     from kubectl_pd.cluster.live import LiveSource
 
     return LiveSource(cluster)

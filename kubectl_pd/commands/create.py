@@ -27,6 +27,7 @@ from kubectl_pd.options import OutputType, checked_duration, cluster_options, ou
 from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
+    from kubectl_pd.cluster.live import LiveSource
     from kubectl_pd.output.printers import View
 
 MD_RESOURCE = "modeldeployment.worker.gpustack.ai"
@@ -237,7 +238,7 @@ def run(c: Create) -> int:
     o, req, role_list = c.o, c.req, c.roles
     if o.dry_run == "client":
         return _client_dry_run(c)
-    from kubectl_pd.cluster.live import LiveSource
+    from kubectl_pd.cluster.live import LiveSource  # noqa: F811 - at run time, loaded here
 
     source = LiveSource(c.cluster)
     profile = _read_profile(source, o.api_profile, o.api_version) if o.target == "modeldeployment" else \
@@ -290,7 +291,7 @@ def _refuse_or_warn(report: Any, force: bool) -> None:
         _warn(line)
 
 
-def _write(source: Any, req: CreateRequest, roles: list[Role], report: Any, profile: ApiProfile,
+def _write(source: LiveSource, req: CreateRequest, roles: list[Role], report: Any, profile: ApiProfile,
            server_dry: bool) -> list[dict[str, Any]]:
     """The one write: the pod group's Pods, or the ModelDeployment (a Ctrl-C after its POST says what may exist)."""
     if req.target == "pods":
@@ -374,7 +375,7 @@ def _client_profile(cluster: ClusterOptions, wanted: str) -> ApiProfile:
     return fallback
 
 
-def _read_profile(source: Any, wanted: str, version: str | None = None) -> ApiProfile:
+def _read_profile(source: LiveSource, wanted: str, version: str | None = None) -> ApiProfile:
     """The installed API decides the shape; an explicit --api-profile or --api-version must agree with it."""
     profile = _served_profile(source, wanted, None if version == "auto" else version)
     if version not in (None, "auto") and profile.version != version:
@@ -383,7 +384,7 @@ def _read_profile(source: Any, wanted: str, version: str | None = None) -> ApiPr
     return profile
 
 
-def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile:
+def _served_profile(source: LiveSource, wanted: str, version: str | None) -> ApiProfile:
     """The CRD's schema; when there is no CRD but the group is served (an aggregated API server), the served
     version's OpenAPI v3 document."""
     try:
@@ -419,7 +420,7 @@ def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile
     return profile
 
 
-def _aggregated_profile(source: Any, version: str | None, crd: dict[str, Any] | None = None) -> ApiProfile:
+def _aggregated_profile(source: LiveSource, version: str | None, crd: dict[str, Any] | None = None) -> ApiProfile:
     """ModelDeployment from an aggregated API server (APIService), described by its OpenAPI v3; when it publishes
     none, the v1alpha1 CRD's schema (`crd`), which GPUStack's source re-declares as v1 (profiles.redeclared)."""
     from kubectl_pd.gpustack.profiles import from_openapi, openapi_path, redeclared
@@ -523,7 +524,7 @@ def _print_preflight(req: CreateRequest, roles: list[Role], profile: ApiProfile,
     return 0 if doc["wouldCreate"] else 1
 
 
-def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any, dry: bool) -> list[dict]:
+def _create_pods(source: LiveSource, req: CreateRequest, roles: list[Role], report: Any, dry: bool) -> list[dict]:
     """All or nothing as far as a client can: refuse before the first POST if any Pod exists."""
     pods = _pods_of(req, roles, report)
     for p in pods:
@@ -562,7 +563,7 @@ def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any
     return created
 
 
-def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, seconds: float) -> int:
+def _wait(source: LiveSource, req: CreateRequest, roles: list[Role], label: str, seconds: float) -> int:
     from kubectl_pd.create import wait as waiting
 
     wanted = [(r.name, r.pods) for r in roles]
@@ -600,7 +601,7 @@ def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, second
     raise PdError(f"timed out after {seconds:g}s waiting for {req.name} to be admitted")
 
 
-def _diagnose(source: Any, target: str, req: CreateRequest, rows: list[Any]) -> str:
+def _diagnose(source: LiveSource, target: str, req: CreateRequest, rows: list[Any]) -> str:
     """The why-pending diagnosis; our own short summary when the diagnosis itself fails."""
     from kubectl_pd.create.wait import fallback_summary
     from kubectl_pd.pending import explain

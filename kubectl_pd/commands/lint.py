@@ -13,7 +13,7 @@ import click
 
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.protocols import Source
-from kubectl_pd.commands.common import namespace, open_source, to_json, to_yaml, use_color
+from kubectl_pd.commands.common import namespace, open_files, open_live, to_json, to_yaml, use_color
 from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, InputError, PdError
 from kubectl_pd.kueue import versions
 from kubectl_pd.lint import baseline as baseline_mod
@@ -238,10 +238,12 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
         ctx.profile = api_profile
     try:
         with loading_heap():
-            source = open_source(cluster, files)
+            source: Source
             if files:
-                gathered = gather_files(source, ctx, api_profile)
+                source = snapshot = open_files(files)
+                gathered = gather_files(snapshot, ctx, api_profile)
             else:
+                source = open_live(cluster)
                 ns = None if all_namespaces else namespace(cluster)
                 gathered = gather_live(source, ctx, api_profile, ns)
                 if kueue_version is None:

@@ -11,6 +11,7 @@ from kubectl_pd.errors import EXIT_OK
 from kubectl_pd.options import cluster_options, output_spec
 
 if TYPE_CHECKING:
+    from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.output.printers import Printer
 
 
@@ -62,7 +63,7 @@ def _printer(output: str, facts: Any) -> Printer:
     return View(output_spec(output)).to_printer({"text": render}, document)
 
 
-def _events(source: Any, namespace: str) -> list[Any]:
+def _events(source: Source, namespace: str) -> list[Any]:
     """The namespace's Events, one list (a refused list: no events, and the tree says none)."""
     from kubectl_pd.errors import PdError
     from kubectl_pd.slim import slimmer

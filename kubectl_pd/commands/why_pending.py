@@ -394,7 +394,7 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, view: View, kueue_
     """No TARGET with --watch: the pending table, then its changes as Workloads change (pending/watch_all.py);
     redrawn in place on a terminal, else one line per change; -l/--field-selector choose the targets as without
     --watch. Ctrl-C ends it (exit 0)."""
-    from kubectl_pd.commands.common import namespace, open_source, use_color
+    from kubectl_pd.commands.common import namespace, open_live, use_color
     from kubectl_pd.pending import run as pr
     from kubectl_pd.pending import watch_render
     from kubectl_pd.pending.preempt import context
@@ -404,7 +404,7 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, view: View, kueue_
 
     if view.kind != "text":
         raise click.UsageError("--watch with no TARGET prints the table: -o text only")
-    source = open_source(cluster)
+    source = open_live(cluster)
     ns = None if all_namespaces else namespace(cluster)
     tty = use_color()  # a terminal that keeps our redraw sequences (kubectl_pd/termsafe.py: not with NO_COLOR)
     drawn = [-1]  # lines of the table last drawn; -1: none yet

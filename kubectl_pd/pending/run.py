@@ -122,7 +122,7 @@ def _gathered(source: Source, target: Target, ctx: Context | None) -> Facts:
     """The target's Facts, preemption's reads with them (the diagnosis reads none)."""
     from kubectl_pd.pending.gather import gather
 
-    if not getattr(source, "is_live", False):
+    if not source.is_live:
         return gather(source, target, strict=False, preempt=ctx)
     box: dict[str, Any] = {}
 
