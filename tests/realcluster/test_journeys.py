@@ -84,44 +84,43 @@ MD_RESOURCE = f"modeldeployments.{standin.GROUP}"
 
 def test_w1_a_missing_api_is_named_by_its_group_and_resource(plane: Plane) -> None:
     """The plane serves the ModelDeployment CRD (scripts/real-cluster installs it) but not the InstanceType API
-    (its CRD removed for the journey, put back as it was): kubectl's own `get instancetypes` fails; `create
-    --instance-type` (live) fails naming instancetypes.worker.gpustack.ai and the group's served versions, never
-    the ModelDeployment CRD, and writes nothing; why-pending of a ModelDeployment that exists diagnoses it."""
-    had = plane.kubectl("get", "crd", IT_CRD, "-o", "name", check=False).returncode == 0
-    plane.kubectl("delete", "crd", IT_CRD, "--ignore-not-found", "--wait=true", "--timeout=60s")
+    (its CRD removed for the journey, then installed again as the tier's stand-in does): kubectl's own `get
+    instancetypes` fails; `create --instance-type` (live) fails naming instancetypes.worker.gpustack.ai and the
+    group's served versions, never the ModelDeployment CRD, and writes nothing; why-pending of a
+    ModelDeployment made before the API went away diagnoses it and never says its CRD is missing."""
+    standin.install(plane)
+    ns = plane.namespace("w1")
+    lay = j.layout(plane, "credits", ns, {"serve": {"z0": (4, None, None)}}, checks=[standin.JOINT])
+    it = lay.cq("serve")
+    plane.apply(standin.instance_type(it, "serve"))
+    roles = ["--model", "m", "--engine-version", "1", "--instance-type", it,
+             "--role", "name=prefill,kind=prefill,replicas=1,image=e:1",
+             "--role", "name=decode,kind=decode,replicas=1,image=e:1"]
+    before = plane.unique("w1-md")
+    made = j.pd(plane, "create", before, "-n", ns, *roles)
+    assert made.rc == 0, made
+    plane.kubectl("delete", "crd", IT_CRD, "--wait=true", "--timeout=60s")
     try:
         theirs = wait_for("the InstanceType API gone", lambda: (g := plane.kubectl(
             "get", IT_CRD, check=False)).returncode != 0 and g)
         assert theirs.returncode == 1, theirs.stderr
         served = [v["version"] for v in json.loads(plane.kubectl("get", "--raw", f"/apis/{standin.GROUP}").stdout)[
             "versions"]]
-        ns = plane.namespace("w1")
-        lay = j.layout(plane, "credits", ns, {"serve": {"z0": (4, None, None)}})
         name = plane.unique("w1")
-        roles = ["--role", "name=prefill,kind=prefill,replicas=1,image=e:1",
-                 "--role", "name=decode,kind=decode,replicas=1,image=e:1"]
-        made = j.pd(plane, "create", name, "-n", ns, "--model", "m", "--engine-version", "1",
-                    "--instance-type", lay.cq("serve"), *roles)
+        made = j.pd(plane, "create", name, "-n", ns, *roles)
         assert made.rc == 1 and made.out == "", made
         assert made.err.startswith("error: ") and len(made.err.strip().splitlines()) == 1, made
         assert IT_CRD in made.err and all(v in made.err for v in served), made
         assert f"{MD_RESOURCE} is not served" not in made.err and "ModelDeployment CRD" not in made.err, made
         assert plane.kubectl("get", MD_RESOURCE, name, "-n", ns, check=False).returncode == 1
-        # a ModelDeployment that exists (written offline, as a user may pipe it): diagnosed, the missing API named
-        offline = j.pd(plane, "create", name, "-n", ns, "--model", "m", "--engine-version", "1", "--instance-type",
-                       lay.cq("serve"), *roles, "--dry-run=client", "-o", "yaml",
-                       env={"KUBECONFIG": str(plane.workdir / "no-such-kubeconfig")})
-        assert offline.rc == 0, offline
-        plane.kubectl("create", "-f", "-", input=offline.out)
-        said = j.pd(plane, "why-pending", name, "-n", ns, "-o", "json")
+        said = j.pd(plane, "why-pending", before, "-n", ns, "-o", "json")
         assert said.rc in (0, 1), said
-        assert said.doc["target"] == {"kind": "ModelDeployment", "name": name, "namespace": ns}, said
+        assert said.doc["target"] == {"kind": "ModelDeployment", "name": before, "namespace": ns}, said
         j.doc_claims(said.doc, str(said))
-        assert "ModelDeployment CRD" not in said.err and f"{MD_RESOURCE} is not served" not in said.err, said
-        assert "ModelDeployment CRD" not in said.out, said
+        assert f"{MD_RESOURCE} is not served" not in said.err + said.out, said
+        assert "ModelDeployment CRD" not in said.err + said.out, said
     finally:
-        if had:
-            standin.install(plane)
+        standin.install(plane)
 
 
 # ------------------------------------------------------------------------------------------------ W2
