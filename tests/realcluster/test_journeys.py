@@ -25,6 +25,27 @@ from tests.realcluster.plane import Plane, condition, is_true, wait_for
 
 pytestmark = pytest.mark.cluster
 
+@pytest.fixture(autouse=True)
+def _room_on_the_nodes(request: pytest.FixtureRequest) -> Any:
+    """After each journey on a plane, the Pods of the namespaces it made are deleted (at once, not waited for):
+    the tier's kwok nodes are shared, and Pods Kueue admitted would hold their room for every later test, which
+    would then meet PodsUnschedulable after admission (`_admitted_answer` still allows it: other modules of the
+    tier leave Pods too)."""
+    if "plane" not in request.fixturenames:
+        yield
+        return
+    plane: Plane = request.getfixturevalue("plane")
+    before = _namespaces(plane)
+    yield
+    for ns in sorted(_namespaces(plane) - before):
+        plane.kubectl("delete", "pods", "--all", "-n", ns, "--grace-period=0", "--force", "--wait=false",
+                      check=False)
+
+
+def _namespaces(plane: Plane) -> set[str]:
+    return set(plane.kubectl("get", "namespaces", "-o", "name", check=False).stdout.split())
+
+
 ROLES_2_2 = ["--role", "name=prefill,kind=prefill,replicas=1,accelerator=2,image=e:1",
              "--role", "name=decode,kind=decode,replicas=1,accelerator=2,image=e:1"]
 
