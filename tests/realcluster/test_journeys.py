@@ -9,7 +9,9 @@ flavor, no `next:` twice, notes on stderr). docs/journeys.md lists the journeys 
 from __future__ import annotations
 
 import json
+import os
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -27,23 +29,29 @@ pytestmark = pytest.mark.cluster
 
 @pytest.fixture(autouse=True)
 def _room_on_the_nodes(request: pytest.FixtureRequest) -> Any:
-    """After each journey on a plane, the Pods of the namespaces it made are deleted (at once, not waited for):
-    the tier's kwok nodes are shared, and Pods Kueue admitted would hold their room for every later test, which
-    would then meet PodsUnschedulable after admission (`_admitted_answer` still allows it: other modules of the
-    tier leave Pods too)."""
+    """After each journey on a plane, the Pods of the namespaces it made are deleted, in the background (the next
+    journey does not wait for it): the tier's kwok nodes are shared, and Pods Kueue admitted would hold their
+    room for every later test, which would then meet PodsUnschedulable after admission (`_admitted_answer`
+    still allows it: other modules of the tier leave Pods too)."""
     if "plane" not in request.fixturenames:
         yield
         return
     plane: Plane = request.getfixturevalue("plane")
-    before = _namespaces(plane)
+    first = plane._seq
     yield
-    for ns in sorted(_namespaces(plane) - before):
-        plane.kubectl("delete", "pods", "--all", "-n", ns, "--grace-period=0", "--force", "--wait=false",
-                      check=False)
+    made = range(first + 1, plane._seq + 1)
+    if made:
+        threading.Thread(target=_delete_pods, args=(plane, made), daemon=True).start()
 
 
-def _namespaces(plane: Plane) -> set[str]:
-    return set(plane.kubectl("get", "namespaces", "-o", "name", check=False).stdout.split())
+def _delete_pods(plane: Plane, made: range) -> None:
+    """The Pods of the namespaces `plane.namespace` named with a sequence number in MADE (`P-PID-SEQ-MS`)."""
+    pid = str(os.getpid() % 10000)
+    for ns in plane.kubectl("get", "namespaces", "-o", "name", check=False).stdout.split():
+        parts = ns.removeprefix("namespace/").split("-")
+        if len(parts) >= 4 and parts[-3] == pid and parts[-2].isdigit() and int(parts[-2]) in made:
+            plane.kubectl("delete", "pods", "--all", "-n", "-".join(parts), "--grace-period=0", "--force",
+                          "--wait=false", check=False)
 
 
 ROLES_2_2 = ["--role", "name=prefill,kind=prefill,replicas=1,accelerator=2,image=e:1",
