@@ -792,7 +792,7 @@ def assign_now(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Or
     """Assign flavors to every pod set of `demand` on `cluster_queue`, as Kueue's scheduler leaves it once it
     has tried: the first attempt (`assign_once`), then, while that attempt leaves the Workload waiting and some
     pod set stopped its flavor scan before the last flavor, the next attempt resumed from the flavor after the
-    one each pod set tried last (`resumed`). Kueue records that progress per pod set and resource
+    one each pod set tried last (`tried_flavors`, `waits`). Kueue records that progress per pod set and resource
     (Assignment.append, flavorassigner.go:1013@v0.19.2, :792@v0.18.4; TriedFlavorIdx, :1240@v0.19.2), requeues
     such a Workload at once (ClusterQueue.requeueIfNotPresent and PendingFlavors, cache/queue/cluster_queue.go:679
     and workload/workload.go:211@v0.19.2) and starts the next scan there (NextFlavorToTryForPodSetResource,
