@@ -29,7 +29,7 @@ def _version(case_id: str) -> tuple[int, int]:
 def run(case: dict) -> dict:
     snap = Snapshot.of(case["objects"])
     wl = workload(case["workload"])
-    a = ad.assign(snap, case["cluster_queue"], ad.demand_of(wl), oracle=_oracle(case.get("oracle") or {}),
+    a = ad.assign_once(snap, case["cluster_queue"], ad.demand_of(wl), oracle=_oracle(case.get("oracle") or {}),
                   fair_sharing=case.get("fair_sharing", False), kueue=_version(case["id"]))
     kueue_view = [p for p in a.pod_sets if p.evaluated]
     return {
@@ -79,7 +79,7 @@ def _oracle_calls(case: dict) -> list:
     def spy(cq, fr, val, borrow):
         calls.append(fake(cq, fr, val, borrow)[0])
         return fake(cq, fr, val, borrow)
-    ad.assign(Snapshot.of(case["objects"]), case["cluster_queue"], ad.demand_of(workload(case["workload"])),
+    ad.assign_once(Snapshot.of(case["objects"]), case["cluster_queue"], ad.demand_of(workload(case["workload"])),
               oracle=spy, fair_sharing=case.get("fair_sharing", False), kueue=_version(case["id"]))
     return calls
 
@@ -98,7 +98,7 @@ def test_kueue_case_real_oracle(case: dict) -> None:
     real = pre.oracle(snap, state, wl.priority, settings=pre.Settings(fair_sharing=fair))
 
     def go() -> dict:
-        a = ad.assign(snap, case["cluster_queue"], ad.demand_of(wl), oracle=real, fair_sharing=fair,
+        a = ad.assign_once(snap, case["cluster_queue"], ad.demand_of(wl), oracle=real, fair_sharing=fair,
                       kueue=_version(case["id"]))
         return {"mode": a.mode, "borrowing": a.borrowing,
                 "pod_sets": [{"name": p.name, "flavors": dict(p.flavors), "mode": p.mode}

@@ -789,7 +789,43 @@ def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle
 
 def assign_now(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
                fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment:
-    """Assign flavors to every pod set of `demand` on `cluster_queue`, as Kueue would now.
+    """Assign flavors to every pod set of `demand` on `cluster_queue`, as Kueue's scheduler leaves it once it
+    has tried: the first attempt (`assign_once`), then, while that attempt leaves the Workload waiting and some
+    pod set stopped its flavor scan before the last flavor, the next attempt resumed from the flavor after the
+    one each pod set tried last (`tried_flavors`, `waits`). Kueue records that progress per pod set and resource
+    (Assignment.append, flavorassigner.go:1013@v0.19.2, :792@v0.18.4; TriedFlavorIdx, :1240@v0.19.2), requeues
+    such a Workload at once (ClusterQueue.requeueIfNotPresent and PendingFlavors, cache/queue/cluster_queue.go:679
+    and workload/workload.go:211@v0.19.2) and starts the next scan there (NextFlavorToTryForPodSetResource,
+    workload.go:226; flavorassigner.go:1088@v0.19.2, :843@v0.18.4); it starts over only when the ClusterQueue
+    changes (scheduler.go:811@v0.19.2). What Kueue's condition then says is the last attempt's, and so is ours,
+    unless that attempt leaves a pod set without a flavor the first attempt gave it (`_placed_before`)."""
+    first = got = assign_once(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
+    cq = snap.cluster_queues[cluster_queue]
+    for _ in range(_MAX_ATTEMPTS):
+        tried = tried_flavors(cq, got)
+        if not waits(got) or not any(i != -1 for t in tried.values() for i in t.values()):
+            break
+        got = _attempt(_Assigner(snap, cq, Tree(snap), oracle, fair_sharing, kueue), demand, tried)
+    return got if got.fits or not _placed_before(first, got) else first
+
+
+def _placed_before(first: Assignment, last: Assignment) -> bool:
+    """The last attempt leaves a pod set with no flavor at all where the first (a scan from the first flavor)
+    gave it one: only where that pod set's scan resumed stands in its way (a flavor before it would take it),
+    and Kueue's next change of the queue starts the scan over. Its words ("no flavor", "maximum capacity")
+    would then be claims of a queue that can never hold it: the verdict is the first attempt's (the arrangement
+    Kueue comes back to), never a claim resting on where a scan resumed (tests/screen_cases.py W9)."""
+    return any(p.evaluated and not p.flavors and any(q > 0 for q in p.requests.values()) and f.flavors
+               for p, f in zip(last.pod_sets, first.pod_sets, strict=True))
+
+
+_MAX_ATTEMPTS = 32  # each attempt moves some pod set's scan on by a flavor: a bound Kueue's queues never reach
+
+
+def assign_once(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
+                fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment:
+    """One attempt of Kueue's flavor assigner (its Assign, as Kueue's own test tables call it), every pod
+    set's scan from the first flavor.
 
     Pod sets go in order; usage of earlier pod sets accumulates (Kueue's "previously considered podsets").
     Kueue stops at the first pod set that cannot be placed; we go on so every role gets its numbers, and
@@ -799,7 +835,44 @@ def assign_now(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Or
         refused = tuple(PodSetAssignment(ps.name, ps.role, ps.count, ps.total(), {}, NO_FIT, invalid=ps.invalid)
                         for ps in demand.pod_sets)
         return Assignment(cq.name, refused, NO_FIT, 0)
-    a = _Assigner(snap, cq, Tree(snap), oracle, fair_sharing, kueue)
+    return _attempt(_Assigner(snap, cq, Tree(snap), oracle, fair_sharing, kueue), demand, {})
+
+
+def waits(a: Assignment) -> bool:
+    """The attempt leaves the Workload waiting in its queue, as Kueue's scheduler marks it inadmissible: no
+    flavor for some pod set (NoFit), or preemption with no candidate to preempt anywhere (Kueue finds no
+    target, preempts nothing). A Workload that fits is admitted; one whose preemption may find targets
+    preempts (and its next scan starts over): neither attempt is followed by a resumed one."""
+    if a.mode == NO_FIT:
+        return True
+    if a.mode != PREEMPT:
+        return False
+    chosen = [at for p in a.pod_sets if p.evaluated for g in p.groups for at in g.attempts if at.flavor == g.chosen]
+    return not any(at.outcome == PREEMPTS for at in chosen)
+
+
+def tried_flavors(cq: ClusterQueue, a: Assignment) -> dict[int, dict[str, int]]:
+    """Kueue's LastTriedFlavorIdx after the attempt A: for each pod set given a flavor, per resource, the
+    index of the last flavor its scan tried in the resource group's list, or -1 when that was the last one
+    (the next scan starts from the first); a pod set with no flavor, or after the first that failed, has none."""
+    out: dict[int, dict[str, int]] = {}
+    for i, p in enumerate(a.pod_sets):
+        if not p.evaluated or not p.flavors:
+            continue
+        for g in p.groups:
+            rg = cq.group_of(g.covered[0]) if g.covered else None
+            if g.chosen is None or not g.attempts or rg is None:
+                continue
+            names = [f.name for f in rg.flavors]
+            idx = names.index(g.attempts[-1].flavor) if g.attempts[-1].flavor in names else len(names) - 1
+            for r in p.flavors:
+                if r in g.covered:
+                    out.setdefault(i, {})[r] = -1 if idx == len(names) - 1 else idx
+    return out
+
+
+def _attempt(a: _Assigner, demand: Demand, tried: Mapping[int, Mapping[str, int]]) -> Assignment:
+    cq = a.cq
     assumed: dict[FlavorResource, Fraction] = {}
     results: dict[int, PodSetAssignment] = {}
     failed = False
@@ -807,7 +880,8 @@ def assign_now(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Or
         members = [demand.pod_sets[i] for i in idxs]
         totals = [_pod_set_total(ps, demand.reclaimable, cq) for ps in members]
         requests = _sum(totals)
-        mode, chosen, group_results, not_covered, unknown = _place(a, members, requests, assumed, demand.priority)
+        mode, chosen, group_results, not_covered, unknown = _place(a, members, requests, assumed,
+                                                                   (demand.priority, tried.get(idxs[0], {})))
         borrow = max((at.borrow for g in group_results for at in g.attempts if at.flavor == g.chosen), default=0)
         for i, ps, t in zip(idxs, members, totals, strict=True):
             flv = {r: f for r, f in chosen.items() if r in t}
@@ -848,10 +922,12 @@ def _sum(totals: list[dict[str, Fraction]]) -> dict[str, Fraction]:
 
 
 def _place(a: _Assigner, members: list[PodSetDemand], requests: dict[str, Fraction],
-           assumed: Mapping[FlavorResource, Fraction], priority: int
+           assumed: Mapping[FlavorResource, Fraction], ask: tuple[int, Mapping[str, int]]
            ) -> tuple[str, dict[str, str], list[GroupResult], tuple[str, ...], tuple[str, ...]]:
     """One pod set (or group) through every resource group it touches: (mode, resource -> flavor, the
-    groups' searches, resources no group covers, resources whose request could not be read)."""
+    groups' searches, resources no group covers, resources whose request could not be read). ASK: the
+    Workload's priority, and the index of the flavor each resource's scan tried last (`tried_flavors`)."""
+    priority, tried = ask
     cq = a.cq
     not_covered = tuple(r for r, q in requests.items() if q > 0 and cq.group_of(r) is None)
     unknown = tuple(dict.fromkeys(u for ps in members for u in ps.unknown))
@@ -865,7 +941,8 @@ def _place(a: _Assigner, members: list[PodSetDemand], requests: dict[str, Fracti
     for rg in cq.resource_groups:
         if not any(r in rg.covered for r in requests):
             continue
-        g = a.find(members, requests, rg.covered, rg.flavors, assumed, priority)
+        start = next((tried[r] + 1 for r in requests if r in rg.covered and r in tried), 0)
+        g = a.find(members, requests, rg.covered, rg.flavors[start:], assumed, priority)
         group_results.append(g)
         if g.chosen is None:
             return g.mode, {}, group_results, not_covered, unknown

@@ -229,6 +229,7 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner 
     ones before it fits alone and is said to; then the joint shortfall of every pending Workload at once."""
     out: dict[tuple[str, str], PodSetVerdict] = {}
     pending: list[tuple[RoleDemand, ad.PodSetDemand]] = []
+    judged: list[ad.Assignment] = []
     for wl, members in queue.workloads:
         if all(d.reserved for d, _ in members):
             for d, _ in members:
@@ -237,9 +238,12 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner 
         kueue = assign(snap, cq_name, queue.demand_of(wl, members), queue.facts_of(wl))
         out.update(_workload_verdicts(snap, cq_name, members, kueue, queue.facts_of(wl).reclaimable))
         pending.extend(members)
+        judged.append(kueue)
     if not pending:
         return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], {}, snap), {})
-    together = ad.assign(snap, cq_name, ad.Demand(tuple(_charged(p, queue, d.workload) for d, p in pending)))
+    everyone = ad.Demand(tuple(_charged(p, queue, d.workload) for d, p in pending))
+    # one pending Workload: its joint view is the assignment its verdicts come from (one set of figures)
+    together = judged[0] if len(judged) == 1 else ad.assign(snap, cq_name, everyone)
     joint = dict(together.joint)
     _never_together(out, pending, together, cq_name)
     _short_together(out, pending, together)

@@ -9,7 +9,9 @@ flavor, no `next:` twice, notes on stderr). docs/journeys.md lists the journeys 
 from __future__ import annotations
 
 import json
+import os
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,33 @@ from tests.realcluster import objs, standin
 from tests.realcluster.plane import Plane, condition, is_true, wait_for
 
 pytestmark = pytest.mark.cluster
+
+@pytest.fixture(autouse=True)
+def _room_on_the_nodes(request: pytest.FixtureRequest) -> Any:
+    """After each journey on a plane, the Pods of the namespaces it made are deleted, in the background (the next
+    journey does not wait for it): the tier's kwok nodes are shared, and Pods Kueue admitted would hold their
+    room for every later test, which would then meet PodsUnschedulable after admission (`_admitted_answer`
+    still allows it: other modules of the tier leave Pods too)."""
+    if "plane" not in request.fixturenames:
+        yield
+        return
+    plane: Plane = request.getfixturevalue("plane")
+    first = plane._seq
+    yield
+    made = range(first + 1, plane._seq + 1)
+    if made:
+        threading.Thread(target=_delete_pods, args=(plane, made), daemon=True).start()
+
+
+def _delete_pods(plane: Plane, made: range) -> None:
+    """The Pods of the namespaces `plane.namespace` named with a sequence number in MADE (`P-PID-SEQ-MS`)."""
+    pid = str(os.getpid() % 10000)
+    for ns in plane.kubectl("get", "namespaces", "-o", "name", check=False).stdout.split():
+        parts = ns.removeprefix("namespace/").split("-")
+        if len(parts) >= 4 and parts[-3] == pid and parts[-2].isdigit() and int(parts[-2]) in made:
+            plane.kubectl("delete", "pods", "--all", "-n", "-".join(parts), "--grace-period=0", "--force",
+                          "--wait=false", check=False)
+
 
 ROLES_2_2 = ["--role", "name=prefill,kind=prefill,replicas=1,accelerator=2,image=e:1",
              "--role", "name=decode,kind=decode,replicas=1,accelerator=2,image=e:1"]
@@ -74,6 +103,53 @@ def test_u1_create_then_why_pending_by_the_same_name(plane: Plane) -> None:
     role_of = dict(j.pod_set_roles(plane, ns, wl))
     _kueue_agrees(lay, wl, role_of, doc["reasons"][0], str(said))
     j.screen(plane, name, ns, doc)
+
+
+# ------------------------------------------------------------------------------------------------ W1
+
+IT_CRD = f"instancetypes.{standin.GROUP}"
+MD_RESOURCE = f"modeldeployments.{standin.GROUP}"
+
+
+def test_w1_a_missing_api_is_named_by_its_group_and_resource(plane: Plane) -> None:
+    """The plane serves the ModelDeployment CRD (scripts/real-cluster installs it) but not the InstanceType API
+    (its CRD removed for the journey, then installed again as the tier's stand-in does): kubectl's own `get
+    instancetypes` fails; `create --instance-type` (live) fails naming instancetypes.worker.gpustack.ai and the
+    group's served versions, never the ModelDeployment CRD, and writes nothing; why-pending of a
+    ModelDeployment made before the API went away diagnoses it and never says its CRD is missing."""
+    standin.install(plane)
+    ns = plane.namespace("w1")
+    lay = j.layout(plane, "credits", ns, {"serve": {"z0": (4, None, None)}}, checks=[standin.JOINT])
+    it = lay.cq("serve")
+    plane.apply(standin.instance_type(it, "serve"))
+    roles = ["--model", "m", "--engine-version", "1", "--instance-type", it,
+             "--role", "name=prefill,kind=prefill,replicas=1,image=e:1",
+             "--role", "name=decode,kind=decode,replicas=1,image=e:1"]
+    before = plane.unique("w1-md")
+    made = j.pd(plane, "create", before, "-n", ns, *roles)
+    assert made.rc == 0, made
+    plane.kubectl("delete", "crd", IT_CRD, "--wait=true", "--timeout=60s")
+    try:
+        theirs = wait_for("the InstanceType API gone", lambda: (g := plane.kubectl(
+            "get", IT_CRD, check=False)).returncode != 0 and g)
+        assert theirs.returncode == 1, theirs.stderr
+        served = [v["version"] for v in json.loads(plane.kubectl("get", "--raw", f"/apis/{standin.GROUP}").stdout)[
+            "versions"]]
+        name = plane.unique("w1")
+        made = j.pd(plane, "create", name, "-n", ns, *roles)
+        assert made.rc == 1 and made.out == "", made
+        assert made.err.startswith("error: ") and len(made.err.strip().splitlines()) == 1, made
+        assert IT_CRD in made.err and all(v in made.err for v in served), made
+        assert f"{MD_RESOURCE} is not served" not in made.err and "ModelDeployment CRD" not in made.err, made
+        assert plane.kubectl("get", MD_RESOURCE, name, "-n", ns, check=False).returncode == 1
+        said = j.pd(plane, "why-pending", before, "-n", ns, "-o", "json")
+        assert said.rc in (0, 1), said
+        assert said.doc["target"] == {"kind": "ModelDeployment", "name": before, "namespace": ns}, said
+        j.doc_claims(said.doc, str(said))
+        assert f"{MD_RESOURCE} is not served" not in said.err + said.out, said
+        assert "ModelDeployment CRD" not in said.err + said.out, said
+    finally:
+        standin.install(plane)
 
 
 # ------------------------------------------------------------------------------------------------ W2
