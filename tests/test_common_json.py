@@ -92,3 +92,15 @@ def test_errors_are_the_librarys(case: str) -> None:
     theirs = errors_of(lambda x: json.dumps(x, indent=2, ensure_ascii=False), data)
     assert errors_of(to_json, data) == theirs
     assert errors_of(lambda x: "".join(json_pieces(x)), data) == theirs
+
+
+def test_the_engines_str_enums_print_as_their_strings() -> None:
+    """The records carry Kueue's words as str enums (kueue/admission.py): -o json and -o yaml print the string."""
+    from kubectl_pd.commands.common import to_yaml
+    from kubectl_pd.kueue.admission import Mode, Outcome, Possibility
+
+    data = {"mode": Mode.PREEMPT, "outcome": Outcome.EXCEEDS, "oracle": [Possibility.NO_CANDIDATES]}
+    plain = {"mode": "Preempt", "outcome": "exceeds-capacity", "oracle": ["NoCandidates"]}
+    assert to_json(data) == to_json(plain) == json.dumps(plain, indent=2) + "\n"
+    assert "".join(json_pieces(data)) == to_json(plain)
+    assert to_yaml(data) == to_yaml(plain)

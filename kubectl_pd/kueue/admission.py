@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -43,7 +43,7 @@ from kubectl_pd.records import dataclass, field, replace
 
 class AssignmentMode(IntEnum):
     """Kueue's FlavorAssignmentMode (flavorassigner.go:452@v0.19.2, :362@v0.18.4), ordered from lowest to
-    highest preference; its word (`text`: NoFit, Preempt, Fit) is what the records and the outputs carry.
+    highest preference; its word (`text`, a `Mode`: NoFit, Preempt, Fit) is what the records and the outputs carry.
     UNKNOWN is ours, below NoFit: a number the verdict needs could not be read. Kueue's DeferredFit (2: the
     Workload fits but waits for preemptions to finish within one cycle) is a state of a running scheduler,
     never of a snapshot: not modelled."""
@@ -54,38 +54,69 @@ class AssignmentMode(IntEnum):
     FIT = 3
 
     @property
-    def text(self) -> str:
+    def text(self) -> Mode:
         return _MODE_TEXT[self]
 
 
-_MODE_TEXT = {AssignmentMode.UNKNOWN: "Unknown", AssignmentMode.NO_FIT: "NoFit", AssignmentMode.PREEMPT: "Preempt",
-              AssignmentMode.FIT: "Fit"}
+class Mode(StrEnum):
+    """An assignment's mode as the records carry it: Kueue's FlavorAssignmentMode by its word (a str, so the
+    outputs print it as Kueue does); `rank` orders it."""
+
+    UNKNOWN = "Unknown"
+    NO_FIT = "NoFit"
+    PREEMPT = "Preempt"
+    FIT = "Fit"
+
+    @property
+    def rank(self) -> AssignmentMode:
+        return _MODE_OF[self]
+
+
+_MODE_TEXT = {AssignmentMode.UNKNOWN: Mode.UNKNOWN, AssignmentMode.NO_FIT: Mode.NO_FIT,
+              AssignmentMode.PREEMPT: Mode.PREEMPT, AssignmentMode.FIT: Mode.FIT}
 _MODE_OF = {text: mode for mode, text in _MODE_TEXT.items()}
-NO_FIT, PREEMPT, FIT = AssignmentMode.NO_FIT.text, AssignmentMode.PREEMPT.text, AssignmentMode.FIT.text
-UNKNOWN = AssignmentMode.UNKNOWN.text
+NO_FIT, PREEMPT, FIT, UNKNOWN = Mode.NO_FIT, Mode.PREEMPT, Mode.FIT, Mode.UNKNOWN
 
 
-def worst(modes: Iterable[str]) -> str:
-    """The least preferred of these modes' words (Fit for none), in AssignmentMode's order."""
+def worst(modes: Iterable[Mode]) -> Mode:
+    """The least preferred of these modes (Fit for none), in AssignmentMode's order."""
     return min(modes, key=_MODE_OF.__getitem__, default=FIT)
 
-# Outcome of one flavor tried for one pod set (or pod-set group)
-FITS = "fits"
-BORROWS = "fits-borrowing"
-PREEMPTS = "needs-preemption"  # quota would hold it once candidates are preempted (or reclaimed)
-NO_CANDIDATES = "no-preemption-candidates"  # it fits the quota, but nothing it may preempt is running
-NO_FIT_NOW = "no-fit"  # over unused quota, and policy allows no preemption
-EXCEEDS = "exceeds-capacity"  # more than the flavor can ever give, borrowing included
-NOT_MATCHING = "node-affinity-mismatch"
-UNTOLERATED = "untolerated-taint"
-FLAVOR_MISSING = "flavor-not-found"
-QUOTA_UNKNOWN = "quota-unknown"
+
+class Outcome(StrEnum):
+    """What one flavor tried for one pod set (or pod-set group) came to."""
+
+    FITS = "fits"
+    BORROWS = "fits-borrowing"
+    PREEMPTS = "needs-preemption"  # quota would hold it once candidates are preempted (or reclaimed)
+    NO_CANDIDATES = "no-preemption-candidates"  # it fits the quota, but nothing it may preempt is running
+    NO_FIT_NOW = "no-fit"  # over unused quota, and policy allows no preemption
+    EXCEEDS = "exceeds-capacity"  # more than the flavor can ever give, borrowing included
+    NOT_MATCHING = "node-affinity-mismatch"
+    UNTOLERATED = "untolerated-taint"
+    FLAVOR_MISSING = "flavor-not-found"
+    QUOTA_UNKNOWN = "quota-unknown"
+
+
+FITS, BORROWS, PREEMPTS, NO_CANDIDATES = Outcome.FITS, Outcome.BORROWS, Outcome.PREEMPTS, Outcome.NO_CANDIDATES
+NO_FIT_NOW, EXCEEDS, NOT_MATCHING = Outcome.NO_FIT_NOW, Outcome.EXCEEDS, Outcome.NOT_MATCHING
+UNTOLERATED, FLAVOR_MISSING, QUOTA_UNKNOWN = Outcome.UNTOLERATED, Outcome.FLAVOR_MISSING, Outcome.QUOTA_UNKNOWN
 
 KUEUE_DEFAULT = versions.ENGINE_DEFAULT  # 0.19 ranks flavors slightly differently (versions.py)
 
-# An oracle answers "could preemption make room for this much?": (possibility, borrowing height after).
-PREEMPT_POSSIBLE, RECLAIM_POSSIBLE, NO_CANDIDATES_FOUND = "Preempt", "Reclaim", "NoCandidates"
-Oracle = Callable[[ClusterQueue, FlavorResource, Fraction, int], tuple[str, int]]
+
+
+class Possibility(StrEnum):
+    """An oracle's answer to "could preemption make room for this much?" (with the borrowing height after)."""
+
+    PREEMPT = "Preempt"
+    RECLAIM = "Reclaim"
+    NO_CANDIDATES = "NoCandidates"
+
+
+PREEMPT_POSSIBLE, RECLAIM_POSSIBLE = Possibility.PREEMPT, Possibility.RECLAIM
+NO_CANDIDATES_FOUND = Possibility.NO_CANDIDATES
+Oracle = Callable[[ClusterQueue, FlavorResource, Fraction, int], tuple[Possibility, int]]
 
 
 class PreemptionMode(IntEnum):
@@ -109,7 +140,7 @@ class PreemptionMode(IntEnum):
         return self is PreemptionMode.PREEMPT or self is PreemptionMode.RECLAIM
 
     @staticmethod
-    def of_possibility(possibility: str) -> PreemptionMode:
+    def of_possibility(possibility: Possibility) -> PreemptionMode:
         """Kueue's fromPreemptionPossibility (flavorassigner.go:577@v0.19.2) over an oracle's answer."""
         return _OF_POSSIBILITY.get(possibility, PreemptionMode.PREEMPT)
 
@@ -282,7 +313,7 @@ class ResourceCheck:
     """One resource of one flavor: Kueue's numbers for it (all in the resource's base unit)."""
 
     resource: str
-    outcome: str
+    outcome: Outcome
     requested: Fraction  # this pod set (or group)
     previous: Fraction  # earlier pod sets of the same Workload already placed in this flavor
     available: Fraction | None  # unused now, borrowing included (Kueue's Available)
@@ -296,8 +327,8 @@ class ResourceCheck:
 @dataclass(frozen=True)
 class FlavorAttempt:
     flavor: str
-    outcome: str
-    mode: str  # Kueue's mode for this flavor: Fit | Preempt | NoFit
+    outcome: Outcome
+    mode: Mode  # Kueue's mode for this flavor: Fit | Preempt | NoFit
     checks: tuple[ResourceCheck, ...] = ()
     taint: Taint | None = None
     borrow: int = 0
@@ -316,7 +347,7 @@ class GroupResult:
     covered: tuple[str, ...]
     attempts: tuple[FlavorAttempt, ...]
     chosen: str | None
-    mode: str
+    mode: Mode
 
 
 @dataclass(frozen=True)
@@ -326,7 +357,7 @@ class PodSetAssignment:
     count: int
     requests: Mapping[str, Fraction]  # total for the pod set (pods included when covered)
     flavors: Mapping[str, str]  # resource -> flavor
-    mode: str
+    mode: Mode
     groups: tuple[GroupResult, ...] = ()
     not_covered: tuple[str, ...] = ()  # requested resources no resource group covers
     borrow: int = 0
@@ -368,7 +399,7 @@ def _closeness(a: FlavorAttempt) -> tuple[int, Fraction]:
 class Assignment:
     cluster_queue: str
     pod_sets: tuple[PodSetAssignment, ...]
-    mode: str
+    mode: Mode
     borrowing: int
     joint: Mapping[FlavorResource, Fraction] = field(default_factory=dict)  # all pod sets at once: shortfall
 
@@ -614,7 +645,7 @@ def matches(ps: PodSetDemand, flavor: ResourceFlavor) -> bool:
 # ---------------------------------------------------------------------------------------- oracle
 
 
-def policy_oracle(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: int) -> tuple[str, int]:
+def policy_oracle(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: int) -> tuple[Possibility, int]:
     """What a snapshot without the running Workloads can say: preemption is possible only where the
     queue's policy allows it; whether candidates exist is not known (the verdict says so)."""
     p = cq.preemption
@@ -638,7 +669,7 @@ def _can_preempt_while_borrowing(cq: ClusterQueue, fair_sharing: bool) -> bool:
     return p.borrow_within_cohort != NEVER or (fair_sharing and p.reclaim_within_cohort != NEVER)
 
 
-def _outcome(mode: GranularMode, exceeds: bool) -> str:
+def _outcome(mode: GranularMode, exceeds: bool) -> Outcome:
     if exceeds:
         return EXCEEDS
     if mode.preemption is PreemptionMode.FIT:
@@ -923,7 +954,7 @@ def _sum(totals: list[dict[str, Fraction]]) -> dict[str, Fraction]:
 
 def _place(a: _Assigner, members: list[PodSetDemand], requests: dict[str, Fraction],
            assumed: Mapping[FlavorResource, Fraction], ask: tuple[int, Mapping[str, int]]
-           ) -> tuple[str, dict[str, str], list[GroupResult], tuple[str, ...], tuple[str, ...]]:
+           ) -> tuple[Mode, dict[str, str], list[GroupResult], tuple[str, ...], tuple[str, ...]]:
     """One pod set (or group) through every resource group it touches: (mode, resource -> flavor, the
     groups' searches, resources no group covers, resources whose request could not be read). ASK: the
     Workload's priority, and the index of the flavor each resource's scan tried last (`tried_flavors`)."""
@@ -959,7 +990,7 @@ def _assume(assumed: dict[FlavorResource, Fraction], totals: list[dict[str, Frac
                 assumed[fr] = assumed.get(fr, Fraction(0)) + q
 
 
-def _overall(pod_sets: tuple[PodSetAssignment, ...]) -> str:
+def _overall(pod_sets: tuple[PodSetAssignment, ...]) -> Mode:
     evaluated = [p for p in pod_sets if p.evaluated]
     mode = worst(p.mode for p in evaluated) if evaluated else NO_FIT
     if any(p.mode == UNKNOWN for p in pod_sets) and mode != NO_FIT:

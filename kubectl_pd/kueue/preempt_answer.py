@@ -298,6 +298,6 @@ def _candidate_frs(snap: Snapshot, cq_name: str, demand: ad.Demand) -> list[Flav
 Context = PreemptionView  # the name its callers import (commands/why_pending.py, create/preflight.py), until they move
 
 
-def _no_candidates(_cq: Any, _fr: Any, _val: Any, borrow: int) -> tuple[str, int]:
+def _no_candidates(_cq: Any, _fr: Any, _val: Any, borrow: int) -> tuple[ad.Possibility, int]:
     """The oracle once the search found no target: preemption makes no room anywhere."""
     return ad.NO_CANDIDATES_FOUND, borrow

@@ -113,31 +113,31 @@ def targets(snap: Snapshot, workloads: Iterable[Admitted], preemptor: Preemptor,
 
 
 def simulate(snap: Snapshot, state: State, preemptor: Preemptor, fr: FlavorResource, quantity: Fraction,
-             settings: Settings = DEFAULTS) -> tuple[str, int]:
+             settings: Settings = DEFAULTS) -> tuple[ad.Possibility, int]:
     """Kueue's PreemptionOracle.SimulatePreemption for one flavor/resource: (NoCandidates | Preempt |
     Reclaim, the borrowing height once the targets are gone)."""
     one = Preemptor(preemptor.cluster_queue, preemptor.priority, {fr: quantity}, preemptor.created)
     found = targets(snap, (), one, (fr,), settings, state)
     node = state.nodes[preemptor.cluster_queue]
     if not found:
-        return "NoCandidates", state.borrow_height(node, fr, quantity)[0]
+        return ad.NO_CANDIDATES_FOUND, state.borrow_height(node, fr, quantity)[0]
     for t in found:
         state.remove(t.workload)
     after = state.borrow_height(node, fr, quantity)[0]
     for t in found:
         state.add(t.workload)
     if any(t.workload.cluster_queue == preemptor.cluster_queue for t in found):
-        return "Preempt", after
-    return "Reclaim", after
+        return ad.PREEMPT_POSSIBLE, after
+    return ad.RECLAIM_POSSIBLE, after
 
 
 # ---------------------------------------------------------------------------------------- engine glue
 
 
 def oracle(snap: Snapshot, state: State, priority: int, created: float = 0.0,
-           settings: Settings = DEFAULTS) -> Callable[[ClusterQueue, FlavorResource, Fraction, int], tuple[str, int]]:
+           settings: Settings = DEFAULTS) -> ad.Oracle:
     """The flavor assigner's preemption oracle from the admitted Workloads (admission.Oracle)."""
-    def ask(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: int) -> tuple[str, int]:
+    def ask(cq: ClusterQueue, fr: FlavorResource, val: Fraction, borrow: int) -> tuple[ad.Possibility, int]:
         return simulate(snap, state, Preemptor(cq.name, priority, {}, created), fr, val, settings)
     return ask
 

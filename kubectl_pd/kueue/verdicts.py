@@ -47,7 +47,7 @@ class Blocker:
     """What stops a pod set: one flavor's outcome and the deciding resource's numbers."""
 
     flavor: str
-    outcome: str
+    outcome: ad.Outcome
     resource: str | None = None
     requested: Fraction | None = None
     previous: Fraction = Fraction(0)

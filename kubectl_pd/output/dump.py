@@ -25,6 +25,10 @@ def yaml_dumper() -> Any:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
     Dumper.add_representer(str, str_presenter)
+    # the engine's words (kueue/admission.py's Mode, Outcome, Possibility: str enums) print as the strings they are
+    from enum import StrEnum
+
+    Dumper.add_multi_representer(StrEnum, lambda dumper, data: str_presenter(dumper, str(data)))
     return Dumper
 
 
