@@ -100,7 +100,7 @@ def gather(source: Any, req: CreateRequest, roles: list[Role], profile: str) -> 
             by_cq.setdefault(plan.cluster_queues[r.name], []).append(r)
     from kubectl_pd.gpustack.roles import PER_REPLICA
 
-    orders = preflight._orders(source, [r for rs in by_cq.values() for r in rs], profile == PER_REPLICA)
+    orders = preflight.orders_to_judge(source, [r for rs in by_cq.values() for r in rs], profile == PER_REPLICA)
     for order in orders:
         plan.orders[",".join(order or ())] = [p for cq_name, cq_roles in by_cq.items() for p in parts_of(
             cq_roles, profile, plan.resources[cq_roles[0].name], cq_name, order)]

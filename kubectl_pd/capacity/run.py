@@ -24,7 +24,7 @@ def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target
     by_order: dict[str, int] = {}
     judged = plan.parts and len(plan.resources) == len([r for r in roles if r.accelerator > 0])
     if snap is not None and judged:
-        # Kueue 0.20+ may give the pod sets any order (create/preflight._orders): each is counted, the least
+        # Kueue 0.20+ may give the pod sets any order (create/preflight.orders_to_judge): each is counted, the least
         # is the answer, and the counts are shown when they differ
         counted = [(order, *_count(once, snap, parts, priority, limit, preempt_limit))
                    for order, parts in plan.orders.items()]
