@@ -21,10 +21,13 @@ def _q(q: Fraction | None, resource: str | None) -> str | None:
 def stop_doc(s: sim.Stop | None) -> dict[str, Any] | None:
     if s is None:
         return None
-    return {"code": s.code, "never": s.never, "clusterQueue": s.cluster_queue, "workload": s.workload,
-            "podSet": s.pod_set or None, "role": s.role, "flavor": s.flavor, "resource": s.resource,
-            "requested": _q(s.requested, s.resource), "available": _q(s.available, s.resource),
-            "capacity": _q(s.capacity, s.resource), "shortfall": _q(s.needed, s.resource)}
+    doc = {"code": s.code, "never": s.never, "clusterQueue": s.cluster_queue, "workload": s.workload,
+           "podSet": s.pod_set or None, "role": s.role, "flavor": s.flavor, "resource": s.resource,
+           "requested": _q(s.requested, s.resource), "available": _q(s.available, s.resource),
+           "capacity": _q(s.capacity, s.resource), "shortfall": _q(s.needed, s.resource)}
+    if s.code == sim.NODE_CODE:  # the Pods no Node holds: the largest Node (capacity: its allocatable), how many
+        doc.update(node=s.node, nodes=s.nodes)
+    return doc
 
 
 def _copy_flavors(c: sim.Placed) -> list[dict[str, str]]:
@@ -45,6 +48,13 @@ def preempt_doc(p: pe.PreemptCount | None) -> dict[str, Any] | None:
                                      "priority": v.priority, "reason": v.reason} for v in c.targets],
                         "borrows": c.borrows} for c in p.copies],
             "next": stop_doc(p.stop)}
+
+
+def nodes_doc(plan: Plan) -> list[dict[str, Any]] | None:
+    """The Nodes each flavor of the copy's queues has (0: not weighed); None: they could not be read."""
+    if plan.fit is None:
+        return None
+    return [{"flavor": f, "nodes": len(ns)} for f, ns in sorted(plan.fit.by_flavor.items())]
 
 
 def _next(copies: sim.Count | None, preempting: pe.PreemptCount | None) -> sim.Stop | None:
@@ -77,6 +87,8 @@ def document(target: dict[str, Any], plan: Plan, copies: sim.Count | None, preem
         "findings": [{"severity": f.severity, "check": f.check, "message": f.message}
                      for f in plan.report.findings],
     }
+    if plan.snapshot is not None:
+        doc["nodes"] = nodes_doc(plan)
     if plan.unread:
         doc["incomplete"] = [{"read": what, "error": why} for what, why in plan.unread]
     return doc
