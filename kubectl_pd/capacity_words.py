@@ -14,7 +14,7 @@ _WHY = {
     "ClusterQueueMissing": "never fits: its ClusterQueue does not exist",
     "QuotaUnknown": "unknown: a quota could not be read",
 }
-_NODE_NEVER = "never runs: no Node its flavors allow could hold one Pod"
+_NODE_NEVER = "never fits: no Node its flavors allow could hold one Pod"
 _NODE_HERE = "admitted, but never runs: no Node of the flavor Kueue gives it could hold one Pod"
 
 
