@@ -245,3 +245,13 @@ def test_live_forbidden_nodes_make_the_node_part_unknown(cli: Callable, apiserve
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
     text = cli(["capacity", *BIG], env=env)
     assert text.exit_code == 1 and "Nodes:           unknown" in text.stdout
+
+
+def test_no_finding_says_it_fits_once_quota_frees(cli: Callable, tmp_path: Path) -> None:
+    """A full queue and a Pod no Node holds: create's preflight would warn "waits for quota"; capacity says never
+    and drops that warning for the role (the other role's findings stay)."""
+    objs = [*pool("pool", {"h20": 12}, used={"h20": 12}), resource_flavor("h20"), node("gpu-0", 8)]
+    doc = json.loads(cli(["capacity", *BIG, "-f", _write(tmp_path, objs), "-o", "json"]).stdout)
+    assert (doc["next"]["code"], doc["next"]["never"]) == (sim.NODE_CODE, True)
+    assert [f["check"] for f in doc["findings"]] == ["waits-for-quota"]  # the decode role's, which only waits
+    assert all("'prefill'" not in f["message"] for f in doc["findings"])

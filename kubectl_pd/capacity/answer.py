@@ -57,6 +57,16 @@ def nodes_doc(plan: Plan) -> list[dict[str, Any]] | None:
     return [{"flavor": f, "nodes": len(ns)} for f, ns in sorted(plan.fit.by_flavor.items())]
 
 
+WAITS = "waits-for-quota"  # create's check: "it will stay pending ... once quota frees"
+
+
+def _findings(plan: Plan, stops: list[sim.Stop | None]) -> list[Any]:
+    """The preflight's findings, but its "waits for quota" of a role no Node could ever run (that would say it
+    fits once quota frees)."""
+    never = {s.role for s in stops if s is not None and s.code == sim.NODE_CODE and s.never}
+    return [f for f in plan.report.findings if not (f.check == WAITS and f.params.get("role") in never)]
+
+
 def _next(copies: sim.Count | None, preempting: pe.PreemptCount | None) -> sim.Stop | None:
     """What stops the next copy: after the copies preemption admits, when those were judged; else after now."""
     if copies is None:
@@ -85,7 +95,7 @@ def document(target: dict[str, Any], plan: Plan, copies: sim.Count | None, preem
         "flavors": _copy_flavors(copies.placed[0]) if copies and copies.placed else [],
         "perRole": [{"role": name, **count_doc(c)} for name, c in per_role.items()],
         "findings": [{"severity": f.severity, "check": f.check, "message": f.message}
-                     for f in plan.report.findings],
+                     for f in _findings(plan, [copies.stop if copies else None, *(c.stop for c in per_role.values())])],
     }
     if plan.snapshot is not None:
         doc["nodes"] = nodes_doc(plan)

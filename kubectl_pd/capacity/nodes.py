@@ -112,7 +112,8 @@ def too_small(flavor: ResourceFlavor, nodes: Iterable[NodeRecord], ps: ad.PodSet
 
 
 def _largest(nodes: list[NodeRecord], resource: str) -> NodeRecord:
-    return max(nodes, key=lambda n: (n.allocatable.get(resource, _ZERO), n.name))
+    """The Node that allocates the most of `resource` (of equals, the first by name)."""
+    return max(sorted(nodes, key=lambda n: n.name), key=lambda n: n.allocatable.get(resource, _ZERO))
 
 
 def _short(base: TooSmall, node: NodeRecord, resource: str, requested: Fraction) -> TooSmall:
