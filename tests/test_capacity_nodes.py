@@ -255,3 +255,12 @@ def test_no_finding_says_it_fits_once_quota_frees(cli: Callable, tmp_path: Path)
     assert (doc["next"]["code"], doc["next"]["never"]) == (sim.NODE_CODE, True)
     assert [f["check"] for f in doc["findings"]] == ["waits-for-quota"]  # the decode role's, which only waits
     assert all("'prefill'" not in f["message"] for f in doc["findings"])
+
+
+def test_a_taint_keyed_by_a_requested_extended_resource_is_tolerated() -> None:
+    """Kubernetes' ExtendedResourceToleration admission tolerates, for a Pod requesting an extended resource, a
+    NoSchedule taint keyed by it: such a tainted GPU Node is not counted out (no "never" on a guess)."""
+    tainted = rec("gpu", 16, taints=(Taint(CREDITS, "", "NoSchedule"),))
+    assert nd.too_small(ResourceFlavor("f"), [tainted], pod(8)) is None
+    other = rec("gpu", 16, taints=(Taint(CREDITS, "", "NoExecute"),))  # NoSchedule only
+    assert nd.too_small(ResourceFlavor("f"), [other], pod(8)) is not None

@@ -3,7 +3,8 @@
 Kueue admits by quota alone; kube-scheduler then places each Pod on a Node whose allocatable holds its requests.
 A Pod larger than the allocatable of every Node its flavor allows (the flavor's nodeLabels, which Kueue adds to
 the Pod's nodeSelector; the Pod's own nodeSelector; the Nodes' NoSchedule/NoExecute taints against the Pod's and
-the flavor's tolerations) is admitted and never runs, however much quota frees. A flavor with no Node read
+the flavor's tolerations, and the ones Kubernetes' ExtendedResourceToleration admission adds for an extended
+resource the Pod requests) is admitted and never runs, however much quota frees. A flavor with no Node read
 (none carries its labels, a snapshot without Nodes, a pool that scales from zero) is not weighed: nothing is said
 about it. Allocatable is what a Node offers in all; the Pods already running on it are not counted, so a "holds"
 here is "could hold once the Node is empty", and a "never" is never.
@@ -16,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import ResourceFlavor, Snapshot, Taint
+from kubectl_pd.kueue.model import ResourceFlavor, Snapshot, Taint, Toleration
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.records import dataclass, field, replace
 
@@ -82,7 +83,17 @@ def may_go(node: NodeRecord, flavor: ResourceFlavor, ps: ad.PodSetDemand) -> boo
     if any(node.labels.get(k) != v for k, v in wanted.items()):
         return False
     as_flavor = ResourceFlavor(node.name, node_taints=node.taints, tolerations=flavor.tolerations)
-    return ad.untolerated(as_flavor, ps.tolerations) is None
+    return ad.untolerated(as_flavor, ps.tolerations + _extended(ps)) is None
+
+
+_NATIVE = ("cpu", "memory", "ephemeral-storage", "pods", "hugepages-")
+
+
+def _extended(ps: ad.PodSetDemand) -> tuple[Toleration, ...]:
+    """What Kubernetes' ExtendedResourceToleration admission adds to a Pod that requests an extended resource (a
+    NoSchedule taint keyed by that resource's name is tolerated), so a GPU Node tainted so is not counted out."""
+    return tuple(Toleration(r, "Exists", "", "NoSchedule") for r, q in sorted(ps.requests.items())
+                 if q > 0 and "/" in r and not r.startswith(_NATIVE))
 
 
 def holds(node: NodeRecord, requests: Mapping[str, Fraction]) -> bool:
