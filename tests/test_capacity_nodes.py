@@ -264,3 +264,19 @@ def test_a_taint_keyed_by_a_requested_extended_resource_is_tolerated() -> None:
     assert nd.too_small(ResourceFlavor("f"), [tainted], pod(8)) is None
     other = rec("gpu", 16, taints=(Taint(CREDITS, "", "NoExecute"),))  # NoSchedule only
     assert nd.too_small(ResourceFlavor("f"), [other], pod(8)) is not None
+
+
+def test_a_preempting_pool_reads_each_thing_once(cli: Callable, apiserver: Callable) -> None:
+    """Every count (each pod-set order, each role alone) asks the engine's preemption view, which asks for Kueue's
+    ConfigMap: one request all the same, as every list (the Nodes too)."""
+    from tests.test_h41_capacity import admitted
+
+    objs = [*pool("pool", {"h20": 8}, used={"h20": 5}, preemption={"withinClusterQueue": "LowerPriority"}),
+            resource_flavor("h20"), admitted("low-a", "pool", "h20", 2, -1), admitted("low-b", "pool", "h20", 3, -1),
+            node("gpu-0", 8)]
+    server, env = apiserver(objs, namespace=NS)
+    r = cli(["capacity", *BIG, "-o", "json"], env=env)
+    assert r.exit_code == 0, r.stderr
+    gets = [(x.path, tuple(sorted(x.query.items()))) for x in server.requests if x.method == "GET"]
+    assert len(gets) == len(set(gets)), gets
+    assert any(p == "/api/v1/nodes" for p, _ in gets)

@@ -23,8 +23,9 @@ from kubectl_pd.records import dataclass, field
 
 
 class Once:
-    """A Source that reads each object and each list once per run and remembers failures too (a Source: the
-    preflight, the plan and the preemption reads all go through it)."""
+    """A Source that reads each object, each list and each raw path once per run and remembers failures too (a
+    Source: the preflight, the plan and the preemption reads all go through it; Kueue's ConfigMap, which each
+    count's preemption view asks for, is one request)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -46,6 +47,11 @@ class Once:
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
         return self._once(("get", kind, name, namespace), lambda: self.inner.get(kind, name, namespace))
+
+    def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",
+                namespace: str | None = None) -> Any:
+        key = ("raw", path, tuple(sorted((query or {}).items())), resource, namespace)
+        return self._once(key, lambda: self.inner.get_raw(path, query, resource=resource, namespace=namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
              field_selector: str | None = None, *, reduce: Any = None) -> Any:
