@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from kubectl_pd.kueue import admission as ad
@@ -138,12 +139,20 @@ class Fit:
 
     by_flavor: Mapping[str, tuple[NodeRecord, ...]] = field(default_factory=dict)
 
+    @cached_property
+    def verdicts(self) -> dict[Any, TooSmall | None]:
+        """The run's memo: (flavor, pod set) -> its verdict (every copy asks again of the same pod sets)."""
+        return {}
+
     def on(self, snap: Snapshot, flavor_name: str, ps: ad.PodSetDemand) -> TooSmall | None:
         """Whether the flavor Kueue chose can never run one Pod of the pod set."""
         flavor = snap.flavors.get(flavor_name)
         if flavor is None or flavor_name not in self.by_flavor:
             return None
-        return too_small(flavor, self.by_flavor[flavor_name], ps)
+        key = (flavor_name, ps.memo_key)  # a run's snapshots share their flavors
+        if key not in self.verdicts:
+            self.verdicts[key] = too_small(flavor, self.by_flavor[flavor_name], ps)
+        return self.verdicts[key]
 
     def never(self, snap: Snapshot, cq_name: str, ps: ad.PodSetDemand) -> TooSmall | None:
         """Every flavor of the queue Kueue could give the pod set is weighed and none holds one Pod: the one with
