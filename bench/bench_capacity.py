@@ -1,8 +1,9 @@
 """`kubectl pd capacity` and `kubectl pd queues` next to `kubectl get clusterqueues,workloads -A -o json`, on one
 loopback API server (tests/apiserver.py, in a process of its own) holding a GPUStack cohort of 20 ClusterQueues
-and N admitted Workloads (one card each) spread over 20 namespaces. The pool the deployment asks for is full of
-low-priority Workloads and allows preemption, so capacity counts now (0), then up to 20 copies by preemption,
-reading that pool's admitted Workloads (one field-selected list); queues reads two lists. Median wall time,
+and N admitted Workloads (one card each) spread over 20 namespaces, and N/8 Nodes of 8 cards. The pool the
+deployment asks for is full of low-priority Workloads and allows preemption, so capacity counts now (0), then up
+to 20 copies by preemption, reading that pool's admitted Workloads (one field-selected list) and the flavor's
+Nodes (one paged list); queues reads two lists. Median wall time,
 client CPU, peak memory and the requests the server saw, as bench_scale.py prints them. Goal (issue 41): within
 2x of kubectl's wall time.
 
@@ -72,7 +73,15 @@ def cluster(n: int) -> list[dict[str, Any]]:
               "spec": {"clusterQueue": POOL}, "status": {"conditions": ACTIVE}}]
     objs += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"team-{i:02d}"}} for i in range(20)]
     objs += [_admitted(f"team-{i % 20:02d}", f"wl-{i:05d}", names[i // per]) for i in range(per * QUEUES)]
+    objs += [_node(i) for i in range(max(1, n // 8))]  # 8 cards a Node: the Nodes capacity weighs the Pods on
     return objs
+
+
+def _node(i: int) -> dict[str, Any]:
+    alloc = {"cpu": "96", "memory": "1Ti", "pods": "110", CREDITS: str(8 * CARD)}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"gpu-{i:04d}", "labels": {
+        "nvidia.com/gpu.product": "NVIDIA-H20", "kubernetes.io/hostname": f"gpu-{i:04d}"}},
+            "spec": {}, "status": {"allocatable": alloc, "capacity": alloc}}
 
 
 def serve(n: int, kubeconfig: str) -> None:

@@ -14,6 +14,8 @@ _WHY = {
     "ClusterQueueMissing": "never fits: its ClusterQueue does not exist",
     "QuotaUnknown": "unknown: a quota could not be read",
 }
+_NODE_NEVER = "never fits: no Node its flavors allow could hold one Pod"
+_NODE_HERE = "admitted, but never runs: no Node of the flavor Kueue gives it could hold one Pod"
 
 
 def copies(n: int | None, at_least: bool = False) -> str:
@@ -26,6 +28,8 @@ def next_text(s: dict[str, Any] | None) -> str:
     """What stops the next copy, in one clause."""
     if s is None:
         return "nothing counted stops it (the count stopped at its limit)"
+    if s["code"] == "PodsUnschedulable":
+        return _node_text(s)
     why = _WHY.get(s["code"], s["code"])
     where = f"ClusterQueue {s['clusterQueue']}"
     if s.get("role"):
@@ -38,6 +42,35 @@ def next_text(s: dict[str, Any] | None) -> str:
                 f"{_amount(s, 'capacity' if s['never'] else 'available')}, short by {_amount(s, 'shortfall')}")
     tail = " (never on this configuration)" if s["never"] else ""
     return f"{why}{tail}, {where}{nums}"
+
+
+def _node_text(s: dict[str, Any]) -> str:
+    """A pod set no Node holds: which resource, the largest Node's allocatable against one Pod's request."""
+    why = _NODE_NEVER if s["never"] else _NODE_HERE
+    where = f"ClusterQueue {s['clusterQueue']}"
+    if s.get("role"):
+        where = f"role {s['role']} on {where}"
+    where += f", flavor {s['flavor']}"
+    tail = " (never on this configuration)" if s["never"] else ""
+    if s.get("node") is None:
+        return (f"{why}{tail}, {where}: none of its {s.get('nodes')} Node(s) takes the Pod (its nodeSelector or "
+                f"an untolerated taint)")
+    return (f"{why}{tail}, {where}: {s['resource']} asks {_amount(s, 'requested')} a Pod, the largest of its "
+            f"{s.get('nodes')} Node(s) ({s['node']}) allocates {_amount(s, 'capacity')}, "
+            f"short by {_amount(s, 'shortfall')}")
+
+
+def _nodes(doc: dict[str, Any]) -> list[str]:
+    """Whether the Nodes were weighed: unknown when they could not be read; a flavor with none, not weighed."""
+    if "nodes" not in doc:
+        return []
+    if doc["nodes"] is None:
+        return ["Nodes:           unknown (they could not be read: no Pod was weighed against Node allocatable)"]
+    empty = [n["flavor"] for n in doc["nodes"] if not n["nodes"]]
+    if not empty:
+        return []
+    return [f"Nodes:           none read for flavor(s) {', '.join(empty)}: the Pods there are not weighed against "
+            f"Node allocatable"]
 
 
 def _amount(s: dict[str, Any], key: str) -> str:
@@ -80,6 +113,7 @@ def render(doc: dict[str, Any]) -> str:
         lines.append(f"                 (the first in: {placed})")
     lines += _preemption(doc.get("byPreemption"), doc["now"])
     lines.append(f"Next:            {next_text(doc['next'])}")
+    lines += _nodes(doc)
     if doc["perRole"]:
         lines.append("")
         lines.append("Each role alone, one replica at a time:")

@@ -11,7 +11,7 @@ WHY_PENDING = "1.3"  # 1.3: quota[].lent; the list document's incomplete[]; pods
 LINT = "1.1"
 PREFLIGHT = "1.1"
 TREE = "1.0"
-CAPACITY = "1.0"
+CAPACITY = "1.1"  # 1.1: nodes[]; next.node and next.nodes with the code PodsUnschedulable
 QUEUES = "1.0"
 
 VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT, "tree": TREE, "capacity": CAPACITY,

@@ -190,12 +190,20 @@ def capacity() -> dict[str, Any]:
     """`kubectl pd capacity -o json` (kubectl_pd/capacity/answer.py)."""
     count = {"type": "integer", "minimum": 0}
     ncount = {"type": ["integer", "null"], "minimum": 0}
-    stop = {"oneOf": [{"type": "null"}, closed({
-        "code": {**S, "description": "why-pending's reason code for the next copy"},
+    stop_props = {
+        "code": {**S, "description": "why-pending's reason code for the next copy (PodsUnschedulable: no Node of "
+                                     "its flavor could hold one of its Pods)"},
         "never": {"type": "boolean", "description": "no freed quota would admit it: never on this configuration"},
         "clusterQueue": S, "workload": S, "podSet": NS, "role": NS, "flavor": NS, "resource": NS,
-        "requested": NQUANTITY, "available": NQUANTITY, "capacity": NQUANTITY,
-        "shortfall": {**NQUANTITY, "description": "how much more the flavor would need"}})]}
+        "requested": {**NQUANTITY, "description": "what the pod set asks (PodsUnschedulable: one Pod)"},
+        "available": NQUANTITY,
+        "capacity": {**NQUANTITY, "description": "the most the flavor can ever give (PodsUnschedulable: the "
+                                                 "allocatable of its largest Node)"},
+        "shortfall": {**NQUANTITY, "description": "how much more the flavor (or its largest Node) would need"},
+        "node": {**NS, "description": "PodsUnschedulable only: the largest Node the flavor allows the Pod (null: "
+                                      "none of its Nodes may take the Pod: its selector or a taint)"},
+        "nodes": {**NI, "description": "PodsUnschedulable only: the Nodes the flavor has"}}
+    stop = {"oneOf": [{"type": "null"}, closed(stop_props, [k for k in stop_props if k not in ("node", "nodes")])]}
     flavors = {"type": "array", "items": closed({"workload": S, "podSet": S, "resource": S, "flavor": S}),
                "description": "where the first copy goes: each pod set's flavor per resource"}
     target = closed({"namespace": NS, "name": NS, "clusterQueue": NS, "priority": NI, "reason": NS})
@@ -229,10 +237,13 @@ def capacity() -> dict[str, Any]:
         "byPodSetOrder": {"type": "object", "additionalProperties": count,
                           "description": "Kueue 0.20+ may give the pod sets any order: the count per order, when "
                                          "they differ (`now` is the least)"},
+        "nodes": {"oneOf": [{"type": "null"}, {"type": "array", "items": closed({"flavor": S, "nodes": count})}],
+                  "description": "the Nodes read for each flavor of the copy's queues (0: that flavor's allocatable "
+                                 "is not weighed); null: the Nodes could not be read (see `incomplete`)"},
         "incomplete": {"type": "array", "items": closed({"read": S, "error": S})},
     }
     return {"$schema": DRAFT, "$id": BASE_ID + "capacity.json", "title": "kubectl pd capacity -o json",
-            **closed(props, [k for k in props if k not in ("incomplete", "byPodSetOrder")])}
+            **closed(props, [k for k in props if k not in ("incomplete", "byPodSetOrder", "nodes")])}
 
 
 def queues() -> dict[str, Any]:

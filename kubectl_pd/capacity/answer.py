@@ -21,10 +21,13 @@ def _q(q: Fraction | None, resource: str | None) -> str | None:
 def stop_doc(s: sim.Stop | None) -> dict[str, Any] | None:
     if s is None:
         return None
-    return {"code": s.code, "never": s.never, "clusterQueue": s.cluster_queue, "workload": s.workload,
-            "podSet": s.pod_set or None, "role": s.role, "flavor": s.flavor, "resource": s.resource,
-            "requested": _q(s.requested, s.resource), "available": _q(s.available, s.resource),
-            "capacity": _q(s.capacity, s.resource), "shortfall": _q(s.needed, s.resource)}
+    doc = {"code": s.code, "never": s.never, "clusterQueue": s.cluster_queue, "workload": s.workload,
+           "podSet": s.pod_set or None, "role": s.role, "flavor": s.flavor, "resource": s.resource,
+           "requested": _q(s.requested, s.resource), "available": _q(s.available, s.resource),
+           "capacity": _q(s.capacity, s.resource), "shortfall": _q(s.needed, s.resource)}
+    if s.code == sim.NODE_CODE:  # the Pods no Node holds: the largest Node (capacity: its allocatable), how many
+        doc.update(node=s.node, nodes=s.nodes)
+    return doc
 
 
 def _copy_flavors(c: sim.Placed) -> list[dict[str, str]]:
@@ -45,6 +48,23 @@ def preempt_doc(p: pe.PreemptCount | None) -> dict[str, Any] | None:
                                      "priority": v.priority, "reason": v.reason} for v in c.targets],
                         "borrows": c.borrows} for c in p.copies],
             "next": stop_doc(p.stop)}
+
+
+def nodes_doc(plan: Plan) -> list[dict[str, Any]] | None:
+    """The Nodes each flavor of the copy's queues has (0: not weighed); None: they could not be read."""
+    if plan.fit is None:
+        return None
+    return [{"flavor": f, "nodes": len(ns)} for f, ns in sorted(plan.fit.by_flavor.items())]
+
+
+WAITS = "waits-for-quota"  # create's check: "it will stay pending ... once quota frees"
+
+
+def _findings(plan: Plan, stops: list[sim.Stop | None]) -> list[Any]:
+    """The preflight's findings, but its "waits for quota" of a role no Node could ever run (that would say it
+    fits once quota frees)."""
+    never = {s.role for s in stops if s is not None and s.code == sim.NODE_CODE and s.never}
+    return [f for f in plan.report.findings if not (f.check == WAITS and f.params.get("role") in never)]
 
 
 def _next(copies: sim.Count | None, preempting: pe.PreemptCount | None) -> sim.Stop | None:
@@ -75,8 +95,10 @@ def document(target: dict[str, Any], plan: Plan, copies: sim.Count | None, preem
         "flavors": _copy_flavors(copies.placed[0]) if copies and copies.placed else [],
         "perRole": [{"role": name, **count_doc(c)} for name, c in per_role.items()],
         "findings": [{"severity": f.severity, "check": f.check, "message": f.message}
-                     for f in plan.report.findings],
+                     for f in _findings(plan, [copies.stop if copies else None, *(c.stop for c in per_role.values())])],
     }
+    if plan.snapshot is not None:
+        doc["nodes"] = nodes_doc(plan)
     if plan.unread:
         doc["incomplete"] = [{"read": what, "error": why} for what, why in plan.unread]
     return doc

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubectl_pd.capacity import nodes as nd
 from kubectl_pd.capacity.simulate import Part
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, Role
@@ -22,8 +23,9 @@ from kubectl_pd.records import dataclass, field
 
 
 class Once:
-    """A Source that reads each object and each list once per run and remembers failures too (a Source: the
-    preflight, the plan and the preemption reads all go through it)."""
+    """A Source that reads each object, each list and each raw path once per run and remembers failures too (a
+    Source: the preflight, the plan and the preemption reads all go through it; Kueue's ConfigMap, which each
+    count's preemption view asks for, is one request)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -45,6 +47,11 @@ class Once:
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
         return self._once(("get", kind, name, namespace), lambda: self.inner.get(kind, name, namespace))
+
+    def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",
+                namespace: str | None = None) -> Any:
+        key = ("raw", path, tuple(sorted((query or {}).items())), resource, namespace)
+        return self._once(key, lambda: self.inner.get_raw(path, query, resource=resource, namespace=namespace))
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
              field_selector: str | None = None, *, reduce: Any = None) -> Any:
@@ -69,6 +76,7 @@ class Plan:
     orders: dict[str, list[Part]] = field(default_factory=dict)  # pod-set order ("a,b") -> the copy so ordered
     per_role: dict[str, list[Part]] = field(default_factory=dict)
     unread: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
+    fit: nd.Fit | None = None  # the Nodes of the copy's flavors; None: not read (the node part unknown)
 
 
 def _try(plan: Plan, what: str, read: Callable[[], Any]) -> tuple[bool, Any]:
@@ -94,13 +102,14 @@ def gather(source: Any, req: CreateRequest, roles: list[Role], profile: str) -> 
     plan.snapshot = read_snapshot(source, sorted(set(plan.cluster_queues.values())), plan)
     if plan.snapshot is None:
         return plan
+    plan.fit = read_nodes(source, plan.snapshot, plan)
     by_cq: dict[str, list[Role]] = {}
     for r in roles:
         if r.name in plan.resources:
             by_cq.setdefault(plan.cluster_queues[r.name], []).append(r)
     from kubectl_pd.gpustack.roles import PER_REPLICA
 
-    orders = preflight._orders(source, [r for rs in by_cq.values() for r in rs], profile == PER_REPLICA)
+    orders = preflight.orders_to_judge(source, [r for rs in by_cq.values() for r in rs], profile == PER_REPLICA)
     for order in orders:
         plan.orders[",".join(order or ())] = [p for cq_name, cq_roles in by_cq.items() for p in parts_of(
             cq_roles, profile, plan.resources[cq_roles[0].name], cq_name, order)]
@@ -142,3 +151,21 @@ def read_snapshot(source: Any, names: list[str], plan: Plan) -> Snapshot | None:
         have = {(o.get("metadata") or {}).get("name"): o for o in flavor_list}
         flavors = {f: have.get(f) for f in wanted}
     return Snapshot.read(mine, flavors, all_cqs, cohorts if ok else None, from_file=not source.is_live)
+
+
+def read_nodes(source: Any, snap: Snapshot, plan: Plan) -> nd.Fit | None:
+    """The Nodes of each flavor of the copy's queues: one list per flavor selected by its nodeLabels (every Node
+    for a flavor without any), paged, each Node kept as its page arrives. A refused list: None, and the run says
+    the node part is unknown."""
+    lists: dict[str, tuple[nd.NodeRecord, ...]] = {}
+    for name, flavor in sorted(snap.flavors.items()):
+        sel = nd.selector(flavor) or None
+        ok, objs = _try(plan, "Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
+        if not ok:
+            return None
+        lists[name] = tuple(nd.node_of(o) for o in objs)
+    return nd.Fit(lists)
+
+
+def _node_lister(source: Any, sel: str | None) -> Callable[[], Any]:
+    return lambda: source.list("Node", None, label_selector=sel, reduce=nd.keep)

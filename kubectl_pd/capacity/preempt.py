@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.capacity import simulate as sim
+from kubectl_pd.capacity.nodes import Fit
 from kubectl_pd.capacity.simulate import Part, Placed, Stop, stop_of, with_usage
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import preempt_reads as rd
@@ -113,15 +114,16 @@ class _Step:
 
 
 def count_all(ctx: Any, snap: Snapshot, parts: Sequence[Part], *, priority: int, limit: int = sim.DEFAULT_LIMIT,
-              preempt_limit: int = DEFAULT_LIMIT) -> tuple[sim.Count, PreemptCount]:
+              preempt_limit: int = DEFAULT_LIMIT, fit: Fit | None = None) -> tuple[sim.Count, PreemptCount]:
     """Copies one after another through the engine's preemption view (`Context.assign`, as why-pending and
     create judge a Workload): the ones that fit without preempting are `now` (with the admitted Workloads known,
     a flavor whose preemption would find no candidate is passed over for the next, as Kueue does); from the
     first that preempts, each further copy and its targets, up to `preempt_limit`. A queue whose Workloads
-    could not be read: `now` from the policy pass alone, the preemption unknown."""
+    could not be read: `now` from the policy pass alone, the preemption unknown. `fit`: the Nodes read (a copy
+    whose Pods no Node of their flavor holds is not counted: simulate.place)."""
     prepare(ctx, snap, parts, (), priority)
     if ctx.reads.unknown is not None:
-        return sim.count(snap, parts, limit=limit), PreemptCount((), None, unknown=ctx.reads.unknown)
+        return sim.count(snap, parts, limit=limit, fit=fit), PreemptCount((), None, unknown=ctx.reads.unknown)
     placed: list[Placed] = []
     copies: list[PreemptingCopy] = []
     s, now_snap, now_stop = snap, snap, None
@@ -132,7 +134,7 @@ def count_all(ctx: Any, snap: Snapshot, parts: Sequence[Part], *, priority: int,
         if copies and len(copies) >= preempt_limit:
             return _now(placed, now_stop, now_snap), PreemptCount(tuple(copies), None, capped=True)
         saved = {q: list(ws) for q, ws in ctx.reads.workloads.items()}
-        step, s2 = _one(ctx, s, parts, len(placed) + len(copies) + 1, priority)
+        step, s2 = _one(ctx, s, parts, len(placed) + len(copies) + 1, priority, fit)
         if step.placed is None:
             ctx.reads.workloads.clear()
             ctx.reads.workloads.update(saved)
@@ -153,7 +155,8 @@ def _now(placed: list[Placed], stop: Stop | None, snap: Snapshot) -> sim.Count:
     return sim.Count(len(placed), sum(p.borrows for p in placed), tuple(placed), stop, False, snap)
 
 
-def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int) -> tuple[_Step, Snapshot]:
+def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int, fit: Fit | None,
+         ) -> tuple[_Step, Snapshot]:
     s = snap
     targets: list[Victim] = []
     borrows = False
@@ -165,9 +168,13 @@ def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int)
         if part.cluster_queue not in s.cluster_queues:
             return _Step(None, stop=Stop("ClusterQueueMissing", part.cluster_queue, part.workload, "", None,
                                          never=True)), snap
+        if (never := sim.never_on_nodes(fit, s, part)) is not None:
+            return _Step(None, stop=never), snap
         label = f"{OWN_NAMESPACE}/copy-{n}/{part.workload}"
         a = ctx.assign(s, part.cluster_queue, part.demand, vd.WorkloadFacts(label, priority, created))
         answer = ctx.answers.get(label)
+        if a.mode in (ad.FIT, ad.PREEMPT) and (small := sim.landed_on_small(fit, s, part, a)) is not None:
+            return _Step(None, stop=small), snap
         if a.mode == ad.PREEMPT:
             if answer is None or answer.targets is None:
                 return _Step(None, stop=stop_of(part, a),

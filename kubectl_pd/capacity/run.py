@@ -24,29 +24,32 @@ def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target
     by_order: dict[str, int] = {}
     judged = plan.parts and len(plan.resources) == len([r for r in roles if r.accelerator > 0])
     if snap is not None and judged:
-        # Kueue 0.20+ may give the pod sets any order (create/preflight._orders): each is counted, the least
+        # Kueue 0.20+ may give the pod sets any order (create/preflight.orders_to_judge): each is counted, the least
         # is the answer, and the counts are shown when they differ
-        counted = [(order, *_count(once, snap, parts, priority, limit, preempt_limit))
+        counted = [(order, *_count(once, plan, parts, priority, limit, preempt_limit))
                    for order, parts in plan.orders.items()]
         by_order = {order: c.now for order, c, _ in counted}
         _, copies, preempting = min(counted, key=lambda x: x[1].now)
         for name, alone in plan.per_role.items():
-            per_role[name] = _count(once, snap, alone, priority, limit, 0)[0]
+            per_role[name] = _count(once, plan, alone, priority, limit, 0)[0]
     doc = document(target, plan, copies, preempting, per_role)
     if len(set(by_order.values())) > 1:
         doc["byPodSetOrder"] = by_order
     return doc, plan
 
 
-def _count(source: Any, snap: Any, parts: list[Any], priority: int, limit: int, preempt_limit: int,
+def _count(source: Any, plan: Plan, parts: list[Any], priority: int, limit: int, preempt_limit: int,
            ) -> tuple[sim.Count, pe.PreemptCount | None]:
     """Where the queues may preempt, through the engine's Context (its reads are the run's, read once); else
-    the policy pass is Kueue's and nothing is read."""
+    the policy pass is Kueue's and nothing is read. Either way each copy's Pods are weighed against the Nodes
+    read (plan.fit)."""
+    snap = plan.snapshot
+    assert snap is not None
     if not pe.may_preempt(snap, parts):
-        return sim.count(snap, parts, limit=limit), pe.PreemptCount((), None, reason=pe.NOT_ALLOWED)
+        return sim.count(snap, parts, limit=limit, fit=plan.fit), pe.PreemptCount((), None, reason=pe.NOT_ALLOWED)
     from kubectl_pd.admitted_reads import Reading
     from kubectl_pd.kueue.preempt_answer import Context
 
     now, preempting = pe.count_all(Context(Reading(source)), snap, parts, priority=priority, limit=limit,
-                                   preempt_limit=preempt_limit)
+                                   preempt_limit=preempt_limit, fit=plan.fit)
     return now, preempting if preempt_limit else None

@@ -24,9 +24,11 @@ def _checked(req: CreateRequest) -> list[Role]:
 def from_flags(namespace: str, roles: tuple[RoleSpec, ...], prefill: str | None, decode: str | None,
                instance_type: str | None, target: str, local_queue: str | None, profile: str,
                ) -> tuple[CreateRequest, list[Role], str]:
-    req = CreateRequest(name=PLACEHOLDER, namespace=namespace, model=PLACEHOLDER,
-                        roles=flags.all_role_specs(roles, prefill, decode), instance_type=instance_type,
-                        target=target, local_queue=local_queue)
+    specs = flags.all_role_specs(roles, prefill, decode)
+    if target == "pods":  # the image only names what the Pods run: capacity weighs what they request
+        specs = tuple(r if r.image else r._replace(image=PLACEHOLDER) for r in specs)
+    req = CreateRequest(name=PLACEHOLDER, namespace=namespace, model=PLACEHOLDER, roles=specs,
+                        instance_type=instance_type, target=target, local_queue=local_queue)
     role_list = _checked(req)
     if target == "pods":
         problems = flags.check_pods(req, role_list)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
+from kubectl_pd.capacity import nodes as nd
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue import verdicts as vd
@@ -53,6 +54,8 @@ class Stop:
     capacity: Fraction | None = None
     needed: Fraction | None = None
     never: bool = False  # no freed quota would admit it: the configuration never can
+    node: str | None = None  # PodsUnschedulable: the largest Node the flavor allows (capacity: its allocatable)
+    nodes: int | None = None  # PodsUnschedulable: how many Nodes the flavor has
 
 
 @dataclass(frozen=True)
@@ -118,9 +121,49 @@ def stop_of(part: Part, a: ad.Assignment) -> Stop:
                 b.available, b.capacity, b.needed, code in NEVER_CODES)
 
 
-def place(snap: Snapshot, parts: Sequence[Part], assign: Assign) -> tuple[Placed | None, Stop | None, Snapshot]:
+NODE_CODE = "PodsUnschedulable"  # why-pending's code for admitted Pods kube-scheduler refuses
+
+
+def node_stop(part: Part, miss: nd.TooSmall, never: bool) -> Stop:
+    """A pod set no Node of its flavor could hold: never (every flavor Kueue could give it), or on the flavor
+    Kueue gives it now."""
+    short = miss.requested - (miss.largest or Fraction(0)) if miss.requested is not None else None
+    return Stop(NODE_CODE, part.cluster_queue, part.workload, miss.pod_set, miss.role, miss.flavor, miss.resource,
+                miss.requested, None, miss.largest, short, never, miss.node, miss.nodes)
+
+
+def never_on_nodes(fit: nd.Fit | None, snap: Snapshot, part: Part) -> Stop | None:
+    """A pod set of the part that no Node of any flavor Kueue could give it would hold."""
+    if fit is None:
+        return None
+    for ps in part.demand.pod_sets:
+        miss = fit.never(snap, part.cluster_queue, ps)
+        if miss is not None:
+            return node_stop(part, miss, True)
+    return None
+
+
+def landed_on_small(fit: nd.Fit | None, snap: Snapshot, part: Part, a: ad.Assignment) -> Stop | None:
+    """A pod set the assignment puts on a flavor whose Nodes cannot hold one of its Pods (others could)."""
+    if fit is None:
+        return None
+    by_name = {ps.name: ps for ps in part.demand.pod_sets}
+    for psa in a.pod_sets:
+        ps = by_name.get(psa.name)
+        if ps is None:
+            continue
+        for flavor in dict.fromkeys(psa.flavors.values()):
+            miss = fit.on(snap, flavor, ps)
+            if miss is not None:
+                return node_stop(part, miss, False)
+    return None
+
+
+def place(snap: Snapshot, parts: Sequence[Part], assign: Assign, fit: nd.Fit | None = None,
+          ) -> tuple[Placed | None, Stop | None, Snapshot]:
     """One copy: each Workload in order against the queues with the ones before it in them. (the copy, None,
-    the snapshot with it) when every Workload fits now; (None, why not, the snapshot unchanged) else."""
+    the snapshot with it) when every Workload fits now and its Pods fit a Node of their flavor (`fit`: the Nodes
+    read; None, not weighed); (None, why not, the snapshot unchanged) else."""
     s = snap
     flavors: list[tuple[str, str, str, str]] = []
     usage: list[tuple[str, FlavorResource, Fraction]] = []
@@ -128,9 +171,13 @@ def place(snap: Snapshot, parts: Sequence[Part], assign: Assign) -> tuple[Placed
     for part in parts:
         if part.cluster_queue not in s.cluster_queues:
             return None, Stop("ClusterQueueMissing", part.cluster_queue, part.workload, "", None, never=True), snap
+        if (never := never_on_nodes(fit, s, part)) is not None:
+            return None, never, snap
         a = assign(s, part.cluster_queue, part.demand)
         if a.mode != ad.FIT:
             return None, stop_of(part, a), snap
+        if (small := landed_on_small(fit, s, part, a)) is not None:
+            return None, small, snap
         borrows = borrows or a.borrowing > 0
         flavors += [(part.workload, p.name, r, f) for p in a.pod_sets for r, f in sorted(p.flavors.items())]
         mine = [(part.cluster_queue, fr, q) for fr, q in pre.usage_of(a).items() if q]
@@ -140,13 +187,13 @@ def place(snap: Snapshot, parts: Sequence[Part], assign: Assign) -> tuple[Placed
 
 
 def count(snap: Snapshot, parts: Sequence[Part], *, limit: int = DEFAULT_LIMIT,
-          assign: Assign = ad.assign) -> Count:
+          assign: Assign = ad.assign, fit: nd.Fit | None = None) -> Count:
     """How many copies of `parts` Kueue would admit now, one after another (each against the queues with the
     ones before it admitted), and what stops the next one."""
     placed: list[Placed] = []
     s = snap
     for _ in range(limit):
-        copy, stop, s = place(s, parts, assign)
+        copy, stop, s = place(s, parts, assign, fit)
         if copy is None:
             return Count(len(placed), sum(p.borrows for p in placed), tuple(placed), stop, False, s)
         if not copy.usage:  # it charges nothing the queues count: no quota bounds it

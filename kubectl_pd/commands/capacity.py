@@ -29,7 +29,8 @@ from kubectl_pd.options import cluster_options
               help="How the operator makes Workloads: one per deployment (pd-atomic, the default for flags) or one "
                    "per replica group (per-replica; an md/NAME's own API decides).")
 @click.option("--manifest", "manifest", metavar="PATH", type=click.Path(allow_dash=True),
-              help="A ModelDeployment manifest to weigh (not yet created).")
+              help="A manifest to weigh (not yet created): one ModelDeployment, or the Pods of one pod group as "
+                   "`create --target pods -o yaml` writes them.")
 @click.option("-f", "--from-file", "files", multiple=True, metavar="PATH", type=click.Path(allow_dash=True),
               help="Read a snapshot (kubectl get -o yaml output, kubectl pd snapshot, directories, -). Repeatable.")
 @click.option("--max", "limit", type=click.IntRange(1, 100_000), default=1000, show_default=True,
@@ -80,8 +81,11 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
         pods = source.list("Pod", ns, label_selector=f"kueue.x-k8s.io/pod-group-name={name}")
         req, role_list, profile = shape.from_pod_group(pods, name, ns)
         tgt = {"kind": "PodGroup", "name": name, "namespace": ns, "apiProfile": profile}
+    elif manifest:
+        req, role_list, profile, kind = _manifest(manifest, ns, api_profile)
+        tgt = {"kind": kind, "name": req.name, "namespace": req.namespace, "apiProfile": profile}
     else:
-        obj = _manifest(manifest) if manifest else _model_deployment(source, target or "", ns)
+        obj = _model_deployment(source, target or "", ns)
         req, role_list, profile = shape.from_model_deployment(obj, ns, api_profile)
         tgt = {"kind": "ModelDeployment", "name": req.name, "namespace": ns, "apiProfile": profile}
     from kubectl_pd.capacity.run import run
@@ -104,13 +108,25 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     return EXIT_OK
 
 
-def _manifest(path: str) -> dict[str, Any]:
+def _manifest(path: str, ns: str, api_profile: str | None) -> tuple[Any, Any, str, str]:
+    """A manifest not yet created: one ModelDeployment, or the Pods of one pod group (as `create --target pods`
+    renders them). (request, roles, profile, the target's kind)."""
+    from kubectl_pd.capacity import shape
     from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.create.pods import GROUP_NAME
 
-    objs = [o for o in SnapshotSource.from_paths([path]).list("ModelDeployment")]
-    if len(objs) != 1:
-        raise PdError(f"--manifest {path}: expected one ModelDeployment, found {len(objs)}")
-    return objs[0]  # type: ignore[no-any-return]
+    snap = SnapshotSource.from_paths([path])
+    mds = list(snap.list("ModelDeployment"))
+    pods = [p for p in snap.list("Pod") if ((p.get("metadata") or {}).get("labels") or {}).get(GROUP_NAME)]
+    groups = {p["metadata"]["labels"][GROUP_NAME] for p in pods}
+    if len(mds) == 1 and not pods:
+        return (*shape.from_model_deployment(mds[0], ns, api_profile), "ModelDeployment")
+    if not mds and len(groups) == 1:
+        name = groups.pop()
+        pod_ns = {str((p.get("metadata") or {}).get("namespace") or ns) for p in pods}
+        return (*shape.from_pod_group(pods, name, pod_ns.pop() if len(pod_ns) == 1 else ns), "PodGroup")
+    raise PdError(f"--manifest {path}: expected one ModelDeployment or the Pods of one pod group, found "
+                  f"{len(mds)} ModelDeployment(s) and {len(groups)} pod group(s)")
 
 
 def _model_deployment(source: Any, target: str, ns: str) -> dict[str, Any]:

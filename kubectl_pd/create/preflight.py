@@ -382,7 +382,7 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
 
     per_replica = profile_name == PER_REPLICA
     judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
-    for order in _orders(source, cq_roles, per_replica):
+    for order in orders_to_judge(source, cq_roles, per_replica):
         ctx = Context(Reading(source))  # the verdict and who admitting it would preempt, one assignment a Workload
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order),
                              ctx.assign)
@@ -401,7 +401,7 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
 ORDER_UNKNOWN = "pod-set-order"  # which order Kueue gives the pod sets is not knowable here (Kueue 0.20+)
 
 
-def _orders(source: Source, roles: list[Role], per_replica: bool) -> list[tuple[str, ...] | None]:
+def orders_to_judge(source: Source, roles: list[Role], per_replica: bool) -> list[tuple[str, ...] | None]:
     """The orders Kueue may give a pod group's pod sets (named by role hash = role name): sorted by name
     before Kueue 0.20, any order from 0.20 (kueue/versions.pod_set_orders); the version is what the cluster
     serves (discovery). One Workload per replica group has one pod set: one order."""

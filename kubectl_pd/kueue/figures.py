@@ -1,7 +1,7 @@
 """One record per ClusterQueue, flavor and resource: the quota figures every screen shows.
 
-The figures are why-pending's quota bars' (kueue/verdicts: `_quota_rows` for nominal, used and reserved,
-`_lending` for what the cohort has free and what the queue may borrow), so `kubectl pd queues` and why-pending
+The figures are why-pending's quota bars' (kueue/verdicts: `quota_rows` for nominal, used and reserved,
+`lending` for what the cohort has free and what the queue may borrow), so `kubectl pd queues` and why-pending
 never disagree; what the bars do not carry (lent, who borrows from whom) is worked out here from the same
 cohort tree (kueue/admission.Tree). Pure: typed records in, frozen records out.
 
@@ -64,10 +64,10 @@ class Flow:
 def _rows(cq: ClusterQueue, tree: ad.Tree | None) -> list[FlavorFigures]:
     out = []
     node = tree.nodes.get(cq.name) if tree is not None else None
-    for key, nominal, used, reserved in vd._quota_rows(cq):
+    for key, nominal, used, reserved in vd.quota_rows(cq):
         bar = vd.FlavorBar(key[0], key[1], nominal, used, reserved, _ZERO)
         if tree is not None and node is not None and node.parent is not None:
-            bar = vd._lending(bar, cq, tree, key)
+            bar = vd.lending(bar, cq, tree, key)
         q = cq.quota(*key)
         lending = q.lending_limit if q is not None else None
         in_use = used + reserved

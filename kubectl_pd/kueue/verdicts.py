@@ -348,11 +348,11 @@ def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Sn
           ) -> list[FlavorBar]:
     bars = []
     tree = ad.Tree(snap) if snap is not None and cq.cohort and snap.peers_complete else None
-    for key, nominal, used, reserved in _quota_rows(cq):
+    for key, nominal, used, reserved in quota_rows(cq):
         need = wanted.get(key, _ZERO)
         if need or used or reserved:
             bar = FlavorBar(key[0], key[1], nominal, used, reserved, need)
-            bars.append(_lending(bar, cq, tree, key) if tree is not None else bar)
+            bars.append(lending(bar, cq, tree, key) if tree is not None else bar)
     return bars
 
 
@@ -360,10 +360,10 @@ _ZERO = Fraction(0)
 QuotaRow = tuple[tuple[str, str], Fraction, Fraction, Fraction]
 
 
-def _quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
+def quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
     """(flavor, resource), nominal, used and reserved-not-admitted of each readable quota of `cq`, in order;
     the same queue object (a run's thousands of diagnoses share its snapshot) is read once."""
-    return kept(cq, "_quota_rows", _read_quota_rows)
+    return kept(cq, "quota_rows", _read_quota_rows)
 
 
 def _read_quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
@@ -379,7 +379,7 @@ def _read_quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
     return rows
 
 
-def _lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, str]) -> FlavorBar:
+def lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, str]) -> FlavorBar:
     """What the cohort has free for this flavor and resource, and what of it the queue may borrow now."""
     node = tree.nodes.get(cq.name)
     if node is None or node.parent is None or tree.unreadable(node, key):

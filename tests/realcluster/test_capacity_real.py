@@ -167,3 +167,80 @@ def test_the_copy_past_now_preempts_exactly_the_named(plane: Plane) -> None:
     wait_for("copy0 admitted by preemption", settled, timeout=60)
     assert sorted(evicted) == named
     _queues_equal_status(plane, [cq])
+
+
+def _kwok_credits(plane: Plane) -> tuple[list[str], Any]:
+    """The kwok Nodes and the largest credits allocatable among them."""
+    nodes = [n for n in plane.get("nodes")["items"] if (n["metadata"].get("labels") or {}).get("type") == "kwok"]
+    return [n["metadata"]["name"] for n in nodes], max(parse(n["status"]["allocatable"][CREDITS]) for n in nodes)
+
+
+def _big(cards: int) -> list[str]:
+    return ["--role", f"name=prefill,kind=prefill,replicas=1,accelerator={cards},image=e:1",
+            "--role", "name=decode,kind=decode,replicas=1,image=e:1"]
+
+
+def test_a_pod_no_node_holds_is_never_and_never_runs(plane: Plane) -> None:
+    """The flavor's Nodes (kwok's, by its nodeLabels) allocate at most N cards: a prefill Pod of N+1 cards on a queue
+    of 3N cards is 'never' with the largest Node's allocatable, not 'fits 2 more'. The truth: Kueue admits the copy
+    (quota holds it) and kube-scheduler never places that Pod. A Pod of N cards on the same queue fits."""
+    ns = plane.namespace("cap-node")
+    cq, a = plane.unique("cap-cq"), plane.unique("cap-node")
+    names, largest = _kwok_credits(plane)
+    n = int(largest // CARD)
+    plane.apply(objs.flavor(a, {"type": "kwok"}),
+                objs.cluster_queue(cq, [(a, [objs.quota(CREDITS, str(3 * n * CARD))])], covered=[CREDITS]),
+                objs.local_queue(ns, "main", cq))
+    wait_for("the LocalQueue active", lambda: is_true(plane.get("localqueue", "main", ns), "Active"))
+    ask = ("capacity", "-n", ns, "--target", "pods", "--local-queue", "main", "-o", "json")
+    fits = plane.pd(*ask, *_big(n))
+    assert fits.returncode == 0, fits.stderr
+    ok = json.loads(fits.stdout)
+    assert (ok["now"], ok["next"]["code"], ok["nodes"]) == (2, "QuotaExhausted", [{"flavor": a, "nodes": len(names)}])
+    got = plane.pd(*ask, *_big(n + 1))
+    assert got.returncode == 0, got.stderr
+    doc = json.loads(got.stdout)
+    nxt = doc["next"]
+    assert (doc["now"], nxt["code"], nxt["never"], nxt["role"], nxt["flavor"]) == (0, "PodsUnschedulable", True,
+                                                                                  "prefill", a), doc
+    assert nxt["node"] in names and parse(nxt["capacity"]) == largest and parse(nxt["requested"]) == (n + 1) * CARD
+    made = plane.pd("create", "big", "--model", "m", "--engine-version", "1", "-n", ns, "--target", "pods",
+                    "--local-queue", "main", "--force", *_big(n + 1))
+    assert made.returncode == 0, made.stderr
+    wait_for("Kueue admits the copy (its quota holds it)", lambda: (w := _workload(plane, ns, "big")) is not None
+             and is_true(w, "QuotaReserved"))
+
+    def refused() -> bool:
+        pods = [p for p in plane.get("pods", namespace=ns)["items"]
+                if parse(p["spec"]["containers"][0]["resources"]["requests"].get(CREDITS, "0")) == (n + 1) * CARD]
+        return bool(pods) and all((condition(p, "PodScheduled") or {}).get("reason") == "Unschedulable"
+                                  and not p["spec"].get("nodeName") for p in pods)
+
+    wait_for("kube-scheduler refuses the big Pod", refused, timeout=60)
+
+
+def test_nodes_forbidden_make_the_node_part_unknown(plane: Plane) -> None:
+    """A user who may read Kueue's objects but not Nodes: the answer says the node part is unknown and exits as
+    kubectl's Forbidden does (1), never 'fits' as if no Node mattered."""
+    ns = plane.namespace("cap-rbac")
+    cq, a, user = plane.unique("cap-cq"), plane.unique("cap-a"), plane.unique("cap-reader")
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": user},
+            "rules": [{"apiGroups": ["kueue.x-k8s.io", "worker.gpustack.ai", "apiextensions.k8s.io"],
+                       "resources": ["*"], "verbs": ["get", "list", "watch"]},
+                      {"apiGroups": [""], "resources": ["namespaces", "pods", "configmaps", "limitranges", "events"],
+                       "verbs": ["get", "list", "watch"]}]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": user},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": user},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]}
+    plane.apply(role, binding, objs.flavor(a),
+                objs.cluster_queue(cq, [(a, [objs.quota(CREDITS, str(9 * CARD))])], covered=[CREDITS]),
+                objs.local_queue(ns, "main", cq))
+    wait_for("the LocalQueue active", lambda: is_true(plane.get("localqueue", "main", ns), "Active"))
+    theirs = plane.kubectl("get", "nodes", "--as", user, check=False)
+    got = plane.pd("capacity", "-n", ns, "--target", "pods", "--local-queue", "main", *_roles(1, 2), "-o", "json",
+                   "--as", user)
+    assert theirs.returncode == got.returncode == 1, (theirs.stderr, got.stderr)
+    doc = json.loads(got.stdout)
+    assert doc["nodes"] is None and [i["read"] for i in doc["incomplete"]] == ["Nodes"], doc
+    assert doc["now"] == 3  # the quota's part is still said, next to the unknown
+    assert got.stderr.startswith("error: ") and got.stderr.count("\n") == 1

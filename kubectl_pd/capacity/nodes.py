@@ -1,0 +1,176 @@
+"""Whether any Node could ever hold one Pod of a pod set, on the flavor Kueue gives it: pure, over the Nodes read.
+
+Kueue admits by quota alone; kube-scheduler then places each Pod on a Node whose allocatable holds its requests.
+A Pod larger than the allocatable of every Node its flavor allows (the flavor's nodeLabels, which Kueue adds to
+the Pod's nodeSelector; the Pod's own nodeSelector; the Nodes' NoSchedule/NoExecute taints against the Pod's and
+the flavor's tolerations, and the ones Kubernetes' ExtendedResourceToleration admission adds for an extended
+resource the Pod requests) is admitted and never runs, however much quota frees. A flavor with no Node read
+(none carries its labels, a snapshot without Nodes, a pool that scales from zero) is not weighed: nothing is said
+about it. Allocatable is what a Node offers in all; the Pods already running on it are not counted, so a "holds"
+here is "could hold once the Node is empty", and a "never" is never.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue.model import ResourceFlavor, Snapshot, Taint, Toleration
+from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.records import dataclass, field, replace
+
+_ZERO = Fraction(0)
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    """A Node as its fit is judged: labels, taints and allocatable (a value that is not a quantity is absent)."""
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    allocatable: Mapping[str, Fraction] = field(default_factory=dict)
+
+
+def _d(x: Any) -> dict[str, Any]:
+    return x if isinstance(x, dict) else {}
+
+
+def node_of(obj: Any) -> NodeRecord:
+    meta, spec, status = _d(_d(obj).get("metadata")), _d(_d(obj).get("spec")), _d(_d(obj).get("status"))
+    raw = spec.get("taints")
+    taints: list[Any] = raw if isinstance(raw, list) else []
+    alloc = {str(k): q for k, v in _d(status.get("allocatable")).items() if (q := try_parse(v)) is not None}
+    return NodeRecord(str(meta.get("name") or ""), {str(k): str(v) for k, v in _d(meta.get("labels")).items()},
+                      tuple(Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
+                            for t in map(_d, taints) if t), alloc)
+
+
+def keep(obj: Any) -> dict[str, Any]:
+    """What a list keeps of each Node as its page arrives (name, labels, taints, allocatable)."""
+    meta, spec, status = _d(_d(obj).get("metadata")), _d(_d(obj).get("spec")), _d(_d(obj).get("status"))
+    return {"metadata": {"name": meta.get("name"), "labels": meta.get("labels")},
+            "spec": {"taints": spec.get("taints")}, "status": {"allocatable": status.get("allocatable")}}
+
+
+def selector(flavor: ResourceFlavor) -> str:
+    """The label selector of the flavor's Nodes ("" : every Node)."""
+    return ",".join(f"{k}={v}" for k, v in sorted(flavor.node_labels.items()))
+
+
+@dataclass(frozen=True)
+class TooSmall:
+    """No Node of `flavor` could hold one Pod: `nodes` the flavor's Nodes, `allowed` those the Pod may go to; the
+    resource short on the largest of them (`node`, its `largest` allocatable) against the Pod's `requested`.
+    `resource` None: no Node the flavor has is one the Pod may go to (its selector or a taint)."""
+
+    flavor: str
+    pod_set: str
+    role: str | None
+    nodes: int
+    allowed: int
+    resource: str | None = None
+    requested: Fraction | None = None
+    largest: Fraction | None = None
+    node: str | None = None
+
+
+def may_go(node: NodeRecord, flavor: ResourceFlavor, ps: ad.PodSetDemand) -> bool:
+    """The Pod, with the flavor's nodeLabels and tolerations added as Kueue adds them, may be placed on `node`."""
+    wanted = {**ps.node_selector, **flavor.node_labels}
+    if any(node.labels.get(k) != v for k, v in wanted.items()):
+        return False
+    as_flavor = ResourceFlavor(node.name, node_taints=node.taints, tolerations=flavor.tolerations)
+    return ad.untolerated(as_flavor, ps.tolerations + _extended(ps)) is None
+
+
+_NATIVE = ("cpu", "memory", "ephemeral-storage", "pods", "hugepages-")
+
+
+def _extended(ps: ad.PodSetDemand) -> tuple[Toleration, ...]:
+    """What Kubernetes' ExtendedResourceToleration admission adds to a Pod that requests an extended resource (a
+    NoSchedule taint keyed by that resource's name is tolerated), so a GPU Node tainted so is not counted out."""
+    return tuple(Toleration(r, "Exists", "", "NoSchedule") for r, q in sorted(ps.requests.items())
+                 if q > 0 and "/" in r and not r.startswith(_NATIVE))
+
+
+def holds(node: NodeRecord, requests: Mapping[str, Fraction]) -> bool:
+    return all(node.allocatable.get(r, _ZERO) >= q for r, q in requests.items() if q > 0)
+
+
+def too_small(flavor: ResourceFlavor, nodes: Iterable[NodeRecord], ps: ad.PodSetDemand) -> TooSmall | None:
+    """None when a Node of the flavor holds one Pod, or the flavor has no Node read (not weighed)."""
+    every = list(nodes)
+    if not every:
+        return None
+    allowed = [n for n in every if may_go(n, flavor, ps)]
+    if any(holds(n, ps.requests) for n in allowed):
+        return None
+    base = TooSmall(flavor.name, ps.name, ps.role, len(every), len(allowed))
+    if not allowed:
+        return base
+    asked = sorted((r, q) for r, q in ps.requests.items() if q > 0)
+    for r, q in asked:  # a resource even the largest Node of it lacks: that Node and its allocatable
+        best = _largest(allowed, r)
+        if best.allocatable.get(r, _ZERO) < q:
+            return _short(base, best, r, q)
+    # each resource alone fits some Node, none holds them all: the largest Node of the first, what it lacks
+    best = _largest(allowed, asked[0][0])
+    r, q = next((r, q) for r, q in asked if best.allocatable.get(r, _ZERO) < q)
+    return _short(base, best, r, q)
+
+
+def _largest(nodes: list[NodeRecord], resource: str) -> NodeRecord:
+    """The Node that allocates the most of `resource` (of equals, the first by name)."""
+    return max(sorted(nodes, key=lambda n: n.name), key=lambda n: n.allocatable.get(resource, _ZERO))
+
+
+def _short(base: TooSmall, node: NodeRecord, resource: str, requested: Fraction) -> TooSmall:
+    return replace(base, resource=resource, requested=requested, largest=node.allocatable.get(resource, _ZERO),
+                   node=node.name)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The Nodes read for the run, per flavor (a flavor absent: not read, not weighed)."""
+
+    by_flavor: Mapping[str, tuple[NodeRecord, ...]] = field(default_factory=dict)
+
+    @cached_property
+    def verdicts(self) -> dict[Any, TooSmall | None]:
+        """The run's memo: (flavor, pod set) -> its verdict (every copy asks again of the same pod sets)."""
+        return {}
+
+    def on(self, snap: Snapshot, flavor_name: str, ps: ad.PodSetDemand) -> TooSmall | None:
+        """Whether the flavor Kueue chose can never run one Pod of the pod set."""
+        flavor = snap.flavors.get(flavor_name)
+        if flavor is None or flavor_name not in self.by_flavor:
+            return None
+        key = (flavor_name, ps.memo_key)  # a run's snapshots share their flavors
+        if key not in self.verdicts:
+            self.verdicts[key] = too_small(flavor, self.by_flavor[flavor_name], ps)
+        return self.verdicts[key]
+
+    def never(self, snap: Snapshot, cq_name: str, ps: ad.PodSetDemand) -> TooSmall | None:
+        """Every flavor of the queue Kueue could give the pod set is weighed and none holds one Pod: the one with
+        the largest Node (the closest miss). None when any could, or one is not weighed."""
+        cq = snap.cluster_queues.get(cq_name)
+        if cq is None:
+            return None
+        wanted = {r for r, q in ps.requests.items() if q > 0}
+        names = [f.name for g in cq.resource_groups if wanted & set(g.covered) for f in g.flavors]
+        misses: list[TooSmall] = []
+        for name in dict.fromkeys(names):
+            flavor = snap.flavors.get(name)
+            if flavor is None or not ad.matches(ps, flavor) or ad.untolerated(flavor, ps.tolerations) is not None:
+                continue  # Kueue does not give it this flavor (the engine says so on its own)
+            miss = self.on(snap, name, ps)
+            if miss is None:
+                return None
+            misses.append(miss)
+        if not misses:
+            return None
+        return max(misses, key=lambda m: (m.resource is not None, m.largest or _ZERO))
