@@ -8,7 +8,7 @@ from typing import Any
 
 from kubectl_pd.capacity import preempt as pe
 from kubectl_pd.capacity import simulate as sim
-from kubectl_pd.capacity.gather import Plan
+from kubectl_pd.capacity.gather import Capacity
 from kubectl_pd.kueue.quantity import format_quantity
 
 KIND_REQUEST = "Request"  # the shape given by flags (nothing read from the cluster for it)
@@ -50,7 +50,7 @@ def preempt_doc(p: pe.PreemptCount | None) -> dict[str, Any] | None:
             "next": stop_doc(p.stop)}
 
 
-def nodes_doc(plan: Plan) -> list[dict[str, Any]] | None:
+def nodes_doc(plan: Capacity) -> list[dict[str, Any]] | None:
     """The Nodes each flavor of the copy's queues has (0: not weighed); None: they could not be read."""
     if plan.fit is None:
         return None
@@ -60,7 +60,7 @@ def nodes_doc(plan: Plan) -> list[dict[str, Any]] | None:
 WAITS = "waits-for-quota"  # create's check: "it will stay pending ... once quota frees"
 
 
-def _findings(plan: Plan, stops: list[sim.Stop | None]) -> list[Any]:
+def _findings(plan: Capacity, stops: list[sim.Stop | None]) -> list[Any]:
     """The preflight's findings, but its "waits for quota" of a role no Node could ever run (that would say it
     fits once quota frees)."""
     never = {s.role for s in stops if s is not None and s.code == sim.NODE_CODE and s.never}
@@ -76,7 +76,7 @@ def _next(copies: sim.Count | None, preempting: pe.PreemptCount | None) -> sim.S
     return copies.stop
 
 
-def document(target: dict[str, Any], plan: Plan, copies: sim.Count | None, preempting: pe.PreemptCount | None,
+def document(target: dict[str, Any], plan: Capacity, copies: sim.Count | None, preempting: pe.PreemptCount | None,
              per_role: dict[str, sim.Count]) -> dict[str, Any]:
     """The whole answer; `copies` None: the copy could not be judged (see `findings` and `incomplete`)."""
     from kubectl_pd.contract import CAPACITY

@@ -61,7 +61,7 @@ class Once:
 
 
 @dataclass
-class Plan:
+class Capacity:
     """What the run read: the preflight's findings, each role's queues, the snapshot, the copy as Workloads,
     each role alone as Workloads, and the reads that failed (their part is unknown)."""
 
@@ -79,7 +79,7 @@ class Plan:
     fit: nd.Fit | None = None  # the Nodes of the copy's flavors; None: not read (the node part unknown)
 
 
-def _try(plan: Plan, what: str, read: Callable[[], Any]) -> tuple[bool, Any]:
+def _try(plan: Capacity, what: str, read: Callable[[], Any]) -> tuple[bool, Any]:
     try:
         return True, read()
     except PdError as e:  # a 403 (ForbiddenError) or any failed read: that part is unknown, and the run says so
@@ -87,10 +87,10 @@ def _try(plan: Plan, what: str, read: Callable[[], Any]) -> tuple[bool, Any]:
     return False, None
 
 
-def gather(source: Any, req: CreateRequest, roles: list[Role], profile: str) -> Plan:
+def gather(source: Any, req: CreateRequest, roles: list[Role], profile: str) -> Capacity:
     """The preflight, then the queues and the snapshot; the copy and each role alone as Workloads."""
     report = preflight.run(source, req, roles, profile, req.namespace)
-    plan = Plan(report, profile, roles, dict(report.queues))
+    plan = Capacity(report, profile, roles, dict(report.queues))
     for lq_name in dict.fromkeys(report.queues.values()):
         ok, lq = _try(plan, f"LocalQueue {req.namespace}/{lq_name}", _getter(source, "LocalQueue", lq_name,
                                                                                req.namespace))
@@ -134,7 +134,7 @@ def parts_of(roles: list[Role], profile: str, resource: str, cq_name: str,
     return [Part(cq_name, wl, ad.Demand(tuple(p for _, p in members))) for wl, members in queue.workloads]
 
 
-def read_snapshot(source: Any, names: list[str], plan: Plan) -> Snapshot | None:
+def read_snapshot(source: Any, names: list[str], plan: Capacity) -> Snapshot | None:
     """The ClusterQueues of the copy, every ClusterQueue and Cohort (the cohort trees) and the flavors."""
     if not names:
         return None
@@ -153,7 +153,7 @@ def read_snapshot(source: Any, names: list[str], plan: Plan) -> Snapshot | None:
     return Snapshot.read(mine, flavors, all_cqs, cohorts if ok else None, from_file=not source.is_live)
 
 
-def read_nodes(source: Any, snap: Snapshot, plan: Plan) -> nd.Fit | None:
+def read_nodes(source: Any, snap: Snapshot, plan: Capacity) -> nd.Fit | None:
     """The Nodes of each flavor of the copy's queues: one list per flavor selected by its nodeLabels (every Node
     for a flavor without any), paged, each Node kept as its page arrives. A refused list: None, and the run says
     the node part is unknown."""

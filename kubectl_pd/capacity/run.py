@@ -8,13 +8,13 @@ from typing import Any
 from kubectl_pd.capacity import preempt as pe
 from kubectl_pd.capacity import simulate as sim
 from kubectl_pd.capacity.answer import document
-from kubectl_pd.capacity.gather import Once, Plan, gather
+from kubectl_pd.capacity.gather import Capacity, Once, gather
 from kubectl_pd.create.flags import CreateRequest, Role
 
 
 def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target: dict[str, Any], *,
         limit: int = sim.DEFAULT_LIMIT, preempt_limit: int = pe.DEFAULT_LIMIT, priority: int = 0,
-        ) -> tuple[dict[str, Any], Plan]:
+        ) -> tuple[dict[str, Any], Capacity]:
     """The answer for one deployment shape: (the document, the plan it rests on)."""
     once = Once(source)
     plan = gather(once, req, roles, profile)
@@ -38,7 +38,7 @@ def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target
     return doc, plan
 
 
-def _count(source: Any, plan: Plan, parts: list[Any], priority: int, limit: int, preempt_limit: int,
+def _count(source: Any, plan: Capacity, parts: list[Any], priority: int, limit: int, preempt_limit: int,
            ) -> tuple[sim.Count, pe.PreemptCount | None]:
     """Where the queues may preempt, through the engine's Context (its reads are the run's, read once); else
     the policy pass is Kueue's and nothing is read. Either way each copy's Pods are weighed against the Nodes

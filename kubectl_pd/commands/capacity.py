@@ -11,7 +11,7 @@ from kubectl_pd.create.flags import RoleSpec
 from kubectl_pd.create.role_flag import RoleType
 from kubectl_pd.errors import EXIT_OK, PdError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
-from kubectl_pd.options import cluster_options
+from kubectl_pd.options import cluster_options, output_spec
 
 
 @click.command("capacity", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -59,7 +59,7 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     each against the queues with the ones before it admitted.
     Exit codes: 0 answered, 1 a read failed or the shape could not be judged, 2 usage.
     """
-    from kubectl_pd.commands.common import dump, namespace, open_source
+    from kubectl_pd.commands.common import namespace, open_source
 
     shape_given = bool(roles or prefill or decode)
     if sum((shape_given, bool(target), bool(manifest))) != 1:
@@ -92,12 +92,10 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
 
     doc, plan = run(source, req, role_list, profile, tgt, limit=limit, preempt_limit=preempt_limit,
                     priority=priority)
-    if output == "text":
-        from kubectl_pd.capacity_words import render
+    from kubectl_pd.capacity_words import render
+    from kubectl_pd.output.printers import View
 
-        click.echo(render(doc), nl=False)
-    else:
-        click.echo(dump(doc, output), nl=False)
+    View(output_spec(output)).to_printer({"text": render}, lambda d: (d, [d])).write(doc)
     if doc.get("incomplete"):
         what = "; ".join(f"{i['read']}: {i['error']}" for i in doc["incomplete"])
         raise PdError(f"the answer is incomplete: could not read {what}")

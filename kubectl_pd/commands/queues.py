@@ -10,7 +10,7 @@ import click
 
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.errors import EXIT_OK, ForbiddenError, PdError
-from kubectl_pd.options import cluster_options
+from kubectl_pd.options import cluster_options, output_spec
 
 # What `--watch` sleeps with between reads: the seam through which tests replace time.
 SLEEP: Callable[[float], None] = time.sleep
@@ -37,16 +37,16 @@ def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...]
     '#' admitted, '+' reserved, '.' free, '!' after it when the queue borrows.
     Exit codes: 0 printed, 1 a read failed, 2 usage.
     """
-    from kubectl_pd.commands.common import dump, open_source
+    from kubectl_pd.commands.common import open_source
 
     if watch and (files or output in ("json", "yaml")):
         raise click.UsageError("--watch follows a live cluster in the text or wide output")
     source = open_source(cluster, files)
     doc = read(source)
-    if output in ("json", "yaml"):
-        click.echo(dump(doc, output), nl=False)
-    else:
-        _print(doc, output == "wide")
+    from kubectl_pd.output.printers import View
+
+    View(output_spec(output)).to_printer({"text": lambda d: _table(d, False), "wide": lambda d: _table(d, True)},
+                                         lambda d: (d, [d])).write(doc)
     _fail_if_incomplete(doc)
     if watch:
         return _watch(source, doc, output == "wide", watch_interval, watch_rounds)
@@ -72,16 +72,16 @@ def read(source: Any) -> dict[str, Any]:
     return document(snap, unread)
 
 
-def _print(doc: dict[str, Any], wide: bool) -> None:
+def _table(doc: dict[str, Any], wide: bool) -> str:
+    """The table (bars on a terminal); none, as kubectl says on stderr, when there is no ClusterQueue."""
     from kubectl_pd.queues_words import render
 
     if not doc["clusterQueues"]:
         click.echo("No resources found", err=True)
-        return
+        return ""
     import sys
 
-    bars = sys.stdout.isatty()
-    click.echo(render(doc, wide, bars), nl=False)
+    return render(doc, wide, sys.stdout.isatty())
 
 
 def _fail_if_incomplete(doc: dict[str, Any]) -> None:
