@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.kueue.model import Condition, PodSet, conditions_of, pod_set_of_spec, to_int
+from kubectl_pd.kueue.model import Condition, PodSet, Taint, conditions_of, pod_set_of_spec, to_int
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.records import dataclass, field
 
@@ -138,18 +138,23 @@ def _when(obj: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Node:
-    """A Node as a flavor's fit is judged: its labels and allocatable (text keys and values, as the checks compare)."""
+    """A Node as a flavor's fit is judged: its labels, allocatable and taints (why-pending's checks and capacity's
+    "never" read the one record)."""
 
     name: str
     labels: Mapping[str, str] = field(default_factory=dict)
     allocatable: Mapping[str, Fraction | None] = field(default_factory=dict)  # None: not a quantity
+    taints: tuple[Taint, ...] = ()
 
 
 def node(obj: Any) -> Node:
     obj = _d(obj)
     meta = _d(obj.get("metadata"))
+    raw = _d(obj.get("spec")).get("taints")
+    taints = tuple(Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
+                   for t in (raw if isinstance(raw, list) else []) if isinstance(t, dict) and t)
     return Node(str(meta.get("name") or ""), {str(k): str(v) for k, v in _d(meta.get("labels")).items()},
-                {str(k): try_parse(v) for k, v in _d(_d(obj.get("status")).get("allocatable")).items()})
+                {str(k): try_parse(v) for k, v in _d(_d(obj.get("status")).get("allocatable")).items()}, taints)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from kubectl_pd import kube
 from kubectl_pd.capacity import nodes as nd
 from kubectl_pd.capacity import simulate as sim
 from kubectl_pd.capacity.gather import parts_of
@@ -34,8 +35,8 @@ def node(name: str, n_cards: int, labels: dict[str, str] | None = None,
 
 
 def rec(name: str, n_cards: int, labels: dict[str, str] | None = None, taints: tuple[Taint, ...] = (),
-        **extra: str) -> nd.NodeRecord:
-    return nd.node_of(node(name, n_cards, labels, [{"key": t.key, "value": t.value, "effect": t.effect}
+        **extra: str) -> kube.Node:
+    return kube.node(node(name, n_cards, labels, [{"key": t.key, "value": t.value, "effect": t.effect}
                                                    for t in taints], **extra))
 
 
@@ -77,7 +78,7 @@ TOO_SMALL = [
 
 
 @pytest.mark.parametrize("case, flavor, nodes, ps, want", TOO_SMALL, ids=[c[0] for c in TOO_SMALL])
-def test_too_small(case: str, flavor: ResourceFlavor, nodes: list[nd.NodeRecord], ps: ad.PodSetDemand,
+def test_too_small(case: str, flavor: ResourceFlavor, nodes: list[kube.Node], ps: ad.PodSetDemand,
                    want: tuple[Any, ...] | None) -> None:
     got = nd.too_small(flavor, nodes, ps)
     if want is None:
@@ -93,10 +94,11 @@ def test_too_small(case: str, flavor: ResourceFlavor, nodes: list[nd.NodeRecord]
 
 def test_node_of_keeps_what_a_fit_needs() -> None:
     obj = node("n1", 2, {"a": "b"}, [{"key": "k", "value": "v", "effect": "NoExecute"}], pods="x")
-    got = nd.node_of(nd.keep(obj))
-    assert got == nd.node_of(obj)
+    got = kube.node(nd.keep(obj))
+    assert got == kube.node(obj)
     assert (got.labels, got.taints, got.allocatable) == (
-        {"a": "b"}, (Taint("k", "v", "NoExecute"),), {CREDITS: 2 * CARD, "cpu": 64})  # "x" is not a quantity
+        {"a": "b"}, (Taint("k", "v", "NoExecute"),), {CREDITS: 2 * CARD, "cpu": 64, "pods": None})  # "x": no quantity
+    assert not nd.holds(got, {"pods": Fraction(1)})  # what is not a quantity holds nothing
     assert nd.selector(ResourceFlavor("f", node_labels={"b": "2", "a": "1"})) == "a=1,b=2"
 
 
@@ -108,7 +110,7 @@ def _snap(flavors: dict[str, int], labels: dict[str, dict[str, str]] | None = No
     return Snapshot.of(objs)
 
 
-def _fit(**by_flavor: list[nd.NodeRecord]) -> nd.Fit:
+def _fit(**by_flavor: list[kube.Node]) -> nd.Fit:
     return nd.Fit({f: tuple(ns) for f, ns in by_flavor.items()})
 
 
@@ -135,7 +137,7 @@ COUNTS = [
 
 @pytest.mark.parametrize("case, flavors, used, nodes, texts, want", COUNTS, ids=[c[0] for c in COUNTS])
 def test_count_with_nodes(case: str, flavors: dict[str, int], used: dict[str, int] | None,
-                          nodes: dict[str, list[nd.NodeRecord]], texts: tuple[str, ...],
+                          nodes: dict[str, list[kube.Node]], texts: tuple[str, ...],
                           want: tuple[int, str, bool, str]) -> None:
     snap = _snap(flavors, used=used)
     got = sim.count(snap, parts_of(roles_of(*texts), PD_ATOMIC, CREDITS, "pool"), fit=_fit(**nodes))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubectl_pd import kube
 from kubectl_pd.capacity import nodes as nd
 from kubectl_pd.capacity.simulate import Part
 from kubectl_pd.create import preflight
@@ -157,13 +158,13 @@ def read_nodes(source: Any, snap: Snapshot, plan: Capacity) -> nd.Fit | None:
     """The Nodes of each flavor of the copy's queues: one list per flavor selected by its nodeLabels (every Node
     for a flavor without any), paged, each Node kept as its page arrives. A refused list: None, and the run says
     the node part is unknown."""
-    lists: dict[str, tuple[nd.NodeRecord, ...]] = {}
+    lists: dict[str, tuple[kube.Node, ...]] = {}
     for name, flavor in sorted(snap.flavors.items()):
         sel = nd.selector(flavor) or None
         ok, objs = _try(plan, "Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
         if not ok:
             return None
-        lists[name] = tuple(nd.node_of(o) for o in objs)
+        lists[name] = tuple(kube.node(o) for o in objs)
     return nd.Fit(lists)
 
 

@@ -17,36 +17,21 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from kubectl_pd import kube
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import ResourceFlavor, Snapshot, Taint, Toleration
-from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.kueue.model import ResourceFlavor, Snapshot, Toleration
 from kubectl_pd.records import dataclass, field, replace
 
 _ZERO = Fraction(0)
 
 
-@dataclass(frozen=True)
-class NodeRecord:
-    """A Node as its fit is judged: labels, taints and allocatable (a value that is not a quantity is absent)."""
-
-    name: str
-    labels: Mapping[str, str] = field(default_factory=dict)
-    taints: tuple[Taint, ...] = ()
-    allocatable: Mapping[str, Fraction] = field(default_factory=dict)
+def _alloc(node: kube.Node, resource: str) -> Fraction:
+    """What the Node allocates of `resource` (none, or a value that is not a quantity: nothing)."""
+    return node.allocatable.get(resource) or _ZERO
 
 
 def _d(x: Any) -> dict[str, Any]:
     return x if isinstance(x, dict) else {}
-
-
-def node_of(obj: Any) -> NodeRecord:
-    meta, spec, status = _d(_d(obj).get("metadata")), _d(_d(obj).get("spec")), _d(_d(obj).get("status"))
-    raw = spec.get("taints")
-    taints: list[Any] = raw if isinstance(raw, list) else []
-    alloc = {str(k): q for k, v in _d(status.get("allocatable")).items() if (q := try_parse(v)) is not None}
-    return NodeRecord(str(meta.get("name") or ""), {str(k): str(v) for k, v in _d(meta.get("labels")).items()},
-                      tuple(Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
-                            for t in map(_d, taints) if t), alloc)
 
 
 def keep(obj: Any) -> dict[str, Any]:
@@ -78,7 +63,7 @@ class TooSmall:
     node: str | None = None
 
 
-def may_go(node: NodeRecord, flavor: ResourceFlavor, ps: ad.PodSetDemand) -> bool:
+def may_go(node: kube.Node, flavor: ResourceFlavor, ps: ad.PodSetDemand) -> bool:
     """The Pod, with the flavor's nodeLabels and tolerations added as Kueue adds them, may be placed on `node`."""
     wanted = {**ps.node_selector, **flavor.node_labels}
     if any(node.labels.get(k) != v for k, v in wanted.items()):
@@ -97,11 +82,11 @@ def _extended(ps: ad.PodSetDemand) -> tuple[Toleration, ...]:
                  if q > 0 and "/" in r and not r.startswith(_NATIVE))
 
 
-def holds(node: NodeRecord, requests: Mapping[str, Fraction]) -> bool:
-    return all(node.allocatable.get(r, _ZERO) >= q for r, q in requests.items() if q > 0)
+def holds(node: kube.Node, requests: Mapping[str, Fraction]) -> bool:
+    return all(_alloc(node, r) >= q for r, q in requests.items() if q > 0)
 
 
-def too_small(flavor: ResourceFlavor, nodes: Iterable[NodeRecord], ps: ad.PodSetDemand) -> TooSmall | None:
+def too_small(flavor: ResourceFlavor, nodes: Iterable[kube.Node], ps: ad.PodSetDemand) -> TooSmall | None:
     """None when a Node of the flavor holds one Pod, or the flavor has no Node read (not weighed)."""
     every = list(nodes)
     if not every:
@@ -115,21 +100,21 @@ def too_small(flavor: ResourceFlavor, nodes: Iterable[NodeRecord], ps: ad.PodSet
     asked = sorted((r, q) for r, q in ps.requests.items() if q > 0)
     for r, q in asked:  # a resource even the largest Node of it lacks: that Node and its allocatable
         best = _largest(allowed, r)
-        if best.allocatable.get(r, _ZERO) < q:
+        if _alloc(best, r) < q:
             return _short(base, best, r, q)
     # each resource alone fits some Node, none holds them all: the largest Node of the first, what it lacks
     best = _largest(allowed, asked[0][0])
-    r, q = next((r, q) for r, q in asked if best.allocatable.get(r, _ZERO) < q)
+    r, q = next((r, q) for r, q in asked if _alloc(best, r) < q)
     return _short(base, best, r, q)
 
 
-def _largest(nodes: list[NodeRecord], resource: str) -> NodeRecord:
+def _largest(nodes: list[kube.Node], resource: str) -> kube.Node:
     """The Node that allocates the most of `resource` (of equals, the first by name)."""
-    return max(sorted(nodes, key=lambda n: n.name), key=lambda n: n.allocatable.get(resource, _ZERO))
+    return max(sorted(nodes, key=lambda n: n.name), key=lambda n: _alloc(n, resource))
 
 
-def _short(base: TooSmall, node: NodeRecord, resource: str, requested: Fraction) -> TooSmall:
-    return replace(base, resource=resource, requested=requested, largest=node.allocatable.get(resource, _ZERO),
+def _short(base: TooSmall, node: kube.Node, resource: str, requested: Fraction) -> TooSmall:
+    return replace(base, resource=resource, requested=requested, largest=_alloc(node, resource),
                    node=node.name)
 
 
@@ -137,7 +122,7 @@ def _short(base: TooSmall, node: NodeRecord, resource: str, requested: Fraction)
 class Fit:
     """The Nodes read for the run, per flavor (a flavor absent: not read, not weighed)."""
 
-    by_flavor: Mapping[str, tuple[NodeRecord, ...]] = field(default_factory=dict)
+    by_flavor: Mapping[str, tuple[kube.Node, ...]] = field(default_factory=dict)
 
     @cached_property
     def verdicts(self) -> dict[Any, TooSmall | None]:
