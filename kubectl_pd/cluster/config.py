@@ -146,17 +146,38 @@ MAX_CREDENTIAL_FILE = 16 << 20  # a kubeconfig, token, certificate or key file: 
 _PIPE_WAIT = 10.0  # seconds a pipe (`--kubeconfig <(...)`) may take to give its first bytes
 
 
-def read_bounded(path: str, what: str, limit: int = MAX_CREDENTIAL_FILE) -> bytes:
+def _not_a_file(mode: int) -> str | None:
+    """What a path that is not a regular file is, in words (None for a regular file)."""
+    import stat
+
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+
+
+def read_bounded(path: str, what: str, limit: int = MAX_CREDENTIAL_FILE, *, regular: str = "") -> bytes:
     """The bytes of a credential source (kubeconfig, tokenFile, certificate or key), read without blocking
     forever or growing without end: at most `limit` bytes, a FIFO without a writer read as empty, a pipe
     that gives nothing within _PIPE_WAIT seconds refused. OSError for what cannot be opened; InputError,
-    one line, for a device such as /dev/zero, a silent pipe or a file past the bound."""
+    one line, for a device such as /dev/zero, a silent pipe or a file past the bound. With `regular` (the
+    reason, in words), anything but a regular file is refused before it is opened, and again once opened
+    (a path swapped in between)."""
     import select
     import stat
 
+    if regular:
+        _refuse_unless_regular(os.stat(path).st_mode, path, what, regular)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO without a writer: opened, never waited on
     try:
         st = os.fstat(fd)
+        if regular:
+            _refuse_unless_regular(st.st_mode, path, what, regular)
         if stat.S_ISDIR(st.st_mode):
             raise InputError(f"{what} {path}: a directory, not a file")
         if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
@@ -182,6 +203,37 @@ def read_bounded(path: str, what: str, limit: int = MAX_CREDENTIAL_FILE) -> byte
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def _refuse_unless_regular(mode: int, path: str, what: str, reason: str) -> None:
+    kind = _not_a_file(mode)
+    if kind is not None:
+        raise InputError(f"{what} {path}: {kind}, not a file: {reason}")
+
+
+MAX_TOKEN_FILE = 1 << 20
+
+
+def read_token_file(path: str, context: str) -> str:
+    """A kubeconfig user's tokenFile as client-go reads it: trimmed, and refused before any request when it
+    holds nothing (client-go's file token source: "read empty token from file"), where sending no token
+    would only earn a 401 that blames the credentials. A regular file only: the token is read again every
+    minute (client-go's cached file token source too), which a FIFO, a socket or a device cannot give, and a
+    FIFO read once would hang kubectl or give nothing. One line each, never a wait."""
+    what = f"context {context!r}: tokenFile"
+    try:
+        raw = read_bounded(path, what, MAX_TOKEN_FILE, regular="the token is read from it again every minute")
+    except OSError as e:
+        raise PdError(f"context {context!r}: cannot read tokenFile {path} ({e.strerror or e})") from None
+    try:
+        token = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise PdError(f"context {context!r}: tokenFile {path} is not UTF-8 text") from None
+    if not token:
+        held = "is empty" if not raw else f"holds only blanks ({len(raw)} bytes)"
+        raise InputError(f"{what} {path} {held}: no token to send; write the token into it, or check the "
+                         f"kubeconfig user")
+    return token
 
 
 def _read_file(p: str, *, required: bool) -> dict[str, Any] | None:

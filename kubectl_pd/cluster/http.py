@@ -48,7 +48,7 @@ _HEADER_SAFE = lazy(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 @dataclass
 class Reply:
     status: int
-    body: bytes
+    body: bytes | bytearray  # the buffer the answer was read into (wire.Body), never copied
     headers: dict[str, str]  # lower-case names
 
 
@@ -319,7 +319,7 @@ def response_limit() -> int:
     text = os.environ.get(RESPONSE_LIMIT_ENV, "").strip()
     if not text:
         return wire.MAX_BODY
-    digits = text.rstrip("kMGi")
+    digits = text.rstrip("kKMGi")
     unit = text[len(digits):]
     n = wire.ascii_uint(digits)
     if n is None or n == 0 or unit not in _UNITS:
@@ -459,16 +459,9 @@ def _header_safe(headers: dict[str, str], context: str) -> dict[str, str]:
 
 
 def _read_token(path: str, context: str) -> str:
-    from kubectl_pd.cluster.config import read_bounded
+    from kubectl_pd.cluster.config import read_token_file
 
-    try:
-        raw = read_bounded(path, f"context {context!r}: tokenFile", 1 << 20)
-    except OSError as e:
-        raise PdError(f"context {context!r}: cannot read tokenFile {path} ({e.strerror or e})") from None
-    try:
-        return raw.decode("utf-8").strip()
-    except UnicodeDecodeError:
-        raise PdError(f"context {context!r}: tokenFile {path} is not UTF-8 text") from None
+    return read_token_file(path, context)
 
 
 def _load_client_cert(ctx: ssl.SSLContext, ep: Endpoint, cert: bytes | None, key: bytes | None) -> None:

@@ -69,16 +69,27 @@ def _not_served(k: kinds.Kind, served: list[str] | None = None) -> str:
 
 
 class Response:
-    def __init__(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+    def __init__(self, status: int, body: bytes | bytearray, headers: dict[str, str], what: str = "") -> None:
         self.status = status
         self.body = body
         self.headers = headers
+        self.what = what  # the request, for an error: `GET /apis/...`
+        self._parsed: tuple[Any, bool] | None = None
+
+    def parsed(self) -> tuple[Any, bool]:
+        """(the body as JSON, True), or (None, False) when it is not JSON (or large and not an object); parsed
+        once (cluster/answer.py). An answer whose text would be past the bound on one answer is BrokenAnswer."""
+        if self._parsed is None:
+            from kubectl_pd.cluster import answer, wire
+
+            try:
+                self._parsed = answer.parse(self.body or b"", wire.MAX_BODY)
+            except answer.TextTooLarge as e:
+                raise BrokenAnswer(_text_too_large(self.what, e.chars, e.width)) from None
+        return self._parsed
 
     def json(self) -> Any:
-        try:
-            return json.loads(self.body or b"null")
-        except ValueError:
-            return None
+        return self.parsed()[0]
 
 
 class UnexpectedAnswer(ClusterError):
@@ -163,7 +174,8 @@ class LiveSource:
         if r.status == 401 and transport.refresh_exec():  # an exec credential that expired: once more
             self.requests += 1
             r = transport.send(method, url, body=data, headers=headers)
-        return self._checked(Response(r.status, r.body, r.headers), method, path, verb, resource, namespace)
+        return self._checked(Response(r.status, r.body, r.headers, f"{method} {path}"), method, path, verb, resource,
+                             namespace)
 
     def _checked(self, resp: Response, method: str, path: str, verb: str, resource: str,
                  namespace: str | None) -> Response:
@@ -333,11 +345,15 @@ class LiveSource:
         """One paged list from the start; None when a continue token expired (410)."""
         items: Items = []
         seen: set[str] = set()
-        pages, most = 0, MAX_PAGES
+        pages, most, size = 0, MAX_PAGES, 0
+        announced: object = None
         r, path = self._read(k, ns, None, query)
         while True:
             pages += 1
+            size += len(r.body or b"")
             self._check_list(r, k, query)
+            if size > list_bound():  # the pages of one list together, whatever they announce
+                raise UnexpectedAnswer(_past_list_bound(k, pages, size, len(items)))
             doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
             found = doc.get("items")
             if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
@@ -364,13 +380,9 @@ class LiveSource:
                                        f"already given: the list cannot be read to its end")
             if pages == 1:
                 most = _most_pages(meta, len(found), int(query.get("limit") or PAGE_SIZE))
+                announced = meta.get("remainingItemCount")
             if pages >= most:  # a new token on every page, without end: stop rather than follow it forever
-                raise UnexpectedAnswer(
-                    f"the API server answered list {k.resource} with page after page ({pages} pages, "
-                    f"{len(items):,} objects) past what its first page announced"
-                    + (f" ({meta.get('remainingItemCount')} objects to come)"
-                       if isinstance(meta.get("remainingItemCount"), int) else "")
-                    + ": the list cannot be read to its end; retry, or narrow it with -n or a selector")
+                raise UnexpectedAnswer(_endless(k, pages, len(items), announced))
             seen.add(cont)
             r = self.request("GET", path, {**query, "continue": cont}, verb="list", resource=k.resource,
                              namespace=ns)
@@ -560,7 +572,44 @@ def _first(e: PdError) -> str:
     return e.message.split(": check", 1)[0].split(": retry", 1)[0]
 
 
-MAX_PAGES = 20_000  # pages of one list when the first announces no count: 10 million objects at 500 a page
+MAX_PAGES = 2_000  # pages of one list when the first announces no count: a million objects at 500 a page
+LIST_BOUND_ANSWERS = 2  # the pages of one list together: at most this many times the bound on one answer
+
+
+def list_bound() -> int:
+    """The bytes the pages of one list may hold together: twice the bound on one answer (1 GiB by default,
+    KUBECTL_PD_MAX_RESPONSE_SIZE scales both). A server that hands out page after page (a new continue
+    token each time) stops there, in memory and time, as a single answer stops at its own bound."""
+    from kubectl_pd.cluster import wire
+
+    return LIST_BOUND_ANSWERS * wire.MAX_BODY
+
+
+def _endless(k: kinds.Kind, pages: int, objects: int, announced: object) -> str:
+    """A list that goes on past its page bound: what its first page announced, else MAX_PAGES."""
+    past = (f"past what its first page announced ({announced:,} objects to come)" if type(announced) is int
+            and announced >= 0 else f"past the bound of {MAX_PAGES:,} pages on a list whose first page announces "
+            f"no count")
+    return (f"the API server answered list {k.resource} with page after page ({pages:,} pages, {objects:,} "
+            f"objects) {past}: the list cannot be read to its end; retry, or narrow it with -n or a selector")
+
+
+def _text_too_large(what: str, chars: int, width: int) -> str:
+    from kubectl_pd.cluster import wire
+    from kubectl_pd.cluster.pool import format_bytes
+
+    return (f"the API server's answer to {what or 'a request'} holds {chars:,} characters, {chars * width:,} bytes "
+            f"as text to parse ({width} bytes a character), past the bound of {format_bytes(wire.MAX_BODY)} on one "
+            f"answer: narrow the request (-n, a selector), or raise KUBECTL_PD_MAX_RESPONSE_SIZE if it is right")
+
+
+def _past_list_bound(k: kinds.Kind, pages: int, size: int, objects: int) -> str:
+    from kubectl_pd.cluster.pool import format_bytes
+
+    return (f"the API server answered list {k.resource} with {pages:,} pages of {size:,} bytes together "
+            f"({objects:,} objects read), past the bound of {format_bytes(list_bound())} on one list (twice "
+            f"the bound on one answer): narrow it with -n or a selector, or raise KUBECTL_PD_MAX_RESPONSE_SIZE "
+            f"if it is right")
 
 
 def _most_pages(meta: dict[str, Any], first: int, limit: int) -> int:
@@ -645,19 +694,25 @@ def _expect_ok(r: Response, method: str, resource: str) -> None:
 
 
 def _describe(r: Response) -> str:
-    """What came back, in a few words (never the body itself: it may be a login page or worse)."""
-    body = (r.body or b"").strip()
+    """What came back, in a few words (never the body itself: it may be a login page or worse), from the one
+    parse of the answer (the body is never copied, nor decoded again)."""
+    from kubectl_pd.cluster.answer import SMALL, first, stripped_size
+
+    body = r.body or b""
+    start = first(body)
     ctype = r.headers.get("content-type", "").split(";")[0].strip()
-    if not body:
+    if start >= len(body):
         return "an empty body"
-    if ctype == "text/html" or body[:1] == b"<":
-        return f"an HTML page ({len(body)} bytes)"
-    try:
-        doc = json.loads(body)
-    except ValueError:
-        if body[:1] in (b"{", b"["):
-            return f"JSON cut short ({len(body)} bytes)"
-        return f"text that is not JSON ({ctype or 'no content type'}, {len(body)} bytes)"
+    size, lead = stripped_size(body, start), body[start:start + 1]
+    if ctype == "text/html" or lead == b"<":
+        return f"an HTML page ({size} bytes)"
+    doc, ok = r.parsed()
+    if not ok and lead != b"{" and size > SMALL:
+        return f"text that is not a JSON object ({ctype or 'no content type'}, {size} bytes, not parsed)"
+    if not ok:
+        if lead in (b"{", b"["):
+            return f"JSON cut short ({size} bytes)"
+        return f"text that is not JSON ({ctype or 'no content type'}, {size} bytes)"
     if doc is None:
         return "null"
     if isinstance(doc, dict):
@@ -667,10 +722,7 @@ def _describe(r: Response) -> str:
 
 
 def _json_object(r: Response, verb: str, what: str, wanted: str) -> dict[str, Any]:
-    try:
-        doc = json.loads(r.body) if r.body else None
-    except ValueError:
-        doc = None
+    doc = r.json()
     if not isinstance(doc, dict):
         raise UnexpectedAnswer(f"the API server answered {verb} {what} with {_describe(r)}, not {wanted}")
     return doc

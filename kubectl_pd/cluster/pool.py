@@ -80,7 +80,7 @@ class Pool:
         return wire.Connection(r.host, r.port, context=self.context if r.scheme == "https" else None, sni=r.sni)
 
     def request(self, method: str, path: str, body: bytes | None, headers: dict[str, str],
-                timeout: float | None) -> tuple[int, dict[str, str], bytes]:
+                timeout: float | None) -> tuple[int, dict[str, str], wire.Body]:
         """One exchange; a kept-alive connection the server closed meanwhile is replaced once (GET only)."""
         r = self.route
         target = path

@@ -56,7 +56,7 @@ class Held:
             data, _close = wire._body(self.conn._in, "GET", self.status, self.headers)
         finally:
             self.close()
-        return data[:bound]
+        return bytes(data[:bound])
 
     def lines(self, stop: threading.Event | None) -> Iterator[bytes | None]:
         """Each complete line of the body as it arrives (without its ending), and None each READ_SLICE in which

@@ -12,7 +12,10 @@ Reading rules (Go's net/http, which kubectl uses, where it is stricter than http
   a complete answer, make it unusable (`Connection.usable`, and keep-alive is refused after the answer);
 - numbers are ASCII digits only (`str.isdigit` takes "²"), a status has exactly three, a length fits in
   a signed 64-bit integer and a chunk size in 16 hex digits;
-- a body is read a piece at a time and never past MAX_BODY, whatever its length claims.
+- a body is read a piece at a time and never past MAX_BODY, whatever its length claims, into one growing
+  buffer handed over as it is (a `bytearray`, never copied into `bytes`): a bad answer (a body cut at the
+  bound, a gzip bomb, one huge chunk) costs the bound once, not a second time for a copy or a join (issue 42
+  N7; tests/test_h42b_memory.py measures it).
 The differential test against http.client is tests/test_http_wire_property.py.
 """
 
@@ -30,6 +33,7 @@ MAX_INTERIM = 5  # Go's bound on 1xx answers before the real one
 MAX_BODY = 512 << 20  # one answer, decoded (gzip inflated under it too): a page of 500 objects is far below;
 #   KUBECTL_PD_MAX_RESPONSE_SIZE sets it (http.response_limit)
 MAX_INT64 = (1 << 63) - 1  # Go's bound for a Content-Length
+Body = bytes | bytearray  # an answer's body: the buffer it was read into, handed over uncopied
 _PIECE = 1 << 16  # bytes asked of the socket at a time
 _INFLATE_PIECE = 1 << 22  # bytes inflated at a time
 _DIGITS = frozenset("0123456789")
@@ -131,12 +135,27 @@ class Reader:
                 break
         return self._take(min(n, len(self.buf)))
 
-    def read_all(self, bound: int) -> bytes:
-        """Everything up to the close, refused past `bound` bytes."""
+    def read_all(self, bound: int) -> bytearray:
+        """Everything up to the close, refused past `bound` bytes: the buffer itself, handed over uncopied."""
         while len(self.buf) <= bound:
             if not self._fill():
-                return self._take(len(self.buf))
+                out, self.buf = self.buf, bytearray()
+                return out
         raise TooLarge(None)
+
+    def move(self, n: int, out: bytearray) -> int:
+        """Up to `n` bytes appended to `out` (fewer only when the peer closed first), a piece at a time: the
+        buffer never holds more than one piece of them, so nothing is held twice. The count moved."""
+        moved = 0
+        while moved < n:
+            if not self.buf and not self._fill():
+                break
+            take = min(n - moved, len(self.buf))
+            with memoryview(self.buf) as view:
+                out += view[:take]
+            del self.buf[:take]  # from the front: bytearray moves its start, nothing is copied
+            moved += take
+        return moved
 
     def _take(self, n: int) -> bytes:
         if n >= len(self.buf):  # the whole buffer: one copy
@@ -215,7 +234,7 @@ class Connection:
             return False
 
     def exchange(self, method: str, target: str, host_header: str, headers: dict[str, str],
-                 body: bytes | None, timeout: float | None) -> tuple[int, dict[str, str], bytes, bool]:
+                 body: bytes | None, timeout: float | None) -> tuple[int, dict[str, str], Body, bool]:
         """Send one request, read its answer: (status, headers lower-cased, body, keep-alive)."""
         lines = [f"{method} {target} HTTP/1.1", f"Host: {host_header}", "Accept-Encoding: identity"]
         lines += [f"{k}: {v}" for k, vs in headers.items() for v in ([vs] if isinstance(vs, str) else vs)]
@@ -239,7 +258,7 @@ class Connection:
             sock.close()
 
 
-def read_answer(reader: Reader, method: str) -> tuple[int, dict[str, str], bytes, bool]:
+def read_answer(reader: Reader, method: str) -> tuple[int, dict[str, str], Body, bool]:
     """The answer to the one request just sent: (status, headers, decoded body, keep-alive). Keep-alive
     is refused when bytes follow the answer: they answer nothing that was asked."""
     for _ in range(MAX_INTERIM + 1):  # 1xx interim answers are skipped (101 is final), as Go does
@@ -258,23 +277,23 @@ def read_answer(reader: Reader, method: str) -> tuple[int, dict[str, str], bytes
     return status, found, data, keep
 
 
-def _decode(data: bytes, encoding: str) -> bytes:
-    """A gzip body (sent although we asked for identity: a middlebox), inflated under MAX_BODY."""
+def _decode(data: Body, encoding: str) -> Body:
+    """A gzip body (sent although we asked for identity: a middlebox), inflated under MAX_BODY into one
+    growing buffer (no join of the pieces at the end: that would hold the answer twice)."""
     if encoding not in ("gzip", "x-gzip"):
         raise BadEncoding(encoding)
     import zlib
 
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    pieces: list[bytes] = []
-    total = 0
-    rest = data
+    out = bytearray()
+    rest: Body = data
     try:
         while True:  # a piece at a time: a bomb is refused at the bound, holding no more than it
             piece = inflate.decompress(rest, _INFLATE_PIECE)
-            total += len(piece)
-            if total > MAX_BODY:
+            if len(out) + len(piece) > MAX_BODY:
                 raise TooLarge(None)
-            pieces.append(piece)
+            out += piece
+            del piece
             rest = inflate.unconsumed_tail
             if not rest:
                 break
@@ -282,7 +301,7 @@ def _decode(data: bytes, encoding: str) -> bytes:
         raise BadEncoding(encoding) from None
     if not inflate.eof or inflate.unused_data:
         raise BadEncoding(encoding)
-    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+    return out
 
 
 def _connect_tunnel(sock: socket.socket, target: tuple[str, int], auth: str | None) -> None:
@@ -347,7 +366,7 @@ def _headers(reader: Reader) -> dict[str, str]:
     raise LineTooLong("headers")
 
 
-def _body(reader: Reader, method: str, status: int, headers: dict[str, str]) -> tuple[bytes, bool]:
+def _body(reader: Reader, method: str, status: int, headers: dict[str, str]) -> tuple[Body, bool]:
     """The body, and whether the connection must close after it (a body that runs to the close)."""
     if method == "HEAD" or status in (204, 304):
         return b"", False
@@ -360,8 +379,8 @@ def _body(reader: Reader, method: str, status: int, headers: dict[str, str]) -> 
             raise BadNumber(b"content-length")
         if want > MAX_BODY:
             raise TooLarge(want)
-        data = reader.read(want)
-        if len(data) < want:
+        data = bytearray()
+        if reader.move(want, data) < want:
             raise Incomplete(f"{len(data)} of {want} bytes")
         return data, False
     return reader.read_all(MAX_BODY), True
@@ -376,9 +395,8 @@ def _chunk_size(line: bytes) -> int:
     return int(digits, 16)
 
 
-def _chunked(reader: Reader) -> bytes:
-    parts: list[bytes] = []
-    total = 0
+def _chunked(reader: Reader) -> bytearray:
+    out = bytearray()
     while True:
         size_line = _line(reader)
         if not size_line:
@@ -387,13 +405,10 @@ def _chunked(reader: Reader) -> bytes:
         if size == 0:
             while _line(reader) not in (b"\r\n", b"\n", b""):  # trailers
                 pass
-            return b"".join(parts)
-        total += size
-        if total > MAX_BODY:
+            return out
+        if len(out) + size > MAX_BODY:
             raise TooLarge(None)
-        chunk = reader.read(size)
-        if len(chunk) < size:
+        if reader.move(size, out) < size:
             raise Incomplete("chunk")
-        parts.append(chunk)
         if reader.read(2) not in (b"\r\n",):
             raise Incomplete("chunk end")

@@ -80,6 +80,24 @@ def _parse_text(value: str) -> Fraction:
     return -q if sign == "-" else q
 
 
+_INT64 = (1 << 63) - 1
+
+
+def api_parses(value: object) -> bool:
+    """Whether the API server stores `value` as a quantity: what `parse` reads, or a decimal exponent past
+    MAX_EXPONENT that still fits an int64 (`1e400`: resource.ParseQuantity takes any exponent that fits an
+    int64). `parse` refuses the latter (its size is not computed); a snapshot holding one is not malformed,
+    and its size is unknown to the engine as it is live."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return False
+    if try_parse(value) is not None:
+        return True
+    if not isinstance(value, str) or len(value) > MAX_DIGITS + 30:
+        return False
+    m = _RE.match(value.strip())
+    return m is not None and m.group(3) is not None and abs(int(m.group(3)[1:])) <= _INT64
+
+
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else f"a {type(value).__name__} value"

@@ -174,10 +174,43 @@ def read_template_file(value: str) -> str | None:
     if arg is None or not name.endswith("-file"):
         return None
     try:
-        with open(arg, encoding="utf-8") as fh:
-            return fh.read()
+        raw = _read_regular(arg)
     except OSError as e:
         raise TemplateError(f"error reading template {arg}: {e.strerror or e}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TemplateError(f"error reading template {arg}: not UTF-8 text") from None
+
+
+MAX_TEMPLATE_FILE = 16 << 20  # far past any template or column spec
+
+
+def _read_regular(path: str) -> bytes:
+    """A template file's bytes: a regular file only, refused by `stat` before it is opened and again once opened
+    (a path swapped in between), so a FIFO (no writer, or a silent one) never hangs the run and a device such as
+    /dev/zero never fills memory; at most MAX_TEMPLATE_FILE bytes."""
+    import os
+
+    _regular_only(os.stat(path).st_mode, path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put in its place: opened, never waited on
+    with open(fd, "rb") as fh:
+        _regular_only(os.fstat(fd).st_mode, path)
+        data = fh.read(MAX_TEMPLATE_FILE + 1)
+    if len(data) > MAX_TEMPLATE_FILE:
+        raise TemplateError(f"error reading template {path}: more than {MAX_TEMPLATE_FILE:,} bytes, past the "
+                            f"bound for a template file")
+    return data
+
+
+def _regular_only(mode: int, path: str) -> None:
+    import stat
+
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device")
+    raise TemplateError(f"error reading template {path}: {kind}, not a file: give a template file")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.errors import InputError
 from kubectl_pd.kueue.normalize import normalize
-from kubectl_pd.kueue.quantity import try_parse
+from kubectl_pd.kueue.quantity import api_parses
 
 QUOTAS = ("nominalQuota", "borrowingLimit", "lendingLimit")
 
@@ -24,7 +24,7 @@ def _fail(source: Source, obj: Obj, path: tuple[str | int, ...], what: str) -> I
 
 
 def _quantity(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | str) and try_parse(value) is not None
+    return api_parses(value)
 
 
 def check(source: Source) -> None:
