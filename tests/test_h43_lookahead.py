@@ -143,3 +143,9 @@ def test_an_admitted_or_reserved_workload_sends_nothing_ahead() -> None:
     assert not _plainly_pending(workload(admitted))
     la = Lookahead(SnapshotSource.from_objects([]))
     assert la.from_workload(admitted, "g", "ns") is admitted and la._chain is None
+
+
+def test_a_workload_the_model_cannot_read_starts_nothing_and_is_handed_back() -> None:
+    la = Lookahead(SnapshotSource.from_objects([]))
+    odd: dict[str, Any] = {"kind": "Workload", "metadata": "not a mapping", "spec": ["odd"], "status": 7}
+    assert la.from_workload(odd, "g", "ns") is odd and la._chain is None

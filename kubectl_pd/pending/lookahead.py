@@ -66,7 +66,10 @@ class Lookahead:
             return obj
         from kubectl_pd.kueue.model import workload
 
-        wl = workload(obj)
+        try:
+            wl = workload(obj)
+        except Exception:  # noqa: BLE001 - an object the model cannot read: the plan reads (and says) it
+            return obj
         if not _plainly_pending(wl) or not wl.queue_name:
             return obj
         lq = self._expect(("get", "LocalQueue", wl.queue_name, namespace))
