@@ -9,6 +9,9 @@ its Workload. At each size, three measures, each side by side with kubectl's own
   why-pending -A                   vs  kubectl get workloads -A
   why-pending -A -o json           vs  kubectl get workloads -A -o json
 
+and the floor beside the first: `kubectl pd --version` (kubectl's plugin dispatch, Python, click; no read) against
+the same `kubectl get workload X -o json`. Each row prints the machine's load average when it ended.
+
 Runs are interleaved (ours, kubectl, [the other build of ours], ours, ...); medians of wall time and client
 CPU (bench_live.measured), and the median of the pairwise ratios. `--before DIR`: a checkout of another
 commit (`git archive COMMIT | tar -x -C DIR`), measured in the same rounds as a third column (its
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -98,7 +102,8 @@ def measure(name: str, cmds: list[tuple[str, list[str], dict[str, str]]], runs: 
         line += f" | {label}: {w * 1000:6.0f} ms / {c * 1000:6.0f} ms cpu"
         if label != base:
             line += f" ({rw:.2f}x, cpu {rc:.2f}x)"
-    print(line, flush=True)
+    out["load"] = os.getloadavg()[0]
+    print(f"{line} | load {out['load']:.1f}", flush=True)
     return out
 
 
@@ -142,6 +147,8 @@ def main() -> None:
                   flush=True)
             target = group(n // 2)
             rows = [
+                (f"floor: --version, {n:,} groups", ["pd", "--version"],
+                 ["get", "workload", target, "-n", NS, "-o", "json"]),
                 (f"podgroup/X -o json, {n:,} groups",
                  ["pd", "why-pending", f"podgroup/{target}", "-n", NS, "-o", "json"],
                  ["get", "workload", target, "-n", NS, "-o", "json"]),

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import sys
 
 from kubectl_pd import memo
@@ -76,8 +75,19 @@ _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _MIN_SECRET = 3  # "" or one or two characters would redact ordinary words: such a value is not kept
 
 _CONTROLS = lazy("[\x00-\x08\x0b-\x1f\x80-\x84\x86-\x9f]")
+
+
+def _below(n: int) -> int:
+    """A uniform draw in [0, n) from os.urandom (what secrets.randbelow does, without importing secrets, hmac
+    and hashlib on every run)."""
+    while True:
+        v = int.from_bytes(os.urandom(2), "big")
+        if v < 0x10000 - 0x10000 % n:
+            return v % n
+
+
 # this process's mark of its own control sequences: four private-use characters, drawn at random at start
-_NONCE = "".join(chr(0xE000 + secrets.randbelow(0x1900)) for _ in range(4))
+_NONCE = "".join(chr(0xE000 + _below(0x1900)) for _ in range(4))
 _MARKED = "\x1b[" + _NONCE
 _OURS = lazy(re.escape(_MARKED) + r"((?:[0-9;]*m|[0-9]*F|2K))")
 

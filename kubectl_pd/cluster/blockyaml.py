@@ -4,8 +4,9 @@ Importing PyYAML costs more than a quarter of a Tab press (it compiles its resol
 `bench/bench_live.py`), and every live command reads a kubeconfig first. kubectl, `kubectl config` and
 cloud CLIs write kubeconfigs as block mappings and sequences of plain or quoted scalars, which this
 module reads, with the scalars kubectl's own YAML reader (go-yaml v2 through sigs.k8s.io/yaml) gives:
-YAML 1.1 booleans including `y` and `n`. Everything else (anchors, tags, block scalars, flow collections
-other than `{}`/`[]`, multi-line scalars, plain scalars YAML 1.1 could read as floats, octals, dates or
+YAML 1.1 booleans including `y` and `n`, and plain scalars that start like numbers resolved by go-yaml v2's
+rules (`goyaml.scalar`, the rule the PyYAML path uses too: `01` octal, `1:30` and a hex token text).
+Everything else (anchors, tags, block scalars, flow collections other than `{}`/`[]`, multi-line scalars,
 merges, more than one document) makes `load` return `UNSUPPORTED`, and the caller hands the text to
 PyYAML set up the same way (`config.go_loader`): the answer is that reader's or nothing.
 `tests/test_blockyaml.py` holds the two side by side.
@@ -170,11 +171,23 @@ def _scalar(text: str) -> Any:
     if text in ("<<", "="):
         raise _Unsupported
     if _maybe_number(text):
-        digits = text[1:] if text[0] in "+-" else text
-        if digits.isascii() and digits.isdigit() and (digits == "0" or not digits.startswith("0")):
-            return int(text)
-        raise _Unsupported  # floats, octal, hex, 1_000, dates, sexagesimal: PyYAML decides
+        return _number_or_text(text)
     return text
+
+
+def _number_or_text(text: str) -> Any:
+    """A plain scalar that starts like a number, as the PyYAML loader of `config.go_loader` resolves it: that
+    loader hands every plain scalar to goyaml.scalar (go-yaml v2's rules), so the answer is the same; a hex
+    token that starts with a digit (`5ad3...`) stays text, as in the kubeconfigs PyYAML itself writes."""
+    digits = text[1:] if text[0] in "+-" else text
+    if digits.isascii() and digits.isdigit() and (digits == "0" or not digits.startswith("0")) and len(digits) < 19:
+        return int(text)  # the common case, without the import (past int64, Go reads a float: goyaml's rule)
+    from kubectl_pd.cluster import goyaml
+
+    tag, value = goyaml.scalar(text)
+    if tag == goyaml.FLOAT and value != value:
+        raise _Unsupported  # NaN: never equal to itself, let PyYAML give it
+    return text if tag == goyaml.STR else value
 
 
 def _maybe_number(text: str) -> bool:

@@ -11,7 +11,6 @@ no memfd, a private (0600) temporary file, unlinked as soon as ssl has loaded it
 
 from __future__ import annotations
 
-import logging
 import os
 from types import TracebackType
 from typing import Any
@@ -20,14 +19,22 @@ from kubectl_pd.cluster.config import ClusterOptions, kubeconfig_paths
 from kubectl_pd.errors import ClusterError
 
 
-class _Capture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
+def _capture() -> Any:
+    """A log handler that keeps the first line of each warning (logging is imported only for an auth-provider
+    user: every client certificate goes through PrivateFiles, and a run need not pay for logging)."""
+    import logging
 
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno >= logging.WARNING:
-            self.lines.append(record.getMessage().strip().splitlines()[0] if record.getMessage().strip() else "")
+    class _Capture(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(logging.DEBUG)
+            self.lines: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                text = record.getMessage().strip()
+                self.lines.append(text.splitlines()[0] if text else "")
+
+    return _Capture()
 
 
 FLAGS_CONTEXT = "kubectl-pd: --user/--cluster"
@@ -52,11 +59,13 @@ def _flagged(opts: ClusterOptions, context: str, config: dict[str, Any]) -> tupl
 def provider_headers(opts: ClusterOptions, context: str, config: dict[str, Any] | None = None) -> dict[str, str]:
     """The auth-provider's headers for `context`, or a ClusterError naming what went wrong. With --user or
     --cluster (and the merged kubeconfig in `config`), the user they name, as kubectl uses it."""
+    import logging
+
     from kubernetes import client as kclient
     from kubernetes import config as kconfig
     from kubernetes.config.config_exception import ConfigException
 
-    capture = _Capture()
+    capture = _capture()
     root = logging.getLogger()
     root.addHandler(capture)
     try:

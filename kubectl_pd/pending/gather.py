@@ -72,6 +72,7 @@ MAX_EVENT_LISTS = 2
 
 if TYPE_CHECKING:
     from kubectl_pd.kueue.preempt_answer import PreemptionView
+    from kubectl_pd.pending.lookahead import Lookahead
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -218,6 +219,7 @@ class _FactReader:
         self.facts = facts
         self.preempt = preempt  # the run's preemption view, whose record the reads fill (gather_preemption)
         self.deployment: Call | None = None  # the deployment of a group's Pods, read with its LocalQueues
+        self.lookahead: Lookahead | None = None  # a pod group's queue chain, read while its Pods list is in flight
 
     def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
         return self._settle(what, attempt(fn), default, dependent)
@@ -295,10 +297,21 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
     if target.kind == "ModelDeployment":
         _read_deployment(rd, target)
     elif target.kind in ("Workload", "PodGroup", "Pod"):
-        _read_group(rd, target)
+        if facts.live and _parallel(source):
+            from kubectl_pd.pending.lookahead import Lookahead
+
+            rd.lookahead = Lookahead(source)
+            rd.source = rd.lookahead
+        try:
+            _read_group(rd, target)
+            _read_rest(rd, ns)
+        finally:
+            if rd.lookahead is not None:
+                rd.lookahead.close()  # every read of the target ends here: nothing is read once gathering is over
     else:
         raise PdError(f"cannot diagnose a {target.kind}")
-    _read_rest(rd, ns)
+    if target.kind == "ModelDeployment":
+        _read_rest(rd, ns)
     if preempt is not None:
         gather_preemption(source, [facts], preempt)
     if strict and facts.incomplete:
@@ -355,8 +368,10 @@ def _read_pod(rd: _FactReader, target: Target) -> str:
 def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
     """The group's Workload (Kueue names it after the group) and its Pods, both at once."""
     source, facts, ns = rd.source, rd.facts, target.namespace
+    ahead = rd.lookahead
     (wl_ok, wl), (pods_ok, pods) = together([
-        lambda: source.get("Workload", group, ns),
+        lambda: ahead.from_workload(source.get("Workload", group, ns), group, ns) if ahead is not None
+        else source.get("Workload", group, ns),
         lambda: source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}")], facts.live and _parallel(source))
     if target.kind == "Workload":
         if not wl_ok:

@@ -1,0 +1,151 @@
+"""A pod group's queue chain read from its Workload while its Pods list is in flight (pending/lookahead.py).
+
+With kube-apiserver's watch cache off, the group's Pods list reads every Pod of the namespace from etcd and is
+the slowest read of a diagnosis; the LocalQueue -> ClusterQueue -> flavors/LimitRanges/Events chain needs only
+the Workload. A live-looking Source over a snapshot, whose Pods list is slow, logs each read: the chain runs
+during the Pods list, the reads are the same set, and the facts the same as when nothing is read ahead.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kubectl_pd.cluster.snapshot import SnapshotSource
+from kubectl_pd.cluster.source import Obj, Origin
+from kubectl_pd.errors import ForbiddenError
+from kubectl_pd.pending.gather import Facts, Target, gather
+from kubectl_pd.pending.lookahead import Lookahead
+from tests.apiserver import load_objects
+
+FIX = Path(__file__).parent / "fixtures" / "pending"
+QUICK, SLOW = 0.05, 0.6
+
+
+class Timed:
+    """Each read takes QUICK seconds, the Pods list SLOW; `parallel` False turns the lookahead off (and
+    sends the reads one after another), for the answer to compare with."""
+
+    is_live = True
+
+    def __init__(self, objs: list[dict[str, Any]], *, parallel: bool = True, refuse: str | None = None,
+                 break_once: str | None = None) -> None:
+        self.inner = SnapshotSource.from_objects(objs)
+        self.parallel = parallel
+        self.refuse = refuse
+        self.break_once = break_once
+        self.log: list[tuple[str, float, float]] = []
+        self.lock = threading.Lock()
+
+    def _timed(self, what: str, read: Callable[[], Any]) -> Any:
+        start = time.monotonic()
+        try:
+            time.sleep(SLOW if what == "list Pod" else QUICK)
+            if self.break_once is not None and what == self.break_once:
+                self.break_once = None
+                raise _Broken(what)
+            if self.refuse is not None and what == self.refuse:
+                raise ForbiddenError(f"{what}: forbidden")
+            return read()
+        finally:
+            with self.lock:
+                self.log.append((what, start, time.monotonic()))
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self._timed(f"get {kind}", lambda: self.inner.get(kind, name, namespace))  # type: ignore[no-any-return]
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+             field_selector: str | None = None, *,
+             reduce: Callable[[Obj], Obj | None] | None = None) -> list[Obj]:
+        return self._timed(f"list {kind}", lambda: self.inner.list(  # type: ignore[no-any-return]
+            kind, namespace, label_selector, field_selector, reduce=reduce))
+
+    def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",
+                namespace: str | None = None) -> Obj | None:
+        return self._timed(f"raw {resource}", lambda: None)  # type: ignore[no-any-return]
+
+    def origin(self, obj: Obj) -> Origin:
+        return self.inner.origin(obj)
+
+    def span(self, what: str) -> tuple[float, float]:
+        return next((s, e) for w, s, e in self.log if w == what)
+
+
+class _Broken(BaseException):
+    """Not an Exception: what `attempt` does not catch, so the chain stops without handing its read over."""
+
+
+TARGET = Target("PodGroup", "qwen-pd", "team-a")
+
+
+def _facts(src: Timed) -> Facts:
+    return gather(src, TARGET, strict=False)
+
+
+def _same(a: Facts, b: Facts) -> None:
+    assert a.workloads == b.workloads and a.local_queues == b.local_queues
+    assert a.cluster_queues == b.cluster_queues and a.flavors == b.flavors
+    assert a.events == b.events and a.limit_ranges == b.limit_ranges and a.pending == b.pending
+    assert a.notes == b.notes and a.incomplete == b.incomplete and a.pods == b.pods
+
+
+def test_the_queue_chain_runs_while_the_pods_list_is_in_flight() -> None:
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    ahead, plain = Timed(objs), Timed(objs, parallel=False)
+    got, want = _facts(ahead), _facts(plain)
+    _same(got, want)
+    assert Counter(w for w, _s, _e in ahead.log) == Counter(w for w, _s, _e in plain.log)  # the same reads
+    pods_end = ahead.span("list Pod")[1]
+    chain = ("get LocalQueue", "get ClusterQueue", "get ResourceFlavor", "list LimitRange", "list Event")
+    assert all(ahead.span(w)[0] < pods_end for w in chain), sorted(ahead.log, key=lambda x: x[1])
+    assert ahead.span("get LocalQueue")[0] >= ahead.span("get Workload")[1]  # it follows the Workload's answer
+    assert ahead.span("get ClusterQueue")[0] >= ahead.span("get LocalQueue")[1]
+
+
+def test_nothing_is_read_once_gather_returns() -> None:
+    src = Timed(load_objects(FIX / "quota-exhausted.yaml"))
+    _facts(src)
+    n = len(src.log)
+    time.sleep(2 * QUICK)
+    assert len(src.log) == n
+    assert not [t for t in threading.enumerate() if t.name == "kubectl-pd-lookahead"]
+
+
+def test_a_refused_read_of_the_chain_is_settled_where_the_plan_asks_it() -> None:
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    for refused in ("get ClusterQueue", "list LimitRange", "get LocalQueue"):
+        got, want = _facts(Timed(objs, refuse=refused)), _facts(Timed(objs, parallel=False, refuse=refused))
+        _same(got, want)
+        assert got.notes, refused
+
+
+def test_a_chain_that_stops_leaves_its_reads_to_the_plan() -> None:
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    src = Timed(objs, break_once="get LocalQueue")
+    got = _facts(src)
+    _same(got, _facts(Timed(objs, parallel=False)))
+    assert [w for w, _s, _e in src.log].count("get LocalQueue") == 2  # the chain's broke; the plan read it again
+
+
+def test_an_admitted_or_reserved_workload_sends_nothing_ahead() -> None:
+    from kubectl_pd.pending.lookahead import _plainly_pending
+
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    wl = next(o for o in objs if o.get("kind") == "Workload")
+    from kubectl_pd.kueue.model import workload
+
+    assert _plainly_pending(workload(wl))
+    admitted = {**wl, "status": {"conditions": [{"type": "QuotaReserved", "status": "True"}]}}
+    assert not _plainly_pending(workload(admitted))
+    la = Lookahead(SnapshotSource.from_objects([]))
+    assert la.from_workload(admitted, "g", "ns") is admitted and la._chain is None
+
+
+def test_a_workload_the_model_cannot_read_starts_nothing_and_is_handed_back() -> None:
+    la = Lookahead(SnapshotSource.from_objects([]))
+    odd: dict[str, Any] = {"kind": "Workload", "metadata": "not a mapping", "spec": ["odd"], "status": 7}
+    assert la.from_workload(odd, "g", "ns") is odd and la._chain is None
