@@ -1,0 +1,170 @@
+"""The reads of a MultiKueue diagnosis (the shell): the manager's MultiKueue objects in one wave, then every
+involved worker's copy, each read and gathered through the user's own kubeconfig (a context named like the
+MultiKueueCluster, or --worker-context CLUSTER=CONTEXT); never Kueue's kubeconfig Secrets. The waves go out with
+cluster/prefetch.perform: one Ask per read, each cluster its own Source and its own bounded connections."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from kubectl_pd.cluster.prefetch import Ask, perform
+from kubectl_pd.errors import ForbiddenError, NotFoundError, PdError
+from kubectl_pd.kueue import config as kc
+from kubectl_pd.multikueue import model as m
+from kubectl_pd.records import dataclass
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.config import ClusterOptions
+    from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.pending.gather import Facts
+
+
+@dataclass(frozen=True)
+class WorkerFacts:
+    """One worker as read: the context used, how the read went, what the single-cluster gather found."""
+
+    cluster: str
+    context: str | None
+    read: m.Read
+    facts: Facts | None = None  # None: not read, or its copy does not exist
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Gathered:
+    manager: m.Manager
+    workers: Mapping[str, WorkerFacts]
+
+
+class ManagerUnread(PdError):
+    """A read of the manager's MultiKueue objects failed: the MultiKueue part is unknown."""
+
+    def __init__(self, what: str, error: PdError) -> None:
+        super().__init__(f"{what}: {error}")
+        self.what = what
+        self.error = error
+
+
+def worker_contexts(opts: ClusterOptions | None) -> set[str]:
+    """The context names of the user's kubeconfig (none when it cannot be read: every worker "not read")."""
+    if opts is None:
+        return set()
+    from kubectl_pd.cluster.config import read_kubeconfig
+
+    try:
+        return {str(c.get("name")) for c in read_kubeconfig(opts)["contexts"] if isinstance(c, dict)}
+    except (PdError, OSError):
+        return set()
+
+
+def context_for(cluster: str, mapping: Mapping[str, str], contexts: set[str]) -> str | None:
+    """--worker-context CLUSTER=CONTEXT first; else a context named like the MultiKueueCluster; else None."""
+    if cluster in mapping:
+        return mapping[cluster]
+    return cluster if cluster in contexts else None
+
+
+def live_worker(opts: ClusterOptions, context: str) -> Source:
+    """The worker's Source: the same kubeconfig files and timeout, that context, none of the manager's overrides
+    (--server, --token, --as ... name the manager's cluster and user)."""
+    from kubectl_pd.cluster.config import ClusterOptions
+    from kubectl_pd.cluster.live import LiveSource
+
+    return LiveSource(ClusterOptions(kubeconfig=opts.kubeconfig, context=context,
+                                     request_timeout=opts.request_timeout))
+
+
+def _manager_asks(source: Source, name: str, ns: str) -> list[Ask]:
+    return [Ask(source, lambda: source.get("Workload", name, ns)),
+            Ask(source, lambda: source.list("AdmissionCheck", None)),
+            Ask(source, lambda: source.list("MultiKueueConfig", None)),
+            Ask(source, lambda: source.list("MultiKueueCluster", None)),
+            Ask(source, lambda: _configmap(source))]
+
+
+def _configmap(source: Source) -> Any:
+    """Kueue's ConfigMap: a live cluster serves it by path only (cluster/protocols.Source), a snapshot by kind."""
+    if getattr(source, "is_live", False):
+        return source.get_raw(f"/api/v1/namespaces/{kc.NAMESPACE}/configmaps/{kc.CONFIGMAP}",
+                              resource="configmaps", namespace=kc.NAMESPACE)
+    return source.get("ConfigMap", kc.CONFIGMAP, kc.NAMESPACE)
+
+
+_WHAT = ("Workload", "AdmissionCheck", "MultiKueueConfig", "MultiKueueCluster", "ConfigMap")
+
+
+def read_manager(source: Source, name: str, ns: str) -> m.Manager | None:
+    """The manager's Workload and MultiKueue objects, one wave; None when the Workload has no MultiKueue check.
+    Kueue's ConfigMap refused or absent: its defaults (Kueue's own)."""
+    got = perform(_manager_asks(source, name, ns))
+    for what, (ok, value) in zip(_WHAT, got, strict=True):
+        if not ok and what != "ConfigMap":
+            if isinstance(value, PdError):
+                raise ManagerUnread(what, value)
+            raise value
+    wl_obj = got[0][1]
+    if wl_obj is None:
+        return None
+    wl = m.manager_workload(wl_obj)
+    checks = {c.name: c for c in map(m.check, got[1][1] or [])}
+    mgr = m.Manager(wl, {c.name: checks[c.name] for c in wl.checks if c.name in checks})
+    mk = mgr.mk_check
+    if mk is None:
+        return None
+    configs = {c.name: c for c in map(m.config, got[2][1] or [])}
+    clusters = {c.name: c for c in map(m.cluster, got[3][1] or [])}
+    return m.Manager(wl, mgr.checks, configs.get(mk.config or ""), clusters, _settings(got[4]))
+
+
+def _settings(got: tuple[bool, Any]) -> m.Settings:
+    ok, obj = got
+    if not ok or not isinstance(obj, dict):
+        return m.Settings()
+    text = (obj.get("data") or {}).get(kc.KEY) if isinstance(obj.get("data"), dict) else None
+    if not isinstance(text, str):
+        return m.Settings()
+    import yaml
+
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return m.Settings()
+    return m.settings(doc if isinstance(doc, dict) else None)
+
+
+def _gather_copy(source: Source, name: str, ns: str) -> Facts | None:
+    from kubectl_pd.pending.gather import Target, gather
+
+    try:
+        return gather(source, Target("Workload", name, ns), strict=False)
+    except NotFoundError:
+        return None
+
+
+def read_workers(mgr: m.Manager, open_worker: Callable[[str], Source | None], contexts: Callable[[str], str | None],
+                 ) -> dict[str, WorkerFacts]:
+    """Every involved worker's copy, gathered by the single-cluster reads, all workers at once."""
+    from kubectl_pd.multikueue.answer import involved
+
+    out: dict[str, WorkerFacts] = {}
+    asks: list[tuple[str, str, Ask]] = []
+    name, ns = mgr.workload.name, mgr.workload.namespace
+    for cluster in involved(mgr):
+        ctx = contexts(cluster)
+        src = open_worker(ctx) if ctx is not None else None
+        if ctx is None or src is None:
+            out[cluster] = WorkerFacts(cluster, ctx, "no-context")
+            continue
+        asks.append((cluster, ctx, Ask(src, functools.partial(_gather_copy, src, name, ns))))
+    for (cluster, ctx, _), (ok, value) in zip(asks, perform([a for _, _, a in asks]), strict=True):
+        if ok:
+            out[cluster] = WorkerFacts(cluster, ctx, "read", value)
+        elif isinstance(value, ForbiddenError):
+            out[cluster] = WorkerFacts(cluster, ctx, "forbidden", error=str(value))
+        elif isinstance(value, PdError):
+            out[cluster] = WorkerFacts(cluster, ctx, "unreachable", error=str(value))
+        else:
+            raise value
+    return out
