@@ -25,7 +25,7 @@ from kubectl_pd.kueue.config import KueueConfig
 from kubectl_pd.kueue.model import Workload, workload
 from kubectl_pd.slim import slimmer
 
-Parse = Callable[[list[Obj]], list[Workload]]  # objects -> their Workload records (a run's memo, pending/gather.Run)
+Parse = Callable[[list[Obj]], list[Workload]]  # objects -> their Workload records (a run's memo, pending/gather.Typed)
 
 
 def _parse_each(objs: list[Obj]) -> list[Workload]:
@@ -41,7 +41,7 @@ def read_admitted(source: Source, queues: list[str], known: pr.Known | None = No
     out = known if known is not None else pr.Known()
     memo = parse if parse is not None else _parse_each
     todo = [q for q in dict.fromkeys(queues) if not out.has(q)]
-    live = bool(getattr(source, "is_live", False))
+    live = source.is_live
     head = together([functools.partial(_admitted_list, source, q) for q in todo[:1]]
                     + ([functools.partial(read_kueue_config, source)] if config else []), live)
     if config:
@@ -100,7 +100,7 @@ def read_kueue_config(source: Source) -> KueueConfig:
     """Kueue's configuration from a Source: live through the API (403 -> defaults + note), a snapshot from its
     objects (kueue/config.py parses it)."""
     try:
-        if getattr(source, "is_live", False):  # only a live cluster serves the path (cluster/protocols.Source)
+        if source.is_live:  # only a live cluster serves the path (cluster/protocols.Source)
             obj = source.get_raw(f"/api/v1/namespaces/{kc.NAMESPACE}/configmaps/{kc.CONFIGMAP}",
                                  resource="configmaps", namespace=kc.NAMESPACE)
             return kc.from_configmap(obj)

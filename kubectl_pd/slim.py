@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.protocols import Source
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -21,6 +24,6 @@ def slim(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def slimmer(source: Any) -> Any:
+def slimmer(source: Source) -> Any:
     """`slim` for a live source's lists (`reduce=`); None for a snapshot, whose objects are its own."""
-    return slim if getattr(source, "is_live", False) else None
+    return slim if source.is_live else None

@@ -16,7 +16,7 @@ from kubectl_pd.commands.completion import (
     DIRECTIVE_NO_FILE_COMP,
     DIRECTIVE_NO_SPACE,
     SHELLS,
-    Candidate,
+    Completion,
     candidates_for,
     render,
     split_words,
@@ -38,7 +38,7 @@ COMPLETIONS = ROOT / "completions"
 
 
 def values(stdout: str) -> list[str]:
-    """Candidate values of a `__complete` answer (the directive line dropped)."""
+    """Completion values of a `__complete` answer (the directive line dropped)."""
     lines = stdout.splitlines()
     assert lines and lines[-1].startswith(":"), stdout
     return [line.split("\t")[0] for line in lines[:-1]]
@@ -58,8 +58,8 @@ def test_split_words_last_word_is_the_one_being_completed() -> None:
 
 
 def test_render_values_descriptions_and_no_file_directive() -> None:
-    lines = render([Candidate("lint", help="Find ClusterQueues Kueue would refuse.\nMore text."),
-                    Candidate("create", help=None), Candidate("lint", help="duplicate")])
+    lines = render([Completion("lint", help="Find ClusterQueues Kueue would refuse.\nMore text."),
+                    Completion("create", help=None), Completion("lint", help="duplicate")])
     assert lines == ["lint\tFind ClusterQueues Kueue would refuse.", "create", f":{DIRECTIVE_NO_FILE_COMP}"]
 
 
@@ -68,19 +68,19 @@ def test_render_nothing_still_says_no_file_completion() -> None:
 
 
 def test_render_tabs_and_newlines_cannot_break_the_format() -> None:
-    lines = render([Candidate("a\tb", help="x\ty\n z")])
+    lines = render([Completion("a\tb", help="x\ty\n z")])
     assert lines == ["a b\tx y", ":4"]
 
 
 def test_render_words_that_go_on_ask_for_no_space() -> None:
-    assert render([Candidate("name="), Candidate("kind=")])[-1] == f":{DIRECTIVE_NO_FILE_COMP | DIRECTIVE_NO_SPACE}"
-    assert render([Candidate("name=p,")])[-1] == ":6"
-    assert render([Candidate("x", no_space=True)])[-1] == ":6"
+    assert render([Completion("name="), Completion("kind=")])[-1] == f":{DIRECTIVE_NO_FILE_COMP | DIRECTIVE_NO_SPACE}"
+    assert render([Completion("name=p,")])[-1] == ":6"
+    assert render([Completion("x", no_space=True)])[-1] == ":6"
 
 
 def test_render_file_and_dir_items_hand_over_to_the_shell() -> None:
-    assert render([Candidate("", kind="file")]) == [":0"]
-    assert render([Candidate("", kind="dir")]) == [f":{DIRECTIVE_FILTER_DIRS}"]
+    assert render([Completion("", kind="file")]) == [":0"]
+    assert render([Completion("", kind="dir")]) == [f":{DIRECTIVE_FILTER_DIRS}"]
 
 
 # -- `kubectl pd __complete` over the real command tree ------------------------------------------

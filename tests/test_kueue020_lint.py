@@ -38,7 +38,7 @@ def concurrent(n: int) -> str:
             "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n" + flavors)
 
 
-def lint(text: str, target: versions.Target = versions.DEFAULT_TARGET, gates: dict | None = None) -> LintResult:
+def lint(text: str, target: versions.KueueLine = versions.DEFAULT_TARGET, gates: dict | None = None) -> LintResult:
     src = SnapshotSource(parse_documents(textwrap.dedent(text), "q.yaml"))
     objs = list(src.all_objects())
     ctx = LintContext(feature_gates=gates or {}, kueue=target)
@@ -64,7 +64,7 @@ def found(r: LintResult) -> list[tuple[str, str]]:
     ("v1beta1 ClusterQueue, no version", LEGACY, versions.DEFAULT_TARGET, []),
     ("v1beta2 ClusterQueue, 0.20", CQ2 + RG, versions.from_flag("0.20"), []),
 ])
-def test_served_versions(case: str, text: str, target: versions.Target, expected: list) -> None:
+def test_served_versions(case: str, text: str, target: versions.KueueLine, expected: list) -> None:
     assert found(lint(text, target)) == expected, case
 
 
@@ -80,7 +80,7 @@ FLAVORS = "spec.resourceGroups[0].flavors"
     ("33 flavors on 0.20", 33, versions.from_flag("0.20"), [("PD410", FLAVORS)]),
     ("32 flavors, newest by default", 32, versions.DEFAULT_TARGET, []),
 ])
-def test_concurrent_admission_flavors(case: str, n: int, target: versions.Target, expected: list) -> None:
+def test_concurrent_admission_flavors(case: str, n: int, target: versions.KueueLine, expected: list) -> None:
     r = lint(concurrent(n), target, {"ConcurrentAdmission": True})
     assert found(r) == expected, case
     if expected:
@@ -89,10 +89,10 @@ def test_concurrent_admission_flavors(case: str, n: int, target: versions.Target
 
 
 @pytest.mark.parametrize(("text", "want"), [
-    ("0.20", versions.Target((0, 20), versions.FLAG)), ("v0.19.2", versions.Target((0, 19), versions.FLAG)),
-    ("0.21.0-rc.1", versions.Target((0, 21), versions.FLAG)),
+    ("0.20", versions.KueueLine((0, 20), versions.FLAG)), ("v0.19.2", versions.KueueLine((0, 19), versions.FLAG)),
+    ("0.21.0-rc.1", versions.KueueLine((0, 21), versions.FLAG)),
 ])
-def test_flag_versions(text: str, want: versions.Target) -> None:
+def test_flag_versions(text: str, want: versions.KueueLine) -> None:
     assert versions.from_flag(text) == want
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from kubectl_pd.cluster.snapshot import SnapshotSource
-from kubectl_pd.pending.gather import Facts, Run, Target, gather, gather_all
+from kubectl_pd.pending.gather import Facts, Target, Typed, gather, gather_all
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"
@@ -63,7 +63,7 @@ def _api_dicts(value: Any, path: str, seen: set[int]) -> list[str]:
                                                                                               seen)]
     elif isinstance(value, list | tuple | set | frozenset):
         out += [p for i, v in enumerate(value) for p in _api_dicts(v, f"{path}[{i}]", seen)]
-    elif isinstance(value, Run):
+    elif isinstance(value, Typed):
         return []
     elif dataclasses.is_dataclass(value):
         out += [p for f in dataclasses.fields(value) for p in _api_dicts(getattr(value, f.name), f"{path}.{f.name}",

@@ -25,7 +25,7 @@ _LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Ran:
     code: int  # the exit code the CLI would give
     stdout: str
     stderr: str
@@ -64,7 +64,7 @@ def _text(stream: io.TextIOWrapper) -> str:
     return buffer.getvalue().decode("utf-8", "replace")
 
 
-def run(argv: Sequence[str], stdin: str | None = None) -> Outcome:
+def run(argv: Sequence[str], stdin: str | None = None) -> Ran:
     """`kubectl pd ARGV` through the CLI's own entry point (kubectl_pd.cli.main), in this process."""
     from kubectl_pd import cli
 
@@ -74,7 +74,7 @@ def run(argv: Sequence[str], stdin: str | None = None) -> Outcome:
             cli.main(list(argv))
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        return Outcome(code, _text(out), _text(err))
+        return Ran(code, _text(out), _text(err))
 
 
 def _worker_env() -> dict[str, str]:
@@ -98,29 +98,29 @@ class Workers:
         self._lock = threading.Lock()
         self.stopping = threading.Event()
 
-    def isolated(self, argv: Sequence[str], stdin: str | None = None, deadline: float | None = None) -> Outcome:
+    def isolated(self, argv: Sequence[str], stdin: str | None = None, deadline: float | None = None) -> Ran:
         """`kubectl pd ARGV` in a worker process; past `deadline` seconds it is killed (with its process group)
         and the outcome says so (exit 1)."""
         from kubectl_pd.agent import words as agent_words
 
         if self.stopping.is_set():
-            return Outcome(1, "", f"error: {agent_words.STOPPING}\n")
+            return Ran(1, "", f"error: {agent_words.STOPPING}\n")
         proc = self._take()
         try:
             data, _ = proc.communicate(json.dumps({"argv": list(argv), "stdin": stdin}).encode(), timeout=deadline)
         except subprocess.TimeoutExpired:
             _kill(proc)
-            return Outcome(1, "", f"error: {agent_words.past_deadline(deadline or 0)}\n")
+            return Ran(1, "", f"error: {agent_words.past_deadline(deadline or 0)}\n")
         finally:
             with self._lock:
                 self._live.discard(proc)
         if self.stopping.is_set() and proc.returncode and proc.returncode < 0:
-            return Outcome(1, "", f"error: {agent_words.STOPPING}\n")
+            return Ran(1, "", f"error: {agent_words.STOPPING}\n")
         try:
             answer = json.loads(data)
-            return Outcome(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
+            return Ran(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
         except (ValueError, KeyError, TypeError):
-            return Outcome(1, "", f"error: {agent_words.worker_failed(proc.returncode)}\n")
+            return Ran(1, "", f"error: {agent_words.worker_failed(proc.returncode)}\n")
 
     def _start(self) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen([sys.executable, "-m", "kubectl_pd.agent.worker"], stdin=subprocess.PIPE,

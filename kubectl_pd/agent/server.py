@@ -45,7 +45,7 @@ def _tool(t: T.Tool) -> types.Tool:
                                                         open_world_hint=t.annotations["openWorldHint"]))
 
 
-def result(answer: T.Answer) -> types.CallToolResult:
+def result(answer: T.ToolAnswer) -> types.CallToolResult:
     meta: dict[str, Any] = {T.EXIT_META: answer.code}
     if answer.is_error:
         return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)], is_error=True,
@@ -71,17 +71,17 @@ def build(guard: T.Guard, connection: Sequence[str], deadline: float = DEFAULT_C
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return listed
 
-    def runner(argv: list[str], stdin: str | None) -> running.Outcome:
+    def runner(argv: list[str], stdin: str | None) -> running.Ran:
         return pool.isolated(argv, stdin, deadline)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        def work() -> T.Answer:
+        def work() -> T.ToolAnswer:
             return T.call(params.name, params.arguments, guard, connection, runner)
 
         try:
             answer = await anyio.to_thread.run_sync(work)
         except Exception as e:  # a bug of ours: one line, and the server goes on
-            answer = T.Answer(None, f"error: internal error ({type(e).__name__}: {e})", 1)
+            answer = T.ToolAnswer(None, f"error: internal error ({type(e).__name__}: {e})", 1)
         return result(answer)
 
     return Server("kubectl-pd", version=__version__, title="kubectl pd", instructions=INSTRUCTIONS,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kubectl_pd.agent import schemas, words
-from kubectl_pd.agent.run import Outcome
+from kubectl_pd.agent.run import Ran
 from kubectl_pd.errors import EXIT_USAGE
 from kubectl_pd.records import dataclass, field
 
@@ -407,7 +407,7 @@ BY_NAME = {t.name: t for t in TOOLS}
 
 # ------------------------------------------------------------------------------------------------- a call
 @dataclass(frozen=True)
-class Answer:
+class ToolAnswer:
     """A tool's result, SDK-free: the document (None on an error), the text, the exit code, the untrusted keys."""
 
     document: dict[str, Any] | None
@@ -431,20 +431,20 @@ def validate(tool: Tool, args: dict[str, Any]) -> None:
 
 
 def call(name: str, args: dict[str, Any] | None, guard: Guard, connection: Sequence[str],
-         runner: Callable[[list[str], str | None], Outcome]) -> Answer:
+         runner: Callable[[list[str], str | None], Ran]) -> ToolAnswer:
     """One tool call: check the arguments, run the command with the server's connection flags, read its document."""
     tool = BY_NAME.get(name)
     if tool is None:
-        return Answer(None, f"error: no tool {name!r} (tools: {', '.join(BY_NAME)})", EXIT_USAGE)
+        return ToolAnswer(None, f"error: no tool {name!r} (tools: {', '.join(BY_NAME)})", EXIT_USAGE)
     try:
         args = dict(args or {})
         validate(tool, args)
         argv, stdin = tool.argv(args, guard)
     except ToolError as e:
-        return Answer(None, f"error: {e.message}", e.code)
+        return ToolAnswer(None, f"error: {e.message}", e.code)
     out = runner([*connection, *argv], stdin)
     if not out.stdout.strip():  # no document: the CLI failed before it had one
-        return Answer(None, f"error: {out.error or 'the command printed nothing'}", out.code or 1)
+        return ToolAnswer(None, f"error: {out.error or 'the command printed nothing'}", out.code or 1)
     doc = json.loads(out.stdout)
     lines = [tool.summary(doc)]
     doc, page = paged(doc, int(args.get("cursor") or 0), len(out.stdout))
@@ -454,7 +454,7 @@ def call(name: str, args: dict[str, Any] | None, guard: Guard, connection: Seque
     if out.code != 0 and out.error:
         lines.append(f"error: {out.error}")
     lines.append(UNTRUSTED)
-    return Answer(doc, "\n".join(lines), out.code, untrusted_pointers(doc), page)
+    return ToolAnswer(doc, "\n".join(lines), out.code, untrusted_pointers(doc), page)
 
 
 MAX_RESULT = 256 * 2**10  # bytes of a result's document; past this its list is paged (a cursor)

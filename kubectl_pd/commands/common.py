@@ -1,30 +1,44 @@
-"""Pieces every command shares: opening a Source, printing data, colour."""
+"""Pieces every command shares: opening a Source, the namespace, colour; the document forms (output/dump.py)."""
 
 from __future__ import annotations
 
-import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING
 
-from kubectl_pd import memo
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
+from kubectl_pd.output.dump import dump, echo_dump, json_pieces, to_json, to_yaml
+
+__all__ = ["dump", "echo_dump", "json_pieces", "namespace", "open_files", "open_live", "open_source",
+           "parse_target", "target_of", "to_json", "to_yaml", "use_color"]
 
 if TYPE_CHECKING:  # create --dry-run never needs it at run time
+    from kubectl_pd.cluster.live import LiveSource
     from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.pending.gather import Target
+    from kubectl_pd.pending.run import Asked
 
 
 def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
     """Files when given (`-f`/`--from-file`), else the live cluster of the chosen context."""
-    if files:
-        import click
+    return open_files(files) if files else open_live(cluster)
 
-        from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT, SnapshotSource
-        from kubectl_pd.options import INPUT_LIMIT
 
-        ctx = click.get_current_context(silent=True)
-        limit = ctx.meta.get(INPUT_LIMIT, DEFAULT_MAX_INPUT) if ctx is not None else DEFAULT_MAX_INPUT
-        return SnapshotSource.from_paths(files, max_bytes=limit)
+def open_files(files: Sequence[str]) -> SnapshotSource:
+    """The snapshot in FILES (kubectl get -o yaml output, Lists, directories, - for stdin), within --max-input."""
+    import click
+
+    from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT, SnapshotSource
+    from kubectl_pd.options import INPUT_LIMIT
+
+    ctx = click.get_current_context(silent=True)
+    limit = ctx.meta.get(INPUT_LIMIT, DEFAULT_MAX_INPUT) if ctx is not None else DEFAULT_MAX_INPUT
+    return SnapshotSource.from_paths(files, max_bytes=limit)
+
+
+def open_live(cluster: ClusterOptions) -> LiveSource:
+    """The live cluster of the chosen context."""
     from kubectl_pd.cluster.live import LiveSource
 
     return LiveSource(cluster)
@@ -34,151 +48,30 @@ def namespace(cluster: ClusterOptions) -> str:
     return default_namespace(cluster)
 
 
-@memo.per_run(1)  # built once per run (kubectl_pd/memo.py)
-def _dumper() -> Any:
-    """Block-style YAML with keys in insertion order, like kubectl prints; multi-line strings as `|`
-    blocks. Built on first use: `-o json` and the text output never import PyYAML."""
-    import yaml  # type: ignore[import-untyped]
-
-    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-        pass
-
-    def str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-        style = "|" if "\n" in data else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-    Dumper.add_representer(str, str_presenter)
-    return Dumper
-
-
-def to_yaml(data: Any) -> str:
-    import yaml
-
-    return yaml.dump(data, Dumper=_dumper(), sort_keys=False, default_flow_style=False, allow_unicode=True,
-                     width=1_000_000)
-
-
-def to_json(data: Any) -> str:
-    """`json.dumps(data, indent=2, ensure_ascii=False) + "\n"`, by `_indented` (tests/test_common_json.py)."""
-    return _indented()(data, "") + "\n"
-
-
-def echo_dump(data: Any, fmt: str) -> None:
-    """`-o json` or `-o yaml` of plain data, written to stdout. A JSON object's top-level values go out one
-    by one, and the items of a top-level list one by one, each written by `_indented` and indented to its
-    depth: the text is exactly `json.dumps(data, indent=2, ensure_ascii=False)`'s (tests/test_common_json.py),
-    but why-pending -A over 10,000 Workloads never holds the whole of it, nor the encoder's pieces."""
+def parse_target(target: str | None, *, bare_forms: bool = True) -> Asked:
+    """TARGET parsed (pending/run.py), a bad one refused as kubectl refuses a bad argument (exit 2)."""
     import click
 
-    if fmt != "json":
-        click.echo(to_yaml(data), nl=False)
-        return
-    out = sys.stdout
-    for piece in json_pieces(data):
-        out.write(piece)
-    out.flush()
+    from kubectl_pd.pending.run import parse
+
+    try:
+        return parse(target, bare_forms=bare_forms)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'TARGET'") from None
 
 
-def json_pieces(data: Any) -> Iterator[str]:
-    """`json.dumps(data, indent=2, ensure_ascii=False) + "\n"`, in pieces of one top-level value or item."""
-    text = _indented()
-    if not isinstance(data, dict) or not data or not all(type(k) is str for k in data):
-        yield text(data, "") + "\n"
-        return
-    from json.encoder import encode_basestring
+def target_of(cluster: ClusterOptions, source: Source, files: Sequence[str], asked: Asked) -> Target:
+    """The target in its namespace (pending/run.py's `target_of`: -n, the snapshot's, the context's); a target
+    several namespaces of a snapshot hold is a usage error (choose one with -n)."""
+    import click
 
-    yield "{"
-    for i, (key, value) in enumerate(data.items()):
-        head = ("," if i else "") + "\n  " + encode_basestring(key) + ": "
-        if type(value) is list and value:
-            yield head + "["
-            for j, item in enumerate(value):
-                yield ("," if j else "") + "\n    " + text(item, "    ")
-            yield "\n  ]"
-        else:
-            yield head + text(value, "  ")
-    yield "\n}\n"
+    from kubectl_pd.pending.run import Ambiguous
+    from kubectl_pd.pending.run import target_of as resolve
 
-
-@memo.per_run(1)  # built once per run, with its memo of keys (kubectl_pd/memo.py)
-def _indented() -> Callable[[Any, str], str]:
-    """`json.dumps(value, indent=2, ensure_ascii=False)` with each new line followed by `pad`. The standard
-    library's encoder runs in Python (a generator per container, a yield per token) whenever it indents,
-    which made a quarter of why-pending -A's time; this writes the same text in 40% of its time (the 2,000
-    items of why-pending -A over 2,000 Workloads: 37 ms against 92 ms). Plain dicts with str keys, lists,
-    str, int, finite float, bool and None are written here, each scalar by the library's own functions;
-    anything else (a tuple, a subclass, a non-str key, NaN, a nesting deeper than 64) is handed to
-    json.dumps, so its text, or its error (a circular reference, an unserializable object), is the
-    library's. Differential test against json.dumps over generated data: tests/test_common_json.py."""
-    import json
-    from json.encoder import encode_basestring
-
-    string, integer, real = encode_basestring, int.__repr__, float.__repr__
-    keys: dict[str, str] = {}  # `"name": `, written once per key (of the first 4,096)
-    deepest = 2 * 64  # the pad of depth 64
-
-    def library(value: Any, pad: str) -> str:
-        return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + pad)
-
-    def scalar(v: Any, pad: str) -> str:
-        t = type(v)
-        if t is str:
-            return string(v)
-        if v is None:
-            return "null"
-        if v is True:
-            return "true"
-        if v is False:
-            return "false"
-        if t is int:
-            return integer(v)
-        if t is float and -math.inf < v < math.inf:
-            return real(v)
-        return value(v, pad)
-
-    def value(v: Any, pad: str) -> str:
-        t = type(v)
-        if t is dict and len(pad) < deepest:
-            return obj(v, pad) if v else "{}"
-        if t is list and len(pad) < deepest:
-            return array(v, pad) if v else "[]"
-        if t in (str, int, bool) or v is None or (t is float and -math.inf < v < math.inf):
-            return scalar(v, pad)
-        return library(v, pad)
-
-    def obj(o: dict[Any, Any], pad: str) -> str:
-        inner = pad + "  "
-        parts = []
-        for k, v in o.items():
-            if type(k) is not str:
-                return library(o, pad)
-            head = keys.get(k)
-            if head is None:
-                head = string(k) + ": "
-                if len(keys) < 4096:
-                    keys[k] = head
-            t = type(v)
-            if t is str:
-                parts.append(head + string(v))
-            elif v is None:
-                parts.append(head + "null")
-            elif t is dict or t is list:
-                parts.append(head + value(v, inner))
-            else:
-                parts.append(head + scalar(v, inner))
-        return "{\n" + inner + (",\n" + inner).join(parts) + "\n" + pad + "}"
-
-    def array(a: list[Any], pad: str) -> str:
-        inner = pad + "  "
-        parts = [string(v) if type(v) is str else value(v, inner) for v in a]
-        return "[\n" + inner + (",\n" + inner).join(parts) + "\n" + pad + "]"
-
-    return value
-
-
-def dump(data: Any, fmt: str) -> str:
-    """`-o json` or `-o yaml` of plain data."""
-    return to_json(data) if fmt == "json" else to_yaml(data)
+    try:
+        return resolve(asked, source, cluster.namespace, tuple(files), lambda: namespace(cluster))
+    except Ambiguous as e:
+        raise click.UsageError(str(e)) from None
 
 
 def use_color(stream: IO[str] | None = None) -> bool:

@@ -32,7 +32,7 @@ DIRECTIVE_FILTER_DIRS = 16
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Completion:
     """One completion, as click's CompletionItem gives it (kind = click's item type)."""
 
     value: str
@@ -55,7 +55,7 @@ def _description(text: str | None) -> str:
     return " ".join(first.replace("\t", " ").split())
 
 
-def render(candidates: Iterable[Candidate]) -> list[str]:
+def render(candidates: Iterable[Completion]) -> list[str]:
     """Cobra's `__complete` output for these candidates: lines, the directive last."""
     items = list(candidates)
     plain = [c for c in items if c.kind not in ("file", "dir")]
@@ -80,7 +80,7 @@ def render(candidates: Iterable[Candidate]) -> list[str]:
     return lines
 
 
-def candidates_for(words: Sequence[str], root: click.Command | None = None) -> list[Candidate]:
+def candidates_for(words: Sequence[str], root: click.Command | None = None) -> list[Completion]:
     """Ask the command tree (the real one by default) what may come next; lazy subcommands load as needed."""
     from click.shell_completion import ShellComplete
 
@@ -94,8 +94,8 @@ def candidates_for(words: Sequence[str], root: click.Command | None = None) -> l
     return [_candidate(item) for item in completer.get_completions(args, incomplete)]
 
 
-def _candidate(item: Any) -> Candidate:
-    return Candidate(
+def _candidate(item: Any) -> Completion:
+    return Completion(
         value=str(item.value),
         kind=str(item.type or "plain"),
         help=item.help,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.commands.common import dump, namespace, use_color
+from kubectl_pd.commands.common import namespace, use_color
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
 from kubectl_pd.errors import ClusterError, ConflictError, ForbiddenError, InputError, PdError
@@ -24,6 +24,11 @@ from kubectl_pd.gpustack.lines import lines_help
 from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.options import OutputType, checked_duration, cluster_options, output_spec
+from kubectl_pd.records import dataclass
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.live import LiveSource
+    from kubectl_pd.output.printers import View
 
 MD_RESOURCE = "modeldeployment.worker.gpustack.ai"
 DEFAULT_WAIT = "5m"
@@ -129,14 +134,7 @@ def _warn(message: str) -> None:
               help="Check against the cluster and print the manifest and the verdict (-o json|yaml, default "
                    "yaml); write nothing; exit 1 when create would refuse.")
 @cluster_options
-def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_version: str | None,
-           roles: tuple[RoleSpec, ...], prefill: str | None, decode: str | None, instance_type: str | None,
-           kv_cache_pool: str | None, router: str | None, env: tuple[tuple[str, str], ...], target: str,
-           local_queue: str | None, api_profile: str, dry_run: str, output: str | None, wait: str | None,
-           force: bool, preflight_only: bool = False, accelerator_type: str | None = None,
-           topology_level: str | None = None, api_version: str | None = None,
-           engine_image: str | None = None, operator_version: str | None = None,
-           card_resource: str | None = None) -> int:
+def create(cluster: ClusterOptions, **flags_given: Any) -> int:
     """Scaffold a multi-role PD ModelDeployment that will be admitted, or say why it never could.
 
     \b
@@ -144,68 +142,144 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
         --kv-cache-pool shared-kv --instance-type gpustack--nvidia-h20-linux-amd64 \\
         --prefill 1 --decode 2 --dry-run=client -o yaml
     """
-    wait_seconds: float | None = None
-    if wait is not None:
-        if dry_run != "none":
-            raise click.UsageError("--wait cannot be combined with --dry-run: nothing is created to wait for")
-        wait_seconds = checked_duration(wait, "--wait") or 0.0
-    if local_queue and target != "pods":
-        raise click.UsageError("--local-queue applies to --target pods only")
-    if card_resource is not None and target != "pods":
-        raise click.UsageError("--resource applies to --target pods only (a ModelDeployment's operator chooses it)")
-    if card_resource is not None and not _RESOURCE_NAME.fullmatch(card_resource):
-        raise click.BadParameter(f"{card_resource!r} is not a resource name (e.g. nvidia.com/gpu)",
-                                 param_hint="'--resource'")
-    if preflight_only and (dry_run != "none" or wait is not None or output == "name"):
-        raise click.UsageError("--preflight writes nothing and prints a document: it takes -o json|yaml, not "
-                               "--dry-run, --wait or -o name")
+    return run(complete(cluster, CreateOptions(**flags_given).checked()))
 
+
+@dataclass(frozen=True)
+class CreateOptions:
+    """create's flags as click parsed them (the names of the decorators above)."""
+
+    name: str
+    model: str
+    engine: str
+    engine_version: str | None
+    roles: tuple[RoleSpec, ...]
+    prefill: str | None
+    decode: str | None
+    instance_type: str | None
+    kv_cache_pool: str | None
+    router: str | None
+    env: tuple[tuple[str, str], ...]
+    target: str
+    local_queue: str | None
+    api_profile: str
+    dry_run: str
+    output: str | None
+    wait: str | None
+    force: bool
+    preflight_only: bool = False
+    accelerator_type: str | None = None
+    topology_level: str | None = None
+    api_version: str | None = None
+    engine_image: str | None = None
+    operator_version: str | None = None
+    card_resource: str | None = None
+
+    def checked(self) -> CreateOptions:
+        """The flag combinations refused before anything is read (exit 2)."""
+        if self.wait is not None and self.dry_run != "none":
+            raise click.UsageError("--wait cannot be combined with --dry-run: nothing is created to wait for")
+        _ = self.wait_seconds  # a DURATION kubectl would refuse, refused here
+        if self.local_queue and self.target != "pods":
+            raise click.UsageError("--local-queue applies to --target pods only")
+        if self.card_resource is not None and self.target != "pods":
+            raise click.UsageError("--resource applies to --target pods only (a ModelDeployment's operator chooses it)")
+        if self.card_resource is not None and not _RESOURCE_NAME.fullmatch(self.card_resource):
+            raise click.BadParameter(f"{self.card_resource!r} is not a resource name (e.g. nvidia.com/gpu)",
+                                     param_hint="'--resource'")
+        if self.preflight_only and (self.dry_run != "none" or self.wait is not None or self.output == "name"):
+            raise click.UsageError("--preflight writes nothing and prints a document: it takes -o json|yaml, not "
+                                   "--dry-run, --wait or -o name")
+        return self
+
+    @property
+    def wait_seconds(self) -> float | None:
+        return None if self.wait is None else checked_duration(self.wait, "--wait") or 0.0
+
+
+@dataclass(frozen=True)
+class Create:
+    """The options resolved: the request in its namespace, its roles checked, --wait in seconds."""
+
+    o: CreateOptions
+    cluster: ClusterOptions
+    req: CreateRequest
+    roles: list[Role]
+    wait_seconds: float | None
+
+
+def complete(cluster: ClusterOptions, o: CreateOptions) -> Create:
+    """The request built and checked by the rules that need no request (flags, the named design's)."""
+    wait_seconds = o.wait_seconds
     req = CreateRequest(
-        name=name, namespace=namespace(cluster), model=model, engine=engine, engine_version=engine_version,
-        roles=flags.all_role_specs(roles, prefill, decode),
-        instance_type=instance_type, kv_cache_pool=kv_cache_pool, router=router, env=env, target=target,
-        local_queue=local_queue, accelerator_type=accelerator_type, topology_level=topology_level,
-        engine_image=engine_image, resource=card_resource)
+        name=o.name, namespace=namespace(cluster), model=o.model, engine=o.engine, engine_version=o.engine_version,
+        roles=flags.all_role_specs(o.roles, o.prefill, o.decode),
+        instance_type=o.instance_type, kv_cache_pool=o.kv_cache_pool, router=o.router, env=o.env, target=o.target,
+        local_queue=o.local_queue, accelerator_type=o.accelerator_type, topology_level=o.topology_level,
+        engine_image=o.engine_image, resource=o.card_resource)
     checked = flags.check_request(req)
     if checked.problems:
         _fail(checked.problems)
     role_list = checked.roles
-
-    if target == "pods" and api_profile == PER_REPLICA:
+    if o.target == "pods" and o.api_profile == PER_REPLICA:
         raise PdError("--target pods renders the seed's pd-atomic pod group: --api-profile per-replica has "
                       "one group per replica, written by the operator")
-
-    if api_profile == PD_ATOMIC or target == "pods":  # a rule of the named design: before any request
-        early = flags.instance_type_rule(role_list) if not (target == "pods" and local_queue) else []
+    if o.api_profile == PD_ATOMIC or o.target == "pods":  # a rule of the named design: before any request
+        early = flags.instance_type_rule(role_list) if not (o.target == "pods" and o.local_queue) else []
         if early:
             _fail(early)
-
-    if target == "pods" and api_version == "v1":
+    if o.target == "pods" and o.api_version == "v1":
         raise PdError("--target pods renders the seed's pod group: --api-version v1 is the per-replica "
                       "ModelDeployment API")
-    if dry_run == "client" and api_version != "auto":
-        profile = _offline_profile(api_profile, api_version, operator_version)
-        _check_shape(req, role_list, profile)
-        return _emit_offline(req, role_list, profile, output)
+    return Create(o, cluster, req, role_list, wait_seconds)
 
-    if dry_run == "client":  # --api-version auto: the served API is read (when there is a cluster), nothing else
-        profile = _client_profile(cluster, api_profile) if target == "modeldeployment" else offline(PD_ATOMIC)
-        _check_shape(req, role_list, profile)
-        return _emit_offline(req, role_list, profile, output)
 
-    from kubectl_pd.cluster.live import LiveSource
+def run(c: Create) -> int:
+    o, req, role_list = c.o, c.req, c.roles
+    if o.dry_run == "client":
+        return _client_dry_run(c)
+    from kubectl_pd.cluster.live import LiveSource  # noqa: F811 - at run time, loaded here
 
-    source = LiveSource(cluster)
-    profile = offline(PD_ATOMIC)
-    if target == "modeldeployment":
-        profile = _read_profile(source, api_profile, api_version)
+    source = LiveSource(c.cluster)
+    profile = _read_profile(source, o.api_profile, o.api_version) if o.target == "modeldeployment" else \
+        offline(PD_ATOMIC)
     _check_shape(req, role_list, profile)
 
     from kubectl_pd.create import preflight
 
     report = preflight.run(source, req, role_list, profile.name, req.namespace)
-    if preflight_only:
-        return _print_preflight(req, role_list, profile, report, force, output or "yaml")
+    if o.preflight_only:
+        return _print_preflight(req, role_list, profile, report, o.force, o.output or "yaml")
+    _refuse_or_warn(report, o.force)
+    created = _write(source, req, role_list, report, profile, o.dry_run == "server")
+    _print_created(created, o.output, " (server dry run)" if o.dry_run == "server" else "")
+    if c.wait_seconds is None:
+        return 0
+    # the operator (and our pods render) label every Pod app.kubernetes.io/instance=<name>, or the
+    # hashed group name when NAME is too long for a label value
+    from kubectl_pd.gpustack import names
+
+    label = req.name if names.is_label_value(req.name) else names.pod_group_name(req.namespace, req.name)
+    try:
+        return _wait(source, req, role_list, label, c.wait_seconds)
+    except KeyboardInterrupt:
+        raise PdError(_interrupted(req, created), exit_code=130) from None
+
+
+def _client_dry_run(c: Create) -> int:
+    """--dry-run=client: the manifest, no request at all; with --api-version auto, the served API is read (when
+    there is a cluster), nothing else."""
+    o = c.o
+    if o.api_version != "auto":
+        profile = _offline_profile(o.api_profile, o.api_version, o.operator_version)
+    else:
+        profile = _client_profile(c.cluster, o.api_profile) if o.target == "modeldeployment" else offline(PD_ATOMIC)
+    _check_shape(c.req, c.roles, profile)
+    return _emit_offline(c.req, c.roles, profile, o.output)
+
+
+def _refuse_or_warn(report: Any, force: bool) -> None:
+    """The preflight's warnings, then its errors (nothing is written); what admitting it would preempt."""
     for f in report.warnings(force):
         _warn(f.message)
     errors = report.errors(force)
@@ -216,36 +290,24 @@ def create(cluster: ClusterOptions, name: str, model: str, engine: str, engine_v
     if (line := create_line(report.preemption)) is not None:
         _warn(line)
 
-    server_dry = dry_run == "server"
-    suffix = " (server dry run)" if server_dry else ""
-    if target == "pods":
-        created = _create_pods(source, req, role_list, report, server_dry)
-    else:
-        from kubectl_pd.create.scaffold import render_model_deployment
 
-        obj = render_model_deployment(req, role_list, profile)
-        try:
-            created = [source.create(obj, dry_run=server_dry)]
-        except KeyboardInterrupt:  # the POST was sent: the server may have stored it before the Ctrl-C
-            if server_dry:
-                raise
-            ref, ns = f"{MD_RESOURCE}/{req.name}", req.namespace
-            raise PdError(f"interrupted while creating {ref} in namespace {ns}: it may exist now; check with "
-                          f"`kubectl get {ref} -n {ns}`, remove it with `kubectl delete {ref} -n {ns}`",
-                          exit_code=130) from None
-    _print_created(created, output, suffix)
+def _write(source: LiveSource, req: CreateRequest, roles: list[Role], report: Any, profile: ApiProfile,
+           server_dry: bool) -> list[dict[str, Any]]:
+    """The one write: the pod group's Pods, or the ModelDeployment (a Ctrl-C after its POST says what may exist)."""
+    if req.target == "pods":
+        return _create_pods(source, req, roles, report, server_dry)
+    from kubectl_pd.create.scaffold import render_model_deployment
 
-    if wait_seconds is None:
-        return 0
-    # the operator (and our pods render) label every Pod app.kubernetes.io/instance=<name>, or the
-    # hashed group name when NAME is too long for a label value
-    from kubectl_pd.gpustack import names
-
-    label = req.name if names.is_label_value(req.name) else names.pod_group_name(req.namespace, req.name)
+    obj = render_model_deployment(req, roles, profile)
     try:
-        return _wait(source, req, role_list, label, wait_seconds)
-    except KeyboardInterrupt:
-        raise PdError(_interrupted(req, created), exit_code=130) from None
+        return [source.create(obj, dry_run=server_dry)]
+    except KeyboardInterrupt:  # the POST was sent: the server may have stored it before the Ctrl-C
+        if server_dry:
+            raise
+        ref, ns = f"{MD_RESOURCE}/{req.name}", req.namespace
+        raise PdError(f"interrupted while creating {ref} in namespace {ns}: it may exist now; check with "
+                      f"`kubectl get {ref} -n {ns}`, remove it with `kubectl delete {ref} -n {ns}`",
+                      exit_code=130) from None
 
 
 def _interrupted(req: CreateRequest, created: list[dict[str, Any]]) -> str:
@@ -313,7 +375,7 @@ def _client_profile(cluster: ClusterOptions, wanted: str) -> ApiProfile:
     return fallback
 
 
-def _read_profile(source: Any, wanted: str, version: str | None = None) -> ApiProfile:
+def _read_profile(source: LiveSource, wanted: str, version: str | None = None) -> ApiProfile:
     """The installed API decides the shape; an explicit --api-profile or --api-version must agree with it."""
     profile = _served_profile(source, wanted, None if version == "auto" else version)
     if version not in (None, "auto") and profile.version != version:
@@ -322,7 +384,7 @@ def _read_profile(source: Any, wanted: str, version: str | None = None) -> ApiPr
     return profile
 
 
-def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile:
+def _served_profile(source: LiveSource, wanted: str, version: str | None) -> ApiProfile:
     """The CRD's schema; when there is no CRD but the group is served (an aggregated API server), the served
     version's OpenAPI v3 document."""
     try:
@@ -358,7 +420,7 @@ def _served_profile(source: Any, wanted: str, version: str | None) -> ApiProfile
     return profile
 
 
-def _aggregated_profile(source: Any, version: str | None, crd: dict[str, Any] | None = None) -> ApiProfile:
+def _aggregated_profile(source: LiveSource, version: str | None, crd: dict[str, Any] | None = None) -> ApiProfile:
     """ModelDeployment from an aggregated API server (APIService), described by its OpenAPI v3; when it publishes
     none, the v1alpha1 CRD's schema (`crd`), which GPUStack's source re-declares as v1 (profiles.redeclared)."""
     from kubectl_pd.gpustack.profiles import from_openapi, openapi_path, redeclared
@@ -397,36 +459,26 @@ def _ref(obj: dict[str, Any]) -> str:
     return f"pod/{name}" if obj.get("kind") == "Pod" else f"{MD_RESOURCE}/{name}"
 
 
-def _templated(output: str | None) -> bool:
-    return output is not None and output.partition("=")[0] in ("jsonpath", "jsonpath-file", "custom-columns",
-                                                                "custom-columns-file")
+def _view(output: str | None) -> View:
+    """The -o given (none: kubectl's "created" line per object, the form it prints without -o)."""
+    from kubectl_pd.output.printers import Output, View  # noqa: F811 - at run time, loaded here
 
-
-def _view(doc: dict[str, Any], rows: list[dict[str, Any]], output: str) -> str:
-    """-o jsonpath / custom-columns of the -o json document (`rows`: one per object)."""
-    from kubectl_pd.output.printers import View
-
-    return View(output_spec(output)).render(doc, rows)
+    return View(output_spec(output) if output else Output("created"))
 
 
 def _print_created(objs: list[dict[str, Any]], output: str | None, suffix: str) -> None:
-    if _templated(output):
+    """The objects written (or that would be): a line each, their names, else the -o json document (the one object,
+    or a List of them) with a row per object."""
+
+    def document(objs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[Any]]:
         from kubectl_pd.create.pods import as_list
 
-        click.echo(_view(objs[0] if len(objs) == 1 else as_list(objs), objs, str(output)), nl=False)
-    elif output in ("yaml", "json"):
-        if len(objs) == 1:
-            click.echo(dump(objs[0], output), nl=False)
-        else:
-            from kubectl_pd.create.pods import as_list
+        return (objs[0] if len(objs) == 1 else as_list(objs)), objs
 
-            click.echo(dump(as_list(objs), output), nl=False)
-    elif output == "name":
-        for o in objs:
-            click.echo(_ref(o))
-    else:
-        for o in objs:
-            click.echo(f"{_ref(o)} created{suffix}")
+    _view(output).to_printer({
+        "name": lambda objs: "".join(_ref(o) + "\n" for o in objs),
+        "created": lambda objs: "".join(f"{_ref(o)} created{suffix}\n" for o in objs),
+    }, document).write(objs)
 
 
 _RESOURCE_NAME = re.compile(r"(?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
@@ -468,11 +520,11 @@ def _print_preflight(req: CreateRequest, roles: list[Role], profile: ApiProfile,
         manifest = render_model_deployment(req, roles, profile)
         kind = "ModelDeployment"
     doc = document(req.name, req.namespace, kind, profile.name, report, force, manifest)
-    click.echo(_view(doc, [doc], output) if _templated(output) else dump(doc, output), nl=False)
+    _view(output).to_printer({}, lambda d: (d, [d])).write(doc)
     return 0 if doc["wouldCreate"] else 1
 
 
-def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any, dry: bool) -> list[dict]:
+def _create_pods(source: LiveSource, req: CreateRequest, roles: list[Role], report: Any, dry: bool) -> list[dict]:
     """All or nothing as far as a client can: refuse before the first POST if any Pod exists."""
     pods = _pods_of(req, roles, report)
     for p in pods:
@@ -511,7 +563,7 @@ def _create_pods(source: Any, req: CreateRequest, roles: list[Role], report: Any
     return created
 
 
-def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, seconds: float) -> int:
+def _wait(source: LiveSource, req: CreateRequest, roles: list[Role], label: str, seconds: float) -> int:
     from kubectl_pd.create import wait as waiting
 
     wanted = [(r.name, r.pods) for r in roles]
@@ -549,7 +601,7 @@ def _wait(source: Any, req: CreateRequest, roles: list[Role], label: str, second
     raise PdError(f"timed out after {seconds:g}s waiting for {req.name} to be admitted")
 
 
-def _diagnose(source: Any, target: str, req: CreateRequest, rows: list[Any]) -> str:
+def _diagnose(source: LiveSource, target: str, req: CreateRequest, rows: list[Any]) -> str:
     """The why-pending diagnosis; our own short summary when the diagnosis itself fails."""
     from kubectl_pd.create.wait import fallback_summary
     from kubectl_pd.pending import explain

@@ -7,13 +7,13 @@ import gc
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.protocols import Source
-from kubectl_pd.commands.common import dump, namespace, open_source, to_json, to_yaml, use_color
+from kubectl_pd.commands.common import namespace, open_files, open_live, to_json, to_yaml, use_color
 from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, InputError, PdError
 from kubectl_pd.kueue import versions
 from kubectl_pd.lint import baseline as baseline_mod
@@ -34,6 +34,9 @@ from kubectl_pd.lint.report import (
     unified_diff,
 )
 from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
+
+if TYPE_CHECKING:
+    from kubectl_pd.output.printers import Printer, View
 
 OUTPUTS = ("text", "json", "yaml", "sarif", "junit", "github", "patch", "name")
 _STYLES: dict[str, dict[str, Any]] = {"error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},
@@ -62,7 +65,7 @@ def _kueue_version(value: str | None) -> tuple[int, int] | None:
         raise click.BadParameter(str(e), param_hint="'--kueue-version'") from None
 
 
-def _served_target(source: Source) -> versions.Target:
+def _served_target(source: Source) -> versions.KueueLine:
     """The Kueue version by API discovery (one GET /apis/kueue.x-k8s.io, cached by the source); any failure
     leaves the default, which asserts nothing that needs the version."""
     served = getattr(source, "served_versions", None)
@@ -222,10 +225,11 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
     Exit status: 0 no error finding (no warning either with --strict), 1 error findings (with
     --fix: errors no rewrite repairs; with --diff: any difference), 2 bad flags or malformed input.
     """
-    from kubectl_pd.output.printers import View
+    from kubectl_pd.output.printers import View  # noqa: F811 - at run time, loaded here
 
-    view = View(output_spec(output), no_headers, sort_by) if output else None
-    fmt = _check_flags(view.kind if view else None, diff, fix, baseline, write_baseline)
+    spec = output_spec(output) if output else None
+    fmt = _check_flags(spec.kind if spec else None, diff, fix, baseline, write_baseline)
+    view = View(spec or output_spec(fmt), no_headers, sort_by)  # the one printer's choice (_findings_printer)
     ctx = LintContext(limits=limits_for(_kueue_version(kueue_version)), feature_gates=_gates(feature_gates))
     if kueue_version is not None:
         ctx.kueue = versions.from_flag(kueue_version)
@@ -234,10 +238,12 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
         ctx.profile = api_profile
     try:
         with loading_heap():
-            source = open_source(cluster, files)
+            source: Source
             if files:
-                gathered = gather_files(source, ctx, api_profile)
+                source = snapshot = open_files(files)
+                gathered = gather_files(snapshot, ctx, api_profile)
             else:
+                source = open_live(cluster)
                 ns = None if all_namespaces else namespace(cluster)
                 gathered = gather_live(source, ctx, api_profile, ns)
                 if kueue_version is None:
@@ -253,14 +259,14 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
             _note(f"unknown rule in kubectl-pd.io/ignore on {u}")
         _note_unchecked(result.unchecked)
         if fix or diff:
-            return _repair(gathered, result, source, fmt, diff)
+            return _repair(gathered, result, source, view, diff)
         if write_baseline:
             _write_baseline(write_baseline, result)
         if known is not None:
             _apply_baseline(result, known, baseline or "")
         if write_baseline == "-":  # stdout holds the baseline, and only it
             return EXIT_OK
-        code = _report(result, fmt, strict, view)
+        code = _report(result, view, strict)
         return EXIT_OK if write_baseline else code
     finally:
         gc.unfreeze()  # for callers that run the command in process (tests); free in a real run
@@ -345,46 +351,43 @@ def _apply_baseline(result: LintResult, known: Counter[baseline_mod.Key], file: 
               f"refresh it with --write-baseline {file}")
 
 
-def _report(result: LintResult, fmt: str, strict: bool, view: Any = None) -> int:
+def _report(result: LintResult, view: View, strict: bool) -> int:
     """Findings in the chosen format; exit 1 on errors (and on warnings with --strict)."""
-    if fmt in ("name", "jsonpath", "custom-columns") or (view is not None and view.sort_by and fmt in ("json", "yaml")):
-        click.echo(_view_of(result, fmt, view), nl=False)
-    elif fmt == "text":
-        click.echo(render_text(result, _style) if use_color() else render_text(result), nl=False)
-    elif fmt == "sarif":
-        click.echo(to_json(render_sarif(result)), nl=False)
-    elif fmt == "junit":
-        click.echo(render_junit(result), nl=False)
-    elif fmt == "github":
-        click.echo(render_github(result), nl=False)
-    else:
-        click.echo(dump(render_data(result), fmt), nl=False)
+    _findings_printer(view).write(result)
     if result.errors or (strict and result.warnings):
         return EXIT_FAILED
     return EXIT_OK
 
 
-def _view_of(result: LintResult, fmt: str, view: Any) -> str:
-    """-o name (each object with findings, as kubectl names it), jsonpath and custom-columns (a row per finding)
-    of the -o json document, its findings in --sort-by order."""
-    data = render_data(result)
-    findings = data["findings"]
-    data["findings"] = [findings[i] for i in view.order(findings)]
-    if fmt == "name":
+def _findings_printer(view: View) -> Printer:
+    """The findings' printer: lint's own forms (text, sarif, junit, github, name), else its -o json document with
+    the findings in --sort-by order (a row per finding for jsonpath and custom-columns)."""
+
+    def text(result: LintResult) -> str:
+        return render_text(result, _style) if use_color() else render_text(result)
+
+    def document(result: LintResult) -> tuple[dict[str, Any], list[Any]]:
+        data = render_data(result)
+        findings = data["findings"]
+        data["findings"] = [findings[i] for i in view.order(findings)]
+        return data, data["findings"]
+
+    def names(result: LintResult) -> str:
+        """Each object with findings once, as kubectl names it."""
         from kubectl_pd.cluster import kinds
 
-        names = []
-        for f in data["findings"]:
+        out = []
+        for f in document(result)[1]:
             obj = f["object"]
             k = kinds.lookup(str(obj["kind"]))
-            names.append(f"{obj['kind'].lower()}{'.' + k.group if k is not None and k.group else ''}/{obj['name']}")
-        return "".join(n + "\n" for n in dict.fromkeys(names))
-    if fmt in ("json", "yaml"):
-        return dump(data, fmt)
-    return view.render(data, data["findings"])
+            out.append(f"{obj['kind'].lower()}{'.' + k.group if k is not None and k.group else ''}/{obj['name']}")
+        return "".join(n + "\n" for n in dict.fromkeys(out))
+
+    return view.to_printer({"text": text, "name": names, "sarif": lambda r: to_json(render_sarif(r)),
+                            "junit": render_junit, "github": render_github}, document)
 
 
-def _repair(gathered: Gathered, result: LintResult, source: Source, fmt: str, diff: bool) -> int:
+def _repair(gathered: Gathered, result: LintResult, source: Source, view: View, diff: bool) -> int:
     """--diff or --fix: the rewrite of every object that has one, and a note for what remains."""
     fixes = _plan(gathered, result)
     changed = [fx for fx in fixes if fx.changed]
@@ -392,16 +395,8 @@ def _repair(gathered: Gathered, result: LintResult, source: Source, fmt: str, di
         for fx in changed:
             before, after = _before_after(fx, source)
             click.echo(unified_diff(to_yaml(before), to_yaml(after), object_label(fx.ref)), nl=False)
-    elif fmt == "patch":
-        click.echo(to_json([{"apiVersion": fx.before.get("apiVersion"), "kind": fx.ref.kind,
-                             "name": fx.ref.name, "namespace": fx.ref.namespace,
-                             "patch": patch_of(fx, _before_after(fx, source)[0])}
-                            for fx in changed]), nl=False)
-    elif fmt == "json":
-        click.echo(dump({"apiVersion": "v1", "kind": "List",
-                         "items": [_manifest(fx, source) for fx in changed]}, "json"), nl=False)
     else:
-        click.echo(join_documents(to_yaml(_manifest(fx, source)) for fx in changed), nl=False)
+        _fixes_printer(view, source).write(changed)
     for fx in changed:
         _note(f"{object_label(fx.ref)}: " + "; ".join(fx.changes))
     left = _report_unfixable(fixes)
@@ -410,3 +405,22 @@ def _repair(gathered: Gathered, result: LintResult, source: Source, fmt: str, di
     if diff:  # kubectl diff's convention: 1 when there is a difference
         return EXIT_FAILED if changed or left else EXIT_OK
     return EXIT_FAILED if left else EXIT_OK
+
+
+def _fixes_printer(view: View, source: Source) -> Printer:
+    """--fix's printer: the rewritten objects as YAML documents (the default), their JSON patches (-o patch), or
+    a List of them (-o json)."""
+
+    def documents(changed: list[Fix]) -> str:
+        return join_documents(to_yaml(_manifest(fx, source)) for fx in changed)
+
+    def patches(changed: list[Fix]) -> str:
+        return to_json([{"apiVersion": fx.before.get("apiVersion"), "kind": fx.ref.kind, "name": fx.ref.name,
+                         "namespace": fx.ref.namespace, "patch": patch_of(fx, _before_after(fx, source)[0])}
+                        for fx in changed])
+
+    def document(changed: list[Fix]) -> tuple[dict[str, Any], list[Any]]:
+        items = [_manifest(fx, source) for fx in changed]
+        return {"apiVersion": "v1", "kind": "List", "items": items}, items
+
+    return view.to_printer({"yaml": documents, "patch": patches}, document)

@@ -67,23 +67,22 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
 def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_namespaces: bool,
               kueue_config: str | None, holders: bool) -> list[dict[str, str]]:
     """The diagnosis why-pending would make, through the recorder; the reads it could not make."""
-    from kubectl_pd.commands import why_pending as wp
-    from kubectl_pd.commands.common import namespace
-    from kubectl_pd.pending.gather import IncompleteError, Target
+    from kubectl_pd.commands.common import namespace, parse_target, target_of
+    from kubectl_pd.pending import run as pr
+    from kubectl_pd.pending.gather import IncompleteError
     from kubectl_pd.pending.preempt import context, section
     from kubectl_pd.pending.words import read_text
 
     ctx = context(rec, kueue_config, holders)
     unread: list[dict[str, str]] = []
     if target is None:
-        every = wp.every_verdict(rec, None if all_namespaces else namespace(cluster), ctx, as_json=True)
+        every = pr.every(rec, None if all_namespaces else namespace(cluster), ctx, as_json=True)
         for e in every.unknown:
             unread.extend({"read": read_text(u.read), "error": u.why} for u in e.unread)
         return unread
-    kind, name = wp._parse(target)
-    t = Target(kind, name, wp._target_namespace(cluster, rec, (), kind, name))
+    asked = parse_target(target)
     try:
-        _d, facts = wp._one(rec, t, None, ctx)
+        _d, facts, _t = pr.one_named(rec, target_of(cluster, rec, (), asked), None, ctx, asked.bare)
     except IncompleteError as e:
         return [{"read": read_text(u.read), "error": u.why} for u in e.unread]
     section(ctx, facts)
@@ -278,7 +277,7 @@ def _yaml_stream(docs: list[Any], to_yaml: Any) -> str:
     """One YAML stream, every document opened by `---` (one dump for all: not one per object)."""
     import yaml  # type: ignore[import-untyped]
 
-    from kubectl_pd.commands.common import _dumper
+    from kubectl_pd.output.dump import yaml_dumper
 
-    return str(yaml.dump_all(docs, Dumper=_dumper(), sort_keys=False, default_flow_style=False,
+    return str(yaml.dump_all(docs, Dumper=yaml_dumper(), sort_keys=False, default_flow_style=False,
                              allow_unicode=True, width=1_000_000, explicit_start=True))

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.errors import EXIT_OK
-from kubectl_pd.options import cluster_options
+from kubectl_pd.options import cluster_options, output_spec
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.output.printers import Printer
 
 
 @click.command("tree", context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,25 +33,16 @@ def tree(cluster: ClusterOptions, target: str, files: tuple[str, ...], output: s
     \b
     Exit codes: 0 printed, 1 the target does not exist or a read failed, 2 usage.
     """
-    from kubectl_pd.commands import why_pending as wp
-    from kubectl_pd.commands.common import dump, open_source
-    from kubectl_pd.pending.gather import Target, gather
+    from kubectl_pd.commands.common import open_source, parse_target, target_of
+    from kubectl_pd.pending.gather import gather
     from kubectl_pd.pending.tree import build
 
-    kind, name = wp._parse(target)
+    asked = parse_target(target, bare_forms=False)
     source = open_source(cluster, files)
-    t = Target(kind, name, wp._target_namespace(cluster, source, files, kind, name))
+    t = target_of(cluster, source, files, asked)
     facts = gather(source, t, strict=False)
     events = _events(source, t.namespace)
-    data = build(facts, events)
-    if output == "text":
-        from kubectl_pd.pending.tree_render import render
-
-        click.echo(render(data), nl=False)
-    else:
-        from kubectl_pd.contract import TREE
-
-        click.echo(dump({"schemaVersion": TREE, **data, **_unread(facts)}, output), nl=False)
+    _printer(output, facts).write(build(facts, events))
     if facts.incomplete:
         from kubectl_pd.pending.words import incomplete_error
 
@@ -55,7 +50,20 @@ def tree(cluster: ClusterOptions, target: str, files: tuple[str, ...], output: s
     return EXIT_OK
 
 
-def _events(source: Any, namespace: str) -> list[Any]:
+def _printer(output: str, facts: Any) -> Printer:
+    """The tree drawn (text), else its -o json document."""
+    from kubectl_pd.contract import TREE
+    from kubectl_pd.output.printers import View
+    from kubectl_pd.pending.tree_render import render
+
+    def document(data: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+        doc = {"schemaVersion": TREE, **data, **_unread(facts)}
+        return doc, [doc]
+
+    return View(output_spec(output)).to_printer({"text": render}, document)
+
+
+def _events(source: Source, namespace: str) -> list[Any]:
     """The namespace's Events, one list (a refused list: no events, and the tree says none)."""
     from kubectl_pd.errors import PdError
     from kubectl_pd.slim import slimmer

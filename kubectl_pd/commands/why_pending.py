@@ -1,175 +1,37 @@
-"""`kubectl pd why-pending`: which role blocks a PD deployment, where, by how much, and what to do."""
+"""`kubectl pd why-pending`: which role blocks a PD deployment, where, by how much, and what to do.
+
+kubectl's command shape: click's arguments make a frozen `WhyPendingOptions` (usage checked there),
+`complete()` resolves the namespace once, opens the Source and chooses the one printer, `run()` asks
+pending/run.py for the answer and prints it. The pipeline itself (the target, its namespace, the reads,
+the diagnosis) is pending/run.py's."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.errors import EXIT_OK, NotFoundError
+from kubectl_pd.errors import EXIT_OK
 from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
+from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
-    from kubectl_pd.output.printers import View
+    from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts, Target
+    from kubectl_pd.pending.run import Asked, Every
 
 OUTPUTS = ("text", "json", "yaml", "wide", "name")
 # What `--watch` sleeps with between diagnoses: the seam through which tests replace time.
 SLEEP: Callable[[float], None] = time.sleep
-
-
-def _snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
-    """With --from-file and no -n: the one namespace of the snapshot that holds the target."""
-    from kubectl_pd.cluster.source import name_of, namespace_of
-    from kubectl_pd.pending.gather import GROUP_LABEL
-
-    found: set[str] = set()
-    if kind == "PodGroup":
-        for p in source.list("Pod", None, label_selector=f"{GROUP_LABEL}={name}"):
-            found.add(namespace_of(p) or "default")
-        for wl in source.list("Workload", None):
-            if name_of(wl) == name:
-                found.add(namespace_of(wl) or "default")
-    else:
-        for obj in source.list(kind, None):
-            if name_of(obj) == name:
-                found.add(namespace_of(obj) or "default")
-    if len(found) > 1:
-        raise click.UsageError(f"{name} exists in namespaces {', '.join(sorted(found))} of the snapshot: "
-                               f"choose one with -n")
-    return found.pop() if found else None
-
-
-def _one(source: Source, target: Target, what_if: dict[str, int] | None = None,
-         ctx: Context | None = None) -> tuple[Diagnosis, Facts]:
-    """The diagnosis of one target; an IncompleteError when it would rest on a read that failed.
-
-    On a live cluster the reads start first and the diagnosis code loads while they are in flight (its
-    import costs about as much as the reads themselves)."""
-    from kubectl_pd.pending.gather import IncompleteError, gather
-
-    if getattr(source, "is_live", False):
-        box: dict[str, Any] = {}
-
-        def read() -> None:
-            try:
-                box["facts"] = gather(source, target, strict=False, preempt=ctx)
-            except BaseException as e:  # noqa: B036 - handed back to the command below
-                box["error"] = e
-
-        from kubectl_pd import interrupt
-
-        reader = interrupt.thread(read, "kubectl-pd-gather")  # never takes SIGINT: the main thread does
-        _load_diagnosis()
-        interrupt.join(reader)
-        if "error" in box:
-            raise box["error"]
-        facts = box["facts"]
-    else:
-        facts = gather(source, target, strict=False, preempt=ctx)  # preemption's reads too: the diagnosis reads none
-    from kubectl_pd.pending.diagnose import diagnose
-
-    d = diagnose(facts, what_if=what_if, assign=ctx.assign) if ctx is not None else diagnose(facts, what_if=what_if)
-    if not stands(d, facts):
-        raise IncompleteError(target, facts.incomplete)
-    return d, facts
-
-
-BARE_FORMS = ("ModelDeployment", "PodGroup", "Workload")  # what a bare NAME may name, in the order tried
-
-
-def _one_named(source: Source, target: Target, what_if: dict[str, int] | None, ctx: Context | None,
-               bare: bool) -> tuple[Diagnosis, Facts, Target]:
-    """A bare NAME is a ModelDeployment first; when none has that name (or the cluster serves no
-    ModelDeployment API), the pod group, then the Workload of that name (what `create --target pods` makes).
-    Nothing found: one not-found that names every form tried."""
-    if not bare:
-        return (*_one(source, target, what_if, ctx), target)
-    from kubectl_pd.errors import ApiUnavailable
-    from kubectl_pd.pending.gather import Target
-    from kubectl_pd.pending.screen_words import bare_not_found
-
-    missing: list[str] = []
-    for kind in BARE_FORMS:
-        t = Target(kind, target.name, target.namespace)
-        try:
-            return (*_one(source, t, what_if, ctx), t)
-        except (NotFoundError, ApiUnavailable) as e:
-            missing.append(kind if isinstance(e, NotFoundError) else f"{kind}!")
-    raise NotFoundError(bare_not_found(target.name, target.namespace, missing))
-
-
-def _block_without_notes(block: str) -> str:
-    """The "would preempt" block for stdout; its notes go to stderr, as every note does (issue 37)."""
-    lines = block.splitlines(keepends=True)
-    notes = [ln for ln in lines if ln.startswith("note: ")]
-    for ln in notes:
-        click.echo(ln, nl=False, err=True)
-    kept = [ln for ln in lines if not ln.startswith("note: ")]
-    return "".join(kept) if any(ln.strip() for ln in kept) else ""
-
-
-def _what_if(values: tuple[str, ...]) -> dict[str, int]:
-    """`--what-if decode=1` (repeatable) -> {"decode": 1}; a role's replicas, at least 1."""
-    out: dict[str, int] = {}
-    for v in values:
-        role, sep, n = v.partition("=")
-        if not sep or not role or not (n.isascii() and n.isdigit()) or not 1 <= int(n) <= 1024:
-            raise click.BadParameter(f"{v!r}: expected ROLE=N with N replicas from 1 to 1024",
-                                     param_hint="'--what-if'")
-        out[role.strip()] = int(n)
-    return out
-
-
-def _load_diagnosis() -> None:
-    import kubectl_pd.pending.diagnose  # noqa: F401 - loaded while the reads are in flight
-    import kubectl_pd.pending.render  # noqa: F401
-
-
-def stands(d: Diagnosis, facts: Facts) -> bool:
-    """A verdict stands without the reads that failed only if it is "pending" because of a Workload that
-    was read (a failed read is never evidence of "admitted" or "missing"; doubt means no verdict)."""
-    if not facts.incomplete:
-        return True
-    if not d.pending:
-        return False
-    unread = {u.read.name for u in facts.incomplete if u.read.kind == "Workload" and u.read.purpose == "get"}
-    return any(r.code not in ("NotPending", "Unknown", "WorkloadMissing") and r.workload is not None
-               and r.workload not in unread for r in d.reasons)
-
-
-def _emit(d: Diagnosis, facts: Facts, output: str, color: bool,
-          preemption: tuple[dict[str, Any], str] = ({}, ""), view: View | None = None) -> str:
-    from kubectl_pd.commands.common import dump
-
-    if output == "name":
-        from kubectl_pd.pending.render import object_name
-
-        return object_name(d.target.kind, d.target.name) + "\n"
-    if output == "text":
-        from kubectl_pd.pending.render import render_text
-
-        return render_text(d, color=color) + _block_without_notes(preemption[1])  # the "would preempt" block
-    from kubectl_pd.contract import WHY_PENDING
-    from kubectl_pd.pending.render import to_dict
-
-    data = {"schemaVersion": WHY_PENDING, **to_dict(d)}
-    data.update(preemption[0])  # top-level `preemption` (and `holders`, `preemptedBy`)
-    if facts.incomplete:
-        from kubectl_pd.pending.words import read_text
-
-        data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete]
-    if view is not None and view.templated:
-        return view.render(data, [data])  # a TARGET's document is the one row of custom-columns
-    return dump(data, output)
 
 
 def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -230,186 +92,290 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     from kubectl_pd.pending.words import incomplete_error
 
     try:
+        if target is not None and (selector or field_selector):
+            raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
         from kubectl_pd.cluster.selectors import object_selector
         from kubectl_pd.output.printers import View
 
-        if target is not None and (selector or field_selector):
-            raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
-        if watch and target is None and not files and not what_if:
+        o = WhyPendingOptions(target, all_namespaces, files, view, watch, watch_interval, watch_rounds, what_if,
+                    kueue_config, holders)
+        if o.watches_all:
             return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
-        return _why_pending(cluster, target, all_namespaces, files, view.kind, watch, watch_interval, what_if,
-                            kueue_config, holders, view)
+        return run(complete(cluster, o.checked()))
     except IncompleteError as e:  # the reads stay typed up to here; the printer words them
         raise incomplete_error(e.target, e.unread) from None
 
 
-def _why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
-                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
-                 kueue_config: str | None, holders: bool, view: View | None = None) -> int:
-    from kubectl_pd.commands.common import open_source, use_color
-    from kubectl_pd.pending.gather import Target
+@dataclass(frozen=True)
+class WhyPendingOptions:
+    """What the user asked, as click parsed it."""
 
-    _check_usage(target, all_namespaces, files, watch, what_if)
-    if output == "wide" and target is not None:
-        raise click.UsageError("-o wide widens the table of every pending target (no TARGET); a TARGET's "
-                               "screen already has every column: use -o text")
-    replicas = _what_if(what_if)
-    kind, name = _parse(target)
-    source = open_source(cluster, files)
-    if files:
+    target: str | None
+    all_namespaces: bool
+    files: tuple[str, ...]
+    view: View
+    watch: bool
+    watch_interval: float
+    watch_rounds: int | None
+    what_if: tuple[str, ...]
+    kueue_config: str | None
+    holders: bool
+
+    @property
+    def watches_all(self) -> bool:
+        """No TARGET with --watch: the pending table followed live (pending/watch_all.py)."""
+        return self.watch and self.target is None and not self.files and not self.what_if
+
+    def checked(self) -> WhyPendingOptions:
+        """The combinations kubectl would refuse, refused before anything is read (exit 2)."""
+        if self.target is not None and self.all_namespaces:
+            raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
+        if self.watch and self.files:
+            raise click.UsageError("--watch follows a live cluster; a snapshot (--from-file) does not change")
+        if self.what_if and self.target is None:
+            raise click.UsageError("--what-if needs a TARGET")
+        if self.view.kind == "wide" and self.target is not None:
+            raise click.UsageError("-o wide widens the table of every pending target (no TARGET); a TARGET's "
+                                   "screen already has every column: use -o text")
+        return self
+
+
+@dataclass(frozen=True)
+class WhyPending:
+    """The options with what they resolve to: the parsed target, the Source, the namespace (None: every
+    namespace), --what-if's replicas, the run's one printer."""
+
+    o: WhyPendingOptions
+    asked: Asked
+    source: Source
+    namespace: str | None
+    replicas: Mapping[str, int]
+    printer: Printer
+
+
+def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
+    from kubectl_pd.commands.common import namespace, open_source, parse_target, target_of, use_color
+
+    replicas = _what_if(o.what_if)
+    asked = parse_target(o.target)
+    source = open_source(cluster, o.files)
+    if o.files:
         from kubectl_pd.pending.inputs import check
 
         check(source)
-    color = output == "text" and use_color()
-    from kubectl_pd.pending.preempt import context, section
+    if asked.none:
+        ns = None if o.all_namespaces else namespace(cluster)
+        return WhyPending(o, asked, source, ns, replicas, _every_printer(o.view, ns))
+    t = target_of(cluster, source, o.files, asked)
+    color = o.view.kind == "text" and use_color()
+    return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color))
 
-    if target is None:
-        return _every_pending(cluster, source, all_namespaces, output, context(source, kueue_config, holders),
-                              view)
-    bare = target is not None and "/" not in target
-    t = Target(kind, name, _target_namespace(cluster, source, files, kind, name, bare))
-    ctx = context(source, kueue_config, holders)
-    d, facts, t = _one_named(source, t, replicas, ctx, bare)
-    _check_roles(d, replicas, name)
-    last = _emit(d, facts, output, color, section(ctx, facts), view)
+
+def run(c: WhyPending) -> int:
+    from kubectl_pd.pending.preempt import context
+
+    ctx = context(c.source, c.o.kueue_config, c.o.holders)
+    if c.asked.none:
+        return _every_pending(c, ctx)
+    from kubectl_pd.pending import run as pr
+    from kubectl_pd.pending.gather import Target
+
+    t = Target(c.asked.kind, c.asked.name, c.namespace or "")
+    d, facts, t = pr.one_named(c.source, t, c.replicas, ctx, c.asked.bare)
+    _check_roles(d, c.replicas, c.asked.name)
+    last = c.printer.text(_Shown.of(d, facts, ctx))
     click.echo(last, nl=False)
-    if not watch:
-        return EXIT_OK
+    if c.o.watch:
+        _watch_one(c, t, d, last)
+    return EXIT_OK
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """One target's answer as printed: its diagnosis, the Facts it rests on, its preemption part (JSON keys,
+    text block)."""
+
+    d: Diagnosis
+    facts: Facts
+    preemption: tuple[dict[str, Any], str]
+
+    @staticmethod
+    def of(d: Diagnosis, facts: Facts, ctx: Context) -> _Shown:
+        from kubectl_pd.pending.preempt import section
+
+        return _Shown(d, facts, section(ctx, facts))
+
+
+def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
+    """--watch with a TARGET: diagnosed afresh each round (the form the first round found) until admitted; each
+    change printed, under a time stamp (text) or a document separator (yaml). Ctrl-C ends it (exit 0)."""
+    from kubectl_pd.pending import run as pr
+    from kubectl_pd.pending.preempt import context
+
     try:
         while d.pending:
-            SLEEP(watch_interval)
-            ctx = context(source, kueue_config, holders)  # fresh reads each round
-            d, facts = _one(source, t, replicas, ctx)  # the form the first round found
-            text = _emit(d, facts, output, color, section(ctx, facts), view)
+            SLEEP(c.o.watch_interval)
+            ctx = context(c.source, c.o.kueue_config, c.o.holders)  # fresh reads each round
+            d, facts = pr.one(c.source, t, c.replicas, ctx)
+            text = c.printer.text(_Shown.of(d, facts, ctx))
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
-                if output == "text":
+                if c.o.view.kind == "text":
                     click.echo(f"--- {stamp}")
-                elif output == "yaml":
+                elif c.o.view.kind == "yaml":
                     click.echo("---")
                 click.echo(text, nl=False)
                 last = text
     except KeyboardInterrupt:
-        return EXIT_OK
-    return EXIT_OK
+        return
 
 
-def _check_usage(target: str | None, all_namespaces: bool, files: tuple[str, ...], watch: bool,
-                 what_if: tuple[str, ...]) -> None:
-    if target is not None and all_namespaces:
-        raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
-    if watch and files:
-        raise click.UsageError("--watch follows a live cluster; a snapshot (--from-file) does not change")
-    if what_if and target is None:
-        raise click.UsageError("--what-if needs a TARGET")
+def _one_printer(view: View, color: bool) -> Printer:
+    """A TARGET's printer: its screen (text), its kind/name (name), else its -o json document."""
+    from kubectl_pd.pending.render import object_name, render_text
+
+    return view.to_printer({
+        "text": lambda s: render_text(s.d, color=color) + _block_without_notes(s.preemption[1]),
+        "name": lambda s: object_name(s.d.target.kind, s.d.target.name) + "\n",
+    }, _one_document)
 
 
-def _parse(target: str | None) -> tuple[str, str]:
-    from kubectl_pd.pending.gather import parse_target
+def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
+    """A TARGET's -o json document; it is also the one row of custom-columns."""
+    from kubectl_pd.contract import WHY_PENDING
+    from kubectl_pd.pending.render import to_dict
 
-    if target is None:
-        return "", ""
-    try:
-        return parse_target(target)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'TARGET'") from None
+    data = {"schemaVersion": WHY_PENDING, **to_dict(s.d)}
+    data.update(s.preemption[0])  # top-level `preemption` (and `holders`, `preemptedBy`)
+    if s.facts.incomplete:
+        from kubectl_pd.pending.words import read_text
 
-
-def _target_namespace(cluster: ClusterOptions, source: Source, files: tuple[str, ...], kind: str, name: str,
-                      bare: bool = False) -> str:
-    """-n, else (with --from-file) the one namespace of the snapshot that holds the target, else the context's.
-    A bare NAME looks for each form it may name (BARE_FORMS)."""
-    from kubectl_pd.commands.common import namespace
-
-    ns = cluster.namespace
-    if ns is None and files:
-        for k in (BARE_FORMS if bare else (kind,)):
-            ns = _snapshot_namespace(source, k, name)
-            if ns is not None:
-                break
-        if ns is None and bare:
-            from kubectl_pd.pending.screen_words import bare_not_found
-
-            raise NotFoundError(bare_not_found(name, f"any namespace of the snapshot ({', '.join(files)})",
-                                               list(BARE_FORMS)))
-        if ns is None:
-            what = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group"}.get(kind, kind.lower())
-            raise NotFoundError(f'{what} "{name}" not found in any namespace of the snapshot '
-                                f"({', '.join(files)})")
-    return ns or namespace(cluster)
+        data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in s.facts.incomplete]
+    return data, [data]
 
 
-def _check_roles(d: Diagnosis, replicas: dict[str, int], name: str) -> None:
-    unknown = sorted(set(replicas) - {r.name for r in d.roles})
+def _block_without_notes(block: str) -> str:
+    """The "would preempt" block for stdout; its notes go to stderr, as every note does (issue 37)."""
+    lines = block.splitlines(keepends=True)
+    notes = [ln for ln in lines if ln.startswith("note: ")]
+    for ln in notes:
+        click.echo(ln, nl=False, err=True)
+    kept = [ln for ln in lines if not ln.startswith("note: ")]
+    return "".join(kept) if any(ln.strip() for ln in kept) else ""
+
+
+def _what_if(values: tuple[str, ...]) -> dict[str, int]:
+    """`--what-if decode=1` (repeatable) -> {"decode": 1}; a role's replicas, at least 1."""
+    out: dict[str, int] = {}
+    for v in values:
+        role, sep, n = v.partition("=")
+        if not sep or not role or not (n.isascii() and n.isdigit()) or not 1 <= int(n) <= 1024:
+            raise click.BadParameter(f"{v!r}: expected ROLE=N with N replicas from 1 to 1024",
+                                     param_hint="'--what-if'")
+        out[role.strip()] = int(n)
+    return out
+
+
+def _check_roles(d: Diagnosis, replicas: Mapping[str, int], name: str) -> None:
+    from kubectl_pd.pending.run import unknown_roles
+
+    unknown = unknown_roles(d, replicas)
     if unknown:
         raise click.BadParameter(f"no role {', '.join(unknown)} in {name} (roles: "
                                  f"{', '.join(r.name for r in d.roles) or 'none'})", param_hint="'--what-if'")
 
 
-def _every_pending(cluster: ClusterOptions, source: Source, all_namespaces: bool, output: str, ctx: Context,
-                   view: View | None = None) -> int:
+# ------------------------------------------------------------------------------------------------ every target
+
+def _every_pending(c: WhyPending, ctx: Context) -> int:
     """No TARGET: one row per pending deployment, pod group and Workload; the run's notes once. The admitted
     Workloads preemption depends on are read at most once per ClusterQueue for the whole run (`ctx`)."""
-    from kubectl_pd.commands.common import echo_dump, namespace
-    from kubectl_pd.pending import words
-    from kubectl_pd.pending.render import render_list
+    from kubectl_pd.pending import run as pr
 
-    ns = None if all_namespaces else namespace(cluster)
-    sorting = view is not None and view.sort_by is not None
+    view, kind = c.o.view, c.o.view.kind
+    sorting = view.sort_by is not None
     # the JSON items; -o wide reads only their preemption keys (unless --sort-by reads more)
-    whole = output not in ("text", "name", "wide") or sorting
-    every = every_verdict(source, ns, ctx, as_json=whole, wide=output == "wide",
-                          select=view.select if view is not None else None)
-    pending, items, ages, notes, unknown = every.pending, every.items, every.ages, every.notes, every.unknown
-    refused = every.refused
-    if view is not None and sorting:
-        order = view.order(items)
-        pending, items, ages = [pending[i] for i in order], [items[i] for i in order], [ages[i] for i in order]
-    no_headers = view is not None and view.no_headers
-    if output == "name":
-        from kubectl_pd.pending.render import object_name
+    every = pr.every(c.source, c.namespace, ctx, as_json=c.printer.structured or sorting, wide=kind == "wide",
+                     select=view.select)
+    if sorting:
+        every = every.reordered(view.order(every.items))
+    c.printer.write(every)
+    if kind in ("text", "wide"):
+        _notes(every)
+    _errors(every, _where(c))
+    return EXIT_OK
 
-        click.echo("".join(object_name(d.target.kind, d.target.name) + "\n" for _ns, d in pending), nl=False)
-    elif output == "wide" and pending:
-        from kubectl_pd.pending.render import WideRow, render_wide
 
-        click.echo(render_wide([WideRow(ns, d, item, age) for (ns, d), item, age in zip(pending, items, ages,
-                                                                                         strict=True)],
-                               no_headers=no_headers, width=_detail_width()), nl=False)
-    elif output not in ("text", "wide"):
-        from kubectl_pd.contract import WHY_PENDING
+def _where(c: WhyPending) -> str:
+    return "any namespace" if c.o.all_namespaces else f"namespace {c.namespace}"
 
-        doc = {"schemaVersion": WHY_PENDING, "items": items, "notes": [words.text(n) for n in notes]}
-        if refused:
-            from kubectl_pd.pending.screen_words import list_read
 
-            doc["incomplete"] = [{"read": list_read(str(n.args["kind"]), ns), "error": str(n.args["message"])}
-                                 for n in refused]
-        if view is not None and view.templated:
-            click.echo(view.render(doc, items), nl=False)
-        else:
-            echo_dump(doc, output)
-    elif not pending and not unknown and not refused:
-        where = "any namespace" if all_namespaces else f"namespace {ns}"
-        click.echo(f"No pending deployments, pod groups or Workloads in {where}.")
-    elif pending:
-        click.echo(render_list(pending, no_headers=no_headers, width=_detail_width()), nl=False)
-    if output in ("text", "wide"):
-        for n in notes:
-            if n not in refused:  # said once, as the error below
-                click.echo(f"note: {words.text(n)}", err=True)
-    for e in unknown[1 if not refused else 0:]:
+def _notes(every: Every) -> None:
+    from kubectl_pd.pending import words
+
+    for n in every.notes:
+        if n not in every.refused:  # said once, as the error below
+            click.echo(f"note: {words.text(n)}", err=True)
+
+
+def _errors(every: Every, where: str) -> None:
+    """The targets whose verdict is unknown, then (kubectl's Forbidden: exit 1, never "nothing pending") the
+    lists RBAC refused."""
+    from kubectl_pd.pending import words
+
+    for e in every.unknown[1 if not every.refused else 0:]:
         click.echo(f"error: {words.incomplete(e.target, e.unread)}", err=True)
-    if refused:  # kubectl's Forbidden: exit 1, never "nothing pending"
+    if every.refused:
         from kubectl_pd.errors import ForbiddenError
         from kubectl_pd.pending.screen_words import forbidden_lists
 
-        where = "any namespace" if all_namespaces else f"namespace {ns}"
-        raise ForbiddenError(forbidden_lists(where, [words.text(n) for n in refused]))
-    if unknown:
-        raise unknown[0]
-    return EXIT_OK
+        raise ForbiddenError(forbidden_lists(where, [words.text(n) for n in every.refused]))
+    if every.unknown:
+        raise every.unknown[0]
+
+
+def _every_printer(view: View, ns: str | None) -> Printer:
+    """No TARGET's printer: the table (text), its wide form, the names, else the -o json document of items."""
+    from kubectl_pd.pending.render import object_name
+
+    where = "any namespace" if ns is None else f"namespace {ns}"
+    no_headers = view.no_headers
+
+    def table(every: Every) -> str:
+        from kubectl_pd.pending.render import render_list
+
+        if not every.pending:
+            return "" if every.unknown or every.refused else f"No pending deployments, pod groups or Workloads " \
+                                                              f"in {where}.\n"
+        return render_list(every.pending, no_headers=no_headers, width=_detail_width())
+
+    def wide(every: Every) -> str:
+        from kubectl_pd.pending.render import WideRow, render_wide
+
+        if not every.pending:
+            return table(every)
+        rows = [WideRow(ns, d, item, age) for (ns, d), item, age in zip(every.pending, every.items, every.ages,
+                                                                         strict=True)]
+        return render_wide(rows, no_headers=no_headers, width=_detail_width())
+
+    def names(every: Every) -> str:
+        return "".join(object_name(d.target.kind, d.target.name) + "\n" for _ns, d in every.pending)
+
+    def document(every: Every) -> tuple[dict[str, Any], list[Any]]:
+        from kubectl_pd.contract import WHY_PENDING
+        from kubectl_pd.pending import words
+
+        doc: dict[str, Any] = {"schemaVersion": WHY_PENDING, "items": every.items,
+                               "notes": [words.text(n) for n in every.notes]}
+        if every.refused:
+            from kubectl_pd.pending.screen_words import list_read
+
+            doc["incomplete"] = [{"read": list_read(str(n.args["kind"]), ns), "error": str(n.args["message"])}
+                                 for n in every.refused]
+        return doc, every.items
+
+    return view.to_printer({"text": table, "wide": wide, "name": names}, document)
 
 
 def _detail_width() -> int | None:
@@ -421,94 +387,15 @@ def _detail_width() -> int | None:
     return DETAIL_WIDTH if sys.stdout.isatty() else None
 
 
-class Every:
-    """What a run with no TARGET found: the pending diagnoses (namespace, diagnosis), the targets whose
-    verdict rests on a failed read, the JSON items and ages (when asked) and the run's notes."""
-
-    def __init__(self) -> None:
-        self.pending: list[tuple[str, Any]] = []
-        self.unknown: list[Any] = []
-        self.items: list[dict[str, Any]] = []
-        self.ages: list[float | None] = []
-        self.notes: list[Any] = []
-        self.refused: list[Any] = []  # the run's lists RBAC refused (their notes): what they hold is unknown
-
-
-def every_verdict(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: bool = False,
-                  select: Callable[[dict[str, Any]], bool] | None = None) -> Every:
-    """Every target of `ns` (None: every namespace) diagnosed, as why-pending with no TARGET does (the
-    snapshot command and `-A --watch` call it too, so they read exactly what it reads). AS_JSON: the whole
-    JSON items; WIDE: their preemption keys at least, and each target's age; SELECT: -l/--field-selector
-    (on a live cluster sent to the server first, pending/narrow.py: the same rows, fewer namespaces read)."""
-    from kubectl_pd.pending import narrow
-    from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import IncompleteError, gather_all, gather_preemption
-    from kubectl_pd.pending.preempt import section
-    from kubectl_pd.pending.render import to_dict
-
-    sent = narrow.narrowable(source, select)
-    got = narrow.gather_selected(source, ns, sent, _target_object) if sent is not None else None
-    all_facts, notes = got if got is not None else gather_all(source, ns)
-    gather_preemption(source, all_facts, ctx)  # the diagnoses below read nothing
-    out = Every()
-    out.notes = notes
-    out.refused = list({n.args.get("kind"): n for n in notes if n.id == "note.unlisted"}.values())
-    if any(n.args.get("kind") == "Workload" for n in out.refused):
-        all_facts = []  # every verdict would rest on Workloads that could not be listed: none is given
-    all_facts.reverse()
-    while all_facts:  # each target's facts are let go once diagnosed: memory holds the answers, not the reads
-        f = all_facts.pop()
-        if select is not None and not select(_target_object(f)):
-            continue
-        d = diagnose(f, assign=ctx.assign)
-        if not stands(d, f):
-            out.unknown.append(IncompleteError(f.target, f.incomplete))
-        elif d.pending:
-            out.pending.append((f.target.namespace, d))
-            if as_json or wide:
-                out.items.append({**(to_dict(d) if as_json else {}), **section(ctx, f, text=False)[0]})
-                out.ages.append(_age(f) if wide else None)
-    return out
-
-
-def _age(f: Facts) -> float | None:
-    """Seconds since the oldest of the target's Workloads was created (None: no timestamp was read)."""
-    from kubectl_pd.output.printers import parse_time
-
-    stamps = [parse_time(w.created or "") for w in f.workloads.values() if w is not None]
-    known = [t for t in stamps if t is not None]
-    return datetime.now(UTC).timestamp() - min(known) if known else None
-
-
-def _target_object(f: Facts) -> dict[str, Any]:
-    """The object -l and --field-selector look at: the ModelDeployment, the Workload, a pod group by its own name
-    (the name the TARGET column shows) with its first Pod's labels."""
-    t = f.target
-    if t.kind == "ModelDeployment" and f.deployment is not None:
-        return _metadata_shape(f.deployment.name, f.deployment.namespace, f.deployment.labels)
-    wl = f.workloads.get(t.name) if t.kind == "Workload" else None
-    if wl is not None:
-        return _metadata_shape(wl.name, wl.namespace or None, wl.labels)
-    if f.pods:  # a pod group: its own name (the TARGET column's), its first Pod's labels
-        name = t.name if t.kind == "PodGroup" else f.pods[0].name
-        return _metadata_shape(name, f.pods[0].namespace, f.pods[0].labels)
-    return {"metadata": {"name": t.name, "namespace": t.namespace}}
-
-
-def _metadata_shape(name: str, namespace: str | None, labels: Mapping[str, str]) -> dict[str, Any]:
-    """A typed record's name, namespace and labels in the shape selectors.py matches (metadata.*)."""
-    meta: dict[str, Any] = {"name": name, "labels": dict(labels)}
-    if namespace is not None:
-        meta["namespace"] = namespace
-    return {"metadata": meta}
-
+# ------------------------------------------------------------------------------------------------ -A --watch
 
 def _watch_all(cluster: ClusterOptions, all_namespaces: bool, view: View, kueue_config: str | None,
                rounds: int | None) -> int:
     """No TARGET with --watch: the pending table, then its changes as Workloads change (pending/watch_all.py);
     redrawn in place on a terminal, else one line per change; -l/--field-selector choose the targets as without
     --watch. Ctrl-C ends it (exit 0)."""
-    from kubectl_pd.commands.common import namespace, open_source, use_color
+    from kubectl_pd.commands.common import namespace, open_live, use_color
+    from kubectl_pd.pending import run as pr
     from kubectl_pd.pending import watch_render
     from kubectl_pd.pending.preempt import context
     from kubectl_pd.pending.render import _one_line
@@ -517,13 +404,13 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, view: View, kueue_
 
     if view.kind != "text":
         raise click.UsageError("--watch with no TARGET prints the table: -o text only")
-    source = open_source(cluster)
+    source = open_live(cluster)
     ns = None if all_namespaces else namespace(cluster)
     tty = use_color()  # a terminal that keeps our redraw sequences (kubectl_pd/termsafe.py: not with NO_COLOR)
     drawn = [-1]  # lines of the table last drawn; -1: none yet
 
     def diagnose() -> Rows:
-        every = every_verdict(source, ns, context(source, kueue_config, False), as_json=False,  # fresh reads
+        every = pr.every(source, ns, context(source, kueue_config, False), as_json=False,  # fresh reads
                               select=view.select)
         if every.unknown:
             raise every.unknown[0]

@@ -726,7 +726,7 @@ class PendingView:
 def pending_view(doc: Any) -> PendingView:
     """`pending_workloads(doc)` with its lookups. The thousands of diagnoses of one run share the summary
     their queue's read returned (up to 1,000 items): the run makes the view once per summary object
-    (pending/gather.Run, where gather receives it)."""
+    (pending/gather.Typed, where gather receives it)."""
     items = pending_workloads(doc)
     by_name: dict[str | None, list[PendingWorkload]] = {}
     for i in items:

@@ -76,7 +76,7 @@ def limits_for(version: Version | None) -> Limits:
 # -- the version a run judges against ----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Target:
+class KueueLine:
     """The Kueue version facts are looked up for, and how it is known (FLAG, SERVED or DEFAULT).
 
     `version` None with SERVED: discovery said only "0.19 or older" (v1beta1 and v1beta2 both served)."""
@@ -105,26 +105,26 @@ class Target:
         return f"Kueue {text(NEWEST)}"
 
 
-DEFAULT_TARGET = Target(None)
+DEFAULT_TARGET = KueueLine(None)
 
 
-def from_flag(value: str) -> Target:
+def from_flag(value: str) -> KueueLine:
     """`--kueue-version`; ValueError for what is not a version."""
-    return Target(parse_version(value), FLAG)
+    return KueueLine(parse_version(value), FLAG)
 
 
-def from_served(versions: Iterable[str]) -> Target:
+def from_served(versions: Iterable[str]) -> KueueLine:
     """What API discovery of kueue.x-k8s.io says: v1beta2 alone is 0.20 or newer (no newer release is
     known than NEWEST, so NEWEST); v1beta1 next to v1beta2 is 0.19 or older; nothing served: DEFAULT."""
     served = set(versions)
     if "v1beta2" in served and "v1beta1" not in served:
-        return Target(NEWEST, SERVED)
+        return KueueLine(NEWEST, SERVED)
     if "v1beta1" in served:
-        return Target(None, SERVED, V1BETA1_LAST)
+        return KueueLine(None, SERVED, V1BETA1_LAST)
     return DEFAULT_TARGET
 
 
-def resolve(flag: str | None, served: Iterable[str] | None) -> Target:
+def resolve(flag: str | None, served: Iterable[str] | None) -> KueueLine:
     """The flag wins; then discovery (None: not asked, e.g. files); else the default."""
     if flag is not None:
         return from_flag(flag)
@@ -135,7 +135,7 @@ def resolve(flag: str | None, served: Iterable[str] | None) -> Target:
 
 # -- API versions served ----------------------------------------------------------------------------------------
 
-def serves_v1beta1(target: Target) -> bool | None:
+def serves_v1beta1(target: KueueLine) -> bool | None:
     """Does that Kueue serve kueue.x-k8s.io/v1beta1? None when the version is not known (a default)."""
     if not target.known:
         return None
@@ -149,7 +149,7 @@ def stopped_serving(api_version: str) -> Version | None:
 
 # -- ConcurrentAdmission ----------------------------------------------------------------------------------------
 
-def concurrent_admission_flavors(target: Target) -> int:
+def concurrent_admission_flavors(target: KueueLine) -> int:
     """Most flavors in the one ResourceGroup of a ClusterQueue with a concurrentAdmissionPolicy:
     16 (clusterqueue_webhook.go:231@v0.18.4), 32 from 0.20 (CHANGELOG-0.20.md, Feature, ConcurrentAdmission:
     "Increased the maximum number of ResourceFlavors per ResourceGroup from 16 to 32", #15949)."""
@@ -175,11 +175,11 @@ ROLE_HASH = "role-hash"  # constructGroupPodSets sorts by name = role hash (pod_
 SCHEDULING_SHAPE = "scheduling-shape"  # PodGroupSchedulingShapeOrdering, Beta on by default (CHANGELOG-0.20.md #14809)
 
 
-def pod_set_order(target: Target) -> str:
+def pod_set_order(target: KueueLine) -> str:
     return SCHEDULING_SHAPE if target.effective >= (0, 20) else ROLE_HASH
 
 
-def pod_set_orders(target: Target, role_hashes: Iterable[str]) -> list[tuple[str, ...]]:
+def pod_set_orders(target: KueueLine, role_hashes: Iterable[str]) -> list[tuple[str, ...]]:
     """The orders a pod group's pod sets (named by role hash) may take on that Kueue. Before 0.20 one: sorted by
     name. From 0.20 the sort key is a hash of each role's scheduling shape (kubernetes-sigs/kueue#14809: "sort pod
     sets by shape-derived hash"), which cannot be computed here, so every order is possible: a caller (create's
@@ -216,7 +216,7 @@ TOKENS_020: dict[str, str] = {
 }
 
 
-def reason_tokens(target: Target) -> dict[str, str]:
+def reason_tokens(target: KueueLine) -> dict[str, str]:
     """The tokens a Kueue of that version writes. A token a later release added is still read on an older
     target (a cluster may run a patch release with it): the vocabulary only grows."""
     return TOKENS_020

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.gpustack.roles import PD_ATOMIC
-from kubectl_pd.kueue.versions import DEFAULT_TARGET, MODERN, Limits, Target
+from kubectl_pd.kueue.versions import DEFAULT_TARGET, MODERN, KueueLine, Limits
 from kubectl_pd.lint.findings import PathT
 from kubectl_pd.records import dataclass, field
 
@@ -43,7 +43,7 @@ class LintContext:
     queues: dict[str, Obj] = field(default_factory=dict)
     feature_gates: dict[str, bool] = field(default_factory=dict)  # Kueue's gates, as --feature-gates says
     schemas: SchemaIndex | None = None  # CRD schemas known (inputs, --crd, live); None: built-in facts only
-    kueue: Target = DEFAULT_TARGET  # the Kueue version judged against (--kueue-version, discovery, or the default)
+    kueue: KueueLine = DEFAULT_TARGET  # the Kueue version judged against (--kueue-version, discovery, or the default)
 
     def pool_accelerator_keys(self, instance_type: str) -> set[str] | None:
         """Accelerator keys offered by the flavors of the pool (ClusterQueue) named `instance_type`.

@@ -8,7 +8,7 @@ instead of failing it; Kueue missing is an error.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.source import name_of
@@ -17,6 +17,9 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.engine import context_from
 from kubectl_pd.records import dataclass, field
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.snapshot import SnapshotSource
 
 Obj = dict[str, Any]
 MD_CRD = "modeldeployments.worker.gpustack.ai"
@@ -58,7 +61,7 @@ def choose_profile(requested: str, source: Source, notes: list[str]) -> str:
     return PER_REPLICA if roles_have_size(crd) else PD_ATOMIC
 
 
-def gather_files(source: Any, ctx: LintContext, requested_profile: str) -> Gathered:
+def gather_files(source: SnapshotSource, ctx: LintContext, requested_profile: str) -> Gathered:
     """Everything in the files; PD111/PD112 only when they hold ResourceFlavors / AdmissionChecks."""
     objects = list(source.all_objects())
     notes: list[str] = []

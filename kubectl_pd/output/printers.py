@@ -4,6 +4,7 @@ variants), the sort of --sort-by, the tab layout of kubectl's tables. Pure: the 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubectl_pd.output.jsonpath import Template, TemplateError, go_value, parse_template, relaxed
@@ -204,6 +205,48 @@ class View:
         if not self.sort_by:
             return list(range(len(rows)))
         return sort_order(rows, self.sort_by)
+
+    def to_printer(self, human: Mapping[str, Callable[[Any], str]],
+                   document: Callable[[Any], tuple[Any, list[Any]]]) -> Printer:
+        """The one printer of a run, chosen once (kubectl's `PrintFlags.ToPrinter()`): the command's own human
+        form of this -o (text, wide, name, sarif, ...), else a document form every command shares: json, yaml,
+        jsonpath and custom-columns over the -o json document `document(record)` gives with its rows."""
+        return Printer(self, human.get(self.kind), document)
+
+
+@dataclass(frozen=True)
+class Printer:
+    """What a run prints its record with: `text(record)` is the whole output, `write(record)` sends it to
+    stdout (a json document in pieces, so a long list is never held whole)."""
+
+    view: View
+    human: Callable[[Any], str] | None
+    document: Callable[[Any], tuple[Any, list[Any]]]
+
+    @property
+    def structured(self) -> bool:
+        """The record goes out as its -o json document (json, yaml, jsonpath, custom-columns)."""
+        return self.human is None
+
+    def text(self, record: Any) -> str:
+        if self.human is not None:
+            return self.human(record)
+        doc, rows = self.document(record)
+        if self.view.templated:
+            return self.view.render(doc, rows)
+        from kubectl_pd.output.dump import dump
+
+        return dump(doc, self.view.kind)
+
+    def write(self, record: Any) -> None:
+        if self.human is not None or self.view.templated or self.view.kind != "json":
+            import click
+
+            click.echo(self.text(record), nl=False)
+            return
+        from kubectl_pd.output.dump import echo_dump
+
+        echo_dump(self.document(record)[0], "json")
 
 
 def parse_time(stamp: str) -> float | None:

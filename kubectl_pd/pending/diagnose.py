@@ -81,7 +81,6 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     admitted Workloads were read; by default the policy-only oracle, which reads nothing). `order` runs the
     independent steps over the whole target (LATE_STEPS) in another order: the Diagnosis is the same."""
     md = facts.deployment
-    ns = facts.target.namespace
     notes = list(facts.notes)
     units = _units(facts)
     all_roles = md_roles(md) or _roles_seen(facts, units)
@@ -91,41 +90,61 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     checks = {u.group: _group_checks(u, facts, all_roles, role_names, shape) for u in units}  # complete, composed?
     ctx = Context(facts=facts, units=units, roles=_own_roles(facts, units, all_roles), role_names=role_names,
                   shape=shape, what_if=dict(what_if or {}), now=now or datetime.now(UTC), assign=assign)
-    reasons: list[Reason] = []
-    if md is not None and facts.target.kind == "ModelDeployment":
-        reasons.extend(_missing_groups(ctx, md))
-        notes.extend(_operator_condition(md))
-        notes.extend(operator.notes(md))  # phase, ready summary, the operator's other conditions (v1alpha1 and v1)
+    of_md = md if md is not None and facts.target.kind == "ModelDeployment" else None
+    reasons = _missing_groups(ctx, of_md) if of_md is not None else []
+    if of_md is not None:
+        notes.extend(_operator_condition(of_md))
+        notes.extend(operator.notes(of_md))  # phase, ready summary, the operator's other conditions (v1alpha1 and v1)
     # 2. quota arithmetic per ClusterQueue, all pending demands together (atomic admission)
     verdicts, bars_by_cq, joint, suggestions = _arithmetic(ctx)
     notes.extend(n for n in facts.notes if n not in notes)  # what the engine's snapshot could not know
-    stories = _stories(ctx, verdicts, notes)  # 3. each Workload's own
     going = [u for u in units if u.group and _is_going(u)]
-    by_unit = {u.group: [*checks[u.group], *(stories.get(u.group, ()) if u not in going else ())] for u in units}
+    by_unit = _by_unit(ctx, checks, _stories(ctx, verdicts, notes), going)  # 3. each Workload's own
     reasons.extend(r for u in units for r in by_unit[u.group])
     reasons.extend(_queue_reasons_without_workload(ctx))
     reasons.extend(_once_composed(reasons, verdicts, units))
-    if md is not None and facts.target.kind == "ModelDeployment":
-        reasons = operator.judge(md, reasons)  # the operator's verdict over the whole set, its weights first
+    if of_md is not None:
+        reasons = operator.judge(of_md, reasons)  # the operator's verdict over the whole set, its weights first
     reasons, pending = _settle(reasons, units, md)
     found = _late_steps(ctx, verdicts, by_unit, order)  # 4. the steps over the whole target, in any order
-    queue = found.queue
-    on_queue = Findings(standing=queue.standing)  # what applies to every reason; a preempted group's adds its pair
-    reasons = [compose(r, on_queue if (pair := found.pairs.get(r.workload or "")) is None
-                       else Findings(pair=pair, standing=queue.standing)) for r in reasons]
     gone = bool(units) and len(going) == len(units)  # the whole target is going away: no quota story at all
+    return _diagnosis(ctx, _with_findings(reasons, found), pending, found, gone, notes,
+                      (bars_by_cq, joint, suggestions))
+
+
+def _by_unit(ctx: Context, checks: dict[str, list[Reason]], stories: dict[str, Any], going: list[Any]
+             ) -> dict[str, list[Reason]]:
+    """Each pod group's reasons: its own checks, then its Workload's story (none for a group going away)."""
+    return {u.group: [*checks[u.group], *(stories.get(u.group, ()) if u not in going else ())] for u in ctx.units}
+
+
+def _with_findings(reasons: list[Reason], found: Any) -> list[Reason]:
+    """Each reason with what applies to it: the queue's standing, and a preempted group's pair."""
+    queue = found.queue
+    on_queue = Findings(standing=queue.standing)
+    return [compose(r, on_queue if (pair := found.pairs.get(r.workload or "")) is None
+                    else Findings(pair=pair, standing=queue.standing)) for r in reasons]
+
+
+def _diagnosis(ctx: Context, reasons: list[Reason], pending: bool, found: Any, gone: bool, notes: list[Any],
+               quota: tuple[Any, Any, Any]) -> Diagnosis:
+    """The one record every screen of the target is printed from."""
+    facts, units, queue = ctx.facts, ctx.units, found.queue
+    bars_by_cq, joint, suggestions = quota
     rows = [replace(row, verdict=DELETING) for row in found.rows] if gone else found.rows
     hints = _hints(reasons)
     if pending and not hints:
-        hints.append(say("next.describe-workload", ns=ns, name=units[0].group if units else facts.target.name))
+        hints.append(say("next.describe-workload", ns=facts.target.namespace,
+                         name=units[0].group if units else facts.target.name))
     return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=rows,
                      local_queue=queue.local_queue, cluster_queue=queue.cluster_queue, position=queue.position,
                      position_in_local_queue=queue.position_in_local_queue, bars=_bars(bars_by_cq, queue.cluster_queue),
-                     notes=notes, hints=hints, joint={} if gone else dict(joint), shape=shape,
-                     suggestions=suggestions if pending and not gone else [], what_if=dict(what_if or {}),
+                     notes=notes, hints=hints, joint={} if gone else dict(joint), shape=ctx.shape,
+                     suggestions=suggestions if pending and not gone else [], what_if=dict(ctx.what_if),
                      ahead=queue.ahead,
                      visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending,
-                     deployment=md_v1.with_status(md) if facts.target.kind == "ModelDeployment" else None)
+                     deployment=md_v1.with_status(facts.deployment) if facts.target.kind == "ModelDeployment"
+                     else None)
 
 
 @dataclass(frozen=True)

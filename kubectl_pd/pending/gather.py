@@ -133,9 +133,9 @@ class IncompleteError(ClusterError):
         self.unread = unread
 
 
-class Run:
+class Typed:
     """One run's memo: each object the Source returned, parsed once into its typed record where gather
-    receives it. The targets of -A (gather_all) share the objects their reads return, and so one Run; it is
+    receives it. The targets of -A (gather_all) share the objects their reads return, and so one Typed; it is
     made by the run, held by each of its Facts, and dies with them (nothing module-level). Keyed by the
     object's identity; an entry keeps the object, so an identity is never reused while it lives."""
 
@@ -196,7 +196,7 @@ class Facts:
     notes: list[Say] = field(default_factory=list)
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
-    run: Run = field(default_factory=Run, repr=False, compare=False)  # the run's one memo (shared by -A's targets)
+    run: Typed = field(default_factory=Typed, repr=False, compare=False)  # the run's records (-A's targets share it)
 
 
 def group_of_pod(pod: kube.Pod) -> str | None:
@@ -278,7 +278,7 @@ def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
     return any(r.kind == "ModelDeployment" and r.name == md_name for r in ctrl)
 
 
-def gather(source: Source, target: Target, *, strict: bool = True, run: Run | None = None,
+def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | None = None,
            preempt: PreemptionView | None = None) -> Facts:
     """Read the target and what explains it; raise NotFoundError when the target does not exist.
 
@@ -844,8 +844,8 @@ def _snapshot_summaries(source: Source) -> list[Obj]:
         return []
 
 
-def _admitted_or_finished(wl: Obj, run: Run) -> bool:
-    """Parsed into the run's shared records, so the target's diagnosis parses it once."""
+def _admitted_or_finished(wl: Obj, run: Typed) -> bool:
+    """Typed into the run's shared records, so the target's diagnosis parses it once."""
     w = run.parse("Workload", wl, workload)
     return _admitted(w) and w.active
 
@@ -860,7 +860,7 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             pods[(namespace_of(p), name_of(p))] = p
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
     out = []
-    run = Run()  # the run's one memo: created here, held by each target's Facts, gone with them
+    run = Typed()  # the run's one memo: created here, held by each target's Facts, gone with them
     targets = _targets(mds, wls, list(pods.values()), namespace, run)
     pre.warm(list(dict.fromkeys(namespace_of(w) or namespace or "default" for w in wls
                                 if not _admitted_or_finished(w, run))))
@@ -911,7 +911,7 @@ def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], 
         return []
 
 
-def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None, run: Run) -> list[Target]:
+def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | None, run: Typed) -> list[Target]:
     """Deployments, then pod groups no deployment claims, then Workloads neither claims that wait."""
     targets: list[Target] = []
     claimed: set[tuple[str | None, str]] = set()

@@ -50,7 +50,7 @@ class Candidates:
 
 def narrowable(source: Source, select: Any) -> Selection | None:
     """The selection to send to the server: a live cluster and -l/--field-selector given, else None."""
-    live = SERVER_SIDE and bool(getattr(source, "is_live", False))
+    live = SERVER_SIDE and source.is_live
     return select if live and isinstance(select, Selection) else None
 
 

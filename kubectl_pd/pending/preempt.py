@@ -3,12 +3,15 @@ Workloads, turned into JSON keys and a text block by kubectl_pd/pending/preempt_
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.kueue import preempt_answer as pa
 
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.protocols import Source
 
-def context(source: Any, config_file: str | None, want_holders: bool, live: bool | None = None) -> pa.PreemptionView:
+
+def context(source: Source, config_file: str | None, want_holders: bool, live: bool | None = None) -> pa.PreemptionView:
     """One run's preemption view; `--kueue-config FILE` is read (and refused when unreadable) up front."""
     from kubectl_pd.kueue import config as kc
 

@@ -30,3 +30,14 @@ def _where(namespace: str) -> str:
 def list_read(kind: str, namespace: str | None) -> str:
     """A run's list, named for `incomplete[].read`: `list of Workloads in namespace "a"`, `... in every namespace`."""
     return f"list of {kind}s " + (f'in namespace "{namespace}"' if namespace else "in every namespace")
+
+
+def not_in_snapshot(kind: str, name: str, files: tuple[str, ...]) -> str:
+    """-f with no -n: no namespace of the snapshot holds the target."""
+    what = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group"}.get(kind, kind.lower())
+    return f'{what} "{name}" not found in any namespace of the snapshot ({", ".join(files)})'
+
+
+def ambiguous_in_snapshot(name: str, namespaces: list[str]) -> str:
+    """-f with no -n: several namespaces of the snapshot hold the target."""
+    return f"{name} exists in namespaces {', '.join(namespaces)} of the snapshot: choose one with -n"

@@ -17,9 +17,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.errors import ListExpired
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.live import LiveSource
 
 Row = tuple[str, str, str, str]  # (role, code, detail, kind/name) of one pending target
 Rows = dict[tuple[str, str, str], Row]  # (namespace, kind, name) -> its row
@@ -93,7 +96,7 @@ class Follow:
     """The state of one watch: the stream held open, the resourceVersion to resume from, and counts. Holds
     nothing of what the events carried but the last resourceVersion."""
 
-    def __init__(self, source: Any, namespace: str | None, seconds: int = HELD, rounds: int | None = None,
+    def __init__(self, source: LiveSource, namespace: str | None, seconds: int = HELD, rounds: int | None = None,
                  clock: Callable[[], float] = time.monotonic, pause: Callable[[float], Any] | None = None) -> None:
         self.source = source
         self.namespace = namespace

@@ -35,7 +35,7 @@ class Violation:
 
 
 @dataclass
-class Outcome:
+class Validation:
     violations: list[Violation] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # CEL rules that could not be evaluated, and why
     runtime_errors: list[str] = field(default_factory=list)  # rules that failed on this object's data
@@ -143,9 +143,9 @@ def _type_ok(v: object, t: str) -> bool:
     return True
 
 
-def validate(obj: Obj, schema: Obj) -> Outcome:
+def validate(obj: Obj, schema: Obj) -> Validation:
     """Every schema and CEL violation of `obj` (as written) against `schema` (a version's openAPIV3Schema)."""
-    out = Outcome()
+    out = Validation()
     root = {k: v for k, v in obj.items() if k not in _SKIP_ROOT}
     if not isinstance(schema.get("properties"), dict) or not schema["properties"]:
         schema = {**schema, "x-kubernetes-preserve-unknown-fields": True}  # no fields declared: none unknown
@@ -160,7 +160,7 @@ def validate(obj: Obj, schema: Obj) -> Outcome:
     return out
 
 
-def _walk(v: Any, s: Obj, path: PathT, out: Outcome) -> Any:
+def _walk(v: Any, s: Obj, path: PathT, out: Validation) -> Any:
     """Check `v` against `s`; return `v` with the schema's defaults filled in (what CEL sees).
 
     Hot path (2,000 queues x 64 flavors): the path text is only built for a violation.
@@ -207,12 +207,12 @@ def _sub(v: Any, s: Any, path: PathT) -> list[Violation]:
     """What one anyOf/allOf/oneOf/not branch says of `v`: value validations only, as in a structural schema."""
     if not isinstance(s, dict):
         return []
-    out = Outcome(value_only=True)
+    out = Validation(value_only=True)
     _walk(v, s, path, out)
     return out.violations
 
 
-def _composite(v: Any, s: Obj, path: PathT, out: Outcome) -> None:
+def _composite(v: Any, s: Obj, path: PathT, out: Validation) -> None:
     """anyOf, allOf, oneOf and not, in kube-openapi's words.
 
     kube-openapi reports the composite failure itself at the root of the object (`<nil>: Invalid value: "":
@@ -268,7 +268,7 @@ def _all_of(v: Any, branches: list[Any], path: PathT, where: str) -> list[Violat
     return out
 
 
-def _string(v: str, s: Obj, path: PathT, out: Outcome) -> None:
+def _string(v: str, s: Obj, path: PathT, out: Validation) -> None:
     if isinstance(s.get("maxLength"), int) and len(v) > s["maxLength"]:
         out.violations.append(Violation(path, f"Too long: may not be more than {s['maxLength']} bytes"))
     if isinstance(s.get("minLength"), int) and len(v) < s["minLength"]:
@@ -286,7 +286,7 @@ def _string(v: str, s: Obj, path: PathT, out: Outcome) -> None:
         out.violations.append(Violation(path, f'Invalid value: "{v}": {where} in body must be of type {fmt}: "{v}"'))
 
 
-def _number(v: float, s: Obj, path: PathT, out: Outcome) -> None:
+def _number(v: float, s: Obj, path: PathT, out: Validation) -> None:
     lo, hi = s.get("minimum"), s.get("maximum")
     where = format_path(path) if lo is not None or hi is not None else ""
     if isinstance(lo, int | float) and (v < lo or (s.get("exclusiveMinimum") and v == lo)):
@@ -297,7 +297,7 @@ def _number(v: float, s: Obj, path: PathT, out: Outcome) -> None:
         out.violations.append(Violation(path, f"Invalid value: {_shown(v)}: {where} in body should be {word} {hi}"))
 
 
-def _array(v: list[Any], s: Obj, path: PathT, out: Outcome) -> list[Any]:
+def _array(v: list[Any], s: Obj, path: PathT, out: Validation) -> list[Any]:
     if isinstance(s.get("maxItems"), int) and len(v) > s["maxItems"]:
         out.violations.append(Violation(path, f"Too many: {len(v)}: must have at most {s['maxItems']} items"))
     if isinstance(s.get("minItems"), int) and len(v) < s["minItems"]:
@@ -335,7 +335,7 @@ def _go(v: object) -> str:
     return f'"{v}"' if isinstance(v, str) else _shown(v)
 
 
-def _object(v: Obj, s: Obj, path: PathT, out: Outcome) -> Obj:
+def _object(v: Obj, s: Obj, path: PathT, out: Validation) -> Obj:
     """Check an object's fields; copy it only when CEL must see something else (defaults, pruned nulls)."""
     props = s.get("properties")
     props = props if isinstance(props, dict) else {}
@@ -347,7 +347,7 @@ def _object(v: Obj, s: Obj, path: PathT, out: Outcome) -> Obj:
     return seen
 
 
-def _object_fields(v: Obj, s: Obj, props: Obj, path: PathT, out: Outcome) -> Obj | None:
+def _object_fields(v: Obj, s: Obj, props: Obj, path: PathT, out: Validation) -> Obj | None:
     """Walk each field by its schema; a copy of the object when a field changed, else None."""
     result: Obj | None = None  # copy-on-write: most objects have no default to fill in
     for k, x in v.items():
@@ -365,7 +365,7 @@ def _object_fields(v: Obj, s: Obj, props: Obj, path: PathT, out: Outcome) -> Obj
     return result
 
 
-def _field_schema(k: str, ps: Any, s: Obj, props: Obj, path: PathT, out: Outcome) -> Obj | None:
+def _field_schema(k: str, ps: Any, s: Obj, props: Obj, path: PathT, out: Validation) -> Obj | None:
     """The schema field `k` is checked against; None when it is not checked (kept, or unknown and reported)."""
     additional = s.get("additionalProperties")
     if isinstance(ps, dict):
@@ -384,7 +384,7 @@ def _field_schema(k: str, ps: Any, s: Obj, props: Obj, path: PathT, out: Outcome
     return None
 
 
-def _fill_defaults(v: Obj, result: Obj | None, props: Obj, out: Outcome) -> Obj:
+def _fill_defaults(v: Obj, result: Obj | None, props: Obj, out: Validation) -> Obj:
     """The object as CEL sees it: the walked copy (or `v`) with absent fields' defaults filled in."""
     seen = result if result is not None else v
     for k, ps in props.items():
@@ -395,7 +395,7 @@ def _fill_defaults(v: Obj, result: Obj | None, props: Obj, out: Outcome) -> Obj:
     return seen
 
 
-def _cel(v: Any, s: Obj, rules: list[Any], path: PathT, out: Outcome) -> None:
+def _cel(v: Any, s: Obj, rules: list[Any], path: PathT, out: Validation) -> None:
     from kubectl_pd.lint.schema import cel  # lazy: the CEL runtime loads only when a CRD has rules
 
     for r in rules:
