@@ -211,15 +211,8 @@ MANAGER_NORMAL = ("PodsGated",)  # on a manager, MultiKueue's Pod adapter keeps 
 
 
 def manager_reasons(reasons: list[Any], ans: Answer | None) -> list[Any]:
-    """The manager's own reasons, less what MultiKueue makes normal there: its gated Pods, and its own check
-    Pending while the copies wait on the workers (the workers' rows say why)."""
+    """The manager's own reasons, less what MultiKueue makes normal there: its gated Pods (the Pod adapter keeps
+    them gated while the copies run on the workers). Its own check's Pending stays: the block after says why."""
     if ans is None:
         return list(reasons)
-    return [r for r in reasons if r.code not in MANAGER_NORMAL
-            and not (r.code == "AdmissionCheckPending" and _check_of(r) == ans.admission_check)]
-
-
-def _check_of(r: Any) -> str:
-    """The check a reason names (its sentence's `check` value), "" when none."""
-    args = getattr(r.message, "args", None)
-    return str(args.get("check", "")) if isinstance(args, Mapping) else ""
+    return [r for r in reasons if r.code not in MANAGER_NORMAL]

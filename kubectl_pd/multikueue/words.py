@@ -25,7 +25,7 @@ STATE: Mapping[str, str] = {
     "NotDispatched": "quota reserved on the manager; no worker nominated yet",
     "Dispatched": "dispatched: copies wait on the nominated workers",
     "DispatchRound": "dispatched to a first round of workers; the next round is not due yet",
-    "Admitted": "admitted on a worker",
+    "Admitted": "admitted",
     "Retry": "the MultiKueue check asks for a retry",
     "Rejected": "the MultiKueue check rejected it",
     "Finished": "finished",
