@@ -198,11 +198,11 @@ def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | No
     if mgr.config is None:
         findings.append(_f("MultiKueueConfigMissing", check=check.name, config=check.config))
     workers = [_worker(name, mgr, reads.get(name), mgr.settings) for name in _clusters(mgr)]
-    extra = [f for f in (_round(mgr, workers) if state == "Dispatched" else None,
-                         _lost(mgr, now) if state == "Admitted" else None,
-                         _nobody_fits(workers) if state == "Dispatched" else None) if f is not None]
-    if any(f.code == "MultiKueueDispatchRound" for f in extra):
+    rnd = _round(mgr, workers) if state == "Dispatched" else None
+    if rnd is not None:  # the next round's workers may still hold it
         state = "DispatchRound"
+    extra = [f for f in (rnd, _lost(mgr, now) if state == "Admitted" else None,
+                         _nobody_fits(workers) if state == "Dispatched" else None) if f is not None]
     return Answer(check.name, state, mgr.workload.cluster_name, mgr.workload.nominated,
                   (*findings, *extra), tuple(workers))
 
