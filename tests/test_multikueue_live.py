@@ -264,3 +264,17 @@ def test_a_snapshot_of_the_manager_reads_no_worker(apiserver: Start, cli: Callab
     doc = json.loads(r.stdout)
     assert r.exit_code == 0, r.stderr
     assert _w(doc)["worker-1"]["read"] == "no-context"
+
+
+def test_mcp_why_pending_takes_the_worker_mapping() -> None:
+    from kubectl_pd.agent import tools
+
+    tool = next(t for t in tools.TOOLS if t.name == "pd_why_pending")
+    args = {"target": "podgroup/g", "namespace": NS, "workerContexts": {"worker-1": "east", "worker-2": "west"}}
+    tools.validate(tool, args)
+    argv, _ = tool.argv(args, tools.Guard())
+    assert "--worker-context=worker-1=east" in argv and "--worker-context=worker-2=west" in argv
+    assert argv[-2:] == ["--", "podgroup/g"]
+    for bad in ({"Worker_1": "x"}, {"worker-1": ""}, {"a=b": "x"}):
+        with pytest.raises(tools.ToolError):
+            tools.validate(tool, {"workerContexts": bad})
