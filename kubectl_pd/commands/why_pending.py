@@ -231,7 +231,10 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             SLEEP(c.o.watch_interval)
             ctx = context(c.source, c.o.kueue_config, c.o.holders)  # fresh reads each round
             d, facts = pr.one(c.source, t, c.replicas, ctx)
-            text = c.printer.text(_Shown.of(d, facts, ctx))
+            from kubectl_pd.multikueue import section as mk
+
+            mkp = mk.part(c.source, facts, c.cluster, c.o.workers)
+            text = c.printer.text(_Shown.of(mk.manager_view(d, mkp), facts, ctx, mkp))
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if c.o.view.kind == "text":
