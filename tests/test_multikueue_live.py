@@ -278,3 +278,25 @@ def test_mcp_why_pending_takes_the_worker_mapping() -> None:
     for bad in ({"Worker_1": "x"}, {"worker-1": ""}, {"a=b": "x"}):
         with pytest.raises(tools.ToolError):
             tools.validate(tool, {"workerContexts": bad})
+
+
+def test_admission_checks_refused_the_manager_answer_stands(apiserver: Start, cli: Callable[..., Any],
+                                                            tmp_path: Path) -> None:
+    from tests.apiserver import Forbid
+
+    manager, _ = apiserver(manager_objects(workers=["worker-1"], nominated=["worker-1"]),
+                           forbid=[Forbid("list", "admissionchecks")])
+    r, doc = _why(cli, kubeconfig(tmp_path, manager, {}))
+    assert r.exit_code == 0 and "multikueue" not in doc and doc["reasons"]
+    assert [ln.split(":")[0] for ln in r.stderr.splitlines()] == ["note"]
+
+
+def test_multikueue_clusters_refused_the_part_is_unknown(apiserver: Start, cli: Callable[..., Any],
+                                                         tmp_path: Path) -> None:
+    from tests.apiserver import Forbid
+
+    manager, _ = apiserver(manager_objects(workers=["worker-1"], nominated=["worker-1"]),
+                           forbid=[Forbid("list", "multikueueclusters")])
+    r, doc = _why(cli, kubeconfig(tmp_path, manager, {}))
+    assert r.exit_code == 1 and "multikueue" not in doc and doc["reasons"]
+    assert r.stderr.startswith("error: MultiKueue: ") and "MultiKueueCluster" in r.stderr

@@ -198,6 +198,8 @@ def run(c: WhyPending) -> int:
     click.echo(last, nl=False)
     if c.o.watch:
         _watch_one(c, t, d, last)
+    if mkp.note:
+        click.echo(f"note: {mkp.note}", err=True)
     for line in mk.errors(mkp):  # a worker not read: named, the others still diagnosed; exit 1 as kubectl's errors
         click.echo(f"error: {line}", err=True)
     return EXIT_FAILED if mkp.incomplete else EXIT_OK

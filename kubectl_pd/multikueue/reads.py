@@ -76,46 +76,56 @@ def live_worker(opts: ClusterOptions, context: str) -> Source:
                                      request_timeout=opts.request_timeout))
 
 
-def _manager_asks(source: Source, name: str, ns: str) -> list[Ask]:
+def mk_checks(source: Source) -> dict[str, m.Check]:
+    """Every AdmissionCheck, one list: which of them are MultiKueue's (the one read a Workload under some other
+    admission check costs). A failed read: ManagerUnread (the MultiKueue part is unknown)."""
+    try:
+        return {c.name: c for c in map(m.check, source.list("AdmissionCheck", None))}
+    except PdError as e:
+        raise ManagerUnread("AdmissionCheck", e) from None
+
+
+def _manager_asks(source: Source, name: str, ns: str, config: str | None) -> list[Ask]:
     return [Ask(source, lambda: source.get("Workload", name, ns)),
-            Ask(source, lambda: source.list("AdmissionCheck", None)),
-            Ask(source, lambda: source.list("MultiKueueConfig", None)),
+            Ask(source, lambda: source.get("MultiKueueConfig", config, None) if config else None),
             Ask(source, lambda: source.list("MultiKueueCluster", None)),
             Ask(source, lambda: _configmap(source))]
 
 
 def _configmap(source: Source) -> Any:
     """Kueue's ConfigMap: a live cluster serves it by path only (cluster/protocols.Source), a snapshot by kind."""
-    if getattr(source, "is_live", False):
+    if source.is_live:
         return source.get_raw(f"/api/v1/namespaces/{kc.NAMESPACE}/configmaps/{kc.CONFIGMAP}",
                               resource="configmaps", namespace=kc.NAMESPACE)
     return source.get("ConfigMap", kc.CONFIGMAP, kc.NAMESPACE)
 
 
-_WHAT = ("Workload", "AdmissionCheck", "MultiKueueConfig", "MultiKueueCluster", "ConfigMap")
+_WHAT = ("Workload", "MultiKueueConfig", "MultiKueueCluster", "ConfigMap")
 
 
-def read_manager(source: Source, name: str, ns: str) -> m.Manager | None:
-    """The manager's Workload and MultiKueue objects, one wave; None when the Workload has no MultiKueue check.
-    Kueue's ConfigMap refused or absent: its defaults (Kueue's own)."""
-    got = perform(_manager_asks(source, name, ns))
+def read_manager(source: Source, name: str, ns: str, checks: Mapping[str, m.Check],
+                 named: tuple[str, ...]) -> m.Manager | None:
+    """The manager's Workload and MultiKueue objects, one wave, when one of the checks the Workload NAMED is a
+    MultiKueue check (else None, nothing read). Kueue's ConfigMap refused or absent: its defaults (Kueue's own)."""
+    mk = next((checks[n] for n in named if n in checks and checks[n].multikueue), None)
+    if mk is None:
+        return None
+    got = perform(_manager_asks(source, name, ns, mk.config))
     for what, (ok, value) in zip(_WHAT, got, strict=True):
         if not ok and what != "ConfigMap":
             if isinstance(value, PdError):
                 raise ManagerUnread(what, value)
             raise value
-    wl_obj = got[0][1]
-    if wl_obj is None:
+    if got[0][1] is None:
         return None
-    wl = m.manager_workload(wl_obj)
-    checks = {c.name: c for c in map(m.check, got[1][1] or [])}
+    wl = m.manager_workload(got[0][1])
     mgr = m.Manager(wl, {c.name: checks[c.name] for c in wl.checks if c.name in checks})
-    mk = mgr.mk_check
-    if mk is None:
+    mk_now = mgr.mk_check
+    if mk_now is None:
         return None
-    configs = {c.name: c for c in map(m.config, got[2][1] or [])}
-    clusters = {c.name: c for c in map(m.cluster, got[3][1] or [])}
-    return m.Manager(wl, mgr.checks, configs.get(mk.config or ""), clusters, _settings(got[4]))
+    cfg = m.config(got[1][1]) if got[1][1] is not None and mk_now.config == mk.config else None
+    clusters = {c.name: c for c in map(m.cluster, got[2][1] or [])}
+    return m.Manager(wl, mgr.checks, cfg, clusters, _settings(got[3]))
 
 
 def _settings(got: tuple[bool, Any]) -> m.Settings:

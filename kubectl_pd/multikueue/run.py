@@ -14,6 +14,7 @@ from kubectl_pd.multikueue.reads import (
     WorkerFacts,
     context_for,
     live_worker,
+    mk_checks,
     read_manager,
     read_workers,
     worker_contexts,
@@ -55,8 +56,12 @@ def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: 
     """The MultiKueue answer for the target's Workload, or None (no Workload waits on a MultiKueue check).
     Worker access: `mapping` (--worker-context), else a kubeconfig context named like the cluster; a snapshot
     (no `opts`) reads no worker."""
-    for name in candidates(facts):
-        mgr = read_manager(source, name, facts.target.namespace)
+    names = candidates(facts)
+    checks = mk_checks(source) if names else {}
+    for name in names:
+        wl = facts.workloads[name]
+        named = tuple(c.name for c in wl.admission_checks) if wl is not None else ()
+        mgr = read_manager(source, name, facts.target.namespace, checks, named)
         if mgr is None:
             continue
         contexts = worker_contexts(opts)

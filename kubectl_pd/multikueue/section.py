@@ -22,11 +22,14 @@ class Part:
     answer: Answer | None
     json: Mapping[str, Any]  # {"multikueue": {...}} or {}
     text: str  # "" when no MultiKueue check holds the target
+    unread: str = ""  # a manager read MultiKueue needed failed: its part is unknown (words.manager_unread)
+    note: str = ""  # the AdmissionChecks could not be listed: whether MultiKueue holds it is not known
 
     @property
     def incomplete(self) -> bool:
-        """A worker that had to be read was not (unreachable, refused): that part is unknown (exit 1)."""
-        return self.answer is not None and not self.answer.complete
+        """A worker that had to be read was not (unreachable, refused), or a manager read MultiKueue needed
+        failed: that part is unknown (exit 1)."""
+        return bool(self.unread) or (self.answer is not None and not self.answer.complete)
 
 
 NONE = Part(None, {}, "")
@@ -46,12 +49,19 @@ def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
 
 
 def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Mapping[str, str]) -> Part:
+    from kubectl_pd.multikueue import words
+    from kubectl_pd.multikueue.reads import ManagerUnread
     from kubectl_pd.multikueue.render import to_dict, to_text
     from kubectl_pd.multikueue.run import candidates, explain
 
     if not candidates(facts):
         return NONE
-    ans = explain(source, facts, opts, workers)
+    try:
+        ans = explain(source, facts, opts, workers)
+    except ManagerUnread as e:
+        if e.what == "AdmissionCheck":  # not known to be MultiKueue's: the manager's answer stands alone
+            return Part(None, {}, "", note=words.checks_unread(str(e.error)))
+        return Part(None, {}, "", unread=words.manager_unread(e.what, str(e.error)))
     if ans is None:
         return NONE
     return Part(ans, {"multikueue": to_dict(ans)}, to_text(ans))
@@ -61,6 +71,8 @@ def errors(p: Part) -> list[str]:
     """One line per worker whose read failed (unreachable, refused): what the exit code 1 stands for."""
     from kubectl_pd.multikueue.words import finding
 
+    if p.unread:
+        return [p.unread]
     if p.answer is None:
         return []
     return [f"{w.cluster}: {finding(f)}" for w in p.answer.workers for f in w.findings

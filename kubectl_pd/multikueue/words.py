@@ -82,6 +82,14 @@ def finding(f: Finding) -> str:
     return _SAY[f.code](f.params)
 
 
+def checks_unread(error: str) -> str:
+    return f"the AdmissionChecks could not be listed ({error}): whether MultiKueue holds it is not known"
+
+
+def manager_unread(what: str, error: str) -> str:
+    return f"MultiKueue: the manager's {what} could not be read ({error}): its dispatch and workers are not known"
+
+
 READ: Mapping[str, str] = {"read": "read", "no-context": "not read", "unreachable": "unreachable",
                            "forbidden": "forbidden", "not-nominated": "not nominated"}
 
