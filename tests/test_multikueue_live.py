@@ -300,3 +300,29 @@ def test_multikueue_clusters_refused_the_part_is_unknown(apiserver: Start, cli: 
     r, doc = _why(cli, kubeconfig(tmp_path, manager, {}))
     assert r.exit_code == 1 and "multikueue" not in doc and doc["reasons"]
     assert r.stderr.startswith("error: MultiKueue: ") and "MultiKueueCluster" in r.stderr
+
+
+def test_snapshot_collects_every_cluster_and_replays(apiserver: Start, cli: Callable[..., Any],
+                                                     tmp_path: Path) -> None:
+    manager, _ = apiserver(manager_objects(workers=["worker-1", "worker-2"], nominated=["worker-1", "worker-2"]))
+    w1, _ = apiserver(worker_objects("2"))
+    w2, _ = apiserver(worker_objects("16"))
+    env = kubeconfig(tmp_path, manager, {"worker-1": w1, "worker-2": w2})
+    live, live_doc = _why(cli, env)
+    assert live.exit_code == 0, live.stderr
+    out = tmp_path / "snap.yaml"
+    made = cli(["snapshot", "podgroup/g", "-n", NS, "-o", str(out)], env=env)
+    assert made.exit_code == 0, made.stderr
+    docs = [d for d in yaml.safe_load_all(out.read_text()) if d]
+    marked = {(d["kind"], (d["metadata"].get("annotations") or {}).get("kubectl-pd.io/multikueue-cluster"))
+              for d in docs if d.get("kind") == "Workload"}
+    assert marked == {("Workload", None), ("Workload", "worker-1"), ("Workload", "worker-2")}
+    replay = cli(["why-pending", "podgroup/g", "-n", NS, "-o", "json", "-f", str(out)],
+                 env={"KUBECONFIG": "/nonexistent"})
+    assert replay.exit_code == 0, replay.stderr
+    doc = json.loads(replay.stdout)
+    assert doc["reasons"] == live_doc["reasons"] and doc["multikueue"]["state"] == live_doc["multikueue"]["state"]
+    for name in ("worker-1", "worker-2"):
+        got, was = _w(doc)[name], _w(live_doc)[name]
+        assert (got["read"], got["pending"], _codes(got["reasons"])) == (was["read"], was["pending"],
+                                                                          _codes(was["reasons"]))

@@ -158,6 +158,7 @@ class WhyPending:
     replicas: Mapping[str, int]
     printer: Printer
     cluster: ClusterOptions | None = None  # MultiKueue's workers are read with its kubeconfig (a live manager)
+    replayed: Mapping[str, Source] = field(default_factory=dict)  # MultiKueue's workers in a snapshot, by cluster
 
 
 def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
@@ -166,17 +167,20 @@ def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
     replicas = _what_if(o.what_if)
     asked = parse_target(o.target)
     source = open_source(cluster, o.files)
+    replayed: Mapping[str, Source] = {}
     if o.files:
+        from kubectl_pd.multikueue.snapshots import split
         from kubectl_pd.pending.inputs import check
 
         check(source)
+        source, replayed = split(source)  # a MultiKueue snapshot: the manager's objects, each worker's
     if asked.none:
         ns = None if o.all_namespaces else namespace(cluster)
         return WhyPending(o, asked, source, ns, replicas, _every_printer(o.view, ns))
     t = target_of(cluster, source, o.files, asked)
     color = o.view.kind == "text" and use_color()
     return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color),
-                      None if o.files else cluster)
+                      None if o.files else cluster, replayed)
 
 
 def run(c: WhyPending) -> int:
@@ -193,7 +197,7 @@ def run(c: WhyPending) -> int:
     _check_roles(d, c.replicas, c.asked.name)
     from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
 
-    mkp = mk.part(c.source, facts, c.cluster, c.o.workers)
+    mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed)
     last = c.printer.text(_Shown.of(mk.manager_view(d, mkp), facts, ctx, mkp))
     click.echo(last, nl=False)
     if c.o.watch:

@@ -52,7 +52,7 @@ def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | N
 
 def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: Mapping[str, str],
             now: datetime | None = None, open_worker: Callable[[str], Source | None] | None = None,
-            ) -> Answer | None:
+            replayed: Mapping[str, Source] | None = None) -> Answer | None:
     """The MultiKueue answer for the target's Workload, or None (no Workload waits on a MultiKueue check).
     Worker access: `mapping` (--worker-context), else a kubeconfig context named like the cluster; a snapshot
     (no `opts`) reads no worker."""
@@ -64,8 +64,11 @@ def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: 
         mgr = read_manager(source, name, facts.target.namespace, checks, named)
         if mgr is None:
             continue
-        contexts = worker_contexts(opts)
-        opener = open_worker or _opener(source, opts)
+        opener: Callable[[str], Source | None]
+        if replayed:  # a snapshot's workers: each its own Source, named by its cluster
+            contexts, opener = set(replayed), replayed.get
+        else:
+            contexts, opener = worker_contexts(opts), open_worker or _opener(source, opts)
 
         def context(cluster: str, known: set[str] = contexts) -> str | None:
             return context_for(cluster, mapping, known)

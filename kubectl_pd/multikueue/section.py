@@ -48,7 +48,8 @@ def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
     return out
 
 
-def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Mapping[str, str]) -> Part:
+def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Mapping[str, str],
+         replayed: Mapping[str, Source] | None = None) -> Part:
     from kubectl_pd.multikueue import words
     from kubectl_pd.multikueue.reads import ManagerUnread
     from kubectl_pd.multikueue.render import to_dict, to_text
@@ -57,7 +58,7 @@ def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Map
     if not candidates(facts):
         return NONE
     try:
-        ans = explain(source, facts, opts, workers)
+        ans = explain(source, facts, opts, workers, replayed=replayed)
     except ManagerUnread as e:
         if e.what == "AdmissionCheck":  # not known to be MultiKueue's: the manager's answer stands alone
             return Part(None, {}, "", note=words.checks_unread(str(e.error)))
