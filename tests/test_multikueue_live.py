@@ -326,3 +326,16 @@ def test_snapshot_collects_every_cluster_and_replays(apiserver: Start, cli: Call
         got, was = _w(doc)[name], _w(live_doc)[name]
         assert (got["read"], got["pending"], _codes(got["reasons"])) == (was["read"], was["pending"],
                                                                           _codes(was["reasons"]))
+
+
+def test_worker_refuses_the_copy_exit_1(apiserver: Start, cli: Callable[..., Any], tmp_path: Path) -> None:
+    from tests.apiserver import Forbid
+
+    manager, _ = apiserver(manager_objects(workers=["worker-1", "worker-2"], nominated=["worker-1", "worker-2"]))
+    w1, _ = apiserver(worker_objects("2"), forbid=[Forbid("get", "workloads")])
+    w2, _ = apiserver(worker_objects("16"))
+    r, doc = _why(cli, kubeconfig(tmp_path, manager, {"worker-1": w1, "worker-2": w2}))
+    assert r.exit_code == 1 and r.stderr.startswith("error: worker-1: ")
+    assert (_w(doc)["worker-1"]["read"], _codes(_w(doc)["worker-1"]["reasons"])) == (
+        "forbidden", ["MultiKueueWorkerForbidden"])
+    assert _w(doc)["worker-2"]["read"] == "read" and _w(doc)["worker-2"]["pending"] is True

@@ -163,7 +163,11 @@ def read_workers(mgr: m.Manager, open_worker: Callable[[str], Source | None], co
     name, ns = mgr.workload.name, mgr.workload.namespace
     for cluster in involved(mgr):
         ctx = contexts(cluster)
-        src = open_worker(ctx) if ctx is not None else None
+        try:
+            src = open_worker(ctx) if ctx is not None else None
+        except PdError as e:  # the context cannot be used (its user, its cluster entry): that worker only
+            out[cluster] = WorkerFacts(cluster, ctx, "unreachable", error=str(e))
+            continue
         if ctx is None or src is None:
             out[cluster] = WorkerFacts(cluster, ctx, "no-context")
             continue

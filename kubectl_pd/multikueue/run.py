@@ -37,6 +37,13 @@ def _copy(wf: WorkerFacts, name: str, now: datetime | None) -> m.WorkerRead:
     from kubectl_pd.pending.diagnose import diagnose
 
     d = diagnose(wf.facts, now) if now is not None else diagnose(wf.facts)
+    from kubectl_pd.pending.run import stands
+
+    if not stands(d, wf.facts):  # its verdict would rest on a read that failed there: unknown, as single-cluster
+        from kubectl_pd.pending.words import read_text
+
+        why = "; ".join(f"{read_text(u.read)}: {u.why}" for u in wf.facts.incomplete)
+        return m.WorkerRead(wf.cluster, wf.context, "unreachable", None, why)
     wl = wf.facts.workloads.get(name)
     origin = wl.labels.get(m.ORIGIN_LABEL) if wl is not None else None
     admitted = wl is not None and wl.admitted
