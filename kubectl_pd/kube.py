@@ -111,11 +111,13 @@ class Event:
     message: str | None  # `message`, else events.k8s.io's `note`
     count: int | None = None
     first_timestamp: str | None = None
+    type: str | None = None  # Normal | Warning
+    when: str = ""  # its last time: lastTimestamp, else eventTime, firstTimestamp, creationTimestamp ("": none)
 
 
 def event(obj: Any) -> Event:
     obj = _d(obj)
-    inv = _d(obj.get("involvedObject"))
+    inv = _d(obj.get("involvedObject")) or _d(obj.get("regarding"))  # core/v1, else events.k8s.io/v1
     msg = obj.get("message") or obj.get("note")
     first = obj.get("firstTimestamp")
 
@@ -123,7 +125,15 @@ def event(obj: Any) -> Event:
         return x if isinstance(x, str) else None
 
     return Event(s(inv.get("name")), s(inv.get("kind")), s(obj.get("reason")), msg if isinstance(msg, str) else None,
-                 to_int(obj.get("count")), str(first) if first else None)
+                 to_int(obj.get("count")), str(first) if first else None, s(obj.get("type")), _when(obj))
+
+
+def _when(obj: dict[str, Any]) -> str:
+    meta = _d(obj.get("metadata"))
+    for v in (obj.get("lastTimestamp"), obj.get("eventTime"), obj.get("firstTimestamp"), meta.get("creationTimestamp")):
+        if isinstance(v, str) and v:
+            return v
+    return ""
 
 
 @dataclass(frozen=True)

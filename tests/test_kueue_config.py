@@ -59,6 +59,8 @@ def test_from_file(tmp_path) -> None:
 
 
 class _Snap:
+    is_live = False  # a snapshot (cluster/protocols.Source)
+
     def __init__(self, objs: list) -> None:
         self.objs = objs
 

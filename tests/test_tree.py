@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from kubectl_pd import kube
 from kubectl_pd.pending.tree import newest_events
 from tests.test_pending_fixtures import CASES, FIX
 
@@ -67,8 +68,8 @@ def test_newest_event_of_each_object() -> None:
 
     events = [ev("w", "Workload", "2026-01-01T00:00:02Z", "b"), ev("w", "Workload", "2026-01-01T00:00:01Z", "a"),
               ev("w", "Pod", "2026-01-01T00:00:00Z", "c")]
-    newest = newest_events(events)
-    assert newest[("Workload", "w")]["reason"] == "b" and newest[("Pod", "w")]["reason"] == "c"
+    newest = newest_events([kube.event(e) for e in events])
+    assert newest[("Workload", "w")].reason == "b" and newest[("Pod", "w")].reason == "c"
 
 
 @pytest.mark.parametrize("name", ["quota-exhausted", "per-replica-joint", "pods-gated"])

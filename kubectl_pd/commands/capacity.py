@@ -7,8 +7,8 @@ from typing import Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.commands.create import RoleType
 from kubectl_pd.create.flags import RoleSpec
+from kubectl_pd.create.role_flag import RoleType
 from kubectl_pd.errors import EXIT_OK, PdError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.options import cluster_options

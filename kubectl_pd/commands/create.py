@@ -16,7 +16,8 @@ import click
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.common import namespace, use_color
 from kubectl_pd.create import flags
-from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec, RoleSyntaxError
+from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec
+from kubectl_pd.create.role_flag import RoleType
 from kubectl_pd.errors import ClusterError, ConflictError, ForbiddenError, InputError, PdError
 from kubectl_pd.gpustack.lines import DEFAULT as DEFAULT_LINE
 from kubectl_pd.gpustack.lines import NAMES as LINE_NAMES
@@ -33,29 +34,6 @@ if TYPE_CHECKING:
 MD_RESOURCE = "modeldeployment.worker.gpustack.ai"
 DEFAULT_WAIT = "5m"
 POLL_INTERVAL = 1.0
-
-
-class RoleType(click.ParamType):
-    """`name=N,kind=K,replicas=R,...`; completes the keys, and the kinds after `kind=`."""
-
-    name = "role"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> RoleSpec:
-        if isinstance(value, RoleSpec):
-            return value
-        try:
-            return flags.parse_role(str(value))
-        except RoleSyntaxError as e:
-            self.fail(str(e), param, ctx)
-
-    def shell_complete(self, ctx: click.Context, param: click.Parameter,
-                       incomplete: str) -> list[click.shell_completion.CompletionItem]:
-        from click.shell_completion import CompletionItem
-
-        return [CompletionItem(c) for c in flags.complete_role(incomplete)]
-
-    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "name=N,kind=K,replicas=R[,...]"
 
 
 def _env_pair(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:

@@ -64,12 +64,14 @@ def _printer(output: str, facts: Any) -> Printer:
 
 
 def _events(source: Source, namespace: str) -> list[Any]:
-    """The namespace's Events, one list (a refused list: no events, and the tree says none)."""
+    """The namespace's Events, one list, each parsed where it is received (a refused list: no events, and the
+    tree says none)."""
+    from kubectl_pd import kube
     from kubectl_pd.errors import PdError
     from kubectl_pd.slim import slimmer
 
     try:
-        return list(source.list("Event", namespace, reduce=slimmer(source)))
+        return [kube.event(e) for e in source.list("Event", namespace, reduce=slimmer(source))]
     except PdError:
         return []
 

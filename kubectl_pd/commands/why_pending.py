@@ -431,7 +431,7 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, view: View, kueue_
     from kubectl_pd.pending import run as pr
     from kubectl_pd.pending import watch_render
     from kubectl_pd.pending.preempt import context
-    from kubectl_pd.pending.render import _one_line
+    from kubectl_pd.pending.render import one_line
     from kubectl_pd.pending.watch_all import Follow, Rows, changes, follow, rows_of
     from kubectl_pd.pending.words import message
 
@@ -447,7 +447,7 @@ def _watch_all(cluster: ClusterOptions, all_namespaces: bool, view: View, kueue_
                               select=view.select)
         if every.unknown:
             raise every.unknown[0]
-        return rows_of(every.pending, lambda r: _one_line(message(r), 90))
+        return rows_of(every.pending, lambda r: one_line(message(r), 90))
 
     def show(before: Rows, after: Rows) -> None:
         stamp = datetime.now(UTC).strftime("%H:%M:%S")

@@ -108,8 +108,18 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     reasons, pending = _settle(reasons, units, md)
     found = _late_steps(ctx, verdicts, by_unit, order)  # 4. the steps over the whole target, in any order
     gone = bool(units) and len(going) == len(units)  # the whole target is going away: no quota story at all
-    return _diagnosis(ctx, _with_findings(reasons, found), pending, found, gone, notes,
+    return _diagnosis(ctx, _Said(_with_findings(reasons, found), pending, notes, gone), found,
                       (bars_by_cq, joint, suggestions))
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What the steps concluded: the reasons, whether pending, the notes, and whether the whole target is going."""
+
+    reasons: list[Reason]
+    pending: bool
+    notes: list[Any]
+    gone: bool
 
 
 def _by_unit(ctx: Context, checks: dict[str, list[Reason]], stories: dict[str, Any], going: list[Any]
@@ -126,10 +136,10 @@ def _with_findings(reasons: list[Reason], found: Any) -> list[Reason]:
                     else Findings(pair=pair, standing=queue.standing)) for r in reasons]
 
 
-def _diagnosis(ctx: Context, reasons: list[Reason], pending: bool, found: Any, gone: bool, notes: list[Any],
-               quota: tuple[Any, Any, Any]) -> Diagnosis:
+def _diagnosis(ctx: Context, said: _Said, found: Any, quota: tuple[Any, Any, Any]) -> Diagnosis:
     """The one record every screen of the target is printed from."""
     facts, units, queue = ctx.facts, ctx.units, found.queue
+    reasons, pending, notes, gone = said.reasons, said.pending, said.notes, said.gone
     bars_by_cq, joint, suggestions = quota
     rows = [replace(row, verdict=DELETING) for row in found.rows] if gone else found.rows
     hints = _hints(reasons)

@@ -267,14 +267,14 @@ def _reason_lines(d: Diagnosis, color: bool) -> list[str]:
         who = f" [{r.role}]" if r.role else ""
         out.append(f"  - {_paint(r.code, '1', color)}{who}: {words.message(r)}")
         if r.kueue_message:
-            out.append(f"      kueue: {_one_line(r.kueue_message)}")
+            out.append(f"      kueue: {one_line(r.kueue_message)}")
         if r.params.get("schedulerMessage"):
-            out.append(f"      scheduler: {_one_line(r.params['schedulerMessage'])}")
+            out.append(f"      scheduler: {one_line(r.params['schedulerMessage'])}")
     out.extend(f"  note: {words.text(n)}" for n in d.notes)
     return out
 
 
-def _one_line(text: str, limit: int = 600) -> str:
+def one_line(text: str, limit: int = 600) -> str:
     t = " ".join(text.split())
     return t if len(t) <= limit else t[: limit - 4] + " ..."
 
@@ -291,7 +291,7 @@ DETAIL_WIDTH = 90  # the DETAIL column on a terminal; into a pipe or a file it i
 def _list_row(ns: str, d: Diagnosis, width: int | None = DETAIL_WIDTH) -> list[str]:
     r = d.reasons[0]
     kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
-    detail = _one_line(words.message(r), width) if width else " ".join(words.message(r).split())
+    detail = one_line(words.message(r), width) if width else " ".join(words.message(r).split())
     return [ns, f"{kind}/{d.target.name}", r.role or "-", r.code, detail]
 
 

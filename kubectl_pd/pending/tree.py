@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_pd import kube
-from kubectl_pd.cluster.source import Obj
 from kubectl_pd.kueue.model import Workload
 from kubectl_pd.pending.gather import Facts, group_of_pod
 from kubectl_pd.pending.roles import COMPONENT
@@ -33,41 +32,26 @@ def workload_state(wl: Workload) -> str:
     return "pending"
 
 
-def newest_events(events: list[Obj]) -> dict[tuple[str, str], Obj]:
+def newest_events(events: list[kube.Event]) -> dict[tuple[str, str], kube.Event]:
     """(kind, name) of an involved object -> its newest Event (by last time, then first, then creation)."""
-    out: dict[tuple[str, str], Obj] = {}
+    out: dict[tuple[str, str], kube.Event] = {}
     for e in events:
-        inv = e.get("involvedObject") if isinstance(e.get("involvedObject"), dict) else e.get("regarding")
-        if not isinstance(inv, dict):
+        if e.involved_kind is None and e.involved_name is None:
             continue
-        key = (str(inv.get("kind") or ""), str(inv.get("name") or ""))
-        if key not in out or _when(e) >= _when(out[key]):
+        key = (e.involved_kind or "", e.involved_name or "")
+        if key not in out or e.when >= out[key].when:
             out[key] = e
     return out
 
 
-def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
-
-
-def _when(e: Obj) -> str:
-    meta = _d(e.get("metadata"))
-    for v in (e.get("lastTimestamp"), e.get("eventTime"), e.get("firstTimestamp"), meta.get("creationTimestamp")):
-        if isinstance(v, str) and v:
-            return v
-    return ""
-
-
-def _event(newest: dict[tuple[str, str], Obj], kind: str, name: str) -> dict[str, Any] | None:
+def _event(newest: dict[tuple[str, str], kube.Event], kind: str, name: str) -> dict[str, Any] | None:
     e = newest.get((kind, name))
     if e is None:
         return None
-    msg = e.get("message") if isinstance(e.get("message"), str) else e.get("note")
-    return {"type": e.get("type"), "reason": e.get("reason"), "message": msg, "time": _when(e) or None,
-            "count": e.get("count") if isinstance(e.get("count"), int) else None}
+    return {"type": e.type, "reason": e.reason, "message": e.message, "time": e.when or None, "count": e.count}
 
 
-def build(facts: Facts, events: list[Obj]) -> dict[str, Any]:
+def build(facts: Facts, events: list[kube.Event]) -> dict[str, Any]:
     """The tree of the target the facts were read for."""
     newest = newest_events(events)
     groups = list(dict.fromkeys([*facts.groups, *(g for g in (group_of_pod(p) for p in facts.pods) if g)]))
@@ -89,7 +73,7 @@ def build(facts: Facts, events: list[Obj]) -> dict[str, Any]:
     return root
 
 
-def _group(facts: Facts, group: str, newest: dict[tuple[str, str], Obj],
+def _group(facts: Facts, group: str, newest: dict[tuple[str, str], kube.Event],
            pods: list[kube.Pod] | None = None) -> dict[str, Any]:
     members = pods if pods is not None else [p for p in facts.pods if group_of_pod(p) == group]
     members = sorted(members, key=lambda p: p.name)
@@ -98,7 +82,7 @@ def _group(facts: Facts, group: str, newest: dict[tuple[str, str], Obj],
             "pods": [_pod(facts, p, newest) for p in members]}
 
 
-def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], Obj]) -> dict[str, Any] | None:
+def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], kube.Event]) -> dict[str, Any] | None:
     """The group's Workload; `state` "missing" when read and absent, "unknown" when its read failed."""
     if group not in facts.workloads:
         return {"name": group, "state": "unknown", "localQueue": None, "clusterQueue": None, "flavors": [],
@@ -116,7 +100,7 @@ def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], Obj]) -> d
             "flavors": flavors, "event": _event(newest, "Workload", wl.name)}
 
 
-def _pod(facts: Facts, p: kube.Pod, newest: dict[tuple[str, str], Obj]) -> dict[str, Any]:
+def _pod(facts: Facts, p: kube.Pod, newest: dict[tuple[str, str], kube.Event]) -> dict[str, Any]:
     gates = [g for g in p.gate_names if g]
     return {"name": p.name, "role": p.labels.get(COMPONENT) or None, "phase": p.phase, "node": p.node_name,
             "gates": gates, "deleting": p.deleting, "event": _event(newest, "Pod", p.name)}
