@@ -207,7 +207,8 @@ def test_dispatch_round_names_the_next_three() -> None:
 
 @pytest.mark.parametrize(("reasons", "kept"), [
     ([Reason("PodsGated", say("wl.reserved-not-admitted", g="g"))], []),
-    ([Reason("AdmissionCheckPending", say("check.pending", check="multikueue", state="Pending", joint=False))], []),
+    ([Reason("AdmissionCheckPending", say("check.pending", check="multikueue", state="Pending", joint=False))],
+     ["AdmissionCheckPending"]),
     ([Reason("AdmissionCheckPending", say("check.pending", check="gate", state="Pending", joint=False))],
      ["AdmissionCheckPending"]),
     ([Reason("QuotaExhausted", say("wl.reserved-not-admitted", g="g"))], ["QuotaExhausted"]),
