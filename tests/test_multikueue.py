@@ -226,7 +226,7 @@ def test_durations(text: Any, seconds: int | None) -> None:
 
 
 def test_settings_defaults_and_read() -> None:
-    assert m.settings(None) == m.Settings()
+    assert m.settings(None) == m.MultiKueueSettings()
     s = m.settings({"multiKueue": {"origin": "mgr-a", "workerLostTimeout": "5m", "dispatcherName": m.INCREMENTAL}})
     assert (s.origin, s.lost_timeout_s, s.dispatcher, s.read) == ("mgr-a", 300, m.INCREMENTAL, True)
 

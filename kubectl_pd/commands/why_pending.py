@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the com
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
-    from kubectl_pd.multikueue.section import Part
+    from kubectl_pd.multikueue.section import MultiKueuePart
     from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts, Target
@@ -217,10 +217,10 @@ class _Shown:
     d: Diagnosis
     facts: Facts
     preemption: tuple[dict[str, Any], str]
-    multikueue: Part | None = None
+    multikueue: MultiKueuePart | None = None
 
     @staticmethod
-    def of(d: Diagnosis, facts: Facts, ctx: Context, mkp: Part | None = None) -> _Shown:
+    def of(d: Diagnosis, facts: Facts, ctx: Context, mkp: MultiKueuePart | None = None) -> _Shown:
         from kubectl_pd.pending.preempt import section
 
         return _Shown(d, facts, section(ctx, facts), mkp)

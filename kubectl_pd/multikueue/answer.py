@@ -24,7 +24,7 @@ LOST = "Admitting remote lost"
 
 
 @dataclass(frozen=True)
-class Finding:
+class MultiKueueFinding:
     code: str  # codes.CODES
     params: Mapping[str, Any]
 
@@ -37,17 +37,17 @@ class WorkerAnswer:
     nominated: bool
     connected: bool | None  # its MultiKueueCluster's Active condition (None: not written, or no such object)
     pending: bool | None  # its copy waits (None: not known)
-    findings: tuple[Finding, ...]  # MultiKueue's own
+    findings: tuple[MultiKueueFinding, ...]  # MultiKueue's own
     reasons: tuple[Any, ...] = ()  # the copy's own diagnosis (pending/model.Reason)
 
 
 @dataclass(frozen=True)
-class Answer:
+class MultiKueueAnswer:
     admission_check: str
     state: str  # codes.STATES
     dispatched_to: str | None  # status.clusterName
     nominated: tuple[str, ...]
-    findings: tuple[Finding, ...]
+    findings: tuple[MultiKueueFinding, ...]
     workers: tuple[WorkerAnswer, ...]
 
     @property
@@ -60,8 +60,8 @@ class Answer:
         return any(w.read == "forbidden" for w in self.workers)
 
 
-def _f(code: str, **params: Any) -> Finding:
-    return Finding(code, params)
+def _f(code: str, **params: Any) -> MultiKueueFinding:
+    return MultiKueueFinding(code, params)
 
 
 def _seconds_since(stamp: str, now: datetime | None) -> int | None:
@@ -74,7 +74,7 @@ def _seconds_since(stamp: str, now: datetime | None) -> int | None:
     return max(0, int((now - then).total_seconds()))
 
 
-def _state(mgr: m.Manager, check: m.Check) -> tuple[str, list[Finding]]:
+def _state(mgr: m.Manager, check: m.Check) -> tuple[str, list[MultiKueueFinding]]:
     wl = mgr.workload
     acs = wl.check(check.name)
     state = acs.state if acs else ""
@@ -125,11 +125,11 @@ def involved(mgr: m.Manager) -> list[str]:
     return list(wl.nominated)
 
 
-def _worker(name: str, mgr: m.Manager, got: m.WorkerRead | None, settings: m.Settings) -> WorkerAnswer:
+def _worker(name: str, mgr: m.Manager, got: m.WorkerRead | None, settings: m.MultiKueueSettings) -> WorkerAnswer:
     nominated = name in involved(mgr)
     mkc = mgr.clusters.get(name)
     connected = mkc.connected if mkc else None
-    findings: list[Finding] = []
+    findings: list[MultiKueueFinding] = []
     if mgr.config is not None and name not in mgr.config.clusters or mkc is None:
         findings.append(_f("MultiKueueWorkerUnknown", cluster=name, inConfig=mgr.config is not None
                            and name in mgr.config.clusters, clusterObject=mkc is not None))
@@ -157,7 +157,7 @@ def _worker(name: str, mgr: m.Manager, got: m.WorkerRead | None, settings: m.Set
                         got.copy.reasons)
 
 
-def _round(mgr: m.Manager, workers: list[WorkerAnswer]) -> Finding | None:
+def _round(mgr: m.Manager, workers: list[WorkerAnswer]) -> MultiKueueFinding | None:
     """The incremental dispatcher nominated a part of the workers and every copy read still waits: the next
     round (at most STEP more workers) comes within ROUND_S of the last one (its start is kept in memory only)."""
     if mgr.settings.dispatcher != m.INCREMENTAL or mgr.config is None:
@@ -169,7 +169,7 @@ def _round(mgr: m.Manager, workers: list[WorkerAnswer]) -> Finding | None:
               roundSeconds=m.ROUND_S)
 
 
-def _lost(mgr: m.Manager, now: datetime | None) -> Finding | None:
+def _lost(mgr: m.Manager, now: datetime | None) -> MultiKueueFinding | None:
     """Admitted on a worker that is no longer connected: Kueue keeps it admitted until workerLostTimeout."""
     c = mgr.clusters.get(mgr.workload.cluster_name or "")
     if c is None or c.connected is not False or c.active is None:
@@ -179,7 +179,7 @@ def _lost(mgr: m.Manager, now: datetime | None) -> Finding | None:
               lostSeconds=passed, reason=c.active.reason)
 
 
-def _nobody_fits(workers: list[WorkerAnswer]) -> Finding | None:
+def _nobody_fits(workers: list[WorkerAnswer]) -> MultiKueueFinding | None:
     """Every nominated worker was read and its copy can never fit there (kueue #8602: the manager holds quota)."""
     asked = [w for w in workers if w.nominated]
     if not asked or any(w.read != "read" or not w.reasons for w in asked):
@@ -189,7 +189,7 @@ def _nobody_fits(workers: list[WorkerAnswer]) -> Finding | None:
     return None
 
 
-def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | None = None) -> Answer | None:
+def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | None = None) -> MultiKueueAnswer | None:
     """None when the Workload has no MultiKueue check (an ordinary single-cluster Workload)."""
     check = mgr.mk_check
     if check is None:
@@ -203,14 +203,14 @@ def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | No
         state = "DispatchRound"
     extra = [f for f in (rnd, _lost(mgr, now) if state == "Admitted" else None,
                          _nobody_fits(workers) if state == "Dispatched" else None) if f is not None]
-    return Answer(check.name, state, mgr.workload.cluster_name, mgr.workload.nominated,
+    return MultiKueueAnswer(check.name, state, mgr.workload.cluster_name, mgr.workload.nominated,
                   (*findings, *extra), tuple(workers))
 
 
 MANAGER_NORMAL = ("PodsGated",)  # on a manager, MultiKueue's Pod adapter keeps the Pods gated on purpose
 
 
-def manager_reasons(reasons: list[Any], ans: Answer | None) -> list[Any]:
+def manager_reasons(reasons: list[Any], ans: MultiKueueAnswer | None) -> list[Any]:
     """The manager's own reasons, less what MultiKueue makes normal there: its gated Pods (the Pod adapter keeps
     them gated while the copies run on the workers). Its own check's Pending stays: the block after says why."""
     if ans is None:

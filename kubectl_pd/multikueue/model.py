@@ -125,7 +125,7 @@ def manager_workload(obj: Any) -> ManagerWorkload:
 
 
 @dataclass(frozen=True)
-class Settings:
+class MultiKueueSettings:
     """Kueue's multiKueue configuration on the manager (its defaults when the ConfigMap was not read)."""
 
     dispatcher: str = ALL_AT_ONCE
@@ -150,13 +150,13 @@ def _seconds(text: Any) -> int | None:
     return None if num else int(total)
 
 
-def settings(doc: Mapping[str, Any] | None) -> Settings:
+def settings(doc: Mapping[str, Any] | None) -> MultiKueueSettings:
     """From Kueue's Configuration document (None: not read, Kueue's defaults)."""
     if doc is None:
-        return Settings()
+        return MultiKueueSettings()
     mk = _d(doc.get("multiKueue"))
     lost = _seconds(mk.get("workerLostTimeout"))
-    return Settings(str(mk.get("dispatcherName") or ALL_AT_ONCE), str(mk.get("origin") or DEFAULT_ORIGIN),
+    return MultiKueueSettings(str(mk.get("dispatcherName") or ALL_AT_ONCE), str(mk.get("origin") or DEFAULT_ORIGIN),
                     DEFAULT_LOST_TIMEOUT_S if lost is None else lost, True)
 
 
@@ -189,7 +189,7 @@ class Manager:
     checks: Mapping[str, Check] = field(default_factory=dict)  # every AdmissionCheck the Workload names
     config: Config | None = None
     clusters: Mapping[str, Cluster] = field(default_factory=dict)
-    settings: Settings = field(default_factory=Settings)
+    settings: MultiKueueSettings = field(default_factory=MultiKueueSettings)
 
     @property
     def mk_check(self) -> Check | None:

@@ -32,12 +32,6 @@ class WorkerFacts:
     error: str = ""
 
 
-@dataclass(frozen=True)
-class Gathered:
-    manager: m.Manager
-    workers: Mapping[str, WorkerFacts]
-
-
 class ManagerUnread(PdError):
     """A read of the manager's MultiKueue objects failed: the MultiKueue part is unknown."""
 
@@ -128,19 +122,19 @@ def read_manager(source: Source, name: str, ns: str, checks: Mapping[str, m.Chec
     return m.Manager(wl, mgr.checks, cfg, clusters, _settings(got[3]))
 
 
-def _settings(got: tuple[bool, Any]) -> m.Settings:
+def _settings(got: tuple[bool, Any]) -> m.MultiKueueSettings:
     ok, obj = got
     if not ok or not isinstance(obj, dict):
-        return m.Settings()
+        return m.MultiKueueSettings()
     text = (obj.get("data") or {}).get(kc.KEY) if isinstance(obj.get("data"), dict) else None
     if not isinstance(text, str):
-        return m.Settings()
+        return m.MultiKueueSettings()
     import yaml
 
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError:
-        return m.Settings()
+        return m.MultiKueueSettings()
     return m.settings(doc if isinstance(doc, dict) else None)
 
 

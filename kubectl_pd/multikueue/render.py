@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_pd.multikueue import words
-from kubectl_pd.multikueue.answer import Answer, Finding, WorkerAnswer
+from kubectl_pd.multikueue.answer import MultiKueueAnswer, MultiKueueFinding, WorkerAnswer
 
 
-def _finding_dict(f: Finding) -> dict[str, Any]:
+def _finding_dict(f: MultiKueueFinding) -> dict[str, Any]:
     return {"code": f.code, "message": words.finding(f), "params": dict(f.params)}
 
 
@@ -21,7 +21,7 @@ def _worker_dict(w: WorkerAnswer) -> dict[str, Any]:
             "reasons": [_finding_dict(f) for f in w.findings] + [_reason_dict(r) for r in w.reasons]}
 
 
-def to_dict(a: Answer) -> dict[str, Any]:
+def to_dict(a: MultiKueueAnswer) -> dict[str, Any]:
     return {"admissionCheck": a.admission_check, "state": a.state, "message": words.state_line(a),
             "dispatchedTo": a.dispatched_to, "nominated": list(a.nominated),
             "reasons": [_finding_dict(f) for f in a.findings], "workers": [_worker_dict(w) for w in a.workers]}
@@ -46,7 +46,7 @@ def _rows(w: WorkerAnswer) -> list[list[str]]:
     return rows
 
 
-def to_text(a: Answer) -> str:
+def to_text(a: MultiKueueAnswer) -> str:
     from kubectl_pd.output.printers import plain_table
 
     lines = ["", f"  {words.state_line(a)}"]

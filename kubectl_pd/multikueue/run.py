@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kubectl_pd.multikueue import model as m
-from kubectl_pd.multikueue.answer import Answer, answer
+from kubectl_pd.multikueue.answer import MultiKueueAnswer, answer
 from kubectl_pd.multikueue.reads import (
     WorkerFacts,
     context_for,
@@ -51,7 +51,7 @@ def _copy(wf: WorkerFacts, name: str, now: datetime | None) -> m.WorkerRead:
                         m.WorkerCopy(origin, d.pending, tuple(d.reasons), admitted), wf.error)
 
 
-def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | None = None) -> Answer | None:
+def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | None = None) -> MultiKueueAnswer | None:
     """Pure: the answer from what was read."""
     reads = {c: _copy(wf, mgr.workload.name, now) for c, wf in workers.items()}
     return answer(mgr, reads, now)
@@ -59,7 +59,7 @@ def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | N
 
 def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: Mapping[str, str],
             now: datetime | None = None, open_worker: Callable[[str], Source | None] | None = None,
-            replayed: Mapping[str, Source] | None = None) -> Answer | None:
+            replayed: Mapping[str, Source] | None = None) -> MultiKueueAnswer | None:
     """The MultiKueue answer for the target's Workload, or None (no Workload waits on a MultiKueue check).
     Worker access: `mapping` (--worker-context), else a kubeconfig context named like the cluster; a snapshot
     (no `opts`) reads no worker."""

@@ -12,14 +12,14 @@ from kubectl_pd.records import dataclass
 if TYPE_CHECKING:
     from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
-    from kubectl_pd.multikueue.answer import Answer
+    from kubectl_pd.multikueue.answer import MultiKueueAnswer
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
 
 
 @dataclass(frozen=True)
-class Part:
-    answer: Answer | None
+class MultiKueuePart:
+    answer: MultiKueueAnswer | None
     json: Mapping[str, Any]  # {"multikueue": {...}} or {}
     text: str  # "" when no MultiKueue check holds the target
     unread: str = ""  # a manager read MultiKueue needed failed: its part is unknown (words.manager_unread)
@@ -32,7 +32,7 @@ class Part:
         return bool(self.unread) or (self.answer is not None and not self.answer.complete)
 
 
-NONE = Part(None, {}, "")
+NONE = MultiKueuePart(None, {}, "")
 
 
 def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
@@ -49,7 +49,7 @@ def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
 
 
 def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Mapping[str, str],
-         replayed: Mapping[str, Source] | None = None) -> Part:
+         replayed: Mapping[str, Source] | None = None) -> MultiKueuePart:
     from kubectl_pd.multikueue import words
     from kubectl_pd.multikueue.reads import ManagerUnread
     from kubectl_pd.multikueue.render import to_dict, to_text
@@ -61,14 +61,14 @@ def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Map
         ans = explain(source, facts, opts, workers, replayed=replayed)
     except ManagerUnread as e:
         if e.what == "AdmissionCheck":  # not known to be MultiKueue's: the manager's answer stands alone
-            return Part(None, {}, "", note=words.checks_unread(str(e.error)))
-        return Part(None, {}, "", unread=words.manager_unread(e.what, str(e.error)))
+            return MultiKueuePart(None, {}, "", note=words.checks_unread(str(e.error)))
+        return MultiKueuePart(None, {}, "", unread=words.manager_unread(e.what, str(e.error)))
     if ans is None:
         return NONE
-    return Part(ans, {"multikueue": to_dict(ans)}, to_text(ans))
+    return MultiKueuePart(ans, {"multikueue": to_dict(ans)}, to_text(ans))
 
 
-def errors(p: Part) -> list[str]:
+def errors(p: MultiKueuePart) -> list[str]:
     """One line per worker whose read failed (unreachable, refused): what the exit code 1 stands for."""
     from kubectl_pd.multikueue.words import finding
 
@@ -80,7 +80,7 @@ def errors(p: Part) -> list[str]:
             if f.code in ("MultiKueueWorkerUnreachable", "MultiKueueWorkerForbidden")]
 
 
-def manager_view(d: Diagnosis, p: Part) -> Diagnosis:
+def manager_view(d: Diagnosis, p: MultiKueuePart) -> Diagnosis:
     """The manager's diagnosis less what MultiKueue makes normal there (answer.manager_reasons)."""
     if p.answer is None:
         return d

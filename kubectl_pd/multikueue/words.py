@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kubectl_pd.multikueue.answer import Answer, Finding
+from kubectl_pd.multikueue.answer import MultiKueueAnswer, MultiKueueFinding
 
 
 def _names(xs: Any) -> str:
@@ -32,7 +32,7 @@ STATE: Mapping[str, str] = {
 }
 
 
-def state_line(a: Answer) -> str:
+def state_line(a: MultiKueueAnswer) -> str:
     where = f" on {a.dispatched_to}" if a.dispatched_to else (f" (nominated: {_names(a.nominated)})"
                                                               if a.nominated else "")
     return f"MultiKueue (check {a.admission_check}): {STATE.get(a.state, a.state)}{where}"
@@ -78,7 +78,7 @@ _SAY: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 
 
-def finding(f: Finding) -> str:
+def finding(f: MultiKueueFinding) -> str:
     return _SAY[f.code](f.params)
 
 
