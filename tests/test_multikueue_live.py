@@ -72,6 +72,8 @@ def manager_objects(*, workers: list[str], nominated: list[str] | None = None, c
         status["nominatedClusterNames"] = nominated
     if cluster:
         status["clusterName"] = cluster
+        if check[0] == "Ready":
+            status["conditions"] += _conds(Admitted=("True", "Admitted", "The workload is admitted"))
     objs = [*_queues("100", ["multikueue"]), _workload(status), *_pods(),
             {"apiVersion": KV, "kind": "AdmissionCheck", "metadata": {"name": "multikueue"},
              "spec": {"controllerName": "kueue.x-k8s.io/multikueue", "parameters": {
@@ -339,3 +341,14 @@ def test_worker_refuses_the_copy_exit_1(apiserver: Start, cli: Callable[..., Any
     assert (_w(doc)["worker-1"]["read"], _codes(_w(doc)["worker-1"]["reasons"])) == (
         "forbidden", ["MultiKueueWorkerForbidden"])
     assert _w(doc)["worker-2"]["read"] == "read" and _w(doc)["worker-2"]["pending"] is True
+
+
+def test_admitted_on_a_worker_the_managers_gated_pods_are_no_fault(apiserver: Start, cli: Callable[..., Any],
+                                                                   tmp_path: Path) -> None:
+    manager, _ = apiserver(manager_objects(workers=["worker-1", "worker-2"], cluster="worker-2", check=(
+        "Ready", 'The workload was admitted on "worker-2"')))
+    w2, _ = apiserver(worker_objects("16", admitted=True))
+    r, doc = _why(cli, kubeconfig(tmp_path, manager, {"worker-2": w2}))
+    assert r.exit_code == 0, r.stderr
+    assert doc["pending"] is False and _codes(doc["reasons"]) == ["NotPending"] and doc["next"] == []
+    assert (doc["multikueue"]["state"], _w(doc)["worker-2"]["pending"]) == ("Admitted", False)

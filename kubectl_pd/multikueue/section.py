@@ -88,4 +88,12 @@ def manager_view(d: Diagnosis, p: MultiKueuePart) -> Diagnosis:
     from kubectl_pd.records import replace
 
     kept = manager_reasons(d.reasons, p.answer)
-    return replace(d, reasons=kept) if kept and len(kept) != len(d.reasons) else d
+    if len(kept) == len(d.reasons):
+        return d
+    if kept:
+        return replace(d, reasons=kept)
+    if p.answer.state == "Admitted":  # only MultiKueue's normal gates were left: it runs on its worker
+        from kubectl_pd.pending.model import Reason, say
+
+        return replace(d, pending=False, reasons=[Reason("NotPending", say("target.all-admitted"))], hints=[])
+    return d
