@@ -58,6 +58,8 @@ def _preemption_keys() -> dict[str, Any]:
 
 
 def _diagnosis() -> dict[str, Any]:
+    from kubectl_pd.multikueue.schema import multikueue as multikueue_schema
+
     reason = closed({
         "code": {"enum": _ids("reason")}, "role": NS, "workload": NS,
         "message": S, "kueueMessage": {"type": ["string", "null"],
@@ -102,6 +104,7 @@ def _diagnosis() -> dict[str, Any]:
         "whatIfVerdict": S,
         **_preemption_keys(),
         "preemptedBy": closed({"uid": S, "namespace": NS, "name": NS, "clusterQueue": NS}),
+        "multikueue": multikueue_schema(reason),
         "deployment": closed({
             "apiVersion": NS, "phase": NS, "phaseMessage": NS, "roleSummary": NS,
             "roles": {"type": "array", "items": closed({

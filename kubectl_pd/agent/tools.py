@@ -125,6 +125,10 @@ WHY_PENDING_INPUT = _obj({
     "whatIf": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 1024},
                "description": "diagnose as if ROLE had N replicas, e.g. {\"decode\": 1}; changes nothing"},
     "holders": {"type": "boolean", "description": "list the admitted Workloads holding the quota a role waits for"},
+    "workerContexts": {"type": "object", "propertyNames": {"pattern": "^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"},
+                       "additionalProperties": _S,
+                       "description": "MultiKueue: the kubeconfig context (of the server's kubeconfig) that reads each "
+                                      "worker cluster, by MultiKueueCluster name; default: the context named like it"},
     "files": _FILES, "snapshot": _SNAPSHOT,
     "kueueConfig": {**_S, "description": "Kueue's controller_manager_config.yaml, inside --allow-file"},
     "cursor": {"type": "string", "pattern": "^[0-9]{1,9}$", "description": "the next page of a paged result "
@@ -193,6 +197,8 @@ def why_pending_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str
         argv.append(f"--what-if={role}={n}")
     if args.get("holders"):
         argv.append("--holders")
+    for cluster, context in (args.get("workerContexts") or {}).items():
+        argv.append(f"--worker-context={cluster}={context}")
     if "kueueConfig" in args:
         argv.append(f"--kueue-config={guard.path(args['kueueConfig'], 'kueueConfig')}")
     if "target" in args:

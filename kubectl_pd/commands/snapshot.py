@@ -86,7 +86,10 @@ def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_na
     except IncompleteError as e:
         return [{"read": read_text(u.read), "error": u.why} for u in e.unread]
     section(ctx, facts)
-    return [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete]
+    from kubectl_pd.multikueue.snapshots import record  # MultiKueue: every worker read, into the same file
+
+    workers = record(rec, facts, cluster, {})
+    return [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete] + workers
 
 
 def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_namespaces: bool,

@@ -15,15 +15,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.errors import EXIT_OK
+from kubectl_pd.errors import EXIT_FAILED, EXIT_OK
 from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
-from kubectl_pd.records import dataclass
+from kubectl_pd.records import dataclass, field
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
     from collections.abc import Callable
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.multikueue.section import MultiKueuePart
     from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts, Target
@@ -70,12 +71,15 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
               help="Kueue's controller_manager_config.yaml (or its ConfigMap) for fair sharing and preemption "
                    "(default: read kueue-system/kueue-manager-config).")
 @click.option("--holders", is_flag=True, help="List the admitted Workloads holding the quota a role waits for.")
+@click.option("--worker-context", "worker_context", multiple=True, metavar="CLUSTER=CONTEXT",
+              help="MultiKueue: read the worker CLUSTER (a MultiKueueCluster's name) through kubeconfig CONTEXT "
+                   "(repeatable; default: the context named like the cluster). docs/multikueue.md.")
 @cluster_options
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
                 kueue_config: str | None = None, holders: bool = False, no_headers: bool = False,
                 sort_by: str | None = None, selector: str | None = None, field_selector: str | None = None,
-                watch_rounds: int | None = None) -> int:
+                watch_rounds: int | None = None, worker_context: tuple[str, ...] = ()) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
@@ -99,7 +103,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
 
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
         o = WhyPendingOptions(target, all_namespaces, files, view, watch, watch_interval, watch_rounds, what_if,
-                    kueue_config, holders)
+                    kueue_config, holders, _workers(worker_context))
         if o.watches_all:
             return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
         return run(complete(cluster, o.checked()))
@@ -121,6 +125,7 @@ class WhyPendingOptions:
     what_if: tuple[str, ...]
     kueue_config: str | None
     holders: bool
+    workers: Mapping[str, str] = field(default_factory=dict)  # --worker-context (MultiKueue)
 
     @property
     def watches_all(self) -> bool:
@@ -152,6 +157,8 @@ class WhyPending:
     namespace: str | None
     replicas: Mapping[str, int]
     printer: Printer
+    cluster: ClusterOptions | None = None  # MultiKueue's workers are read with its kubeconfig (a live manager)
+    replayed: Mapping[str, Source] = field(default_factory=dict)  # MultiKueue's workers in a snapshot, by cluster
 
 
 def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
@@ -160,16 +167,20 @@ def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
     replicas = _what_if(o.what_if)
     asked = parse_target(o.target)
     source = open_source(cluster, o.files)
+    replayed: Mapping[str, Source] = {}
     if o.files:
+        from kubectl_pd.multikueue.snapshots import split
         from kubectl_pd.pending.inputs import check
 
         check(source)
+        source, replayed = split(source)  # a MultiKueue snapshot: the manager's objects, each worker's
     if asked.none:
         ns = None if o.all_namespaces else namespace(cluster)
         return WhyPending(o, asked, source, ns, replicas, _every_printer(o.view, ns))
     t = target_of(cluster, source, o.files, asked)
     color = o.view.kind == "text" and use_color()
-    return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color))
+    return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color),
+                      None if o.files else cluster, replayed)
 
 
 def run(c: WhyPending) -> int:
@@ -184,11 +195,18 @@ def run(c: WhyPending) -> int:
     t = Target(c.asked.kind, c.asked.name, c.namespace or "")
     d, facts, t = pr.one_named(c.source, t, c.replicas, ctx, c.asked.bare)
     _check_roles(d, c.replicas, c.asked.name)
-    last = c.printer.text(_Shown.of(d, facts, ctx))
+    from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
+
+    mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed)
+    last = c.printer.text(_Shown.of(mk.manager_view(d, mkp), facts, ctx, mkp))
     click.echo(last, nl=False)
     if c.o.watch:
         _watch_one(c, t, d, last)
-    return EXIT_OK
+    if mkp.note:
+        click.echo(f"note: {mkp.note}", err=True)
+    for line in mk.errors(mkp):  # a worker not read: named, the others still diagnosed; exit 1 as kubectl's errors
+        click.echo(f"error: {line}", err=True)
+    return EXIT_FAILED if mkp.incomplete else EXIT_OK
 
 
 @dataclass(frozen=True)
@@ -199,12 +217,13 @@ class _Shown:
     d: Diagnosis
     facts: Facts
     preemption: tuple[dict[str, Any], str]
+    multikueue: MultiKueuePart | None = None
 
     @staticmethod
-    def of(d: Diagnosis, facts: Facts, ctx: Context) -> _Shown:
+    def of(d: Diagnosis, facts: Facts, ctx: Context, mkp: MultiKueuePart | None = None) -> _Shown:
         from kubectl_pd.pending.preempt import section
 
-        return _Shown(d, facts, section(ctx, facts))
+        return _Shown(d, facts, section(ctx, facts), mkp)
 
 
 def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
@@ -218,7 +237,10 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             SLEEP(c.o.watch_interval)
             ctx = context(c.source, c.o.kueue_config, c.o.holders)  # fresh reads each round
             d, facts = pr.one(c.source, t, c.replicas, ctx)
-            text = c.printer.text(_Shown.of(d, facts, ctx))
+            from kubectl_pd.multikueue import section as mk
+
+            mkp = mk.part(c.source, facts, c.cluster, c.o.workers)
+            text = c.printer.text(_Shown.of(mk.manager_view(d, mkp), facts, ctx, mkp))
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if c.o.view.kind == "text":
@@ -236,7 +258,8 @@ def _one_printer(view: View, color: bool) -> Printer:
     from kubectl_pd.pending.render import object_name, render_text
 
     return view.to_printer({
-        "text": lambda s: render_text(s.d, color=color) + _block_without_notes(s.preemption[1]),
+        "text": lambda s: render_text(s.d, color=color) + _block_without_notes(s.preemption[1])
+        + (s.multikueue.text if s.multikueue else ""),
         "name": lambda s: object_name(s.d.target.kind, s.d.target.name) + "\n",
     }, _one_document)
 
@@ -248,6 +271,7 @@ def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
 
     data = {"schemaVersion": WHY_PENDING, **to_dict(s.d)}
     data.update(s.preemption[0])  # top-level `preemption` (and `holders`, `preemptedBy`)
+    data.update(s.multikueue.json if s.multikueue else {})  # `multikueue`
     if s.facts.incomplete:
         from kubectl_pd.pending.words import read_text
 
@@ -263,6 +287,15 @@ def _block_without_notes(block: str) -> str:
         click.echo(ln, nl=False, err=True)
     kept = [ln for ln in lines if not ln.startswith("note: ")]
     return "".join(kept) if any(ln.strip() for ln in kept) else ""
+
+
+def _workers(values: tuple[str, ...]) -> dict[str, str]:
+    from kubectl_pd.multikueue.section import mapping
+
+    try:
+        return mapping(values)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--worker-context'") from None
 
 
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:

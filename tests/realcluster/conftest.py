@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.realcluster.plane import Plane, PlaneError
+from tests.realcluster.plane import MultiKueuePlanes, Plane, PlaneError
 
 HOW = ("real-control-plane tests (marker cluster) deselected: run them with `pytest -m cluster` (builds etcd, "
        "kube-apiserver, kube-scheduler, kwok and Kueue from Go modules with Go 1.26+; needs root)")
@@ -79,5 +79,19 @@ def fair_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
     except (PlaneError, OSError) as e:
         p.down()
         pytest.fail(f"the fair-sharing control plane with Kueue {line} did not start: {e}", pytrace=False)
+    yield p
+    p.down()
+
+
+@pytest.fixture(scope="module")
+def mk_planes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MultiKueuePlanes]:
+    """A MultiKueue manager and two workers of Kueue 0.19 (the line the facts of docs/multikueue.md were read
+    at), for one test module: started when the module's first test asks, stopped after its last."""
+    p = MultiKueuePlanes("0.19", tmp_path_factory.mktemp("multikueue-0.19") / "run", workers=2)
+    try:
+        p.up("--nodes", "2")
+    except (PlaneError, OSError) as e:
+        p.down()
+        pytest.fail(f"the MultiKueue control planes (Kueue 0.19, 2 workers) did not start: {e}", pytrace=False)
     yield p
     p.down()

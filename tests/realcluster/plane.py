@@ -126,3 +126,35 @@ def condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
 def is_true(obj: dict[str, Any], kind: str) -> bool:
     c = condition(obj, kind)
     return c is not None and c.get("status") == "True"
+
+
+@dataclass
+class MultiKueuePlanes(Plane):
+    """A MultiKueue manager (context `admin`) and its workers (contexts `worker-1` ...), started together by
+    `scripts/real-cluster up --multikueue-workers N`: one kubeconfig, one `down`."""
+
+    workers: int = 2
+
+    def up(self, *extra: str) -> Plane:
+        return super().up("--multikueue-workers", str(self.workers), *extra)
+
+    @property
+    def worker_names(self) -> list[str]:
+        return [f"worker-{i + 1}" for i in range(self.workers)]
+
+    def on(self, context: str) -> Plane:
+        """The same planes seen through CONTEXT: kubectl and `kubectl pd` run with `--context CONTEXT`."""
+        return _OnContext(self, context)
+
+    def worker_state(self, name: str) -> dict[str, Any]:
+        return dict(json.loads((self.workdir / name / "state.json").read_text()))
+
+
+class _OnContext(Plane):
+    def __init__(self, planes: MultiKueuePlanes, context: str) -> None:
+        super().__init__(planes.kueue, planes.workdir)
+        self.version, self.timings, self.context = planes.version, planes.timings, context
+
+    def kubectl(self, *args: str, input: str | None = None, check: bool = True,
+                timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        return super().kubectl("--context", self.context, *args, input=input, check=check, timeout=timeout)

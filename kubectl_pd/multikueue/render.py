@@ -1,0 +1,56 @@
+"""The MultiKueue part of a why-pending answer: its text block (the manager's state in one line, its findings,
+then one row per worker and role) and its json block (`multikueue`, why-pending contract 1.4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_pd.multikueue import words
+from kubectl_pd.multikueue.answer import MultiKueueAnswer, MultiKueueFinding, WorkerAnswer
+
+
+def _finding_dict(f: MultiKueueFinding) -> dict[str, Any]:
+    return {"code": f.code, "message": words.finding(f), "params": dict(f.params)}
+
+
+def _worker_dict(w: WorkerAnswer) -> dict[str, Any]:
+    from kubectl_pd.pending.render import _reason_dict
+
+    return {"cluster": w.cluster, "context": w.context, "read": w.read, "nominated": w.nominated,
+            "connected": w.connected, "pending": w.pending,
+            "reasons": [_finding_dict(f) for f in w.findings] + [_reason_dict(r) for r in w.reasons]}
+
+
+def to_dict(a: MultiKueueAnswer) -> dict[str, Any]:
+    return {"admissionCheck": a.admission_check, "state": a.state, "message": words.state_line(a),
+            "dispatchedTo": a.dispatched_to, "nominated": list(a.nominated),
+            "reasons": [_finding_dict(f) for f in a.findings], "workers": [_worker_dict(w) for w in a.workers]}
+
+
+def _verdict(w: WorkerAnswer) -> str:
+    if w.pending is None:
+        return words.VERDICT_UNKNOWN
+    return words.VERDICT_PENDING if w.pending else words.VERDICT_ADMITTED
+
+
+def _rows(w: WorkerAnswer) -> list[list[str]]:
+    from kubectl_pd.pending import words as pw
+    from kubectl_pd.pending.model import short
+
+    head = [w.cluster, w.context or "-", words.READ.get(w.read, w.read)]
+    trouble = "; ".join(words.finding(f) for f in w.findings)
+    rows = [[*head, r.role or "-", _verdict(w), r.flavor or "-", short(r.needed, r.resource) if r.needed else "-",
+             f"{r.code}: {' '.join(pw.message(r).split())}"] for r in w.reasons]
+    if trouble or not rows:
+        rows.insert(0, [*head, "-", _verdict(w), "-", "-", trouble or "-"])
+    return rows
+
+
+def to_text(a: MultiKueueAnswer) -> str:
+    from kubectl_pd.output.printers import plain_table
+
+    lines = ["", f"  {words.state_line(a)}"]
+    lines += [f"  - {f.code}: {words.finding(f)}" for f in a.findings]
+    table = [row for w in a.workers for row in _rows(w)]
+    lines += ["  " + ln for ln in plain_table(table, list(words.WORKER_HEADER)).splitlines()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,92 @@
+"""One MultiKueue diagnosis: read (reads.py), then decide with no I/O: each worker copy through the same
+diagnosis as single-cluster why-pending (pending/diagnose), then the answer (answer.py). The one entry point
+why-pending calls: `explain`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from kubectl_pd.multikueue import model as m
+from kubectl_pd.multikueue.answer import MultiKueueAnswer, answer
+from kubectl_pd.multikueue.reads import (
+    WorkerFacts,
+    context_for,
+    live_worker,
+    mk_checks,
+    read_manager,
+    read_workers,
+    worker_contexts,
+)
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.config import ClusterOptions
+    from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.pending.gather import Facts
+
+
+def candidates(facts: Facts) -> list[str]:
+    """The target's Workloads that wait on an admission check: only they can be MultiKueue's (no read otherwise)."""
+    return [n for n, wl in facts.workloads.items() if wl is not None and wl.admission_checks]
+
+
+def _copy(wf: WorkerFacts, name: str, now: datetime | None) -> m.WorkerRead:
+    if wf.facts is None:
+        return m.WorkerRead(wf.cluster, wf.context, wf.read, None, wf.error)
+    from kubectl_pd.pending.diagnose import diagnose
+
+    d = diagnose(wf.facts, now) if now is not None else diagnose(wf.facts)
+    from kubectl_pd.pending.run import stands
+
+    if not stands(d, wf.facts):  # its verdict would rest on a read that failed there: unknown, as single-cluster
+        from kubectl_pd.pending.words import read_text
+
+        why = "; ".join(f"{read_text(u.read)}: {u.why}" for u in wf.facts.incomplete)
+        return m.WorkerRead(wf.cluster, wf.context, "unreachable", None, why)
+    wl = wf.facts.workloads.get(name)
+    origin = wl.labels.get(m.ORIGIN_LABEL) if wl is not None else None
+    admitted = wl is not None and wl.admitted
+    return m.WorkerRead(wf.cluster, wf.context, wf.read,
+                        m.WorkerCopy(origin, d.pending, tuple(d.reasons), admitted), wf.error)
+
+
+def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | None = None) -> MultiKueueAnswer | None:
+    """Pure: the answer from what was read."""
+    reads = {c: _copy(wf, mgr.workload.name, now) for c, wf in workers.items()}
+    return answer(mgr, reads, now)
+
+
+def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: Mapping[str, str],
+            now: datetime | None = None, open_worker: Callable[[str], Source | None] | None = None,
+            replayed: Mapping[str, Source] | None = None) -> MultiKueueAnswer | None:
+    """The MultiKueue answer for the target's Workload, or None (no Workload waits on a MultiKueue check).
+    Worker access: `mapping` (--worker-context), else a kubeconfig context named like the cluster; a snapshot
+    (no `opts`) reads no worker."""
+    names = candidates(facts)
+    checks = mk_checks(source) if names else {}
+    for name in names:
+        wl = facts.workloads[name]
+        named = tuple(c.name for c in wl.admission_checks) if wl is not None else ()
+        mgr = read_manager(source, name, facts.target.namespace, checks, named)
+        if mgr is None:
+            continue
+        opener: Callable[[str], Source | None]
+        if replayed:  # a snapshot's workers: each its own Source, named by its cluster
+            contexts, opener = set(replayed), replayed.get
+        else:
+            contexts, opener = worker_contexts(opts), open_worker or _opener(source, opts)
+
+        def context(cluster: str, known: set[str] = contexts) -> str | None:
+            return context_for(cluster, mapping, known)
+
+        return decide(mgr, read_workers(mgr, opener, context), now)
+    return None
+
+
+def _opener(source: Source, opts: ClusterOptions | None) -> Callable[[str], Source | None]:
+    """A live manager's workers are live Sources of the user's contexts; a snapshot reads no worker."""
+    def open_live(ctx: str) -> Source | None:
+        return live_worker(opts, ctx) if opts is not None and getattr(source, "is_live", False) else None
+
+    return open_live

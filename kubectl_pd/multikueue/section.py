@@ -1,0 +1,99 @@
+"""The one call a why-pending run makes into MultiKueue: `part` returns the answer with its json and text
+blocks, and the manager's diagnosis with MultiKueue's normal states taken out; `mapping` parses
+--worker-context. Zero requests for a target whose Workloads wait on no admission check."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from kubectl_pd.records import dataclass
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.config import ClusterOptions
+    from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.multikueue.answer import MultiKueueAnswer
+    from kubectl_pd.pending.diagnose import Diagnosis
+    from kubectl_pd.pending.gather import Facts
+
+
+@dataclass(frozen=True)
+class MultiKueuePart:
+    answer: MultiKueueAnswer | None
+    json: Mapping[str, Any]  # {"multikueue": {...}} or {}
+    text: str  # "" when no MultiKueue check holds the target
+    unread: str = ""  # a manager read MultiKueue needed failed: its part is unknown (words.manager_unread)
+    note: str = ""  # the AdmissionChecks could not be listed: whether MultiKueue holds it is not known
+
+    @property
+    def incomplete(self) -> bool:
+        """A worker that had to be read was not (unreachable, refused), or a manager read MultiKueue needed
+        failed: that part is unknown (exit 1)."""
+        return bool(self.unread) or (self.answer is not None and not self.answer.complete)
+
+
+NONE = MultiKueuePart(None, {}, "")
+
+
+def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """`--worker-context CLUSTER=CONTEXT` (repeatable) -> {CLUSTER: CONTEXT}; ValueError (usage) otherwise."""
+    out: dict[str, str] = {}
+    for v in values:
+        cluster, sep, context = v.partition("=")
+        if not sep or not cluster.strip() or not context.strip():
+            raise ValueError(f"{v!r}: expected CLUSTER=CONTEXT (a MultiKueueCluster's name and a kubeconfig context)")
+        if cluster.strip() in out:
+            raise ValueError(f"{cluster.strip()!r} is given twice")
+        out[cluster.strip()] = context.strip()
+    return out
+
+
+def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Mapping[str, str],
+         replayed: Mapping[str, Source] | None = None) -> MultiKueuePart:
+    from kubectl_pd.multikueue import words
+    from kubectl_pd.multikueue.reads import ManagerUnread
+    from kubectl_pd.multikueue.render import to_dict, to_text
+    from kubectl_pd.multikueue.run import candidates, explain
+
+    if not candidates(facts):
+        return NONE
+    try:
+        ans = explain(source, facts, opts, workers, replayed=replayed)
+    except ManagerUnread as e:
+        if e.what == "AdmissionCheck":  # not known to be MultiKueue's: the manager's answer stands alone
+            return MultiKueuePart(None, {}, "", note=words.checks_unread(str(e.error)))
+        return MultiKueuePart(None, {}, "", unread=words.manager_unread(e.what, str(e.error)))
+    if ans is None:
+        return NONE
+    return MultiKueuePart(ans, {"multikueue": to_dict(ans)}, to_text(ans))
+
+
+def errors(p: MultiKueuePart) -> list[str]:
+    """One line per worker whose read failed (unreachable, refused): what the exit code 1 stands for."""
+    from kubectl_pd.multikueue.words import finding
+
+    if p.unread:
+        return [p.unread]
+    if p.answer is None:
+        return []
+    return [f"{w.cluster}: {finding(f)}" for w in p.answer.workers for f in w.findings
+            if f.code in ("MultiKueueWorkerUnreachable", "MultiKueueWorkerForbidden")]
+
+
+def manager_view(d: Diagnosis, p: MultiKueuePart) -> Diagnosis:
+    """The manager's diagnosis less what MultiKueue makes normal there (answer.manager_reasons)."""
+    if p.answer is None:
+        return d
+    from kubectl_pd.multikueue.answer import manager_reasons
+    from kubectl_pd.records import replace
+
+    kept = manager_reasons(d.reasons, p.answer)
+    if len(kept) == len(d.reasons):
+        return d
+    if kept:
+        return replace(d, reasons=kept)
+    if p.answer.state == "Admitted":  # only MultiKueue's normal gates were left: it runs on its worker
+        from kubectl_pd.pending.model import Reason, say
+
+        return replace(d, pending=False, reasons=[Reason("NotPending", say("target.all-admitted"))], hints=[])
+    return d

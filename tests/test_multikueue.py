@@ -1,0 +1,239 @@
+"""MultiKueue's answer (kubectl_pd/multikueue/answer.py), table-driven over typed records parsed from the shapes
+Kueue v0.19.2 writes: the manager's state, its silent waits, and each worker's read and verdict."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from kubectl_pd.multikueue import answer as a
+from kubectl_pd.multikueue import model as m
+from kubectl_pd.multikueue import words
+from kubectl_pd.multikueue.codes import CODES, STATES
+from kubectl_pd.pending.model import Reason, say
+
+KV = "kueue.x-k8s.io/v1beta2"
+
+
+def wl_obj(*, reserved: bool = True, checks: list[tuple[str, str, str]] | None = None,
+           nominated: list[str] | None = None, cluster: str | None = None, owner: str = "Pod") -> dict[str, Any]:
+    status: dict[str, Any] = {"conditions": [{"type": "QuotaReserved", "status": "True" if reserved else "False",
+                                              "reason": "QuotaReserved" if reserved else "Pending",
+                                              "message": "Quota reserved" if reserved else "insufficient quota"}]}
+    status["admissionChecks"] = [{"name": n, "state": s, "message": msg}
+                                 for n, s, msg in (checks if checks is not None else [("multikueue", "Pending", "")])]
+    if nominated:
+        status["nominatedClusterNames"] = nominated
+    if cluster:
+        status["clusterName"] = cluster
+    return {"apiVersion": KV, "kind": "Workload", "metadata": {
+        "name": "g", "namespace": "ns", "ownerReferences": [{"kind": owner, "name": "g-0", "uid": "u"}]},
+        "status": status}
+
+
+def check_obj(name: str = "multikueue", controller: str = m.CONTROLLER, active: str = "True",
+              reason: str = "Active") -> dict[str, Any]:
+    return {"apiVersion": KV, "kind": "AdmissionCheck", "metadata": {"name": name},
+            "spec": {"controllerName": controller, "parameters": {"apiGroup": "kueue.x-k8s.io",
+                                                                  "kind": "MultiKueueConfig", "name": name}},
+            "status": {"conditions": [{"type": "Active", "status": active, "reason": reason, "message": ""}]}}
+
+
+def cluster_obj(name: str, active: str = "True", reason: str = "Active", since: str = "") -> dict[str, Any]:
+    return {"apiVersion": KV, "kind": "MultiKueueCluster", "metadata": {"name": name},
+            "status": {"conditions": [{"type": "Active", "status": active, "reason": reason,
+                                       "message": "" if active == "True" else "dial tcp: connection refused",
+                                       "lastTransitionTime": since}]}}
+
+
+def manager(wl: dict[str, Any], *, workers: tuple[str, ...] = ("worker-1", "worker-2"),
+            down: dict[str, str] | None = None, extra_checks: tuple[dict[str, Any], ...] = (),
+            settings: dict[str, Any] | None = None, check: dict[str, Any] | None = None) -> m.Manager:
+    checks = {c.name: c for c in map(m.check, (check or check_obj(), *extra_checks))}
+    clusters = {n: m.cluster(cluster_obj(n, "False", (down or {})[n], "2026-12-03T12:00:00Z")
+                             if n in (down or {}) else cluster_obj(n)) for n in workers}
+    cfg = m.config({"metadata": {"name": "multikueue"}, "spec": {"clusters": list(workers)}})
+    return m.Manager(m.manager_workload(wl), checks, cfg, clusters, m.settings(settings))
+
+
+def never_fits() -> Reason:
+    return Reason("QuotaExceedsCapacity", say("wl.reserved-not-admitted", g="g"), flavor="h100")
+
+
+def short() -> Reason:
+    return Reason("QuotaExhausted", say("wl.reserved-not-admitted", g="g"), flavor="h100")
+
+
+def copy(*reasons: Reason, origin: str = "multikueue", pending: bool = True) -> m.WorkerCopy:
+    return m.WorkerCopy(origin, pending, reasons)
+
+
+def read(name: str, how: m.Read = "read", c: m.WorkerCopy | None = None, error: str = "") -> m.WorkerRead:
+    return m.WorkerRead(name, name if how != "no-context" else None, how, c, error)
+
+
+NOW = datetime(2026, 12, 3, 12, 5, tzinfo=UTC)
+
+# (id, manager, reads by worker, state, manager finding codes, {worker: (read, pending, finding codes)})
+CASES: list[tuple[str, m.Manager, dict[str, m.WorkerRead], str, list[str], dict[str, tuple[str, Any, list[str]]]]] = [
+    ("manager quota short", manager(wl_obj(reserved=False)), {}, "QuotaPending", ["MultiKueueQuotaPending"],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, [])}),
+    ("behind another check", manager(wl_obj(checks=[("multikueue", "Pending", ""), ("gate", "Pending", "")]),
+                                     extra_checks=(check_obj("gate", "example.com/gate"),)), {},
+     "WaitingForOtherChecks", ["MultiKueueWaitingForOtherChecks"],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, [])}),
+    ("other check ready: dispatch not yet",
+     manager(wl_obj(checks=[("multikueue", "Pending", ""), ("gate", "Ready", "")]),
+             extra_checks=(check_obj("gate", "example.com/gate"),)), {},
+     "NotDispatched", ["MultiKueueNotDispatched"],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, [])}),
+    ("one fits, one short", manager(wl_obj(nominated=["worker-1", "worker-2"])),
+     {"worker-1": read("worker-1", c=copy(short())), "worker-2": read("worker-2", c=copy(pending=False))},
+     "Dispatched", [], {"worker-1": ("read", True, []), "worker-2": ("read", False, [])}),
+    ("no worker ever fits", manager(wl_obj(nominated=["worker-1", "worker-2"])),
+     {"worker-1": read("worker-1", c=copy(never_fits())), "worker-2": read("worker-2", c=copy(never_fits()))},
+     "Dispatched", ["MultiKueueNoWorkerFits"], {"worker-1": ("read", True, []), "worker-2": ("read", True, [])}),
+    ("one never fits, the other short", manager(wl_obj(nominated=["worker-1", "worker-2"])),
+     {"worker-1": read("worker-1", c=copy(never_fits())), "worker-2": read("worker-2", c=copy(short()))},
+     "Dispatched", [], {"worker-1": ("read", True, []), "worker-2": ("read", True, [])}),
+    ("a worker unreachable, the other diagnosed", manager(wl_obj(nominated=["worker-1", "worker-2"])),
+     {"worker-1": read("worker-1", "unreachable", error="connection refused"),
+      "worker-2": read("worker-2", c=copy(short()))},
+     "Dispatched", [], {"worker-1": ("unreachable", None, ["MultiKueueWorkerUnreachable"]),
+                        "worker-2": ("read", True, [])}),
+    ("a worker with no context", manager(wl_obj(nominated=["worker-1", "worker-2"])),
+     {"worker-1": read("worker-1", "no-context"), "worker-2": read("worker-2", c=copy(short()))},
+     "Dispatched", [], {"worker-1": ("no-context", None, ["MultiKueueWorkerNotRead"]), "worker-2": ("read", True, [])}),
+    ("forbidden on a worker", manager(wl_obj(nominated=["worker-1"])),
+     {"worker-1": read("worker-1", "forbidden", error="Forbidden")},
+     "Dispatched", [], {"worker-1": ("forbidden", None, ["MultiKueueWorkerForbidden"]),
+                        "worker-2": ("not-nominated", None, [])}),
+    ("copy missing", manager(wl_obj(nominated=["worker-1"])), {"worker-1": read("worker-1")},
+     "Dispatched", [], {"worker-1": ("read", None, ["MultiKueueWorkerCopyMissing"]),
+                        "worker-2": ("not-nominated", None, [])}),
+    ("copy of another manager", manager(wl_obj(nominated=["worker-1"])),
+     {"worker-1": read("worker-1", c=copy(short(), origin="other"))},
+     "Dispatched", [], {"worker-1": ("read", True, ["MultiKueueWorkerCopyForeign"]),
+                        "worker-2": ("not-nominated", None, [])}),
+    ("nominated worker not connected", manager(wl_obj(nominated=["worker-1", "worker-2"]),
+                                               down={"worker-1": "ClientConnectionFailed"}),
+     {"worker-1": read("worker-1", "unreachable", error="refused"), "worker-2": read("worker-2", c=copy(short()))},
+     "Dispatched", [], {"worker-1": ("unreachable", None, ["MultiKueueWorkerNotConnected",
+                                                            "MultiKueueWorkerUnreachable"]),
+                        "worker-2": ("read", True, [])}),
+    ("incremental: next round", manager(wl_obj(nominated=["w1", "w2", "w3"]), workers=("w1", "w2", "w3", "w4"),
+                                        settings={"multiKueue": {"dispatcherName": m.INCREMENTAL}}),
+     {w: read(w, c=copy(short())) for w in ("w1", "w2", "w3")},
+     "DispatchRound", ["MultiKueueDispatchRound"], {"w1": ("read", True, []), "w2": ("read", True, []),
+                                                    "w3": ("read", True, []), "w4": ("not-nominated", None, [])}),
+    ("incremental: every worker nominated", manager(wl_obj(nominated=["w1", "w2"]), workers=("w1", "w2"),
+                                                    settings={"multiKueue": {"dispatcherName": m.INCREMENTAL}}),
+     {w: read(w, c=copy(short())) for w in ("w1", "w2")},
+     "Dispatched", [], {"w1": ("read", True, []), "w2": ("read", True, [])}),
+    ("admitted on worker-2", manager(wl_obj(checks=[("multikueue", "Ready", 'The workload was admitted on "worker-2"')],
+                                            cluster="worker-2")),
+     {"worker-2": read("worker-2", c=copy(pending=False))}, "Admitted", [],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("read", False, [])}),
+    ("admitting worker lost, within the timeout",
+     manager(wl_obj(checks=[("multikueue", "Ready", "")], cluster="worker-2"),
+             down={"worker-2": "ClientConnectionFailed"}, settings={"multiKueue": {"workerLostTimeout": "10m"}}),
+     {"worker-2": read("worker-2", "unreachable", error="refused")}, "Admitted", ["MultiKueueWorkerLost"],
+     {"worker-1": ("not-nominated", None, []),
+      "worker-2": ("unreachable", None, ["MultiKueueWorkerNotConnected", "MultiKueueWorkerUnreachable"])}),
+    ("admitting worker lost past the timeout",
+     manager(wl_obj(checks=[("multikueue", "Retry", "Admitting remote lost")])), {}, "Retry",
+     ["MultiKueueWorkerLost"], {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, [])}),
+    ("no adapter for the owner",
+     manager(wl_obj(checks=[("multikueue", "Rejected", 'No multikueue adapter found for owner kind "Foo.example.com"')],
+                    owner="Foo")), {}, "Rejected", ["MultiKueueNoAdapter"],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, [])}),
+    ("owner not managed", manager(wl_obj(checks=[("multikueue", "Rejected", "The owner is not managed by Kueue: x")])),
+     {}, "Rejected", ["MultiKueueOwnerNotManaged"],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, [])}),
+    ("evicted on a worker: retry", manager(wl_obj(checks=[("multikueue", "Retry", 'Workload evicted on worker cluster: '
+                                                                                   '"worker-1", resetting')])),
+     {}, "Retry", ["MultiKueueCheckRetry"],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, [])}),
+    ("check inactive", manager(wl_obj(), check=check_obj(active="False", reason="NoUsableClusters")), {},
+     "CheckInactive", ["MultiKueueCheckInactive"],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, [])}),
+    ("nominated worker without a MultiKueueCluster", manager(wl_obj(nominated=["ghost"])),
+     {"ghost": read("ghost", "no-context")}, "Dispatched", [],
+     {"worker-1": ("not-nominated", None, []), "worker-2": ("not-nominated", None, []),
+      "ghost": ("no-context", None, ["MultiKueueWorkerUnknown", "MultiKueueWorkerNotRead"])}),
+]
+
+
+@pytest.mark.parametrize(("mgr", "reads", "state", "found", "workers"), [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_answer(mgr: m.Manager, reads: dict[str, m.WorkerRead], state: str, found: list[str],
+                workers: dict[str, tuple[str, Any, list[str]]]) -> None:
+    ans = a.answer(mgr, reads, NOW)
+    assert ans is not None
+    assert ans.state == state and ans.state in STATES
+    assert [f.code for f in ans.findings] == found
+    got = {w.cluster: (w.read, w.pending, [f.code for f in w.findings]) for w in ans.workers}
+    assert got == workers
+    for f in (*ans.findings, *(f for w in ans.workers for f in w.findings)):
+        assert f.code in CODES
+        assert words.finding(f)  # every code has its sentence, with the params it is given
+    assert words.state_line(ans)
+
+
+def test_no_multikueue_check_is_no_answer() -> None:
+    mgr = manager(wl_obj(checks=[("gate", "Pending", "")]), check=check_obj("gate", "example.com/gate"))
+    assert a.answer(mgr, {}) is None
+
+
+def test_worker_lost_params() -> None:
+    mgr = manager(wl_obj(checks=[("multikueue", "Ready", "")], cluster="worker-2"),
+                  down={"worker-2": "ClientConnectionFailed"}, settings={"multiKueue": {"workerLostTimeout": "10m"}})
+    ans = a.answer(mgr, {}, NOW)
+    assert ans is not None
+    f = ans.findings[0]
+    assert (f.code, f.params["cluster"], f.params["timeoutSeconds"], f.params["lostSeconds"], f.params["passed"]) == \
+        ("MultiKueueWorkerLost", "worker-2", 600, 300, False)
+
+
+def test_dispatch_round_names_the_next_three() -> None:
+    mgr = manager(wl_obj(nominated=["w1"]), workers=("w1", "w2", "w3", "w4", "w5"),
+                  settings={"multiKueue": {"dispatcherName": m.INCREMENTAL}})
+    ans = a.answer(mgr, {"w1": read("w1", c=copy(short()))})
+    assert ans is not None and ans.state == "DispatchRound"
+    assert ans.findings[0].params["next"] == ["w2", "w3", "w4"] and ans.findings[0].params["roundSeconds"] == 300
+
+
+@pytest.mark.parametrize(("reasons", "kept"), [
+    ([Reason("PodsGated", say("wl.reserved-not-admitted", g="g"))], []),
+    ([Reason("AdmissionCheckPending", say("check.pending", check="multikueue", state="Pending", joint=False))],
+     ["AdmissionCheckPending"]),
+    ([Reason("AdmissionCheckPending", say("check.pending", check="gate", state="Pending", joint=False))],
+     ["AdmissionCheckPending"]),
+    ([Reason("QuotaExhausted", say("wl.reserved-not-admitted", g="g"))], ["QuotaExhausted"]),
+])
+def test_manager_gated_pods_are_not_a_fault(reasons: list[Reason], kept: list[str]) -> None:
+    ans = a.answer(manager(wl_obj(nominated=["worker-1"])), {})
+    assert [r.code for r in a.manager_reasons(reasons, ans)] == kept
+    assert [r.code for r in a.manager_reasons(reasons, None)] == [r.code for r in reasons]
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("15m", 900), ("90s", 90), ("1h30m", 5400), ("1.5m", 90),
+                                               ("", None), ("15x", None), ("m", None), (5, None)])
+def test_durations(text: Any, seconds: int | None) -> None:
+    assert m._seconds(text) == seconds
+
+
+def test_settings_defaults_and_read() -> None:
+    assert m.settings(None) == m.MultiKueueSettings()
+    s = m.settings({"multiKueue": {"origin": "mgr-a", "workerLostTimeout": "5m", "dispatcherName": m.INCREMENTAL}})
+    assert (s.origin, s.lost_timeout_s, s.dispatcher, s.read) == ("mgr-a", 300, m.INCREMENTAL, True)
+
+
+@pytest.mark.parametrize("obj", [{}, {"status": "x"}, {"spec": [], "status": {"admissionChecks": "x"}},
+                                 {"metadata": None, "status": {"nominatedClusterNames": [1, None, "w"]}}])
+def test_scrambled_objects_parse(obj: dict[str, Any]) -> None:
+    wl = m.manager_workload(obj)
+    assert wl.checks == () and wl.nominated in ((), ("w",))
+    assert m.check(obj).controller == "" and m.config(obj).clusters == () and m.cluster(obj).active is None
