@@ -518,9 +518,9 @@ def test_w10_advice_fits_the_command(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------------------ quota raised
 
 def test_a_quota_raised_while_groups_wait(plane: Plane) -> None:
-    """Two groups of 4 cards wait on a queue of 4 with 2 used; the quota raised to 8 admits the first; each
-    answer follows Kueue: the first short by what Kueue says, then not pending; the second short by what
-    Kueue says once it has tried it."""
+    """Two groups of 4 cards wait on a queue of 4 with 2 used; the quota raised to 8 admits one of them; each
+    answer follows Kueue: the first short by what Kueue says; the admitted one not pending; the other short by what
+    Kueue says once it has tried it again."""
     ns = plane.namespace("raise")
     lay = j.layout(plane, "credits", ns, {"serve": {"z0": (4, None, None)}})
     j.hold(plane, lay, "held", "serve", 2)
@@ -540,21 +540,25 @@ def test_a_quota_raised_while_groups_wait(plane: Plane) -> None:
     cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = lay.amount(8)
     plane.kubectl("patch", "clusterqueue", lay.cq("serve"), "--type=merge",
                   "-p", json.dumps({"spec": {"resourceGroups": cq["spec"]["resourceGroups"]}}))
-    wait_for("the first group admitted", lambda: is_true(j.workload(plane, ns, first) or {}, "Admitted"))
-    said, doc = j.why(plane, f"podgroup/{first}", ns)
+    # Kueue admits one of the two (the first, unless the second was in its hands when the quota changed: a race
+    # CI's loaded tier met once); the answers follow whichever it admitted
+    admitted = wait_for("one group admitted", lambda: next(
+        (g for g in (first, second) if is_true(j.workload(plane, ns, g) or {}, "Admitted")), None), timeout=120)
+    waiting = second if admitted == first else first
+    said, doc = j.why(plane, f"podgroup/{admitted}", ns)
     assert said.rc == 0 and _admitted_answer(doc), said
-    wl = wait_for("Kueue's new verdict on the second", lambda: (w := j.workload(plane, ns, second)) and j.shortfalls(
+    wl = wait_for("Kueue's new verdict on the other", lambda: (w := j.workload(plane, ns, waiting)) and j.shortfalls(
         w) and not is_true(w, "QuotaReserved") and w)
-    said, doc = j.why(plane, f"podgroup/{second}", ns)
+    said, doc = j.why(plane, f"podgroup/{waiting}", ns)
     assert doc["pending"] and doc["reasons"][0]["code"] == "QuotaExhausted", said
     _kueue_agrees(lay, wl, dict(j.pod_set_roles(plane, ns, wl)), doc["reasons"][0], str(said))
     listed = j.pd(plane, "why-pending", "-n", ns, "-o", "json")
     assert listed.rc == 0, listed
     j.doc_claims(listed.doc, str(listed))
-    # the second is listed with Kueue's verdict; the first only if its Pods meet something after admission
+    # the waiting one is listed with Kueue's verdict; the admitted one only if its Pods meet something after admission
     items = {i["target"]["name"]: i for i in listed.doc["items"]}
-    assert second in items and items[second]["reasons"][0]["code"] == "QuotaExhausted", listed
-    assert set(items) <= {first, second} and (first not in items or _admitted_answer(items[first])), listed
+    assert waiting in items and items[waiting]["reasons"][0]["code"] == "QuotaExhausted", listed
+    assert set(items) <= {first, second} and (admitted not in items or _admitted_answer(items[admitted])), listed
 
 
 # ------------------------------------------------------------------------------------------------ ModelDeployment
