@@ -244,7 +244,10 @@ class View:
         """The one printer of a run, chosen once (kubectl's `PrintFlags.ToPrinter()`): the command's own human
         form of this -o (text, wide, name, sarif, ...), else a document form every command shares: json, yaml,
         jsonpath and custom-columns over the -o json document `document(record)` gives with its rows."""
-        return Printer(self, human.get(self.kind), document)
+        form = human.get(self.kind)
+        if form is None and not self.out.document:
+            raise ValueError(f"no printer for -o {self.kind}")  # a command's -o choices name only its forms
+        return Printer(self, form, document)
 
 
 @dataclass(frozen=True)
