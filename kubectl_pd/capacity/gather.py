@@ -159,12 +159,15 @@ def read_nodes(source: Any, snap: Snapshot, plan: Capacity) -> nd.Fit | None:
     for a flavor without any), paged, each Node kept as its page arrives. A refused list: None, and the run says
     the node part is unknown."""
     lists: dict[str, tuple[kube.Node, ...]] = {}
+    by_selector: dict[str | None, tuple[kube.Node, ...]] = {}  # flavors of the same nodeLabels: one list
     for name, flavor in sorted(snap.flavors.items()):
         sel = nd.selector(flavor) or None
-        ok, objs = _try(plan, "Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
-        if not ok:
-            return None
-        lists[name] = tuple(kube.node(o) for o in objs)
+        if sel not in by_selector:
+            ok, objs = _try(plan, "Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
+            if not ok:
+                return None
+            by_selector[sel] = tuple(kube.node(o) for o in objs)
+        lists[name] = by_selector[sel]
     return nd.Fit(lists)
 
 
