@@ -149,3 +149,72 @@ def test_a_workload_the_model_cannot_read_starts_nothing_and_is_handed_back() ->
     la = Lookahead(SnapshotSource.from_objects([]))
     odd: dict[str, Any] = {"kind": "Workload", "metadata": "not a mapping", "spec": ["odd"], "status": 7}
     assert la.from_workload(odd, "g", "ns") is odd and la._chain is None
+
+
+# ---- the head start: a target's first reads sent before the diagnosis code loads (pending/run.head_start)
+
+def _headed(src: Timed, kind: str = "PodGroup") -> tuple[Lookahead, Facts]:
+    head = Lookahead(src).head_start(kind, TARGET.name, TARGET.namespace)
+    try:
+        return head, gather(head, Target(kind, TARGET.name, TARGET.namespace), strict=False)
+    finally:
+        head.close()
+
+
+def test_a_head_start_sends_the_first_wave_at_once_and_changes_no_read_and_no_fact() -> None:
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    src, plain = Timed(objs), Timed(objs, parallel=False)
+    t0 = time.monotonic()
+    head = Lookahead(src).head_start("PodGroup", TARGET.name, TARGET.namespace)
+    time.sleep(QUICK / 2)  # the code a command loads meanwhile: the first reads are in flight already
+    assert {w for w, _s, _e in src.log} <= {"get Workload", "list Pod"}
+    got = gather(head, TARGET, strict=False)
+    head.close()
+    _same(got, _facts(plain))
+    assert Counter(w for w, _s, _e in src.log) == Counter(w for w, _s, _e in plain.log)  # the same reads, once each
+    assert src.span("get Workload")[0] - t0 < QUICK / 2 and src.span("list Pod")[0] - t0 < QUICK / 2
+    assert not [t for t in threading.enumerate() if t.name == "kubectl-pd-head"]
+
+
+def test_a_head_start_for_each_kind_reads_what_the_plan_would() -> None:
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    for kind in ("Workload", "PodGroup"):
+        src, plain = Timed(objs), Timed(objs, parallel=False)
+        _h, got = _headed(src, kind)
+        want = gather(plain, Target(kind, TARGET.name, TARGET.namespace), strict=False)
+        _same(got, want)
+        assert Counter(w for w, _s, _e in src.log) == Counter(w for w, _s, _e in plain.log), kind
+
+
+def test_a_read_sent_ahead_that_no_call_took_is_never_handed_to_a_later_call() -> None:
+    """A bare NAME starts with a ModelDeployment's reads; whatever the plan did not take is dropped at close, so
+    the next --watch round reads afresh."""
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    src = Timed(objs)
+    head = Lookahead(src).head_start("ModelDeployment", "nothing-of-that-name", TARGET.namespace)
+    head.close()
+    n = len(src.log)
+    assert head.get("ModelDeployment", "nothing-of-that-name", TARGET.namespace) is None
+    assert len(src.log) == n + 1  # read again, not taken from the head start
+
+
+def test_a_refused_first_read_is_settled_where_the_plan_asks_it() -> None:
+    objs = load_objects(FIX / "quota-exhausted.yaml")
+    for refused in ("list Pod", "get Workload"):
+        try:
+            got = _headed(Timed(objs, refuse=refused))[1]
+        except Exception as e:  # noqa: BLE001 - the plan raises what it raises without a head start too
+            try:
+                gather(Timed(objs, parallel=False, refuse=refused), TARGET, strict=False)
+            except Exception as f:  # noqa: BLE001
+                assert type(e) is type(f) and str(e) == str(f), refused
+                continue
+            raise
+        _same(got, gather(Timed(objs, parallel=False, refuse=refused), TARGET, strict=False))
+
+
+def test_the_head_start_hands_every_other_attribute_to_the_live_source() -> None:
+    src = Timed(load_objects(FIX / "quota-exhausted.yaml"))
+    head = Lookahead(src).head_start("Pod", "nothing", TARGET.namespace)
+    head.close()
+    assert head.is_live and head.span is not None and head.inner is src

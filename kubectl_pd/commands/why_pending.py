@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.errors import EXIT_FAILED, EXIT_OK
+from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, ClusterError
 from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 from kubectl_pd.records import dataclass, field
 
@@ -92,9 +92,6 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     verdict depends on failed (the diagnosis is incomplete) or, with no TARGET, a list was refused (what it
     holds is unknown, as kubectl's Forbidden), 2 usage.
     """
-    from kubectl_pd.pending.gather import IncompleteError
-    from kubectl_pd.pending.words import incomplete_error
-
     try:
         if target is not None and (selector or field_selector):
             raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
@@ -107,7 +104,13 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         if o.watches_all:
             return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
         return run(complete(cluster, o.checked()))
-    except IncompleteError as e:  # the reads stay typed up to here; the printer words them
+    except ClusterError as e:  # an IncompleteError keeps its reads typed up to here; the printer words them
+        from kubectl_pd.pending.target import IncompleteError
+
+        if not isinstance(e, IncompleteError):
+            raise
+        from kubectl_pd.pending.words import incomplete_error
+
         raise incomplete_error(e.target, e.unread) from None
 
 
@@ -159,6 +162,7 @@ class WhyPending:
     printer: Printer
     cluster: ClusterOptions | None = None  # MultiKueue's workers are read with its kubeconfig (a live manager)
     replayed: Mapping[str, Source] = field(default_factory=dict)  # MultiKueue's workers in a snapshot, by cluster
+    head: Source | None = None  # a TARGET's first gather: `source` with the target's first reads already sent
 
 
 def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
@@ -178,22 +182,31 @@ def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
         ns = None if o.all_namespaces else namespace(cluster)
         return WhyPending(o, asked, source, ns, replicas, _every_printer(o.view, ns))
     t = target_of(cluster, source, o.files, asked)
+    from kubectl_pd.pending.run import head_start
+
+    head = head_start(source, asked, t.namespace)  # live: the first reads go out before the diagnosis code loads
     color = o.view.kind == "text" and use_color()
     return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color),
-                      None if o.files else cluster, replayed)
+                      None if o.files else cluster, replayed, head)
 
 
 def run(c: WhyPending) -> int:
-    from kubectl_pd.pending.preempt import context
-
-    ctx = context(c.source, c.o.kueue_config, c.o.holders)
     if c.asked.none:
-        return _every_pending(c, ctx)
-    from kubectl_pd.pending import run as pr
-    from kubectl_pd.pending.gather import Target
+        from kubectl_pd.pending.preempt import context
 
-    t = Target(c.asked.kind, c.asked.name, c.namespace or "")
-    d, facts, t = pr.one_named(c.source, t, c.replicas, ctx, c.asked.bare)
+        return _every_pending(c, context(c.source, c.o.kueue_config, c.o.holders))
+    from kubectl_pd.pending import run as pr
+
+    head = c.head or c.source
+    try:
+        from kubectl_pd.pending.preempt import context
+        from kubectl_pd.pending.target import Target
+
+        ctx = context(c.source, c.o.kueue_config, c.o.holders)
+        t = Target(c.asked.kind, c.asked.name, c.namespace or "")
+        d, facts, t = pr.one_named(head, t, c.replicas, ctx, c.asked.bare)
+    finally:
+        pr.head_done(head)
     _check_roles(d, c.replicas, c.asked.name)
     from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
 

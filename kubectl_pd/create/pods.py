@@ -10,17 +10,17 @@ from typing import Any
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.gpustack import names
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, CREDITS_PREFIX
+from kubectl_pd.labels import APP_NAME_LABEL as APP_NAME
+from kubectl_pd.labels import GROUP_LABEL as GROUP_NAME
+from kubectl_pd.labels import INSTANCE_LABEL as INSTANCE
+from kubectl_pd.labels import QUEUE_LABEL as QUEUE_NAME
 
-GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
 TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 ROLE_HASH = "kueue.x-k8s.io/role-hash"
 SERVING = "kueue.x-k8s.io/pod-group-serving"
-QUEUE_NAME = "kueue.x-k8s.io/queue-name"
 FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"  # never set: it folds every role into one PodSet
 ACCELERATOR_LABEL = "acceleratable.feature.gpustack.ai/"
 COMPONENT = "app.kubernetes.io/component"
-INSTANCE = "app.kubernetes.io/instance"
-APP_NAME = "app.kubernetes.io/name"
 
 _MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
 

@@ -25,7 +25,6 @@ from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.source import Obj, name_of, namespace_of
 from kubectl_pd.errors import (
     ApiUnavailable,
-    ClusterError,
     ForbiddenError,
     NotFoundError,
     PdError,
@@ -53,17 +52,19 @@ from kubectl_pd.kueue.model import (
     resource_flavor,
     workload,
 )
+from kubectl_pd.labels import APP_NAME_LABEL, GROUP_LABEL, INSTANCE_LABEL, JOB_UID_LABEL, QUEUE_LABEL  # noqa: F401 - re-exported
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.pending.say import Read, Say, say
+from kubectl_pd.pending.target import (  # noqa: F401 - the target's types, re-exported
+    TARGET_KINDS,
+    IncompleteError,
+    Target,
+    Unread,
+    parse_target,
+)
 from kubectl_pd.records import dataclass, field
 from kubectl_pd.slim import slimmer
-
-GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-INSTANCE_LABEL = "app.kubernetes.io/instance"
-APP_NAME_LABEL = "app.kubernetes.io/name"
-JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not read
 MAX_FLAVORS = 4
@@ -77,35 +78,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 R = TypeVar("R")
 
-TARGET_KINDS = {
-    "md": "ModelDeployment", "modeldeployment": "ModelDeployment", "modeldeployments": "ModelDeployment",
-    "wl": "Workload", "workload": "Workload", "workloads": "Workload",
-    "pod": "Pod", "pods": "Pod", "po": "Pod",
-    "podgroup": "PodGroup", "podgroups": "PodGroup", "pg": "PodGroup",
-}
-
-
-@dataclass(frozen=True)
-class Target:
-    kind: str  # ModelDeployment | Workload | PodGroup | Pod
-    name: str
-    namespace: str
-
-
-def parse_target(text: str) -> tuple[str, str]:
-    """`NAME`, `md/NAME`, `workload/NAME`, `pod/NAME`, `podgroup/NAME` -> (kind, name)."""
-    if "/" not in text:
-        return "ModelDeployment", text
-    head, _, name = text.partition("/")
-    kind = TARGET_KINDS.get(head.lower())
-    if kind is None:
-        k = kinds.lookup(head)
-        kind = k.kind if k is not None and k.kind in ("ModelDeployment", "Workload", "Pod") else None
-    if kind is None or not name:
-        raise ValueError(f"unknown target {text!r}: use NAME, md/NAME, workload/NAME, pod/NAME or podgroup/NAME")
-    return kind, name
-
-
 # each kind read by name, parsed where it is received (the one boundary between the Source and the Facts)
 PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload, "LocalQueue": local_queue,
                                           "ClusterQueue": cluster_queue, "ResourceFlavor": resource_flavor,
@@ -113,25 +85,6 @@ PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload, "LocalQueue": lo
                                           "ModelDeployment": model_deployment, "InstanceType": instance_type,
                                           "AdmissionCheck": admission_check, "Namespace": kube.namespace,
                                           "Node": kube.node, "LimitRange": limit_range}
-
-
-@dataclass(frozen=True)
-class Unread:
-    """A read the verdict depends on that failed: which read and why (the error's own line)."""
-
-    read: Read
-    why: str
-
-
-class IncompleteError(ClusterError):
-    """The diagnosis would rest on reads that failed: say so instead of a verdict. The reads stay typed
-    (`target`, `unread`); the message is the printer's (pending/words.incomplete_error gives the error
-    with it, where why-pending hands an error to the user); raised here, it has none."""
-
-    def __init__(self, target: Target, unread: list[Unread], message: str = "") -> None:
-        super().__init__(message)
-        self.target = target
-        self.unread = unread
 
 
 class Typed:

@@ -19,6 +19,11 @@ before the plan sees the ClusterQueue), so the plan never sends a read the chain
 A read the chain sent that the plan does not make (the Pods name another queue first) is one request more; a
 failed read is handed over as it failed, and settled by the plan where it was asked. `close` waits for the chain:
 when gather returns, nothing more is read.
+
+`head_start` sends a target's first reads (the ones gather.py's plan begins with for its kind) before the
+diagnosis code is even imported, and a pod group's chain after them in the same thread: the command's imports
+(about as long as the first reads on an idle machine) and the server's answers overlap. Every other attribute is
+the live Source's own.
 """
 
 from __future__ import annotations
@@ -59,24 +64,66 @@ class Lookahead:
         self._lock = threading.Lock()
         self._chain: threading.Thread | None = None
 
+    def __getattr__(self, name: str) -> Any:
+        """What this Source does not read ahead is the live Source's (its capabilities, its version answers)."""
+        return getattr(self.__dict__["inner"], name)
+
+    # -- the head start -------------------------------------------------------------------------
+    def head_start(self, kind: str, name: str, namespace: str) -> Lookahead:
+        """Send the first reads gather's plan makes for a target of `kind` now, in a thread (then a pod group's
+        chain, as `from_workload`); the plan takes them by their calls. Returns self."""
+        wave = self._expect_all(_first_reads(self.inner, kind, name, namespace))
+        if not wave:
+            return self
+        from kubectl_pd import interrupt
+
+        self._chain = interrupt.thread(lambda: self._head(wave, kind, name, namespace), "kubectl-pd-head")
+        return self
+
+    def _head(self, wave: list[tuple[Key, Callable[[], Any], _Sent]], kind: str, name: str, namespace: str) -> None:
+        try:
+            results = together([call for _key, call, _sent in wave], True)
+            chain = None
+            if kind in ("PodGroup", "Workload"):
+                ok, obj = results[0]
+                chain = self._pending_workload(obj, namespace) if ok else None
+            for (_key, _call, sent), r in zip(wave, results, strict=True):
+                _hand(sent, r)
+            if chain is not None:
+                self._links(chain[0], name, namespace, chain[1])
+        except BaseException:  # noqa: BLE001, B036, S110 - as _follow: the plan reads (and reports) the rest
+            pass
+        finally:
+            for sent in self._every:
+                if not sent.done.is_set():
+                    sent.done.set()
+
     # -- the chain ------------------------------------------------------------------------------
-    def from_workload(self, obj: Obj | None, group: str, namespace: str) -> Obj | None:
-        """The pod group's Workload as read (handed back unchanged); a plainly pending one starts the chain."""
-        if obj is None or self._chain is not None:
-            return obj
+    def _pending_workload(self, obj: Obj | None, namespace: str) -> tuple[Workload, _Sent] | None:
+        """A plainly pending Workload as read, with its LocalQueue's read expected (None: no chain to follow)."""
+        if obj is None:
+            return None
         from kubectl_pd.kueue.model import workload
 
         try:
             wl = workload(obj)
         except Exception:  # noqa: BLE001 - an object the model cannot read: the plan reads (and says) it
-            return obj
+            return None
         if not _plainly_pending(wl) or not wl.queue_name:
-            return obj
+            return None
         lq = self._expect(("get", "LocalQueue", wl.queue_name, namespace))
-        if lq is None:
+        return None if lq is None else (wl, lq)
+
+    def from_workload(self, obj: Obj | None, group: str, namespace: str) -> Obj | None:
+        """The pod group's Workload as read (handed back unchanged); a plainly pending one starts the chain."""
+        if self._chain is not None:
+            return obj
+        chain = self._pending_workload(obj, namespace)
+        if chain is None:
             return obj
         from kubectl_pd import interrupt
 
+        wl, lq = chain
         self._chain = interrupt.thread(lambda: self._follow(wl, group, namespace, lq), "kubectl-pd-lookahead")
         return obj
 
@@ -167,11 +214,14 @@ class Lookahead:
         return out
 
     def close(self) -> None:
-        """Wait for the chain (Ctrl-C seen within interrupt.SLICE): once gather returns, nothing is read."""
+        """Wait for the chain (Ctrl-C seen within interrupt.SLICE): once gather returns, nothing is read. What no
+        call took is dropped: a later read (the next --watch round) is sent afresh, never handed an old answer."""
         if self._chain is not None:
             from kubectl_pd import interrupt
 
             interrupt.join(self._chain)
+        with self._lock:
+            self._sent.clear()
 
     # -- the Source -----------------------------------------------------------------------------
     def _take(self, key: Key) -> tuple[bool, Any] | None:
@@ -209,6 +259,24 @@ class Lookahead:
 
     def origin(self, obj: Obj) -> Origin:
         return self.inner.origin(obj)
+
+
+def _first_reads(source: Source, kind: str, name: str, namespace: str) -> list[tuple[Key, Callable[[], Any]]]:
+    """The reads gather.py's plan begins with for a target of `kind` (_read_deployment, _read_group_members,
+    _read_pod): the object, and the Pods beside it."""
+    from kubectl_pd.labels import GROUP_LABEL, INSTANCE_LABEL
+
+    if kind == "ModelDeployment":
+        pods = f"{INSTANCE_LABEL}={name}"
+        return [(("get", "ModelDeployment", name, namespace), _get(source, "ModelDeployment", name, namespace)),
+                (("list", "Pod", namespace, pods, None), lambda: source.list("Pod", namespace, label_selector=pods))]
+    if kind in ("PodGroup", "Workload"):
+        pods = f"{GROUP_LABEL}={name}"
+        return [(("get", "Workload", name, namespace), _get(source, "Workload", name, namespace)),
+                (("list", "Pod", namespace, pods, None), lambda: source.list("Pod", namespace, label_selector=pods))]
+    if kind == "Pod":
+        return [(("get", "Pod", name, namespace), _get(source, "Pod", name, namespace))]
+    return []
 
 
 def _plainly_pending(wl: Workload) -> bool:

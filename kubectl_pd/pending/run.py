@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
     from kubectl_pd.pending.diagnose import Diagnosis
-    from kubectl_pd.pending.gather import Facts, IncompleteError, Target
+    from kubectl_pd.pending.gather import Facts
+    from kubectl_pd.pending.target import IncompleteError, Target
 
 BARE_FORMS = ("ModelDeployment", "PodGroup", "Workload")  # what a bare NAME may name, in the order tried
 
@@ -41,7 +42,7 @@ class Asked:
 def parse(target: str | None, *, bare_forms: bool = True) -> Asked:
     """TARGET as typed; a ValueError (the command's usage error) when it names no form we read. BARE_FORMS:
     a bare NAME may name any of BARE_FORMS (why-pending, snapshot), else only a ModelDeployment (tree)."""
-    from kubectl_pd.pending.gather import parse_target
+    from kubectl_pd.pending.target import parse_target
 
     if target is None:
         return Asked("", "", False)
@@ -53,7 +54,7 @@ def target_of(asked: Asked, source: Source, flag_namespace: str | None, files: t
               default_namespace: Callable[[], str]) -> Target:
     """The target with its namespace: -n, else (a snapshot, no -n) the one namespace of the snapshot that holds it,
     else the context's (`default_namespace`, called only then). A bare NAME looks for each form it may name."""
-    from kubectl_pd.pending.gather import Target
+    from kubectl_pd.pending.target import Target
 
     ns = flag_namespace
     if ns is None and files:
@@ -77,7 +78,7 @@ def _snapshot_home(asked: Asked, source: Source, files: tuple[str, ...]) -> str:
 def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
     """The one namespace of a snapshot that holds `kind` NAME (None: none does); Ambiguous when several do."""
     from kubectl_pd.cluster.source import name_of, namespace_of
-    from kubectl_pd.pending.gather import GROUP_LABEL
+    from kubectl_pd.labels import GROUP_LABEL
 
     found: set[str] = set()
     if kind == "PodGroup":
@@ -99,13 +100,31 @@ def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
 
 # ------------------------------------------------------------------------------------------------ one target
 
+def head_start(source: Source, asked: Asked, namespace: str) -> Source:
+    """On a live cluster, the target's first reads sent now, before the diagnosis code loads
+    (pending/lookahead.py): the Source to gather the target from. A bare NAME starts with its first form."""
+    if not source.is_live or asked.none:
+        return source
+    from kubectl_pd.pending.lookahead import Lookahead
+
+    return Lookahead(source).head_start(BARE_FORMS[0] if asked.bare else asked.kind, asked.name, namespace)
+
+
+def head_done(source: Source) -> None:
+    """Wait for what `head_start` sent: once the target is gathered, nothing is read."""
+    from kubectl_pd.pending.lookahead import Lookahead
+
+    if isinstance(source, Lookahead):
+        source.close()
+
+
 def one(source: Source, target: Target, what_if: Mapping[str, int] | None = None,
         ctx: Context | None = None) -> tuple[Diagnosis, Facts]:
     """The diagnosis of one target; an IncompleteError when it would rest on a read that failed.
 
     On a live cluster the reads start first and the diagnosis code loads while they are in flight (its
     import costs about as much as the reads themselves)."""
-    from kubectl_pd.pending.gather import IncompleteError
+    from kubectl_pd.pending.target import IncompleteError
 
     facts = _gathered(source, target, ctx)
     from kubectl_pd.pending.diagnose import diagnose
@@ -155,8 +174,8 @@ def one_named(source: Source, target: Target, what_if: Mapping[str, int] | None,
     Nothing found: one not-found that names every form tried."""
     if not bare:
         return (*one(source, target, what_if, ctx), target)
-    from kubectl_pd.pending.gather import Target
     from kubectl_pd.pending.screen_words import bare_not_found
+    from kubectl_pd.pending.target import Target
 
     missing: list[str] = []
     for kind in BARE_FORMS:
