@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
+from kubectl_pd import memo
 from kubectl_pd.errors import InputError, PdError
 from kubectl_pd.lazyre import lazy
 
@@ -102,11 +103,22 @@ def kubeconfig_paths(opts: ClusterOptions) -> list[str]:
 
 def read_kubeconfig(opts: ClusterOptions) -> dict[str, Any]:
     """Merge kubeconfig files like kubectl: the first file to set a value (or named entry) wins; an empty
-    value (`current-context: ""`) sets nothing. A file kubectl refuses is refused."""
+    value (`current-context: ""`) sets nothing. A file kubectl refuses is refused. Read once per run, as kubectl
+    loads it once (the Source and the default namespace ask for it both); callers never change what it returns."""
+    paths = kubeconfig_paths(opts)
+    runs = memo.table("cluster.config.read_kubeconfig")
+    key = (tuple(paths), opts.kubeconfig, bool(opts.server))
+    if runs is not None and key in runs:
+        return runs[key]  # type: ignore[no-any-return]
+    merged = _merged(paths, opts)
+    return merged if runs is None else memo.put(runs, key, merged, 8)
+
+
+def _merged(paths: list[str], opts: ClusterOptions) -> dict[str, Any]:
     merged: dict[str, Any] = {"contexts": [], "clusters": [], "users": []}
     found = False
     origins: dict[tuple[str, Any], str] = {}
-    for p in kubeconfig_paths(opts):
+    for p in paths:
         data = _read_file(p, required=bool(opts.kubeconfig))
         if data is None:
             continue
