@@ -17,7 +17,12 @@ CPU (bench_live.measured), and the median of the pairwise ratios. `--before DIR`
 commit (`git archive COMMIT | tar -x -C DIR`), measured in the same rounds as a third column (its
 `kubectl-pd` is this Python with DIR first on sys.path).
 
+`--krew`: "ours" is the krew archive this tree builds (dist/kubectl-pd-<version>-linux-<arch>.tar.gz, made by
+scripts/build-release), unpacked as krew installs it, its launcher run by the first python3 on PATH after it
+(/usr/bin's): what a user who installed the plugin runs, without the development install's import finder.
+
 Run: python bench/bench_real_groups.py [--runs 7] [--sizes 250,2000] [--kueue 0.19] [--before DIR] [--watch-cache]
+                                       [--krew]
 """
 
 from __future__ import annotations
@@ -77,6 +82,21 @@ def before_bin(tree: Path, where: Path) -> Path:
     return where
 
 
+def krew_bin(where: Path) -> Path:
+    """This tree's krew archive for this machine, unpacked into WHERE as krew would (its cache beside it)."""
+    import platform
+    import tarfile
+
+    arch = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64"}[platform.machine()]
+    archives = sorted((ROOT / "dist").glob(f"kubectl-pd-*-linux-{arch}.tar.gz"))
+    if not archives:
+        raise SystemExit("no krew archive in dist/: run python scripts/build-release first")
+    where.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(archives[-1]) as tf:
+        tf.extractall(where, filter="data")
+    return where
+
+
 def measure(name: str, cmds: list[tuple[str, list[str], dict[str, str]]], runs: int) -> dict[str, object]:
     """Each command of CMDS once a round, RUNS rounds after a warm-up round; medians, ratios to the second
     (kubectl's read)."""
@@ -115,6 +135,7 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="a checkout of another commit, measured beside this one")
     ap.add_argument("--json", type=Path, help="write the figures here too")
     ap.add_argument("--watch-cache", action="store_true", help="kube-apiserver's watch cache on (as in production)")
+    ap.add_argument("--krew", action="store_true", help="ours: the krew archive of this tree, as installed")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="pd-bench-groups-"))
     plane = Plane(args.kueue, work / "run").up(*(["--watch-cache"] if args.watch_cache else []))
@@ -127,7 +148,9 @@ def main() -> None:
         kc = work / "kubeconfig"
         kc.write_text(plane.kubectl("config", "view", "--raw", "--flatten", "--minify").stdout)
         kc.chmod(0o600)
-        env = {"PATH": f"{BIN}:/usr/bin:/bin", "KUBECONFIG": str(kc), "HOME": str(plane.workdir)}
+        ours_bin = krew_bin(work / "krew") if args.krew else BIN  # krew's launcher finds /usr/bin's python3
+        env = {"PATH": f"{ours_bin}:/usr/bin:/bin", "KUBECONFIG": str(kc), "HOME": str(plane.workdir),
+               "XDG_CACHE_HOME": str(work / "cache")}
         old_env = None
         if args.before is not None:
             old_env = {**env, "PATH": f"{before_bin(args.before.resolve(), work / 'before-bin')}:{env['PATH']}"}
