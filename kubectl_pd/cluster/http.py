@@ -240,7 +240,7 @@ class Transport:
             import ssl
 
             if isinstance(e, ssl.SSLError | ssl.CertificateError):
-                raise ClusterError(_tls_failure(self.ep.origin, e)) from None
+                raise ClusterError(tls_failure(self.ep.origin, e)) from None
             if isinstance(e, wire.TunnelRefused):
                 raise ClusterError(f"cannot reach the API server at {self.ep.origin} through the proxy "
                                    f"(it refused the tunnel): check HTTPS_PROXY/NO_PROXY or the kubeconfig's "
@@ -341,7 +341,7 @@ _VERIFY = {  # OpenSSL's X509_V_ERR codes: what the server's certificate itself 
 }
 
 
-def _tls_failure(origin: str, e: BaseException) -> str:
+def tls_failure(origin: str, e: BaseException) -> str:
     """One line for a failed TLS handshake, naming the certificate's own problem when OpenSSL says it."""
     code = getattr(e, "verify_code", None)
     why = _VERIFY.get(code) if isinstance(code, int) else None

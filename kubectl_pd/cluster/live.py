@@ -632,13 +632,13 @@ def _stream_failure(transport: Any, path: str, e: BaseException) -> ClusterError
     import socket
     import ssl
 
-    from kubectl_pd.cluster.http import _tls_failure
+    from kubectl_pd.cluster.http import tls_failure
 
     if isinstance(e, TimeoutError):
         error: ClusterError = transport._timeout_error(transport.deadline_for("GET") or 0)
         return error
     if isinstance(e, ssl.SSLError | ssl.CertificateError):
-        return ClusterError(_tls_failure(transport.ep.origin, e))
+        return ClusterError(tls_failure(transport.ep.origin, e))
     if isinstance(e, ConnectionRefusedError | socket.gaierror):
         error = transport._unreachable(e)
         return error

@@ -86,11 +86,11 @@ class Pool:
         target = path
         headers = dict(headers)
         if r.proxy_host and r.scheme == "http":  # a forward proxy wants the absolute URI
-            target = f"http://{_netloc(r.host, r.port)}{path}"
+            target = f"http://{netloc(r.host, r.port)}{path}"
             if r.proxy_auth:
                 headers["Proxy-Authorization"] = r.proxy_auth
         default_port = 443 if r.scheme == "https" else 80
-        host_header = _netloc(r.host, r.port) if r.port != default_port else _netloc(r.host, None)
+        host_header = netloc(r.host, r.port) if r.port != default_port else netloc(r.host, None)
         for fresh in (False, True):
             conn = self._take() if not fresh else self._new()
             reused = conn.sock is not None
@@ -133,7 +133,7 @@ class Pool:
         conn.close()
 
 
-def _netloc(host: str, port: int | None) -> str:
+def netloc(host: str, port: int | None) -> str:
     name = f"[{host}]" if ":" in host else host
     return name if port is None else f"{name}:{port}"
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import Generator, Iterator
 
 from kubectl_pd.cluster import wire
-from kubectl_pd.cluster.pool import _netloc
+from kubectl_pd.cluster.pool import netloc
 from kubectl_pd.cluster.urls import split
 
 TYPE_CHECKING = False
@@ -152,11 +152,11 @@ def open_held(transport: Any, url: str) -> Held:
     route = pool.route
     headers = {"Accept": "application/json", "User-Agent": "kubectl-pd", **auth}
     if route.proxy_host and route.scheme == "http":
-        target = f"http://{_netloc(route.host, route.port)}{target}"
+        target = f"http://{netloc(route.host, route.port)}{target}"
         if route.proxy_auth:
             headers["Proxy-Authorization"] = route.proxy_auth
     default_port = 443 if route.scheme == "https" else 80
-    host = _netloc(route.host, route.port if route.port != default_port else None)
+    host = netloc(route.host, route.port if route.port != default_port else None)
     conn = pool._new()
     try:
         conn.open(seconds)
