@@ -1,7 +1,9 @@
-"""Issue 39 on real planes: a MultiKueue manager and two workers of Kueue 0.19 (scripts/real-cluster up
---multikueue-workers 2), each its own etcd, kube-apiserver, kube-scheduler, kwok nodes and Kueue. Every claim of
-`why-pending -o json`'s `multikueue` block is held against what Kueue wrote on the manager and on the workers.
-The module shares one set of planes; its last test stops worker-1's API server."""
+"""Issue 39 on real planes: a MultiKueue manager and two workers of one Kueue line (scripts/real-cluster up
+--multikueue-workers 2), each its own etcd, kube-apiserver, kube-scheduler, kwok nodes and Kueue, once per line of
+PD_REAL_CLUSTER_KUEUE (0.18.4 and 0.19.2: the same v1beta2 wiring). On the older line CI runs 2 of the 5
+(conftest.MK_SAMPLED); PD_MULTIKUEUE_ALL=1 runs all. Every claim of `why-pending -o json`'s `multikueue` block is
+held against what Kueue wrote on the manager and on the workers. Each line's planes are shared by its tests; its
+last test stops worker-1's API server."""
 
 from __future__ import annotations
 
