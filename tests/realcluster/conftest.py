@@ -26,6 +26,7 @@ def lines() -> list[str]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cluster: needs a real control plane (scripts/real-cluster); "
                                        "run with `pytest -m cluster`")
+    config.addinivalue_line("markers", "multikueue_skew: a MultiKueue manager and workers of two Kueue lines")
 
 
 def _asked(config: pytest.Config) -> bool:
@@ -55,10 +56,11 @@ def _mk_sampled_out(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if _asked(config):
-        sampled = [i for i in items if _mk_sampled_out(i)]
+        sampled = [i for i in items if _mk_sampled_out(i) or (len(mk_lines()) < 2 and i.get_closest_marker(
+            "multikueue_skew") is not None)]  # version skew needs two lines
         if sampled:
             config.hook.pytest_deselected(items=sampled)
-            items[:] = [i for i in items if not _mk_sampled_out(i)]
+            items[:] = [i for i in items if i not in sampled]
             config.stash[_MK_DROPPED] = len(sampled)
         return
     dropped = [i for i in items if i.get_closest_marker("cluster") is not None]
@@ -78,8 +80,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"{n} {HOW}")
     n = config.stash.get(_MK_DROPPED, 0)
     if n:
-        terminalreporter.write_line(f"{n} MultiKueue tests on Kueue {', '.join(mk_lines()[:-1])} deselected (CI runs "
-                                    f"{len(MK_SAMPLED)} there): {MK_ALL}=1 runs them all on every line")
+        terminalreporter.write_line(f"{n} MultiKueue tests deselected: on Kueue {', '.join(mk_lines()[:-1]) or '-'} CI "
+                                    f"runs {len(MK_SAMPLED)} ({MK_ALL}=1 runs them all on every line); version skew "
+                                    f"needs two lines in PD_REAL_CLUSTER_KUEUE")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -127,5 +130,20 @@ def mk_planes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     except (PlaneError, OSError) as e:
         p.down()
         pytest.fail(f"the MultiKueue control planes (Kueue {line}, 2 workers) did not start: {e}", pytrace=False)
+    yield p
+    p.down()
+
+
+@pytest.fixture(scope="module")
+def mk_skew_planes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MultiKueuePlanes]:
+    """Version skew: a manager of the newest line asked for and one worker of the oldest (--worker-kueue)."""
+    manager, worker = mk_lines()[-1], mk_lines()[0]
+    p = MultiKueuePlanes(manager, tmp_path_factory.mktemp(f"multikueue-{manager}-{worker}") / "run", workers=1)
+    try:
+        p.up("--nodes", "2", "--worker-kueue", f"worker-1={worker}")
+    except (PlaneError, OSError) as e:
+        p.down()
+        pytest.fail(f"the MultiKueue planes (manager Kueue {manager}, worker Kueue {worker}) did not start: {e}",
+                    pytrace=False)
     yield p
     p.down()
