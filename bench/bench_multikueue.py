@@ -2,6 +2,8 @@
 requests one cross-cluster why-pending makes on each cluster (the manager's diagnosis, its MultiKueue reads,
 each worker's copy), and its wall time against `kubectl get workload NAME -o json` on the manager.
 
+The MultiKueue part alone (multikueue/run.explain, in process) is timed too: the figure its read waves change.
+
 Run: python bench/bench_multikueue.py --kubeconfig DIR/kubeconfig --namespace NS --workload NAME [--runs 5]
 (the planes and the Workload are the caller's: e.g. tests/realcluster/test_multikueue.py's shapes)
 """
@@ -54,6 +56,24 @@ def requests(kubeconfig: str, ns: str, name: str) -> Counter[str]:
     return counts
 
 
+def mk_part(kubeconfig: str, ns: str, name: str, runs: int) -> list[float]:
+    """Wall time (ms) of the MultiKueue part alone (multikueue/run.explain: the manager's MultiKueue reads and
+    every worker's copy), in process, after one gather of the manager: what changes when its waves change."""
+    import time
+
+    from kubectl_pd.multikueue.run import explain
+    from kubectl_pd.pending.gather import Target, gather
+
+    opts = ClusterOptions(kubeconfig=kubeconfig, context="admin")
+    facts = gather(LiveSource(opts), Target("PodGroup", name, ns), strict=False)
+    out = []
+    for _ in range(runs + 1):  # the first warms imports and connections: dropped
+        t = time.perf_counter()
+        explain(LiveSource(opts), facts, opts, {})
+        out.append((time.perf_counter() - t) * 1000)
+    return out[1:]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kubeconfig", required=True)
@@ -63,6 +83,10 @@ def main() -> int:
     a = ap.parse_args()
     counts = requests(a.kubeconfig, a.namespace, a.workload)
     print("requests by cluster:", dict(sorted(counts.items())), "total", sum(counts.values()))
+    import statistics
+
+    part = mk_part(a.kubeconfig, a.namespace, a.workload, max(a.runs, 5) * 3)
+    print(f"MultiKueue part alone: median {statistics.median(part):.1f} ms, min {min(part):.1f} ms ({len(part)} runs)")
     env = {"KUBECONFIG": a.kubeconfig, "PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(Path.home())}
     k = kubectl()
     pair(f"why-pending {a.workload} (manager + workers)",

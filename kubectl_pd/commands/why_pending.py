@@ -284,6 +284,7 @@ def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
 
     data = {"schemaVersion": WHY_PENDING, **to_dict(s.d)}
     data.update(s.preemption[0])  # top-level `preemption` (and `holders`, `preemptedBy`)
+    data.pop("multikueue", None)  # a TARGET's is the whole MultiKueue answer, never the list's brief form
     data.update(s.multikueue.json if s.multikueue else {})  # `multikueue`
     if s.facts.incomplete:
         from kubectl_pd.pending.words import read_text

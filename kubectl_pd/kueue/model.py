@@ -608,6 +608,8 @@ class Workload:
     owners: tuple[tuple[str, str, str], ...] = ()  # metadata.ownerReferences (kind, name, uid)
     created: str | None = None  # metadata.creationTimestamp (Kueue's queue order), as written
     labels: Mapping[str, str] = field(default_factory=dict)  # metadata.labels (the text ones)
+    cluster_name: str | None = None  # status.clusterName: the MultiKueue worker that admitted it
+    nominated: tuple[str, ...] = ()  # status.nominatedClusterNames: the MultiKueue workers holding a copy
 
     @property
     def reclaimable_pods(self) -> Mapping[str, int]:
@@ -669,7 +671,9 @@ def workload(obj: Any) -> Workload:
         admission=admission, totals=totals, reclaimable=reclaim, unknown=tuple(unknown),
         uid=_s(meta.get("uid")), admission_checks=_checks(status), requeue_state=_requeue(status),
         evictions=_evictions(status), owners=_owners(meta), created=_s(meta.get("creationTimestamp")),
-        labels={str(k): v for k, v in _d(meta.get("labels")).items() if isinstance(v, str)})
+        labels={str(k): v for k, v in _d(meta.get("labels")).items() if isinstance(v, str)},
+        cluster_name=_s(status.get("clusterName")),
+        nominated=tuple(n for n in _l(status.get("nominatedClusterNames")) if isinstance(n, str) and n))
 
 
 def _pod_set_admission(a: dict[str, Any]) -> PodSetAdmission:

@@ -124,6 +124,15 @@ def manager_workload(obj: Any) -> ManagerWorkload:
                            (f := conds.get("Finished")) is not None and f.true)
 
 
+def from_typed(wl: Any) -> ManagerWorkload:
+    """The same record from the Workload the manager's diagnosis already read and parsed (kueue/model.Workload):
+    one read of it per run."""
+    qr = wl.condition("QuotaReserved")
+    return ManagerWorkload(wl.name, wl.namespace or "default", wl.reserved, tuple(wl.admission_checks),
+                           tuple(wl.nominated), wl.cluster_name, tuple(o[0] for o in wl.owners if o[0]),
+                           qr.message if qr is not None and not qr.true else "", wl.finished)
+
+
 @dataclass(frozen=True)
 class MultiKueueSettings:
     """Kueue's multiKueue configuration on the manager (its defaults when the ConfigMap was not read)."""

@@ -70,18 +70,16 @@ def live_worker(opts: ClusterOptions, context: str) -> Source:
                                      request_timeout=opts.request_timeout))
 
 
-def mk_checks(source: Source) -> dict[str, m.Check]:
-    """Every AdmissionCheck, one list: which of them are MultiKueue's (the one read a Workload under some other
-    admission check costs). A failed read: ManagerUnread (the MultiKueue part is unknown)."""
-    try:
-        return {c.name: c for c in map(m.check, source.list("AdmissionCheck", None))}
-    except PdError as e:
-        raise ManagerUnread("AdmissionCheck", e) from None
+def _checks_ask(source: Source) -> Ask:
+    """Every AdmissionCheck, one list: which are MultiKueue's (the one read a Workload under some other
+    admission check costs)."""
+    return Ask(source, lambda: source.list("AdmissionCheck", None))
 
 
-def _manager_asks(source: Source, name: str, ns: str, config: str | None) -> list[Ask]:
-    return [Ask(source, lambda: source.get("Workload", name, ns)),
-            Ask(source, lambda: source.get("MultiKueueConfig", config, None) if config else None),
+def _manager_asks(source: Source) -> list[Ask]:
+    """The manager's MultiKueue objects: every MultiKueueConfig and MultiKueueCluster (cluster-scoped, few),
+    Kueue's ConfigMap."""
+    return [Ask(source, lambda: source.list("MultiKueueConfig", None)),
             Ask(source, lambda: source.list("MultiKueueCluster", None)),
             Ask(source, lambda: _configmap(source))]
 
@@ -94,32 +92,59 @@ def _configmap(source: Source) -> Any:
     return source.get("ConfigMap", kc.CONFIGMAP, kc.NAMESPACE)
 
 
-_WHAT = ("Workload", "MultiKueueConfig", "MultiKueueCluster", "ConfigMap")
+_WHAT = ("AdmissionCheck", "MultiKueueConfig", "MultiKueueCluster", "ConfigMap")
+Opener = Callable[[str], "Source | None"]
+Contexts = Callable[[str], "str | None"]
+Got = list[tuple[bool, Any]]
 
 
-def read_manager(source: Source, name: str, ns: str, checks: Mapping[str, m.Check],
-                 named: tuple[str, ...]) -> m.Manager | None:
-    """The manager's Workload and MultiKueue objects, one wave, when one of the checks the Workload NAMED is a
-    MultiKueue check (else None, nothing read). Kueue's ConfigMap refused or absent: its defaults (Kueue's own)."""
-    mk = next((checks[n] for n in named if n in checks and checks[n].multikueue), None)
-    if mk is None:
-        return None
-    got = perform(_manager_asks(source, name, ns, mk.config))
-    for what, (ok, value) in zip(_WHAT, got, strict=True):
+def _failed(got: Got, whats: tuple[str, ...]) -> None:
+    """A failed read of the manager's objects: ManagerUnread (the ConfigMap's: Kueue's defaults, no error)."""
+    for what, (ok, value) in zip(whats, got, strict=False):
         if not ok and what != "ConfigMap":
             if isinstance(value, PdError):
                 raise ManagerUnread(what, value)
             raise value
-    if got[0][1] is None:
-        return None
-    wl = m.manager_workload(got[0][1])
-    mgr = m.Manager(wl, {c.name: checks[c.name] for c in wl.checks if c.name in checks})
-    mk_now = mgr.mk_check
-    if mk_now is None:
-        return None
-    cfg = m.config(got[1][1]) if got[1][1] is not None and mk_now.config == mk.config else None
-    clusters = {c.name: c for c in map(m.cluster, got[2][1] or [])}
-    return m.Manager(wl, mgr.checks, cfg, clusters, _settings(got[3]))
+
+
+def read(source: Source, workloads: list[m.ManagerWorkload], open_worker: Opener,
+         contexts: Contexts) -> tuple[m.Manager | None, dict[str, WorkerFacts]]:
+    """The Manager of the first Workload that waits on a MultiKueue check (None: none does) and its workers'
+    copies. A Workload that names workers (status.nominatedClusterNames or clusterName, known from the Workload
+    the diagnosis read) is MultiKueue's: the AdmissionChecks, the manager's MultiKueue objects and those workers'
+    copies go out in ONE wave. Otherwise the AdmissionChecks alone first (a Workload under other checks costs that
+    one list), then the MultiKueue objects when one is MultiKueue's (no worker is involved yet). A failed read of
+    the manager's objects: ManagerUnread."""
+    first = next((w for w in workloads if involved_of(w)), None)
+    if first is not None:
+        planned, early = _worker_asks(first, open_worker, contexts)
+        got = perform([_checks_ask(source), *_manager_asks(source), *[a for _, _, a in planned]])
+        _failed(got[:1], _WHAT[:1])
+    else:
+        planned, early, got = [], {}, perform([_checks_ask(source)])
+        _failed(got, _WHAT[:1])
+    checks = {c.name: c for c in map(m.check, got[0][1] or [])}
+    wl = next((w for w in workloads if any(checks.get(c.name, _NONE).multikueue for c in w.checks)), None)
+    if wl is None:
+        return None, {}
+    if first is None:
+        got += perform(_manager_asks(source))
+    _failed(got[1:4], _WHAT[1:])
+    named = {c.name: checks[c.name] for c in wl.checks if c.name in checks}
+    mk = next(c for c in named.values() if c.multikueue)
+    cfg = next((m.config(o) for o in got[1][1] or [] if m.config(o).name == mk.config), None) if mk.config else None
+    mgr = m.Manager(wl, named, cfg, {c.name: c for c in map(m.cluster, got[2][1] or [])}, _settings(got[3]))
+    if wl is first:
+        return mgr, {**early, **_settle(planned, got[4:])}
+    return mgr, read_workers(mgr, open_worker, contexts)
+
+
+_NONE = m.Check("", "", None)
+
+
+def involved_of(wl: m.ManagerWorkload) -> list[str]:
+    """The workers whose copy is read: the admitting one once admitted, else the nominated ones."""
+    return [wl.cluster_name] if wl.cluster_name else list(wl.nominated)
 
 
 def _settings(got: tuple[bool, Any]) -> m.MultiKueueSettings:
@@ -147,15 +172,13 @@ def _gather_copy(source: Source, name: str, ns: str) -> Facts | None:
         return None
 
 
-def read_workers(mgr: m.Manager, open_worker: Callable[[str], Source | None], contexts: Callable[[str], str | None],
-                 ) -> dict[str, WorkerFacts]:
-    """Every involved worker's copy, gathered by the single-cluster reads, all workers at once."""
-    from kubectl_pd.multikueue.answer import involved
-
+def _worker_asks(wl: m.ManagerWorkload, open_worker: Opener, contexts: Contexts,
+                 ) -> tuple[list[tuple[str, str, Ask]], dict[str, WorkerFacts]]:
+    """One Ask per involved worker (its copy gathered by the single-cluster reads); the workers that cannot be
+    asked (no context, a context that cannot be used) already answered."""
     out: dict[str, WorkerFacts] = {}
     asks: list[tuple[str, str, Ask]] = []
-    name, ns = mgr.workload.name, mgr.workload.namespace
-    for cluster in involved(mgr):
+    for cluster in involved_of(wl):
         ctx = contexts(cluster)
         try:
             src = open_worker(ctx) if ctx is not None else None
@@ -165,8 +188,13 @@ def read_workers(mgr: m.Manager, open_worker: Callable[[str], Source | None], co
         if ctx is None or src is None:
             out[cluster] = WorkerFacts(cluster, ctx, "no-context")
             continue
-        asks.append((cluster, ctx, Ask(src, functools.partial(_gather_copy, src, name, ns))))
-    for (cluster, ctx, _), (ok, value) in zip(asks, perform([a for _, _, a in asks]), strict=True):
+        asks.append((cluster, ctx, Ask(src, functools.partial(_gather_copy, src, wl.name, wl.namespace))))
+    return asks, out
+
+
+def _settle(asks: list[tuple[str, str, Ask]], got: list[tuple[bool, Any]]) -> dict[str, WorkerFacts]:
+    out: dict[str, WorkerFacts] = {}
+    for (cluster, ctx, _), (ok, value) in zip(asks, got, strict=True):
         if ok:
             out[cluster] = WorkerFacts(cluster, ctx, "read", value)
         elif isinstance(value, ForbiddenError):
@@ -176,3 +204,9 @@ def read_workers(mgr: m.Manager, open_worker: Callable[[str], Source | None], co
         else:
             raise value
     return out
+
+
+def read_workers(mgr: m.Manager, open_worker: Opener, contexts: Contexts) -> dict[str, WorkerFacts]:
+    """Every involved worker's copy, gathered by the single-cluster reads, all workers at once."""
+    asks, out = _worker_asks(mgr.workload, open_worker, contexts)
+    return {**out, **_settle(asks, perform([a for _, _, a in asks]))}

@@ -10,15 +10,7 @@ from typing import TYPE_CHECKING
 
 from kubectl_pd.multikueue import model as m
 from kubectl_pd.multikueue.answer import MultiKueueAnswer, answer
-from kubectl_pd.multikueue.reads import (
-    WorkerFacts,
-    context_for,
-    live_worker,
-    mk_checks,
-    read_manager,
-    read_workers,
-    worker_contexts,
-)
+from kubectl_pd.multikueue.reads import WorkerFacts, context_for, live_worker, read, worker_contexts
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.config import ClusterOptions
@@ -61,27 +53,23 @@ def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: 
             now: datetime | None = None, open_worker: Callable[[str], Source | None] | None = None,
             replayed: Mapping[str, Source] | None = None) -> MultiKueueAnswer | None:
     """The MultiKueue answer for the target's Workload, or None (no Workload waits on a MultiKueue check).
-    Worker access: `mapping` (--worker-context), else a kubeconfig context named like the cluster; a snapshot
-    (no `opts`) reads no worker."""
-    names = candidates(facts)
-    checks = mk_checks(source) if names else {}
-    for name in names:
-        wl = facts.workloads[name]
-        named = tuple(c.name for c in wl.admission_checks) if wl is not None else ()
-        mgr = read_manager(source, name, facts.target.namespace, checks, named)
-        if mgr is None:
-            continue
-        opener: Callable[[str], Source | None]
-        if replayed:  # a snapshot's workers: each its own Source, named by its cluster
-            contexts, opener = set(replayed), replayed.get
-        else:
-            contexts, opener = worker_contexts(opts), open_worker or _opener(source, opts)
+    The manager's Workload is the one the diagnosis read (parsed once); worker access: `mapping`
+    (--worker-context), else a kubeconfig context named like the cluster; a snapshot (no `opts`) reads no
+    worker."""
+    workloads = [m.from_typed(wl) for n in candidates(facts) if (wl := facts.workloads[n]) is not None]
+    if not workloads:
+        return None
+    opener: Callable[[str], Source | None]
+    if replayed:  # a snapshot's workers: each its own Source, named by its cluster
+        contexts, opener = set(replayed), replayed.get
+    else:
+        contexts, opener = worker_contexts(opts), open_worker or _opener(source, opts)
 
-        def context(cluster: str, known: set[str] = contexts) -> str | None:
-            return context_for(cluster, mapping, known)
+    def context(cluster: str) -> str | None:
+        return context_for(cluster, mapping, contexts)
 
-        return decide(mgr, read_workers(mgr, opener, context), now)
-    return None
+    mgr, workers = read(source, workloads, opener, context)
+    return decide(mgr, workers, now) if mgr is not None else None
 
 
 def _opener(source: Source, opts: ClusterOptions | None) -> Callable[[str], Source | None]:

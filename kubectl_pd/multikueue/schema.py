@@ -1,4 +1,5 @@
-"""The JSON Schema of why-pending's `multikueue` block (contract 1.4), used by kubectl_pd/agent/schemas.py."""
+"""The JSON Schema of why-pending's `multikueue` block (contract 1.4; 1.5: the list's brief form), used by
+kubectl_pd/agent/schemas.py."""
 
 from __future__ import annotations
 
@@ -20,8 +21,15 @@ def multikueue(reason: dict[str, Any]) -> dict[str, Any]:
         "nominated": {"type": "boolean"}, "connected": {**nb, "description": "its MultiKueueCluster's Active"},
         "pending": {**nb, "description": "its copy waits; null: not known (not read, or no copy)"},
         "reasons": {"type": "array", "items": {"oneOf": [finding, reason]}}})
-    return {**closed({"admissionCheck": S, "state": {"enum": list(STATES)}, "message": S, "dispatchedTo": NS,
-                      "nominated": {"type": "array", "items": S}, "reasons": {"type": "array", "items": finding},
-                      "workers": {"type": "array", "items": worker}}),
-            "description": "present when the target's Workload waits on a MultiKueue admission check "
-                           "(docs/multikueue.md): the manager's state, then each worker as read"}
+    whole = {**closed({"admissionCheck": S, "state": {"enum": list(STATES)}, "message": S, "dispatchedTo": NS,
+                       "nominated": {"type": "array", "items": S}, "reasons": {"type": "array", "items": finding},
+                       "workers": {"type": "array", "items": worker}}),
+             "description": "a TARGET's answer, when its Workload waits on a MultiKueue admission check "
+                            "(docs/multikueue.md): the manager's state, then each worker as read"}
+    brief = {**closed({"workloads": {"type": "array", "items": closed({
+        "name": S, "dispatchedTo": {**NS, "description": "status.clusterName: the worker that admitted it"},
+        "nominated": {"type": "array", "items": S, "description": "status.nominatedClusterNames"}})}}),
+             "description": "a list item (no TARGET, 1.5): where the manager's Workloads went, from them alone "
+                            "(no worker read)"}
+    return {"oneOf": [whole, brief], "description": "present when a Workload of the target names a MultiKueue "
+                                                    "worker, or (a TARGET) waits on a MultiKueue admission check"}

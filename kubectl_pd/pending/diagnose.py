@@ -33,6 +33,7 @@ from kubectl_pd.pending.model import (
     CODES,
     Ahead,
     Diagnosis,
+    Placement,
     Reason,
     RoleRow,
     Say,
@@ -154,7 +155,13 @@ def _diagnosis(ctx: Context, said: _Said, found: Any, quota: tuple[Any, Any, Any
                      ahead=queue.ahead,
                      visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending,
                      deployment=md_v1.with_status(facts.deployment) if facts.target.kind == "ModelDeployment"
-                     else None)
+                     else None, placements=_placements(facts))
+
+
+def _placements(facts: Facts) -> list[Placement]:
+    """The target's Workloads a MultiKueue worker admitted or holds a copy of (the manager's own words)."""
+    return [Placement(wl.name, wl.cluster_name, wl.nominated) for wl in facts.workloads.values()
+            if wl is not None and (wl.cluster_name or wl.nominated)]
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,16 @@ class Ahead:
     requests: dict[str, Fraction] | None  # None = its Workload could not be read
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where MultiKueue put one of the target's Workloads, as the manager's Workload says (status.clusterName,
+    status.nominatedClusterNames)."""
+
+    workload: str
+    cluster: str | None
+    nominated: tuple[str, ...]
+
+
 @dataclass
 class Diagnosis:
     """Everything the text screen and the json/yaml views show; built once, by keyword, at the end of
@@ -126,6 +136,7 @@ class Diagnosis:
     visibility: str = "not-read"  # the ClusterQueue's pending Workloads: listed | not-listed | not-served | not-read
     cq_pending: int | None = None  # the ClusterQueue's status.pendingWorkloads
     deployment: ModelDeployment | None = None  # a v1 deployment whose operator wrote its phase or roleSummary
+    placements: list[Placement] = field(default_factory=list)  # its Workloads a MultiKueue worker holds or admitted
 
     @property
     def code(self) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.kueue.verdicts import FlavorBar
+from kubectl_pd.multikueue import listing as mk_listing
 from kubectl_pd.pending import words
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
 from kubectl_pd.records import dataclass
@@ -37,6 +38,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "quota": [_bar_dict(b) for b in d.bars],
         **({"whatIf": dict(d.what_if), "whatIfVerdict": words.what_if_verdict(d)} if d.what_if else {}),
         **({"deployment": _deployment_dict(d)} if d.deployment is not None else {}),
+        **(mk_listing.to_dict(d) if d.placements else {}),  # `multikueue`: where its Workloads went
     }
 
 
@@ -288,11 +290,16 @@ UNKNOWN = "<unknown>"
 DETAIL_WIDTH = 90  # the DETAIL column on a terminal; into a pipe or a file it is never cut
 
 
-def _list_row(ns: str, d: Diagnosis, width: int | None = DETAIL_WIDTH) -> list[str]:
+def _list_row(ns: str, d: Diagnosis, width: int | None = DETAIL_WIDTH, worker: bool = False) -> list[str]:
     r = d.reasons[0]
     kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
     detail = one_line(words.message(r), width) if width else " ".join(words.message(r).split())
-    return [ns, f"{kind}/{d.target.name}", r.role or "-", r.code, detail]
+    return [ns, f"{kind}/{d.target.name}", r.role or "-", *([mk_listing.cell(d)] if worker else []), r.code, detail]
+
+
+def _headers(worker: bool) -> list[str]:
+    """The list's headers; WORKER after ROLE when a row's Workload names a MultiKueue worker."""
+    return LIST_HEADERS[:3] + [mk_listing.HEADER] + LIST_HEADERS[3:] if worker else LIST_HEADERS
 
 
 def _table(table: list[list[str]], headers: list[str], no_headers: bool) -> str:
@@ -307,7 +314,8 @@ def _table(table: list[list[str]], headers: list[str], no_headers: bool) -> str:
 def render_list(rows: list[tuple[str, Diagnosis]], *, no_headers: bool = False,
                 width: int | None = DETAIL_WIDTH) -> str:
     """No TARGET: one row per pending deployment / pod group / Workload; DETAIL cut at WIDTH (None: whole)."""
-    return _table([_list_row(ns, d, width) for ns, d in rows], LIST_HEADERS, no_headers)
+    worker = mk_listing.shown([d for _ns, d in rows])
+    return _table([_list_row(ns, d, width, worker) for ns, d in rows], _headers(worker), no_headers)
 
 
 @dataclass(frozen=True)
@@ -322,8 +330,9 @@ class WideRow:
 
 def render_wide(rows: list[WideRow], *, no_headers: bool = False, width: int | None = DETAIL_WIDTH) -> str:
     """-o wide: the list's columns, then queue, flavor, shortfall, position, age and preempting."""
-    return _table([_list_row(w.namespace, w.diagnosis, width) + _wide_cells(w) for w in rows],
-                  LIST_HEADERS + WIDE_HEADERS, no_headers)
+    worker = mk_listing.shown([w.diagnosis for w in rows])
+    return _table([_list_row(w.namespace, w.diagnosis, width, worker) + _wide_cells(w) for w in rows],
+                  _headers(worker) + WIDE_HEADERS, no_headers)
 
 
 def _wide_cells(w: WideRow) -> list[str]:

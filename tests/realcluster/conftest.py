@@ -26,14 +26,42 @@ def lines() -> list[str]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cluster: needs a real control plane (scripts/real-cluster); "
                                        "run with `pytest -m cluster`")
+    config.addinivalue_line("markers", "multikueue_skew: a MultiKueue manager and workers of two Kueue lines")
 
 
 def _asked(config: pytest.Config) -> bool:
     return re.search(r"\bcluster\b", config.option.markexpr or "") is not None
 
 
+# MultiKueue on the older line: CI runs 2 of tests/realcluster/test_multikueue.py's tests there (their names below),
+# the rest on the newest line only; PD_MULTIKUEUE_ALL=1 runs every one on every line (docs/multikueue.md)
+MK_SAMPLED = ("test_one_worker_fits_it_is_dispatched_there_and_named",
+              "test_zz_a_worker_unreachable_the_other_diagnosed")
+MK_ALL = "PD_MULTIKUEUE_ALL"
+
+
+def mk_lines() -> list[str]:
+    """The Kueue lines the MultiKueue planes run: every line asked for (PD_REAL_CLUSTER_KUEUE)."""
+    return lines()
+
+
+def _mk_sampled_out(item: pytest.Item) -> bool:
+    """A MultiKueue test on an older line that CI leaves out (PD_MULTIKUEUE_ALL=1 keeps it)."""
+    spec = getattr(item, "callspec", None)
+    line = spec.params.get("mk_planes") if spec is not None else None
+    name = getattr(item, "originalname", item.name)
+    return (line is not None and line != mk_lines()[-1] and name not in MK_SAMPLED
+            and os.environ.get(MK_ALL) != "1")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if _asked(config):
+        sampled = [i for i in items if _mk_sampled_out(i) or (len(mk_lines()) < 2 and i.get_closest_marker(
+            "multikueue_skew") is not None)]  # version skew needs two lines
+        if sampled:
+            config.hook.pytest_deselected(items=sampled)
+            items[:] = [i for i in items if i not in sampled]
+            config.stash[_MK_DROPPED] = len(sampled)
         return
     dropped = [i for i in items if i.get_closest_marker("cluster") is not None]
     if dropped:
@@ -43,17 +71,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 _DROPPED = pytest.StashKey[int]()
+_MK_DROPPED = pytest.StashKey[int]()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     n = config.stash.get(_DROPPED, 0)
     if n:
         terminalreporter.write_line(f"{n} {HOW}")
+    n = config.stash.get(_MK_DROPPED, 0)
+    if n:
+        terminalreporter.write_line(f"{n} MultiKueue tests deselected: on Kueue {', '.join(mk_lines()[:-1]) or '-'} CI "
+                                    f"runs {len(MK_SAMPLED)} ({MK_ALL}=1 runs them all on every line); version skew "
+                                    f"needs two lines in PD_REAL_CLUSTER_KUEUE")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "plane" in metafunc.fixturenames:
         metafunc.parametrize("plane", lines(), indirect=True, scope="session")
+    if "mk_planes" in metafunc.fixturenames:  # one set of planes per line, the older line's stopped first
+        metafunc.parametrize("mk_planes", mk_lines(), indirect=True, scope="module")
 
 
 @pytest.fixture(scope="session")
@@ -84,14 +120,30 @@ def fair_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
 
 
 @pytest.fixture(scope="module")
-def mk_planes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MultiKueuePlanes]:
-    """A MultiKueue manager and two workers of Kueue 0.19 (the line the facts of docs/multikueue.md were read
-    at), for one test module: started when the module's first test asks, stopped after its last."""
-    p = MultiKueuePlanes("0.19", tmp_path_factory.mktemp("multikueue-0.19") / "run", workers=2)
+def mk_planes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[MultiKueuePlanes]:
+    """A MultiKueue manager and two workers of one Kueue line (each line of mk_lines), for one test module:
+    started when the module's first test of that line asks, stopped after its last."""
+    line = str(request.param)
+    p = MultiKueuePlanes(line, tmp_path_factory.mktemp(f"multikueue-{line}") / "run", workers=2)
     try:
         p.up("--nodes", "2")
     except (PlaneError, OSError) as e:
         p.down()
-        pytest.fail(f"the MultiKueue control planes (Kueue 0.19, 2 workers) did not start: {e}", pytrace=False)
+        pytest.fail(f"the MultiKueue control planes (Kueue {line}, 2 workers) did not start: {e}", pytrace=False)
+    yield p
+    p.down()
+
+
+@pytest.fixture(scope="module")
+def mk_skew_planes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MultiKueuePlanes]:
+    """Version skew: a manager of the newest line asked for and one worker of the oldest (--worker-kueue)."""
+    manager, worker = mk_lines()[-1], mk_lines()[0]
+    p = MultiKueuePlanes(manager, tmp_path_factory.mktemp(f"multikueue-{manager}-{worker}") / "run", workers=1)
+    try:
+        p.up("--nodes", "2", "--worker-kueue", f"worker-1={worker}")
+    except (PlaneError, OSError) as e:
+        p.down()
+        pytest.fail(f"the MultiKueue planes (manager Kueue {manager}, worker Kueue {worker}) did not start: {e}",
+                    pytrace=False)
     yield p
     p.down()

@@ -1,7 +1,9 @@
-"""Issue 39 on real planes: a MultiKueue manager and two workers of Kueue 0.19 (scripts/real-cluster up
---multikueue-workers 2), each its own etcd, kube-apiserver, kube-scheduler, kwok nodes and Kueue. Every claim of
-`why-pending -o json`'s `multikueue` block is held against what Kueue wrote on the manager and on the workers.
-The module shares one set of planes; its last test stops worker-1's API server."""
+"""Issue 39 on real planes: a MultiKueue manager and two workers of one Kueue line (scripts/real-cluster up
+--multikueue-workers 2), each its own etcd, kube-apiserver, kube-scheduler, kwok nodes and Kueue, once per line of
+PD_REAL_CLUSTER_KUEUE (0.18.4 and 0.19.2: the same v1beta2 wiring). On the older line CI runs 2 of the 5
+(conftest.MK_SAMPLED); PD_MULTIKUEUE_ALL=1 runs all. Every claim of `why-pending -o json`'s `multikueue` block is
+held against what Kueue wrote on the manager and on the workers. Each line's planes are shared by its tests; its
+last test stops worker-1's API server."""
 
 from __future__ import annotations
 
@@ -97,6 +99,19 @@ def test_no_worker_fits_each_says_never(mk_planes: MultiKueuePlanes) -> None:
         assert f"maximum capacity ({gpus})" in condition(copy, "QuotaReserved")["message"]
     text = p.pd("why-pending", "big", "-n", ns)
     assert text.returncode == 0 and "MultiKueueNoWorkerFits" in text.stdout and "worker-1" in text.stdout
+    _listed_with_workers(p, ns, "podgroup/big", set(p.worker_names))
+
+
+def _listed_with_workers(p: MultiKueuePlanes, ns: str, target: str, workers: set[str]) -> None:
+    """-A and -o json: the WORKER column and the item's multikueue.workloads, from the manager's Workload alone."""
+    listed = p.pd("why-pending", "-A")
+    assert listed.returncode == 0, listed.stderr
+    header = listed.stdout.splitlines()[0].split()
+    row = next(ln.split() for ln in listed.stdout.splitlines()[1:] if ln.split()[:2] == [ns, target])
+    assert header[3] == "WORKER" and set(row[header.index("WORKER")].split(",")) == workers, listed.stdout
+    items = json.loads(p.pd("why-pending", "-n", ns, "-o", "json").stdout)["items"]
+    mk = next(i["multikueue"] for i in items if f'podgroup/{i["target"]["name"]}' == target)
+    assert {w for wl in mk["workloads"] for w in wl["nominated"]} == workers, mk
 
 
 def test_behind_another_admission_check(mk_planes: MultiKueuePlanes) -> None:
