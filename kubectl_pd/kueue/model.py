@@ -774,11 +774,6 @@ class Snapshot:
     missing_flavors: frozenset[str] = frozenset()
     lone: tuple[tuple[str, str], ...] = ()  # (queue, cohort) a file named without the cohort's other members
 
-    @cached_property
-    def assignments(self) -> dict[Any, Any]:
-        """The run's memo of admission.assign over this snapshot: it dies with the snapshot."""
-        return {}
-
     def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
         """The flavor; False when it does not exist; None when it was not read."""
         if name in self.flavors:

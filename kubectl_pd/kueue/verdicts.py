@@ -14,9 +14,9 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from kubectl_pd import memo
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, PodSet, Snapshot, Taint, Workload, pod_set_of_spec
-from kubectl_pd.memo import kept
 from kubectl_pd.records import dataclass, field, replace
 
 TYPE_CHECKING = False
@@ -86,10 +86,13 @@ class PodSetVerdict:
         return self.assignment.not_covered if self.assignment is not None else ()
 
 
+_MEMO = 4096  # entries of each of this module's run tables
+
+
 def _blocker(a: ad.FlavorAttempt) -> Blocker:
-    """The attempt's numbers as a Blocker, made once per attempt object (assignments are remembered and
-    shared by the diagnoses of a run)."""
-    return kept(a, "_blocker", _make_blocker)
+    """The attempt's numbers as a Blocker, made once per attempt for the run (assignments are remembered and
+    shared by the diagnoses of a run: memo.by_value)."""
+    return memo.by_value("kueue.verdicts.blocker", (a.flavor, a.outcome), a, lambda: _make_blocker(a), _MEMO)
 
 
 def _make_blocker(a: ad.FlavorAttempt) -> Blocker:
@@ -108,7 +111,7 @@ def blocker(psa: ad.PodSetAssignment) -> Blocker | None:
 def code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
     """The reason code of one pod set's assignment; None when it fits now. Worked out once per assignment
     object (a run's diagnoses share the remembered ones)."""
-    return kept(psa, "_code", _code_of)
+    return memo.by_value("kueue.verdicts.code_of", (psa.name, psa.mode), psa, lambda: _code_of(psa), _MEMO)
 
 
 def _code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
@@ -362,8 +365,8 @@ QuotaRow = tuple[tuple[str, str], Fraction, Fraction, Fraction]
 
 def quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
     """(flavor, resource), nominal, used and reserved-not-admitted of each readable quota of `cq`, in order;
-    the same queue object (a run's thousands of diagnoses share its snapshot) is read once."""
-    return kept(cq, "quota_rows", _read_quota_rows)
+    the same queue (a run's thousands of diagnoses share its snapshot) is read once."""
+    return memo.by_value("kueue.verdicts.quota_rows", cq.name, cq, lambda: _read_quota_rows(cq), _MEMO)
 
 
 def _read_quota_rows(cq: ClusterQueue) -> list[QuotaRow]:

@@ -17,7 +17,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kubectl_pd import kube
+from kubectl_pd import kube, memo
 from kubectl_pd.admitted_reads import read_admitted
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt, together
@@ -135,22 +135,25 @@ class IncompleteError(ClusterError):
 
 
 class Typed:
-    """One run's memo: each object the Source returned, parsed once into its typed record where gather
+    """The run's records: each object the Source returned, parsed once into its typed record where gather
     receives it. The targets of -A (gather_all) share the objects their reads return, and so one Typed; it is
-    made by the run, held by each of its Facts, and dies with them (nothing module-level). Keyed by the
-    object's identity; an entry keeps the object, so an identity is never reused while it lives."""
+    a plain value the run makes and hands to each of its Facts, and it dies with them (nothing module-level).
+    Found by value (memo's second idiom): the key is the object's kind and its read's key (namespace, name,
+    resourceVersion, uid), and a hit must be equal to the object (the same one, handed again, costs nothing)."""
 
     def __init__(self) -> None:
-        self.memo: dict[tuple[str, int], tuple[Any, Any]] = {}
-        self.snapshots: dict[Any, Any] = {}  # pending/diagnose's engine Snapshots, by the objects they read
+        self.memo: dict[tuple[str, Any], tuple[Any, Any]] = {}
+        self.snapshots: dict[Any, Any] = {}  # the engine's Snapshots (engine_snapshot), by the names they hold
 
-    def parse(self, kind: str, obj: Any, make: Callable[[Any], T]) -> T:
-        """`make(obj)`, once per object for the run."""
-        key = (kind, id(obj))
-        hit = self.memo.get(key)
-        if hit is None or hit[0] is not obj:
-            hit = self.memo[key] = (obj, make(obj))
-        return hit[1]
+    def parse(self, kind: str, obj: Any, make: Callable[[Any], T], key: Any = None) -> T:
+        """`make(obj)`, once per object for the run; `key`: a record's own key (an API object has one)."""
+        k = (kind, _read_key(obj) if key is None else key)
+        hit = self.memo.get(k)
+        if hit is not None and (hit[0] is obj or hit[0] == obj):
+            return hit[1]  # type: ignore[no-any-return]
+        made = make(obj)
+        self.memo[k] = (obj, made)
+        return made
 
     def pods(self, objs: list[Obj]) -> list[kube.Pod]:
         return [self.parse("Pod", o, kube.pod) for o in objs]
@@ -167,6 +170,14 @@ class Typed:
 
     def all(self, kind: str, objs: list[Obj]) -> list[Any]:
         return [self.parse(kind, o, PARSE[kind]) for o in objs]
+
+
+def _read_key(obj: Any) -> tuple[Any, ...] | None:
+    """An API object's key by value: namespace, name, resourceVersion, uid (None: it has no metadata)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    return meta.get("namespace"), meta.get("name"), meta.get("resourceVersion"), meta.get("uid")
 
 
 @dataclass
@@ -952,24 +963,21 @@ def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | N
 
 
 def engine_snapshot(facts: Facts) -> Snapshot:
-    """The admission engine's Snapshot of what was read (Snapshot.read), once per set of objects: the targets of
-    one run (-A) share the objects they read (facts.run is the run's), so 2,000 Workloads on one queue parse that
-    queue once, not 2,000 times. The key is the objects' identities; the entry keeps the objects, so an identity
-    is never reused. The preemption plan below and the diagnosis (pending/diagnose.snapshot_of) share it."""
-    def ids(objs: Any) -> Any:
-        return None if objs is None else tuple((k, id(v)) for k, v in objs.items()) if isinstance(objs, dict) \
-            else tuple(map(id, objs))
+    """The admission engine's Snapshot of what was read (Snapshot.read), once per set of records: the targets of
+    one run (-A) share the records they read (facts.run is the run's), so 2,000 Workloads on one queue parse that
+    queue once, not 2,000 times. Found by value (memo.matched): the key is the names read, the entry keeps the
+    records it was made of and a hit must hold equal ones. The preemption plan below and the diagnosis
+    (pending/diagnose.snapshot_of) share it."""
+    cqs, fls, peers, cohorts = facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts
+    whole = (tuple(cqs.items()), tuple(fls.items()), None if peers is None else tuple(peers),
+             None if cohorts is None else tuple(cohorts), facts.live)
+    key = (tuple(cqs), tuple(fls), None if peers is None else len(peers), None if cohorts is None else len(cohorts),
+           facts.live)
+    return memo.matched(facts.run.snapshots, key, whole, lambda: Snapshot.read(cqs, fls, peers, cohorts,
+                                                                              from_file=not facts.live), _SNAPSHOTS)
 
-    parts = (ids(facts.cluster_queues), ids(facts.flavors), ids(facts.peer_queues), ids(facts.cohorts), facts.live)
-    key = ("Snapshot", hash(parts))
-    hit = facts.run.snapshots.get(key)
-    if hit is not None and hit[0] == parts:
-        return hit[2]  # type: ignore[no-any-return]
-    snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
-                         from_file=not facts.live)
-    keep = (list(facts.cluster_queues.values()), list(facts.flavors.values()), facts.peer_queues, facts.cohorts)
-    facts.run.snapshots[key] = (parts, keep, snap)
-    return snap
+
+_SNAPSHOTS = 4096  # a run's distinct engine snapshots (one past it empties the table)
 
 
 # ---------------------------------------------------------------------------------------- preemption's reads
@@ -988,7 +996,7 @@ def preemption_plan(all_facts: list[Facts], *, holders: bool) -> pr.Plan:
     """Every read the preemption answers of these targets may make (kueue/preempt_reads.plan, per ClusterQueue
     read, once per engine snapshot), and the queues named by Preempted conditions: pure, before any answer."""
     out = pr.Plan()
-    seen: dict[tuple[int, str], Snapshot] = {}  # (snapshot, queue) planned; keeps each snapshot while it runs
+    seen: dict[str, list[Snapshot]] = {}  # queue -> the snapshots it was planned in (equal ones: once)
     for facts in all_facts:
         for wl in facts.workloads.values():
             named = pr.preemptor_queue(wl.conditions) if wl is not None else None
@@ -998,8 +1006,8 @@ def preemption_plan(all_facts: list[Facts], *, holders: bool) -> pr.Plan:
             continue
         snap = engine_snapshot(facts)
         for cq in facts.cluster_queues:
-            if facts.cluster_queues[cq] is not None and (id(snap), cq) not in seen:
-                seen[(id(snap), cq)] = snap
+            if facts.cluster_queues[cq] is not None and snap not in (planned := seen.setdefault(cq, [])):
+                planned.append(snap)
                 out = out | pr.plan(snap, cq, holders=holders)
     return out
 
