@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from kubectl_pd import kube, memo
 from kubectl_pd.admitted_reads import read_admitted
@@ -281,7 +281,7 @@ class _FactReader:
 def _parallel(source: Source) -> bool:
     """Whether reads through `source` are worth threads: not through a run's memo (PrefetchedSource),
     where nearly every read is answered from memory (2,000 targets started 8,000 threads for it)."""
-    return bool(getattr(source, "parallel", True))
+    return source.parallel
 
 
 def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
@@ -300,7 +300,7 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
     `preempt`: the run's preemption view; what its answers may read is read here too (`gather_preemption`;
     a queue in no cohort with the queue's other reads), so the diagnosis after it reads nothing.
     """
-    facts = Facts(target, live=bool(getattr(source, "is_live", False)))
+    facts = Facts(target, live=source.is_live)
     if run is not None:  # a run's targets share the objects they read, and so their typed records
         facts.run = run
     rd = _FactReader(source, facts, preempt)
@@ -312,7 +312,9 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
             from kubectl_pd.pending.lookahead import Lookahead
 
             rd.lookahead = Lookahead(source)
-            rd.source = rd.lookahead
+            # a live Source over `source` (is_live, parallel and the reads; what it does not say, a live
+            # cluster's gather never asks: the replay of a snapshot, discovery)
+            rd.source = cast("Source", rd.lookahead)
         try:
             _read_group(rd, target)
             _read_rest(rd, ns)
@@ -838,7 +840,7 @@ def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
 
 def _replay_of(source: Source) -> Any:
     """The record of a `kubectl pd snapshot` (cluster/snapshot.Replay), when the snapshot is one."""
-    replay = getattr(getattr(source, "inner", source), "replay", None)
+    replay = source.replay
     return replay if replay is not None and (replay.rows or replay.not_served) else None
 
 
@@ -908,7 +910,7 @@ def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[O
         ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"})]
     notes: list[list[Say]] = [[] for _ in asks]
     results = together([functools.partial(_listed, source, kind, namespace, notes[i], **kw)
-                         for i, (kind, kw) in enumerate(asks)], bool(getattr(source, "is_live", False)))
+                         for i, (kind, kw) in enumerate(asks)], source.is_live)
     for ok, value in results:
         if not ok:
             raise value
