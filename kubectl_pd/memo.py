@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, ParamSpec, TypeVar
 
-    K = TypeVar("K")
     V = TypeVar("V")
     P = ParamSpec("P")
     R = TypeVar("R")

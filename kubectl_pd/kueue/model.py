@@ -609,11 +609,6 @@ class Workload:
     created: str | None = None  # metadata.creationTimestamp (Kueue's queue order), as written
     labels: Mapping[str, str] = field(default_factory=dict)  # metadata.labels (the text ones)
 
-    @property
-    def reclaimable_pods(self) -> Mapping[str, int]:
-        """status.reclaimablePods by pod set name: Kueue subtracts these counts from the pod sets' counts."""
-        return self.reclaimable
-
     @cached_property
     def reserved(self) -> bool:
         return is_true(self.conditions, "QuotaReserved")

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
 
 from kubectl_pd import memo
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, PodSet, Snapshot, Taint, Workload, pod_set_of_spec
+from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, PodSet, Snapshot, Taint, Workload
 from kubectl_pd.records import dataclass, field, replace
 
 TYPE_CHECKING = False
@@ -426,8 +425,3 @@ def template_demand(role: str, group: str, count: int, template: PodSet, size: i
     return RoleDemand(role, group, role, count, psd.total(), size), psd
 
 
-def spec_demand(role: str, group: str, count: int, spec: dict[str, Any], size: int,
-                limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[RoleDemand, ad.PodSetDemand]:
-    """What Kueue would compose from a role's Pods (no Workload yet): one pod set per role."""
-    psd = ad.demand_of_pod_set(pod_set_of_spec(role, count, spec), role, limit_ranges=limit_ranges)
-    return RoleDemand(role, group, role, count, psd.total(), size), psd

@@ -259,11 +259,6 @@ class _FactReader:
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
 
-    def get_into(self, table: dict[str, R | None], kind: str, name: str, namespace: str | None,
-                 what: Read, *, dependent: bool = False) -> R | None:
-        self.get_many(table, kind, [name], namespace, lambda _n: what, dependent=dependent)
-        return table.get(name)
-
     def get_many(self, table: dict[str, R | None], kind: str, names: list[str], namespace: str | None,
                  what: Callable[[str], Read], *, dependent: bool = False) -> None:
         """GET each name not yet in `table`, together; a name is added only when its read succeeded, as the
