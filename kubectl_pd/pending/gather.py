@@ -164,9 +164,10 @@ class Typed:
     def workloads(self, objs: list[Obj]) -> list[Workload]:
         return [self.parse("Workload", o, workload) for o in objs]
 
-    def typed(self, kind: str, obj: Obj) -> Any:
-        """`obj` as its kind's record (PARSE), made once for the run."""
-        return self.parse(kind, obj, PARSE[kind])
+    def typed(self, kind: str, obj: Obj, key: Any = None) -> Any:
+        """`obj` as its kind's record (PARSE), made once for the run; `key`: the read's, for an answer without
+        metadata of its own (a ClusterQueue's PendingWorkloadsSummary: the queue's name)."""
+        return self.parse(kind, obj, PARSE[kind], key)
 
     def all(self, kind: str, objs: list[Obj]) -> list[Any]:
         return [self.parse(kind, o, PARSE[kind]) for o in objs]
@@ -659,7 +660,7 @@ def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
                 continue
             if doc is None:
                 facts.notes.append(say("note.no-visibility"))
-            facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc) if isinstance(doc, dict) else None
+            facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc, cq) if isinstance(doc, dict) else None
 
     return [c for _cq, c in vis], apply
 
@@ -830,7 +831,7 @@ def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
             continue
         for doc in _snapshot_summaries(rd.source):
             if cq not in facts.pending:
-                facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc)
+                facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc, cq)
 
 
 def _replay_of(source: Source) -> Any:
@@ -857,7 +858,7 @@ def _replayed_visibility(rd: _FactReader, replay: Any, cq: str) -> None:
         facts.notes.append(say("note.no-visibility"))
         facts.pending[cq] = None
     elif doc is not None:
-        facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc)
+        facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc, cq)
 
 
 def _snapshot_summaries(source: Source) -> list[Obj]:
