@@ -168,3 +168,17 @@ def namespace(obj: Any) -> Namespace:
     meta = _d(obj.get("metadata"))
     labels = meta.get("labels")
     return Namespace(str(meta.get("name") or ""), labels if isinstance(labels, dict) else {})
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """One event of a held watch as the watcher reads it: its type (ADDED, MODIFIED, DELETED, BOOKMARK) and
+    the resourceVersion it brings (None: none readable). Nothing else of the object is kept."""
+
+    type: str
+    resource_version: str | None = None
+
+
+def watch_event(typ: Any, obj: Any) -> WatchEvent:
+    rv = _d(_d(obj).get("metadata")).get("resourceVersion")
+    return WatchEvent(typ if isinstance(typ, str) else "", rv if isinstance(rv, str) and rv else None)

@@ -1,20 +1,24 @@
-"""What a run remembers, and nothing that outlives it (issue 29; docs/architecture.md).
+"""What a run remembers, and nothing that outlives it (issue 29, issue 38; docs/architecture.md).
 
-- `kept(obj, name, make)`: a value worked out of an immutable object, kept on the object itself. It lives as
-  long as the object (a run's snapshot, its remembered assignments, its queues) and dies with it. The
-  objects are this package's frozen records, which have a `__dict__`; the name is the value's attribute,
-  written past the frozen `__setattr__` as `functools.cached_property` does.
-- `Run`: one command invocation's memo tables and settings (its --color). The CLI opens one around each
-  invocation (`with memo.run():` in cli.LazyGroup.main, so `kubectl pd ...`, click's CliRunner and every
-  MCP tool call each get their own) and it is gone when the invocation ends: a ContextVar holds it, reset
-  at the end. Threads the run starts belong to it (interrupt.thread runs them in the run's context).
-  Outside any run (a library call, a test of a pure function) there is no memo: every call works its
-  answer out, and `set_color_mode` has nothing to set.
-- `table(name)`: the run's memo of one function, a dict (None outside a run); `per_run(maxsize)` is
-  `functools.lru_cache` made of it. Every table is bounded: one past its size empties it, so a hostile
-  input of many distinct values does not grow a run's memory.
+One run store, `Run`: one command invocation's memo tables and settings (its --color). The CLI opens one
+around each invocation (`with memo.run():` in cli.LazyGroup.main, so `kubectl pd ...`, click's CliRunner and
+every MCP tool call each get their own) and it is gone when the invocation ends: a ContextVar holds it, reset
+at the end. Threads the run starts belong to it (interrupt.thread runs them in the run's context). Outside any
+run (a library call, a test of a pure function) there is no memo: every call works its answer out, and
+`set_color_mode` has nothing to set. Every table is bounded: one past its size empties it, so a hostile input
+of many distinct values does not grow a run's memory. Nothing is keyed by an object's identity and nothing is
+kept on a record: a memo is found by value, in one of two idioms.
+
+1. By the arguments: `per_run(maxsize)` is `functools.lru_cache` made of the run's table for a function of
+   hashable arguments (a quantity and its resource). `table(name)` is that table, for a caller that builds
+   its keys itself.
+2. By a summary, checked against the whole: `by_value(name, key, whole, make, maxsize)` for a value worked out
+   of something unhashable (an engine Snapshot, an API object, a Workload record). `key` is a cheap hashable
+   summary of it (names, a read's key: kind, namespace, name, resourceVersion); the entry keeps `whole`, and a
+   hit must be equal to it (`==`, which costs nothing when the run hands the same object again), else the
+   value is worked out afresh and replaces the entry. `matched` is the same over a dict the caller owns: the
+   gather pipeline's records of one run (pending/gather.Typed), made by the run and handed down as a value.
 """
-
 from __future__ import annotations
 
 from contextvars import ContextVar
@@ -24,22 +28,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, ParamSpec, TypeVar
 
-    K = TypeVar("K")
     V = TypeVar("V")
     P = ParamSpec("P")
     R = TypeVar("R")
-
-
-def kept(obj: K, name: str, make: Callable[[K], V]) -> V:
-    """`make(obj)`, once per object: kept in the object's `__dict__` under `name`."""
-    d: dict[str, Any] = obj.__dict__
-    value = d.get(name, _MISSING)
-    if value is _MISSING:
-        value = d[name] = make(obj)
-    return value  # type: ignore[no-any-return]
-
-
-_MISSING: Any = object()
 
 
 class Run:
@@ -124,3 +115,19 @@ def per_run(maxsize: int, *, typed: bool = False) -> Callable[[Callable[P, R]], 
         return memoised
 
     return wrap
+
+
+def matched(memo: dict[Any, Any], key: Any, whole: Any, make: Callable[[], V], maxsize: int) -> V:
+    """`make()`, remembered in `memo` under the hashable summary `key` for a `whole` equal to this one."""
+    hit = memo.get(key)
+    if hit is not None and (hit[0] is whole or hit[0] == whole):
+        return hit[1]  # type: ignore[no-any-return]
+    value = make()
+    put(memo, key, (whole, value), maxsize)
+    return value
+
+
+def by_value(name: str, key: Any, whole: Any, make: Callable[[], V], maxsize: int) -> V:
+    """`matched` in the current run's table `name`; outside a run, `make()`."""
+    memo = table(name)
+    return make() if memo is None else matched(memo, key, whole, make, maxsize)

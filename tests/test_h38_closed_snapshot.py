@@ -16,7 +16,7 @@ import pytest
 
 from kubectl_pd.admitted_reads import read_admitted
 from kubectl_pd.cluster.snapshot import SnapshotSource
-from kubectl_pd.cluster.source import Obj, Origin
+from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults
 from kubectl_pd.errors import NotFoundError
 from kubectl_pd.kueue import preempt_reads as pr
 from kubectl_pd.pending.diagnose import diagnose
@@ -39,12 +39,13 @@ class ReadAfterClose(AssertionError):
     """A read sent once gathering was over."""
 
 
-class Closing:
+class Closing(SourceDefaults):
     """A real Source over another that answers until `close()`, then refuses every read."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.is_live = inner.is_live
+        self.replay = inner.replay
         self.closed = False
         self.reads = 0
 

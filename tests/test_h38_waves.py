@@ -18,7 +18,7 @@ import pytest
 from kubectl_pd.cluster import prefetch
 from kubectl_pd.cluster.prefetch import Ask, in_waves, perform
 from kubectl_pd.cluster.snapshot import SnapshotSource
-from kubectl_pd.cluster.source import Obj, Origin
+from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults
 from kubectl_pd.errors import ForbiddenError, PdError
 from kubectl_pd.pending.gather import Target, gather
 from kubectl_pd.pending.preempt import context
@@ -28,7 +28,7 @@ FIX = Path(__file__).parent / "fixtures" / "pending"
 SLOW = 0.3  # long enough that a loaded machine starts every read of a wave before the first ends
 
 
-class Slow:
+class Slow(SourceDefaults):
     """A live-looking Source over a snapshot: each read takes SLOW seconds and is logged (what, start, end).
     The visibility API and Kueue's ConfigMap are not served (404), as on a cluster without them."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kubectl_pd.cluster.snapshot import SnapshotSource
-from kubectl_pd.cluster.source import Obj, Origin
+from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults
 from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.pending.gather import Facts, Target, gather
 from kubectl_pd.pending.lookahead import Lookahead
@@ -26,7 +26,7 @@ FIX = Path(__file__).parent / "fixtures" / "pending"
 QUICK, SLOW = 0.05, 0.6
 
 
-class Timed:
+class Timed(SourceDefaults):
     """Each read takes QUICK seconds, the Pods list SLOW; `parallel` False turns the lookahead off (and
     sends the reads one after another), for the answer to compare with."""
 

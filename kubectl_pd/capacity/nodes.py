@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from functools import cached_property
 from typing import Any
 
-from kubectl_pd import kube
+from kubectl_pd import kube, memo
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ResourceFlavor, Snapshot, Toleration
 from kubectl_pd.records import dataclass, field, replace
@@ -124,20 +123,16 @@ class Fit:
 
     by_flavor: Mapping[str, tuple[kube.Node, ...]] = field(default_factory=dict)
 
-    @cached_property
-    def verdicts(self) -> dict[Any, TooSmall | None]:
-        """The run's memo: (flavor, pod set) -> its verdict (every copy asks again of the same pod sets)."""
-        return {}
-
     def on(self, snap: Snapshot, flavor_name: str, ps: ad.PodSetDemand) -> TooSmall | None:
         """Whether the flavor Kueue chose can never run one Pod of the pod set."""
         flavor = snap.flavors.get(flavor_name)
         if flavor is None or flavor_name not in self.by_flavor:
             return None
-        key = (flavor_name, ps.memo_key)  # a run's snapshots share their flavors
-        if key not in self.verdicts:
-            self.verdicts[key] = too_small(flavor, self.by_flavor[flavor_name], ps)
-        return self.verdicts[key]
+        nodes = self.by_flavor[flavor_name]
+        # every copy asks again of the same pod sets: the run's memo, by value (a run's snapshots share their
+        # flavors and Nodes, so the check against them costs nothing)
+        return memo.by_value("capacity.nodes.on", (flavor_name, ps.memo_key), (flavor, nodes),
+                             lambda: too_small(flavor, nodes, ps), 4096)
 
     def never(self, snap: Snapshot, cq_name: str, ps: ad.PodSetDemand) -> TooSmall | None:
         """Every flavor of the queue Kueue could give the pod set is weighed and none holds one Pod: the one with

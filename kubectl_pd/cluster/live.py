@@ -16,7 +16,7 @@ import threading
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.config import ClusterOptions, read_kubeconfig
 from kubectl_pd.cluster.endpoint import Endpoint, in_cluster_only, resolve
-from kubectl_pd.cluster.source import LIVE, Obj, Origin
+from kubectl_pd.cluster.source import LIVE, Obj, Origin, SourceDefaults
 from kubectl_pd.cluster.urls import quote_part, split, urlencode
 from kubectl_pd.errors import (
     AmbiguousWrite,
@@ -96,7 +96,7 @@ class UnexpectedAnswer(ClusterError):
     """The server answered 2xx with something that is not what was asked for (HTML, cut JSON, null)."""
 
 
-class LiveSource:
+class LiveSource(SourceDefaults):
     """Reads (and, for `create`, writes) through one kubeconfig context."""
 
     is_live = True

@@ -34,9 +34,27 @@ class Source(Protocol):
     `get_raw` GETs any API path (the visibility API, a ConfigMap, OpenAPI v3, a Deployment) and returns
     the JSON object, None on 404. Only a live cluster serves paths: a Source with `is_live` False raises a
     PdError (a snapshot holds objects, not answers to paths), so callers ask `is_live` first.
+
+    What a Source is, every Source says (cluster/source.SourceDefaults holds the defaults every Source class
+    derives; a Source over another forwards its inner's), so a caller asks and never probes: `is_live` (a live
+    cluster: paths, discovery, watches); `parallel` (reads through it are worth threads; a run's memo, whose
+    reads are answered from memory, says no); `replay` (the failed reads a `kubectl pd snapshot` recorded,
+    failed again; None when there is no such record); `served_versions(group)` (API discovery: None when there
+    is no server to ask); `version_for(kind)` (the version to read: None, no preference); `stored(kind)` (every
+    object of the kind, a snapshot's replayed refusals aside: input checks).
     """
 
     is_live: bool
+    parallel: bool
+
+    @property
+    def replay(self) -> Any: ...
+
+    def served_versions(self, group: str) -> list[str] | None: ...
+
+    def version_for(self, kind: Any) -> str | None: ...
+
+    def stored(self, kind: str) -> list[Obj]: ...
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None: ...
 

@@ -16,7 +16,7 @@ from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.parse import Parsed, json_documents, looks_like_json, yaml_documents
 from kubectl_pd.cluster.protocols import LineFinder
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
-from kubectl_pd.cluster.source import Obj, Origin, labels_of, name_of, namespace_of
+from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults, labels_of, name_of, namespace_of
 from kubectl_pd.errors import InputError, PdError
 from kubectl_pd.kueue.normalize import normalize
 from kubectl_pd.records import dataclass
@@ -239,7 +239,7 @@ def _check_envelope(data: Obj, kind: str, line: int, where: LineFinder, file: st
                              f"{key} is not a mapping (got {got})")
 
 
-class SnapshotSource:
+class SnapshotSource(SourceDefaults):
     """Objects from files, directories or stdin, queried like a cluster."""
 
     is_live = False

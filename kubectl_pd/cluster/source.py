@@ -77,3 +77,26 @@ def labels_of(obj: Obj) -> dict[str, str]:
 def annotations_of(obj: Obj) -> dict[str, str]:
     ann = meta(obj).get("annotations")
     return ann if isinstance(ann, dict) else {}
+
+
+class SourceDefaults:
+    """What a Source says of itself unless it says otherwise (cluster/protocols.Source): every Source class
+    derives from it, so a caller asks the capability and never probes for it. The defaults are a snapshot's:
+    not a live cluster; reads worth threads; no record of a `kubectl pd snapshot`'s failed reads; no API
+    discovery (which versions a server serves is not known); every stored object is what a list returns."""
+
+    is_live = False
+    parallel = True  # whether reads through it are worth threads (a run's memo: no)
+    replay: Any = None  # cluster/snapshot.Replay of a snapshot that recorded failed reads (a wrapper: its inner's)
+
+    def served_versions(self, group: str) -> list[str] | None:
+        """The versions of `group` a live server serves, preferred first; None: not known (no server)."""
+        return None
+
+    def version_for(self, kind: Any) -> str | None:
+        """The version of `kind` to read; None: no preference (no server to ask)."""
+        return None
+
+    def stored(self, kind: str) -> list[Obj]:
+        """Every object of `kind` the Source holds, before any replayed refusal (a snapshot's header)."""
+        return self.list(kind)  # type: ignore[attr-defined,no-any-return]

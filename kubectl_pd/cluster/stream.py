@@ -11,7 +11,6 @@ Content-Length bodies and bodies that run to the close are read (Go's net/http r
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Generator, Iterator
 
 from kubectl_pd.cluster import wire
@@ -46,7 +45,6 @@ class Held:
 
     def __init__(self, conn: wire.Connection, status: int, headers: dict[str, str]) -> None:
         self.conn, self.status, self.headers = conn, status, headers
-        self.silent_since = time.monotonic()
 
     def whole(self, bound: int = 1 << 20) -> bytes:
         """The rest of a short answer (an error's Status), read to its end."""

@@ -383,8 +383,7 @@ def _served_profile(source: LiveSource, wanted: str, version: str | None) -> Api
             from kubectl_pd.cluster.kinds import KINDS
             from kubectl_pd.gpustack.profiles import crd_serves
 
-            prefer = version or (source.version_for(KINDS["ModelDeployment"]) if hasattr(source, "version_for")
-                                 else None)
+            prefer = version or source.version_for(KINDS["ModelDeployment"])
             if prefer == "v1" and not crd_serves(crd, "v1") and "v1" in source.served_versions(GROUP):
                 profile = _aggregated_profile(source, "v1", crd)  # v1 from an APIService beside the CRD (the source)
             else:

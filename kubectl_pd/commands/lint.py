@@ -68,13 +68,11 @@ def _kueue_version(value: str | None) -> tuple[int, int] | None:
 def _served_target(source: Source) -> versions.KueueLine:
     """The Kueue version by API discovery (one GET /apis/kueue.x-k8s.io, cached by the source); any failure
     leaves the default, which asserts nothing that needs the version."""
-    served = getattr(source, "served_versions", None)
-    if served is None:
-        return versions.DEFAULT_TARGET
     try:
-        return versions.from_served(served(versions.KUEUE_GROUP))
+        served = source.served_versions(versions.KUEUE_GROUP)
     except PdError:
         return versions.DEFAULT_TARGET
+    return versions.DEFAULT_TARGET if served is None else versions.from_served(served)
 
 
 def _check_flags(output: str | None, diff: bool, fix: bool, baseline: str | None = None,

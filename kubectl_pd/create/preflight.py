@@ -408,9 +408,10 @@ def orders_to_judge(source: Source, roles: list[Role], per_replica: bool) -> lis
     from kubectl_pd.kueue import versions
 
     names = [r.name for r in roles if r.accelerator > 0]
-    if per_replica or len(names) < 2 or not source.is_live or not hasattr(source, "served_versions"):
+    served = source.served_versions(versions.KUEUE_GROUP) if source.is_live and not per_replica and len(names) > 1 \
+        else None
+    if served is None:
         return [None]  # files name no Kueue version: the roles' order, as why-pending judges the same files
-    served = source.served_versions(versions.KUEUE_GROUP)
     orders = versions.pod_set_orders(versions.resolve(None, served), names)
     mine = tuple(names)  # where any order is possible, the roles' own first: its words are the ones shown
     return [mine, *(o for o in orders if o != mine)] if mine in orders else list(orders)

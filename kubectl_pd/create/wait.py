@@ -39,17 +39,8 @@ class RoleProgress:
         return self.admitted >= self.want
 
 
-def pod_group(pod: Obj) -> str | None:
-    """Kueue reads the annotation first, then the label."""
-    return _group_of(kube.pod(pod))
-
-
 def _group_of(p: kube.Pod) -> str | None:
     return p.annotations.get(GROUP_NAME) or p.labels.get(GROUP_NAME)
-
-
-def is_admitted(workload: Obj) -> bool:
-    return model.workload(workload).admitted
 
 
 def _by_owner(workloads: list[model.Workload]) -> dict[str, model.Workload]:

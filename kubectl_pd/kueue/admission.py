@@ -19,6 +19,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from kubectl_pd import memo
 from kubectl_pd.kueue import versions
 from kubectl_pd.kueue.model import (
     NEVER,
@@ -799,23 +800,26 @@ def _demand_key(demand: Demand) -> tuple[Any, ...]:
 
 def assign(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,
            fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment:
-    """`assign_now`, remembered by the snapshot for an equal demand (Snapshot.assignments: the memo lives and
-    dies with the run's snapshot): a run over thousands of pending Workloads (why-pending -A) asks the same
-    question of one queue snapshot again and again, and the answer is immutable and a function of its
-    inputs. Only with the policy oracle, a pure function: a real oracle carries a preemption state."""
-    if oracle is not policy_oracle:
+    """`assign_now`, remembered for the run (memo.by_value: the question by value, the snapshot checked equal):
+    a run over thousands of pending Workloads (why-pending -A) asks the same question of one queue snapshot
+    again and again, and the answer is immutable and a function of its inputs. Only with the policy oracle, a
+    pure function: a real oracle carries a preemption state."""
+    table = memo.table("kueue.admission.assign") if oracle is policy_oracle else None
+    if table is None:
         return assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
-    memo = snap.assignments
+    key = (cluster_queue, _demand_key(demand), fair_sharing, kueue)
     try:
-        key = (cluster_queue, _demand_key(demand), fair_sharing, kueue)
-        hit = memo.get(key)
+        hit = table.get(key)
     except TypeError:  # something unhashable in the demand: no memo for it
         return assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
-    if hit is not None:
-        return hit  # type: ignore[no-any-return]
-    out = memo[key] = assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing,
-                                 kueue=kueue)
+    if hit is not None and (hit[0] is snap or hit[0] == snap):
+        return hit[1]  # type: ignore[no-any-return]
+    out = assign_now(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
+    memo.put(table, key, (snap, out), _ASSIGNED)
     return out
+
+
+_ASSIGNED = 65536  # the run's remembered assignments (one past it empties the table)
 
 
 def assign_now(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Oracle = policy_oracle,

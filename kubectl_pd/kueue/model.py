@@ -611,11 +611,6 @@ class Workload:
     cluster_name: str | None = None  # status.clusterName: the MultiKueue worker that admitted it
     nominated: tuple[str, ...] = ()  # status.nominatedClusterNames: the MultiKueue workers holding a copy
 
-    @property
-    def reclaimable_pods(self) -> Mapping[str, int]:
-        """status.reclaimablePods by pod set name: Kueue subtracts these counts from the pod sets' counts."""
-        return self.reclaimable
-
     @cached_property
     def reserved(self) -> bool:
         return is_true(self.conditions, "QuotaReserved")
@@ -777,11 +772,6 @@ class Snapshot:
     peers_complete: bool = True
     missing_flavors: frozenset[str] = frozenset()
     lone: tuple[tuple[str, str], ...] = ()  # (queue, cohort) a file named without the cohort's other members
-
-    @cached_property
-    def assignments(self) -> dict[Any, Any]:
-        """The run's memo of admission.assign over this snapshot: it dies with the snapshot."""
-        return {}
 
     def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
         """The flavor; False when it does not exist; None when it was not read."""

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from kubectl_pd import memo
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import preempt_reads as rd
 from kubectl_pd.kueue import preemption as pre
@@ -27,6 +28,7 @@ from kubectl_pd.records import dataclass, field
 
 UNACCOUNTED = "usage-unaccounted"  # a queue's reported usage is not what its Workloads hold (snapshot)
 MAX_HOLDERS = 5
+_STATES = 64  # quota states one preemption view keeps (one past it empties the table)
 
 
 @dataclass(frozen=True)
@@ -148,14 +150,15 @@ class PreemptionView:
         self.answers: dict[str, Answer] = {}
         self.now = _now()
         # per snapshot and set of queues read: the quota state from the admitted Workloads (the simulations
-        # put back every Workload they take out, so one state serves every pending Workload of the run)
-        self._states: dict[tuple[int, frozenset[str]], tuple[Snapshot, pre.State]] = {}
+        # put back every Workload they take out, so one state serves every pending Workload of the run). Found
+        # by value (memo.matched): the snapshot's queue names and the queues read; the snapshot and the admitted
+        # Workloads consulted checked equal (capacity's copies evict and admit between two questions)
+        self._states: dict[tuple[tuple[str, ...], frozenset[str]], tuple[Any, pre.State]] = {}
 
     def _state(self, snap: Snapshot) -> pre.State:
-        key = (id(snap), self.reads.read)
-        if key not in self._states:
-            self._states[key] = (snap, pre.State(snap, self.reads.admitted(), self.reads.read))
-        return self._states[key][1]
+        read, admitted = self.reads.read, self.reads.admitted()
+        return memo.matched(self._states, (tuple(snap.cluster_queues), read), (snap, tuple(admitted)),
+                            lambda: pre.State(snap, admitted, read), _STATES)
 
     @property
     def config(self) -> KueueConfig:

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
 
+from kubectl_pd import memo
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, PodSet, Snapshot, Taint, Workload, pod_set_of_spec
-from kubectl_pd.memo import kept
+from kubectl_pd.kueue.model import ClusterQueue, LimitRangeItem, PodSet, Snapshot, Taint, Workload
 from kubectl_pd.records import dataclass, field, replace
 
 TYPE_CHECKING = False
@@ -86,10 +85,13 @@ class PodSetVerdict:
         return self.assignment.not_covered if self.assignment is not None else ()
 
 
+_MEMO = 4096  # entries of each of this module's run tables
+
+
 def _blocker(a: ad.FlavorAttempt) -> Blocker:
-    """The attempt's numbers as a Blocker, made once per attempt object (assignments are remembered and
-    shared by the diagnoses of a run)."""
-    return kept(a, "_blocker", _make_blocker)
+    """The attempt's numbers as a Blocker, made once per attempt for the run (assignments are remembered and
+    shared by the diagnoses of a run: memo.by_value)."""
+    return memo.by_value("kueue.verdicts.blocker", (a.flavor, a.outcome), a, lambda: _make_blocker(a), _MEMO)
 
 
 def _make_blocker(a: ad.FlavorAttempt) -> Blocker:
@@ -108,7 +110,7 @@ def blocker(psa: ad.PodSetAssignment) -> Blocker | None:
 def code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
     """The reason code of one pod set's assignment; None when it fits now. Worked out once per assignment
     object (a run's diagnoses share the remembered ones)."""
-    return kept(psa, "_code", _code_of)
+    return memo.by_value("kueue.verdicts.code_of", (psa.name, psa.mode), psa, lambda: _code_of(psa), _MEMO)
 
 
 def _code_of(psa: ad.PodSetAssignment) -> ReasonCode | None:
@@ -362,8 +364,8 @@ QuotaRow = tuple[tuple[str, str], Fraction, Fraction, Fraction]
 
 def quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
     """(flavor, resource), nominal, used and reserved-not-admitted of each readable quota of `cq`, in order;
-    the same queue object (a run's thousands of diagnoses share its snapshot) is read once."""
-    return kept(cq, "quota_rows", _read_quota_rows)
+    the same queue (a run's thousands of diagnoses share its snapshot) is read once."""
+    return memo.by_value("kueue.verdicts.quota_rows", cq.name, cq, lambda: _read_quota_rows(cq), _MEMO)
 
 
 def _read_quota_rows(cq: ClusterQueue) -> list[QuotaRow]:
@@ -423,8 +425,3 @@ def template_demand(role: str, group: str, count: int, template: PodSet, size: i
     return RoleDemand(role, group, role, count, psd.total(), size), psd
 
 
-def spec_demand(role: str, group: str, count: int, spec: dict[str, Any], size: int,
-                limit_ranges: tuple[LimitRangeItem, ...] = ()) -> tuple[RoleDemand, ad.PodSetDemand]:
-    """What Kueue would compose from a role's Pods (no Workload yet): one pod set per role."""
-    psd = ad.demand_of_pod_set(pod_set_of_spec(role, count, spec), role, limit_ranges=limit_ranges)
-    return RoleDemand(role, group, role, count, psd.total(), size), psd

@@ -230,7 +230,3 @@ def reason_tokens(target: KueueLine) -> dict[str, str]:
 EVICTION_CAUSES_020: dict[str, str] = {
     "WaitForScheduling": "PodsUnscheduledTimeout",
 }
-
-
-def known_versions() -> str:
-    return ", ".join(text(v) for v in KNOWN)

@@ -75,6 +75,6 @@ def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: 
 def _opener(source: Source, opts: ClusterOptions | None) -> Callable[[str], Source | None]:
     """A live manager's workers are live Sources of the user's contexts; a snapshot reads no worker."""
     def open_live(ctx: str) -> Source | None:
-        return live_worker(opts, ctx) if opts is not None and getattr(source, "is_live", False) else None
+        return live_worker(opts, ctx) if opts is not None and source.is_live else None
 
     return open_live

@@ -590,7 +590,7 @@ def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand
 def _read_snapshot(facts: Facts) -> Snapshot:
     """Snapshot.read, once per set of objects: the targets of one run (-A) share the objects they read
     (facts.run is the run's), so 2,000 Workloads on one queue parse that queue once, not 2,000 times.
-    The key is the objects' identities; the entry keeps the objects, so an identity is never reused."""
+    Found by value: the names read, the records checked equal (gather.engine_snapshot)."""
     from kubectl_pd.pending.gather import engine_snapshot
 
     return engine_snapshot(facts)  # the preemption plan of the gather step reads the same one
@@ -912,7 +912,7 @@ def _ahead(facts: Facts, units: list[Unit], cq: str | None, ns: str) -> list[Ahe
 
 def _requests_of(facts: Facts, wl: Workload) -> dict[str, Fraction] | None:
     """`_workload_requests` of a Workload read, once per run (the queue's head is ahead of every diagnosis)."""
-    return facts.run.parse("WorkloadRequests", wl, _workload_requests)
+    return facts.run.parse("WorkloadRequests", wl, _workload_requests, (wl.namespace, wl.name))
 
 
 def _workload_requests(wl: Workload) -> dict[str, Fraction] | None:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from kubectl_pd import kube
+from kubectl_pd import kube, memo
 from kubectl_pd.admitted_reads import read_admitted
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt, together
@@ -88,22 +88,25 @@ PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload, "LocalQueue": lo
 
 
 class Typed:
-    """One run's memo: each object the Source returned, parsed once into its typed record where gather
+    """The run's records: each object the Source returned, parsed once into its typed record where gather
     receives it. The targets of -A (gather_all) share the objects their reads return, and so one Typed; it is
-    made by the run, held by each of its Facts, and dies with them (nothing module-level). Keyed by the
-    object's identity; an entry keeps the object, so an identity is never reused while it lives."""
+    a plain value the run makes and hands to each of its Facts, and it dies with them (nothing module-level).
+    Found by value (memo's second idiom): the key is the object's kind and its read's key (namespace, name,
+    resourceVersion, uid), and a hit must be equal to the object (the same one, handed again, costs nothing)."""
 
     def __init__(self) -> None:
-        self.memo: dict[tuple[str, int], tuple[Any, Any]] = {}
-        self.snapshots: dict[Any, Any] = {}  # pending/diagnose's engine Snapshots, by the objects they read
+        self.memo: dict[tuple[str, Any], tuple[Any, Any]] = {}
+        self.snapshots: dict[Any, Any] = {}  # the engine's Snapshots (engine_snapshot), by the names they hold
 
-    def parse(self, kind: str, obj: Any, make: Callable[[Any], T]) -> T:
-        """`make(obj)`, once per object for the run."""
-        key = (kind, id(obj))
-        hit = self.memo.get(key)
-        if hit is None or hit[0] is not obj:
-            hit = self.memo[key] = (obj, make(obj))
-        return hit[1]
+    def parse(self, kind: str, obj: Any, make: Callable[[Any], T], key: Any = None) -> T:
+        """`make(obj)`, once per object for the run; `key`: a record's own key (an API object has one)."""
+        k = (kind, _read_key(obj) if key is None else key)
+        hit = self.memo.get(k)
+        if hit is not None and (hit[0] is obj or hit[0] == obj):
+            return hit[1]  # type: ignore[no-any-return]
+        made = make(obj)
+        self.memo[k] = (obj, made)
+        return made
 
     def pods(self, objs: list[Obj]) -> list[kube.Pod]:
         return [self.parse("Pod", o, kube.pod) for o in objs]
@@ -114,12 +117,21 @@ class Typed:
     def workloads(self, objs: list[Obj]) -> list[Workload]:
         return [self.parse("Workload", o, workload) for o in objs]
 
-    def typed(self, kind: str, obj: Obj) -> Any:
-        """`obj` as its kind's record (PARSE), made once for the run."""
-        return self.parse(kind, obj, PARSE[kind])
+    def typed(self, kind: str, obj: Obj, key: Any = None) -> Any:
+        """`obj` as its kind's record (PARSE), made once for the run; `key`: the read's, for an answer without
+        metadata of its own (a ClusterQueue's PendingWorkloadsSummary: the queue's name)."""
+        return self.parse(kind, obj, PARSE[kind], key)
 
     def all(self, kind: str, objs: list[Obj]) -> list[Any]:
         return [self.parse(kind, o, PARSE[kind]) for o in objs]
+
+
+def _read_key(obj: Any) -> tuple[Any, ...] | None:
+    """An API object's key by value: namespace, name, resourceVersion, uid (None: it has no metadata)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    return meta.get("namespace"), meta.get("name"), meta.get("resourceVersion"), meta.get("uid")
 
 
 @dataclass
@@ -201,11 +213,6 @@ class _FactReader:
         return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
                                                                                               strict=True)]
 
-    def get_into(self, table: dict[str, R | None], kind: str, name: str, namespace: str | None,
-                 what: Read, *, dependent: bool = False) -> R | None:
-        self.get_many(table, kind, [name], namespace, lambda _n: what, dependent=dependent)
-        return table.get(name)
-
     def get_many(self, table: dict[str, R | None], kind: str, names: list[str], namespace: str | None,
                  what: Callable[[str], Read], *, dependent: bool = False) -> None:
         """GET each name not yet in `table`, together; a name is added only when its read succeeded, as the
@@ -223,7 +230,7 @@ class _FactReader:
 def _parallel(source: Source) -> bool:
     """Whether reads through `source` are worth threads: not through a run's memo (PrefetchedSource),
     where nearly every read is answered from memory (2,000 targets started 8,000 threads for it)."""
-    return bool(getattr(source, "parallel", True))
+    return source.parallel
 
 
 def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
@@ -242,7 +249,7 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
     `preempt`: the run's preemption view; what its answers may read is read here too (`gather_preemption`;
     a queue in no cohort with the queue's other reads), so the diagnosis after it reads nothing.
     """
-    facts = Facts(target, live=bool(getattr(source, "is_live", False)))
+    facts = Facts(target, live=source.is_live)
     if run is not None:  # a run's targets share the objects they read, and so their typed records
         facts.run = run
     rd = _FactReader(source, facts, preempt)
@@ -254,7 +261,9 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
             from kubectl_pd.pending.lookahead import Lookahead
 
             rd.lookahead = Lookahead(source)
-            rd.source = rd.lookahead
+            # a live Source over `source` (is_live, parallel and the reads; what it does not say, a live
+            # cluster's gather never asks: the replay of a snapshot, discovery)
+            rd.source = cast("Source", rd.lookahead)
         try:
             _read_group(rd, target)
             _read_rest(rd, ns)
@@ -604,7 +613,7 @@ def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
                 continue
             if doc is None:
                 facts.notes.append(say("note.no-visibility"))
-            facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc) if isinstance(doc, dict) else None
+            facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc, cq) if isinstance(doc, dict) else None
 
     return [c for _cq, c in vis], apply
 
@@ -775,12 +784,12 @@ def _snapshot_visibility(rd: _FactReader, cq_names: list[str]) -> None:
             continue
         for doc in _snapshot_summaries(rd.source):
             if cq not in facts.pending:
-                facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc)
+                facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc, cq)
 
 
 def _replay_of(source: Source) -> Any:
     """The record of a `kubectl pd snapshot` (cluster/snapshot.Replay), when the snapshot is one."""
-    replay = getattr(getattr(source, "inner", source), "replay", None)
+    replay = source.replay
     return replay if replay is not None and (replay.rows or replay.not_served) else None
 
 
@@ -802,7 +811,7 @@ def _replayed_visibility(rd: _FactReader, replay: Any, cq: str) -> None:
         facts.notes.append(say("note.no-visibility"))
         facts.pending[cq] = None
     elif doc is not None:
-        facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc)
+        facts.pending[cq] = facts.run.typed("PendingWorkloadsSummary", doc, cq)
 
 
 def _snapshot_summaries(source: Source) -> list[Obj]:
@@ -850,7 +859,7 @@ def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[O
         ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"})]
     notes: list[list[Say]] = [[] for _ in asks]
     results = together([functools.partial(_listed, source, kind, namespace, notes[i], **kw)
-                         for i, (kind, kw) in enumerate(asks)], bool(getattr(source, "is_live", False)))
+                         for i, (kind, kw) in enumerate(asks)], source.is_live)
     for ok, value in results:
         if not ok:
             raise value
@@ -905,24 +914,21 @@ def _targets(mds: list[Obj], wls: list[Obj], pods: list[Obj], namespace: str | N
 
 
 def engine_snapshot(facts: Facts) -> Snapshot:
-    """The admission engine's Snapshot of what was read (Snapshot.read), once per set of objects: the targets of
-    one run (-A) share the objects they read (facts.run is the run's), so 2,000 Workloads on one queue parse that
-    queue once, not 2,000 times. The key is the objects' identities; the entry keeps the objects, so an identity
-    is never reused. The preemption plan below and the diagnosis (pending/diagnose.snapshot_of) share it."""
-    def ids(objs: Any) -> Any:
-        return None if objs is None else tuple((k, id(v)) for k, v in objs.items()) if isinstance(objs, dict) \
-            else tuple(map(id, objs))
+    """The admission engine's Snapshot of what was read (Snapshot.read), once per set of records: the targets of
+    one run (-A) share the records they read (facts.run is the run's), so 2,000 Workloads on one queue parse that
+    queue once, not 2,000 times. Found by value (memo.matched): the key is the names read, the entry keeps the
+    records it was made of and a hit must hold equal ones. The preemption plan below and the diagnosis
+    (pending/diagnose.snapshot_of) share it."""
+    cqs, fls, peers, cohorts = facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts
+    whole = (tuple(cqs.items()), tuple(fls.items()), None if peers is None else tuple(peers),
+             None if cohorts is None else tuple(cohorts), facts.live)
+    key = (tuple(cqs), tuple(fls), None if peers is None else len(peers), None if cohorts is None else len(cohorts),
+           facts.live)
+    return memo.matched(facts.run.snapshots, key, whole, lambda: Snapshot.read(cqs, fls, peers, cohorts,
+                                                                              from_file=not facts.live), _SNAPSHOTS)
 
-    parts = (ids(facts.cluster_queues), ids(facts.flavors), ids(facts.peer_queues), ids(facts.cohorts), facts.live)
-    key = ("Snapshot", hash(parts))
-    hit = facts.run.snapshots.get(key)
-    if hit is not None and hit[0] == parts:
-        return hit[2]  # type: ignore[no-any-return]
-    snap = Snapshot.read(facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts,
-                         from_file=not facts.live)
-    keep = (list(facts.cluster_queues.values()), list(facts.flavors.values()), facts.peer_queues, facts.cohorts)
-    facts.run.snapshots[key] = (parts, keep, snap)
-    return snap
+
+_SNAPSHOTS = 4096  # a run's distinct engine snapshots (one past it empties the table)
 
 
 # ---------------------------------------------------------------------------------------- preemption's reads
@@ -941,7 +947,7 @@ def preemption_plan(all_facts: list[Facts], *, holders: bool) -> pr.Plan:
     """Every read the preemption answers of these targets may make (kueue/preempt_reads.plan, per ClusterQueue
     read, once per engine snapshot), and the queues named by Preempted conditions: pure, before any answer."""
     out = pr.Plan()
-    seen: dict[tuple[int, str], Snapshot] = {}  # (snapshot, queue) planned; keeps each snapshot while it runs
+    seen: dict[str, list[Snapshot]] = {}  # queue -> the snapshots it was planned in (equal ones: once)
     for facts in all_facts:
         for wl in facts.workloads.values():
             named = pr.preemptor_queue(wl.conditions) if wl is not None else None
@@ -951,8 +957,8 @@ def preemption_plan(all_facts: list[Facts], *, holders: bool) -> pr.Plan:
             continue
         snap = engine_snapshot(facts)
         for cq in facts.cluster_queues:
-            if facts.cluster_queues[cq] is not None and (id(snap), cq) not in seen:
-                seen[(id(snap), cq)] = snap
+            if facts.cluster_queues[cq] is not None and snap not in (planned := seen.setdefault(cq, [])):
+                planned.append(snap)
                 out = out | pr.plan(snap, cq, holders=holders)
     return out
 

@@ -31,7 +31,7 @@ def check(source: Source) -> None:
     """Raise InputError at the first field of a ClusterQueue, Cohort or ModelDeployment that the API server
     would not have stored. Every object of the files is checked, also those a snapshot's header says were
     refused when it was taken (`stored`: reads without the replay of those refusals)."""
-    every = getattr(source, "stored", source.list)
+    every = source.stored
     for kind in ("ClusterQueue", "Cohort"):
         for obj in every(kind):
             spec = normalize(obj).get("spec") or {}

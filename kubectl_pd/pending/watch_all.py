@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.errors import ListExpired
+from kubectl_pd.kube import WatchEvent, watch_event
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.live import LiveSource
@@ -106,7 +107,7 @@ class Follow:
         self.relists = 0
         self.streams = 0  # watch requests sent
         self.stop = threading.Event()
-        self._events: Iterator[tuple[str, Any] | None] | None = None
+        self._events: _typed | None = None
         self._opened = self._heard = 0.0
         self._quick = 0  # streams in a row that ended at once, with nothing in them: the pause grows
         self.clock = clock
@@ -132,7 +133,7 @@ class Follow:
         """The stream ends: at once when no worker reads it, else within a recv's slice (its stop flag)."""
         self.stop.set()
         events, self._events = self._events, None
-        if events is not None and hasattr(events, "close"):
+        if events is not None:
             try:
                 events.close()
             except ValueError:  # a worker is inside it (Ctrl-C): it sees the stop flag and closes it itself
@@ -171,11 +172,9 @@ class Follow:
                 continue
             self._heard = time.monotonic()
             self._quick = 0
-            typ, obj = event
-            rv = (obj.get("metadata") or {}).get("resourceVersion") if isinstance(obj, dict) else None
-            if isinstance(rv, str) and rv:
-                self.version = rv
-            if typ in ("ADDED", "MODIFIED", "DELETED"):
+            if event.resource_version is not None:
+                self.version = event.resource_version
+            if event.type in ("ADDED", "MODIFIED", "DELETED"):
                 self.backoff.reset()  # the server streams changes from our version again
                 first, last = first or time.monotonic(), time.monotonic()
 
@@ -195,13 +194,13 @@ class Follow:
         except ListExpired:
             self.relist_expired()
             return False
-        self._events = _prepend(first, events)
+        self._events = _typed(_prepend(first, events))
         return True
 
     def _drop(self) -> None:
         """A stream that says nothing past its timeoutSeconds (a connection lost on the way): closed, resumed."""
         events, self._events = self._events, None
-        if events is not None and hasattr(events, "close"):
+        if events is not None:
             events.close()
 
     def _ended(self) -> None:
@@ -213,9 +212,27 @@ class Follow:
             self.stop.wait(min(2.0, 0.05 * 2 ** self._quick))
 
 
-def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+def _prepend(first: Any, rest: Iterator[Any]) -> Generator[Any, None, None]:
     yield first
     yield from rest
+
+
+class _typed:  # noqa: N801 - an iterator, named as the generator it replaces
+    """The stream's (type, object) events parsed where they arrive (kube.watch_event), None (a quiet moment)
+    as it is; closing it closes the stream."""
+
+    def __init__(self, events: Generator[Any, None, None]) -> None:
+        self.events = events
+
+    def __iter__(self) -> _typed:
+        return self
+
+    def __next__(self) -> WatchEvent | None:
+        e = next(self.events)
+        return None if e is None else watch_event(*e)
+
+    def close(self) -> None:
+        self.events.close()
 
 
 def follow(state: Follow, diagnose: Callable[[], Rows], show: Callable[[Rows, Rows], None]) -> None:
