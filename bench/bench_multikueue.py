@@ -44,7 +44,8 @@ class Counted:
 
 def requests(kubeconfig: str, ns: str, name: str) -> Counter[str]:
     from kubectl_pd.multikueue.run import explain
-    from kubectl_pd.pending.gather import Target, gather
+    from kubectl_pd.pending.gather import gather
+    from kubectl_pd.pending.target import Target
 
     counts: Counter[str] = Counter()
     opts = ClusterOptions(kubeconfig=kubeconfig, context="admin")
@@ -62,7 +63,8 @@ def mk_part(kubeconfig: str, ns: str, name: str, runs: int) -> list[float]:
     import time
 
     from kubectl_pd.multikueue.run import explain
-    from kubectl_pd.pending.gather import Target, gather
+    from kubectl_pd.pending.gather import gather
+    from kubectl_pd.pending.target import Target
 
     opts = ClusterOptions(kubeconfig=kubeconfig, context="admin")
     facts = gather(LiveSource(opts), Target("PodGroup", name, ns), strict=False)

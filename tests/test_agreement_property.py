@@ -15,7 +15,8 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC
 from kubectl_pd.kueue import model as kmodel
 from kubectl_pd.kueue.preempt_answer import Context
 from kubectl_pd.pending.diagnose import diagnose
-from kubectl_pd.pending.gather import Facts, Target
+from kubectl_pd.pending.gather import Facts
+from kubectl_pd.pending.target import Target
 from tests.builders import cluster_queue, resource_flavor
 
 CARD = 1_600_000

@@ -31,9 +31,10 @@ from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.gpustack.model import model_deployment
 from kubectl_pd.pending import md_v1, operator
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
-from kubectl_pd.pending.gather import Target, gather
+from kubectl_pd.pending.gather import gather
 from kubectl_pd.pending.model import Reason
 from kubectl_pd.pending.say import say
+from kubectl_pd.pending.target import Target
 from kubectl_pd.pending.words import SENTENCES
 from tests.apiserver import DEFAULT_GROUPS, load_objects
 from tests.conftest import FIXTURES, ROOT

@@ -20,15 +20,9 @@ from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults
 from kubectl_pd.errors import NotFoundError
 from kubectl_pd.kueue import preempt_reads as pr
 from kubectl_pd.pending.diagnose import diagnose
-from kubectl_pd.pending.gather import (
-    Facts,
-    IncompleteError,
-    Target,
-    gather,
-    gather_all,
-    gather_preemption,
-)
+from kubectl_pd.pending.gather import Facts, gather, gather_all, gather_preemption
 from kubectl_pd.pending.preempt import context, section
+from kubectl_pd.pending.target import IncompleteError, Target
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"

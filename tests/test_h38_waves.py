@@ -20,8 +20,9 @@ from kubectl_pd.cluster.prefetch import Ask, in_waves, perform
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults
 from kubectl_pd.errors import ForbiddenError, PdError
-from kubectl_pd.pending.gather import Target, gather
+from kubectl_pd.pending.gather import gather
 from kubectl_pd.pending.preempt import context
+from kubectl_pd.pending.target import Target
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"

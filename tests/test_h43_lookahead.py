@@ -18,8 +18,9 @@ from typing import Any
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults
 from kubectl_pd.errors import ForbiddenError
-from kubectl_pd.pending.gather import Facts, Target, gather
+from kubectl_pd.pending.gather import Facts, gather
 from kubectl_pd.pending.lookahead import Lookahead
+from kubectl_pd.pending.target import Target
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"

@@ -19,7 +19,8 @@ import pytest
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.kueue import versions
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
-from kubectl_pd.pending.gather import Target, gather
+from kubectl_pd.pending.gather import gather
+from kubectl_pd.pending.target import Target
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"

@@ -15,9 +15,9 @@ import pytest
 from kubectl_pd import contract
 from kubectl_pd.agent import schemas
 from kubectl_pd.multikueue import listing
-from kubectl_pd.pending.gather import Target
 from kubectl_pd.pending.model import Diagnosis, Placement
 from kubectl_pd.pending.render import LIST_HEADERS, WIDE_HEADERS
+from kubectl_pd.pending.target import Target
 from tests.test_multikueue_live import NS, Start, kubeconfig, manager_objects, refused_url
 
 

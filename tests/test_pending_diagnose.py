@@ -9,7 +9,8 @@ from typing import Any
 
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.pending.diagnose import Diagnosis, diagnose
-from kubectl_pd.pending.gather import Target, gather
+from kubectl_pd.pending.gather import gather
+from kubectl_pd.pending.target import Target
 from kubectl_pd.pending.words import message as say
 from kubectl_pd.pending.words import story
 from tests.apiserver import load_objects

@@ -15,8 +15,9 @@ from kubectl_pd.gpustack.model import model_deployment
 from kubectl_pd.kueue import messages as km
 from kubectl_pd.kueue.model import admission_check, cluster_queue, local_queue, resource_flavor, workload
 from kubectl_pd.pending.diagnose import CODES, diagnose
-from kubectl_pd.pending.gather import Facts, Target, group_of_pod
+from kubectl_pd.pending.gather import Facts, group_of_pod
 from kubectl_pd.pending.render import render_text, to_dict
+from kubectl_pd.pending.target import Target
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"

@@ -22,9 +22,10 @@ import pytest
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.pending.compose import Findings, PairEffect, QueueStanding, compose
 from kubectl_pd.pending.diagnose import LATE_STEPS, Diagnosis, diagnose
-from kubectl_pd.pending.gather import Target, gather
+from kubectl_pd.pending.gather import gather
 from kubectl_pd.pending.model import _REASON_FIELDS, Reason, amended, read_only, say
 from kubectl_pd.pending.render import to_dict
+from kubectl_pd.pending.target import Target
 from kubectl_pd.records import replace
 from tests.apiserver import load_objects
 

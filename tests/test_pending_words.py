@@ -16,8 +16,9 @@ from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.live import LiveSource
 from kubectl_pd.errors import EXIT_FAILED
 from kubectl_pd.pending import words
-from kubectl_pd.pending.gather import IncompleteError, Target, Unread, gather, gather_all
+from kubectl_pd.pending.gather import gather, gather_all
 from kubectl_pd.pending.say import Read
+from kubectl_pd.pending.target import IncompleteError, Target, Unread
 from tests.apiserver import Fault, Forbid
 
 NS = "team-a"

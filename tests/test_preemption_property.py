@@ -148,7 +148,8 @@ def _why_pending_answers(objs: list[dict[str, Any]], roles: list[Any]) -> tuple:
     from kubectl_pd.cluster.snapshot import SnapshotSource
     from kubectl_pd.kueue.preempt_answer import Context
     from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import Facts, Target, gather_preemption
+    from kubectl_pd.pending.gather import Facts, gather_preemption
+    from kubectl_pd.pending.target import Target
 
     wl = {"apiVersion": KUEUE, "kind": "Workload", "metadata": {"name": "grp", "namespace": NS},
           "spec": {"queueName": "lq", "priority": 0, "podSets": [

@@ -192,7 +192,8 @@ def test_a_candidate_list_refused_reads_as_without_narrowing(cli: Any, apiserver
 
 def _facts(kind: str, ns: str, name: str, first_pod: str | None = None) -> Any:
     from kubectl_pd import kube
-    from kubectl_pd.pending.gather import Facts, Target
+    from kubectl_pd.pending.gather import Facts
+    from kubectl_pd.pending.target import Target
 
     f = Facts(Target(kind, name, ns))
     if first_pod is not None:

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from kubectl_pd.cluster.snapshot import SnapshotSource
-from kubectl_pd.pending.gather import Facts, Target, Typed, gather, gather_all
+from kubectl_pd.pending.gather import Facts, Typed, gather, gather_all
+from kubectl_pd.pending.target import Target
 from tests.apiserver import load_objects
 
 FIX = Path(__file__).parent / "fixtures" / "pending"

@@ -16,8 +16,8 @@ if TYPE_CHECKING:  # create --dry-run never needs it at run time
     from kubectl_pd.cluster.live import LiveSource
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.cluster.snapshot import SnapshotSource
-    from kubectl_pd.pending.gather import Target
     from kubectl_pd.pending.run import Asked
+    from kubectl_pd.pending.target import Target
 
 
 def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:

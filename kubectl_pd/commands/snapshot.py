@@ -69,8 +69,8 @@ def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_na
     """The diagnosis why-pending would make, through the recorder; the reads it could not make."""
     from kubectl_pd.commands.common import namespace, parse_target, target_of
     from kubectl_pd.pending import run as pr
-    from kubectl_pd.pending.gather import IncompleteError
     from kubectl_pd.pending.preempt import context, section
+    from kubectl_pd.pending.target import IncompleteError
     from kubectl_pd.pending.words import read_text
 
     ctx = context(rec, kueue_config, holders)

@@ -27,8 +27,9 @@ if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the com
     from kubectl_pd.multikueue.section import MultiKueuePart
     from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
-    from kubectl_pd.pending.gather import Facts, Target
+    from kubectl_pd.pending.gather import Facts
     from kubectl_pd.pending.run import Asked, Every
+    from kubectl_pd.pending.target import Target
 
 OUTPUTS = ("text", "json", "yaml", "wide", "name")
 # What `--watch` sleeps with between diagnoses: the seam through which tests replace time.

@@ -164,7 +164,8 @@ def _settings(got: tuple[bool, Any]) -> m.MultiKueueSettings:
 
 
 def _gather_copy(source: Source, name: str, ns: str) -> Facts | None:
-    from kubectl_pd.pending.gather import Target, gather
+    from kubectl_pd.pending.gather import gather
+    from kubectl_pd.pending.target import Target
 
     try:
         return gather(source, Target("Workload", name, ns), strict=False)

@@ -13,8 +13,9 @@ def explain(source: Source, target: str, namespace: str, *, color: bool = False)
     """
     from kubectl_pd.errors import InputError
     from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import IncompleteError, Target, gather, parse_target
+    from kubectl_pd.pending.gather import gather
     from kubectl_pd.pending.render import render_text
+    from kubectl_pd.pending.target import IncompleteError, Target, parse_target
 
     try:
         kind, name = parse_target(target)

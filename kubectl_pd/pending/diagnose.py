@@ -25,10 +25,11 @@ from kubectl_pd.kueue.model import (
     Workload,
     pending_view,
 )
+from kubectl_pd.labels import QUEUE_LABEL
 from kubectl_pd.pending import md_v1, operator
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending.compose import Findings, PairEffect, QueueStanding, compose
-from kubectl_pd.pending.gather import MAX_AHEAD, QUEUE_LABEL, Facts, group_of_pod
+from kubectl_pd.pending.gather import MAX_AHEAD, Facts, group_of_pod
 from kubectl_pd.pending.model import (
     CODES,
     Ahead,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kubectl_pd import kube, memo
 from kubectl_pd.admitted_reads import read_admitted
@@ -52,17 +52,11 @@ from kubectl_pd.kueue.model import (
     resource_flavor,
     workload,
 )
-from kubectl_pd.labels import APP_NAME_LABEL, GROUP_LABEL, INSTANCE_LABEL, JOB_UID_LABEL, QUEUE_LABEL  # noqa: F401 - re-exported
+from kubectl_pd.labels import APP_NAME_LABEL, GROUP_LABEL, INSTANCE_LABEL, JOB_UID_LABEL, QUEUE_LABEL
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.pending.say import Read, Say, say
-from kubectl_pd.pending.target import (  # noqa: F401 - the target's types, re-exported
-    TARGET_KINDS,
-    IncompleteError,
-    Target,
-    Unread,
-    parse_target,
-)
+from kubectl_pd.pending.target import IncompleteError, Target, Unread
 from kubectl_pd.records import dataclass, field
 from kubectl_pd.slim import slimmer
 
@@ -260,10 +254,7 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
         if facts.live and _parallel(source):
             from kubectl_pd.pending.lookahead import Lookahead
 
-            rd.lookahead = Lookahead(source)
-            # a live Source over `source` (is_live, parallel and the reads; what it does not say, a live
-            # cluster's gather never asks: the replay of a snapshot, discovery)
-            rd.source = cast("Source", rd.lookahead)
+            rd.source = rd.lookahead = Lookahead(source)
         try:
             _read_group(rd, target)
             _read_rest(rd, ns)
@@ -682,7 +673,7 @@ def _read_retry_nodes(rd: _FactReader) -> None:
 MAX_AHEAD = 5  # Workloads ahead of ours whose requests are read (GET each, by name)
 
 
-def _ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
+def ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
     """(namespace, name) of the first `most` Workloads the visibility API puts before the first of ours, per
     queue, in queue order, not read yet."""
     ns = facts.target.namespace
@@ -710,7 +701,7 @@ def _read_ahead(rd: _FactReader) -> None:
     """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
     requests; a refused read leaves that Workload's requests unknown (a note)."""
     facts = rd.facts
-    wanted = _ahead_of_ours(facts, MAX_AHEAD)
+    wanted = ahead_of_ours(facts, MAX_AHEAD)
     calls: list[Call] = [(Read("Workload", n, w, purpose="ahead"), _getter(rd.source, "Workload", n, w), None, False)
                          for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):

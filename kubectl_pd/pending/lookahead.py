@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, attempt, together
+from kubectl_pd.cluster.source import SourceDefaults
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
@@ -51,22 +52,32 @@ class _Sent:
         self.result: tuple[bool, Any] | None = None
 
 
-class Lookahead:
-    """A Source over `inner` that hands each read sent ahead to the first identical call, once."""
+class Lookahead(SourceDefaults):
+    """A Source over `inner` that hands each read sent ahead to the first identical call, once; what it does not
+    read ahead, and what `inner` says of itself, are `inner`'s."""
 
     parallel = True
 
     def __init__(self, inner: Source) -> None:
         self.inner = inner
-        self.is_live = bool(getattr(inner, "is_live", False))
+        self.is_live = inner.is_live
         self._sent: dict[Key, _Sent] = {}
         self._every: list[_Sent] = []
         self._lock = threading.Lock()
         self._chain: threading.Thread | None = None
 
-    def __getattr__(self, name: str) -> Any:
-        """What this Source does not read ahead is the live Source's (its capabilities, its version answers)."""
-        return getattr(self.__dict__["inner"], name)
+    @property
+    def replay(self) -> Any:
+        return self.inner.replay
+
+    def served_versions(self, group: str) -> list[str] | None:
+        return self.inner.served_versions(group)
+
+    def version_for(self, kind: Any) -> str | None:
+        return self.inner.version_for(kind)
+
+    def stored(self, kind: str) -> list[Obj]:
+        return self.inner.stored(kind)
 
     # -- the head start -------------------------------------------------------------------------
     def head_start(self, kind: str, name: str, namespace: str) -> Lookahead:
@@ -184,17 +195,18 @@ class Lookahead:
 
     def _ahead(self, vis: tuple[bool, Any], wl: Workload, group: str, namespace: str,
                cq: str) -> list[tuple[Key, Callable[[], Any], _Sent]]:
-        """The Workloads ahead of ours in the listing (gather._ahead_of_ours over what the chain read)."""
+        """The Workloads ahead of ours in the listing (gather.ahead_of_ours over what the chain read)."""
         ok, doc = vis
         if not ok or not isinstance(doc, dict):
             return []
         from kubectl_pd.kueue.model import pending_view
-        from kubectl_pd.pending.gather import MAX_AHEAD, Facts, Target, _ahead_of_ours
+        from kubectl_pd.pending.gather import MAX_AHEAD, Facts, ahead_of_ours
+        from kubectl_pd.pending.target import Target
 
         facts = Facts(Target("PodGroup", group, namespace), groups=[group], pending={cq: pending_view(doc)})
         inner = self.inner
         return self._expect_all([(("get", "Workload", n, w), _get(inner, "Workload", n, w))
-                                 for w, n in _ahead_of_ours(facts, MAX_AHEAD)])
+                                 for w, n in ahead_of_ours(facts, MAX_AHEAD)])
 
     def _expect(self, key: Key) -> _Sent | None:
         """A read about to be sent ahead, under its key; None when that key is sent already."""

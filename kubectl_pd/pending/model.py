@@ -10,9 +10,9 @@ from typing import Any
 from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
-from kubectl_pd.pending.gather import Target
 from kubectl_pd.pending.say import Say as Say  # re-exported: the diagnosis speaks in these
 from kubectl_pd.pending.say import say as say
+from kubectl_pd.pending.target import Target
 from kubectl_pd.records import dataclass, field
 from kubectl_pd.registry import REASONS
 

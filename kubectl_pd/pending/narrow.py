@@ -28,7 +28,8 @@ from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.selectors import Selection, parse_field_selector, parse_label_selector
 from kubectl_pd.cluster.source import Obj, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, FieldSelectorUnsupported
-from kubectl_pd.pending.gather import GROUP_LABEL, Facts, gather_all
+from kubectl_pd.labels import GROUP_LABEL
+from kubectl_pd.pending.gather import Facts, gather_all
 from kubectl_pd.pending.say import Say
 
 MAX_NAMESPACES = 16  # candidate namespaces gathered one by one; past it, one gather of every namespace

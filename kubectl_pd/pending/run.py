@@ -233,9 +233,10 @@ def every(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: 
     (on a live cluster sent to the server first, pending/narrow.py: the same rows, fewer namespaces read)."""
     from kubectl_pd.pending import narrow
     from kubectl_pd.pending.diagnose import diagnose
-    from kubectl_pd.pending.gather import IncompleteError, gather_all, gather_preemption
+    from kubectl_pd.pending.gather import gather_all, gather_preemption
     from kubectl_pd.pending.preempt import section
     from kubectl_pd.pending.render import to_dict
+    from kubectl_pd.pending.target import IncompleteError
 
     sent = narrow.narrowable(source, select)
     got = narrow.gather_selected(source, ns, sent, target_object) if sent is not None else None

@@ -15,11 +15,12 @@ from kubectl_pd.kueue.admission import Invalid
 from kubectl_pd.kueue.quantity import format_cards, is_credits
 from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker, FlavorBar
 from kubectl_pd.kueue.words import attempt_text
-from kubectl_pd.pending.gather import GROUP_LABEL, QUEUE_LABEL, IncompleteError, Target, Unread
+from kubectl_pd.labels import GROUP_LABEL, QUEUE_LABEL
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
 from kubectl_pd.pending.pods import Unschedulable
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
 from kubectl_pd.pending.say import OnFlavor, PartlyPreempted, QuotaAsk, Read
+from kubectl_pd.pending.target import IncompleteError, Target, Unread
 
 TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group", "Pod": "pod"}
 
