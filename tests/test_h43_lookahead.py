@@ -218,4 +218,6 @@ def test_the_head_start_hands_every_other_attribute_to_the_live_source() -> None
     src = Timed(load_objects(FIX / "quota-exhausted.yaml"))
     head = Lookahead(src).head_start("Pod", "nothing", TARGET.namespace)
     head.close()
-    assert head.is_live and head.span is not None and head.inner is src
+    assert head.is_live and head.inner is src and head.parallel
+    assert head.replay is src.replay and head.served_versions("kueue.x-k8s.io") == src.served_versions("kueue.x-k8s.io")
+    assert head.stored("Workload") == src.stored("Workload")
