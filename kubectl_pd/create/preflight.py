@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.cluster.protocols import Source
+from kubectl_pd.create import preflight_words as words
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
@@ -75,6 +76,16 @@ class _CheckReader:
         if key not in self._cache:
             self._cache[key] = self._guard(f"{kind} {name!r}", lambda: self.source.get(kind, name, namespace))
         return self._cache[key]
+
+    def attempt(self, what: str, read: Callable[[], Any]) -> tuple[bool, Any]:
+        """A read whose refusal makes its part unknown (a `skipped` warning saying which part): (ok, answer)."""
+        try:
+            return True, read()
+        except ForbiddenError as e:
+            values = {"what": what, "reason": e.message}
+            self.out.findings.append(CheckFinding(WARNING, "skipped", words.text("skipped.nodes", values),
+                                                  params={"unknown": "nodes", "what": what}))
+            return False, None
 
     def list(self, kind: str) -> list[dict[str, Any]] | None:
         if kind not in self._lists:
@@ -396,6 +407,52 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
                               for a in judged[0][2]]
     for r in cq_roles:
         rd.out.covered[r.name] = resource
+    _weigh_nodes(rd, source, snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
+
+
+NODE_CHECK = "no-node-fits"  # admitted by quota, and no Node its flavors allow could ever hold one Pod
+NODE_CODE = "PodsUnschedulable"  # why-pending's code for admitted Pods kube-scheduler refuses (capacity's "never")
+_REFUSED = ("never-fits", "no-matching-flavor")  # the engine already refuses the role: its Nodes are not weighed
+
+
+def _weigh_nodes(rd: _CheckReader, source: Source, snap: Snapshot, cq_name: str, queue: vd.QueueDemand) -> None:
+    """The Nodes of the queue's flavors (one list per flavor's nodeLabels, as capacity reads them) against one Pod
+    of each role the quota would admit or keep waiting; a refused list leaves the node part unknown."""
+    pod_sets = {ps.role or ps.name: ps for _, members in queue.workloads for _, ps in members}
+    refused = _refused(rd.out.findings, cq_name)
+    if not any(role not in refused for role in pod_sets):
+        return
+    from kubectl_pd.capacity.gather import flavor_nodes
+
+    fit = flavor_nodes(source, snap, rd.attempt)
+    if fit is not None:
+        rd.out.findings = node_findings(rd.out.findings, snap, cq_name, pod_sets, fit)
+
+
+def _refused(findings: list[CheckFinding], cq_name: str) -> set[Any]:
+    """The roles of the queue the quota check refuses already."""
+    return {f.params.get("role") for f in findings if f.check in _REFUSED and f.params.get("clusterQueue") == cq_name}
+
+
+def node_findings(findings: list[CheckFinding], snap: Snapshot, cq_name: str, pod_sets: dict[str, ad.PodSetDemand],
+                  fit: Any) -> list[CheckFinding]:
+    """Pure: for each role of the queue (not already refused) one Pod of which no Node of any flavor Kueue could
+    give it holds (capacity/nodes.Fit.never), an error in place of its "waits for quota"; every other finding
+    kept. A flavor with no Node read is not weighed (nothing said)."""
+    refused = _refused(findings, cq_name)
+    never = {role: miss for role, ps in pod_sets.items() if role not in refused
+             and (miss := fit.never(snap, cq_name, ps)) is not None}
+    kept = [f for f in findings if not (f.check == "waits-for-quota" and f.params.get("clusterQueue") == cq_name
+                                        and f.params.get("role") in never)]
+    return kept + [_node_finding(cq_name, role, miss) for role, miss in never.items()]
+
+
+def _node_finding(cq_name: str, role: str, miss: Any) -> CheckFinding:
+    params: dict[str, Any] = {"role": role, "code": NODE_CODE, "never": True, "clusterQueue": cq_name,
+                              "flavor": miss.flavor, "nodes": miss.nodes, "allowed": miss.allowed,
+                              "resource": miss.resource, "requested": miss.requested, "node": miss.node,
+                              "largest": miss.largest}
+    return CheckFinding(ERROR, NODE_CHECK, words.text(NODE_CHECK, params), forceable=True, params=params)
 
 
 ORDER_UNKNOWN = "pod-set-order"  # which order Kueue gives the pod sets is not knowable here (Kueue 0.20+)
