@@ -27,12 +27,12 @@ CQ = "pool"
 
 
 def _waits(role: str) -> CheckFinding:
-    return CheckFinding(WARNING, "waits-for-quota", "", params={"role": role, "code": "QuotaExhausted",
+    return CheckFinding(WARNING, "waits-for-quota", "waits-for-quota", params={"role": role, "code": "QuotaExhausted",
                                                                 "clusterQueue": CQ})
 
 
 def _never_fits(role: str) -> CheckFinding:
-    return CheckFinding(ERROR, "never-fits", "", forceable=True,
+    return CheckFinding(ERROR, "never-fits", "never-fits", forceable=True,
                         params={"role": role, "code": "QuotaExceedsCapacity", "clusterQueue": CQ})
 
 

@@ -22,8 +22,7 @@ from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
-from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
-from kubectl_pd.kueue.words import attempt_text
+from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
 from kubectl_pd.records import dataclass, field, replace
 
 ERROR = "error"
@@ -34,11 +33,20 @@ ACCEL_PREFIX = "acceleratable.feature.gpustack.ai/"
 
 @dataclass(frozen=True)
 class CheckFinding:
+    """A check's finding: its id and parameters (the evidence, as data); its sentence is `say` of
+    create/preflight_words.py over the params and `words` (what only the sentence needs: a server's reason, the
+    engine's attempts), made when asked for (`message`)."""
+
     severity: str  # error | warning
     check: str  # an id of registry.CHECKS
-    message: str
+    say: str  # a sentence id of create/preflight_words.SENTENCES
     forceable: bool = False  # --force turns it into a warning (only "can never be admitted")
     params: dict[str, Any] = field(default_factory=dict, compare=False)  # the numbers behind the message
+    words: dict[str, Any] = field(default_factory=dict, compare=False)  # the sentence's other values
+
+    @property
+    def message(self) -> str:
+        return words.text(self.say, {**self.params, **self.words})
 
 
 @dataclass
@@ -64,17 +72,18 @@ class _CheckReader:
         self._cache: dict[tuple[str, str, str | None], Any] = {}
         self._lists: dict[str, list[dict[str, Any]] | None] = {}
 
-    def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
+    def _guard(self, what: dict[str, Any], fn: Callable[[], Any]) -> Any:
         try:
             return fn()
         except ForbiddenError as e:
-            self.out.findings.append(CheckFinding(WARNING, "skipped", f"could not check {what}: {e.message}"))
+            self.out.findings.append(CheckFinding(WARNING, "skipped", "skipped.read", params=what,
+                                                  words={"reason": e.message}))
             return _FORBIDDEN
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
         key = (kind, name, namespace)
         if key not in self._cache:
-            self._cache[key] = self._guard(f"{kind} {name!r}", lambda: self.source.get(kind, name, namespace))
+            self._cache[key] = self._guard({"kind": kind, "name": name}, lambda: self.source.get(kind, name, namespace))
         return self._cache[key]
 
     def attempt(self, what: str, read: Callable[[], Any]) -> tuple[bool, Any]:
@@ -82,14 +91,13 @@ class _CheckReader:
         try:
             return True, read()
         except ForbiddenError as e:
-            values = {"what": what, "reason": e.message}
-            self.out.findings.append(CheckFinding(WARNING, "skipped", words.text("skipped.nodes", values),
-                                                  params={"unknown": "nodes", "what": what}))
+            self.out.findings.append(CheckFinding(WARNING, "skipped", "skipped.nodes", params={"unknown": "nodes"},
+                                                  words={"what": what, "reason": e.message}))
             return False, None
 
     def list(self, kind: str) -> list[dict[str, Any]] | None:
         if kind not in self._lists:
-            got = self._guard(f"{kind} objects", lambda: self.source.list(kind))
+            got = self._guard({"kind": kind}, lambda: self.source.list(kind))
             self._lists[kind] = None if got is _FORBIDDEN else got
         return self._lists[kind]
 
@@ -97,12 +105,12 @@ class _CheckReader:
 _FORBIDDEN = object()
 
 
-def _active(obj: dict[str, Any]) -> tuple[bool | None, str]:
-    """(True/False/None=unknown, 'reason: message') from the `Active` condition."""
+def _active(obj: dict[str, Any]) -> tuple[bool | None, dict[str, str]]:
+    """(True/False/None=unknown, {reason, message}) from the `Active` condition."""
     c = conditions_of(obj).get("Active")
     if c is None:
-        return None, ""
-    return c.true, ": ".join(x for x in (c.reason, c.message) if x)
+        return None, {"reason": "", "message": ""}
+    return c.true, {"reason": c.reason or "", "message": c.message or ""}
 
 
 def offered_keys(flavor: dict[str, Any]) -> set[str]:
@@ -124,12 +132,6 @@ def is_accelerator(resource: str) -> bool:
     """A covered resource a card of a Pod may request: an extended resource (vendor/name), not CPU, memory,
     storage, Pods or huge pages."""
     return "/" in resource and resource not in _NOT_CARDS and not resource.startswith("hugepages-")
-
-
-def credits(q: Fraction | None) -> str:
-    if q is None:
-        return "?"
-    return f"{int(q):,}" if q.denominator == 1 else f"{float(q):,.3f}"
 
 
 def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: str,
@@ -162,13 +164,18 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
     return queue
 
 
-def _formula(d: vd.RoleDemand, resource: str, per_replica: bool) -> str:
-    per_pod = d.requests.get(resource, Fraction(0)) / max(d.count, 1)
-    cards = per_pod / CREDITS_PER_CARD
-    what = f"{d.count} Pod(s)" if per_replica else f"{d.count // max(d.size, 1)} replica(s)"
-    if d.size > 1 and not per_replica:
-        what += f" x {d.size} Pod(s)"
-    return f"{what} x {credits(cards)} card(s) x {CREDITS_PER_CARD:,}"
+def _asks(d: vd.RoleDemand, resource: str, per_replica: bool) -> dict[str, Any]:
+    """What the role asks, as the sentences say it (replicas x Pods x cards)."""
+    return {"resource": resource, "asked": d.requests.get(resource), "count": d.count, "size": d.size,
+            "perPod": d.requests.get(resource, Fraction(0)) / max(d.count, 1), "perReplica": per_replica}
+
+
+_QUOTA = {"QuotaExceedsCapacity": (ERROR, "never-fits", "never-fits", True),
+          "NoMatchingFlavor": (ERROR, "no-matching-flavor", "no-matching-flavor", True),
+          "QuotaExhausted": (WARNING, "waits-for-quota", "waits-for-quota", False),
+          "NeedsPreemption": (WARNING, "waits-for-quota", "waits-for-quota", False),
+          "QuotaUnknown": (WARNING, "fit-unknown", "fit-unknown.quota", False)}  # code -> severity, check, say, force
+_NEEDS_BEST = ("QuotaExceedsCapacity", "QuotaExhausted", "NeedsPreemption")
 
 
 def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool) -> list[CheckFinding]:
@@ -182,43 +189,19 @@ def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_rep
         verdicts += vd.together_blocked(verdicts)[:1]
     for v in verdicts:
         d, b = v.demand, v.best
-        if v.code is None or (v.code, d.role) in seen:
+        if v.code is None or (v.code, d.role) in seen or v.code not in _QUOTA:
+            continue
+        if b is None and v.code in _NEEDS_BEST:
             continue
         seen.add((v.code, d.role))
-        unit = "each replica of role" if per_replica else "role"
-        asks = (f"{unit} {d.role!r} asks {credits(d.requests.get(resource))} {resource} "
-                f"({_formula(d, resource, per_replica)} = {format_cards(d.requests.get(resource, Fraction(0)))})")
-        before = (f" next to {credits(b.previous)} for the roles before it"
-                  if b is not None and b.previous else "")
         params: dict[str, Any] = {"role": d.role, "code": v.code, "clusterQueue": cq_name}
         if b is not None:
             params.update(flavor=b.flavor, requested=b.requested, previous=b.previous, available=b.available,
                           capacity=b.capacity, nominal=b.nominal, needed=b.needed)
-        if v.code == "QuotaExceedsCapacity" and b is not None:
-            cap = b.capacity or Fraction(0)
-            lent = f"nominal {credits(b.nominal)} + {credits(cap - (b.nominal or 0))} its cohort may lend" \
-                if b.nominal is not None and cap > b.nominal else "its nominal quota"
-            out.append(CheckFinding(ERROR, "never-fits", (
-                f"{asks}{before}, but flavor {b.flavor} of ClusterQueue {cq_name!r} can give at most "
-                f"{credits(cap)} ({format_cards(cap)}: {lent}): it can never be admitted (why-pending would say "
-                f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)"),
-                forceable=True, params=params))
-        elif v.code == "NoMatchingFlavor":
-            parts = "; ".join(attempt_text(x) for x in v.attempts)
-            out.append(CheckFinding(ERROR, "no-matching-flavor", (
-                f"{unit} {d.role!r}: no flavor of ClusterQueue {cq_name!r} takes it ({parts}): it can never be "
-                f"admitted (--force writes it anyway)"), forceable=True, params=params))
-        elif v.code in ("QuotaExhausted", "NeedsPreemption") and b is not None:
-            how = "by preempting other Workloads" if v.code == "NeedsPreemption" else "once quota frees"
-            out.append(CheckFinding(WARNING, "waits-for-quota", (
-                f"{asks}{before}; flavor {b.flavor} has {credits(b.available)} unused now: it will stay pending "
-                f"until it gets {credits(b.needed)} more ({format_cards(b.needed or Fraction(0))}), {how} "
-                f"(why-pending would say {v.code})"), params=params))
-        elif v.code == "QuotaUnknown":
-            what = "its cohort could not be read" if b is not None and b.unknown == "cohort" else \
-                "a quota could not be read"
-            out.append(CheckFinding(WARNING, "fit-unknown", (
-                f"{unit} {d.role!r}: whether it fits ClusterQueue {cq_name!r} is unknown: {what}"), params=params))
+        severity, check, say, force = _QUOTA[v.code]
+        values = {**_asks(d, resource, per_replica), "attempts": tuple(v.attempts),
+                  "unread": b.unknown if b is not None else None}
+        out.append(CheckFinding(severity, check, say, forceable=force, params=params, words=values))
     return out
 
 
@@ -243,27 +226,24 @@ def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> di
             by_lq.setdefault(req.local_queue, []).append(role)
             continue
         if role.instance_type is None and role.accelerator_type is not None:
-            out.findings.append(CheckFinding(WARNING, "accelerator-type", (
-                f"role {role.name!r} names acceleratorType {role.accelerator_type!r}, not an InstanceType: "
-                f"AcceleratorTypes are not read here, so its queue and quota are not weighed"),
-                params={"role": role.name, "acceleratorType": role.accelerator_type}))
+            out.findings.append(CheckFinding(WARNING, "accelerator-type", "accelerator-type",
+                                             params={"role": role.name, "acceleratorType": role.accelerator_type}))
             continue
         it = role.instance_type or ""
         if it not in lq_of_it:
             it_obj = rd.get("InstanceType", it)
             entrance = names.local_queue_name(it)
             if it_obj is None:
-                users = ", ".join(repr(r.name) for r in roles if r.instance_type == it)
-                out.findings.append(CheckFinding(ERROR, "instance-type", (
-                    f"role(s) {users}: InstanceType {it!r} does not exist (spec.roles[].instanceType): "
-                    f"see `kubectl get instancetypes`")))
+                users = [r.name for r in roles if r.instance_type == it]
+                out.findings.append(CheckFinding(ERROR, "instance-type", "instance-type",
+                                                 params={"roles": users, "instanceType": it}))
                 entrance = ""
             elif isinstance(it_obj, dict):
                 if (it_obj.get("status") or {}).get("entrance"):
                     entrance = str(it_obj["status"]["entrance"])
                 else:
-                    out.findings.append(CheckFinding(WARNING, "local-queue", (
-                        f"InstanceType {it!r} has no status.entrance yet: assuming LocalQueue {entrance!r}")))
+                    out.findings.append(CheckFinding(WARNING, "local-queue", "local-queue.no-entrance",
+                                                     params={"instanceType": it, "localQueue": entrance}))
             lq_of_it[it] = entrance
         if lq_of_it[it]:
             by_lq.setdefault(lq_of_it[it], []).append(role)
@@ -278,22 +258,21 @@ def _check_local_queues(rd: _CheckReader, req: CreateRequest, by_lq: dict[str, l
     for lq_name, lq_roles in by_lq.items():
         for r in lq_roles:
             out.queues[r.name] = lq_name
-        who = ", ".join(repr(r.name) for r in lq_roles)
+        who = [r.name for r in lq_roles]
         its = sorted({r.instance_type for r in lq_roles if r.instance_type})
         cq_hint = its[0] if its and not (req.target == "pods" and req.local_queue) else None
         lq = rd.get("LocalQueue", lq_name, namespace)
         if lq is _FORBIDDEN:
             continue
         if lq is None:
-            of = f" (the entrance of InstanceType {cq_hint!r})" if cq_hint else ""
-            out.findings.append(CheckFinding(ERROR, "local-queue", (
-                f"role(s) {who}: LocalQueue {lq_name!r}{of} does not exist in namespace {namespace!r}: "
-                f"GPUStack creates it in every non-system namespace; reserved namespaces have none")))
+            out.findings.append(CheckFinding(ERROR, "local-queue", "local-queue.missing", params={
+                "roles": who, "localQueue": lq_name, "namespace": namespace, "instanceType": cq_hint}))
             continue
         lq_active, lq_detail = _active(lq)
-        if lq_active is False and not lq_detail.startswith("ClusterQueue"):  # the queue's own check says more
-            out.findings.append(CheckFinding(ERROR, "local-queue", (
-                f"role(s) {who}: LocalQueue {lq_name!r} is not active ({lq_detail})")))
+        said = lq_detail["reason"] or lq_detail["message"]
+        if lq_active is False and not said.startswith("ClusterQueue"):  # the queue's own check says more
+            out.findings.append(CheckFinding(ERROR, "local-queue", "local-queue.inactive",
+                                             params={"roles": who, "localQueue": lq_name}, words=lq_detail))
         cq_name = local_queue(lq).cluster_queue or cq_hint or ""
         by_cq.setdefault(cq_name, []).extend(lq_roles)
     return by_cq
@@ -306,29 +285,27 @@ def _check_cluster_queue(rd: _CheckReader, source: Source, cq_name: str, cq_role
     cq = rd.get("ClusterQueue", cq_name)
     if cq is _FORBIDDEN:
         return
-    who = ", ".join(repr(r.name) for r in cq_roles)
+    who = {"roles": [r.name for r in cq_roles], "clusterQueue": cq_name}
     if cq is None:
-        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-            f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", "cluster-queue.missing", params=who))
         return
     model = cluster_queue(cq)
     active, detail = _active(cq)
     stop = model.stop_policy
     if active is False:
-        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-            f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", "cluster-queue.inactive", params=who,
+                                         words=detail))
     elif stop in ("Hold", "HoldAndDrain"):
-        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-            f"role(s) {who}: ClusterQueue {cq_name!r} is stopped (spec.stopPolicy {stop})")))
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", "cluster-queue.stopped",
+                                         params={**who, "stopPolicy": stop}))
     elif active is None:
-        out.findings.append(CheckFinding(WARNING, "cluster-queue", (
-            f"ClusterQueue {cq_name!r} has not reported an Active condition yet")))
+        out.findings.append(CheckFinding(WARNING, "cluster-queue", "cluster-queue.no-condition",
+                                         params={"clusterQueue": cq_name}))
     if active is False or stop in ("Hold", "HoldAndDrain"):
         return  # fix the queue first; its flavors are weighed on the next run
     if profile_name == PER_REPLICA and len(roles) > 1 and JOINT_CHECK not in model.admission_checks:
-        out.findings.append(CheckFinding(WARNING, "joint-check", (
-            f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
-            f"replica groups are admitted one by one, not together with the other roles")))
+        out.findings.append(CheckFinding(WARNING, "joint-check", "joint-check",
+                                         params={"clusterQueue": cq_name, "admissionCheck": JOINT_CHECK}))
     flavor_objs, missing = _flavors(rd, model.flavor_names)
     if _keys_refused(out, cq_name, cq_roles, flavor_objs):
         return
@@ -355,10 +332,8 @@ def _keys_refused(out: Preflight, cq_name: str, cq_roles: list[Role], flavor_obj
     for r in cq_roles:
         if r.accelerator_key and flavor_objs and not any(r.accelerator_key in keys for keys in offered.values()):
             all_keys = sorted(set().union(*offered.values()))
-            out.findings.append(CheckFinding(ERROR, "accelerator-key", (
-                f"role {r.name!r}: acceleratorKey {r.accelerator_key!r} is not offered by any flavor of "
-                f"ClusterQueue {cq_name!r} (offered: {', '.join(all_keys) or 'none'}); Kueue would drop "
-                f"the selector, admit, and the Pod would hang at the scheduler")))
+            out.findings.append(CheckFinding(ERROR, "accelerator-key", "accelerator-key", params={
+                "role": r.name, "acceleratorKey": r.accelerator_key, "clusterQueue": cq_name, "offered": all_keys}))
             refused = True
     return refused
 
@@ -452,7 +427,7 @@ def _node_finding(cq_name: str, role: str, miss: Any) -> CheckFinding:
                               "flavor": miss.flavor, "nodes": miss.nodes, "allowed": miss.allowed,
                               "resource": miss.resource, "requested": miss.requested, "node": miss.node,
                               "largest": miss.largest}
-    return CheckFinding(ERROR, NODE_CHECK, words.text(NODE_CHECK, params), forceable=True, params=params)
+    return CheckFinding(ERROR, NODE_CHECK, NODE_CHECK, forceable=True, params=params)
 
 
 ORDER_UNKNOWN = "pod-set-order"  # which order Kueue gives the pod sets is not knowable here (Kueue 0.20+)
@@ -486,8 +461,5 @@ def _order_unknown(cq_name: str, judged: list[Any]) -> CheckFinding:
     scheduling shape (kubernetes-sigs/kueue#14809): say so, with what each order gives, never one as Kueue's."""
     per_order = {",".join(o or ()): sorted({str(f.params.get("code") or f.check) for f in fs}) or ["fits"]
                  for o, fs, _ in judged}
-    said = "; ".join(f"pod sets {o}: {', '.join(c)}" for o, c in per_order.items())
-    return CheckFinding(WARNING, "fit-unknown", (
-        f"whether it fits ClusterQueue {cq_name!r} now depends on the order Kueue gives the pod sets, which "
-        f"Kueue 0.20 and later derive from each role's scheduling shape and which cannot be known here ({said})"),
-        params={"clusterQueue": cq_name, "unknown": ORDER_UNKNOWN, "orders": per_order})
+    return CheckFinding(WARNING, "fit-unknown", "fit-unknown.order",
+                        params={"clusterQueue": cq_name, "unknown": ORDER_UNKNOWN, "orders": per_order})
