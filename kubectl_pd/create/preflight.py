@@ -378,8 +378,9 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
         rd.out.preemption += judged[0][2]
     else:
         rd.out.findings.append(_order_unknown(cq_name, judged))
-        rd.out.preemption += [replace(a, targets=None, unknown=ORDER_UNKNOWN) if a.needed else a
-                              for a in judged[0][2]]
+        # an order that needs preemption: that it may, never whom (nor "none" because the first order fits)
+        answers = next((a for _, _, a in judged if any(x.needed for x in a)), judged[0][2])
+        rd.out.preemption += [replace(a, targets=None, unknown=ORDER_UNKNOWN) if a.needed else a for a in answers]
     for r in cq_roles:
         rd.out.covered[r.name] = resource
     _weigh_nodes(rd, source, snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
