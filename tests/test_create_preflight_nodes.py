@@ -195,3 +195,39 @@ def test_live_every_role_refused_reads_no_node(cli: Callable, apiserver: Callabl
     assert r.exit_code == 1
     assert {c for c, _ in _checks(doc)} == {"never-fits"}
     assert _node_lists(server) == []
+
+
+def _two_pools(*extra: dict[str, Any]) -> list[dict[str, Any]]:
+    """Two pools (two ClusterQueues: per-replica roles on two instanceTypes), full, whose flavors carry no
+    nodeLabels: the same Nodes."""
+    return [*pool(CQ, {"h20": 16}, used={"h20": 16}), *pool("pool2", {"h20b": 16}, used={"h20b": 16}),
+            resource_flavor("h20"), resource_flavor("h20b"), *extra]
+
+
+TWO = ["--role", "name=prefill,kind=prefill,replicas=1,accelerator=1",
+       "--role", "name=decode,kind=decode,replicas=1,accelerator=4,instance-type=pool2"]
+
+
+def test_live_queues_sharing_node_labels_list_the_nodes_once(cli: Callable, apiserver: Callable) -> None:
+    server, env = apiserver("create/crd-per-replica.yaml", _two_pools(node("gpu-0", 2)), namespace=NS)
+    r = cli([*BASE, *TWO], env=env)
+    assert r.stdout, r.stderr
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 1, r.stderr
+    assert [c for c in _checks(doc) if c[0] != "joint-check"] == [("no-node-fits", "decode"),
+                                                                   ("waits-for-quota", "prefill")]
+    assert _node_lists(server) == [""]
+
+
+def test_live_forbidden_nodes_are_said_once(cli: Callable, apiserver: Callable) -> None:
+    from tests.apiserver import Forbid
+
+    server, env = apiserver("create/crd-per-replica.yaml", _two_pools(node("gpu-0", 2)), namespace=NS,
+                            forbid=[Forbid("list", "nodes")])
+    r = cli([*BASE, *TWO], env=env)
+    assert r.stdout, r.stderr
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 0, r.stderr
+    assert [c for c in _checks(doc) if c[0] != "joint-check"] == [
+        ("skipped", ""), ("waits-for-quota", "decode"), ("waits-for-quota", "prefill")]
+    assert len(_node_lists(server)) == 1

@@ -71,6 +71,8 @@ class _CheckReader:
         self.out = out
         self._cache: dict[tuple[str, str, str | None], Any] = {}
         self._lists: dict[str, list[dict[str, Any]] | None] = {}
+        self.node_lists = _NodeLists(source)
+        self.nodes_refused = False  # a Node list was forbidden: the node part is unknown, asked no more
 
     def _guard(self, what: dict[str, Any], fn: Callable[[], Any]) -> Any:
         try:
@@ -103,6 +105,22 @@ class _CheckReader:
 
 
 _FORBIDDEN = object()
+
+
+class _NodeLists:
+    """The Source's lists as the Node read asks for them, each selector read once per run (queues whose flavors
+    share nodeLabels: one list)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self._memo: dict[tuple[Any, ...], Any] = {}
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+             field_selector: str | None = None, *, reduce: Any = None) -> Any:
+        key = (kind, namespace, label_selector, field_selector)
+        if key not in self._memo:
+            self._memo[key] = self.source.list(kind, namespace, label_selector, field_selector, reduce=reduce)
+        return self._memo[key]
 
 
 def _active(obj: dict[str, Any]) -> tuple[bool | None, dict[str, str]]:
@@ -383,7 +401,7 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
         rd.out.preemption += [replace(a, targets=None, unknown=ORDER_UNKNOWN) if a.needed else a for a in answers]
     for r in cq_roles:
         rd.out.covered[r.name] = resource
-    _weigh_nodes(rd, source, snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
+    _weigh_nodes(rd, snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
 
 
 NODE_CHECK = "no-node-fits"  # admitted by quota, and no Node its flavors allow could ever hold one Pod
@@ -391,18 +409,20 @@ NODE_CODE = "PodsUnschedulable"  # why-pending's code for admitted Pods kube-sch
 _REFUSED = ("never-fits", "no-matching-flavor")  # the engine already refuses the role: its Nodes are not weighed
 
 
-def _weigh_nodes(rd: _CheckReader, source: Source, snap: Snapshot, cq_name: str, queue: vd.QueueDemand) -> None:
+def _weigh_nodes(rd: _CheckReader, snap: Snapshot, cq_name: str, queue: vd.QueueDemand) -> None:
     """The Nodes of the queue's flavors (one list per flavor's nodeLabels, as capacity reads them) against one Pod
     of each role the quota would admit or keep waiting; a refused list leaves the node part unknown."""
     pod_sets = {ps.role or ps.name: ps for _, members in queue.workloads for _, ps in members}
     refused = _refused(rd.out.findings, cq_name)
-    if not any(role not in refused for role in pod_sets):
+    if rd.nodes_refused or not any(role not in refused for role in pod_sets):
         return
     from kubectl_pd.capacity.gather import flavor_nodes
 
-    fit = flavor_nodes(source, snap, rd.attempt)
-    if fit is not None:
-        rd.out.findings = node_findings(rd.out.findings, snap, cq_name, pod_sets, fit)
+    fit = flavor_nodes(rd.node_lists, snap, rd.attempt)
+    if fit is None:
+        rd.nodes_refused = True
+        return
+    rd.out.findings = node_findings(rd.out.findings, snap, cq_name, pod_sets, fit)
 
 
 def _refused(findings: list[CheckFinding], cq_name: str) -> set[Any]:
