@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.create import preflight_words as words
@@ -24,6 +24,9 @@ from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
 from kubectl_pd.records import dataclass, field, replace
+
+if TYPE_CHECKING:
+    from kubectl_pd.capacity.nodes import Fit, TooSmall
 
 ERROR = "error"
 WARNING = "warning"
@@ -431,7 +434,7 @@ def _refused(findings: list[CheckFinding], cq_name: str) -> set[Any]:
 
 
 def node_findings(findings: list[CheckFinding], snap: Snapshot, cq_name: str, pod_sets: dict[str, ad.PodSetDemand],
-                  fit: Any) -> list[CheckFinding]:
+                  fit: Fit) -> list[CheckFinding]:
     """Pure: for each role of the queue (not already refused) one Pod of which no Node of any flavor Kueue could
     give it holds (capacity/nodes.Fit.never), an error in place of its "waits for quota"; every other finding
     kept. A flavor with no Node read is not weighed (nothing said)."""
@@ -443,7 +446,7 @@ def node_findings(findings: list[CheckFinding], snap: Snapshot, cq_name: str, po
     return kept + [_node_finding(cq_name, role, miss) for role, miss in never.items()]
 
 
-def _node_finding(cq_name: str, role: str, miss: Any) -> CheckFinding:
+def _node_finding(cq_name: str, role: str, miss: TooSmall) -> CheckFinding:
     params: dict[str, Any] = {"role": role, "code": NODE_CODE, "never": True, "clusterQueue": cq_name,
                               "flavor": miss.flavor, "nodes": miss.nodes, "allowed": miss.allowed,
                               "resource": miss.resource, "requested": miss.requested, "node": miss.node,
