@@ -9,15 +9,6 @@ from typing import Any
 
 from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
 
-SENTENCES: dict[str, Callable[..., str]] = {}
-
-
-def _sentence(id: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
-    def register(fn: Callable[..., str]) -> Callable[..., str]:
-        SENTENCES[id] = fn
-        return fn
-    return register
-
 
 def text(say: str, values: dict[str, Any]) -> str:
     """The sentence `say` with its values (a finding's params and the words it alone needs)."""
@@ -37,7 +28,6 @@ def _credits(q: Fraction) -> str:
     return f"{int(q):,}" if q.denominator == 1 else f"{float(q):,.3f}"
 
 
-@_sentence("no-node-fits")
 def _no_node_fits(role: str, clusterQueue: str, flavor: str, nodes: int, resource: str | None = None,
                   requested: Fraction | None = None, largest: Fraction | None = None, node: str | None = None,
                   **_: Any) -> str:
@@ -52,7 +42,6 @@ def _no_node_fits(role: str, clusterQueue: str, flavor: str, nodes: int, resourc
             f"PodsUnschedulable; use fewer cards per Pod or another instanceType; --force writes it anyway)")
 
 
-@_sentence("skipped.nodes")
 def _skipped_nodes(what: str, reason: str, **_: Any) -> str:
     return (f"could not check {what}: {reason}; whether a Node could hold the roles' Pods is unknown (Node "
             f"allocatable not weighed)")
@@ -62,24 +51,20 @@ def _who(roles: Any) -> str:
     return ", ".join(repr(r) for r in roles)
 
 
-@_sentence("instance-type")
 def _instance_type(roles: Any, instanceType: str, **_: Any) -> str:
     return (f"role(s) {_who(roles)}: InstanceType {instanceType!r} does not exist (spec.roles[].instanceType): "
             f"see `kubectl get instancetypes`")
 
 
-@_sentence("accelerator-type")
 def _accelerator_type(role: str, acceleratorType: str, **_: Any) -> str:
     return (f"role {role!r} names acceleratorType {acceleratorType!r}, not an InstanceType: AcceleratorTypes are "
             f"not read here, so its queue and quota are not weighed")
 
 
-@_sentence("local-queue.no-entrance")
 def _no_entrance(instanceType: str, localQueue: str, **_: Any) -> str:
     return f"InstanceType {instanceType!r} has no status.entrance yet: assuming LocalQueue {localQueue!r}"
 
 
-@_sentence("local-queue.missing")
 def _lq_missing(roles: Any, localQueue: str, namespace: str, instanceType: str | None = None, **_: Any) -> str:
     of = f" (the entrance of InstanceType {instanceType!r})" if instanceType else ""
     return (f"role(s) {_who(roles)}: LocalQueue {localQueue!r}{of} does not exist in namespace {namespace!r}: "
@@ -91,38 +76,31 @@ def _detail(reason: str, message: str) -> str:
     return ": ".join(x for x in (reason, message) if x)
 
 
-@_sentence("local-queue.inactive")
 def _lq_inactive(roles: Any, localQueue: str, reason: str, message: str, **_: Any) -> str:
     return f"role(s) {_who(roles)}: LocalQueue {localQueue!r} is not active ({_detail(reason, message)})"
 
 
-@_sentence("cluster-queue.missing")
 def _cq_missing(roles: Any, clusterQueue: str, **_: Any) -> str:
     return f"role(s) {_who(roles)}: ClusterQueue {clusterQueue!r} does not exist"
 
 
-@_sentence("cluster-queue.inactive")
 def _cq_inactive(roles: Any, clusterQueue: str, reason: str, message: str, **_: Any) -> str:
     return f"role(s) {_who(roles)}: ClusterQueue {clusterQueue!r} is not active ({_detail(reason, message)})"
 
 
-@_sentence("cluster-queue.stopped")
 def _cq_stopped(roles: Any, clusterQueue: str, stopPolicy: str, **_: Any) -> str:
     return f"role(s) {_who(roles)}: ClusterQueue {clusterQueue!r} is stopped (spec.stopPolicy {stopPolicy})"
 
 
-@_sentence("cluster-queue.no-condition")
 def _cq_no_condition(clusterQueue: str, **_: Any) -> str:
     return f"ClusterQueue {clusterQueue!r} has not reported an Active condition yet"
 
 
-@_sentence("joint-check")
 def _joint_check(clusterQueue: str, admissionCheck: str, **_: Any) -> str:
     return (f"ClusterQueue {clusterQueue!r} does not reference the AdmissionCheck {admissionCheck!r}: its "
             f"replica groups are admitted one by one, not together with the other roles")
 
 
-@_sentence("accelerator-key")
 def _accelerator_key(role: str, acceleratorKey: str, clusterQueue: str, offered: Any, **_: Any) -> str:
     return (f"role {role!r}: acceleratorKey {acceleratorKey!r} is not offered by any flavor of ClusterQueue "
             f"{clusterQueue!r} (offered: {', '.join(offered) or 'none'}); Kueue would drop the selector, admit, "
@@ -162,7 +140,6 @@ def _asked(values: dict[str, Any]) -> str:
     return _asks(**{k: values[k] for k in _ASKS if k in values})
 
 
-@_sentence("never-fits")
 def _never_fits(flavor: str, clusterQueue: str, capacity: Fraction | None, nominal: Fraction | None,
                 **values: Any) -> str:
     cap = capacity or Fraction(0)
@@ -173,7 +150,6 @@ def _never_fits(flavor: str, clusterQueue: str, capacity: Fraction | None, nomin
             f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)")
 
 
-@_sentence("no-matching-flavor")
 def _no_matching_flavor(role: str, clusterQueue: str, attempts: Any, perReplica: bool, **_: Any) -> str:
     from kubectl_pd.kueue.words import attempt_text
 
@@ -182,7 +158,6 @@ def _no_matching_flavor(role: str, clusterQueue: str, attempts: Any, perReplica:
             f"never be admitted (--force writes it anyway)")
 
 
-@_sentence("waits-for-quota")
 def _waits(code: str, flavor: str, available: Fraction | None, needed: Fraction | None, **values: Any) -> str:
     how = "by preempting other Workloads" if code == "NeedsPreemption" else "once quota frees"
     return (f"{_asked(values)}; flavor {flavor} has {_maybe(available)} unused now: it will stay pending until it "
@@ -190,20 +165,41 @@ def _waits(code: str, flavor: str, available: Fraction | None, needed: Fraction 
             f"{code})")
 
 
-@_sentence("fit-unknown.quota")
 def _fit_unknown(role: str, clusterQueue: str, perReplica: bool, unread: str | None = None, **_: Any) -> str:
     what = "its cohort could not be read" if unread == "cohort" else "a quota could not be read"
     return f"{_unit(perReplica)} {role!r}: whether it fits ClusterQueue {clusterQueue!r} is unknown: {what}"
 
 
-@_sentence("fit-unknown.order")
 def _order_unknown(clusterQueue: str, orders: dict[str, list[str]], **_: Any) -> str:
     said = "; ".join(f"pod sets {o}: {', '.join(c)}" for o, c in orders.items())
     return (f"whether it fits ClusterQueue {clusterQueue!r} now depends on the order Kueue gives the pod sets, which "
             f"Kueue 0.20 and later derive from each role's scheduling shape and which cannot be known here ({said})")
 
 
-@_sentence("skipped.read")
 def _skipped_read(kind: str, reason: str, name: str | None = None, **_: Any) -> str:
     return f"could not check {kind} {name!r}: {reason}" if name is not None else \
         f"could not check {kind} objects: {reason}"
+
+
+# sentence id -> its sentence: a constant table (create/preflight.py names the ids)
+SENTENCES: dict[str, Callable[..., str]] = {
+    "no-node-fits": _no_node_fits,
+    "skipped.nodes": _skipped_nodes,
+    "instance-type": _instance_type,
+    "accelerator-type": _accelerator_type,
+    "local-queue.no-entrance": _no_entrance,
+    "local-queue.missing": _lq_missing,
+    "local-queue.inactive": _lq_inactive,
+    "cluster-queue.missing": _cq_missing,
+    "cluster-queue.inactive": _cq_inactive,
+    "cluster-queue.stopped": _cq_stopped,
+    "cluster-queue.no-condition": _cq_no_condition,
+    "joint-check": _joint_check,
+    "accelerator-key": _accelerator_key,
+    "never-fits": _never_fits,
+    "no-matching-flavor": _no_matching_flavor,
+    "waits-for-quota": _waits,
+    "fit-unknown.quota": _fit_unknown,
+    "fit-unknown.order": _order_unknown,
+    "skipped.read": _skipped_read,
+}
