@@ -330,6 +330,10 @@ CHECKS: tuple[Entry, ...] = tuple(Entry(i, i, CHECK, s, summary, fix, "create", 
      "Use another instanceType, fewer replicas or cards."),
     ("no-matching-flavor", ERROR, "No flavor of the pool takes a role (why-pending would say NoMatchingFlavor).",
      "Fix the role's selector, or the flavors."),
+    ("no-node-fits", ERROR, "One Pod of a role asks more than the allocatable of every Node its flavors allow (the "
+     "flavor's nodeLabels, the Pod's nodeSelector, taints): Kueue would admit it and it would never run "
+     "(why-pending would say PodsUnschedulable; capacity says never); --force writes it anyway.",
+     "Use fewer cards per Pod or another instanceType, or add larger Nodes."),
     ("waits-for-quota", WARNING, "The deployment fits the pool but not its unused quota now (why-pending would "
      "say QuotaExhausted or NeedsPreemption).", "Expect it to stay pending until quota frees."),
     ("fit-unknown", WARNING, "Whether the deployment fits could not be decided (an unreadable quota, a cohort "

@@ -155,15 +155,21 @@ def read_snapshot(source: Any, names: list[str], plan: Capacity) -> Snapshot | N
 
 
 def read_nodes(source: Any, snap: Snapshot, plan: Capacity) -> nd.Fit | None:
-    """The Nodes of each flavor of the copy's queues: one list per flavor selected by its nodeLabels (every Node
-    for a flavor without any), paged, each Node kept as its page arrives. A refused list: None, and the run says
-    the node part is unknown."""
+    """The Nodes of each flavor of the copy's queues (flavor_nodes); a failed list is one of the run's unread."""
+    return flavor_nodes(source, snap, lambda what, read: _try(plan, what, read))
+
+
+def flavor_nodes(source: Any, snap: Snapshot,
+                 attempt: Callable[[str, Callable[[], Any]], tuple[bool, Any]]) -> nd.Fit | None:
+    """The Nodes of each flavor of the snapshot: one list per flavor selected by its nodeLabels (every Node for a
+    flavor without any), paged, each Node kept as its page arrives (capacity's and create's preflight's one read).
+    ATTEMPT reads, or says why it could not ((False, _): the node part is unknown, None)."""
     lists: dict[str, tuple[kube.Node, ...]] = {}
     by_selector: dict[str | None, tuple[kube.Node, ...]] = {}  # flavors of the same nodeLabels: one list
     for name, flavor in sorted(snap.flavors.items()):
         sel = nd.selector(flavor) or None
         if sel not in by_selector:
-            ok, objs = _try(plan, "Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
+            ok, objs = attempt("Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
             if not ok:
                 return None
             by_selector[sel] = tuple(kube.node(o) for o in objs)

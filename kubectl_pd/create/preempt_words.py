@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from kubectl_pd.kueue.preempt_answer import Answer
 from kubectl_pd.kueue.words import UNKNOWN_TEXT
 
+ORDER_UNKNOWN = "pod-set-order"  # create/preflight.ORDER_UNKNOWN (not imported: this printer loads no checks)
+
 
 def create_line(answers: Sequence[Answer]) -> str | None:
     """create's sentence before it writes."""
@@ -15,8 +17,12 @@ def create_line(answers: Sequence[Answer]) -> str | None:
     if not needed:
         return None
     if any(a.targets is None for a in needed):
+        unknown = next(a.unknown for a in needed if a.targets is None) or ""
+        if unknown == ORDER_UNKNOWN:
+            return ("admitting this may need preemption, depending on the order Kueue gives the pod sets (which "
+                    "cannot be known here); which Workloads is unknown")
         return "admitting this would need preemption; which Workloads is unknown (" + \
-            UNKNOWN_TEXT.get(next(a.unknown for a in needed if a.targets is None) or "", "") + ")"
+            UNKNOWN_TEXT.get(unknown, unknown) + ")"
     victims = [t for a in needed for t in a.targets or ()]
     if not victims:
         return "admitting this needs preemption, but no admitted Workload can be preempted: it would wait"

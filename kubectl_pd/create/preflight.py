@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.protocols import Source
+from kubectl_pd.create import preflight_words as words
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
@@ -21,9 +22,11 @@ from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
-from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, is_credits
-from kubectl_pd.kueue.words import attempt_text
+from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
 from kubectl_pd.records import dataclass, field, replace
+
+if TYPE_CHECKING:
+    from kubectl_pd.capacity.nodes import Fit, TooSmall
 
 ERROR = "error"
 WARNING = "warning"
@@ -33,11 +36,20 @@ ACCEL_PREFIX = "acceleratable.feature.gpustack.ai/"
 
 @dataclass(frozen=True)
 class CheckFinding:
+    """A check's finding: its id and parameters (the evidence, as data); its sentence is `say` of
+    create/preflight_words.py over the params and `words` (what only the sentence needs: a server's reason, the
+    engine's attempts), made when asked for (`message`)."""
+
     severity: str  # error | warning
     check: str  # an id of registry.CHECKS
-    message: str
+    say: str  # a sentence id of create/preflight_words.SENTENCES
     forceable: bool = False  # --force turns it into a warning (only "can never be admitted")
     params: dict[str, Any] = field(default_factory=dict, compare=False)  # the numbers behind the message
+    words: dict[str, Any] = field(default_factory=dict, compare=False)  # the sentence's other values
+
+    @property
+    def message(self) -> str:
+        return words.text(self.say, {**self.params, **self.words})
 
 
 @dataclass
@@ -62,23 +74,35 @@ class _CheckReader:
         self.out = out
         self._cache: dict[tuple[str, str, str | None], Any] = {}
         self._lists: dict[str, list[dict[str, Any]] | None] = {}
+        self.node_lists = _NodeLists(source)
+        self.nodes_refused = False  # a Node list was forbidden: the node part is unknown, asked no more
 
-    def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
+    def _guard(self, what: dict[str, Any], fn: Callable[[], Any]) -> Any:
         try:
             return fn()
         except ForbiddenError as e:
-            self.out.findings.append(CheckFinding(WARNING, "skipped", f"could not check {what}: {e.message}"))
+            self.out.findings.append(CheckFinding(WARNING, "skipped", "skipped.read", params=what,
+                                                  words={"reason": e.message}))
             return _FORBIDDEN
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
         key = (kind, name, namespace)
         if key not in self._cache:
-            self._cache[key] = self._guard(f"{kind} {name!r}", lambda: self.source.get(kind, name, namespace))
+            self._cache[key] = self._guard({"kind": kind, "name": name}, lambda: self.source.get(kind, name, namespace))
         return self._cache[key]
+
+    def attempt(self, what: str, read: Callable[[], Any]) -> tuple[bool, Any]:
+        """A read whose refusal makes its part unknown (a `skipped` warning saying which part): (ok, answer)."""
+        try:
+            return True, read()
+        except ForbiddenError as e:
+            self.out.findings.append(CheckFinding(WARNING, "skipped", "skipped.nodes", params={"unknown": "nodes"},
+                                                  words={"what": what, "reason": e.message}))
+            return False, None
 
     def list(self, kind: str) -> list[dict[str, Any]] | None:
         if kind not in self._lists:
-            got = self._guard(f"{kind} objects", lambda: self.source.list(kind))
+            got = self._guard({"kind": kind}, lambda: self.source.list(kind))
             self._lists[kind] = None if got is _FORBIDDEN else got
         return self._lists[kind]
 
@@ -86,12 +110,28 @@ class _CheckReader:
 _FORBIDDEN = object()
 
 
-def _active(obj: dict[str, Any]) -> tuple[bool | None, str]:
-    """(True/False/None=unknown, 'reason: message') from the `Active` condition."""
+class _NodeLists:
+    """The Source's lists as the Node read asks for them, each selector read once per run (queues whose flavors
+    share nodeLabels: one list)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self._memo: dict[tuple[Any, ...], Any] = {}
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+             field_selector: str | None = None, *, reduce: Any = None) -> Any:
+        key = (kind, namespace, label_selector, field_selector)
+        if key not in self._memo:
+            self._memo[key] = self.source.list(kind, namespace, label_selector, field_selector, reduce=reduce)
+        return self._memo[key]
+
+
+def _active(obj: dict[str, Any]) -> tuple[bool | None, dict[str, str]]:
+    """(True/False/None=unknown, {reason, message}) from the `Active` condition."""
     c = conditions_of(obj).get("Active")
     if c is None:
-        return None, ""
-    return c.true, ": ".join(x for x in (c.reason, c.message) if x)
+        return None, {"reason": "", "message": ""}
+    return c.true, {"reason": c.reason or "", "message": c.message or ""}
 
 
 def offered_keys(flavor: dict[str, Any]) -> set[str]:
@@ -113,12 +153,6 @@ def is_accelerator(resource: str) -> bool:
     """A covered resource a card of a Pod may request: an extended resource (vendor/name), not CPU, memory,
     storage, Pods or huge pages."""
     return "/" in resource and resource not in _NOT_CARDS and not resource.startswith("hugepages-")
-
-
-def credits(q: Fraction | None) -> str:
-    if q is None:
-        return "?"
-    return f"{int(q):,}" if q.denominator == 1 else f"{float(q):,.3f}"
 
 
 def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: str,
@@ -151,13 +185,18 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
     return queue
 
 
-def _formula(d: vd.RoleDemand, resource: str, per_replica: bool) -> str:
-    per_pod = d.requests.get(resource, Fraction(0)) / max(d.count, 1)
-    cards = per_pod / CREDITS_PER_CARD
-    what = f"{d.count} Pod(s)" if per_replica else f"{d.count // max(d.size, 1)} replica(s)"
-    if d.size > 1 and not per_replica:
-        what += f" x {d.size} Pod(s)"
-    return f"{what} x {credits(cards)} card(s) x {CREDITS_PER_CARD:,}"
+def _asks(d: vd.RoleDemand, resource: str, per_replica: bool) -> dict[str, Any]:
+    """What the role asks, as the sentences say it (replicas x Pods x cards)."""
+    return {"resource": resource, "asked": d.requests.get(resource), "count": d.count, "size": d.size,
+            "perPod": d.requests.get(resource, Fraction(0)) / max(d.count, 1), "perReplica": per_replica}
+
+
+_QUOTA = {"QuotaExceedsCapacity": (ERROR, "never-fits", "never-fits", True),
+          "NoMatchingFlavor": (ERROR, "no-matching-flavor", "no-matching-flavor", True),
+          "QuotaExhausted": (WARNING, "waits-for-quota", "waits-for-quota", False),
+          "NeedsPreemption": (WARNING, "waits-for-quota", "waits-for-quota", False),
+          "QuotaUnknown": (WARNING, "fit-unknown", "fit-unknown.quota", False)}  # code -> severity, check, say, force
+_NEEDS_BEST = ("QuotaExceedsCapacity", "QuotaExhausted", "NeedsPreemption")
 
 
 def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool) -> list[CheckFinding]:
@@ -171,43 +210,19 @@ def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_rep
         verdicts += vd.together_blocked(verdicts)[:1]
     for v in verdicts:
         d, b = v.demand, v.best
-        if v.code is None or (v.code, d.role) in seen:
+        if v.code is None or (v.code, d.role) in seen or v.code not in _QUOTA:
+            continue
+        if b is None and v.code in _NEEDS_BEST:
             continue
         seen.add((v.code, d.role))
-        unit = "each replica of role" if per_replica else "role"
-        asks = (f"{unit} {d.role!r} asks {credits(d.requests.get(resource))} {resource} "
-                f"({_formula(d, resource, per_replica)} = {format_cards(d.requests.get(resource, Fraction(0)))})")
-        before = (f" next to {credits(b.previous)} for the roles before it"
-                  if b is not None and b.previous else "")
         params: dict[str, Any] = {"role": d.role, "code": v.code, "clusterQueue": cq_name}
         if b is not None:
             params.update(flavor=b.flavor, requested=b.requested, previous=b.previous, available=b.available,
                           capacity=b.capacity, nominal=b.nominal, needed=b.needed)
-        if v.code == "QuotaExceedsCapacity" and b is not None:
-            cap = b.capacity or Fraction(0)
-            lent = f"nominal {credits(b.nominal)} + {credits(cap - (b.nominal or 0))} its cohort may lend" \
-                if b.nominal is not None and cap > b.nominal else "its nominal quota"
-            out.append(CheckFinding(ERROR, "never-fits", (
-                f"{asks}{before}, but flavor {b.flavor} of ClusterQueue {cq_name!r} can give at most "
-                f"{credits(cap)} ({format_cards(cap)}: {lent}): it can never be admitted (why-pending would say "
-                f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)"),
-                forceable=True, params=params))
-        elif v.code == "NoMatchingFlavor":
-            parts = "; ".join(attempt_text(x) for x in v.attempts)
-            out.append(CheckFinding(ERROR, "no-matching-flavor", (
-                f"{unit} {d.role!r}: no flavor of ClusterQueue {cq_name!r} takes it ({parts}): it can never be "
-                f"admitted (--force writes it anyway)"), forceable=True, params=params))
-        elif v.code in ("QuotaExhausted", "NeedsPreemption") and b is not None:
-            how = "by preempting other Workloads" if v.code == "NeedsPreemption" else "once quota frees"
-            out.append(CheckFinding(WARNING, "waits-for-quota", (
-                f"{asks}{before}; flavor {b.flavor} has {credits(b.available)} unused now: it will stay pending "
-                f"until it gets {credits(b.needed)} more ({format_cards(b.needed or Fraction(0))}), {how} "
-                f"(why-pending would say {v.code})"), params=params))
-        elif v.code == "QuotaUnknown":
-            what = "its cohort could not be read" if b is not None and b.unknown == "cohort" else \
-                "a quota could not be read"
-            out.append(CheckFinding(WARNING, "fit-unknown", (
-                f"{unit} {d.role!r}: whether it fits ClusterQueue {cq_name!r} is unknown: {what}"), params=params))
+        severity, check, say, force = _QUOTA[v.code]
+        values = {**_asks(d, resource, per_replica), "attempts": tuple(v.attempts),
+                  "unread": b.unknown if b is not None else None}
+        out.append(CheckFinding(severity, check, say, forceable=force, params=params, words=values))
     return out
 
 
@@ -232,27 +247,24 @@ def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> di
             by_lq.setdefault(req.local_queue, []).append(role)
             continue
         if role.instance_type is None and role.accelerator_type is not None:
-            out.findings.append(CheckFinding(WARNING, "accelerator-type", (
-                f"role {role.name!r} names acceleratorType {role.accelerator_type!r}, not an InstanceType: "
-                f"AcceleratorTypes are not read here, so its queue and quota are not weighed"),
-                params={"role": role.name, "acceleratorType": role.accelerator_type}))
+            out.findings.append(CheckFinding(WARNING, "accelerator-type", "accelerator-type",
+                                             params={"role": role.name, "acceleratorType": role.accelerator_type}))
             continue
         it = role.instance_type or ""
         if it not in lq_of_it:
             it_obj = rd.get("InstanceType", it)
             entrance = names.local_queue_name(it)
             if it_obj is None:
-                users = ", ".join(repr(r.name) for r in roles if r.instance_type == it)
-                out.findings.append(CheckFinding(ERROR, "instance-type", (
-                    f"role(s) {users}: InstanceType {it!r} does not exist (spec.roles[].instanceType): "
-                    f"see `kubectl get instancetypes`")))
+                users = [r.name for r in roles if r.instance_type == it]
+                out.findings.append(CheckFinding(ERROR, "instance-type", "instance-type",
+                                                 params={"roles": users, "instanceType": it}))
                 entrance = ""
             elif isinstance(it_obj, dict):
                 if (it_obj.get("status") or {}).get("entrance"):
                     entrance = str(it_obj["status"]["entrance"])
                 else:
-                    out.findings.append(CheckFinding(WARNING, "local-queue", (
-                        f"InstanceType {it!r} has no status.entrance yet: assuming LocalQueue {entrance!r}")))
+                    out.findings.append(CheckFinding(WARNING, "local-queue", "local-queue.no-entrance",
+                                                     params={"instanceType": it, "localQueue": entrance}))
             lq_of_it[it] = entrance
         if lq_of_it[it]:
             by_lq.setdefault(lq_of_it[it], []).append(role)
@@ -267,22 +279,21 @@ def _check_local_queues(rd: _CheckReader, req: CreateRequest, by_lq: dict[str, l
     for lq_name, lq_roles in by_lq.items():
         for r in lq_roles:
             out.queues[r.name] = lq_name
-        who = ", ".join(repr(r.name) for r in lq_roles)
+        who = [r.name for r in lq_roles]
         its = sorted({r.instance_type for r in lq_roles if r.instance_type})
         cq_hint = its[0] if its and not (req.target == "pods" and req.local_queue) else None
         lq = rd.get("LocalQueue", lq_name, namespace)
         if lq is _FORBIDDEN:
             continue
         if lq is None:
-            of = f" (the entrance of InstanceType {cq_hint!r})" if cq_hint else ""
-            out.findings.append(CheckFinding(ERROR, "local-queue", (
-                f"role(s) {who}: LocalQueue {lq_name!r}{of} does not exist in namespace {namespace!r}: "
-                f"GPUStack creates it in every non-system namespace; reserved namespaces have none")))
+            out.findings.append(CheckFinding(ERROR, "local-queue", "local-queue.missing", params={
+                "roles": who, "localQueue": lq_name, "namespace": namespace, "instanceType": cq_hint}))
             continue
         lq_active, lq_detail = _active(lq)
-        if lq_active is False and not lq_detail.startswith("ClusterQueue"):  # the queue's own check says more
-            out.findings.append(CheckFinding(ERROR, "local-queue", (
-                f"role(s) {who}: LocalQueue {lq_name!r} is not active ({lq_detail})")))
+        said = lq_detail["reason"] or lq_detail["message"]
+        if lq_active is False and not said.startswith("ClusterQueue"):  # the queue's own check says more
+            out.findings.append(CheckFinding(ERROR, "local-queue", "local-queue.inactive",
+                                             params={"roles": who, "localQueue": lq_name}, words=lq_detail))
         cq_name = local_queue(lq).cluster_queue or cq_hint or ""
         by_cq.setdefault(cq_name, []).extend(lq_roles)
     return by_cq
@@ -295,29 +306,27 @@ def _check_cluster_queue(rd: _CheckReader, source: Source, cq_name: str, cq_role
     cq = rd.get("ClusterQueue", cq_name)
     if cq is _FORBIDDEN:
         return
-    who = ", ".join(repr(r.name) for r in cq_roles)
+    who = {"roles": [r.name for r in cq_roles], "clusterQueue": cq_name}
     if cq is None:
-        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-            f"role(s) {who}: ClusterQueue {cq_name!r} does not exist")))
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", "cluster-queue.missing", params=who))
         return
     model = cluster_queue(cq)
     active, detail = _active(cq)
     stop = model.stop_policy
     if active is False:
-        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-            f"role(s) {who}: ClusterQueue {cq_name!r} is not active ({detail})")))
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", "cluster-queue.inactive", params=who,
+                                         words=detail))
     elif stop in ("Hold", "HoldAndDrain"):
-        out.findings.append(CheckFinding(ERROR, "cluster-queue", (
-            f"role(s) {who}: ClusterQueue {cq_name!r} is stopped (spec.stopPolicy {stop})")))
+        out.findings.append(CheckFinding(ERROR, "cluster-queue", "cluster-queue.stopped",
+                                         params={**who, "stopPolicy": stop}))
     elif active is None:
-        out.findings.append(CheckFinding(WARNING, "cluster-queue", (
-            f"ClusterQueue {cq_name!r} has not reported an Active condition yet")))
+        out.findings.append(CheckFinding(WARNING, "cluster-queue", "cluster-queue.no-condition",
+                                         params={"clusterQueue": cq_name}))
     if active is False or stop in ("Hold", "HoldAndDrain"):
         return  # fix the queue first; its flavors are weighed on the next run
     if profile_name == PER_REPLICA and len(roles) > 1 and JOINT_CHECK not in model.admission_checks:
-        out.findings.append(CheckFinding(WARNING, "joint-check", (
-            f"ClusterQueue {cq_name!r} does not reference the AdmissionCheck {JOINT_CHECK!r}: its "
-            f"replica groups are admitted one by one, not together with the other roles")))
+        out.findings.append(CheckFinding(WARNING, "joint-check", "joint-check",
+                                         params={"clusterQueue": cq_name, "admissionCheck": JOINT_CHECK}))
     flavor_objs, missing = _flavors(rd, model.flavor_names)
     if _keys_refused(out, cq_name, cq_roles, flavor_objs):
         return
@@ -344,10 +353,8 @@ def _keys_refused(out: Preflight, cq_name: str, cq_roles: list[Role], flavor_obj
     for r in cq_roles:
         if r.accelerator_key and flavor_objs and not any(r.accelerator_key in keys for keys in offered.values()):
             all_keys = sorted(set().union(*offered.values()))
-            out.findings.append(CheckFinding(ERROR, "accelerator-key", (
-                f"role {r.name!r}: acceleratorKey {r.accelerator_key!r} is not offered by any flavor of "
-                f"ClusterQueue {cq_name!r} (offered: {', '.join(all_keys) or 'none'}); Kueue would drop "
-                f"the selector, admit, and the Pod would hang at the scheduler")))
+            out.findings.append(CheckFinding(ERROR, "accelerator-key", "accelerator-key", params={
+                "role": r.name, "acceleratorKey": r.accelerator_key, "clusterQueue": cq_name, "offered": all_keys}))
             refused = True
     return refused
 
@@ -392,10 +399,59 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
         rd.out.preemption += judged[0][2]
     else:
         rd.out.findings.append(_order_unknown(cq_name, judged))
-        rd.out.preemption += [replace(a, targets=None, unknown=ORDER_UNKNOWN) if a.needed else a
-                              for a in judged[0][2]]
+        # an order that needs preemption: that it may, never whom (nor "none" because the first order fits)
+        answers = next((a for _, _, a in judged if any(x.needed for x in a)), judged[0][2])
+        rd.out.preemption += [replace(a, targets=None, unknown=ORDER_UNKNOWN) if a.needed else a for a in answers]
     for r in cq_roles:
         rd.out.covered[r.name] = resource
+    _weigh_nodes(rd, snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name))
+
+
+NODE_CHECK = "no-node-fits"  # admitted by quota, and no Node its flavors allow could ever hold one Pod
+NODE_CODE = "PodsUnschedulable"  # why-pending's code for admitted Pods kube-scheduler refuses (capacity's "never")
+_REFUSED = ("never-fits", "no-matching-flavor")  # the engine already refuses the role: its Nodes are not weighed
+
+
+def _weigh_nodes(rd: _CheckReader, snap: Snapshot, cq_name: str, queue: vd.QueueDemand) -> None:
+    """The Nodes of the queue's flavors (one list per flavor's nodeLabels, as capacity reads them) against one Pod
+    of each role the quota would admit or keep waiting; a refused list leaves the node part unknown."""
+    pod_sets = {ps.role or ps.name: ps for _, members in queue.workloads for _, ps in members}
+    refused = _refused(rd.out.findings, cq_name)
+    if rd.nodes_refused or not any(role not in refused for role in pod_sets):
+        return
+    from kubectl_pd.capacity.gather import flavor_nodes
+
+    fit = flavor_nodes(rd.node_lists, snap, rd.attempt)
+    if fit is None:
+        rd.nodes_refused = True
+        return
+    rd.out.findings = node_findings(rd.out.findings, snap, cq_name, pod_sets, fit)
+
+
+def _refused(findings: list[CheckFinding], cq_name: str) -> set[Any]:
+    """The roles of the queue the quota check refuses already."""
+    return {f.params.get("role") for f in findings if f.check in _REFUSED and f.params.get("clusterQueue") == cq_name}
+
+
+def node_findings(findings: list[CheckFinding], snap: Snapshot, cq_name: str, pod_sets: dict[str, ad.PodSetDemand],
+                  fit: Fit) -> list[CheckFinding]:
+    """Pure: for each role of the queue (not already refused) one Pod of which no Node of any flavor Kueue could
+    give it holds (capacity/nodes.Fit.never), an error in place of its "waits for quota"; every other finding
+    kept. A flavor with no Node read is not weighed (nothing said)."""
+    refused = _refused(findings, cq_name)
+    never = {role: miss for role, ps in pod_sets.items() if role not in refused
+             and (miss := fit.never(snap, cq_name, ps)) is not None}
+    kept = [f for f in findings if not (f.check == "waits-for-quota" and f.params.get("clusterQueue") == cq_name
+                                        and f.params.get("role") in never)]
+    return kept + [_node_finding(cq_name, role, miss) for role, miss in never.items()]
+
+
+def _node_finding(cq_name: str, role: str, miss: TooSmall) -> CheckFinding:
+    params: dict[str, Any] = {"role": role, "code": NODE_CODE, "never": True, "clusterQueue": cq_name,
+                              "flavor": miss.flavor, "nodes": miss.nodes, "allowed": miss.allowed,
+                              "resource": miss.resource, "requested": miss.requested, "node": miss.node,
+                              "largest": miss.largest}
+    return CheckFinding(ERROR, NODE_CHECK, NODE_CHECK, forceable=True, params=params)
 
 
 ORDER_UNKNOWN = "pod-set-order"  # which order Kueue gives the pod sets is not knowable here (Kueue 0.20+)
@@ -430,8 +486,5 @@ def _order_unknown(cq_name: str, judged: list[Any]) -> CheckFinding:
     scheduling shape (kubernetes-sigs/kueue#14809): say so, with what each order gives, never one as Kueue's."""
     per_order = {",".join(o or ()): sorted({str(f.params.get("code") or f.check) for f in fs}) or ["fits"]
                  for o, fs, _ in judged}
-    said = "; ".join(f"pod sets {o}: {', '.join(c)}" for o, c in per_order.items())
-    return CheckFinding(WARNING, "fit-unknown", (
-        f"whether it fits ClusterQueue {cq_name!r} now depends on the order Kueue gives the pod sets, which "
-        f"Kueue 0.20 and later derive from each role's scheduling shape and which cannot be known here ({said})"),
-        params={"clusterQueue": cq_name, "unknown": ORDER_UNKNOWN, "orders": per_order})
+    return CheckFinding(WARNING, "fit-unknown", "fit-unknown.order",
+                        params={"clusterQueue": cq_name, "unknown": ORDER_UNKNOWN, "orders": per_order})

@@ -5,6 +5,7 @@ covers `credits.gpustack.ai/nvidia` (1,600,000 credits a card)."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -53,3 +54,49 @@ def _what_kueue_did(plane: Plane, ns: str, admitted: list[str]) -> tuple[str, li
         return "fits", []
     msg = (condition(wl, "QuotaReserved") or {}).get("message", "")
     return ("never" if "maximum capacity" in msg else "blocked"), []
+
+
+def test_preflight_says_no_node_fits_and_kueue_admits_what_never_runs(plane: Plane) -> None:
+    """create's preflight weighs the flavor's Nodes (kwok's, by its nodeLabels): a prefill Pod of N+1 cards, where the
+    largest Node allocates N, is `no-node-fits` (an error, the largest Node named), never "waits for quota"; N cards
+    is not. The truth: with --force Kueue admits the group and kube-scheduler never places that Pod."""
+    from kubectl_pd.kueue.quantity import parse
+    from tests.realcluster import objs
+    from tests.realcluster.createcase import CARD, CREDITS
+
+    nodes = [n for n in plane.get("nodes")["items"] if (n["metadata"].get("labels") or {}).get("type") == "kwok"]
+    largest = max(parse(n["status"]["allocatable"][CREDITS]) for n in nodes)
+    n = int(largest // CARD)
+    ns = plane.namespace("create-node")
+    cq, flavor = plane.unique("create-node-cq"), plane.unique("create-node")
+    plane.apply(objs.flavor(flavor, {"type": "kwok"}),
+                objs.cluster_queue(cq, [(flavor, [objs.quota(CREDITS, str(3 * n * CARD))])], covered=[CREDITS]),
+                objs.local_queue(ns, "main", cq))
+    wait_for("the LocalQueue active", lambda: is_true(plane.get("localqueue", "main", ns), "Active"))
+
+    def create(cards: int, *extra: str) -> Any:
+        return plane.pd("create", "big", "--model", "m", "--engine-version", "1", "-n", ns, "--target", "pods",
+                        "--local-queue", "main", "--role", f"name=prefill,kind=prefill,replicas=1,accelerator={cards},"
+                        "image=e:1", "--role", "name=decode,kind=decode,replicas=1,image=e:1", *extra)
+
+    fits = create(n, "--preflight", "-o", "json")
+    assert fits.returncode == 0, fits.stderr
+    assert [f["check"] for f in json.loads(fits.stdout)["findings"]] == []
+    never = create(n + 1, "--preflight", "-o", "json")
+    assert never.returncode == 1, never.stderr
+    (f,) = json.loads(never.stdout)["findings"]
+    assert (f["check"], f["severity"], f["params"]["role"], f["params"]["flavor"]) == ("no-node-fits", "error",
+                                                                                        "prefill", flavor)
+    assert f["params"]["node"] in {x["metadata"]["name"] for x in nodes} and parse(f["params"]["largest"]) == largest
+    made = create(n + 1, "--force")
+    assert made.returncode == 0, made.stderr
+    wait_for("Kueue admits the group (its quota holds it)", lambda: any(
+        is_true(w, "QuotaReserved") for w in plane.get("workloads", namespace=ns)["items"]))
+
+    def refused() -> bool:
+        pods = [p for p in plane.get("pods", namespace=ns)["items"]
+                if parse(p["spec"]["containers"][0]["resources"]["requests"].get(CREDITS, "0")) == (n + 1) * CARD]
+        return bool(pods) and all((condition(p, "PodScheduled") or {}).get("reason") == "Unschedulable"
+                                  and not p["spec"].get("nodeName") for p in pods)
+
+    wait_for("kube-scheduler refuses the big Pod", refused, timeout=60)

@@ -1,0 +1,205 @@
+"""The English of create's preflight: one sentence per finding, made from its sentence id and its values
+(create/preflight.py decides and says which; nothing here decides)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
+
+
+def text(say: str, values: dict[str, Any]) -> str:
+    """The sentence `say` with its values (a finding's params and the words it alone needs)."""
+    return SENTENCES[say](**values)
+
+
+def amount(q: Fraction | None, resource: str | None) -> str:
+    """A quantity of `resource` as a user reads it: credits with their cards, anything else as Kubernetes writes it."""
+    if q is None:
+        return "?"
+    if is_credits(resource or ""):
+        return f"{_credits(q)} ({format_cards(q)})"
+    return format_quantity(q, resource or "")
+
+
+def _credits(q: Fraction) -> str:
+    return f"{int(q):,}" if q.denominator == 1 else f"{float(q):,.3f}"
+
+
+def _no_node_fits(role: str, clusterQueue: str, flavor: str, nodes: int, resource: str | None = None,
+                  requested: Fraction | None = None, largest: Fraction | None = None, node: str | None = None,
+                  **_: Any) -> str:
+    where = f"flavor {flavor} of ClusterQueue {clusterQueue!r}"
+    if resource is None:
+        why = (f"none of the {nodes} Node(s) of {where} takes its Pods (their nodeSelector or an untolerated "
+               f"taint)")
+    else:
+        why = (f"one Pod asks {amount(requested, resource)} {resource}, and the largest of the {nodes} Node(s) "
+               f"of {where}, {node}, allocates {amount(largest, resource)}")
+    return (f"role {role!r}: {why}: Kueue would admit it and no Node could ever run it (why-pending would say "
+            f"PodsUnschedulable; use fewer cards per Pod or another instanceType; --force writes it anyway)")
+
+
+def _skipped_nodes(what: str, reason: str, **_: Any) -> str:
+    return (f"could not check {what}: {reason}; whether a Node could hold the roles' Pods is unknown (Node "
+            f"allocatable not weighed)")
+
+
+def _who(roles: Any) -> str:
+    return ", ".join(repr(r) for r in roles)
+
+
+def _instance_type(roles: Any, instanceType: str, **_: Any) -> str:
+    return (f"role(s) {_who(roles)}: InstanceType {instanceType!r} does not exist (spec.roles[].instanceType): "
+            f"see `kubectl get instancetypes`")
+
+
+def _accelerator_type(role: str, acceleratorType: str, **_: Any) -> str:
+    return (f"role {role!r} names acceleratorType {acceleratorType!r}, not an InstanceType: AcceleratorTypes are "
+            f"not read here, so its queue and quota are not weighed")
+
+
+def _no_entrance(instanceType: str, localQueue: str, **_: Any) -> str:
+    return f"InstanceType {instanceType!r} has no status.entrance yet: assuming LocalQueue {localQueue!r}"
+
+
+def _lq_missing(roles: Any, localQueue: str, namespace: str, instanceType: str | None = None, **_: Any) -> str:
+    of = f" (the entrance of InstanceType {instanceType!r})" if instanceType else ""
+    return (f"role(s) {_who(roles)}: LocalQueue {localQueue!r}{of} does not exist in namespace {namespace!r}: "
+            f"GPUStack creates it in every non-system namespace; reserved namespaces have none")
+
+
+def _detail(reason: str, message: str) -> str:
+    """The Active condition's reason and message, as Kueue wrote them."""
+    return ": ".join(x for x in (reason, message) if x)
+
+
+def _lq_inactive(roles: Any, localQueue: str, reason: str, message: str, **_: Any) -> str:
+    return f"role(s) {_who(roles)}: LocalQueue {localQueue!r} is not active ({_detail(reason, message)})"
+
+
+def _cq_missing(roles: Any, clusterQueue: str, **_: Any) -> str:
+    return f"role(s) {_who(roles)}: ClusterQueue {clusterQueue!r} does not exist"
+
+
+def _cq_inactive(roles: Any, clusterQueue: str, reason: str, message: str, **_: Any) -> str:
+    return f"role(s) {_who(roles)}: ClusterQueue {clusterQueue!r} is not active ({_detail(reason, message)})"
+
+
+def _cq_stopped(roles: Any, clusterQueue: str, stopPolicy: str, **_: Any) -> str:
+    return f"role(s) {_who(roles)}: ClusterQueue {clusterQueue!r} is stopped (spec.stopPolicy {stopPolicy})"
+
+
+def _cq_no_condition(clusterQueue: str, **_: Any) -> str:
+    return f"ClusterQueue {clusterQueue!r} has not reported an Active condition yet"
+
+
+def _joint_check(clusterQueue: str, admissionCheck: str, **_: Any) -> str:
+    return (f"ClusterQueue {clusterQueue!r} does not reference the AdmissionCheck {admissionCheck!r}: its "
+            f"replica groups are admitted one by one, not together with the other roles")
+
+
+def _accelerator_key(role: str, acceleratorKey: str, clusterQueue: str, offered: Any, **_: Any) -> str:
+    return (f"role {role!r}: acceleratorKey {acceleratorKey!r} is not offered by any flavor of ClusterQueue "
+            f"{clusterQueue!r} (offered: {', '.join(offered) or 'none'}); Kueue would drop the selector, admit, "
+            f"and the Pod would hang at the scheduler")
+
+
+def _unit(perReplica: bool) -> str:
+    return "each replica of role" if perReplica else "role"
+
+
+def _formula(count: int, size: int, perPod: Fraction, perReplica: bool) -> str:
+    """How a role's request adds up: replicas x Pods x cards x credits a card."""
+    from kubectl_pd.kueue.quantity import CREDITS_PER_CARD
+
+    what = f"{count} Pod(s)" if perReplica else f"{count // max(size, 1)} replica(s)"
+    if size > 1 and not perReplica:
+        what += f" x {size} Pod(s)"
+    return f"{what} x {_maybe(perPod / CREDITS_PER_CARD)} card(s) x {CREDITS_PER_CARD:,}"
+
+
+def _maybe(q: Fraction | None) -> str:
+    return "?" if q is None else _credits(q)
+
+
+def _asks(role: str, resource: str, asked: Fraction | None, count: int, size: int, perPod: Fraction,
+          perReplica: bool, previous: Fraction | None = None) -> str:
+    """'role X asks N resource (formula = cards)', and what the roles before it take."""
+    before = f" next to {_maybe(previous)} for the roles before it" if previous else ""
+    return (f"{_unit(perReplica)} {role!r} asks {_maybe(asked)} {resource} "
+            f"({_formula(count, size, perPod, perReplica)} = {format_cards(asked or Fraction(0))}){before}")
+
+
+_ASKS = ("role", "resource", "asked", "count", "size", "perPod", "perReplica", "previous")
+
+
+def _asked(values: dict[str, Any]) -> str:
+    return _asks(**{k: values[k] for k in _ASKS if k in values})
+
+
+def _never_fits(flavor: str, clusterQueue: str, capacity: Fraction | None, nominal: Fraction | None,
+                **values: Any) -> str:
+    cap = capacity or Fraction(0)
+    lent = f"nominal {_maybe(nominal)} + {_maybe(cap - (nominal or 0))} its cohort may lend" \
+        if nominal is not None and cap > nominal else "its nominal quota"
+    return (f"{_asked(values)}, but flavor {flavor} of ClusterQueue {clusterQueue!r} can give at most "
+            f"{_maybe(cap)} ({format_cards(cap)}: {lent}): it can never be admitted (why-pending would say "
+            f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)")
+
+
+def _no_matching_flavor(role: str, clusterQueue: str, attempts: Any, perReplica: bool, **_: Any) -> str:
+    from kubectl_pd.kueue.words import attempt_text
+
+    parts = "; ".join(attempt_text(x) for x in attempts)
+    return (f"{_unit(perReplica)} {role!r}: no flavor of ClusterQueue {clusterQueue!r} takes it ({parts}): it can "
+            f"never be admitted (--force writes it anyway)")
+
+
+def _waits(code: str, flavor: str, available: Fraction | None, needed: Fraction | None, **values: Any) -> str:
+    how = "by preempting other Workloads" if code == "NeedsPreemption" else "once quota frees"
+    return (f"{_asked(values)}; flavor {flavor} has {_maybe(available)} unused now: it will stay pending until it "
+            f"gets {_maybe(needed)} more ({format_cards(needed or Fraction(0))}), {how} (why-pending would say "
+            f"{code})")
+
+
+def _fit_unknown(role: str, clusterQueue: str, perReplica: bool, unread: str | None = None, **_: Any) -> str:
+    what = "its cohort could not be read" if unread == "cohort" else "a quota could not be read"
+    return f"{_unit(perReplica)} {role!r}: whether it fits ClusterQueue {clusterQueue!r} is unknown: {what}"
+
+
+def _order_unknown(clusterQueue: str, orders: dict[str, list[str]], **_: Any) -> str:
+    said = "; ".join(f"pod sets {o}: {', '.join(c)}" for o, c in orders.items())
+    return (f"whether it fits ClusterQueue {clusterQueue!r} now depends on the order Kueue gives the pod sets, which "
+            f"Kueue 0.20 and later derive from each role's scheduling shape and which cannot be known here ({said})")
+
+
+def _skipped_read(kind: str, reason: str, name: str | None = None, **_: Any) -> str:
+    return f"could not check {kind} {name!r}: {reason}" if name is not None else \
+        f"could not check {kind} objects: {reason}"
+
+
+# sentence id -> its sentence: a constant table (create/preflight.py names the ids)
+SENTENCES: dict[str, Callable[..., str]] = {
+    "no-node-fits": _no_node_fits,
+    "skipped.nodes": _skipped_nodes,
+    "instance-type": _instance_type,
+    "accelerator-type": _accelerator_type,
+    "local-queue.no-entrance": _no_entrance,
+    "local-queue.missing": _lq_missing,
+    "local-queue.inactive": _lq_inactive,
+    "cluster-queue.missing": _cq_missing,
+    "cluster-queue.inactive": _cq_inactive,
+    "cluster-queue.stopped": _cq_stopped,
+    "cluster-queue.no-condition": _cq_no_condition,
+    "joint-check": _joint_check,
+    "accelerator-key": _accelerator_key,
+    "never-fits": _never_fits,
+    "no-matching-flavor": _no_matching_flavor,
+    "waits-for-quota": _waits,
+    "fit-unknown.quota": _fit_unknown,
+    "fit-unknown.order": _order_unknown,
+    "skipped.read": _skipped_read,
+}
