@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import spawn_interruptible
 from tests.realcluster.plane import SCRIPT
 
 pytestmark = pytest.mark.cluster
@@ -62,8 +63,8 @@ def test_a_component_not_ready_stops_everything(tmp_path: Path) -> None:
 
 def test_ctrl_c_stops_everything(tmp_path: Path) -> None:
     w = tmp_path / "w"
-    p = subprocess.Popen([sys.executable, str(SCRIPT), "up", "--kueue", "0.19", "--workdir", str(w)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    # as a terminal starts a foreground job: a run started in the background (SIGINT ignored) still sees Ctrl-C
+    p = spawn_interruptible([sys.executable, str(SCRIPT), "up", "--kueue", "0.19", "--workdir", str(w)])
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (w / "logs" / "kube-apiserver.log").exists():
         time.sleep(0.1)
