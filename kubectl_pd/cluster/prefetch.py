@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
-from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults, labels_of, name_of, namespace_of
+from kubectl_pd.cluster.source import Obj, Origin, Wrapper, labels_of, name_of, namespace_of
 from kubectl_pd.errors import NotFoundError, PdError
 from kubectl_pd.records import dataclass
 from kubectl_pd.slim import slimmer
@@ -132,7 +132,7 @@ Objs = list[Obj]  # (a method named `list` shadows the builtin inside the class 
 _KINDS: dict[str, str] = {}  # what the reads name a kind -> its Kind (`Event`, `pods`, ...)
 
 
-class PrefetchedSource(SourceDefaults):
+class PrefetchedSource(Wrapper):
     """The memo of one run with no TARGET: kinds listed up front answer from memory; every other read goes
     once through `inner` and is remembered, a failure (403, 404, an API not served, ...) exactly like a
     success, so N targets in a namespace cost its reads once, not N times. Events are listed once per
@@ -140,20 +140,6 @@ class PrefetchedSource(SourceDefaults):
     tick): nothing is remembered across runs."""
 
     parallel = False  # reads one after another: most are answered from memory
-
-    @property
-    def replay(self) -> Any:
-        """The inner Source's (a snapshot's failed reads fail again through the run's memo)."""
-        return self.inner.replay
-
-    def served_versions(self, group: str) -> list[str] | None:
-        return self.inner.served_versions(group)
-
-    def version_for(self, kind: Any) -> str | None:
-        return self.inner.version_for(kind)
-
-    def stored(self, kind: str) -> list[Obj]:
-        return self.inner.stored(kind)
 
     def __init__(self, inner: Source, prefetched: dict[str, list[Obj]]) -> None:
         self.inner = inner

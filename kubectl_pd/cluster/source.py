@@ -8,7 +8,7 @@ TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture
 if TYPE_CHECKING:
     from typing import Any
 
-    from kubectl_pd.cluster.protocols import LineFinder
+    from kubectl_pd.cluster.protocols import LineFinder, Source
 
 Obj = dict[str, "Any"]
 PathT = tuple[str | int, ...]
@@ -100,3 +100,24 @@ class SourceDefaults:
     def stored(self, kind: str) -> list[Obj]:
         """Every object of `kind` the Source holds, before any replayed refusal (a snapshot's header)."""
         return self.list(kind)  # type: ignore[attr-defined,no-any-return]
+
+
+class Wrapper(SourceDefaults):
+    """A Source over another one (`inner`): what it says of itself is `inner`'s, its own reads apart. The run's
+    memo (cluster/prefetch.PrefetchedSource) and the reads sent ahead (pending/lookahead.Lookahead) derive from it."""
+
+    inner: Source
+
+    @property
+    def replay(self) -> Any:
+        """The inner Source's (a snapshot's failed reads fail again through the wrapper)."""
+        return self.inner.replay
+
+    def served_versions(self, group: str) -> list[str] | None:
+        return self.inner.served_versions(group)
+
+    def version_for(self, kind: Any) -> str | None:
+        return self.inner.version_for(kind)
+
+    def stored(self, kind: str) -> list[Obj]:
+        return self.inner.stored(kind)

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, attempt, together
-from kubectl_pd.cluster.source import SourceDefaults
+from kubectl_pd.cluster.source import Wrapper
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
@@ -52,7 +52,7 @@ class _Sent:
         self.result: tuple[bool, Any] | None = None
 
 
-class Lookahead(SourceDefaults):
+class Lookahead(Wrapper):
     """A Source over `inner` that hands each read sent ahead to the first identical call, once; what it does not
     read ahead, and what `inner` says of itself, are `inner`'s."""
 
@@ -65,19 +65,6 @@ class Lookahead(SourceDefaults):
         self._every: list[_Sent] = []
         self._lock = threading.Lock()
         self._chain: threading.Thread | None = None
-
-    @property
-    def replay(self) -> Any:
-        return self.inner.replay
-
-    def served_versions(self, group: str) -> list[str] | None:
-        return self.inner.served_versions(group)
-
-    def version_for(self, kind: Any) -> str | None:
-        return self.inner.version_for(kind)
-
-    def stored(self, kind: str) -> list[Obj]:
-        return self.inner.stored(kind)
 
     # -- the head start -------------------------------------------------------------------------
     def head_start(self, kind: str, name: str, namespace: str) -> Lookahead:
