@@ -68,3 +68,17 @@ def preflight_then_create(plane: Plane, c: dict[str, Any], ns: str, it: str, *ex
     made = plane.pd("create", *flags, *(["--force"] if said == "never" else []))
     assert made.returncode == 0, made.stderr
     return said, victims
+
+
+def wait_scheduler_refuses(plane: Plane, ns: str, credits: int) -> None:
+    """Until kube-scheduler has refused every Pod of NS that requests CREDITS: Unschedulable, on no Node (what
+    Kueue admits and no Node can hold)."""
+    from kubectl_pd.kueue.quantity import parse
+
+    def refused() -> bool:
+        pods = [p for p in plane.get("pods", namespace=ns)["items"]
+                if parse(p["spec"]["containers"][0]["resources"]["requests"].get(CREDITS, "0")) == credits]
+        return bool(pods) and all((condition(p, "PodScheduled") or {}).get("reason") == "Unschedulable"
+                                  and not p["spec"].get("nodeName") for p in pods)
+
+    wait_for("kube-scheduler refuses the big Pod", refused, timeout=60)

@@ -11,7 +11,7 @@ import pytest
 
 from kubectl_pd.kueue.quantity import parse
 from tests.realcluster import objs
-from tests.realcluster.createcase import CARD, CREDITS
+from tests.realcluster.createcase import CARD, CREDITS, wait_scheduler_refuses
 from tests.realcluster.plane import Plane, PlaneError, condition, is_true, wait_for
 
 pytestmark = pytest.mark.cluster
@@ -209,14 +209,7 @@ def test_a_pod_no_node_holds_is_never_and_never_runs(plane: Plane) -> None:
     assert made.returncode == 0, made.stderr
     wait_for("Kueue admits the copy (its quota holds it)", lambda: (w := _workload(plane, ns, "big")) is not None
              and is_true(w, "QuotaReserved"))
-
-    def refused() -> bool:
-        pods = [p for p in plane.get("pods", namespace=ns)["items"]
-                if parse(p["spec"]["containers"][0]["resources"]["requests"].get(CREDITS, "0")) == (n + 1) * CARD]
-        return bool(pods) and all((condition(p, "PodScheduled") or {}).get("reason") == "Unschedulable"
-                                  and not p["spec"].get("nodeName") for p in pods)
-
-    wait_for("kube-scheduler refuses the big Pod", refused, timeout=60)
+    wait_scheduler_refuses(plane, ns, (n + 1) * CARD)
 
 
 def test_nodes_forbidden_make_the_node_part_unknown(plane: Plane) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.realcluster.createcase import case, preflight_then_create, prepare
+from tests.realcluster.createcase import case, preflight_then_create, prepare, wait_scheduler_refuses
 from tests.realcluster.differential import _finish_eviction as finish_eviction
 from tests.realcluster.differential import _preempted as preempted
 from tests.realcluster.plane import Plane, condition, is_true, wait_for
@@ -92,11 +92,4 @@ def test_preflight_says_no_node_fits_and_kueue_admits_what_never_runs(plane: Pla
     assert made.returncode == 0, made.stderr
     wait_for("Kueue admits the group (its quota holds it)", lambda: any(
         is_true(w, "QuotaReserved") for w in plane.get("workloads", namespace=ns)["items"]))
-
-    def refused() -> bool:
-        pods = [p for p in plane.get("pods", namespace=ns)["items"]
-                if parse(p["spec"]["containers"][0]["resources"]["requests"].get(CREDITS, "0")) == (n + 1) * CARD]
-        return bool(pods) and all((condition(p, "PodScheduled") or {}).get("reason") == "Unschedulable"
-                                  and not p["spec"].get("nodeName") for p in pods)
-
-    wait_for("kube-scheduler refuses the big Pod", refused, timeout=60)
+    wait_scheduler_refuses(plane, ns, (n + 1) * CARD)
