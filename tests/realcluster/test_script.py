@@ -3,6 +3,7 @@ ready stops everything with its last log lines, Ctrl-C stops everything, and not
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -73,4 +74,28 @@ def test_ctrl_c_stops_everything(tmp_path: Path) -> None:
     t0 = time.monotonic()
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130 and time.monotonic() - t0 < 15, err
+    assert not _ours_running(w) and not w.exists()
+
+
+def test_a_port_taken_meanwhile_starts_the_plane_again_on_new_ports(tmp_path: Path) -> None:
+    """CI once lost kube-apiserver's port between choosing it and binding it: up starts that plane again."""
+    import socket
+
+    w = tmp_path / "w"
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        # the ports are chosen in the order etcd, etcd's peer, kube-apiserver, ...: the third is taken
+        got = _run("up", "--kueue", "0.19", "--workdir", str(w), "--nodes", "1",
+                   env={"REAL_CLUSTER_PORTS": f",,{taken}"})
+    try:
+        assert got.returncode == 0, got.stderr[-3000:]
+        assert "starting again on new ports" in got.stderr
+        assert f":{taken}" not in (w / "kubeconfig").read_text()
+        ports = json.loads((w / "state.json").read_text())["ports"]
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+        assert len(set(ports.values())) == len(ports) and all(p < low for p in ports.values())
+    finally:
+        assert _run("down", "--workdir", str(w)).returncode == 0
     assert not _ours_running(w) and not w.exists()
