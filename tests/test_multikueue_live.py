@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
@@ -352,3 +353,55 @@ def test_admitted_on_a_worker_the_managers_gated_pods_are_no_fault(apiserver: St
     assert r.exit_code == 0, r.stderr
     assert doc["pending"] is False and _codes(doc["reasons"]) == ["NotPending"] and doc["next"] == []
     assert (doc["multikueue"]["state"], _w(doc)["worker-2"]["pending"]) == ("Admitted", False)
+
+
+def _preempting_worker(low_priority: int) -> list[Obj]:
+    """A worker whose queue (8 GPUs, LowerPriority within the queue) is full with one admitted Workload `low`:
+    the copy (priority 0) fits there only by preempting it when `low` has the lower priority."""
+    objs = worker_objects("8")
+    cq = next(o for o in objs if o["kind"] == "ClusterQueue")
+    cq["spec"]["preemption"] = {"withinClusterQueue": "LowerPriority"}
+    cq["status"]["flavorsReservation"] = [{"name": "h100", "resources": [{"name": GPU, "total": "8"}]}]
+    copy = next(o for o in objs if o["kind"] == "Workload")
+    copy["status"]["conditions"] = _conds(QuotaReserved=(
+        "False", "Pending", "couldn't assign flavors to pod set ps: insufficient unused quota for nvidia.com/gpu "
+                            "in flavor h100, 8 more needed"))
+    low = _workload({"conditions": _conds(QuotaReserved=("True", "QuotaReserved", "Quota reserved"),
+                                          Admitted=("True", "Admitted", "The workload is admitted")),
+                     "admission": {"clusterQueue": "cq", "podSetAssignments": [
+                         {"name": "ps", "count": 2, "flavors": {GPU: "h100"}, "resourceUsage": {GPU: "8"}}]}})
+    low["metadata"].update(name="low", uid="uid-low", ownerReferences=[])
+    low["spec"]["priority"] = low_priority
+    return [*objs, low]
+
+
+@pytest.mark.parametrize(("low_priority", "targets"), [(-5, ["low"]), (5, [])])
+def test_a_workers_own_preemption_answer(apiserver: Start, cli: Callable[..., Any], tmp_path: Path,
+                                         low_priority: int, targets: list[str]) -> None:
+    """Each worker copy is judged with that worker's own preemption part: whom admitting it there would preempt
+    (its own queue policies and admitted Workloads), in `workers[].preemption`, and it survives a snapshot."""
+    manager, _ = apiserver(manager_objects(workers=["worker-1", "worker-2"], nominated=["worker-1", "worker-2"]))
+    w1, _ = apiserver(_preempting_worker(low_priority))
+    w2, _ = apiserver(worker_objects("2"))
+    env = kubeconfig(tmp_path, manager, {"worker-1": w1, "worker-2": w2})
+    r, doc = _why(cli, env)
+    assert r.exit_code == 0, r.stderr
+    from kubectl_pd.agent import schemas
+
+    jsonschema.validate(doc, schemas.why_pending())
+    one = _w(doc)["worker-1"]
+    assert one["pending"] is True
+    assert [t["name"] for t in one["preemption"]["targets"]] == targets
+    assert [t["namespace"] for t in one["preemption"]["targets"]] == [NS] * len(targets)
+    assert _w(doc)["worker-2"]["preemption"] is None  # it can never hold the copy: nothing to preempt for
+    assert doc["preemption"] is None  # the manager's own answer: its quota is reserved
+    # the worker's own Kueue configuration was asked for, on the worker only
+    assert w1.count("/api/v1/namespaces/kueue-system/configmaps/kueue-manager-config") == 1
+    text = cli(["why-pending", "g", "-n", NS], env=env)
+    assert text.exit_code == 0 and f"{NS}/low" in text.stdout  # a target to preempt, or the quota's holder
+    out = tmp_path / "snap.yaml"
+    assert cli(["snapshot", "podgroup/g", "-n", NS, "-o", str(out)], env=env).exit_code == 0
+    replay = cli(["why-pending", "podgroup/g", "-n", NS, "-o", "json", "-f", str(out)],
+                 env={"KUBECONFIG": "/nonexistent"})
+    assert replay.exit_code == 0, replay.stderr
+    assert _w(json.loads(replay.stdout))["worker-1"]["preemption"] == one["preemption"]

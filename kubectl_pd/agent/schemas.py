@@ -73,6 +73,7 @@ def _diagnosis() -> dict[str, Any]:
                         "assumed": {"const": True}},
                        ["have", "want"]),
         "requests": {"type": "object", "additionalProperties": QUANTITY}, "flavor": NS, "verdict": S})
+    preempted_by = closed({"uid": S, "namespace": NS, "name": NS, "clusterQueue": NS})
     ahead = closed({"name": S, "namespace": S, "position": NI, "priority": NI, "localQueue": NS,
                     "requests": {"type": ["object", "null"], "additionalProperties": QUANTITY}})
     queue = closed({"localQueue": NS, "clusterQueue": NS, "position": NI, "positionInLocalQueue": NI,
@@ -103,8 +104,8 @@ def _diagnosis() -> dict[str, Any]:
         "whatIf": {"type": "object", "additionalProperties": {"type": "integer"}},
         "whatIfVerdict": S,
         **_preemption_keys(),
-        "preemptedBy": closed({"uid": S, "namespace": NS, "name": NS, "clusterQueue": NS}),
-        "multikueue": multikueue_schema(reason),
+        "preemptedBy": preempted_by,
+        "multikueue": multikueue_schema(reason, _preemption_keys()["preemption"], preempted_by),
         "deployment": closed({
             "apiVersion": NS, "phase": NS, "phaseMessage": NS, "roleSummary": NS,
             "roles": {"type": "array", "items": closed({

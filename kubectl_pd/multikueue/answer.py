@@ -39,6 +39,7 @@ class WorkerAnswer:
     pending: bool | None  # its copy waits (None: not known)
     findings: tuple[MultiKueueFinding, ...]  # MultiKueue's own
     reasons: tuple[Any, ...] = ()  # the copy's own diagnosis (pending/model.Reason)
+    preemption: tuple[Any, ...] = ()  # whom admission there would preempt (kueue/preempt_answer.Answer)
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def _worker(name: str, mgr: m.Manager, got: m.WorkerRead | None, settings: m.Mul
         findings.append(_f("MultiKueueWorkerCopyForeign", cluster=name, origin=got.copy.origin,
                            expected=settings.origin))
     return WorkerAnswer(name, got.context, got.read, nominated, connected, got.copy.pending, tuple(findings),
-                        got.copy.reasons)
+                        got.copy.reasons, got.copy.preemption)
 
 
 def _round(mgr: m.Manager, workers: list[WorkerAnswer]) -> MultiKueueFinding | None:

@@ -177,6 +177,7 @@ class WorkerCopy:
     pending: bool
     reasons: tuple[Any, ...] = ()  # pending/model.Reason records of the worker's own diagnosis
     admitted: bool = False
+    preemption: tuple[Any, ...] = ()  # kueue/preempt_answer.Answer records: whom admission there would preempt
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from kubectl_pd.records import dataclass
 if TYPE_CHECKING:
     from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.kueue.preempt_answer import PreemptionView
     from kubectl_pd.pending.gather import Facts
 
 
@@ -30,6 +31,7 @@ class WorkerFacts:
     read: m.Read
     facts: Facts | None = None  # None: not read, or its copy does not exist
     error: str = ""
+    view: PreemptionView | None = None  # the worker's own: its Kueue configuration, its admitted Workloads
 
 
 class ManagerUnread(PdError):
@@ -163,12 +165,17 @@ def _settings(got: tuple[bool, Any]) -> m.MultiKueueSettings:
     return m.settings(doc if isinstance(doc, dict) else None)
 
 
-def _gather_copy(source: Source, name: str, ns: str) -> Facts | None:
+def _gather_copy(source: Source, name: str, ns: str) -> tuple[Facts, PreemptionView] | None:
+    """The copy's Facts, read as single-cluster why-pending reads a Workload, with a preemption view of the
+    worker's own: its Kueue ConfigMap and the admitted Workloads its answer needs (the manager's --kueue-config is
+    never applied to a worker)."""
+    from kubectl_pd.kueue.preempt_answer import PreemptionView
     from kubectl_pd.pending.gather import gather
     from kubectl_pd.pending.target import Target
 
+    view = PreemptionView()
     try:
-        return gather(source, Target("Workload", name, ns), strict=False)
+        return gather(source, Target("Workload", name, ns), strict=False, preempt=view), view
     except NotFoundError:
         return None
 
@@ -197,7 +204,8 @@ def _settle(asks: list[tuple[str, str, Ask]], got: list[tuple[bool, Any]]) -> di
     out: dict[str, WorkerFacts] = {}
     for (cluster, ctx, _), (ok, value) in zip(asks, got, strict=True):
         if ok:
-            out[cluster] = WorkerFacts(cluster, ctx, "read", value)
+            facts, view = value if value is not None else (None, None)
+            out[cluster] = WorkerFacts(cluster, ctx, "read", facts, view=view)
         elif isinstance(value, ForbiddenError):
             out[cluster] = WorkerFacts(cluster, ctx, "forbidden", error=str(value))
         elif isinstance(value, PdError):

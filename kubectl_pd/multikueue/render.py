@@ -14,11 +14,15 @@ def _finding_dict(f: MultiKueueFinding) -> dict[str, Any]:
 
 
 def _worker_dict(w: WorkerAnswer) -> dict[str, Any]:
+    from kubectl_pd.pending import preempt_render as pr
     from kubectl_pd.pending.render import _reason_dict
 
+    preemption = pr.to_json(list(w.preemption))  # the worker's own answer, as a single-cluster one's keys
     return {"cluster": w.cluster, "context": w.context, "read": w.read, "nominated": w.nominated,
             "connected": w.connected, "pending": w.pending,
-            "reasons": [_finding_dict(f) for f in w.findings] + [_reason_dict(r) for r in w.reasons]}
+            "reasons": [_finding_dict(f) for f in w.findings] + [_reason_dict(r) for r in w.reasons],
+            "preemption": preemption["preemption"],
+            **({"preemptedBy": preemption["preemptedBy"]} if "preemptedBy" in preemption else {})}
 
 
 def to_dict(a: MultiKueueAnswer) -> dict[str, Any]:
@@ -53,4 +57,17 @@ def to_text(a: MultiKueueAnswer) -> str:
     lines += [f"  - {f.code}: {words.finding(f)}" for f in a.findings]
     table = [row for w in a.workers for row in _rows(w)]
     lines += ["  " + ln for ln in plain_table(table, list(words.WORKER_HEADER)).splitlines()]
+    lines += _preemption_lines(a)
     return "\n".join(lines) + "\n"
+
+
+def _preemption_lines(a: MultiKueueAnswer) -> list[str]:
+    """Each worker's preemption answer, as single-cluster why-pending words it, under the worker's name."""
+    from kubectl_pd.pending import preempt_render as pr
+
+    out: list[str] = []
+    for w in a.workers:
+        block = pr.text(list(w.preemption)).strip("\n")
+        if block.strip():
+            out += [f"  {words.worker_label(w.cluster)}", *("    " + ln for ln in block.splitlines())]
+    return out

@@ -28,7 +28,8 @@ def _copy(wf: WorkerFacts, name: str, now: datetime | None) -> m.WorkerRead:
         return m.WorkerRead(wf.cluster, wf.context, wf.read, None, wf.error)
     from kubectl_pd.pending.diagnose import diagnose
 
-    d = diagnose(wf.facts, now) if now is not None else diagnose(wf.facts)
+    view = wf.view
+    d = diagnose(wf.facts, now, assign=view.assign) if view is not None else diagnose(wf.facts, now)
     from kubectl_pd.pending.run import stands
 
     if not stands(d, wf.facts):  # its verdict would rest on a read that failed there: unknown, as single-cluster
@@ -39,8 +40,9 @@ def _copy(wf: WorkerFacts, name: str, now: datetime | None) -> m.WorkerRead:
     wl = wf.facts.workloads.get(name)
     origin = wl.labels.get(m.ORIGIN_LABEL) if wl is not None else None
     admitted = wl is not None and wl.admitted
+    preemption = tuple(view.for_facts(wf.facts)) if view is not None else ()
     return m.WorkerRead(wf.cluster, wf.context, wf.read,
-                        m.WorkerCopy(origin, d.pending, tuple(d.reasons), admitted), wf.error)
+                        m.WorkerCopy(origin, d.pending, tuple(d.reasons), admitted, preemption), wf.error)
 
 
 def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | None = None) -> MultiKueueAnswer | None:

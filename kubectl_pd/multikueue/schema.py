@@ -8,8 +8,9 @@ from typing import Any
 from kubectl_pd.multikueue.codes import CODES, STATES
 
 
-def multikueue(reason: dict[str, Any]) -> dict[str, Any]:
-    """REASON: the schema of the engine's reason (a worker copy's own reasons use it)."""
+def multikueue(reason: dict[str, Any], preemption: dict[str, Any], preempted_by: dict[str, Any]) -> dict[str, Any]:
+    """REASON: the schema of the engine's reason (a worker copy's own reasons use it); PREEMPTION and PREEMPTED_BY:
+    the single-cluster answer's keys (a worker's own preemption part uses them)."""
     from kubectl_pd.agent.schemas import NS, OPEN, S, closed
 
     nb: dict[str, Any] = {"type": ["boolean", "null"]}
@@ -20,7 +21,12 @@ def multikueue(reason: dict[str, Any]) -> dict[str, Any]:
         "read": {"enum": ["read", "no-context", "unreachable", "forbidden", "not-nominated"]},
         "nominated": {"type": "boolean"}, "connected": {**nb, "description": "its MultiKueueCluster's Active"},
         "pending": {**nb, "description": "its copy waits; null: not known (not read, or no copy)"},
-        "reasons": {"type": "array", "items": {"oneOf": [finding, reason]}}})
+        "reasons": {"type": "array", "items": {"oneOf": [finding, reason]}},
+        "preemption": {**preemption, "description": "whom admission on this worker would preempt, from its own "
+                                                    "Kueue configuration and admitted Workloads (1.6); "
+                                                    + preemption["description"]},
+        "preemptedBy": {**preempted_by, "description": "who preempted the copy on this worker (1.6)"}},
+        ["cluster", "context", "read", "nominated", "connected", "pending", "reasons", "preemption"])
     whole = {**closed({"admissionCheck": S, "state": {"enum": list(STATES)}, "message": S, "dispatchedTo": NS,
                        "nominated": {"type": "array", "items": S}, "reasons": {"type": "array", "items": finding},
                        "workers": {"type": "array", "items": worker}}),

@@ -93,6 +93,11 @@ def manager_unread(what: str, error: str) -> str:
 READ: Mapping[str, str] = {"read": "read", "no-context": "not read", "unreachable": "unreachable",
                            "forbidden": "forbidden", "not-nominated": "not nominated"}
 
+def worker_label(cluster: str) -> str:
+    """The line above a worker's own preemption answer."""
+    return f"On worker {cluster}:"
+
+
 VERDICT_PENDING = "pending"
 VERDICT_ADMITTED = "admitted"
 VERDICT_UNKNOWN = "unknown"

@@ -1,6 +1,6 @@
 """Issue 39 on real planes: a MultiKueue manager and two workers of one Kueue line (scripts/real-cluster up
 --multikueue-workers 2), each its own etcd, kube-apiserver, kube-scheduler, kwok nodes and Kueue, once per line of
-PD_REAL_CLUSTER_KUEUE (0.18.4 and 0.19.2: the same v1beta2 wiring). On the older line CI runs 2 of the 5
+PD_REAL_CLUSTER_KUEUE (0.18.4 and 0.19.2: the same v1beta2 wiring). On the older line CI runs 2 of the 6
 (conftest.MK_SAMPLED); PD_MULTIKUEUE_ALL=1 runs all. Every claim of `why-pending -o json`'s `multikueue` block is
 held against what Kueue wrote on the manager and on the workers. Each line's planes are shared by its tests; its
 last test stops worker-1's API server."""
@@ -24,16 +24,17 @@ CHECK = "multikueue"  # what scripts/real-cluster makes on the manager
 
 
 def _setup(p: MultiKueuePlanes, prefix: str, manager_gpus: str, worker_gpus: dict[str, str],
-           more_checks: tuple[str, ...] = ()) -> tuple[str, str]:
+           more_checks: tuple[str, ...] = (), preemption: dict[str, Any] | None = None) -> tuple[str, str]:
     """A namespace, flavor and LocalQueue `lq` of the same names on every plane; the manager's ClusterQueue
-    holds the MultiKueue check (and MORE_CHECKS); each worker's its own quota."""
+    holds the MultiKueue check (and MORE_CHECKS); each worker's its own quota (and PREEMPTION policies)."""
     ns = p.namespace(prefix)
     cq = p.unique(f"{prefix}-cq")
     nsobj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
     p.apply(objs.flavor("h100"), objs.cluster_queue(cq, [("h100", [objs.quota(objs.GPU, manager_gpus)])],
                                                      checks=[CHECK, *more_checks]), objs.local_queue(ns, "lq", cq))
     for w, gpus in worker_gpus.items():
-        p.on(w).apply(nsobj, objs.flavor("h100"), objs.cluster_queue(cq, [("h100", [objs.quota(objs.GPU, gpus)])]),
+        p.on(w).apply(nsobj, objs.flavor("h100"), objs.cluster_queue(cq, [("h100", [objs.quota(objs.GPU, gpus)])],
+                                                                     preemption=preemption),
                       objs.local_queue(ns, "lq", cq))
     wait_for("the manager's ClusterQueue active", lambda: is_true(p.get("clusterqueue", cq), "Active"))
     return ns, cq
@@ -136,6 +137,37 @@ def test_behind_another_admission_check(mk_planes: MultiKueuePlanes) -> None:
     wl = _wl(p, "admin", ns, "g")
     assert wl is not None and not (wl.get("status") or {}).get("nominatedClusterNames")
     assert all(_wl(p, w, ns, "g") is None for w in p.worker_names)
+
+
+def test_a_workers_own_preemption_part(mk_planes: MultiKueuePlanes) -> None:
+    """worker-1's queue (8 GPUs, LowerPriority within it) is full with a Workload of a higher priority admitted
+    there: the copy needs preemption on worker-1 and nothing there can be preempted; worker-2 can never hold it.
+    Held against what worker-1's Kueue did: the copy waits on unused quota (not capacity) and `hold` stays
+    admitted."""
+    p = mk_planes
+    ns, cq = _setup(p, "mk-preempt", "100", {"worker-1": "8", "worker-2": "2"},
+                    preemption={"withinClusterQueue": "LowerPriority"})
+    high = p.unique("mk-high")
+    p.on("worker-1").apply(objs.priority_class(high, 1000),
+                           objs.workload(ns, "hold", "lq", [("main", 2, {objs.GPU: "4"})], priority=(high, 1000)))
+    wait_for("hold admitted on worker-1", lambda: (w := p.on("worker-1").get("workload", "hold", ns))
+             and is_true(w, "QuotaReserved"))
+    wait_for("hold counted in worker-1's ClusterQueue", lambda: [
+        r["total"] for f in (p.on("worker-1").get("clusterqueue", cq).get("status") or {}).get("flavorsReservation")
+        or [] for r in f["resources"]] == ["8"])
+    _group(p, ns, "g", "4")
+    wait_for("copies tried on both workers", lambda: all(
+        (c := _wl(p, w, ns, "g")) and (q := condition(c, "QuotaReserved")) and q["status"] == "False"
+        for w in p.worker_names))
+    rc, doc, err = _why(p, "g", ns)
+    assert rc == 0, err
+    w1, w2 = _workers(doc)["worker-1"], _workers(doc)["worker-2"]
+    assert (w1["read"], w1["pending"]) == ("read", True), w1
+    assert w1["preemption"] == {"targets": []}, json.dumps(w1, indent=1)  # needed there, and nothing can be preempted under its policies
+    assert w2["preemption"] is None and "QuotaExceedsCapacity" in _codes(w2), w2
+    copy = _wl(p, "worker-1", ns, "g")
+    assert copy is not None and "maximum capacity" not in condition(copy, "QuotaReserved")["message"]
+    assert is_true(p.on("worker-1").get("workload", "hold", ns), "Admitted")  # Kueue preempted nothing either
 
 
 def test_manager_quota_short_is_an_ordinary_pending(mk_planes: MultiKueuePlanes) -> None:
