@@ -205,20 +205,6 @@ def test_dispatch_round_names_the_next_three() -> None:
     assert ans.findings[0].params["next"] == ["w2", "w3", "w4"] and ans.findings[0].params["roundSeconds"] == 300
 
 
-@pytest.mark.parametrize(("reasons", "kept"), [
-    ([Reason("PodsGated", say("wl.reserved-not-admitted", g="g"))], []),
-    ([Reason("AdmissionCheckPending", say("check.pending", check="multikueue", state="Pending", joint=False))],
-     ["AdmissionCheckPending"]),
-    ([Reason("AdmissionCheckPending", say("check.pending", check="gate", state="Pending", joint=False))],
-     ["AdmissionCheckPending"]),
-    ([Reason("QuotaExhausted", say("wl.reserved-not-admitted", g="g"))], ["QuotaExhausted"]),
-])
-def test_manager_gated_pods_are_not_a_fault(reasons: list[Reason], kept: list[str]) -> None:
-    ans = a.answer(manager(wl_obj(nominated=["worker-1"])), {})
-    assert [r.code for r in a.manager_reasons(reasons, ans)] == kept
-    assert [r.code for r in a.manager_reasons(reasons, None)] == [r.code for r in reasons]
-
-
 @pytest.mark.parametrize(("text", "seconds"), [("15m", 900), ("90s", 90), ("1h30m", 5400), ("1.5m", 90),
                                                ("", None), ("15x", None), ("m", None), (5, None)])
 def test_durations(text: Any, seconds: int | None) -> None:

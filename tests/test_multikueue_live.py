@@ -349,10 +349,36 @@ def test_admitted_on_a_worker_the_managers_gated_pods_are_no_fault(apiserver: St
     manager, _ = apiserver(manager_objects(workers=["worker-1", "worker-2"], cluster="worker-2", check=(
         "Ready", 'The workload was admitted on "worker-2"')))
     w2, _ = apiserver(worker_objects("16", admitted=True))
-    r, doc = _why(cli, kubeconfig(tmp_path, manager, {"worker-2": w2}))
+    env = kubeconfig(tmp_path, manager, {"worker-2": w2})
+    r, doc = _why(cli, env)
+    read_on_w2 = w2.count()
     assert r.exit_code == 0, r.stderr
     assert doc["pending"] is False and _codes(doc["reasons"]) == ["NotPending"] and doc["next"] == []
     assert (doc["multikueue"]["state"], _w(doc)["worker-2"]["pending"]) == ("Admitted", False)
+    # the list says the same: it runs on worker-2, so the manager lists nothing pending (no worker is read)
+    listed = cli(["why-pending", "-A", "-o", "json"], env=env)
+    assert listed.exit_code == 0 and json.loads(listed.stdout)["items"] == [], listed.stdout
+    assert w2.count() == read_on_w2
+
+
+@pytest.mark.parametrize(("gates", "held"), [(["kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology"], False),
+                                              (["example.com/mine"], True),
+                                              (["kueue.x-k8s.io/admission", "example.com/mine"], True)])
+def test_admitted_on_a_worker_only_kueues_gates_are_normal(
+        apiserver: Start, cli: Callable[..., Any], tmp_path: Path, gates: list[str], held: bool) -> None:
+    """Only Kueue's own gates (admission, topology: what a real manager's Pods carry) are MultiKueue's normal state
+    on the manager: a gate of anyone else's is still a fault, named on the TARGET and in the list."""
+    objs = manager_objects(workers=["worker-2"], cluster="worker-2", check=(
+        "Ready", 'The workload was admitted on "worker-2"'))
+    for o in objs:
+        if o["kind"] == "Pod":
+            o["spec"]["schedulingGates"] = [{"name": g} for g in gates]
+    manager, _ = apiserver(objs)
+    env = kubeconfig(tmp_path, manager, {})
+    r, doc = _why(cli, env)
+    assert doc["pending"] is held and ("PodsGated" in _codes(doc["reasons"])) is held, doc["reasons"]
+    listed = cli(["why-pending", "-A", "-o", "json"], env=env)
+    assert [_codes(i["reasons"]) for i in json.loads(listed.stdout)["items"]] == ([["PodsGated"]] if held else [])
 
 
 def _preempting_worker(low_priority: int) -> list[Obj]:

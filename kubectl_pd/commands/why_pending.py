@@ -212,7 +212,7 @@ def run(c: WhyPending) -> int:
     from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
 
     mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed)
-    last = c.printer.text(_Shown.of(mk.manager_view(d, mkp), facts, ctx, mkp))
+    last = c.printer.text(_Shown.of(d, facts, ctx, mkp))
     click.echo(last, nl=False)
     if c.o.watch:
         _watch_one(c, t, d, last)
@@ -254,7 +254,7 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             from kubectl_pd.multikueue import section as mk
 
             mkp = mk.part(c.source, facts, c.cluster, c.o.workers)
-            text = c.printer.text(_Shown.of(mk.manager_view(d, mkp), facts, ctx, mkp))
+            text = c.printer.text(_Shown.of(d, facts, ctx, mkp))
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if c.o.view.kind == "text":

@@ -206,14 +206,3 @@ def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | No
                          _nobody_fits(workers) if state == "Dispatched" else None) if f is not None]
     return MultiKueueAnswer(check.name, state, mgr.workload.cluster_name, mgr.workload.nominated,
                   (*findings, *extra), tuple(workers))
-
-
-MANAGER_NORMAL = ("PodsGated",)  # on a manager, MultiKueue's Pod adapter keeps the Pods gated on purpose
-
-
-def manager_reasons(reasons: list[Any], ans: MultiKueueAnswer | None) -> list[Any]:
-    """The manager's own reasons, less what MultiKueue makes normal there: its gated Pods (the Pod adapter keeps
-    them gated while the copies run on the workers). Its own check's Pending stays: the block after says why."""
-    if ans is None:
-        return list(reasons)
-    return [r for r in reasons if r.code not in MANAGER_NORMAL]

@@ -1,6 +1,7 @@
 """The one call a why-pending run makes into MultiKueue: `part` returns the answer with its json and text
-blocks, and the manager's diagnosis with MultiKueue's normal states taken out; `mapping` parses
---worker-context. Zero requests for a target whose Workloads wait on no admission check."""
+blocks (the manager's own diagnosis already leaves out MultiKueue's normal gated Pods: pending/diagnose.py
+_multikueue_gated); `mapping` parses --worker-context. Zero requests for a target whose Workloads wait on no
+admission check."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ if TYPE_CHECKING:
     from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.multikueue.answer import MultiKueueAnswer
-    from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
 
 
@@ -78,22 +78,3 @@ def errors(p: MultiKueuePart) -> list[str]:
         return []
     return [f"{w.cluster}: {finding(f)}" for w in p.answer.workers for f in w.findings
             if f.code in ("MultiKueueWorkerUnreachable", "MultiKueueWorkerForbidden")]
-
-
-def manager_view(d: Diagnosis, p: MultiKueuePart) -> Diagnosis:
-    """The manager's diagnosis less what MultiKueue makes normal there (answer.manager_reasons)."""
-    if p.answer is None:
-        return d
-    from kubectl_pd.multikueue.answer import manager_reasons
-    from kubectl_pd.records import replace
-
-    kept = manager_reasons(d.reasons, p.answer)
-    if len(kept) == len(d.reasons):
-        return d
-    if kept:
-        return replace(d, reasons=kept)
-    if p.answer.state == "Admitted":  # only MultiKueue's normal gates were left: it runs on its worker
-        from kubectl_pd.pending.model import Reason, say
-
-        return replace(d, pending=False, reasons=[Reason("NotPending", say("target.all-admitted"))], hints=[])
-    return d

@@ -43,7 +43,7 @@ from kubectl_pd.pending.model import (
     say,
     short,
 )
-from kubectl_pd.pending.pods import KUEUE_GATE
+from kubectl_pd.pending.pods import KUEUE_GATE, KUEUE_GATES
 from kubectl_pd.pending.pods import gates as pod_gates
 from kubectl_pd.pending.pods import ignored_selector as pod_ignored_selector
 from kubectl_pd.pending.pods import node_fits as pod_node_fits
@@ -673,13 +673,23 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
             by_role.setdefault(pod_role(p, role_names), []).append(p)
     for role, pods in by_role.items():
         gated = [p for p in pods if pod_gates(p)]
-        if gated:
+        if gated and not _multikueue_gated(u, gated):
             out.append(_gated(u, role, pods, gated))
+        if gated:
             continue
         refused = [(p, x) for p in pods if (x := pod_unschedulable(p)) is not None]
         if refused:
             out.append(_unschedulable(u, facts, role, pods, refused, role_names))
     return out
+
+
+def _multikueue_gated(u: Unit, gated: list[kube.Pod]) -> bool:
+    """Admitted on a MultiKueue worker (status.clusterName), the manager's Pods keep Kueue's admission gate on
+    purpose, and its topology gate with it: the Pods run as copies on that worker (Kueue v0.19.2
+    pkg/controller/jobs/pod, the MultiKueue adapter; held against real planes). Only Kueue's own gates are
+    MultiKueue's: any other gate still holds the Pods."""
+    return u.workload is not None and bool(u.workload.cluster_name) and all(
+        set(pod_gates(p)) <= KUEUE_GATES for p in gated)
 
 
 def _gated(u: Unit, role: str, pods: list[kube.Pod], gated: list[kube.Pod]) -> Reason:

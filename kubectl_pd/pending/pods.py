@@ -18,6 +18,10 @@ from kubectl_pd.lazyre import lazy
 from kubectl_pd.records import dataclass
 
 KUEUE_GATE = "kueue.x-k8s.io/admission"
+# Kueue's own gates on a Pod of its pod integration: the admission gate, and the topology gate its webhook adds too
+# when TopologyAwareScheduling is on (v0.19.2 pkg/controller/jobs/pod/pod_webhook.go:176-185; the name:
+# apis/kueue/v1beta2/topology_types.go:75). On a MultiKueue manager both stay: its Pods never run there.
+KUEUE_GATES = frozenset({KUEUE_GATE, "kueue.x-k8s.io/topology"})
 _FIT = lazy(r"^0/(?P<n>\d+) nodes are available:(?P<causes>.*?)\.?(?: preemption: .*)?$", re.S)
 _CAUSE = lazy(r"^\s*(?P<n>\d+) (?P<cause>.+?)\s*$")
 

@@ -78,7 +78,13 @@ def test_one_worker_fits_it_is_dispatched_there_and_named(mk_planes: MultiKueueP
     copy = _wl(p, "worker-2", ns, "g")
     assert copy is not None and is_true(copy, "Admitted")
     assert copy["metadata"]["labels"]["kueue.x-k8s.io/multikueue-origin"] == "multikueue"
-    assert "PodsGated" not in [r["code"] for r in doc["reasons"]]
+    assert "PodsGated" not in [r["code"] for r in doc["reasons"]] and doc["pending"] is False, doc["reasons"]
+    # the manager's own Pods keep Kueue's gate (it runs on worker-2): the list does not call it pending either
+    gates = {g["name"] for pod in p.get("pods", namespace=ns)["items"]
+             for g in pod["spec"].get("schedulingGates") or []}
+    assert gates <= {"kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology"}, gates
+    items = json.loads(p.pd("why-pending", "-n", ns, "-o", "json").stdout)["items"]
+    assert [i["target"]["name"] for i in items] == [], items
 
 
 def test_no_worker_fits_each_says_never(mk_planes: MultiKueuePlanes) -> None:
@@ -163,7 +169,8 @@ def test_a_workers_own_preemption_part(mk_planes: MultiKueuePlanes) -> None:
     assert rc == 0, err
     w1, w2 = _workers(doc)["worker-1"], _workers(doc)["worker-2"]
     assert (w1["read"], w1["pending"]) == ("read", True), w1
-    assert w1["preemption"] == {"targets": []}, json.dumps(w1, indent=1)  # needed there, and nothing can be preempted under its policies
+    # needed there, and nothing can be preempted under its policies
+    assert w1["preemption"] == {"targets": []}, json.dumps(w1, indent=1)
     assert w2["preemption"] is None and "QuotaExceedsCapacity" in _codes(w2), w2
     copy = _wl(p, "worker-1", ns, "g")
     assert copy is not None and "maximum capacity" not in condition(copy, "QuotaReserved")["message"]
