@@ -6,7 +6,7 @@ full; tests/test_schema.py holds every golden document to its schema."""
 
 from __future__ import annotations
 
-WHY_PENDING = "1.6"  # 1.6: multikueue.workers[].preemption (and preemptedBy): each worker's own preemption part;
+WHY_PENDING = "1.6"  # 1.6: multikueue.workers[].preemption (holders, preemptedBy): each worker's own preemption part;
 # 1.5: multikueue.workloads[] in the list (no TARGET): each Workload's worker;
 # 1.4: multikueue (the manager's MultiKueue state and each worker's read and verdict);
 # 1.3: quota[].lent; the list document's incomplete[]; pods.want null when unknown;

@@ -419,6 +419,7 @@ def test_a_workers_own_preemption_answer(apiserver: Start, cli: Callable[..., An
     assert one["pending"] is True
     assert [t["name"] for t in one["preemption"]["targets"]] == targets
     assert [t["namespace"] for t in one["preemption"]["targets"]] == [NS] * len(targets)
+    assert [h["name"] for h in one["holders"]] == ["low"]  # as the text block names it: who holds the quota
     assert _w(doc)["worker-2"]["preemption"] is None  # it can never hold the copy: nothing to preempt for
     assert doc["preemption"] is None  # the manager's own answer: its quota is reserved
     # the worker's own Kueue configuration was asked for, on the worker only

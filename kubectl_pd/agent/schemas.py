@@ -105,7 +105,8 @@ def _diagnosis() -> dict[str, Any]:
         "whatIfVerdict": S,
         **_preemption_keys(),
         "preemptedBy": preempted_by,
-        "multikueue": multikueue_schema(reason, _preemption_keys()["preemption"], preempted_by),
+        "multikueue": multikueue_schema(reason, _preemption_keys()["preemption"], _preemption_keys()["holders"],
+                                        preempted_by),
         "deployment": closed({
             "apiVersion": NS, "phase": NS, "phaseMessage": NS, "roleSummary": NS,
             "roles": {"type": "array", "items": closed({

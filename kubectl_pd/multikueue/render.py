@@ -22,7 +22,7 @@ def _worker_dict(w: WorkerAnswer) -> dict[str, Any]:
             "connected": w.connected, "pending": w.pending,
             "reasons": [_finding_dict(f) for f in w.findings] + [_reason_dict(r) for r in w.reasons],
             "preemption": preemption["preemption"],
-            **({"preemptedBy": preemption["preemptedBy"]} if "preemptedBy" in preemption else {})}
+            **{k: preemption[k] for k in ("holders", "preemptedBy") if k in preemption}}
 
 
 def to_dict(a: MultiKueueAnswer) -> dict[str, Any]:

@@ -8,9 +8,10 @@ from typing import Any
 from kubectl_pd.multikueue.codes import CODES, STATES
 
 
-def multikueue(reason: dict[str, Any], preemption: dict[str, Any], preempted_by: dict[str, Any]) -> dict[str, Any]:
-    """REASON: the schema of the engine's reason (a worker copy's own reasons use it); PREEMPTION and PREEMPTED_BY:
-    the single-cluster answer's keys (a worker's own preemption part uses them)."""
+def multikueue(reason: dict[str, Any], preemption: dict[str, Any], holders: dict[str, Any],
+               preempted_by: dict[str, Any]) -> dict[str, Any]:
+    """REASON: the schema of the engine's reason (a worker copy's own reasons use it); PREEMPTION, HOLDERS and
+    PREEMPTED_BY: the single-cluster answer's keys (a worker's own preemption part uses them)."""
     from kubectl_pd.agent.schemas import NS, OPEN, S, closed
 
     nb: dict[str, Any] = {"type": ["boolean", "null"]}
@@ -25,6 +26,8 @@ def multikueue(reason: dict[str, Any], preemption: dict[str, Any], preempted_by:
         "preemption": {**preemption, "description": "whom admission on this worker would preempt, from its own "
                                                     "Kueue configuration and admitted Workloads (1.6); "
                                                     + preemption["description"]},
+        "holders": {**holders, "description": "the admitted Workloads holding the quota the copy waits for on this "
+                                              "worker (1.6)"},
         "preemptedBy": {**preempted_by, "description": "who preempted the copy on this worker (1.6)"}},
         ["cluster", "context", "read", "nominated", "connected", "pending", "reasons", "preemption"])
     whole = {**closed({"admissionCheck": S, "state": {"enum": list(STATES)}, "message": S, "dispatchedTo": NS,
