@@ -110,10 +110,14 @@ def worker_objects(quota: str, *, admitted: bool = False, origin: str = "multiku
     return [*_queues(quota), _workload(status, {"kueue.x-k8s.io/multikueue-origin": origin})]
 
 
+_HELD: list[socket.socket] = []  # bound, never listening, kept for the session: nobody else can take the port
+
+
 def refused_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"https://127.0.0.1:{s.getsockname()[1]}"  # closed again: connecting is refused
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    _HELD.append(s)
+    return f"https://127.0.0.1:{s.getsockname()[1]}"  # no listener: connecting is refused
 
 
 def kubeconfig(tmp_path: Path, manager: FakeApiServer, workers: dict[str, FakeApiServer | str]) -> dict[str, str]:
