@@ -73,6 +73,7 @@ def _diagnosis() -> dict[str, Any]:
                         "assumed": {"const": True}},
                        ["have", "want"]),
         "requests": {"type": "object", "additionalProperties": QUANTITY}, "flavor": NS, "verdict": S})
+    preemption = _preemption_keys()  # the top level's keys, and each MultiKueue worker's
     preempted_by = closed({"uid": S, "namespace": NS, "name": NS, "clusterQueue": NS})
     ahead = closed({"name": S, "namespace": S, "position": NI, "priority": NI, "localQueue": NS,
                     "requests": {"type": ["object", "null"], "additionalProperties": QUANTITY}})
@@ -103,10 +104,9 @@ def _diagnosis() -> dict[str, Any]:
         "quota": {"type": "array", "items": bar},
         "whatIf": {"type": "object", "additionalProperties": {"type": "integer"}},
         "whatIfVerdict": S,
-        **_preemption_keys(),
+        **preemption,
         "preemptedBy": preempted_by,
-        "multikueue": multikueue_schema(reason, _preemption_keys()["preemption"], _preemption_keys()["holders"],
-                                        preempted_by),
+        "multikueue": multikueue_schema(reason, preemption["preemption"], preemption["holders"], preempted_by),
         "deployment": closed({
             "apiVersion": NS, "phase": NS, "phaseMessage": NS, "roleSummary": NS,
             "roles": {"type": "array", "items": closed({

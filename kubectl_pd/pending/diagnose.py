@@ -673,9 +673,9 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
             by_role.setdefault(pod_role(p, role_names), []).append(p)
     for role, pods in by_role.items():
         gated = [p for p in pods if pod_gates(p)]
-        if gated and not _multikueue_gated(u, gated):
-            out.append(_gated(u, role, pods, gated))
         if gated:
+            if not _multikueue_gated(u, gated):
+                out.append(_gated(u, role, pods, gated))
             continue
         refused = [(p, x) for p in pods if (x := pod_unschedulable(p)) is not None]
         if refused:
