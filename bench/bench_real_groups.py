@@ -77,7 +77,7 @@ def before_bin(tree: Path, where: Path) -> Path:
     where.mkdir(parents=True, exist_ok=True)
     script = where / "kubectl-pd"
     script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(tree)!r})\n"
-                      "from kubectl_pd.cli import main\nsys.exit(main())\n")
+                      "from kubectl_pd.commands.cli import main\nsys.exit(main())\n")
     script.chmod(0o755)
     return where
 

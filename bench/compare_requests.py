@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from tests.apiserver import FakeApiServer, load_objects  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "pending"
-ENTRY = "import sys; from kubectl_pd.cli import main; sys.exit(main())"
+ENTRY = "import sys; from kubectl_pd.commands.cli import main; sys.exit(main())"
 
 
 def run(tree: str, fixture: str, args: list[str]) -> tuple[int, str, list[str]]:

@@ -40,7 +40,7 @@ from tests.test_architecture_params import PACKAGES, _functions, count  # noqa: 
 
 FIXTURE = ROOT / "tests/fixtures/pending/quota-exhausted.yaml"
 LINT_FILE = ROOT / "examples/lint/gpustack-70-flavors.yaml"
-ENTRY = "import sys; sys.argv[0] = 'kubectl-pd'; from kubectl_pd.cli import main; sys.exit(main())"
+ENTRY = "import sys; sys.argv[0] = 'kubectl-pd'; from kubectl_pd.commands.cli import main; sys.exit(main())"
 ALL_PENDING = 200
 
 

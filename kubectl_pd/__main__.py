@@ -1,3 +1,3 @@
-from kubectl_pd.cli import main
+from kubectl_pd.commands.cli import main
 
 main()

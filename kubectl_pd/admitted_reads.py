@@ -17,13 +17,13 @@ from typing import Any
 
 from kubectl_pd.cluster.prefetch import together
 from kubectl_pd.cluster.protocols import Source
+from kubectl_pd.cluster.slim import slimmer
 from kubectl_pd.cluster.source import Obj
 from kubectl_pd.errors import FieldSelectorUnsupported, ForbiddenError, PdError
 from kubectl_pd.kueue import config as kc
 from kubectl_pd.kueue import preempt_reads as pr
 from kubectl_pd.kueue.config import KueueConfig
 from kubectl_pd.kueue.model import Workload, workload
-from kubectl_pd.slim import slimmer
 
 Parse = Callable[[list[Obj]], list[Workload]]  # objects -> their Workload records (a run's memo, pending/gather.Typed)
 

@@ -29,7 +29,7 @@ class Result:
 
 def run_cli(args: list[str], *, env: dict[str, str] | None = None, input: str | None = None) -> Result:
     """Run `kubectl pd ARGS` in-process through the real entry point (`main`: error lines, exit codes)."""
-    from kubectl_pd.cli import main
+    from kubectl_pd.commands.cli import main
 
     _as_a_fresh_process()
     runner = CliRunner()
@@ -202,7 +202,7 @@ def live_diagnosis_loads(tmp_path: Path, modules: tuple[str, ...], forget: tuple
         kc = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="team-a")
         code = ("import sys\n"
                 f"for m in {forget!r}:\n    sys.modules.pop(m, None)\n"
-                "from kubectl_pd.cli import main\n"
+                "from kubectl_pd.commands.cli import main\n"
                 "sys.argv = ['kubectl-pd', 'why-pending', 'nothing-here', '-o', 'json']\n"
                 "try:\n    main()\nexcept SystemExit:\n    pass\n"
                 f"print(*[m in sys.modules for m in {modules!r}], file=sys.stderr)\n")

@@ -156,8 +156,8 @@ def _played(scenario: str, server: object, env: dict[str, str], args: list[str])
     stderr interleaved, as a terminal shows them."""
     from click.testing import CliRunner
 
-    from kubectl_pd.cli import main
     from kubectl_pd.commands import why_pending
+    from kubectl_pd.commands.cli import main
     from kubectl_pd.create import wait
     from tests.clock import FakeTime
     from tests.scenarios import SCENARIOS

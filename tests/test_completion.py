@@ -21,7 +21,7 @@ from kubectl_pd.commands.completion import (
     render,
     split_words,
 )
-from kubectl_pd.completion_live import (
+from kubectl_pd.completion.live import (
     DEFAULT_TIMEOUT,
     kube_contexts,
     matching,

@@ -70,7 +70,7 @@ def test_explicit_kubeconfig_must_exist(tmp_path: Path) -> None:
 from kubectl_pd.cluster import kcschema  # noqa: E402
 from kubectl_pd.cluster.config import decode, first_document  # noqa: E402
 from kubectl_pd.cluster.endpoint import escape_header_key, impersonation_headers  # noqa: E402
-from kubectl_pd.options import normalize_bool_flags  # noqa: E402
+from kubectl_pd.commands.options import normalize_bool_flags  # noqa: E402
 
 CLUSTER_AT = "clusters[0].cluster.insecure-skip-tls-verify"
 

@@ -426,7 +426,7 @@ def test_role_option_completes_through_click_and_the_kubectl_protocol(cli) -> No
     assert [c.value for c in param.shell_complete(ctx, "name=p,kind=prefill,rep")] == [
         "name=p,kind=prefill,replicas="]
     output = next(p for p in command.params if p.name == "output")
-    from kubectl_pd.options import OutputType
+    from kubectl_pd.commands.options import OutputType
 
     # kubectl's -o names, and its jsonpath= / custom-columns= forms (issue 32)
     assert isinstance(output.type, OutputType) and list(output.type.choices) == ["yaml", "json", "name"]

@@ -178,7 +178,7 @@ def test_watch_prints_changed_rows(cli: Callable, apiserver: Callable, monkeypat
     ("12", "0", "2", "[############]!"),
 ])
 def test_bar(used: str, reserved: str, borrowed: str, want: str) -> None:
-    from kubectl_pd.queues_words import bar
+    from kubectl_pd.queues.words import bar
 
     assert bar({"nominal": "12", "used": used, "reserved": reserved, "borrowed": borrowed}) == want
 

@@ -235,7 +235,7 @@ sys.meta_path.insert(0, _NoSiteSdk)
 
 
 def test_the_krew_archive_finds_the_sdk_where_its_one_command_puts_it(tmp_path: Path) -> None:
-    run = [sys.executable, "-c", _HIDE_SDK + "from kubectl_pd.cli import main; main(['mcp'])"]
+    run = [sys.executable, "-c", _HIDE_SDK + "from kubectl_pd.commands.cli import main; main(['mcp'])"]
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("KUBECTL_PD_MCP_SDK", None)
     p = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from kubectl_pd import snapshot_out
+from kubectl_pd.snapshot import out as snapshot_out
 from tests.apiserver import TOKEN, Fault, load_objects
 from tests.test_pending_fixtures import FIX
 

@@ -13,7 +13,7 @@ import sys
 
 PROBE = """
 import json, sys
-import kubectl_pd.cluster.clientauth, kubectl_pd.termsafe, kubectl_pd.cluster.http, kubectl_pd.cli
+import kubectl_pd.cluster.clientauth, kubectl_pd.termsafe, kubectl_pd.cluster.http, kubectl_pd.commands.cli
 print(json.dumps(sorted(m for m in ("logging", "secrets", "hmac", "hashlib") if m in sys.modules)))
 """
 

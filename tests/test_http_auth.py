@@ -148,7 +148,7 @@ def test_client_certificate_without_the_ca_is_not_trusted(tls_server: FakeApiSer
 
 PROBE = """
 import sys
-from kubectl_pd.cli import main
+from kubectl_pd.commands.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit as e:

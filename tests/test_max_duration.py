@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kubectl_pd.cluster import config
+from kubectl_pd.commands.options import checked_duration
 from kubectl_pd.errors import InputError
-from kubectl_pd.options import checked_duration
 
 
 def test_the_longest_is_gos() -> None:

@@ -273,7 +273,7 @@ def _without_mcp(code: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_without_the_sdk_one_line_and_exit_2() -> None:
-    p = _without_mcp("from kubectl_pd.cli import main; main(['mcp'])")
+    p = _without_mcp("from kubectl_pd.commands.cli import main; main(['mcp'])")
     assert p.returncode == 2
     assert p.stderr.startswith("error: kubectl pd mcp needs the MCP SDK: pip install 'kubectl-pd[mcp]'; ")
     assert " -m pip install --target " in p.stderr and len(p.stderr.splitlines()) == 1  # the krew archive's way
@@ -292,7 +292,7 @@ def test_no_other_command_imports_the_sdk(args: list[str]) -> None:
     code = ("import sys, atexit\n"
             "atexit.register(lambda: sys.stderr.write('SDK ' + str(sorted(m for m in sys.modules "
             "if m == 'mcp' or m.startswith(('mcp.', 'mcp_types', 'anyio', 'pydantic', 'jsonschema')))) + '\\n'))\n"
-            f"from kubectl_pd.cli import main; main({args!r})")
+            f"from kubectl_pd.commands.cli import main; main({args!r})")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert p.returncode in (0, 1), p.stderr
     assert p.stderr.splitlines()[-1] == "SDK []"

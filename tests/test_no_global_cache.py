@@ -72,7 +72,7 @@ def test_fixtures_exist() -> None:
 
 
 def test_two_runs_through_click_leave_nothing() -> None:
-    from kubectl_pd.cli import cli
+    from kubectl_pd.commands.cli import cli
 
     runner = CliRunner()
     first = [runner.invoke(cli, args) for args in _invocations()]

@@ -116,9 +116,9 @@ def test_listed_objects_are_held_without_managed_fields_or_the_last_applied_copy
     is often most of its size; a snapshot's objects are kept whole."""
     from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.live import LiveSource
+    from kubectl_pd.cluster.slim import LAST_APPLIED
     from kubectl_pd.cluster.snapshot import SnapshotSource
     from kubectl_pd.pending.gather import gather_all
-    from kubectl_pd.slim import LAST_APPLIED
 
     fat = _pending(3) + unrelated_workloads(3, namespace="team-b", queue="other")
     for obj in fat:

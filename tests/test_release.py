@@ -268,7 +268,7 @@ def test_launcher_and_zip_contents(unpacked: Path) -> None:
             [f"yaml/_yaml.cpython-{v}{NATIVE[HOST][0]}" for v in CPYTHONS]
         assert not [n for n in names if "__pycache__" in n]
         assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
-        for required in ("kubectl_pd/cli.py", "kubectl_pd/completion_bridge.py", "click/__init__.py",
+        for required in ("kubectl_pd/commands/cli.py", "kubectl_pd/completion/bridge.py", "click/__init__.py",
                          "yaml/__init__.py", "kubernetes/client/__init__.py", "tabulate/__init__.py",
                          "jsonpatch.py", "jsonpointer.py", "urllib3/__init__.py", "certifi/cacert.pem"):
             assert required in names, required
@@ -362,7 +362,7 @@ def test_first_run_unpacks_into_the_user_cache(unpacked: Path, tmp_path: Path) -
     assert r.returncode == 0, r.stderr
     builds = list((tmp_path / ".cache" / "kubectl-pd").iterdir())
     assert len(builds) == 1 and (builds[0] / ".complete").exists()
-    assert (builds[0] / "kubectl_pd" / "cli.py").exists()
+    assert (builds[0] / "kubectl_pd" / "commands" / "cli.py").exists()
     assert oct(builds[0].stat().st_mode & 0o777) == oct(0o700)
 
 

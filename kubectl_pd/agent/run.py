@@ -65,8 +65,8 @@ def _text(stream: io.TextIOWrapper) -> str:
 
 
 def run(argv: Sequence[str], stdin: str | None = None) -> Ran:
-    """`kubectl pd ARGV` through the CLI's own entry point (kubectl_pd.cli.main), in this process."""
-    from kubectl_pd import cli
+    """`kubectl pd ARGV` through the CLI's own entry point (kubectl_pd.commands.cli.main), in this process."""
+    from kubectl_pd.commands import cli
 
     with _LOCK, _captured(stdin) as (out, err):
         code = 0

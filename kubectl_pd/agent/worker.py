@@ -17,8 +17,9 @@ MAX_REQUEST = 64 * 2**20  # bytes: the argv and a snapshot given as text
 
 # imported before the request is read: the server keeps one worker started ahead (kubectl_pd/agent/run.py), so a
 # call finds these loaded
-WARM = ("kubectl_pd.cli", "kubectl_pd.commands.why_pending", "kubectl_pd.commands.lint", "kubectl_pd.commands.create",
-        "kubectl_pd.pending.diagnose", "kubectl_pd.pending.gather", "kubectl_pd.cluster.snapshot",
+WARM = ("kubectl_pd.commands.cli", "kubectl_pd.commands.why_pending", "kubectl_pd.commands.lint",
+        "kubectl_pd.commands.create", "kubectl_pd.pending.diagnose", "kubectl_pd.pending.gather",
+        "kubectl_pd.cluster.snapshot",
         "kubectl_pd.cluster.live", "yaml")
 
 

@@ -1,5 +1,5 @@
 """The capacity answer: the counts of one run as one document (codes and numbers; the English is in
-capacity_words.py). `-o json` prints it; the text screen, the MCP tool and the tests read the same dict."""
+capacity/words.py). `-o json` prints it; the text screen, the MCP tool and the tests read the same dict."""
 
 from __future__ import annotations
 

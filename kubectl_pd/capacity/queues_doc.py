@@ -1,5 +1,5 @@
 """`kubectl pd queues`: every ClusterQueue's figures (kueue/figures.py) as one document, sorted by name as kubectl
-sorts; codes and quantities only (queues_words.py makes the screen)."""
+sorts; codes and quantities only (queues/words.py makes the screen)."""
 
 from __future__ import annotations
 

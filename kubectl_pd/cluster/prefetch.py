@@ -17,10 +17,10 @@ from typing import Any, Literal, TypeVar
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.selectors import parse_field_selector, parse_label_selector
+from kubectl_pd.cluster.slim import slimmer
 from kubectl_pd.cluster.source import Obj, Origin, Wrapper, labels_of, name_of, namespace_of
 from kubectl_pd.errors import NotFoundError, PdError
 from kubectl_pd.records import dataclass
-from kubectl_pd.slim import slimmer
 
 PARALLEL = 6  # concurrent reads of one diagnosis to one live cluster (cluster/pool.py keeps 8 idle connections)
 WIDEN_AT = 2  # no TARGET: from this many namespaces with targets, LocalQueues and LimitRanges are listed once

@@ -7,11 +7,11 @@ from typing import Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.commands.options import cluster_options, output_spec
 from kubectl_pd.create.flags import RoleSpec
 from kubectl_pd.create.role_flag import RoleType
 from kubectl_pd.errors import EXIT_OK, PdError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
-from kubectl_pd.options import cluster_options, output_spec
 
 
 @click.command("capacity", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -92,7 +92,7 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
 
     doc, plan = run(source, req, role_list, profile, tgt, limit=limit, preempt_limit=preempt_limit,
                     priority=priority)
-    from kubectl_pd.capacity_words import render
+    from kubectl_pd.capacity.words import render
     from kubectl_pd.output.printers import View
 
     View(output_spec(output)).to_printer({"text": render}, lambda d: (d, [d])).write(doc)

@@ -30,7 +30,7 @@ def open_files(files: Sequence[str]) -> SnapshotSource:
     import click
 
     from kubectl_pd.cluster.snapshot import DEFAULT_MAX_INPUT, SnapshotSource
-    from kubectl_pd.options import INPUT_LIMIT
+    from kubectl_pd.commands.options import INPUT_LIMIT
 
     ctx = click.get_current_context(silent=True)
     limit = ctx.meta.get(INPUT_LIMIT, DEFAULT_MAX_INPUT) if ctx is not None else DEFAULT_MAX_INPUT

@@ -85,7 +85,7 @@ def candidates_for(words: Sequence[str], root: click.Command | None = None) -> l
     from click.shell_completion import ShellComplete
 
     if root is None:
-        from kubectl_pd.cli import cli
+        from kubectl_pd.commands.cli import cli
 
         root = cli
 
@@ -107,7 +107,7 @@ def script(shell: str) -> str:
     """click's completion script for `kubectl-pd` in SHELL (same text on every machine)."""
     from click.shell_completion import get_completion_class
 
-    from kubectl_pd.cli import cli
+    from kubectl_pd.commands.cli import cli
 
     cls = get_completion_class(shell)
     if cls is None or shell not in SHELLS:

@@ -15,6 +15,7 @@ import click
 
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.common import namespace, use_color
+from kubectl_pd.commands.options import OutputType, checked_duration, cluster_options, output_spec
 from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec
 from kubectl_pd.create.role_flag import RoleType
@@ -24,7 +25,6 @@ from kubectl_pd.gpustack.lines import NAMES as LINE_NAMES
 from kubectl_pd.gpustack.lines import lines_help
 from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
-from kubectl_pd.options import OutputType, checked_duration, cluster_options, output_spec
 from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:

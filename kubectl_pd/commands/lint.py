@@ -14,6 +14,7 @@ import click
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.commands.common import namespace, open_files, open_live, to_json, to_yaml, use_color
+from kubectl_pd.commands.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, InputError, PdError
 from kubectl_pd.kueue import versions
 from kubectl_pd.lint import baseline as baseline_mod
@@ -33,7 +34,6 @@ from kubectl_pd.lint.report import (
     render_text,
     unified_diff,
 )
-from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 
 if TYPE_CHECKING:
     from kubectl_pd.output.printers import Printer, View

@@ -11,8 +11,8 @@ import os
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.commands.options import cluster_options
 from kubectl_pd.errors import EXIT_USAGE, PdError
-from kubectl_pd.options import cluster_options
 
 DEFAULT_TIMEOUT = "30s"  # each API read of a tool call ends by then unless --request-timeout says otherwise
 SDK_SPEC = "mcp>=2.3,<3"
@@ -101,7 +101,7 @@ def mcp(cluster: ClusterOptions, allow: tuple[str, ...], call_timeout: str) -> i
     for d in allow:
         if not os.path.isdir(d):
             raise click.BadParameter(f"{d} is not a directory", param_hint="'--allow-file'")
-    from kubectl_pd.options import checked_duration
+    from kubectl_pd.commands.options import checked_duration
 
     try:
         deadline = checked_duration(call_timeout, "--call-timeout")

@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.commands.options import cluster_options, output_spec
 from kubectl_pd.errors import EXIT_OK, ForbiddenError, PdError
-from kubectl_pd.options import cluster_options, output_spec
 
 # What `--watch` sleeps with between reads: the seam through which tests replace time.
 SLEEP: Callable[[float], None] = time.sleep
@@ -74,7 +74,7 @@ def read(source: Any) -> dict[str, Any]:
 
 def _table(doc: dict[str, Any], wide: bool) -> str:
     """The table (bars on a terminal); none, as kubectl says on stderr, when there is no ClusterQueue."""
-    from kubectl_pd.queues_words import render
+    from kubectl_pd.queues.words import render
 
     if not doc["clusterQueues"]:
         click.echo("No resources found", err=True)
@@ -92,7 +92,7 @@ def _fail_if_incomplete(doc: dict[str, Any]) -> None:
 
 def _watch(source: Any, doc: dict[str, Any], wide: bool, interval: float, rounds: int | None) -> int:
     """Re-read every `interval` seconds and print each row that changed, as `kubectl get -w` prints updates."""
-    from kubectl_pd.queues_words import rows
+    from kubectl_pd.queues.words import rows
 
     seen = {tuple(r[:4]): r for r in rows(doc, wide, False)}
     n = 0
@@ -102,7 +102,7 @@ def _watch(source: Any, doc: dict[str, Any], wide: bool, interval: float, rounds
         now = read(source)
         changed = [r for r in rows(now, wide, False) if seen.get(tuple(r[:4])) != r]
         if changed:
-            from kubectl_pd.queues_words import table
+            from kubectl_pd.queues.words import table
 
             click.echo(table({**now, "clusterQueues": [q for q in now["clusterQueues"]
                                                        if any(q["name"] == r[0] for r in changed)]},

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.commands.options import cluster_options
 from kubectl_pd.errors import EXIT_OK
-from kubectl_pd.options import cluster_options
 
 if TYPE_CHECKING:
-    from kubectl_pd.snapshot_out import Recorder
+    from kubectl_pd.snapshot.out import Recorder
 
 KUEUE_DEPLOYMENT = "/apis/apps/v1/namespaces/kueue-system/deployments/kueue-controller-manager"
 
@@ -44,7 +44,7 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     exist or the file cannot be written, 2 usage.
     """
     from kubectl_pd.commands.common import open_source
-    from kubectl_pd.snapshot_out import Recorder
+    from kubectl_pd.snapshot.out import Recorder
 
     if target is not None and all_namespaces:
         raise click.UsageError("a TARGET lives in one namespace: use -n, not -A")
@@ -56,7 +56,7 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     unread = _diagnose(cluster, rec, target, all_namespaces, kueue_config, holders)
     header = _header(cluster, rec, target, all_namespaces, started, unread)
     written = _write(path, header, rec, into_dir)
-    from kubectl_pd import snapshot_words
+    from kubectl_pd.snapshot import words as snapshot_words
 
     for line in snapshot_words.unread_lines(header):
         click.echo(line, err=True)
@@ -123,7 +123,7 @@ def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_name
 def _scrub_header(header: dict[str, Any], tally: Any) -> None:
     """Every error and status text of the header through the snapshot's redaction (the run's credentials, and
     credentials by shape): a server may echo the request's token in a refusal."""
-    from kubectl_pd.snapshot_out import scrub_text
+    from kubectl_pd.snapshot.out import scrub_text
 
     for row in (*header.get("failed", ()), *header.get("unread", ())):
         for key, value in list(row.items()):
@@ -190,8 +190,8 @@ def _owned_files(path: str) -> list[str]:
     """The files of an earlier snapshot in directory `path` (none when it is new or empty). A directory that
     holds anything else (no marker, or a file the marker does not list) is refused: a snapshot never mixes
     with other files, whose objects a replay would read as the cluster's."""
-    from kubectl_pd import snapshot_words
     from kubectl_pd.errors import PdError
+    from kubectl_pd.snapshot import words as snapshot_words
 
     try:
         entries = sorted(os.listdir(path))
@@ -228,7 +228,7 @@ def _write(path: str, header: dict[str, Any], rec: Recorder, into_dir: bool) -> 
     from kubectl_pd import atomic
     from kubectl_pd.commands.common import to_json, to_yaml
     from kubectl_pd.errors import PdError
-    from kubectl_pd.snapshot_out import objects
+    from kubectl_pd.snapshot.out import objects
 
     objs, tally = objects(rec)
     _scrub_header(header, tally)

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.commands.options import cluster_options, output_spec
 from kubectl_pd.errors import EXIT_OK
-from kubectl_pd.options import cluster_options, output_spec
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
@@ -67,8 +67,8 @@ def _events(source: Source, namespace: str) -> list[Any]:
     """The namespace's Events, one list, each parsed where it is received (a refused list: no events, and the
     tree says none)."""
     from kubectl_pd import kube
+    from kubectl_pd.cluster.slim import slimmer
     from kubectl_pd.errors import PdError
-    from kubectl_pd.slim import slimmer
 
     try:
         return [kube.event(e) for e in source.list("Event", namespace, reduce=slimmer(source))]

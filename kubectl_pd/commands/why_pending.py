@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
+from kubectl_pd.commands.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, ClusterError
-from kubectl_pd.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 from kubectl_pd.records import dataclass, field
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
@@ -38,7 +38,7 @@ SLEEP: Callable[[float], None] = time.sleep
 
 def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
     """ModelDeployment names on Tab (live, within --request-timeout, silent on any error)."""
-    from kubectl_pd.completion_live import modeldeployment_names
+    from kubectl_pd.completion.live import modeldeployment_names
 
     return modeldeployment_names(ctx, param, incomplete)
 

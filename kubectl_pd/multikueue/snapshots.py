@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.cluster.snapshot import SnapshotSource
     from kubectl_pd.pending.gather import Facts
-    from kubectl_pd.snapshot_out import Recorder
+    from kubectl_pd.snapshot.out import Recorder
 
 CLUSTER = "kubectl-pd.io/multikueue-cluster"  # the worker an object of a snapshot was read on
 
@@ -31,7 +31,7 @@ def record(rec: Recorder, facts: Facts, opts: ClusterOptions, workers: Mapping[s
     their cluster. The reads that failed, as the snapshot header's `unread` rows."""
     from kubectl_pd.multikueue.reads import ManagerUnread, live_worker
     from kubectl_pd.multikueue.run import candidates, explain
-    from kubectl_pd.snapshot_out import Recorder
+    from kubectl_pd.snapshot.out import Recorder
 
     if not candidates(facts) or not rec.is_live:
         return []

@@ -22,6 +22,7 @@ from kubectl_pd.admitted_reads import read_admitted
 from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt, together
 from kubectl_pd.cluster.protocols import Source
+from kubectl_pd.cluster.slim import slimmer
 from kubectl_pd.cluster.source import Obj, name_of, namespace_of
 from kubectl_pd.errors import (
     ApiUnavailable,
@@ -58,7 +59,6 @@ from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.pending.say import Read, Say, say
 from kubectl_pd.pending.target import IncompleteError, Target, Unread
 from kubectl_pd.records import dataclass, field
-from kubectl_pd.slim import slimmer
 
 MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not read
 MAX_FLAVORS = 4

@@ -22,9 +22,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from kubectl_pd.cluster.slim import slim
 from kubectl_pd.cluster.source import Obj, Origin, name_of, namespace_of
 from kubectl_pd.lazyre import lazy
-from kubectl_pd.slim import slim
 
 REDACTED = "<redacted>"
 VISIBILITY_KIND = "PendingWorkloadsSummary"

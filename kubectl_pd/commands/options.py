@@ -49,26 +49,26 @@ def _input_size(ctx: click.Context, param: click.Parameter, value: str | None) -
 
 def _complete_namespaces(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
     """Live namespace names on Tab; imported here so --help never loads the completion code."""
-    from kubectl_pd.completion_live import namespaces
+    from kubectl_pd.completion.live import namespaces
 
     return namespaces(ctx, param, incomplete)
 
 
 def _complete_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
     """Context names from the kubeconfig (no request)."""
-    from kubectl_pd.completion_live import kube_contexts
+    from kubectl_pd.completion.live import kube_contexts
 
     return kube_contexts(ctx, param, incomplete)
 
 
 def _complete_clusters(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    from kubectl_pd.completion_live import kube_entries
+    from kubectl_pd.completion.live import kube_entries
 
     return kube_entries(ctx, "clusters", incomplete)
 
 
 def _complete_users(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    from kubectl_pd.completion_live import kube_entries
+    from kubectl_pd.completion.live import kube_entries
 
     return kube_entries(ctx, "users", incomplete)
 

@@ -9,15 +9,15 @@ import os
 import sys
 from typing import Any
 
-from kubectl_pd.completion_bridge import short_lived_gc
+from kubectl_pd.completion.bridge import short_lived_gc
 
 short_lived_gc()  # before click loads: its import is most of what start-up allocates
 
 import click  # noqa: E402
 
 from kubectl_pd import __version__, memo  # noqa: E402
+from kubectl_pd.commands.options import normalize_bool_flags, options_of, with_cluster_flags  # noqa: E402
 from kubectl_pd.errors import EXIT_USAGE, PdError  # noqa: E402
-from kubectl_pd.options import normalize_bool_flags, options_of, with_cluster_flags  # noqa: E402
 
 PROG = "kubectl pd"
 

@@ -86,7 +86,7 @@ def fast_target(words: list[str]) -> list[str] | None:
     names: list[str] = []
     try:
         if _reachable(opts):  # only then the lookup's own modules load
-            from kubectl_pd.completion_live import deployment_names
+            from kubectl_pd.completion.live import deployment_names
 
             names = deployment_names(opts, everywhere, words[-1])
     except Exception:
@@ -151,6 +151,6 @@ def main() -> None:
     if lines is not None:
         sys.stdout.write("\n".join(lines) + "\n")
         return
-    from kubectl_pd.cli import main as cli_main
+    from kubectl_pd.commands.cli import main as cli_main
 
     cli_main(["__complete", *words])

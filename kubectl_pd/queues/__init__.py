@@ -1,0 +1,1 @@
+"""`kubectl pd queues`: its words (the command itself is commands/queues.py)."""

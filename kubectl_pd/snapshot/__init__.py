@@ -1,0 +1,1 @@
+"""`kubectl pd snapshot`: the recording Source and its words."""
