@@ -110,6 +110,40 @@ class Placement:
     nominated: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class WorkloadRow:
+    """One of a deployment's Workloads on the screen of a deployment of many (an LWS group, a DisaggregatedSet
+    role's group, a Deployment's Pod, a GPUStack per-replica group): `role` and `group` as the objects name them
+    (None: not named), `admitted` from its QuotaReserved/Admitted conditions as read."""
+
+    name: str
+    role: str | None
+    group: str | None
+    admitted: bool
+
+
+@dataclass(frozen=True)
+class Held:
+    """What admitted Workloads hold in one flavor, in the resource's own unit (kueue/quantity)."""
+
+    flavor: str
+    resource: str
+    quantity: Fraction
+
+
+@dataclass(frozen=True)
+class PartlyAdmitted:
+    """Some of one deployment's Workloads are admitted and others wait: the record behind the `PartlyAdmitted`
+    headline and behind a role's verdict taken from all its Workloads (a role is waiting while any of its groups
+    waits). Roles and groups as WorkloadRow names them; `held` is the quota the admitted ones hold while the
+    deployment as a whole serves nothing."""
+
+    admitted_roles: tuple[str, ...]
+    waiting_roles: tuple[str, ...]
+    waiting_workloads: tuple[str, ...]
+    held: tuple[Held, ...]
+
+
 @dataclass
 class Diagnosis:
     """Everything the text screen and the json/yaml views show; built once, by keyword, at the end of
@@ -137,6 +171,8 @@ class Diagnosis:
     cq_pending: int | None = None  # the ClusterQueue's status.pendingWorkloads
     deployment: ModelDeployment | None = None  # a v1 deployment whose operator wrote its phase or roleSummary
     placements: list[Placement] = field(default_factory=list)  # its Workloads a MultiKueue worker holds or admitted
+    workloads: list[WorkloadRow] = field(default_factory=list)  # a deployment of many Workloads: one row each
+    partly: PartlyAdmitted | None = None  # some of its Workloads admitted, others waiting
 
     @property
     def code(self) -> str:
