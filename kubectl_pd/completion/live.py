@@ -92,14 +92,19 @@ def _list_names(opts: ClusterOptions, kind: str, namespace: str | None) -> list[
     from kubectl_pd.cluster.source import name_of
 
     # each object is cut to its name as its page arrives: a cluster's thousands are not held whole
+    from kubectl_pd.completion.safe import object_name
+
     named = LiveSource(opts).list(kind, namespace=namespace, reduce=lambda obj: {"metadata": {"name": name_of(obj)}})
-    return [name_of(obj) for obj in named]
+    # a name no API server could hold for that kind (`qwen;touch PWNED;#`, a newline, an ESC) is no candidate
+    return [n for obj in named if object_name(kind, n := name_of(obj))]
 
 
 def _items(names: list[str]) -> list[CompletionItem]:
     from click.shell_completion import CompletionItem
 
-    return [CompletionItem(n) for n in names]
+    from kubectl_pd.completion.safe import clean
+
+    return [CompletionItem(n) for n in names if clean(n)]
 
 
 def namespaces(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
