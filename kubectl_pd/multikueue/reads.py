@@ -226,9 +226,18 @@ def _settle(asks: list[tuple[str, str, Ask]], got: list[tuple[bool, Any]]) -> di
             out[cluster] = WorkerFacts(cluster, ctx, "forbidden", error=str(value))
         elif isinstance(value, PdError):
             out[cluster] = WorkerFacts(cluster, ctx, "unreachable", error=str(value))
+        elif isinstance(value, Exception):  # whatever else its answer did: that worker's part unknown, the rest stands
+            out[cluster] = WorkerFacts(cluster, ctx, "unreachable", error=_broken(value))
         else:
             raise value
     return out
+
+
+def _broken(e: Exception) -> str:
+    """A worker's read that failed in a way no PdError names (its answer nested past what Python follows, ...)."""
+    if isinstance(e, RecursionError):
+        return "its answer is nested too deeply to read (more levels than Python follows)"
+    return f"its answer could not be read ({type(e).__name__})"
 
 
 def read_workers(mgr: m.Manager, open_worker: Opener, contexts: Contexts) -> dict[str, WorkerFacts]:
