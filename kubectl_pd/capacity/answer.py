@@ -99,6 +99,16 @@ def document(target: dict[str, Any], plan: Capacity, copies: sim.Count | None, p
     }
     if plan.snapshot is not None:
         doc["nodes"] = nodes_doc(plan)
-    if plan.unread:
-        doc["incomplete"] = [{"read": what, "error": why} for what, why in plan.unread]
+    unread = list(plan.unread)
+    stop = copies.stop if copies else None
+    if copies is not None and stop is not None and stop.code == "QuotaUnknown":  # unknown is never a count of 0
+        from kubectl_pd.capacity.words import unknown_size
+
+        if copies.now:
+            doc["atLeast"] = True
+        else:
+            doc.update(now=None, byBorrowing=None, withinNominal=None)
+        unread.append(unknown_size(stop.cluster_queue, stop.flavor, stop.resource))
+    if unread:
+        doc["incomplete"] = [{"read": what, "error": why} for what, why in unread]
     return doc

@@ -40,18 +40,32 @@ def document(snap: Snapshot, unread: list[tuple[str, str]]) -> dict[str, Any]:
 
     rows = fg.figures(snap)
     queues = []
+    unread = list(unread)
     for name in sorted(snap.cluster_queues):
         cq = snap.cluster_queues[name]
+        unread += _unknown(cq)
         queues.append({"name": name, "cohort": cq.cohort, **_state(cq),
                        "pendingWorkloads": cq.pending_workloads, "reservingWorkloads": cq.reserving_workloads,
                        "admittedWorkloads": cq.admitted_workloads,
-                       "flavors": [_row(r) for r in rows.get(name, ())]})
+                       "flavors": [_row(r) for r in rows.get(name, ())
+                                   if (r.flavor, r.resource) not in cq.usage_unknown]})
     doc: dict[str, Any] = {"schemaVersion": QUEUES, "clusterQueues": queues, "cohorts": _cohorts(snap),
                            "borrowing": [_flow(f) for f in fg.flows(snap, rows)],
                            "cohortsKnown": snap.peers_complete}
     if unread:
         doc["incomplete"] = [{"read": what, "error": why} for what, why in unread]
     return doc
+
+
+def _unknown(cq: ClusterQueue) -> list[tuple[str, str]]:
+    """The flavors of CQ whose figures are unknown (a quota of no size the engine can use, an unreadable usage):
+    left out of its rows and said in `incomplete` (exit 1), never shown as 0."""
+    from kubectl_pd.queues.words import unknown_figures
+
+    out = [unknown_figures(cq.name, f.name, q.name, q.unknown)
+           for g in cq.resource_groups for f in g.flavors for q in f.resources if q.unknown]
+    out += [unknown_figures(cq.name, fl, res, ()) for fl, res in sorted(cq.usage_unknown)]
+    return out
 
 
 def _flow(f: fg.Flow) -> dict[str, Any]:

@@ -23,6 +23,15 @@ def _v(q: str | None, resource: str) -> str:
     return q
 
 
+def unknown_figures(cluster_queue: str, flavor: str, resource: str, fields: tuple[str, ...]) -> tuple[str, str]:
+    """The `incomplete` row of a flavor whose figures are unknown (FIELDS: its quota fields of no known size;
+    none: its usage could not be read): the row is left out, never shown as 0."""
+    what = f"ClusterQueue {cluster_queue} flavor {flavor} {resource}"
+    if fields:
+        return what, f"{', '.join(fields)} has no size the engine can compute with: its figures are unknown"
+    return what, "its usage (status.flavorsReservation, flavorsUsage) could not be read: its figures are unknown"
+
+
 def _n(x: int | None) -> str:
     return "-" if x is None else str(x)
 
