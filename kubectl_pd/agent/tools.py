@@ -350,6 +350,8 @@ CAPACITY_INPUT = _obj({
     "targetKind": {"enum": ["modeldeployment", "pods"]}, "localQueue": _S,
     "apiProfile": {"enum": ["pd-atomic", "per-replica"]},
     "priority": {"type": "integer", "description": "the copies' Workload priority (default 0)"},
+    "max": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "copies counted at most (default "
+            "1000; past it, or past the call's deadline, the count is `atLeast`)"},
     "files": _FILES, "snapshot": _SNAPSHOT,
 })
 QUEUES_INPUT = _obj({"files": _FILES, "snapshot": _SNAPSHOT})
@@ -360,7 +362,7 @@ def capacity_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | 
     argv = ["capacity", "--output=json", *argv]
     for key, flag in (("prefill", "--prefill"), ("decode", "--decode"), ("instanceType", "--instance-type"),
                       ("targetKind", "--target"), ("localQueue", "--local-queue"), ("apiProfile", "--api-profile"),
-                      ("priority", "--priority")):
+                      ("priority", "--priority"), ("max", "--max")):
         if key in args:
             argv.append(f"{flag}={args[key]}")
     argv += [f"--role={r}" for r in args.get("roles", ())]

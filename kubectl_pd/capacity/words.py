@@ -160,3 +160,13 @@ def _preemption(p: dict[str, Any] | None, start: int) -> list[str]:
                         f"{t['reason']})" for t in c["targets"]) or "nothing (what the copies before it freed)"
         out.append(f"  copy {start + i + 1} preempts {who}")
     return out
+
+
+def counting(n: int) -> str:
+    """The progress line on a terminal while copies are counted."""
+    return f"counting copies: {n} so far ..."
+
+
+def timed_out(n: int, seconds: float) -> tuple[str, str]:
+    """The `incomplete` row of a count stopped at its deadline."""
+    return "the count of copies", f"stopped at its {seconds:g}s deadline after {n}: at least that many fit"
