@@ -20,9 +20,9 @@ from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue import resources as rs
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
-from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
 from kubectl_pd.records import dataclass, field, replace
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class _CheckReader:
         self._lists: dict[str, list[dict[str, Any]] | None] = {}
         self.node_lists = _NodeLists(source)
         self.nodes_refused = False  # a Node list was forbidden: the node part is unknown, asked no more
+        self.resource: str | None = None  # --resource: what a card of the Pods requests, when given
 
     def _guard(self, what: dict[str, Any], fn: Callable[[], Any]) -> Any:
         try:
@@ -146,13 +147,9 @@ def offered_keys(flavor: dict[str, Any]) -> set[str]:
     return out
 
 
-_NOT_CARDS = ("cpu", "memory", "ephemeral-storage", "pods", "storage")
-
-
 def is_accelerator(resource: str) -> bool:
-    """A covered resource a card of a Pod may request: an extended resource (vendor/name), not CPU, memory,
-    storage, Pods or huge pages."""
-    return "/" in resource and resource not in _NOT_CARDS and not resource.startswith("hugepages-")
+    """A covered resource a card of a Pod may request (kueue/resources: credits or a device count)."""
+    return rs.is_accelerator(resource)
 
 
 def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: str,
@@ -166,7 +163,7 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
     for r in roles:
         if r.accelerator <= 0:
             continue
-        per_pod = {resource: Fraction(r.accelerator * CREDITS_PER_CARD)}
+        per_pod = {resource: rs.request_of(resource, r.accelerator)}
         selector = {ACCEL_PREFIX + r.accelerator_key: "true"} if r.accelerator_key else {}
         size = r.size or 1
         if profile_name == PER_REPLICA:
@@ -230,6 +227,7 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
     """Every check, in order; findings name the role, the object and the rule."""
     out = Preflight()
     rd = _CheckReader(source, out)
+    rd.resource = req.resource
     by_lq = _local_queues(rd, req, roles)
     by_cq = _check_local_queues(rd, req, by_lq, namespace)
     for cq_name, cq_roles in by_cq.items():
@@ -362,21 +360,24 @@ def _keys_refused(out: Preflight, cq_name: str, cq_roles: list[Role], flavor_obj
 def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, Any], model: ClusterQueue,
                  cq_roles: list[Role], profile_name: str,
                  flavor_objs: dict[str, dict[str, Any]], missing: set[str]) -> None:
-    """The admission engine's verdict on the request against the queue's credits quota (and its cohort)."""
-    resources = [r for r in model.covered if is_credits(r)]
-    if not resources:  # a pool of plain accelerators (nvidia.com/gpu): what a card requests; not weighed here
-        plain = [r for r in model.covered if is_accelerator(r)]
-        for r in cq_roles:
-            if plain and r.accelerator > 0:
-                rd.out.covered[r.name] = plain[0]
-        return
-    if not model.flavor_names:
-        return  # no flavors yet: nothing to weigh
+    """The admission engine's verdict on the request against the queue's accelerator quota (and its cohort): the
+    resource a card of its Pods requests, in that resource's own unit (kueue/resources: GPUStack's credits, or a
+    device count such as nvidia.com/gpu)."""
+    resources = rs.accelerators(model.covered)
+    if not resources:
+        return  # the queue covers no resource a card requests: nothing of the request is weighed
     resource = resources[0]
-    for r in cq_roles:
-        if r.accelerator_key and len(resources) > 1:
-            want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
-            resource = want if want in resources else resource
+    if rd.resource in resources:  # --resource names what the Pods request
+        resource = rd.resource
+    else:
+        for r in cq_roles:
+            if r.accelerator_key and len(resources) > 1:
+                want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
+                resource = want if want in resources else resource
+    if not model.flavor_names:
+        for r in cq_roles:
+            rd.out.covered[r.name] = resource
+        return  # no flavors yet: nothing to weigh
     peers: list[dict[str, Any]] | None = []
     cohorts: list[dict[str, Any]] | None = []
     if model.cohort:
@@ -409,15 +410,13 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
 
 NODE_CHECK = "no-node-fits"  # admitted by quota, and no Node its flavors allow could ever hold one Pod
 NODE_CODE = "PodsUnschedulable"  # why-pending's code for admitted Pods kube-scheduler refuses (capacity's "never")
-_REFUSED = ("never-fits", "no-matching-flavor")  # the engine already refuses the role: its Nodes are not weighed
 
 
 def _weigh_nodes(rd: _CheckReader, snap: Snapshot, cq_name: str, queue: vd.QueueDemand) -> None:
     """The Nodes of the queue's flavors (one list per flavor's nodeLabels, as capacity reads them) against one Pod
     of each role the quota would admit or keep waiting; a refused list leaves the node part unknown."""
     pod_sets = {ps.role or ps.name: ps for _, members in queue.workloads for _, ps in members}
-    refused = _refused(rd.out.findings, cq_name)
-    if rd.nodes_refused or not any(role not in refused for role in pod_sets):
+    if rd.nodes_refused or not pod_sets:
         return
     from kubectl_pd.capacity.gather import flavor_nodes
 
@@ -428,19 +427,13 @@ def _weigh_nodes(rd: _CheckReader, snap: Snapshot, cq_name: str, queue: vd.Queue
     rd.out.findings = node_findings(rd.out.findings, snap, cq_name, pod_sets, fit)
 
 
-def _refused(findings: list[CheckFinding], cq_name: str) -> set[Any]:
-    """The roles of the queue the quota check refuses already."""
-    return {f.params.get("role") for f in findings if f.check in _REFUSED and f.params.get("clusterQueue") == cq_name}
-
-
 def node_findings(findings: list[CheckFinding], snap: Snapshot, cq_name: str, pod_sets: dict[str, ad.PodSetDemand],
                   fit: Fit) -> list[CheckFinding]:
-    """Pure: for each role of the queue (not already refused) one Pod of which no Node of any flavor Kueue could
-    give it holds (capacity/nodes.Fit.never), an error in place of its "waits for quota"; every other finding
-    kept. A flavor with no Node read is not weighed (nothing said)."""
-    refused = _refused(findings, cq_name)
-    never = {role: miss for role, ps in pod_sets.items() if role not in refused
-             and (miss := fit.never(snap, cq_name, ps)) is not None}
+    """Pure: for each role of the queue one Pod of which no Node of any flavor Kueue could give it holds
+    (capacity/nodes.Fit.never), an error in place of its "waits for quota", and beside a quota refusal (more quota
+    would not run it either); every other finding kept. A flavor with no Node read is not weighed (nothing
+    said)."""
+    never = {role: miss for role, ps in pod_sets.items() if (miss := fit.never(snap, cq_name, ps)) is not None}
     kept = [f for f in findings if not (f.check == "waits-for-quota" and f.params.get("clusterQueue") == cq_name
                                         and f.params.get("role") in never)]
     return kept + [_node_finding(cq_name, role, miss) for role, miss in never.items()]
