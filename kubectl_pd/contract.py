@@ -12,7 +12,7 @@ WHY_PENDING = "1.6"  # 1.6: multikueue.workers[].preemption (holders, preemptedB
 # 1.3: quota[].lent; the list document's incomplete[]; pods.want null when unknown;
 # deployment.conditions[] and the phase note for v1alpha1 too
 LINT = "1.1"
-PREFLIGHT = "1.1"
+PREFLIGHT = "1.2"  # 1.2: findings[].check priority-class (create --priority-class)
 TREE = "1.0"
 CAPACITY = "1.1"  # 1.1: nodes[]; next.node and next.nodes with the code PodsUnschedulable
 QUEUES = "1.0"

@@ -344,6 +344,9 @@ CHECKS: tuple[Entry, ...] = tuple(Entry(i, i, CHECK, s, summary, fix, "create", 
     ("accelerator-type", WARNING, "v1: a role named by `acceleratorType` (an AcceleratorType, no InstanceType): "
      "AcceleratorTypes are not read, so the queue and quota checks are not made for it.", "Name the pool with "
      "instance-type= to have it checked."),
+    ("priority-class", ERROR, "--priority-class names a WorkloadPriorityClass that exists; preemption is judged "
+     "at its value, as Kueue gives the group that priority.", "Use a class from `kubectl get "
+     "workloadpriorityclasses`."),
 )))
 
 RULES: tuple[Entry, ...] = (

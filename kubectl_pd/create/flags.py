@@ -127,6 +127,7 @@ class CreateRequest(NamedTuple):
     topology_level: str | None = None  # --required-topology: for roles that name no level
     engine_image: str | None = None  # --engine-image: spec.engine.image (the v1 API's runner image)
     resource: str | None = None  # --resource: what one card of a --target pods Pod requests
+    priority_class: str | None = None  # --priority-class: Kueue's WorkloadPriorityClass of the Pods
 
 
 class Role(NamedTuple):

@@ -77,6 +77,7 @@ class _CheckReader:
         self.node_lists = _NodeLists(source)
         self.nodes_refused = False  # a Node list was forbidden: the node part is unknown, asked no more
         self.resource: str | None = None  # --resource: what a card of the Pods requests, when given
+        self.priority = 0  # the group's priority: its WorkloadPriorityClass's value (--priority-class), else 0
 
     def _guard(self, what: dict[str, Any], fn: Callable[[], Any]) -> Any:
         try:
@@ -153,7 +154,7 @@ def is_accelerator(resource: str) -> bool:
 
 
 def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: str,
-                 order: tuple[str, ...] | None = None) -> vd.QueueDemand:
+                 order: tuple[str, ...] | None = None, priority: int = 0) -> vd.QueueDemand:
     """The request as the Workloads Kueue will see: pd-atomic (and --target pods) one Workload with a pod
     set per role, in ORDER (pod sets named by role hash, which is the role name; None: role order);
     per-replica one Workload per replica group. The acceleratorKey becomes the Pods' nodeSelector, judged
@@ -179,6 +180,8 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
         if order is not None:
             atomic.sort(key=lambda a: order.index(a[0].role) if a[0].role in order else len(order))
         queue.workloads.append((cq_name, atomic))
+    if priority:
+        queue.about = {wl: vd.WorkloadFacts(wl, priority) for wl, _ in queue.workloads}
     return queue
 
 
@@ -228,11 +231,26 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
     out = Preflight()
     rd = _CheckReader(source, out)
     rd.resource = req.resource
+    if req.priority_class:
+        rd.priority = _priority_of(rd, req.priority_class)
     by_lq = _local_queues(rd, req, roles)
     by_cq = _check_local_queues(rd, req, by_lq, namespace)
     for cq_name, cq_roles in by_cq.items():
         _check_cluster_queue(rd, source, cq_name, cq_roles, roles, profile_name)
     return out
+
+
+def _priority_of(rd: _CheckReader, name: str) -> int:
+    """The value of WorkloadPriorityClass NAME, which Kueue gives a Workload labelled
+    kueue.x-k8s.io/priority-class=NAME; a class that does not exist is an error (a refused read: `skipped`)."""
+    obj = rd.get("WorkloadPriorityClass", name)
+    if obj is None:
+        rd.out.findings.append(CheckFinding(ERROR, "priority-class", "priority-class.missing",
+                                            params={"priorityClass": name}))
+    if not isinstance(obj, dict):
+        return 0
+    value = obj.get("value")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> dict[str, list[Role]]:
@@ -392,8 +410,8 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
     for order in orders_to_judge(source, cq_roles, per_replica):
         ctx = Context(Reading(source))  # the verdict and who admitting it would preempt, one assignment a Workload
-        result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order),
-                             ctx.assign)
+        result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order,
+                                                         rd.priority), ctx.assign)
         judged.append((order, quota_findings(cq_name, resource, result, per_replica), list(ctx.answers.values())))
     if all(_same(f, judged[0][1]) for _, f, _ in judged):
         rd.out.findings += judged[0][1]

@@ -193,6 +193,11 @@ def _skipped_read(kind: str, reason: str, name: str | None = None, **_: Any) -> 
 
 
 # sentence id -> its sentence: a constant table (create/preflight.py names the ids)
+def _priority_class_missing(priorityClass: str, **_: Any) -> str:
+    return (f"WorkloadPriorityClass {priorityClass!r} does not exist: Kueue would not admit the group's Workload "
+            f"(see `kubectl get workloadpriorityclasses`)")
+
+
 SENTENCES: dict[str, Callable[..., str]] = {
     "no-node-fits": _no_node_fits,
     "skipped.nodes": _skipped_nodes,
@@ -213,4 +218,5 @@ SENTENCES: dict[str, Callable[..., str]] = {
     "fit-unknown.quota": _fit_unknown,
     "fit-unknown.order": _order_unknown,
     "skipped.read": _skipped_read,
+    "priority-class.missing": _priority_class_missing,
 }
