@@ -15,7 +15,7 @@ LINT = "1.1"
 PREFLIGHT = "1.2"  # 1.2: findings[].check priority-class (create --priority-class)
 TREE = "1.0"
 CAPACITY = "1.1"  # 1.1: nodes[]; next.node and next.nodes with the code PodsUnschedulable
-QUEUES = "1.0"
+QUEUES = "1.1"  # 1.1: cohorts[].quota and cohorts[].cycle; borrowing[].lent, cohortQuota, unattributed
 
 VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT, "tree": TREE, "capacity": CAPACITY,
             "queues": QUEUES}

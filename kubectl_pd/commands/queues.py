@@ -68,7 +68,7 @@ def read(source: Any) -> dict[str, Any]:
     from kubectl_pd.kueue.model import cluster_queue
 
     by_name = {cluster_queue(o).name: o for o in cqs}
-    snap = Snapshot.read(by_name, {}, [], cohorts)
+    snap = Snapshot.read(by_name, {}, [], cohorts, from_file=not source.is_live)  # as why-pending reads them
     return document(snap, unread)
 
 

@@ -60,7 +60,8 @@ def _bar_dict(b: FlavorBar) -> dict[str, Any]:
     return {"flavor": b.flavor, "resource": r, "nominal": _q(b.nominal, r), "used": _q(b.used, r),
             "reserved": _q(b.reserved, r), "needed": _q(b.needed, r), "free": _q(b.free, r), "cohort": b.cohort,
             "cohortFree": _q(b.cohort_free, r), "borrowable": _q(b.borrowable, r),
-            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r), "lent": _q(b.lent, r)}
+            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r),
+            "lent": _q(b.lent, r) if b.lent_known else None}
 
 
 def _ahead_dict(a: Ahead) -> dict[str, Any]:
