@@ -647,6 +647,14 @@ RULES += (
           "Write the object as kueue.x-k8s.io/v1beta2; `kubectl pd lint --fix` converts it (cohort to cohortName, "
           "admissionChecks to admissionChecksStrategy, Borrow/Preempt to MayStopSearch).",
           "ClusterQueue, Cohort"),
+    _rule("PD413", "cohort-cycle", ERROR,
+          "A Cohort whose `spec.parentName` chain loops (or leads into a loop), or a ClusterQueue whose cohort is "
+          "such a Cohort: no webhook refuses it, and Kueue logs `cohort has a cycle` and keeps every ClusterQueue "
+          "under it inactive (pkg/cache/hierarchy/cycle.go, pkg/cache/scheduler/cache.go). The message names the "
+          "chain. Checked among the Cohorts at hand (live: every Cohort).",
+          "Break the loop: make one Cohort of it a root (remove its parentName) or point it at a Cohort outside "
+          "the loop.",
+          "ClusterQueue, Cohort"),
 )
 
 # PD5xx: the CRD's own schema and CEL rules (lint/schema/), when the CRD is known

@@ -76,6 +76,8 @@ def _cohorts(snap: Snapshot) -> list[dict[str, Any]]:
                  "clusterQueues": sorted(q.name for q in snap.cluster_queues.values() if q.cohort == name)}
         if name in quota:
             entry["quota"] = quota[name]
+        if snap.cycle_of(name) is not None:  # Kueue: "cohort has a cycle", every queue under it inactive
+            entry["cycle"] = True
         out.append(entry)
     return out
 

@@ -81,8 +81,10 @@ class CohortFigures:
     borrowing_limit: Fraction | None = None
 
 
-def _rows(cq: ClusterQueue, tree: ad.Tree | None) -> list[FlavorFigures]:
+def _rows(cq: ClusterQueue, tree: ad.Tree | None, snap_cycle: bool = False) -> list[FlavorFigures]:
     out = []
+    if tree is not None and snap_cycle:  # Kueue builds no tree for a cohort with a cycle: lending unknown
+        tree = None
     node = tree.nodes.get(cq.name) if tree is not None else None
     for key, nominal, used, reserved in vd.quota_rows(cq):
         bar = vd.FlavorBar(key[0], key[1], nominal, used, reserved, _ZERO)
@@ -104,7 +106,7 @@ def _rows(cq: ClusterQueue, tree: ad.Tree | None) -> list[FlavorFigures]:
 def figures(snap: Snapshot) -> dict[str, tuple[FlavorFigures, ...]]:
     """Every ClusterQueue's figures, by name; one cohort tree for all (when every peer was read)."""
     tree = ad.Tree(snap) if snap.peers_complete else None
-    rows = {name: _rows(cq, tree) for name, cq in snap.cluster_queues.items()}
+    rows = {name: _rows(cq, tree, snap.cycle_of(cq.cohort) is not None) for name, cq in snap.cluster_queues.items()}
     if tree is not None:
         _attribute(snap, tree, rows)
     return {name: tuple(r) for name, r in rows.items()}
@@ -142,7 +144,7 @@ def _trees(snap: Snapshot, tree: ad.Tree) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for name in sorted(snap.cluster_queues):
         node = tree.nodes[name]
-        if node.parent is not None:
+        if node.parent is not None and snap.cycle_of(snap.cluster_queues[name].cohort) is None:
             out.setdefault(node.root().name, []).append(name)
     return out
 
@@ -183,8 +185,8 @@ def cohort_figures(snap: Snapshot, tree: ad.Tree | None = None, root: str | None
     tree = tree or ad.Tree(snap)
     out: list[CohortFigures] = []
     for r in sorted(tree.roots, key=lambda n: n.name):
-        if root is not None and r.name != root:
-            continue
+        if (root is not None and r.name != root) or snap.cycle_of(r.name) is not None:
+            continue  # a cycle: Kueue builds no tree for it
         stack = [r]
         while stack:
             node = stack.pop()

@@ -350,7 +350,9 @@ def _wanted(together: ad.Assignment) -> dict[tuple[str, str], Fraction]:
 def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Snapshot | None = None,
           ) -> list[FlavorBar]:
     bars = []
-    tree = ad.Tree(snap) if snap is not None and cq.cohort and snap.peers_complete else None
+    # a cohort with a cycle: Kueue builds no tree for it (snapshot.go:182-185@v0.19.2), so nothing is lent or free
+    tree = ad.Tree(snap) if snap is not None and cq.cohort and snap.peers_complete \
+        and snap.cycle_of(cq.cohort) is None else None
     for key, nominal, used, reserved in quota_rows(cq):
         need = wanted.get(key, _ZERO)
         if need or used or reserved:

@@ -704,6 +704,18 @@ def _next_resume_cq(cq: str) -> str:
             f"holds a queue whose InstanceType is inactive)")
 
 
+@_sentence("cq.cohort-cycle")
+def _cq_cohort_cycle(cq: str, cycle: list[str]) -> str:
+    return (f"ClusterQueue {cq} admits nothing: its cohort has a cycle ({' -> '.join(cycle)}), and Kueue keeps every "
+            f"ClusterQueue under it out of scheduling (\"cohort has a cycle\")")
+
+
+@_sentence("next.break-cycle")
+def _next_break_cycle(cycle: list[str]) -> str:
+    return (f"break the Cohort cycle {' -> '.join(cycle)}: remove spec.parentName of one of them, or point it outside "
+            f"the loop (kubectl pd lint finds it: PD413)")
+
+
 @_sentence("next.activate-cq")
 def _next_activate_cq(cq: str, causes: list[dict[str, Any]]) -> str:
     for c in causes:

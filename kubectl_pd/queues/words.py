@@ -85,8 +85,13 @@ def tree(doc: dict[str, Any]) -> list[str]:
                 walk(child, depth + 1)
 
     for name, c in cohorts.items():
-        if c["parent"] is None or c["parent"] not in cohorts:
+        if (c["parent"] is None or c["parent"] not in cohorts) and not c.get("cycle"):
             walk(name, 0)
+    for name, c in cohorts.items():  # never dropped: a Cohort whose parent chain loops, and the queues under it
+        if c.get("cycle"):
+            lines.append(f"cohort {name}: " + (", ".join(c["clusterQueues"]) or "no ClusterQueue")
+                         + f" (its parent chain loops through {c['parent']}: Kueue says \"cohort has a cycle\" "
+                           f"and admits nothing under it)")
     for f in doc["borrowing"]:
         lines.append(f"  {f['flavor']}/{f['resource']}: {_flow(doc, f)}")
     if not doc["cohortsKnown"]:
@@ -117,7 +122,11 @@ def _flow(doc: dict[str, Any], f: dict[str, Any]) -> str:
 
 def inactive(doc: dict[str, Any]) -> list[str]:
     out = []
+    looped = {c["name"] for c in doc["cohorts"] if c.get("cycle")}
     for q in doc["clusterQueues"]:
+        if q["cohort"] in looped:
+            out.append(f"ClusterQueue {q['name']} admits nothing: its cohort {q['cohort']} has a cycle (Kueue keeps "
+                       f"it out of scheduling whatever its Active condition says)")
         if q["active"] is False:
             why = ": ".join(x for x in (q["reason"], q["message"]) if x) or "no reason given"
             out.append(f"ClusterQueue {q['name']} is inactive ({why})")
