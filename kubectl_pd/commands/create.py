@@ -209,6 +209,8 @@ def complete(cluster: ClusterOptions, o: CreateOptions) -> Create:
     if checked.problems:
         _fail(checked.problems)
     role_list = checked.roles
+    if o.target == "pods" and o.engine_image:  # a role that names no image runs the engine's image (--prefill/--decode)
+        role_list = [r if r.image else r._replace(image=o.engine_image) for r in role_list]
     if o.target == "pods" and o.api_profile == PER_REPLICA:
         raise PdError("--target pods renders the seed's pd-atomic pod group: --api-profile per-replica has "
                       "one group per replica, written by the operator")

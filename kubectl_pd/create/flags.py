@@ -522,7 +522,8 @@ def check_pods(req: CreateRequest, roles: list[Role]) -> list[str]:
     for i, r in enumerate(roles):
         if r.image is None:
             problems.append(f"{r.flag}: spec.roles[{i}].image is required with --target pods: no operator "
-                            f"assembles an image for plain Pods [rule image]")
+                            f"assembles an image for plain Pods (image= on the role, or --engine-image for every "
+                            f"role that names none) [rule image]")
         if r.size is not None and r.size != 1:
             problems.append(f"{r.flag}: size={r.size}: the seed's pod group has one Pod per replica "
                             f"(size belongs to the per-replica ModelDeployment) [rule api-field]")

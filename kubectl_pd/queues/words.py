@@ -28,7 +28,8 @@ def _n(x: int | None) -> str:
 
 
 def bar(f: dict[str, Any]) -> str:
-    """used '#', reserved '+', borrowed beyond nominal '!', free '.' over the nominal quota."""
+    """used '#', reserved '=', free '.' over the nominal quota, '!' after it when the queue borrows: each symbol
+    means what it means on why-pending's bars (pending/render.bar: '+' is what a pending Workload needs there)."""
     nominal = parse(f["nominal"])
     if nominal <= 0:
         return ""
@@ -36,7 +37,7 @@ def bar(f: dict[str, Any]) -> str:
     cells = lambda q: min(BAR, int(q * BAR / nominal))  # noqa: E731
     u = cells(used)
     r = min(BAR - u, cells(used + reserved) - u)
-    text = "#" * u + "+" * r + "." * (BAR - u - r)
+    text = "#" * u + "=" * r + "." * (BAR - u - r)
     return f"[{text}]" + ("!" if borrowed > 0 else "")
 
 
