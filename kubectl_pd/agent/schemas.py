@@ -264,11 +264,21 @@ def queues() -> dict[str, Any]:
     props = {
         "schemaVersion": _version("queues"),
         "clusterQueues": {"type": "array", "items": cq},
-        "cohorts": {"type": "array", "items": closed({"name": S, "parent": NS, "cohorts": STRS,
-                                                      "clusterQueues": STRS})},
+        "cohorts": {"type": "array", "items": closed({
+            "name": S, "parent": NS, "cohorts": STRS, "clusterQueues": STRS,
+            "quota": {"type": "array", "description": "the Cohort's own quota and its pool (Kueue's resourceNode)",
+                      "items": closed({"flavor": S, "resource": S, "nominal": QUANTITY, "subtree": QUANTITY,
+                                       "used": QUANTITY, "free": QUANTITY, "lendingLimit": NQUANTITY,
+                                       "borrowingLimit": NQUANTITY})},
+            "cycle": {"type": "boolean", "description": "its parent chain loops: Kueue keeps its queues inactive"}},
+            ["name", "parent", "cohorts", "clusterQueues"])},
         "borrowing": {"type": "array", "items": closed({
             "cohort": S, "flavor": S, "resource": S, "attributed": {"type": "boolean"},
-            "borrowers": {"type": "array", "items": amount}, "lenders": {"type": "array", "items": amount}})},
+            "borrowers": {"type": "array", "items": amount}, "lenders": {"type": "array", "items": amount},
+            "lent": QUANTITY, "cohortQuota": QUANTITY,
+            "unattributed": {**QUANTITY, "description": "borrowed - lent: from the cohorts' own quota or lendable "
+                                                         "quota the lenders could still take back"}},
+            ["cohort", "flavor", "resource", "attributed", "borrowers", "lenders"])},
         "cohortsKnown": {"type": "boolean"},
         "incomplete": {"type": "array", "items": closed({"read": S, "error": S})},
     }

@@ -38,6 +38,8 @@ KINDS: dict[str, Kind] = {
         Kind("Cohort", KUEUE_GROUP, ("v1beta2", "v1beta1"), "cohorts", False, ("cohort", "co")),
         Kind("AdmissionCheck", KUEUE_GROUP, ("v1beta2", "v1beta1"), "admissionchecks", False,
              ("admissioncheck", "ac")),
+        Kind("WorkloadPriorityClass", KUEUE_GROUP, ("v1beta2", "v1beta1"), "workloadpriorityclasses", False,
+             ("workloadpriorityclass", "wpc")),
         Kind("Topology", KUEUE_GROUP, ("v1beta2", "v1beta1"), "topologies", False, ("topology", "topo")),
         Kind("MultiKueueConfig", KUEUE_GROUP, ("v1beta2", "v1beta1"), "multikueueconfigs", False,
              ("multikueueconfig",)),

@@ -60,7 +60,8 @@ def _bar_dict(b: FlavorBar) -> dict[str, Any]:
     return {"flavor": b.flavor, "resource": r, "nominal": _q(b.nominal, r), "used": _q(b.used, r),
             "reserved": _q(b.reserved, r), "needed": _q(b.needed, r), "free": _q(b.free, r), "cohort": b.cohort,
             "cohortFree": _q(b.cohort_free, r), "borrowable": _q(b.borrowable, r),
-            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r), "lent": _q(b.lent, r)}
+            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r),
+            "lent": _q(b.lent, r) if b.lent_known else None}
 
 
 def _ahead_dict(a: Ahead) -> dict[str, Any]:
@@ -98,8 +99,13 @@ def suggestion_text(s: Any, code: str = "") -> str:
     if s.kind == "scale":
         return (f"scale {s.role} from {s.source} to {s.target} replica{'s' if s.target != 1 else ''}: "
                 f"then every role fits now")
-    if s.kind == "queue":
-        return f"ClusterQueue {s.target} (InstanceType {s.target} on GPUStack) has room for every role now"
+    if s.kind == "queue" and getattr(s, "reach", None) == "instance-type":
+        return (f"InstanceType {s.target} (its ClusterQueue, which GPUStack's entrance LocalQueue of the namespace "
+                f"reaches) has room for every role now")
+    if s.kind == "queue":  # plain Kueue: reached only through a LocalQueue of the namespace, which was not read
+        return (f"ClusterQueue {s.target} has room for every role now, if a LocalQueue of the namespace points at "
+                f"it (none was read: kubectl get localqueues; a ClusterQueue no LocalQueue reaches admits nothing "
+                f"of it)")
     if s.kind == "borrowing-limit":
         res = s.params.get("resource", "")
         return (f"raise borrowingLimit of {res} in flavor {s.params.get('flavor')} from "
@@ -341,6 +347,8 @@ def _wide_cells(w: WideRow) -> list[str]:
     flavor = next((r.flavor for r in d.reasons if r.flavor), None) or next((r.flavor for r in d.roles if r.flavor),
                                                                           None)
     shortfall = short(blocker.needed, blocker.resource) if blocker is not None else "-"
+    if blocker is not None and blocker.needed is not None and blocker.needed < 0:
+        shortfall = "contradicts"  # Kueue's message and its numbers disagree: no shortfall to show (issue 46)
     return [d.local_queue or d.cluster_queue or "-", flavor or "-", shortfall,
             str(d.position) if d.position is not None else "-",
             human_duration(w.age) if w.age is not None else UNKNOWN, _preempting(w.item)]

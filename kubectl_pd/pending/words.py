@@ -704,6 +704,18 @@ def _next_resume_cq(cq: str) -> str:
             f"holds a queue whose InstanceType is inactive)")
 
 
+@_sentence("cq.cohort-cycle")
+def _cq_cohort_cycle(cq: str, cycle: list[str]) -> str:
+    return (f"ClusterQueue {cq} admits nothing: its cohort has a cycle ({' -> '.join(cycle)}), and Kueue keeps every "
+            f"ClusterQueue under it out of scheduling (\"cohort has a cycle\")")
+
+
+@_sentence("next.break-cycle")
+def _next_break_cycle(cycle: list[str]) -> str:
+    return (f"break the Cohort cycle {' -> '.join(cycle)}: remove spec.parentName of one of them, or point it outside "
+            f"the loop (kubectl pd lint finds it: PD413)")
+
+
 @_sentence("next.activate-cq")
 def _next_activate_cq(cq: str, causes: list[dict[str, Any]]) -> str:
     for c in causes:
@@ -754,13 +766,25 @@ def _next_read_quota(unknown: str | None, resource: str, flavor: str) -> str:
     return f"fix {unknown} of {resource} in flavor {flavor}"
 
 
+def _contradiction(flavor: str | None, amount: Fraction, resource: str | None) -> str:
+    """A shortfall of zero or less is no advice: Kueue's message and its own numbers disagree (a message older
+    than the quota, or one that contradicts itself)."""
+    return (f"Kueue's message says flavor {flavor} can never hold it, yet by its own numbers nothing is short "
+            f"({short(-amount, resource)} to spare): the message is older than the quota or contradicts itself; "
+            f"read it again once Kueue retries (kubectl describe clusterqueue)")
+
+
 @_sentence("next.raise-nominal-of")
 def _next_raise_nominal_of(resource: str, flavor: str, needed: Fraction | None) -> str:
+    if needed is not None and needed <= 0:
+        return _contradiction(flavor, needed, resource)
     return f"raise nominalQuota of {resource} in flavor {flavor} by {short(needed, resource)}"
 
 
 @_sentence("next.raise-nominal")
 def _next_raise_nominal(flavor: str | None, amount: Fraction | None, resource: str | None, role: str | None) -> str:
+    if amount is not None and amount <= 0:
+        return _contradiction(flavor, amount, resource)
     return (f"raise nominalQuota in flavor {flavor} by {short(amount, resource)}"
             + (f", or scale {role} down" if role else ""))
 
