@@ -78,12 +78,16 @@ def _snapshot_home(asked: Asked, source: Source, files: tuple[str, ...]) -> str:
 def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
     """The one namespace of a snapshot that holds `kind` NAME (None: none does); Ambiguous when several do."""
     from kubectl_pd.cluster.source import name_of, namespace_of
-    from kubectl_pd.labels import GROUP_LABEL
+    from kubectl_pd.labels import GROUP_LABEL, MANAGED_LABEL
+    from kubectl_pd.pending.meta import annotation
 
     found: set[str] = set()
     if kind == "PodGroup":
         for p in source.list("Pod", None, label_selector=f"{GROUP_LABEL}={name}"):
             found.add(namespace_of(p) or "default")
+        for p in source.list("Pod", None, label_selector=MANAGED_LABEL):  # Kueue 0.18+: named by annotation
+            if annotation(p, GROUP_LABEL) == name:
+                found.add(namespace_of(p) or "default")
         for wl in source.list("Workload", None):
             if name_of(wl) == name:
                 found.add(namespace_of(wl) or "default")
