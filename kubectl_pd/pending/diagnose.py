@@ -441,11 +441,19 @@ def _group_checks(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
 
 
 def _is_going(u: Unit) -> bool:
-    """Every Pod of the group is being deleted, or Kueue waits for replacement Pods."""
-    if u.workload is not None and u.workload.admitted:
+    """Every Pod of the group is being deleted, or Kueue waits for replacement Pods; not a group Kueue evicted
+    (its Pods go because Kueue stopped them, and its Workload waits to be admitted again: issue 46 item 10)."""
+    if u.workload is not None and (u.workload.admitted or _evicted(u.workload)):
         return False  # Kueue still holds its quota: admitted, not pending, whatever its Pods do
     cond = u.workload.condition("WaitingForReplacementPods") if u.workload is not None else None
     return (cond is not None and cond.status == "True") or (bool(u.pods) and all(p.deleting for p in u.pods))
+
+
+def _evicted(wl: Workload) -> bool:
+    """Kueue evicted (or preempted) the Workload and has not admitted it again: it stops the group by deleting its
+    Pods and, for a pod group, waits for replacements under the eviction's reason (pod_controller.go
+    waitingForReplacementPodsCondition@v0.19.2)."""
+    return any((c := wl.condition(t)) is not None and c.true for t in ("Evicted", "Preempted"))
 
 
 def _terminating(u: Unit, facts: Facts) -> list[Reason]:
