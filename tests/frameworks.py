@@ -225,3 +225,11 @@ def deployment_pod(owner: Obj, i: int, state: str, *, gpus: int = 1) -> list[Obj
 
 def copied(objs: list[Obj]) -> list[Obj]:
     return copy.deepcopy(objs)
+
+
+def groups() -> dict[str, list[str]]:
+    """The API groups a cluster with the frameworks serves (the loopback server's defaults and theirs)."""
+    from tests.apiserver import DEFAULT_GROUPS
+
+    return {**copy.deepcopy(DEFAULT_GROUPS), "apps": ["v1"], "leaderworkerset.x-k8s.io": ["v1"],
+            "disaggregatedset.x-k8s.io": ["v1"], "serving.kserve.io": ["v1alpha2"]}

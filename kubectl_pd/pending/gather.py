@@ -69,7 +69,7 @@ from kubectl_pd.labels import (
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.pending.say import Read, Say, say
-from kubectl_pd.pending.target import IncompleteError, Target, Unread
+from kubectl_pd.pending.target import OWNER_KINDS, IncompleteError, Target, Unread
 from kubectl_pd.records import dataclass, field
 
 MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not read
@@ -169,6 +169,11 @@ class Facts:
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
     run: Typed = field(default_factory=Typed, repr=False, compare=False)  # the run's records (-A's targets share it)
+    members: dict[str, str] = field(default_factory=dict)  # Pod name -> its own Workload (a Deployment's Pods)
+
+    def group_of(self, pod: kube.Pod) -> str | None:
+        """The Pod's group: Kueue's group name (group_of_pod), else the Workload Kueue built for the Pod alone."""
+        return group_of_pod(pod) or self.members.get(pod.name)
 
 
 def group_of_pod(pod: kube.Pod) -> str | None:
@@ -273,6 +278,11 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
         finally:
             if rd.lookahead is not None:
                 rd.lookahead.close()  # every read of the target ends here: nothing is read once gathering is over
+    elif target.kind in OWNER_KINDS:  # what the PD frameworks make: its Workloads as Kueue links them
+        from kubectl_pd.pending import owners
+
+        owners.read(rd, target)
+        _read_rest(rd, ns)
     else:
         raise PdError(f"cannot diagnose a {target.kind}")
     if target.kind == "ModelDeployment":
@@ -446,7 +456,7 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
 
 def _groups_from_pods(facts: Facts) -> None:
     """Groups from the pods, in the order first seen (sorted by name for stable output)."""
-    for g in sorted({g for g in (group_of_pod(p) for p in facts.pods) if g}):
+    for g in sorted({g for g in (facts.group_of(p) for p in facts.pods) if g}):
         if g not in facts.groups:
             facts.groups.append(g)
     unread = [g for g in facts.groups[MAX_GROUPS:] if g not in facts.workloads]
@@ -780,7 +790,7 @@ def _event_names(facts: Facts) -> list[str]:
     for g in facts.groups:
         wl = facts.workloads.get(g)
         if wl is None:
-            members = sorted((p for p in facts.pods if group_of_pod(p) == g), key=lambda p: (p.created, p.name))
+            members = sorted((p for p in facts.pods if facts.group_of(p) == g), key=lambda p: (p.created, p.name))
             if members:
                 names.append(members[0].name)
         elif not _admitted(wl):
