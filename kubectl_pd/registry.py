@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         "Preempted",
         "PodsUnscheduledTimeout",
         "Evicted",
+        "PartlyAdmitted",
         "AllReplicasTerminating",
         "ReplicasNotCreated",
         "PodGroupIncomplete",
@@ -221,6 +222,15 @@ REASONS: tuple[Entry, ...] = _reasons(
      'evicted and not requeued yet, with the requeue back-off (`requeueState`) and, for preemption, why',
      'See the eviction reason.',
      '`Evicted` condition'),
+    ('PartlyAdmitted', WARNING,
+     "some of one deployment's Workloads are admitted and others wait (a DisaggregatedSet's prefill admitted while "
+     'decode waits; an LWS whose second group waits; a Deployment with a Pod gated): which roles run, which wait '
+     'and why, and the quota the admitted ones hold (per flavor, in its own unit) while the deployment may serve '
+     'nothing. Params: `admittedRoles`, `waitingRoles`, `waitingWorkloads`, `held` (flavor, resource, quantity)',
+     'Admit the roles together: one pod group holding every role (what `kubectl pd create --target pods` '
+     "writes), or Kueue's DisaggregatedSet integration (one Workload for every role) where the cluster's Kueue "
+     'serves it; else free the quota the waiting Workloads need.',
+     "each Workload's `Admitted` condition and `status.admission` (its pod sets' `resourceUsage` per flavor)"),
     ('AllReplicasTerminating', INFO,
      'every replica of the deployment (or every Pod of the pod group) is on its way out, so no quota verdict '
      'applies to it',

@@ -92,8 +92,13 @@ def _diagnosis() -> dict[str, Any]:
                                  "to": {"type": ["string", "integer", "null"]}},
                   "additionalProperties": {"type": ["string", "integer", "null"]}}
     props: dict[str, Any] = {
-        "target": closed({"kind": S, "name": S, "namespace": S}),
+        "target": closed({"kind": {**S, "description": "the user's kind: ModelDeployment, PodGroup, Workload, Pod, "
+                                   "LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet, "
+                                   "LLMInferenceService"}, "name": S, "namespace": S}),
         "pending": {"type": "boolean"},
+        "workloads": {"type": "array", "description": "a deployment of many Workloads: one each (an LWS group, a "
+                                                      "DisaggregatedSet role's group, a Deployment's Pod)",
+                      "items": closed({"name": S, "role": NS, "group": NS, "admitted": {"type": "boolean"}})},
         "reasons": {"type": "array", "items": reason},
         "roles": {"type": "array", "items": role},
         "queue": queue,
@@ -184,7 +189,9 @@ def tree() -> dict[str, Any]:
     group = closed({"kind": {"const": "ReplicaGroup"}, "name": NS, "roles": STRS, "workload": wl,
                     "pods": {"type": "array", "items": pod}})
     unread = {"type": "array", "items": closed({"read": S, "error": S})}
-    props = {"schemaVersion": _version("tree"), "kind": {"enum": ["ModelDeployment", "PodGroup", "Workload", "Pod"]},
+    props = {"schemaVersion": _version("tree"), "kind": {"enum": ["ModelDeployment", "PodGroup", "Workload", "Pod",
+                                                                  "LeaderWorkerSet", "DisaggregatedSet", "Deployment",
+                                                                  "StatefulSet", "LLMInferenceService"]},
              "name": S, "namespace": S, "phase": NS, "apiVersion": NS, "event": event,
              "groups": {"type": "array", "items": group}, "incomplete": unread}
     doc = closed(props, required=["schemaVersion", "kind", "name", "namespace", "groups"])

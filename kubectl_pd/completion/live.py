@@ -1,4 +1,5 @@
-"""Completion candidates read from the cluster: namespaces for `-n`, ModelDeployment names for targets.
+"""Completion candidates read from the cluster: namespaces for `-n`, ModelDeployment names for targets (and,
+after `lws/`, `ds/`, `deploy/`, `sts/` or `llmisvc/`, the names of that kind).
 
 A Tab press must never hang or print errors into the shell, so every lookup runs under one deadline
 (`--request-timeout`, 2s by default here, covering client import, auth and every request) and
@@ -126,14 +127,28 @@ def modeldeployment_names(ctx: click.Context, param: click.Parameter, incomplete
         return []
 
 
+# `FORM/NAME` targets whose names Tab offers (pending/target.py's forms, named here so a Tab loads nothing else)
+FORMS = {"md": "ModelDeployment", "modeldeployment": "ModelDeployment",
+         "lws": "LeaderWorkerSet", "leaderworkerset": "LeaderWorkerSet",
+         "ds": "DisaggregatedSet", "disaggregatedset": "DisaggregatedSet",
+         "deploy": "Deployment", "deployment": "Deployment", "sts": "StatefulSet", "statefulset": "StatefulSet",
+         "llmisvc": "LLMInferenceService", "llminferenceservice": "LLMInferenceService"}
+
+
 def deployment_names(opts: ClusterOptions, everywhere: bool, incomplete: str) -> list[str]:
-    """ModelDeployment names starting with `incomplete`, within the deadline; [] on any failure."""
+    """ModelDeployment names starting with `incomplete`; after `FORM/` (md/, lws/, ds/, deploy/, sts/, llmisvc/)
+    the names of that kind, as `FORM/NAME`. Within the deadline; [] on any failure."""
+    form, slash, typed = incomplete.partition("/")
+    kind = FORMS.get(form.lower()) if slash else "ModelDeployment"
+    if kind is None:
+        return []
 
     def lookup() -> list[str]:
         ns = None if everywhere else default_namespace(opts)
-        return _list_names(opts, "ModelDeployment", ns)
+        return _list_names(opts, kind, ns)
 
-    return matching(within(opts.request_timeout or DEFAULT_TIMEOUT, lookup), incomplete)
+    names = matching(within(opts.request_timeout or DEFAULT_TIMEOUT, lookup), typed if slash else incomplete)
+    return [f"{form}/{n}" for n in names] if slash else names
 
 
 def kube_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:

@@ -39,6 +39,8 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         **({"whatIf": dict(d.what_if), "whatIfVerdict": words.what_if_verdict(d)} if d.what_if else {}),
         **({"deployment": _deployment_dict(d)} if d.deployment is not None else {}),
         **(mk_listing.to_dict(d) if d.placements else {}),  # `multikueue`: where its Workloads went
+        **({"workloads": [{"name": w.name, "role": w.role, "group": w.group, "admitted": w.admitted}
+                          for w in d.workloads]} if d.workloads else {}),  # a deployment of many Workloads
     }
 
 
@@ -209,6 +211,7 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
         out.append(f"  {story}")
     out += _queue_lines(d)
     out += _role_table(d, color)
+    out += _workload_table(d, color)
     out += _bar_lines(d, uni)
     out += _reason_lines(d, color)
     hints = list(dict.fromkeys([suggestion_text(s, d.code) for s in d.suggestions]
@@ -247,6 +250,28 @@ def _role_table(d: Diagnosis, color: bool) -> list[str]:
 
     table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
                      tablefmt="plain", disable_numparse=True)
+    return [""] + ["  " + line for line in table.splitlines()]
+
+
+def _workload_table(d: Diagnosis, color: bool) -> list[str]:
+    """A deployment of many Workloads (what a PD framework makes): one row per Workload, admitted or waiting and
+    the code of its first reason."""
+    from kubectl_pd.pending.target import OWNER_KINDS
+
+    if d.target.kind not in OWNER_KINDS or not d.workloads:
+        return []
+    first: dict[str, str] = {}
+    for r in d.reasons:
+        if r.workload is not None:
+            first.setdefault(r.workload, r.code)
+    rows = []
+    for w in d.workloads:
+        state = "admitted" if w.admitted else f"waiting ({first.get(w.name, 'Unknown')})"
+        rows.append([w.name, w.role or "-", w.group if w.group is not None else "-",
+                     _paint(state, _COLORS["admitted" if w.admitted else "blocked"], color)])
+    from tabulate import tabulate
+
+    table = tabulate(rows, headers=["WORKLOAD", "ROLE", "GROUP", "STATE"], tablefmt="plain", disable_numparse=True)
     return [""] + ["  " + line for line in table.splitlines()]
 
 
