@@ -8,8 +8,10 @@ tls-server-name), a forward proxy for http:// and a CONNECT tunnel for https://,
 from __future__ import annotations
 
 import base64
+import os
 import socket
 import threading
+import time
 
 from kubectl_pd.cluster import wire
 from kubectl_pd.cluster.urls import split
@@ -21,6 +23,23 @@ else:
     from kubectl_pd.records import dataclass
 if TYPE_CHECKING:
     import ssl
+
+
+TRACE_ENV = "KUBECTL_PD_TRACE"  # a file: each request appended as one line (bench/bench_real_groups.py reads it)
+_TRACE = os.environ.get(TRACE_ENV) or None  # read once: off (the default) costs one test per request
+
+
+def trace_line(path: str, t0: float, t1: float, fresh: bool, status: int, method: str) -> None:
+    """One traced request: its start and end (time.monotonic, seconds), whether it opened a connection (a TCP
+    connect and, for https, a TLS handshake), its status; appended whole (O_APPEND) so threads do not mix."""
+    if _TRACE is None:
+        return
+    line = f"{t0:.6f} {t1:.6f} {int(fresh)} {status} {method} {path}\n".encode("utf-8", "replace")
+    fd = os.open(_TRACE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
 
 
 class ProxyUnsupported(Exception):
@@ -94,8 +113,11 @@ class Pool:
         for fresh in (False, True):
             conn = self._take() if not fresh else self._new()
             reused = conn.sock is not None
+            t0 = time.monotonic() if _TRACE is not None else 0.0
             try:
                 status, found, data, keep = conn.exchange(method, target, host_header, headers, body, timeout)
+                if _TRACE is not None:
+                    trace_line(path, t0, time.monotonic(), not reused, status, method)
             except (wire.Closed, BrokenPipeError, ConnectionResetError):
                 conn.close()
                 if reused and method == "GET":
