@@ -343,6 +343,30 @@ class LiveSource(SourceDefaults):
                                   f"it with -n")
         raise AssertionError("unreachable")
 
+    def list_within(self, kind: str, namespace: str | None, most: int) -> Items | None:
+        """Every object of `kind` when one page of `most` holds them all (one request); None when there are more
+        (the caller reads what it needs by name instead). Errors as `list`'s."""
+        k = _kind(kind)
+        ns = namespace if k.namespaced else None
+        query: dict[str, Any] = {"limit": most}
+        r, _path = self._read(k, ns, None, query)
+        self._check_list(r, k, query)
+        doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
+        found = doc.get("items")
+        if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
+                or not all(isinstance(i, dict) for i in found):
+            raise UnexpectedAnswer(f"the API server answered list {k.resource} with {_describe(r)}, not a "
+                                   f"list of {k.resource}: nothing was read")
+        meta = doc.get("metadata")
+        if isinstance(meta, dict) and meta.get("continue"):
+            return None
+        api_version = doc.get("apiVersion", "")
+        for item in found:
+            item.setdefault("kind", k.kind)
+            if api_version:
+                item.setdefault("apiVersion", api_version)
+        return [normalize(item) for item in found]
+
     def _pages(self, k: kinds.Kind, ns: str | None, query: dict[str, Any],
                reduce: Reducer | None) -> Items | None:
         """One paged list from the start; None when a continue token expired (410)."""

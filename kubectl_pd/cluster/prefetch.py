@@ -22,7 +22,8 @@ from kubectl_pd.cluster.source import Obj, Origin, Wrapper, labels_of, name_of, 
 from kubectl_pd.errors import NotFoundError, PdError
 from kubectl_pd.records import dataclass
 
-PARALLEL = 6  # concurrent reads of one diagnosis to one live cluster (cluster/pool.py keeps 8 idle connections)
+PARALLEL = 8  # concurrent reads of one diagnosis to one live cluster (cluster/pool.py: at most 8 in flight, so 8
+# connections; one target's first round (pending/plan.py) fits in it but for a bare NAME's last sets)
 WIDEN_AT = 2  # no TARGET: from this many namespaces with targets, LocalQueues and LimitRanges are listed once
 INVOLVED_NAME = "involvedObject.name"
 

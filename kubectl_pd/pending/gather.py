@@ -66,6 +66,7 @@ from kubectl_pd.labels import (
     MANAGED_LABEL,
     QUEUE_LABEL,
 )
+from kubectl_pd.pending import plan
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.pending.say import Read, Say, say
@@ -79,7 +80,6 @@ MAX_EVENT_LISTS = 2
 
 if TYPE_CHECKING:
     from kubectl_pd.kueue.preempt_answer import PreemptionView
-    from kubectl_pd.pending.lookahead import Lookahead
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -195,7 +195,7 @@ class _FactReader:
         self.facts = facts
         self.preempt = preempt  # the run's preemption view, whose record the reads fill (gather_preemption)
         self.deployment: Call | None = None  # the deployment of a group's Pods, read with its LocalQueues
-        self.lookahead: Lookahead | None = None  # a pod group's queue chain, read while its Pods list is in flight
+        self.deferred = False  # ... or with what explains the target (_read_local_queues)
 
     def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
         return self._settle(what, attempt(fn), default, dependent)
@@ -268,16 +268,8 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
     if target.kind == "ModelDeployment":
         _read_deployment(rd, target)
     elif target.kind in ("Workload", "PodGroup", "Pod"):
-        if facts.live and _parallel(source):
-            from kubectl_pd.pending.lookahead import Lookahead
-
-            rd.source = rd.lookahead = Lookahead(source)
-        try:
-            _read_group(rd, target)
-            _read_rest(rd, ns)
-        finally:
-            if rd.lookahead is not None:
-                rd.lookahead.close()  # every read of the target ends here: nothing is read once gathering is over
+        _read_group(rd, target)
+        _read_rest(rd, ns)
     elif target.kind in OWNER_KINDS:  # what the PD frameworks make: its Workloads as Kueue links them
         from kubectl_pd.pending import owners
 
@@ -297,10 +289,9 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
 def _read_deployment(rd: _FactReader, target: Target) -> None:
     """The deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone."""
     source, facts, ns = rd.source, rd.facts, target.namespace
-    (md_ok, md), (pods_ok, pods) = together([
-        lambda: source.get("ModelDeployment", target.name, ns),
-        lambda: source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")],
-        facts.live and _parallel(source))
+    (md_ok, md), (pods_ok, pods) = together([plan.call(source, k) for k in plan.target_reads(target.kind, target.name,
+                                                                                            ns)],
+                                            facts.live and _parallel(source))
     if not md_ok:
         raise md
     if md is None:
@@ -343,11 +334,8 @@ def _read_pod(rd: _FactReader, target: Target) -> str:
 def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
     """The group's Workload (Kueue names it after the group) and its Pods, both at once."""
     source, facts, ns = rd.source, rd.facts, target.namespace
-    ahead = rd.lookahead
-    (wl_ok, wl), (pods_ok, pods) = together([
-        lambda: ahead.from_workload(source.get("Workload", group, ns), group, ns) if ahead is not None
-        else source.get("Workload", group, ns),
-        lambda: source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}")], facts.live and _parallel(source))
+    (wl_ok, wl), (pods_ok, pods) = together([plan.call(source, k) for k in plan.target_reads("PodGroup", group, ns)],
+                                            facts.live and _parallel(source))
     if target.kind == "Workload":
         if not wl_ok:
             raise wl
@@ -444,6 +432,8 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
                 dependent=True)
     lq_names, cq_names = _queue_names(rd, ns)
     needs_explaining = _needs_explaining(facts)
+    if not needs_explaining:
+        _read_deferred_deployment(rd, [])
     rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: Read("ClusterQueue", cq))
     _read_nodes(rd)
     if not needs_explaining:
@@ -507,17 +497,54 @@ def _read_local_queues(rd: _FactReader, names: list[str], ns: str) -> None:
     the deployment's failure is a note before theirs, as when it was read first."""
     facts = rd.facts
     todo = [n for n in dict.fromkeys(names) if n not in facts.local_queues]
+    if rd.deployment is not None and _held(rd.source, "LocalQueue", ns) and _held(rd.source, "ClusterQueue", None):
+        # the queues come from the first round's sets (no request, no note): when they name their ClusterQueues,
+        # the deployment is not needed to find them, and is read with what explains the target (issue 49: a
+        # round less); else now, as below
+        _settle_local_queues(rd, todo, rd.many([_local_queue_call(rd, n, ns) for n in todo]))
+        if all(facts.local_queues.get(n) is not None for n in names):
+            rd.deferred = True
+            return
+        _read_deferred_deployment(rd, [])
+        return
     first = [rd.deployment] if rd.deployment is not None else []
     rd.deployment = None
-    calls: list[Call] = first + [(Read("LocalQueue", n, ns), _getter(rd.source, "LocalQueue", n, ns), None, False)
-                                 for n in todo]
-    results = rd.many(calls)
+    results = rd.many(first + [_local_queue_call(rd, n, ns) for n in todo])
     if first:
-        md, _ok = results.pop(0)
-        facts.deployment = facts.run.typed("ModelDeployment", md) if md is not None else None
+        _set_deployment(rd, results.pop(0))
+    _settle_local_queues(rd, todo, results)
+
+
+def _local_queue_call(rd: _FactReader, name: str, ns: str) -> Call:
+    return (Read("LocalQueue", name, ns), _getter(rd.source, "LocalQueue", name, ns), None, False)
+
+
+def _settle_local_queues(rd: _FactReader, todo: list[str], results: Settled) -> None:
     for n, (obj, ok) in zip(todo, results, strict=True):
         if ok:
-            facts.local_queues[n] = facts.run.typed("LocalQueue", obj) if obj is not None else None
+            rd.facts.local_queues[n] = rd.facts.run.typed("LocalQueue", obj) if obj is not None else None
+
+
+def _set_deployment(rd: _FactReader, result: tuple[Any, bool]) -> None:
+    md, _ok = result
+    rd.facts.deployment = rd.facts.run.typed("ModelDeployment", md) if md is not None else None
+
+
+def _held(source: Source, kind: str, namespace: str | None) -> bool:
+    """Whether reads of `kind` by name are answered from a set the first round read (pending/lookahead.py)."""
+    from kubectl_pd.pending.lookahead import Lookahead
+
+    return isinstance(source, Lookahead) and source.holds(kind, namespace)
+
+
+def _read_deferred_deployment(rd: _FactReader, more: list[Call]) -> Settled:
+    """The deployment of a group's Pods, when its read was deferred (`_read_local_queues`), first, with `more`."""
+    if rd.deployment is None or not rd.deferred:
+        return rd.many(more) if more else []
+    first, rd.deployment, rd.deferred = rd.deployment, None, False
+    results = rd.many([first, *more])
+    _set_deployment(rd, results.pop(0))
+    return results
 
 
 def _queues_of_instance_types(rd: _FactReader, role_types: list[str | None], lq_names: list[str],
@@ -538,7 +565,7 @@ def _read_explanations(rd: _FactReader, ns: str, cq_names: list[str]) -> None:
     positions: all read together, each part settled in the order it was asked."""
     parts = [_queue_object_reads(rd, ns, cq_names), _cohort_reads(rd), _limit_range_reads(rd, ns),
              _event_reads(rd, ns), _visibility_reads(rd, cq_names), _lone_queue_preemption_reads(rd)]
-    results = rd.many([c for calls, _apply in parts for c in calls])
+    results = _read_deferred_deployment(rd, [c for calls, _apply in parts for c in calls])
     at = 0
     for calls, apply in parts:
         apply(results[at:at + len(calls)])

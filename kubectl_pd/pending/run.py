@@ -107,13 +107,16 @@ def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
 # ------------------------------------------------------------------------------------------------ one target
 
 def head_start(source: Source, asked: Asked, namespace: str) -> Source:
-    """On a live cluster, the target's first reads sent now, before the diagnosis code loads
-    (pending/lookahead.py): the Source to gather the target from. A bare NAME starts with its first form."""
+    """On a live cluster, the target's first round of reads (pending/plan.py: its objects, every form of a bare
+    NAME, and the bounded sets) sent now, before the diagnosis code loads (pending/lookahead.py): the Source to
+    gather the target from."""
     if not source.is_live or asked.none:
         return source
+    from kubectl_pd.pending import plan
     from kubectl_pd.pending.lookahead import Lookahead
 
-    return Lookahead(source).head_start(BARE_FORMS[0] if asked.bare else asked.kind, asked.name, namespace)
+    forms = BARE_FORMS if asked.bare else (asked.kind,)
+    return Lookahead(source).send(plan.first_round(forms, asked.name, namespace))
 
 
 def head_done(source: Source) -> None:
