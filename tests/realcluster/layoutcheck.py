@@ -182,7 +182,7 @@ def check_capacity(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[str
     if pre.get("copies"):
         res.named = [t["name"] for t in pre["copies"][0]["targets"]]
     for i in range(doc["now"]):
-        made = _create(plane, lay, ns, f"copy{i}")
+        made = _create(plane, lay, ns, f"copy{i}", "--force")  # the preflight's word is not what is judged here
         if made.returncode != 0:
             raise PlaneError(f"create copy{i}: {made.stderr.strip()}")
         w = wait_for(f"copy{i} tried", lambda i=i: (g := cp._group(plane, ns, f"copy{i}")) is not None and condition(
@@ -191,7 +191,7 @@ def check_capacity(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[str
     if all(res.admitted) and doc["now"]:
         time.sleep(1.0)  # the ClusterQueues' status after the copies
         out.append(check_queues(plane, lay, n, f"after {doc['now']} copies"))
-    made = _create(plane, lay, ns, "one-more")
+    made = _create(plane, lay, ns, "one-more", "--force")
     if made.returncode != 0:
         raise PlaneError(f"create one-more: {made.stderr.strip()}")
     res.one_more, res.preempted = cp._one_more(plane, ns)

@@ -33,7 +33,7 @@ GPU = objs.GPU
 CREDITS = "credits.gpustack.ai/nvidia"
 CARD = {GPU: 1, CREDITS: 1_600_000}
 POOL = "pd.test/pool"  # the node label of a labelled flavor: its value is the flavor's cluster name
-PREFIX = "ly"  # the layouts' namespaces (and so their cluster-scoped names) begin with it
+PREFIX = "ly"  # the layouts' namespaces begin with it
 SMALL, LARGE = 4, (8, 16)
 
 
@@ -249,8 +249,8 @@ def snapshot(plane: Plane, n: df.Names) -> list[dict[str, Any]]:
     """differential.snapshot and the Nodes a user's snapshot would hold: the plane's own and this state's."""
     items = df.snapshot(plane, n)
     for node in plane.get("nodes")["items"]:
-        name = node["metadata"]["name"]
-        if not name.startswith(PREFIX + "-") or name.startswith(n.prefix + "-"):
+        pool = (node["metadata"].get("labels") or {}).get(POOL)
+        if pool is None or pool.startswith(n.prefix + "-"):
             items.append(node)
     return items
 
