@@ -10,23 +10,10 @@ import json
 from typing import Any
 
 from kubectl_pd import contract
+from kubectl_pd.output.schema_parts import NI, NQUANTITY, NS, OPEN, QUANTITY, STRS, S, closed
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://github.com/gpustack/kubectl-pd/docs/schema/"
-
-S: dict[str, Any] = {"type": "string"}
-NS: dict[str, Any] = {"type": ["string", "null"]}
-NI: dict[str, Any] = {"type": ["integer", "null"]}
-STRS: dict[str, Any] = {"type": "array", "items": S}
-QUANTITY: dict[str, Any] = {"type": "string", "description": "a Kubernetes quantity, as kubectl prints it"}
-NQUANTITY: dict[str, Any] = {"type": ["string", "null"], "description": QUANTITY["description"]}
-OPEN: dict[str, Any] = {"type": "object"}
-
-
-def closed(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": list(props) if required is None else required,
-            "additionalProperties": False, **extra}
-
 
 def _ids(kind: str) -> list[str]:
     from kubectl_pd import registry

@@ -116,4 +116,3 @@ VERDICT_ADMITTED = "admitted"
 VERDICT_UNKNOWN = "unknown"
 WORKER_HEADER = ("WORKER", "CONTEXT", "READ", "ROLE", "VERDICT", "FLAVOR", "SHORT", "WHY")
 WORKER_COLUMN = "WORKER"
-LIST_HEADER = "WORKER"  # why-pending's list (no TARGET): the column after ROLE (multikueue/listing.py)

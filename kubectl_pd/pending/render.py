@@ -7,7 +7,7 @@ from typing import Any
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.kueue.verdicts import FlavorBar
-from kubectl_pd.multikueue import listing as mk_listing
+from kubectl_pd.pending import placements as mk_listing
 from kubectl_pd.pending import words
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
 from kubectl_pd.records import dataclass

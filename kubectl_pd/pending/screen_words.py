@@ -42,3 +42,6 @@ def not_in_snapshot(kind: str, name: str, files: tuple[str, ...]) -> str:
 def ambiguous_in_snapshot(name: str, namespaces: list[str]) -> str:
     """-f with no -n: several namespaces of the snapshot hold the target."""
     return f"{name} exists in namespaces {', '.join(namespaces)} of the snapshot: choose one with -n"
+
+
+WORKER_HEADER = "WORKER"  # why-pending's list (no TARGET): the column after ROLE (pending/placements.py)
