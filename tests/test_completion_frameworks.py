@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_pd.completion.bridge import fast_target
+from kubectl_pd.commands.bridge import fast_target
 from tests import frameworks as fw
 from tests.test_completion import directive, values
 

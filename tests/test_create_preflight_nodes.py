@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kubectl_pd import kube
-from kubectl_pd.capacity import nodes as nd
+from kubectl_pd.create import nodes as nd
 from kubectl_pd.create import preflight
 from kubectl_pd.create.preflight import ERROR, WARNING, CheckFinding
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from kubectl_pd.capacity import nodes as nd
 from kubectl_pd.capacity import shape
 from kubectl_pd.capacity import simulate as sim
 from kubectl_pd.capacity.gather import parts_of
+from kubectl_pd.create import nodes as nd
 from kubectl_pd.create import pods as pd
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, check_request, parse_role

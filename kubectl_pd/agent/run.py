@@ -21,6 +21,8 @@ from collections.abc import Iterator, Sequence
 
 from kubectl_pd.records import dataclass
 
+ENTRY = "kubectl_pd.commands.cli"  # the `kubectl-pd` console script's module (pyproject.toml)
+
 _LOCK = threading.Lock()
 
 
@@ -65,8 +67,12 @@ def _text(stream: io.TextIOWrapper) -> str:
 
 
 def run(argv: Sequence[str], stdin: str | None = None) -> Ran:
-    """`kubectl pd ARGV` through the CLI's own entry point (kubectl_pd.commands.cli.main), in this process."""
-    from kubectl_pd.commands import cli
+    """`kubectl pd ARGV` through the CLI's own entry point (ENTRY's `main`, the console script's), in this process.
+    By name, as a process would start it and as commands/cli.py loads each command: the commands start this server
+    (`kubectl pd mcp`), so the server names the entry point instead of importing it."""
+    import importlib
+
+    cli = importlib.import_module(ENTRY)
 
     with _LOCK, _captured(stdin) as (out, err):
         code = 0

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubectl_pd import kube
-from kubectl_pd.capacity import nodes as nd
 from kubectl_pd.capacity.simulate import Part
+from kubectl_pd.create import nodes as nd
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.errors import PdError
@@ -156,26 +155,4 @@ def read_snapshot(source: Any, names: list[str], plan: Capacity) -> Snapshot | N
 
 def read_nodes(source: Any, snap: Snapshot, plan: Capacity) -> nd.Fit | None:
     """The Nodes of each flavor of the copy's queues (flavor_nodes); a failed list is one of the run's unread."""
-    return flavor_nodes(source, snap, lambda what, read: _try(plan, what, read))
-
-
-def flavor_nodes(source: Any, snap: Snapshot,
-                 attempt: Callable[[str, Callable[[], Any]], tuple[bool, Any]]) -> nd.Fit | None:
-    """The Nodes of each flavor of the snapshot: one list per flavor selected by its nodeLabels (every Node for a
-    flavor without any), paged, each Node kept as its page arrives (capacity's and create's preflight's one read).
-    ATTEMPT reads, or says why it could not ((False, _): the node part is unknown, None)."""
-    lists: dict[str, tuple[kube.Node, ...]] = {}
-    by_selector: dict[str | None, tuple[kube.Node, ...]] = {}  # flavors of the same nodeLabels: one list
-    for name, flavor in sorted(snap.flavors.items()):
-        sel = nd.selector(flavor) or None
-        if sel not in by_selector:
-            ok, objs = attempt("Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
-            if not ok:
-                return None
-            by_selector[sel] = tuple(kube.node(o) for o in objs)
-        lists[name] = by_selector[sel]
-    return nd.Fit(lists)
-
-
-def _node_lister(source: Any, sel: str | None) -> Callable[[], Any]:
-    return lambda: source.list("Node", None, label_selector=sel, reduce=nd.keep)
+    return nd.flavor_nodes(source, snap, lambda what, read: _try(plan, what, read))

@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.capacity import simulate as sim
-from kubectl_pd.capacity.nodes import Fit
 from kubectl_pd.capacity.simulate import Part, Placed, Stop, stop_of, with_usage
+from kubectl_pd.create.nodes import Fit
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import preempt_reads as rd
 from kubectl_pd.kueue import preemption as pre

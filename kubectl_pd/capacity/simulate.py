@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
-from kubectl_pd.capacity import nodes as nd
+from kubectl_pd.create import nodes as nd
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue import verdicts as vd

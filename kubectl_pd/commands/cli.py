@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from kubectl_pd.completion.bridge import short_lived_gc
+from kubectl_pd.commands.startup import short_lived_gc
 
 short_lived_gc()  # before click loads: its import is most of what start-up allocates
 

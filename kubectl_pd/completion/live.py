@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace, parse_duration, read_kubeconfig
-from kubectl_pd.completion.bridge import DEFAULT_TIMEOUT
+from kubectl_pd.completion import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, condit
 from kubectl_pd.records import dataclass, field, replace
 
 if TYPE_CHECKING:
-    from kubectl_pd.capacity.nodes import Fit, TooSmall
+    from kubectl_pd.create.nodes import Fit, TooSmall
 
 ERROR = "error"
 WARNING = "warning"
@@ -436,7 +436,7 @@ def _weigh_nodes(rd: _CheckReader, snap: Snapshot, cq_name: str, queue: vd.Queue
     pod_sets = {ps.role or ps.name: ps for _, members in queue.workloads for _, ps in members}
     if rd.nodes_refused or not pod_sets:
         return
-    from kubectl_pd.capacity.gather import flavor_nodes
+    from kubectl_pd.create.nodes import flavor_nodes
 
     fit = flavor_nodes(rd.node_lists, snap, rd.attempt)
     if fit is None:
@@ -448,7 +448,7 @@ def _weigh_nodes(rd: _CheckReader, snap: Snapshot, cq_name: str, queue: vd.Queue
 def node_findings(findings: list[CheckFinding], snap: Snapshot, cq_name: str, pod_sets: dict[str, ad.PodSetDemand],
                   fit: Fit) -> list[CheckFinding]:
     """Pure: for each role of the queue one Pod of which no Node of any flavor Kueue could give it holds
-    (capacity/nodes.Fit.never), an error in place of its "waits for quota", and beside a quota refusal (more quota
+    (create/nodes.Fit.never), an error in place of its "waits for quota", and beside a quota refusal (more quota
     would not run it either); every other finding kept. A flavor with no Node read is not weighed (nothing
     said)."""
     never = {role: miss for role, ps in pod_sets.items() if (miss := fit.never(snap, cq_name, ps)) is not None}
