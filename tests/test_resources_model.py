@@ -209,3 +209,16 @@ def test_a_pod_groups_roles_by_kueues_role_hash_annotation() -> None:
     _, roles, _ = shape.from_pod_group([pod("a", "1a2b3c4d", 2), pod("b", "1a2b3c4d", 2), pod("c", "9f8e7d6c", 8)],
                                        "g", NS)
     assert sorted((r.name, r.replicas, r.accelerator) for r in roles) == [("1a2b3c4d", 2, 2), ("9f8e7d6c", 1, 8)]
+
+
+@pytest.mark.parametrize("resource, amount, want", [
+    (CREDITS, Fraction(3_200_000), "2 cards"), (GPU, Fraction(4), "4 nvidia.com/gpu")])
+def test_the_holders_of_the_quota_in_the_unit_of_the_screen(resource: str, amount: Fraction, want: str) -> None:
+    """'Holding the quota: 3200k credits' on a card screen: credits are said in cards as the bars say them."""
+    from kubectl_pd.kueue.preempt_answer import Answer, Holder
+    from kubectl_pd.pending.preempt_render import text
+
+    holder = Holder("other", "batch", "q", 0, "f", resource, amount, None, False)
+    shown = text([Answer("ns/w", "q", holders=(holder,))])
+    line = next(ln for ln in shown.splitlines() if "other/batch" in ln)
+    assert want in line
