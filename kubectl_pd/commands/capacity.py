@@ -103,7 +103,8 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     if doc["now"] is None:
         raise PdError("the deployment could not be judged: " + (
             "; ".join(f["message"] for f in doc["findings"] if f["severity"] == "error")
-            or "no role asks for accelerator credits a queue covers"))
+            or "no role asks for an accelerator a queue covers (GPUStack's credits, or a device such as "
+               "nvidia.com/gpu)"))
     return EXIT_OK
 
 

@@ -72,7 +72,8 @@ def read(source: Any) -> dict[str, Any]:
     from kubectl_pd.kueue.model import cluster_queue
 
     by_name = {cluster_queue(o).name: o for o in cqs}
-    snap = Snapshot.read(by_name, {}, [], cohorts, from_file=not source.is_live)  # as why-pending reads them
+    snap = Snapshot.read(by_name, {}, list(by_name.values()), cohorts,  # the list read is every peer, as why-pending's
+                         from_file=not source.is_live)
     return document(snap, unread)
 
 
