@@ -117,7 +117,8 @@ _FILES = {"type": "array", "items": _S, "description": "snapshot files or direct
           "output, Lists), inside the server's --allow-file directories"}
 _SNAPSHOT = {"type": "string", "description": "a snapshot as YAML or JSON text (what `kubectl get -o yaml` "
              "prints); instead of files"}
-_TARGET_TEXT = "NAME (a ModelDeployment) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME"
+_TARGET_TEXT = ("NAME (a ModelDeployment) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME | lws/NAME | "
+                "ds/NAME | deploy/NAME | sts/NAME | llmisvc/NAME")
 _TARGET = {**_S, "description": _TARGET_TEXT}
 
 WHY_PENDING_INPUT = _obj({

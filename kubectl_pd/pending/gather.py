@@ -345,8 +345,8 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
     if not pods_ok:
         raise pods
     facts.pods = facts.run.pods(pods)
-    if not facts.pods and wl_ok and isinstance(wl, dict):  # Kueue 0.18+: the group named by annotation only
-        facts.pods = _annotated_members(rd, wl, group, ns)
+    if not facts.pods and wl_ok and isinstance(wl, dict) and not _of_one_pod(wl):  # Kueue 0.18+: named by
+        facts.pods = _annotated_members(rd, wl, group, ns)  # annotation only
     if target.kind == "Workload" and not facts.pods:
         facts.pods = _pods_by_owner(rd, facts.workloads[group], ns)
     if target.kind == "PodGroup":
@@ -384,6 +384,18 @@ def member_selector(wl: Obj) -> str:
     if common:
         return ",".join(f"{k}={v}" for k, v in sorted(common.items()))
     return f"{MANAGED_LABEL}=true"
+
+
+def _of_one_pod(wl: Obj) -> bool:
+    """A Workload Kueue built for one Pod (owned by the Pod, not a group's: a group's carries
+    `kueue.x-k8s.io/is-group-workload`, pod_controller.go NewGroupWorkload@v0.19.2): no group to look for."""
+    meta = wl.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    return annotations_of(wl).get(IS_GROUP_WORKLOAD) != "true" and any(
+        isinstance(r, dict) and r.get("kind") == "Pod" and r.get("apiVersion") == "v1" for r in refs or ())
+
+
+IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"
 
 
 def _plain(value: str) -> bool:
