@@ -257,6 +257,7 @@ def concurrent_handshakes(server: FakeApiServer) -> FakeApiServer:
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(str(server.tls.cert), str(server.tls.key))
     plain = socket.socket(fileno=os.dup(httpd.socket.fileno()))  # the same listening socket, not wrapped
+    plain.listen(128)  # and a real server's backlog (its 5 drop the SYN of a sixth connection: a 1 s retry)
     httpd.socket = ctx.wrap_socket(plain, server_side=True, do_handshake_on_connect=False)
     return server
 
@@ -305,6 +306,7 @@ def main() -> None:
     ap.add_argument("--krew", action="store_true", help="ours: the krew archive of this tree, as installed")
     ap.add_argument("--rtt-ms", help="far cluster: these round-trip times through bench/delayproxy.py (0,20,50,100)")
     ap.add_argument("--loopback", action="store_true", help="the loopback API server instead of a real plane")
+    ap.add_argument("--ours", type=Path, help="ours: a checkout of this tree (git archive), not the working tree")
     ap.add_argument("--rows", help="far cluster: only the rows whose name starts so (podgroup,NAME,-A)")
     args = ap.parse_args()
     if args.loopback:
@@ -323,6 +325,8 @@ def main() -> None:
         kc.write_text(plane.kubectl("config", "view", "--raw", "--flatten", "--minify").stdout)
         kc.chmod(0o600)
         ours_bin = krew_bin(work / "krew") if args.krew else BIN  # krew's launcher finds /usr/bin's python3
+        if args.ours is not None:  # a fixed tree (git archive), so edits to this checkout meanwhile are not measured
+            ours_bin = before_bin(args.ours.resolve(), work / "ours-bin")
         env = {"PATH": f"{ours_bin}:/usr/bin:/bin", "KUBECONFIG": str(kc), "HOME": str(plane.workdir),
                "XDG_CACHE_HOME": str(work / "cache")}
         old_env = None

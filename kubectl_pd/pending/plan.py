@@ -61,7 +61,13 @@ def target_reads(kind: str, name: str, namespace: str) -> list[Key]:
     return []
 
 
-def set_reads(namespace: str) -> list[Key]:
+def pages(source: Source) -> bool:
+    """Whether `source` reads a set in one page itself (a live cluster's LiveSource); not a Source that forwards
+    what it does not know (snapshot/out.Recorder, which records what it reads, would not see it)."""
+    return hasattr(type(source), "list_within")
+
+
+def set_reads(namespace: str | None) -> list[Key]:
     """The bounded sets: each one list (one page of MOST), and Kueue's configuration."""
     return [listed(k, namespace if k in NAMESPACED else None) for k in SETS] + [raw(KUEUE_CONFIG)]
 
@@ -86,8 +92,6 @@ def call(source: Source, key: Key) -> Callable[[], Any]:
     if key[0] == "raw":
         return lambda: source.get_raw(key[1], resource="configmaps" if key[1] == KUEUE_CONFIG else "",
                                       namespace="kueue-system" if key[1] == KUEUE_CONFIG else None)
-    if is_set(key):
-        page = getattr(source, "list_within", None)
-        if page is not None:
-            return lambda: page(key[1], key[2], MOST)
+    if is_set(key) and pages(source):
+        return lambda: source.list_within(key[1], key[2], MOST)  # type: ignore[attr-defined]
     return lambda: source.list(key[1], key[2], label_selector=key[3], field_selector=key[4])
