@@ -101,7 +101,7 @@ def test_not_found_exits_1(cli: Any, apiserver: Any) -> None:
 
 @pytest.mark.parametrize("args", [
     ["why-pending", "qwen-pd", "-o", "xml"],
-    ["why-pending", "deployment/qwen-pd"],
+    ["why-pending", "daemonset/qwen-pd"],
     ["why-pending", "qwen-pd", "-A"],
     ["why-pending", "qwen-pd", "--watch", "-f", str(FIX / "quota-exhausted.yaml")],
     ["why-pending", "--watch", "-o", "json"],  # with no TARGET, --watch follows the table: text only

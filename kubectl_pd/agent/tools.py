@@ -58,9 +58,11 @@ class Tool:
 
 @dataclass(frozen=True)
 class Guard:
-    """The directories file arguments may name (real paths), fixed at the server's start."""
+    """The directories file arguments may name (real paths), and the MultiKueue worker contexts (why-pending's
+    `--worker-context`/`--worker-contexts-by-name` flags), fixed at the server's start: no argument adds one."""
 
     allowed: tuple[str, ...] = ()
+    workers: tuple[str, ...] = ()
 
     def path(self, value: str, what: str) -> str:
         if value == "-" or not value:
@@ -125,10 +127,6 @@ WHY_PENDING_INPUT = _obj({
     "whatIf": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 1024},
                "description": "diagnose as if ROLE had N replicas, e.g. {\"decode\": 1}; changes nothing"},
     "holders": {"type": "boolean", "description": "list the admitted Workloads holding the quota a role waits for"},
-    "workerContexts": {"type": "object", "propertyNames": {"pattern": "^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"},
-                       "additionalProperties": _S,
-                       "description": "MultiKueue: the kubeconfig context (of the server's kubeconfig) that reads each "
-                                      "worker cluster, by MultiKueueCluster name; default: the context named like it"},
     "files": _FILES, "snapshot": _SNAPSHOT,
     "kueueConfig": {**_S, "description": "Kueue's controller_manager_config.yaml, inside --allow-file"},
     "cursor": {"type": "string", "pattern": "^[0-9]{1,9}$", "description": "the next page of a paged result "
@@ -197,8 +195,7 @@ def why_pending_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str
         argv.append(f"--what-if={role}={n}")
     if args.get("holders"):
         argv.append("--holders")
-    for cluster, context in (args.get("workerContexts") or {}).items():
-        argv.append(f"--worker-context={cluster}={context}")
+    argv += guard.workers  # the server's own mapping, fixed at its start
     if "kueueConfig" in args:
         argv.append(f"--kueue-config={guard.path(args['kueueConfig'], 'kueueConfig')}")
     if "target" in args:
@@ -208,7 +205,7 @@ def why_pending_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str
 
 def who_preempted_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
     argv, stdin = _common(args, guard)
-    return ["why-pending", "--output=json", *argv, "--", args["target"]], stdin
+    return ["why-pending", "--output=json", *argv, *guard.workers, "--", args["target"]], stdin
 
 
 def lint_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
@@ -353,6 +350,8 @@ CAPACITY_INPUT = _obj({
     "targetKind": {"enum": ["modeldeployment", "pods"]}, "localQueue": _S,
     "apiProfile": {"enum": ["pd-atomic", "per-replica"]},
     "priority": {"type": "integer", "description": "the copies' Workload priority (default 0)"},
+    "max": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "copies counted at most (default "
+            "1000; past it, or past the call's deadline, the count is `atLeast`)"},
     "files": _FILES, "snapshot": _SNAPSHOT,
 })
 QUEUES_INPUT = _obj({"files": _FILES, "snapshot": _SNAPSHOT})
@@ -363,7 +362,7 @@ def capacity_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | 
     argv = ["capacity", "--output=json", *argv]
     for key, flag in (("prefill", "--prefill"), ("decode", "--decode"), ("instanceType", "--instance-type"),
                       ("targetKind", "--target"), ("localQueue", "--local-queue"), ("apiProfile", "--api-profile"),
-                      ("priority", "--priority")):
+                      ("priority", "--priority"), ("max", "--max")):
         if key in args:
             argv.append(f"{flag}={args[key]}")
     argv += [f"--role={r}" for r in args.get("roles", ())]

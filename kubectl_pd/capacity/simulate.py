@@ -21,6 +21,7 @@ from kubectl_pd.kueue.model import FlavorResource, Snapshot
 from kubectl_pd.records import dataclass, replace
 
 DEFAULT_LIMIT = 1000  # copies counted at most: past this the answer is "at least"
+DEFAULT_DEADLINE_S = 60.0  # one count's wall time at most: past it the answer is "at least" what was counted
 
 # Codes that no amount of freed quota changes: "never on this configuration"
 NEVER_CODES = frozenset({"QuotaExceedsCapacity", "NoMatchingFlavor", "ResourceNotCovered", "InvalidResources",
@@ -78,6 +79,7 @@ class Count:
     stop: Stop | None
     capped: bool
     snapshot: Snapshot
+    timed_out: bool = False  # stopped at the deadline (`capped` too): the count is at least `now`
 
 
 def with_usage(snap: Snapshot, usage: Sequence[tuple[str, FlavorResource, Fraction]], sign: int = 1) -> Snapshot:
@@ -186,17 +188,30 @@ def place(snap: Snapshot, parts: Sequence[Part], assign: Assign, fit: nd.Fit | N
     return Placed(borrows, tuple(flavors), tuple(usage)), None, s
 
 
+Progress = Callable[[int], None]  # told the copies counted so far (a terminal's progress line)
+
+
 def count(snap: Snapshot, parts: Sequence[Part], *, limit: int = DEFAULT_LIMIT,
-          assign: Assign = ad.assign, fit: nd.Fit | None = None) -> Count:
+          assign: Assign = ad.assign, fit: nd.Fit | None = None, deadline: float | None = None,
+          progress: Progress | None = None, clock: Callable[[], float] | None = None) -> Count:
     """How many copies of `parts` Kueue would admit now, one after another (each against the queues with the
-    ones before it admitted), and what stops the next one."""
+    ones before it admitted), and what stops the next one. Bounded by `limit` copies and by `deadline` (a
+    `clock()` time, time.monotonic by default): past either the count is "at least" (`capped`; `timed_out` for
+    the deadline). `progress` is told the count after each copy."""
+    import time
+
+    now_of = clock or time.monotonic
     placed: list[Placed] = []
     s = snap
     for _ in range(limit):
+        if deadline is not None and placed and now_of() >= deadline:
+            return Count(len(placed), sum(p.borrows for p in placed), tuple(placed), None, True, s, timed_out=True)
         copy, stop, s = place(s, parts, assign, fit)
         if copy is None:
             return Count(len(placed), sum(p.borrows for p in placed), tuple(placed), stop, False, s)
         if not copy.usage:  # it charges nothing the queues count: no quota bounds it
             return Count(len(placed) + 1, 0, (*placed, copy), None, True, s)
         placed.append(copy)
+        if progress is not None:
+            progress(len(placed))
     return Count(len(placed), sum(p.borrows for p in placed), tuple(placed), None, True, s)

@@ -86,6 +86,9 @@ class Response:
                 self._parsed = answer.parse(self.body or b"", wire.MAX_BODY)
             except answer.TextTooLarge as e:
                 raise BrokenAnswer(_text_too_large(self.what, e.chars, e.width)) from None
+            except RecursionError:  # the server's answer, not the user's input: said as such (issue 50 R5)
+                raise BrokenAnswer(f"the API server's answer to {self.what or 'a request'} is JSON nested too deeply "
+                                   f"to read (more levels than Python follows)") from None
         return self._parsed
 
     def json(self) -> Any:

@@ -182,6 +182,10 @@ class _WholeWrites(io.FileIO):
 
 def _main(argv: list[str] | None) -> None:
     debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
+    if os.environ.get("_KUBECTL_PD_COMPLETE"):  # a shell's Tab: the shells' classes with one escaping
+        from kubectl_pd.completion.shells import register
+
+        register()
     try:
         rv = cli.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_PD_COMPLETE", standalone_mode=False)
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit

@@ -34,7 +34,7 @@ def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...]
 
     \b
     The figures are why-pending's quota bars'. On a terminal each flavor gets a bar over its nominal quota:
-    '#' admitted, '+' reserved, '.' free, '!' after it when the queue borrows.
+    '#' admitted, '=' reserved, '.' free, '!' after it when the queue borrows (why-pending's symbols).
     Exit codes: 0 printed, 1 a read failed, 2 usage.
     """
     from kubectl_pd.commands.common import open_source
@@ -49,7 +49,10 @@ def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...]
                                          lambda d: (d, [d])).write(doc)
     _fail_if_incomplete(doc)
     if watch:
-        return _watch(source, doc, output == "wide", watch_interval, watch_rounds)
+        try:
+            return _watch(source, doc, output == "wide", watch_interval, watch_rounds)
+        except KeyboardInterrupt:  # Ctrl-C ends the watch: exit 0, as why-pending --watch ends (both forms)
+            return EXIT_OK
     return EXIT_OK
 
 
@@ -68,7 +71,7 @@ def read(source: Any) -> dict[str, Any]:
     from kubectl_pd.kueue.model import cluster_queue
 
     by_name = {cluster_queue(o).name: o for o in cqs}
-    snap = Snapshot.read(by_name, {}, [], cohorts)
+    snap = Snapshot.read(by_name, {}, [], cohorts, from_file=not source.is_live)  # as why-pending reads them
     return document(snap, unread)
 
 

@@ -74,13 +74,16 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("--holders", is_flag=True, help="List the admitted Workloads holding the quota a role waits for.")
 @click.option("--worker-context", "worker_context", multiple=True, metavar="CLUSTER=CONTEXT",
               help="MultiKueue: read the worker CLUSTER (a MultiKueueCluster's name) through kubeconfig CONTEXT "
-                   "(repeatable; default: the context named like the cluster). docs/multikueue.md.")
+                   "(repeatable; without it a worker is not read). docs/multikueue.md.")
+@click.option("--worker-contexts-by-name", "by_name", is_flag=True,
+              help="MultiKueue: read each worker of the MultiKueueConfig through the kubeconfig context named like "
+                   "its MultiKueueCluster (an opt-in: your credentials for that context are used).")
 @cluster_options
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
                 kueue_config: str | None = None, holders: bool = False, no_headers: bool = False,
                 sort_by: str | None = None, selector: str | None = None, field_selector: str | None = None,
-                watch_rounds: int | None = None, worker_context: tuple[str, ...] = ()) -> int:
+                watch_rounds: int | None = None, worker_context: tuple[str, ...] = (), by_name: bool = False) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
@@ -101,7 +104,7 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
 
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
         o = WhyPendingOptions(target, all_namespaces, files, view, watch, watch_interval, watch_rounds, what_if,
-                    kueue_config, holders, _workers(worker_context))
+                    kueue_config, holders, _workers(worker_context, cluster, bool(files)), by_name)
         if o.watches_all:
             return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
         return run(complete(cluster, o.checked()))
@@ -130,6 +133,7 @@ class WhyPendingOptions:
     kueue_config: str | None
     holders: bool
     workers: Mapping[str, str] = field(default_factory=dict)  # --worker-context (MultiKueue)
+    by_name: bool = False  # --worker-contexts-by-name
 
     @property
     def watches_all(self) -> bool:
@@ -211,7 +215,7 @@ def run(c: WhyPending) -> int:
     _check_roles(d, c.replicas, c.asked.name)
     from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
 
-    mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed)
+    mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed, c.o.by_name)
     last = c.printer.text(_Shown.of(d, facts, ctx, mkp))
     click.echo(last, nl=False)
     if c.o.watch:
@@ -253,7 +257,7 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             d, facts = pr.one(c.source, t, c.replicas, ctx)
             from kubectl_pd.multikueue import section as mk
 
-            mkp = mk.part(c.source, facts, c.cluster, c.o.workers)
+            mkp = mk.part(c.source, facts, c.cluster, c.o.workers, by_name=c.o.by_name)
             text = c.printer.text(_Shown.of(d, facts, ctx, mkp))
             if text != last:
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
@@ -304,13 +308,20 @@ def _block_without_notes(block: str) -> str:
     return "".join(kept) if any(ln.strip() for ln in kept) else ""
 
 
-def _workers(values: tuple[str, ...]) -> dict[str, str]:
-    from kubectl_pd.multikueue.section import mapping
+def _workers(values: tuple[str, ...], cluster: ClusterOptions, offline: bool) -> dict[str, str]:
+    """--worker-context's mapping; a context the kubeconfig lacks is a usage error (live), before any read."""
+    from kubectl_pd.multikueue.section import mapping, unmatched
 
     try:
-        return mapping(values)
+        out = mapping(values)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--worker-context'") from None
+    missing = [] if offline else unmatched(cluster, out)
+    if missing:
+        from kubectl_pd.multikueue.words import unmatched as said
+
+        raise click.BadParameter(said(missing), param_hint="'--worker-context'")
+    return out
 
 
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:

@@ -91,7 +91,9 @@ def fast_target(words: list[str]) -> list[str] | None:
             names = deployment_names(opts, everywhere, words[-1])
     except Exception:
         names = []
-    return [n.replace("\t", " ") for n in names] + [f":{_DIRECTIVE_NO_FILE_COMP}"]
+    from kubectl_pd.completion.safe import cobra_line  # the escaping __complete shares
+
+    return [line for n in names if (line := cobra_line(n)) is not None] + [f":{_DIRECTIVE_NO_FILE_COMP}"]
 
 
 def _any_kubeconfig(flag: str | None) -> bool:

@@ -307,6 +307,21 @@ class Cohort:
     fair_weight: Fraction = Fraction(1)  # spec.fairSharing.weight (Kueue's default 1)
 
 
+def cohort_cycle(parents: Mapping[str, str | None], start: str | None) -> tuple[str, ...] | None:
+    """The Cohorts from START up its parent chain until one repeats, when it does (Kueue's hierarchy.HasCycle:
+    a Cohort whose chain loops, or leads into a loop, has a cycle, and Kueue keeps every ClusterQueue under it
+    inactive: "cohort has a cycle"; pkg/cache/hierarchy/cycle.go:31-44, pkg/cache/scheduler/cache.go:52@v0.19.2).
+    None: no cycle (the chain ends at a root, or at a Cohort no object names a parent of)."""
+    seen: list[str] = []
+    name = start
+    while name is not None:
+        if name in seen:
+            return (*seen, name)
+        seen.append(name)
+        name = parents.get(name)
+    return None
+
+
 def fair_weight(spec: dict[str, Any]) -> Fraction:
     """spec.fairSharing.weight of a ClusterQueue or Cohort: Kueue's default 1 when absent (an unreadable
     weight is refused by the webhook, lint's PD406, and read as the default here)."""
@@ -772,6 +787,10 @@ class Snapshot:
     peers_complete: bool = True
     missing_flavors: frozenset[str] = frozenset()
     lone: tuple[tuple[str, str], ...] = ()  # (queue, cohort) a file named without the cohort's other members
+
+    def cycle_of(self, cohort_name: str | None) -> tuple[str, ...] | None:
+        """The Cohort cycle above COHORT_NAME (cohort_cycle), among the Cohorts read."""
+        return cohort_cycle({n: c.parent for n, c in self.cohorts.items()}, cohort_name)
 
     def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
         """The flavor; False when it does not exist; None when it was not read."""

@@ -23,7 +23,7 @@ from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt, together
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.slim import slimmer
-from kubectl_pd.cluster.source import Obj, name_of, namespace_of
+from kubectl_pd.cluster.source import Obj, annotations_of, name_of, namespace_of
 from kubectl_pd.errors import (
     ApiUnavailable,
     ForbiddenError,
@@ -53,12 +53,24 @@ from kubectl_pd.kueue.model import (
     resource_flavor,
     workload,
 )
-from kubectl_pd.labels import APP_NAME_LABEL, GROUP_LABEL, INSTANCE_LABEL, JOB_UID_LABEL, QUEUE_LABEL
+from kubectl_pd.labels import (
+    APP_NAME_LABEL,
+    COMPONENT_INDEX,
+    GROUP_LABEL,
+    INSTANCE_LABEL,
+    JOB_OWNER_GVK,
+    JOB_OWNER_NAME,
+    JOB_UID_LABEL,
+    LWS_GROUP_INDEX,
+    LWS_NAME_LABEL,
+    MANAGED_LABEL,
+    QUEUE_LABEL,
+)
 from kubectl_pd.pending import plan
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.pending.say import Read, Say, say
-from kubectl_pd.pending.target import IncompleteError, Target, Unread
+from kubectl_pd.pending.target import OWNER_KINDS, IncompleteError, Target, Unread
 from kubectl_pd.records import dataclass, field
 
 MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not read
@@ -157,6 +169,11 @@ class Facts:
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
     run: Typed = field(default_factory=Typed, repr=False, compare=False)  # the run's records (-A's targets share it)
+    members: dict[str, str] = field(default_factory=dict)  # Pod name -> its own Workload (a Deployment's Pods)
+
+    def group_of(self, pod: kube.Pod) -> str | None:
+        """The Pod's group: Kueue's group name (group_of_pod), else the Workload Kueue built for the Pod alone."""
+        return group_of_pod(pod) or self.members.get(pod.name)
 
 
 def group_of_pod(pod: kube.Pod) -> str | None:
@@ -253,6 +270,11 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
     elif target.kind in ("Workload", "PodGroup", "Pod"):
         _read_group(rd, target)
         _read_rest(rd, ns)
+    elif target.kind in OWNER_KINDS:  # what the PD frameworks make: its Workloads as Kueue links them
+        from kubectl_pd.pending import owners
+
+        owners.read(rd, target)
+        _read_rest(rd, ns)
     else:
         raise PdError(f"cannot diagnose a {target.kind}")
     if target.kind == "ModelDeployment":
@@ -323,6 +345,8 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
     if not pods_ok:
         raise pods
     facts.pods = facts.run.pods(pods)
+    if not facts.pods and wl_ok and isinstance(wl, dict):  # Kueue 0.18+: the group named by annotation only
+        facts.pods = _annotated_members(rd, wl, group, ns)
     if target.kind == "Workload" and not facts.pods:
         facts.pods = _pods_by_owner(rd, facts.workloads[group], ns)
     if target.kind == "PodGroup":
@@ -336,6 +360,45 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
                                 f"(no pods labelled {GROUP_LABEL}={group}, no Workload)")
     if group not in facts.groups:
         facts.groups.append(group)
+
+
+def member_selector(wl: Obj) -> str:
+    """A label selector that bounds the Pods of a group Kueue built itself, whose Pods carry the group's name as an
+    annotation only (Kueue 0.18+, gate WorkloadIdentifierAnnotations: pod_controller.go SetPodGroupName@v0.19.2):
+    an LWS group by LeaderWorkerSet's own labels (name, group index: leaderworkerset_reconciler.go setDefault@v0.19.2),
+    else the labels every pod set's template carries (a StatefulSet's selector is among them), else the namespace's
+    Pods Kueue manages (`kueue.x-k8s.io/managed`, on every Pod Kueue's webhooks take)."""
+    ann = annotations_of(wl)
+    owner, gvk = ann.get(JOB_OWNER_NAME), ann.get(JOB_OWNER_GVK)
+    if isinstance(owner, str) and owner and isinstance(gvk, str) and gvk.endswith("Kind=LeaderWorkerSet"):
+        index = ann.get(COMPONENT_INDEX)
+        return f"{LWS_NAME_LABEL}={owner}" + (f",{LWS_GROUP_INDEX}={index}" if isinstance(index, str) and index else "")
+    common: dict[str, str] | None = None
+    for ps in (spec.get("podSets") if isinstance(spec := wl.get("spec"), dict) else None) or []:
+        tpl = ps.get("template") if isinstance(ps, dict) else None
+        meta = tpl.get("metadata") if isinstance(tpl, dict) else None
+        lbls = meta.get("labels") if isinstance(meta, dict) else None
+        mine = {k: v for k, v in (lbls or {}).items() if isinstance(k, str) and isinstance(v, str)
+                and not k.startswith("kueue.x-k8s.io/") and _plain(v)} if isinstance(lbls, dict) else {}
+        common = mine if common is None else {k: v for k, v in common.items() if mine.get(k) == v}
+    if common:
+        return ",".join(f"{k}={v}" for k, v in sorted(common.items()))
+    return f"{MANAGED_LABEL}=true"
+
+
+def _plain(value: str) -> bool:
+    """A label value a selector can name as written."""
+    return all(c.isalnum() or c in "-_." for c in value)
+
+
+def _annotated_members(rd: _FactReader, wl: Obj, group: str, ns: str) -> list[kube.Pod]:
+    """The Pods of a group no Pod labels: listed by `member_selector`, kept where Kueue's own rule names the group
+    (a non-empty annotation wins over the label: group_of_pod). A refused list is a note; the Pods are unknown."""
+    selector = member_selector(wl)
+    nothing: list[Obj] = []
+    found, _ = rd.optional(Read("Pod", namespace=ns, purpose="list"),
+                           lambda: rd.source.list("Pod", ns, label_selector=selector), nothing)
+    return [p for p in rd.facts.run.pods(found) if group_of_pod(p) == group]
 
 
 def _single_pod_workload(rd: _FactReader, pod: kube.Pod, ns: str) -> None:
@@ -383,7 +446,7 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
 
 def _groups_from_pods(facts: Facts) -> None:
     """Groups from the pods, in the order first seen (sorted by name for stable output)."""
-    for g in sorted({g for g in (group_of_pod(p) for p in facts.pods) if g}):
+    for g in sorted({g for g in (facts.group_of(p) for p in facts.pods) if g}):
         if g not in facts.groups:
             facts.groups.append(g)
     unread = [g for g in facts.groups[MAX_GROUPS:] if g not in facts.workloads]
@@ -754,7 +817,7 @@ def _event_names(facts: Facts) -> list[str]:
     for g in facts.groups:
         wl = facts.workloads.get(g)
         if wl is None:
-            members = sorted((p for p in facts.pods if group_of_pod(p) == g), key=lambda p: (p.created, p.name))
+            members = sorted((p for p in facts.pods if facts.group_of(p) == g), key=lambda p: (p.created, p.name))
             if members:
                 names.append(members[0].name)
         elif not _admitted(wl):
@@ -877,7 +940,8 @@ EVERY_SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor")  # what nearly eve
 
 def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say],
                                                                dict[plan.Key, tuple[bool, Any]]]:
-    """The run's four lists (ModelDeployments, Workloads, and Pods by two label selectors), sent together on
+    """The run's five lists (ModelDeployments, Workloads, and Pods by three label selectors: a group's label, GPUStack's
+    Pods, the Pods Kueue manages, whose groups Kueue 0.18+ names by annotation), sent together on
     a live cluster: the small ones come back while the Workloads' pages are read. A list that fails
     otherwise than listed in `_listed` fails the run, the first in this order. With them, from a live cluster
     that reads a set in one page (plan.pages), the bounded sets of pending/plan.py (the namespace's, or every
@@ -885,7 +949,8 @@ def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[O
     past one page (None) left to the reads by name."""
     asks: list[tuple[str, dict[str, Any]]] = [
         ("ModelDeployment", {}), ("Workload", {}), ("Pod", {"label_selector": GROUP_LABEL}),
-        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"})]
+        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"}),
+        ("Pod", {"label_selector": f"{MANAGED_LABEL}=true"})]  # groups Kueue names by annotation (0.18+) among them
     notes: list[list[Say]] = [[] for _ in asks]
     keys = [k for k in plan.set_reads(namespace) if k[1] in EVERY_SETS] if source.is_live and plan.pages(source) \
         else []

@@ -63,7 +63,9 @@ def target_of(asked: Asked, source: Source, flag_namespace: str | None, files: t
 
 
 def _snapshot_home(asked: Asked, source: Source, files: tuple[str, ...]) -> str:
-    for k in (BARE_FORMS if asked.bare else (asked.kind,)):
+    from kubectl_pd.pending.target import OWNER_KINDS
+
+    for k in ((*BARE_FORMS, *OWNER_KINDS) if asked.bare else (asked.kind,)):
         ns = snapshot_namespace(source, k, asked.name)
         if ns is not None:
             return ns
@@ -71,19 +73,23 @@ def _snapshot_home(asked: Asked, source: Source, files: tuple[str, ...]) -> str:
 
     where = f"any namespace of the snapshot ({', '.join(files)})"
     if asked.bare:
-        raise NotFoundError(bare_not_found(asked.name, where, list(BARE_FORMS)))
+        raise NotFoundError(bare_not_found(asked.name, where, [*BARE_FORMS, *OWNER_KINDS]))
     raise NotFoundError(not_in_snapshot(asked.kind, asked.name, files))
 
 
 def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
     """The one namespace of a snapshot that holds `kind` NAME (None: none does); Ambiguous when several do."""
     from kubectl_pd.cluster.source import name_of, namespace_of
-    from kubectl_pd.labels import GROUP_LABEL
+    from kubectl_pd.labels import GROUP_LABEL, MANAGED_LABEL
+    from kubectl_pd.pending.meta import annotation
 
     found: set[str] = set()
     if kind == "PodGroup":
         for p in source.list("Pod", None, label_selector=f"{GROUP_LABEL}={name}"):
             found.add(namespace_of(p) or "default")
+        for p in source.list("Pod", None, label_selector=MANAGED_LABEL):  # Kueue 0.18+: named by annotation
+            if annotation(p, GROUP_LABEL) == name:
+                found.add(namespace_of(p) or "default")
         for wl in source.list("Workload", None):
             if name_of(wl) == name:
                 found.add(namespace_of(wl) or "default")
@@ -187,6 +193,13 @@ def one_named(source: Source, target: Target, what_if: Mapping[str, int] | None,
             return (*one(source, t, what_if, ctx), t)
         except (NotFoundError, ApiUnavailable) as e:
             missing.append(kind if isinstance(e, NotFoundError) else f"{kind}!")
+    from kubectl_pd.pending.owners import probe
+
+    found, absent = probe(source, target.name, target.namespace)  # the frameworks' kinds, in one wave
+    if found:
+        t = Target(found[0], target.name, target.namespace)
+        return (*one(source, t, what_if, ctx), t)
+    missing += absent  # a framework whose API is not served is not named
     raise NotFoundError(bare_not_found(target.name, target.namespace, missing))
 
 

@@ -7,7 +7,8 @@ _FORM = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group", "Workloa
 
 
 def bare_not_found(name: str, namespace: str, missing: list[str]) -> str:
-    """NAME is neither a ModelDeployment, a pod group nor a Workload in NAMESPACE. MISSING: the forms tried,
+    """NAME is neither a ModelDeployment, a pod group nor a Workload in NAMESPACE (nor, where served, what a PD
+    framework makes: an LWS, a DisaggregatedSet, a Deployment, ...). MISSING: the forms tried,
     `Kind!` where the cluster does not serve that API at all."""
     parts = []
     for m in missing:

@@ -45,7 +45,10 @@ def _group(p: MultiKueuePlanes, ns: str, name: str, gpus: str) -> None:
 
 
 def _why(p: MultiKueuePlanes, name: str, ns: str, *more: str) -> tuple[int, dict[str, Any], str]:
-    got = p.pd("why-pending", name, "-n", ns, "-o", "json", *more)
+    """why-pending with the explicit worker mapping (each worker through its own context: nothing is read through a
+    context the user did not name)."""
+    mapping = [f"--worker-context={w}={w}" for w in p.worker_names]
+    got = p.pd("why-pending", name, "-n", ns, "-o", "json", *mapping, *more)
     return got.returncode, json.loads(got.stdout) if got.stdout.strip() else {}, got.stderr
 
 
