@@ -935,7 +935,8 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
 
 
 EVERY_SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor")  # what nearly every waiting target reads by name;
-# the LimitRanges and Events are read per namespace (PrefetchedSource.warm), the rest as a target needs them
+# the LimitRanges and Events are read per namespace (PrefetchedSource.warm), the rest as a target needs them (the
+# run's five lists and these three: one wave of cluster/prefetch.PARALLEL)
 
 
 def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say],
