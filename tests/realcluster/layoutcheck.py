@@ -77,6 +77,7 @@ def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layo
     rows = {c["name"]: c for c in doc.get("clusterQueues") or []}
     cqs = {o["metadata"]["name"]: o for o in snap if o["kind"] == "ClusterQueue"}
     lent_all = borrowed_all = 0.0
+    known_lent = True
     for q in lay.queues:
         cq, row = cqs.get(n.cq(q.name)), rows.get(n.cq(q.name))
         if cq is None or row is None:
@@ -99,13 +100,18 @@ def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layo
             reserved, borrowed = _status(cq, "flavorsReservation", fl, lay.resource)
             nom = float(parse(lay.amount(nominal)))
             got = {k: _num(r.get(k)) for k in ("nominal", "used", "reserved", "borrowed", "free", "lent")}
-            expect = {"nominal": nom, "used": used, "reserved": reserved - used, "borrowed": borrowed,
-                      "free": max(0.0, nom - reserved)}
+            expect = {"nominal": nom, "used": used, "reserved": reserved - used, "borrowed": borrowed}
             out += [f"{q.name}/{f}: {k} {got[k]} != Kueue's {v}" for k, v in expect.items() if got[k] != v]
+            # free: of the nominal quota, what neither the queue nor (what it lends) the cohort uses
+            unused = max(0.0, nom - reserved)
+            free = unused if got["lent"] is None else max(0.0, unused - got["lent"])
+            if got["free"] is None or got["free"] > unused or (got["lent"] is not None and got["free"] != free):
+                out.append(f"{q.name}/{f}: free {got['free']} (lent {got['lent']}) against unused {unused}")
             for k, lim in (("borrowingLimit", borrowing), ("lendingLimit", lending)):
                 if _num(r.get(k)) != (None if lim is None else float(parse(lay.amount(lim)))):
                     out.append(f"{q.name}/{f}: {k} {r.get(k)} != spec {lim}")
             lent = got["lent"]
+            known_lent = known_lent and lent is not None
             if lent is not None:
                 lent_all += lent
                 if lending is not None and lent > float(parse(lay.amount(lending))):
@@ -115,6 +121,9 @@ def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layo
             borrowed_all += borrowed
     if lent_all > borrowed_all:
         out.append(f"lent {lent_all} in all > borrowed {borrowed_all} in all")
+    own = sum(float(parse(lay.amount(q[0]))) for c in lay.cohorts for q in c.quotas.values())
+    if known_lent and borrowed_all > lent_all + own:  # what is borrowed comes from members or Cohorts' own quota
+        out.append(f"borrowed {borrowed_all} in all > lent {lent_all} + the Cohorts' own {own}")
     cohorts = {c["name"]: c for c in doc.get("cohorts") or []}
     for c in lay.cohorts:
         got_c = cohorts.get(ly.cohort_name(n, c.name))
