@@ -277,8 +277,13 @@ def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[st
     snap = ly.snapshot(plane, n)
     said, victims = verdict(doc)
     made = _create(plane, lay, ns, "qwen", *(["--force"] if said != "fits" else []))
-    if made.returncode != 0:
+    if made.returncode != 0 and said == "fits":
         raise PlaneError(f"create qwen: {made.stderr.strip()}")
+    if made.returncode != 0:  # create refuses even with --force (a stopped queue): the Pods create would write
+        total = sum(c for _, c, _ in lay.roles)
+        plane.apply(*[objs.group_pod(ns, f"qwen-{role}-{i}", "qwen", total, lay.target_queue, role,
+                                     {lay.resource: lay.amount(cards)})
+                      for role, count, cards in lay.roles for i in range(count)], server_side=False)
     did, evicted = _what_kueue_did(plane, ns, admitted)
     agree = None if said == "unknown" else (said, victims) == (did, evicted)
     findings = [{k: f.get(k) for k in ("severity", "check", "params")} for f in doc.get("findings") or []]
@@ -301,6 +306,16 @@ def check(plane: Plane, lay: ly.Layout, kueue_config: str | None = None,
           commands: tuple[str, ...] = ("why-pending", "capacity", "preflight")) -> tuple[list[Check], df.Record | None]:
     out: list[Check] = []
     rec = None
+    for command in ("capacity", "preflight"):
+        if command in commands:
+            n, admitted = _fresh(plane, lay, command[0])
+            try:
+                out += (check_capacity(plane, lay, n, admitted) if command == "capacity"
+                        else [check_preflight(plane, lay, n, admitted)])
+            except PlaneError as e:  # the harness failed on this command: said, never counted as agreement
+                out.append(Check(command, lay.seed, None, problems=[f"harness: {str(e)[:300]}"]))
+            finally:
+                ly.cleanup(plane, lay, n)
     if "why-pending" in commands:
         rec = df.run(plane, lay, kueue_config=kueue_config, kit=ly.kit())
         values = [*rec.agree.values(), *rec.preemptor.values(), *rec.words.values()]
@@ -309,18 +324,6 @@ def check(plane: Plane, lay: ly.Layout, kueue_config: str | None = None,
                          problems=[] if agree is not False else [f"{rec.agree} preemptor={rec.preemptor} "
                                                                  f"words={rec.words} said={rec.said}"],
                          snapshot=rec.snapshot))
-    if "capacity" in commands:
-        n, admitted = _fresh(plane, lay, "c")
-        try:
-            out += check_capacity(plane, lay, n, admitted)
-        finally:
-            ly.cleanup(plane, lay, n)
-    if "preflight" in commands:
-        n, admitted = _fresh(plane, lay, "p")
-        try:
-            out.append(check_preflight(plane, lay, n, admitted))
-        finally:
-            ly.cleanup(plane, lay, n)
     return out, rec
 
 
@@ -328,9 +331,11 @@ def summary(checks: list[Check]) -> dict[str, dict[str, int]]:
     """Per command: states (checks made), agreements, disagreements, unknown."""
     out: dict[str, dict[str, int]] = {}
     for c in checks:
-        row = out.setdefault(c.command, {"states": 0, "agree": 0, "disagree": 0, "unknown": 0})
+        row = out.setdefault(c.command, {"states": 0, "agree": 0, "disagree": 0, "unknown": 0, "harness": 0})
         row["states"] += 1
-        row["agree" if c.agree is True else "disagree" if c.agree is False else "unknown"] += 1
+        harness = c.agree is None and any(p.startswith("harness") for p in c.problems)
+        row["agree" if c.agree is True else "disagree" if c.agree is False else "harness" if harness else
+            "unknown"] += 1
     return out
 
 
