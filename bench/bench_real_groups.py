@@ -55,6 +55,7 @@ from bench_live import BIN, kubectl, timed  # noqa: E402
 from delayproxy import DelayProxy  # noqa: E402
 from trace_rounds import rounds  # noqa: E402
 
+from tests.apiserver import FakeApiServer  # noqa: E402
 from tests.realcluster import objs  # noqa: E402
 from tests.realcluster.plane import Plane, wait_for  # noqa: E402
 
@@ -93,6 +94,9 @@ def before_bin(tree: Path, where: Path) -> Path:
     where.mkdir(parents=True, exist_ok=True)
     script = where / "kubectl-pd"
     script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(tree)!r})\n"
+                      # an editable install's import hook would load this tree's package instead
+                      "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in "
+                      "str(getattr(f, '__module__', ''))]\n"
                       "from kubectl_pd.commands.cli import main\nsys.exit(main())\n")
     script.chmod(0o755)
     return where
@@ -206,7 +210,7 @@ def said(t: dict[str, object]) -> str:
 
 
 def far(args: argparse.Namespace, k: str, base_env: dict[str, str], kc_text: str, server: str, work: Path,
-        n: int, figures: list[dict[str, object]]) -> None:
+        n: int, figures: list[dict[str, object]], old_env: dict[str, str] | None = None) -> None:
     """The far-cluster rows at size N: each RTT through its own relay."""
     host, _, port = server.removeprefix("https://").removeprefix("http://").rpartition(":")
     target = group(n // 2)
@@ -217,6 +221,7 @@ def far(args: argparse.Namespace, k: str, base_env: dict[str, str], kc_text: str
          ["get", "workload", target, "-n", NS, "-o", "json"]),
         (f"-A, {n:,} groups", ["pd", "why-pending", "-A"], ["get", "workloads", "-A"]),
     ]
+    rows = [r for r in rows if not args.rows or any(r[0].startswith(w) for w in args.rows.split(","))]
     for rtt in (float(x) for x in args.rtt_ms.split(",")):
         proxy = DelayProxy((host, int(port)), rtt / 2, lifetime=3600).start()
         try:
@@ -227,6 +232,8 @@ def far(args: argparse.Namespace, k: str, base_env: dict[str, str], kc_text: str
             print(f"-- RTT {rtt:g} ms ({n:,} groups)", flush=True)
             for name, ours, theirs in rows:
                 cmds = [("ours", [k, *ours], env), ("kubectl", [k, *theirs], env)]
+                if old_env is not None:
+                    cmds.append(("before", [k, *ours], {**old_env, "KUBECONFIG": str(kc)}))
                 row = {"size": n, "rtt_ms": rtt, **measure(f"RTT {rtt:g}: {name}", cmds, args.runs)}
                 row["ours_trace"] = traced([k, *ours], env, proxy, work)
                 row["kubectl_trace"] = traced([k, *theirs], env, proxy, work)
@@ -237,8 +244,26 @@ def far(args: argparse.Namespace, k: str, base_env: dict[str, str], kc_text: str
             proxy.stop()
 
 
+def concurrent_handshakes(server: FakeApiServer) -> FakeApiServer:
+    """The loopback server's TLS handshake moved from its accept loop (one connection at a time: through the relay
+    each costs a round trip, so eight connections opened together wait for each other) to each connection's own
+    thread, as a real API server does it: its listening socket rewrapped without the handshake on accept."""
+    import os
+    import socket
+    import ssl
+
+    httpd = server._httpd
+    assert httpd is not None and server.tls is not None and not isinstance(server.tls, bool)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(str(server.tls.cert), str(server.tls.key))
+    plain = socket.socket(fileno=os.dup(httpd.socket.fileno()))  # the same listening socket, not wrapped
+    plain.listen(128)  # and a real server's backlog (its 5 drop the SYN of a sixth connection: a 1 s retry)
+    httpd.socket = ctx.wrap_socket(plain, server_side=True, do_handshake_on_connect=False)
+    return server
+
+
 def main_loopback(args: argparse.Namespace) -> None:
-    from tests.apiserver import DEFAULT_GROUPS, FakeApiServer
+    from tests.apiserver import DEFAULT_GROUPS
 
     work = Path(tempfile.mkdtemp(prefix="pd-bench-far-"))
     figures: list[dict[str, object]] = []
@@ -252,7 +277,7 @@ def main_loopback(args: argparse.Namespace) -> None:
             # resources, which kubectl will not cache (a discovery round of ten GETs on every run, which a real
             # plane's cached discovery does not cost); its listing is served as a raw path all the same
             groups = {g: v for g, v in DEFAULT_GROUPS.items() if not g.startswith("visibility.")}
-            server = FakeApiServer(objects=objects, raw=raw, groups=groups).start()
+            server = concurrent_handshakes(FakeApiServer(objects=objects, raw=raw, groups=groups).start())
             try:
                 plain = server.write_kubeconfig(work / "kubeconfig.yaml")
                 env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(work), "XDG_CACHE_HOME": str(work / "cache"),
@@ -281,6 +306,8 @@ def main() -> None:
     ap.add_argument("--krew", action="store_true", help="ours: the krew archive of this tree, as installed")
     ap.add_argument("--rtt-ms", help="far cluster: these round-trip times through bench/delayproxy.py (0,20,50,100)")
     ap.add_argument("--loopback", action="store_true", help="the loopback API server instead of a real plane")
+    ap.add_argument("--ours", type=Path, help="ours: a checkout of this tree (git archive), not the working tree")
+    ap.add_argument("--rows", help="far cluster: only the rows whose name starts so (podgroup,NAME,-A)")
     args = ap.parse_args()
     if args.loopback:
         args.rtt_ms = args.rtt_ms or "0"
@@ -298,6 +325,8 @@ def main() -> None:
         kc.write_text(plane.kubectl("config", "view", "--raw", "--flatten", "--minify").stdout)
         kc.chmod(0o600)
         ours_bin = krew_bin(work / "krew") if args.krew else BIN  # krew's launcher finds /usr/bin's python3
+        if args.ours is not None:  # a fixed tree (git archive), so edits to this checkout meanwhile are not measured
+            ours_bin = before_bin(args.ours.resolve(), work / "ours-bin")
         env = {"PATH": f"{ours_bin}:/usr/bin:/bin", "KUBECONFIG": str(kc), "HOME": str(plane.workdir),
                "XDG_CACHE_HOME": str(work / "cache")}
         old_env = None
@@ -319,7 +348,7 @@ def main() -> None:
                   flush=True)
             if args.rtt_ms:
                 kc_text = kc.read_text()
-                far(args, k, env, kc_text, kc_server(kc_text), work, n, figures)
+                far(args, k, env, kc_text, kc_server(kc_text), work, n, figures, old_env)
                 continue
             target = group(n // 2)
             rows = [

@@ -55,6 +55,11 @@ def main() -> None:
             extra, gone = [x for x in b[2] if x not in a[2]], [x for x in a[2] if x not in b[2]]
             if a[:2] != b[:2] or extra or gone:
                 print(fixture, args[1], "same output" if a[:2] == b[:2] else "OUTPUT DIFFERS", "+", extra, "-", gone)
+                if a[:2] != b[:2]:  # what differs: the exit codes, then the first lines of the outputs' diff
+                    import difflib
+
+                    diff = difflib.unified_diff(a[1].splitlines(), b[1].splitlines(), lineterm="", n=1)
+                    print(f"  exit {a[0]} -> {b[0]}", *list(diff)[2:24], sep="\n  ")
     print("done")
 
 

@@ -149,6 +149,10 @@ def lws_group(owner: Obj, index: int, state: str, *, gpus: int = 1, annotation: 
             pod_labels["kueue.x-k8s.io/prebuilt-workload-name"] = wl_name
         pods.append(_pod(pod_name, pod_labels, ann, gpus, admitted=state == "admitted",
                          owner=("StatefulSet", f"{name}-{index}" if w else name)))
+    # Kueue makes every Pod of the group an owner of its Workload too (pod_controller.go
+    # EnsureWorkloadOwnedByAllMembers@v0.19.2: SetOwnerReference, not a controller)
+    wl["metadata"]["ownerReferences"] += [{"apiVersion": "v1", "kind": "Pod", "name": p["metadata"]["name"],
+                                           "uid": p["metadata"]["uid"]} for p in pods]
     return [wl, *pods]
 
 

@@ -61,3 +61,21 @@ def test_another_plain_queue_is_a_condition_not_advice(cli: Callable, tmp_path: 
 def test_a_gpustack_pool_is_offered_as_its_instance_type() -> None:
     text = suggestion_text(sg.Suggestion(sg.QUEUE, None, "a", "b", reach=sg.REACH_INSTANCE_TYPE))
     assert "InstanceType b" in text
+
+
+def test_a_queue_read_outranks_kueues_older_words(cli: Callable, tmp_path: Path) -> None:
+    """Kueue's last message says the LocalQueue is stopped; the LocalQueue read is not (it was released): the state
+    read decides (no LocalQueueStopped "the queue itself was not read"), and Kueue's words are kept as a note."""
+    from tests.test_cohort_cycle import objects
+
+    objs = objects(looped=False)
+    wl = next(o for o in objs if o["kind"] == "Workload")
+    wl["status"]["conditions"] = [{"type": "QuotaReserved", "status": "False", "reason": "Inadmissible",
+                                   "message": "LocalQueue lq1 is stopped",
+                                   "lastTransitionTime": "2026-01-01T00:00:00Z"}]
+    path = tmp_path / "stale.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    r = cli(["why-pending", "workload/w1", "-n", NS, "-f", str(path), "-o", "json"])
+    doc = json.loads(r.stdout)
+    assert "LocalQueueStopped" not in [x["code"] for x in doc["reasons"]]
+    assert doc["reasons"][0]["kueueMessage"] == "LocalQueue lq1 is stopped"  # shown as Kueue's, not as a verdict

@@ -79,8 +79,7 @@ class _Broken(BaseException):
 
 
 TARGET = Target("PodGroup", "qwen-pd", "team-a")
-SETS = {"list LocalQueue", "list LimitRange", "list ClusterQueue", "list ResourceFlavor", "list Cohort",
-        "list AdmissionCheck", "raw configmaps"}
+SETS = {"list LocalQueue", "list LimitRange", "list ClusterQueue", "list ResourceFlavor"}
 
 
 def _facts(src: Timed) -> Facts:

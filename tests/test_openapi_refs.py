@@ -103,3 +103,13 @@ def test_create_on_the_hostile_document_answers_in_bounded_memory(apiserver: Cal
     assert took < 30, took
     assert max(peak_mib, before / 1024) < 300, peak_mib  # the interpreter and the CLI: the document adds little
     assert openapi_path("v1") in [x.path for x in server.requests]
+
+
+def test_a_schema_error_names_the_document_not_a_crd() -> None:
+    from kubectl_pd.gpustack.profiles import ProfileError
+
+    doc = hostile_doc()
+    del doc["components"]["schemas"]["MD"]["properties"]["spec"]["properties"]["roles"]
+    with pytest.raises(ProfileError) as e:
+        from_openapi(doc, "v1")
+    assert "OpenAPI v3 document of worker.gpustack.ai/v1" in str(e.value) and "CRD" not in str(e.value)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests import frameworks as fw
 
 
@@ -15,15 +17,17 @@ def _json(cli: Any, env: dict[str, str], *args: str) -> tuple[int, dict[str, Any
     return r.exit_code, json.loads(r.stdout)
 
 
-def test_a_group_named_only_by_annotation_has_its_pods(cli: Any, apiserver: Any) -> None:
-    """Kueue 0.18+ names an LWS group's Pods by annotation: the group is diagnosed with them, found by LWS's own
-    labels (a label selector cannot select an annotation)."""
-    owner = fw.lws("vllm", replicas=1, size=2)
+@pytest.mark.parametrize("form", ["workload", "podgroup"])
+def test_a_group_named_only_by_annotation_has_its_pods(cli: Any, apiserver: Any, form: str) -> None:
+    """Kueue 0.18+ names an LWS group's Pods by annotation: the group is diagnosed with all of them (six: more than
+    the Workload's owners are read by name), found by LWS's own labels (a label selector cannot select an
+    annotation)."""
+    owner = fw.lws("vllm", replicas=1, size=6)
     group = fw.lws_group(owner, 0, "pending")
     server, env = apiserver([*fw.queues(gpus=1), owner, *group], groups=fw.groups())
     name = group[0]["metadata"]["name"]
-    _code, data = _json(cli, env, f"workload/{name}")
-    assert {r["name"]: r["pods"]["have"] for r in data["roles"]} == {"leader": 1, "worker": 1}
+    _code, data = _json(cli, env, f"{form}/{name}")
+    assert {r["name"]: r["pods"]["have"] for r in data["roles"]} == {"leader": 1, "worker": 5}
     selectors = [q.query.get("labelSelector") for q in server.requests if q.path == "/api/v1/namespaces/team-a/pods"]
     assert "leaderworkerset.sigs.k8s.io/name=vllm,leaderworkerset.sigs.k8s.io/group-index=0" in selectors
 

@@ -127,3 +127,11 @@ def test_partly_admitted(units: list[Unit], want: Any) -> None:
 def test_workload_rows(kind: str, units: list[Unit], want: list[tuple[Any, ...]]) -> None:
     rows = workload_rows(Target(kind, "t", "ns"), units)
     assert [(r.name, r.role, r.group, r.admitted) for r in rows] == want
+
+
+@pytest.mark.parametrize("kind", ["LeaderWorkerSet", "DisaggregatedSet", "Deployment", "StatefulSet",
+                                  "LLMInferenceService"])
+def test_o_name_names_a_target_why_pending_accepts_back(kind: str) -> None:
+    from kubectl_pd.pending.render import object_name
+
+    assert parse_target(object_name(kind, "a")) == (kind, "a")

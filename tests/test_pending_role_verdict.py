@@ -59,3 +59,9 @@ def test_one_decode_group_preempted_the_other_admitted_is_pending(state: str) ->
     assert (d.reasons[0].code, d.reasons[0].role, d.reasons[0].workload) == (
         "Preempted", "decode", dec_wl["metadata"]["name"])
     assert "NotPending" not in [r.code for r in d.reasons]
+    assert d.reasons[0].params["holdingRoles"] == ["prefill"]  # prefill still holds quota for nothing
+    # the role's verdict from all its Workloads: decode waits (one of its groups does), prefill runs
+    assert d.partly is not None and d.partly.waiting_roles == ("decode",)
+    assert d.partly.waiting_workloads == (dec_wl["metadata"]["name"],)
+    assert {r.name: r.verdict for r in d.roles}["decode"] != "admitted"
+    assert [(w.role, w.admitted) for w in d.workloads].count(("decode", True)) == 1

@@ -119,3 +119,42 @@ def test_a_cohorts_own_quota_is_shown(cli: Callable, tmp_path: Path) -> None:
     (flow,) = doc["borrowing"]
     assert (flow["lent"], flow["cohortQuota"], flow["unattributed"]) == ("2", "4", "4")
     assert [(b["clusterQueue"], b["amount"]) for b in flow["borrowers"]] == [("research", "6")]
+
+
+def test_an_empty_peer_list_beside_a_cohort_is_unread() -> None:
+    """A list of ClusterQueues that was read holds the queue itself: an empty one never was (why-pending on an
+    admitted group in a cohort gave cohortFree 0 and borrowable 0 from no peers at all, queues 4 and 4)."""
+    objs = layout(4, 2, None, 12, 0)
+    research = next(o for o in objs if o["kind"] == "ClusterQueue" and o["metadata"]["name"] == "research")
+    assert Snapshot.read({"research": research}, {}, [], []).peers_complete is False
+    assert Snapshot.read({"research": research}, {}, [research], []).peers_complete is True
+    alone = cluster_queue("alone", {"a100": "4"}, resource=GPU)
+    assert Snapshot.read({"alone": alone}, {}, [], []).peers_complete is True  # no cohort: nothing to read
+
+
+def _admitted(objs: list[dict[str, Any]]) -> dict[str, Any]:
+    g = names.pod_group_name(NS, "g")
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"name": g, "namespace": NS, "creationTimestamp": "2026-01-01T00:00:00Z",
+                         "annotations": {"kueue.x-k8s.io/is-group-workload": "true"}},
+            "spec": {"queueName": "research", "podSets": [{"name": "w", "count": 1, "template": {"spec": {
+                "containers": [{"name": "c", "image": "i", "resources": {"requests": {GPU: "4"}}}]}}}]},
+            "status": {"conditions": [
+                {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "",
+                 "lastTransitionTime": "2026-01-01T00:00:00Z"},
+                {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "",
+                 "lastTransitionTime": "2026-01-01T00:00:00Z"}],
+                "admission": {"clusterQueue": "research", "podSetAssignments": [
+                    {"name": "w", "flavors": {GPU: "a100"}, "resourceUsage": {GPU: "4"}, "count": 1}]}}}
+
+
+def test_an_admitted_group_never_shows_other_cohort_figures_than_queues(cli: Callable, apiserver: Callable) -> None:
+    objs = layout(4, 2, None, 12, 0)
+    _, env = apiserver([*objs, _admitted(objs)], namespace=NS)
+    doc = json.loads(cli(["why-pending", f"podgroup/{names.pod_group_name(NS, 'g')}", "-o", "json"], env=env).stdout)
+    rows = json.loads(cli(["queues", "-o", "json"], env=env).stdout)
+    (row,) = next(q["flavors"] for q in rows["clusterQueues"] if q["name"] == "research")
+    for b in doc["quota"]:
+        for k in KEYS:
+            assert b[k] is None or b[k] == row[k], (k, b[k], row[k])  # unknown, or the same figure
+        assert b["borrowed"] == row["borrowed"] == "2"

@@ -195,3 +195,30 @@ def test_preflight_a_plain_gpu_group_that_waits(cli: Callable, apiserver: Callab
     assert (r.exit_code, doc["wouldCreate"]) == (0, True), r.stderr
     assert got["waits-for-quota"]["code"] == "QuotaExhausted"
     assert got["waits-for-quota"]["needed"] == "2"
+
+
+def test_a_pod_groups_roles_by_kueues_role_hash_annotation() -> None:
+    """Pods Kueue's webhook saw carry kueue.x-k8s.io/role-hash as an annotation (kueue.md §6.1): one role per hash,
+    each counted in devices."""
+    def pod(name: str, role_hash: str, n: int) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": NS, "labels": {pd.QUEUE_NAME: "prod"},
+                             "annotations": {pd.ROLE_HASH: role_hash}},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {GPU: str(n)}}}]}}
+
+    _, roles, _ = shape.from_pod_group([pod("a", "1a2b3c4d", 2), pod("b", "1a2b3c4d", 2), pod("c", "9f8e7d6c", 8)],
+                                       "g", NS)
+    assert sorted((r.name, r.replicas, r.accelerator) for r in roles) == [("1a2b3c4d", 2, 2), ("9f8e7d6c", 1, 8)]
+
+
+@pytest.mark.parametrize("resource, amount, want", [
+    (CREDITS, Fraction(3_200_000), "2 cards"), (GPU, Fraction(4), "4 nvidia.com/gpu")])
+def test_the_holders_of_the_quota_in_the_unit_of_the_screen(resource: str, amount: Fraction, want: str) -> None:
+    """'Holding the quota: 3200k credits' on a card screen: credits are said in cards as the bars say them."""
+    from kubectl_pd.kueue.preempt_answer import Answer, Holder
+    from kubectl_pd.pending.preempt_render import text
+
+    holder = Holder("other", "batch", "q", 0, "f", resource, amount, None, False)
+    shown = text([Answer("ns/w", "q", holders=(holder,))])
+    line = next(ln for ln in shown.splitlines() if "other/batch" in ln)
+    assert want in line

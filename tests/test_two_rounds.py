@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from kubectl_pd.cluster import prefetch
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.cluster.live import LiveSource
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults
 from kubectl_pd.errors import ForbiddenError, NotFoundError
-from kubectl_pd.kueue import config as kc
 from kubectl_pd.pending import plan
 from kubectl_pd.pending.gather import Facts, gather
 from kubectl_pd.pending.lookahead import Lookahead
@@ -155,10 +155,9 @@ def test_a_refused_set_read_by_name_too_is_the_same_note() -> None:
     assert [n.id for n in got.notes].count("note.unread") == 1
 
 
-def test_the_plan_is_data_and_names_kueues_configmap() -> None:
+def test_the_plan_is_data_and_a_bare_names_first_round_is_one_wave() -> None:
     first = plan.first_round(BARE_FORMS, "x", "ns")
-    assert len(first) == len(set(first)) == 4 + len(plan.SETS) + 1
-    assert plan.KUEUE_CONFIG == f"/api/v1/namespaces/{kc.NAMESPACE}/configmaps/{kc.CONFIGMAP}"
+    assert len(first) == len(set(first)) == 4 + len(plan.SETS) <= prefetch.PARALLEL
     assert all(plan.is_set(k) for k in first if k[0] == "list" and k[3] is None)
 
 

@@ -72,3 +72,4 @@ def test_capacity_now_is_unknown_not_zero(cli: Callable[..., Any], where: Any, c
     now = next(ln for ln in text.stdout.splitlines() if ln.startswith("Now:"))
     assert "unknown" in now and "0 more" not in now
     assert all(" 0 " not in ln for ln in text.stdout.splitlines() if ln.strip().startswith(("prefill", "decode")))
+

@@ -117,7 +117,8 @@ _FILES = {"type": "array", "items": _S, "description": "snapshot files or direct
           "output, Lists), inside the server's --allow-file directories"}
 _SNAPSHOT = {"type": "string", "description": "a snapshot as YAML or JSON text (what `kubectl get -o yaml` "
              "prints); instead of files"}
-_TARGET_TEXT = "NAME (a ModelDeployment) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME"
+_TARGET_TEXT = ("NAME (a ModelDeployment) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME | lws/NAME | "
+                "ds/NAME | deploy/NAME | sts/NAME | llmisvc/NAME")
 _TARGET = {**_S, "description": _TARGET_TEXT}
 
 WHY_PENDING_INPUT = _obj({
@@ -354,7 +355,9 @@ CAPACITY_INPUT = _obj({
             "1000; past it, or past the call's deadline, the count is `atLeast`)"},
     "files": _FILES, "snapshot": _SNAPSHOT,
 })
-QUEUES_INPUT = _obj({"files": _FILES, "snapshot": _SNAPSHOT})
+QUEUES_INPUT = _obj({"files": _FILES, "snapshot": _SNAPSHOT,
+                     "cursor": {"type": "string", "pattern": "^[0-9]{1,9}$", "description": "the next page of a "
+                                "paged result (its _meta kubectl-pd/nextCursor)"}})
 
 
 def capacity_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
@@ -463,7 +466,7 @@ def call(name: str, args: dict[str, Any] | None, guard: Guard, connection: Seque
 
 
 MAX_RESULT = 256 * 2**10  # bytes of a result's document; past this its list is paged (a cursor)
-PAGED_LISTS = ("items", "findings")  # why-pending -A's targets, lint's findings
+PAGED_LISTS = ("items", "findings", "clusterQueues")  # why-pending -A's targets, lint's findings, queues' queues
 
 
 def paged(doc: dict[str, Any], offset: int, size: int,
@@ -474,7 +477,7 @@ def paged(doc: dict[str, Any], offset: int, size: int,
     if key is None or (size <= limit and offset == 0):
         return doc, None
     entries: list[Any] = doc[key]
-    budget = limit - (size - len(json.dumps(entries)))
+    budget = limit - (len(json.dumps(doc)) - len(json.dumps(entries)))  # compact, as each entry is counted
     end = min(offset, len(entries))
     while end < len(entries):
         cost = len(json.dumps(entries[end])) + 2
@@ -487,20 +490,26 @@ def paged(doc: dict[str, Any], offset: int, size: int,
     return {**doc, key: entries[offset:end]}, page
 
 
-def untrusted_pointers(doc: Any, at: str = "") -> list[str]:
-    """JSON pointers of the strings that are the cluster's own text: Kueue's messages (`kueueMessage`) and the
-    notes (which quote the API server's refusals)."""
+CLUSTER_TEXT = ("multikueue", "clusterQueues")  # blocks whose messages, reasons and errors are cluster text
+_TEXT_KEYS = ("message", "reason", "error")
+
+
+def untrusted_pointers(doc: Any, at: str = "", cluster: bool = False) -> list[str]:
+    """JSON pointers of the strings that are the cluster's own text: Kueue's messages (`kueueMessage`), the
+    notes (which quote the API server's refusals), and inside `multikueue` (MultiKueueClusters' and checks'
+    conditions, a worker's read error) and `clusterQueues` (a queue's condition) every message, reason and
+    error (our sentences there quote the cluster)."""
     out: list[str] = []
     if isinstance(doc, dict):
         for k, v in doc.items():
             here = f"{at}/{k.replace('~', '~0').replace('/', '~1')}"
-            if k == "kueueMessage" and isinstance(v, str):
+            if (k == "kueueMessage" or cluster and k in _TEXT_KEYS) and isinstance(v, str):
                 out.append(here)
             elif k == "notes" and isinstance(v, list):
                 out += [f"{here}/{i}" for i in range(len(v))]
             elif isinstance(v, dict | list):
-                out += untrusted_pointers(v, here)
+                out += untrusted_pointers(v, here, cluster or k in CLUSTER_TEXT)
     elif isinstance(doc, list):
         for i, v in enumerate(doc):
-            out += untrusted_pointers(v, f"{at}/{i}")
+            out += untrusted_pointers(v, f"{at}/{i}", cluster)
     return out

@@ -100,12 +100,13 @@ def document(target: dict[str, Any], plan: Capacity, copies: sim.Count | None, p
     if plan.snapshot is not None:
         doc["nodes"] = nodes_doc(plan)
     unread = list(plan.unread)
-    timed = [c for c in (copies, *per_role.values()) if c is not None and c.timed_out]
-    if timed:  # "at least": the count stopped at the run's deadline, said as such (exit 1)
-        from kubectl_pd.capacity.simulate import DEFAULT_DEADLINE_S
-        from kubectl_pd.capacity.words import timed_out
+    timed = [(None, copies), *per_role.items()]
+    for role, c in timed:  # "at least": a count stopped at the run's deadline, said as such (exit 1)
+        if c is not None and c.timed_out:
+            from kubectl_pd.capacity.simulate import DEFAULT_DEADLINE_S
+            from kubectl_pd.capacity.words import timed_out
 
-        unread.append(timed_out(min(c.now for c in timed), DEFAULT_DEADLINE_S))
+            unread.append(timed_out(c.now, DEFAULT_DEADLINE_S, role))
     stop = copies.stop if copies else None
     if copies is not None and stop is not None and stop.code == "QuotaUnknown":  # unknown is never a count of 0
         from kubectl_pd.capacity.words import unknown_size

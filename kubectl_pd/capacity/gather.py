@@ -1,10 +1,10 @@
 """The reads `kubectl pd capacity` plans, done once, into a closed snapshot and the copy's Workloads.
 
-create's preflight (create/preflight.run) checks the request against the cluster and names each role's
-LocalQueue and the credits resource its queue covers; then each LocalQueue's ClusterQueue, every ClusterQueue
-(the cohort's members), the Cohorts and the ResourceFlavors are read, each once (`Once`, which also serves the
-preflight's own reads), and the copy is built with the preflight's `role_demands`, as create and why-pending
-build it. The arithmetic is the engine's (capacity/simulate.py); nothing here computes quota.
+create's preflight (create/preflight.run) checks the request against the cluster and names each role's LocalQueue
+and the accelerator resource its queue covers (kueue/resources: credits or a device count); then each LocalQueue's
+ClusterQueue, every ClusterQueue (the cohort's members), the Cohorts and the ResourceFlavors are read, each once
+(`Once`, which also serves the preflight's own reads), and the copy is built with the preflight's `role_demands`, as
+create and why-pending build it. The arithmetic is the engine's (capacity/simulate.py); nothing here computes quota.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class Capacity:
     roles: list[Role]
     local_queues: dict[str, str] = field(default_factory=dict)  # role -> LocalQueue
     cluster_queues: dict[str, str] = field(default_factory=dict)  # role -> ClusterQueue
-    resources: dict[str, str] = field(default_factory=dict)  # role -> the credits resource weighed
+    resources: dict[str, str] = field(default_factory=dict)  # role -> the accelerator resource weighed
     snapshot: Snapshot | None = None
     parts: list[Part] = field(default_factory=list)  # in the first order of `orders` (the roles' own when any)
     orders: dict[str, list[Part]] = field(default_factory=dict)  # pod-set order ("a,b") -> the copy so ordered

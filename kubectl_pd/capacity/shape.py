@@ -85,7 +85,9 @@ def from_pod_group(pods: list[dict[str, Any]], name: str, namespace: str) -> tup
     queues: set[str] = set()
     for p in pods:
         labels = _dict(_dict(p.get("metadata")).get("labels"))
-        by_role.setdefault(str(labels.get(pd.ROLE_HASH) or labels.get(pd.COMPONENT) or "main"), []).append(p)
+        notes = _dict(_dict(p.get("metadata")).get("annotations"))  # Kueue's webhook writes the role hash there
+        role = notes.get(pd.ROLE_HASH) or labels.get(pd.ROLE_HASH) or labels.get(pd.COMPONENT) or "main"
+        by_role.setdefault(str(role), []).append(p)
         if labels.get(pd.QUEUE_NAME):
             queues.add(str(labels[pd.QUEUE_NAME]))
     if not by_role:

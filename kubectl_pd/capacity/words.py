@@ -167,6 +167,7 @@ def counting(n: int) -> str:
     return f"counting copies: {n} so far ..."
 
 
-def timed_out(n: int, seconds: float) -> tuple[str, str]:
-    """The `incomplete` row of a count stopped at its deadline."""
-    return "the count of copies", f"stopped at its {seconds:g}s deadline after {n}: at least that many fit"
+def timed_out(n: int, seconds: float, role: str | None = None) -> tuple[str, str]:
+    """The `incomplete` row of a count stopped at the run's deadline (ROLE: that role's count alone)."""
+    what = f"the count of role {role} alone" if role else "the count of copies"
+    return what, f"stopped at the run's {seconds:g}s deadline after {n}: at least that many fit"

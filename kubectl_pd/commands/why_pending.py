@@ -87,8 +87,9 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
     """Explain why a deployment's pod group is not admitted.
 
     \b
-    TARGET: NAME (a ModelDeployment, else the pod group, else the Workload of that name) | md/NAME |
-    workload/NAME | wl/NAME | pod/NAME | podgroup/NAME
+    TARGET: NAME (a ModelDeployment, else the pod group, else the Workload of that name, else what a PD
+    framework makes) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME | lws/NAME | ds/NAME |
+    deploy/NAME | sts/NAME | llmisvc/NAME
     No TARGET: every pending deployment, pod group and Workload in the namespace (or -A).
 
     \b

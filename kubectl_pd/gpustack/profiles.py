@@ -197,15 +197,16 @@ def _int(schema: Any, key: str) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def from_crd(crd: dict[str, Any], prefer: str | None = None) -> ApiProfile:
-    """Read the served version's schema: which fields exist, their enums and bounds."""
+def from_crd(crd: dict[str, Any], prefer: str | None = None, what: str | None = None) -> ApiProfile:
+    """Read the served version's schema: which fields exist, their enums and bounds. WHAT names where the schema
+    came from in an error (default: the CRD and its version)."""
     version = choose_version(crd, prefer)
     vname = str(version.get("name") or "")
     root = ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
     spec = _props(root).get("spec") or {}
     spec_props = _props(spec)
     if "roles" not in spec_props:
-        raise ProfileError(f"the CRD {CRD_NAME} version {vname} has no spec.roles in its schema")
+        raise ProfileError(f"{what or f'the CRD {CRD_NAME} version {vname}'} has no spec.roles in its schema")
     role_schema = (spec_props["roles"] or {}).get("items") or {}
     role_props = _props(role_schema)
     role_fields = frozenset(role_props)
@@ -354,7 +355,7 @@ def from_openapi(doc: Any, version: str) -> ApiProfile:
                              f"({type(e).__name__}): not read") from None
     crd = {"spec": {"versions": [{"name": version, "served": True, "storage": True,
                                   "schema": {"openAPIV3Schema": resolved}}]}}
-    profile = from_crd(crd, version)
+    profile = from_crd(crd, version, f"the OpenAPI v3 document of {GROUP}/{version}")  # no CRD to speak of
     return ApiProfile(**{**_fields(profile), "source": f"OpenAPI v3 {GROUP}/{version} (aggregated API)"})
 
 

@@ -830,13 +830,19 @@ class Snapshot:
         Kueue's 1-queue cohorts (preemption_test.go:1746@v0.18.4)."""
         cqs = {n: _typed(o, ClusterQueue, cluster_queue) for n, o in cluster_queues.items() if o is not None}
         own = list(cqs)
-        for o in peers or ():
+        peer_list = None if peers is None else list(peers)
+        for o in peer_list or ():
             q = _typed(o, ClusterQueue, cluster_queue)
             cqs.setdefault(q.name, q)
+        # A list of ClusterQueues that was read holds these queues too: an empty one beside a queue that names a
+        # cohort was never read (issue 46: an admitted group's cohort figures came from no peers at all), so the
+        # cohort is unknown, not a cohort of one.
+        if peer_list == [] and any(q.cohort for q in cqs.values()):
+            peer_list = None
         cos = {c.name: c for c in (_typed(o, Cohort, cohort) for o in cohorts or ())}
         fls = {n: _typed(o, ResourceFlavor, resource_flavor) for n, o in flavors.items() if o is not None}
         missing = frozenset(n for n, o in flavors.items() if o is None)
-        complete = peers is not None and cohorts is not None
+        complete = peer_list is not None and cohorts is not None
         lone: tuple[tuple[str, str], ...] = ()
         if complete and from_file and len(cqs) == len(own):
             lone = tuple((n, c) for n in own if (c := cqs[n].cohort) and c not in cos

@@ -356,7 +356,8 @@ def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Sn
     for key, nominal, used, reserved in quota_rows(cq):
         need = wanted.get(key, _ZERO)
         if need or used or reserved:
-            bar = FlavorBar(key[0], key[1], nominal, used, reserved, need, lent_known=not cq.cohort)
+            bar = FlavorBar(key[0], key[1], nominal, used, reserved, need, lent_known=not cq.cohort,
+                            borrowed=max(used + reserved - nominal, _ZERO))  # the queue's own: no cohort needed
             bars.append(lending(bar, cq, tree, key) if tree is not None else bar)
     return bars
 

@@ -345,8 +345,8 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
     if not pods_ok:
         raise pods
     facts.pods = facts.run.pods(pods)
-    if not facts.pods and wl_ok and isinstance(wl, dict):  # Kueue 0.18+: the group named by annotation only
-        facts.pods = _annotated_members(rd, wl, group, ns)
+    if not facts.pods and wl_ok and isinstance(wl, dict) and not _of_one_pod(wl):  # Kueue 0.18+: named by
+        facts.pods = _annotated_members(rd, wl, group, ns)  # annotation only
     if target.kind == "Workload" and not facts.pods:
         facts.pods = _pods_by_owner(rd, facts.workloads[group], ns)
     if target.kind == "PodGroup":
@@ -384,6 +384,18 @@ def member_selector(wl: Obj) -> str:
     if common:
         return ",".join(f"{k}={v}" for k, v in sorted(common.items()))
     return f"{MANAGED_LABEL}=true"
+
+
+def _of_one_pod(wl: Obj) -> bool:
+    """A Workload Kueue built for one Pod (owned by the Pod, not a group's: a group's carries
+    `kueue.x-k8s.io/is-group-workload`, pod_controller.go NewGroupWorkload@v0.19.2): no group to look for."""
+    meta = wl.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    return annotations_of(wl).get(IS_GROUP_WORKLOAD) != "true" and any(
+        isinstance(r, dict) and r.get("kind") == "Pod" and r.get("apiVersion") == "v1" for r in refs or ())
+
+
+IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"
 
 
 def _plain(value: str) -> bool:
@@ -911,17 +923,20 @@ def _admitted_or_finished(wl: Obj, run: Typed) -> bool:
 def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[Say]]:
     """No TARGET: every deployment, pod group and Workload of a namespace (None = all), read once; the
     per-namespace and per-queue reads of their diagnoses are shared (PrefetchedSource)."""
-    mds, wls, pod_lists, notes = _run_lists(source, namespace)
+    mds, wls, pod_lists, notes, sets = _run_lists(source, namespace)
     pods: dict[tuple[str | None, str], Obj] = {}
     for listed in pod_lists:
         for p in listed:
             pods[(namespace_of(p), name_of(p))] = p
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
+    for key, (ok, objs) in sets.items():  # the bounded sets read with the run's lists (issue 49): from memory now
+        if ok and isinstance(objs, list):
+            pre.prefetched[key[1]] = objs
     out = []
     run = Typed()  # the run's one memo: created here, held by each target's Facts, gone with them
     targets = _targets(mds, wls, list(pods.values()), namespace, run)
     pre.warm(list(dict.fromkeys(namespace_of(w) or namespace or "default" for w in wls
-                                if not _admitted_or_finished(w, run))))
+                                if not _admitted_or_finished(w, run))), _visibility_paths(pre, wls, namespace, run))
     for t in dict.fromkeys(targets):  # a snapshot may hold the same object twice: one row each
         try:
             out.append(gather(pre, t, run=run))
@@ -931,23 +946,53 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
     return out, notes
 
 
-def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say]]:
+EVERY_SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor")  # what nearly every waiting target reads by name;
+# the LimitRanges and Events are read per namespace (PrefetchedSource.warm), the rest as a target needs them (the
+# run's five lists and these three: one wave of cluster/prefetch.PARALLEL)
+
+
+def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say],
+                                                               dict[plan.Key, tuple[bool, Any]]]:
     """The run's five lists (ModelDeployments, Workloads, and Pods by three label selectors: a group's label, GPUStack's
     Pods, the Pods Kueue manages, whose groups Kueue 0.18+ names by annotation), sent together on
     a live cluster: the small ones come back while the Workloads' pages are read. A list that fails
-    otherwise than listed in `_listed` fails the run, the first in this order."""
+    otherwise than listed in `_listed` fails the run, the first in this order. With them, from a live cluster
+    that reads a set in one page (plan.pages), the bounded sets of pending/plan.py (the namespace's, or every
+    namespace's, LocalQueues, the ClusterQueues and flavors, EVERY_SETS): their results by key, a failure or a set
+    past one page (None) left to the reads by name."""
     asks: list[tuple[str, dict[str, Any]]] = [
         ("ModelDeployment", {}), ("Workload", {}), ("Pod", {"label_selector": GROUP_LABEL}),
         ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"}),
         ("Pod", {"label_selector": f"{MANAGED_LABEL}=true"})]  # groups Kueue names by annotation (0.18+) among them
     notes: list[list[Say]] = [[] for _ in asks]
+    keys = [k for k in plan.set_reads(namespace) if k[1] in EVERY_SETS] if source.is_live and plan.pages(source) \
+        else []
     results = together([functools.partial(_listed, source, kind, namespace, notes[i], **kw)
-                         for i, (kind, kw) in enumerate(asks)], source.is_live)
+                        for i, (kind, kw) in enumerate(asks)] + [plan.call(source, k) for k in keys], source.is_live)
+    sets = dict(zip(keys, results[len(asks):], strict=True))
+    results = results[:len(asks)]
     for ok, value in results:
         if not ok:
             raise value
     got = [value for _ok, value in results]
-    return got[0], got[1], got[2:], [n for each in notes for n in each]
+    return got[0], got[1], got[2:], [n for each in notes for n in each], sets
+
+
+def _visibility_paths(pre: PrefetchedSource, wls: list[Obj], namespace: str | None, run: Typed) -> list[str]:
+    """The visibility API's listing of each ClusterQueue a waiting Workload's LocalQueue names, when the sets
+    hold both (read beside the Events: the targets' diagnoses ask for them, one after another)."""
+    if not pre.is_live or "LocalQueue" not in pre.prefetched or "ClusterQueue" not in pre.prefetched:
+        return []
+    cqs: list[str] = []
+    for obj in wls:
+        wl = run.parse("Workload", obj, workload)
+        if wl.reserved or wl.admitted or wl.finished or not wl.queue_name:
+            continue
+        lq = pre.get("LocalQueue", wl.queue_name, namespace_of(obj) or namespace or "default")
+        cq = local_queue(lq).cluster_queue if lq is not None else None
+        if cq and cq not in cqs and pre.get("ClusterQueue", cq) is not None:
+            cqs.append(cq)
+    return [f"/apis/{kinds.VISIBILITY_GROUP}/v1beta2/clusterqueues/{cq}/pendingworkloads" for cq in cqs]
 
 
 def _unread_note(what: Read, ns: str | None, e: PdError) -> Say:

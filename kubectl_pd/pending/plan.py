@@ -5,12 +5,13 @@ A read is its key, the call it stands for: `("get", kind, name, namespace)`, `("
 label_selector, field_selector)`, `("raw", path)`. The first round is everything one target's diagnosis may need
 that depends on no answer: the TARGET's own objects (for a bare NAME, every form it may name) and the small,
 bounded sets a diagnosis reads by name from what the first answers say (the namespace's LocalQueues and
-LimitRanges; the ClusterQueues, ResourceFlavors, Cohorts and AdmissionChecks; Kueue's configuration). The head
+LimitRanges, the ClusterQueues and ResourceFlavors). The head
 start (pending/lookahead.py) sends it before the diagnosis code loads; gather (pending/gather.py) reads the
 target's objects by the same keys, and its reads by name of a kind in a set are answered from that set
 (lookahead.Lookahead). What only the first answers name (the Workload's Events, the visibility API's listing,
 the preemption view's admitted Workloads, a deployment its Pods name, Nodes for a flavor) is gather's second
-round; the Workloads ahead of ours, which only the listing names, its third, when there are some.
+round (with the Cohorts, AdmissionChecks and Kueue's configuration when it needs them); the Workloads ahead of
+ours, which only the listing names, its third, when there are some.
 
 Pure: no I/O, nothing imported past the labels; `call` turns a key into the Source call it names.
 """
@@ -27,13 +28,12 @@ if TYPE_CHECKING:
 
 Key = tuple[Any, ...]
 
-# Kueue's ConfigMap (kueue/config.py: NAMESPACE, CONFIGMAP; admitted_reads.read_kueue_config reads this path)
-KUEUE_CONFIG = "/api/v1/namespaces/kueue-system/configmaps/kueue-manager-config"
 MOST = 100  # a set is read in the first round only when one page of this many holds all of it (else: by name)
-# in the order sent: a round goes out PARALLEL reads at a time (cluster/prefetch.py), so what the second round is
-# planned from comes first (the queues and flavors); what only its reads need (LimitRanges, Cohorts, checks, Kueue's
-# configuration) may go out as the first answers come back, beside the second round
-SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor", "LimitRange", "Cohort", "AdmissionCheck")
+# in the order sent; the first round fits in one wave of cluster/prefetch.PARALLEL reads (a bare NAME's 4 + these 4),
+# so no read of it starts after another's answer. The Cohorts, AdmissionChecks and Kueue's configuration are read
+# when a diagnosis needs them (a queue in a cohort, an inactive queue, a preemption answer): in the second round,
+# beside the Events, which is as early as they are used
+SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor", "LimitRange")
 NAMESPACED = ("LocalQueue", "LimitRange")
 
 
@@ -61,9 +61,15 @@ def target_reads(kind: str, name: str, namespace: str) -> list[Key]:
     return []
 
 
-def set_reads(namespace: str) -> list[Key]:
-    """The bounded sets: each one list (one page of MOST), and Kueue's configuration."""
-    return [listed(k, namespace if k in NAMESPACED else None) for k in SETS] + [raw(KUEUE_CONFIG)]
+def pages(source: Source) -> bool:
+    """Whether `source` reads a set in one page itself (a live cluster's LiveSource); not a Source that forwards
+    what it does not know (snapshot/out.Recorder, which records what it reads, would not see it)."""
+    return hasattr(type(source), "list_within")
+
+
+def set_reads(namespace: str | None) -> list[Key]:
+    """The bounded sets: each one list (one page of MOST)."""
+    return [listed(k, namespace if k in NAMESPACED else None) for k in SETS]
 
 
 def first_round(kinds: tuple[str, ...], name: str, namespace: str) -> list[Key]:
@@ -84,10 +90,7 @@ def call(source: Source, key: Key) -> Callable[[], Any]:
     if key[0] == "get":
         return lambda: source.get(key[1], key[2], key[3])
     if key[0] == "raw":
-        return lambda: source.get_raw(key[1], resource="configmaps" if key[1] == KUEUE_CONFIG else "",
-                                      namespace="kueue-system" if key[1] == KUEUE_CONFIG else None)
-    if is_set(key):
-        page = getattr(source, "list_within", None)
-        if page is not None:
-            return lambda: page(key[1], key[2], MOST)
+        return lambda: source.get_raw(key[1])
+    if is_set(key) and pages(source):
+        return lambda: source.list_within(key[1], key[2], MOST)  # type: ignore[attr-defined]
     return lambda: source.list(key[1], key[2], label_selector=key[3], field_selector=key[4])

@@ -16,6 +16,7 @@ from typing import Any
 from kubectl_pd.kueue.preempt_answer import Answer
 from kubectl_pd.kueue.quantity import format_quantity
 from kubectl_pd.kueue.words import NOTE_TEXT, UNKNOWN_TEXT
+from kubectl_pd.pending.model import fmt
 
 
 def to_json(answers: list[Answer]) -> dict[str, Any]:
@@ -60,7 +61,7 @@ def text(answers: list[Answer]) -> str:
                       f"({t.reason})" for t in a.targets]
         if a.holders:
             lines.append("Holding the quota:")
-            lines += [f"  {h.namespace}/{h.name}  {format_quantity(h.amount, h.resource)} {h.resource} of "
+            lines += [f"  {h.namespace}/{h.name}  {fmt(h.amount, h.resource)} of "  # credits in cards, as the bars
                       f"{h.flavor}  ClusterQueue {h.cluster_queue}  priority {h.priority}"
                       + ("  (borrowing)" if h.borrows else "") for h in a.holders]
         by = a.preempted_by

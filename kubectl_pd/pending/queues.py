@@ -72,7 +72,14 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
         return [Reason("NamespaceNotAllowed", say("cq.namespace-not-selected", cq=cq, ns=ns, miss=nsr),
                        workload=g, kueue_message=kueue, params=read_only({"queue": cq}),
                        hint=say("next.select-namespace", ns=ns))]
+    if fallback is not None and fallback[0] in _READ_HERE:  # both queues read, neither stopped nor inactive: the
+        return []  # state read decides; Kueue's message stays on the reason that does hold, as Kueue's (issue 46)
     return _from_fallback(fallback, g, kueue)
+
+
+# Kueue's queue words that the LocalQueue and ClusterQueue read settle (NamespaceNotAllowed needs the Namespace)
+_READ_HERE = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
+              "ClusterQueueInactive")
 
 
 def _cohort_cycle(facts: Facts, cq: ClusterQueue) -> tuple[str, ...] | None:

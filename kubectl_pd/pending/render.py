@@ -418,7 +418,11 @@ def human_duration(seconds: float) -> str:
 
 # -o name: the resource as kubectl names it (`kubectl get -o name`), which TARGET also accepts
 _NAME_KIND = {"ModelDeployment": "modeldeployment.worker.gpustack.ai", "Workload": "workload.kueue.x-k8s.io",
-              "PodGroup": "podgroup", "Pod": "pod"}
+              "PodGroup": "podgroup", "Pod": "pod",
+              # what the PD frameworks make, as `kubectl get -o name` names them (why-pending accepts each back)
+              "LeaderWorkerSet": "leaderworkerset.leaderworkerset.x-k8s.io",
+              "DisaggregatedSet": "disaggregatedset.disaggregatedset.x-k8s.io", "Deployment": "deployment.apps",
+              "StatefulSet": "statefulset.apps", "LLMInferenceService": "llminferenceservice.serving.kserve.io"}
 
 
 def object_name(kind: str, name: str) -> str:

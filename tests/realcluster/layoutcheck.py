@@ -77,6 +77,7 @@ def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layo
     rows = {c["name"]: c for c in doc.get("clusterQueues") or []}
     cqs = {o["metadata"]["name"]: o for o in snap if o["kind"] == "ClusterQueue"}
     lent_all = borrowed_all = 0.0
+    known_lent = True
     for q in lay.queues:
         cq, row = cqs.get(n.cq(q.name)), rows.get(n.cq(q.name))
         if cq is None or row is None:
@@ -99,13 +100,18 @@ def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layo
             reserved, borrowed = _status(cq, "flavorsReservation", fl, lay.resource)
             nom = float(parse(lay.amount(nominal)))
             got = {k: _num(r.get(k)) for k in ("nominal", "used", "reserved", "borrowed", "free", "lent")}
-            expect = {"nominal": nom, "used": used, "reserved": reserved - used, "borrowed": borrowed,
-                      "free": max(0.0, nom - reserved)}
+            expect = {"nominal": nom, "used": used, "reserved": reserved - used, "borrowed": borrowed}
             out += [f"{q.name}/{f}: {k} {got[k]} != Kueue's {v}" for k, v in expect.items() if got[k] != v]
+            # free: of the nominal quota, what neither the queue nor (what it lends) the cohort uses
+            unused = max(0.0, nom - reserved)
+            free = unused if got["lent"] is None else max(0.0, unused - got["lent"])
+            if got["free"] is None or got["free"] > unused or (got["lent"] is not None and got["free"] != free):
+                out.append(f"{q.name}/{f}: free {got['free']} (lent {got['lent']}) against unused {unused}")
             for k, lim in (("borrowingLimit", borrowing), ("lendingLimit", lending)):
                 if _num(r.get(k)) != (None if lim is None else float(parse(lay.amount(lim)))):
                     out.append(f"{q.name}/{f}: {k} {r.get(k)} != spec {lim}")
             lent = got["lent"]
+            known_lent = known_lent and lent is not None
             if lent is not None:
                 lent_all += lent
                 if lending is not None and lent > float(parse(lay.amount(lending))):
@@ -115,6 +121,9 @@ def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layo
             borrowed_all += borrowed
     if lent_all > borrowed_all:
         out.append(f"lent {lent_all} in all > borrowed {borrowed_all} in all")
+    own = sum(float(parse(lay.amount(q[0]))) for c in lay.cohorts for q in c.quotas.values())
+    if known_lent and borrowed_all > lent_all + own:  # what is borrowed comes from members or Cohorts' own quota
+        out.append(f"borrowed {borrowed_all} in all > lent {lent_all} + the Cohorts' own {own}")
     cohorts = {c["name"]: c for c in doc.get("cohorts") or []}
     for c in lay.cohorts:
         got_c = cohorts.get(ly.cohort_name(n, c.name))
@@ -268,8 +277,13 @@ def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[st
     snap = ly.snapshot(plane, n)
     said, victims = verdict(doc)
     made = _create(plane, lay, ns, "qwen", *(["--force"] if said != "fits" else []))
-    if made.returncode != 0:
+    if made.returncode != 0 and said == "fits":
         raise PlaneError(f"create qwen: {made.stderr.strip()}")
+    if made.returncode != 0:  # create refuses even with --force (a stopped queue): the Pods create would write
+        total = sum(c for _, c, _ in lay.roles)
+        plane.apply(*[objs.group_pod(ns, f"qwen-{role}-{i}", "qwen", total, lay.target_queue, role,
+                                     {lay.resource: lay.amount(cards)})
+                      for role, count, cards in lay.roles for i in range(count)], server_side=False)
     did, evicted = _what_kueue_did(plane, ns, admitted)
     agree = None if said == "unknown" else (said, victims) == (did, evicted)
     findings = [{k: f.get(k) for k in ("severity", "check", "params")} for f in doc.get("findings") or []]
@@ -292,6 +306,16 @@ def check(plane: Plane, lay: ly.Layout, kueue_config: str | None = None,
           commands: tuple[str, ...] = ("why-pending", "capacity", "preflight")) -> tuple[list[Check], df.Record | None]:
     out: list[Check] = []
     rec = None
+    for command in ("capacity", "preflight"):
+        if command in commands:
+            n, admitted = _fresh(plane, lay, command[0])
+            try:
+                out += (check_capacity(plane, lay, n, admitted) if command == "capacity"
+                        else [check_preflight(plane, lay, n, admitted)])
+            except PlaneError as e:  # the harness failed on this command: said, never counted as agreement
+                out.append(Check(command, lay.seed, None, problems=[f"harness: {str(e)[:300]}"]))
+            finally:
+                ly.cleanup(plane, lay, n)
     if "why-pending" in commands:
         rec = df.run(plane, lay, kueue_config=kueue_config, kit=ly.kit())
         values = [*rec.agree.values(), *rec.preemptor.values(), *rec.words.values()]
@@ -300,18 +324,6 @@ def check(plane: Plane, lay: ly.Layout, kueue_config: str | None = None,
                          problems=[] if agree is not False else [f"{rec.agree} preemptor={rec.preemptor} "
                                                                  f"words={rec.words} said={rec.said}"],
                          snapshot=rec.snapshot))
-    if "capacity" in commands:
-        n, admitted = _fresh(plane, lay, "c")
-        try:
-            out += check_capacity(plane, lay, n, admitted)
-        finally:
-            ly.cleanup(plane, lay, n)
-    if "preflight" in commands:
-        n, admitted = _fresh(plane, lay, "p")
-        try:
-            out.append(check_preflight(plane, lay, n, admitted))
-        finally:
-            ly.cleanup(plane, lay, n)
     return out, rec
 
 
@@ -319,9 +331,11 @@ def summary(checks: list[Check]) -> dict[str, dict[str, int]]:
     """Per command: states (checks made), agreements, disagreements, unknown."""
     out: dict[str, dict[str, int]] = {}
     for c in checks:
-        row = out.setdefault(c.command, {"states": 0, "agree": 0, "disagree": 0, "unknown": 0})
+        row = out.setdefault(c.command, {"states": 0, "agree": 0, "disagree": 0, "unknown": 0, "harness": 0})
         row["states"] += 1
-        row["agree" if c.agree is True else "disagree" if c.agree is False else "unknown"] += 1
+        harness = c.agree is None and any(p.startswith("harness") for p in c.problems)
+        row["agree" if c.agree is True else "disagree" if c.agree is False else "harness" if harness else
+            "unknown"] += 1
     return out
 
 
