@@ -130,3 +130,30 @@ ROOT_MODULES = {"__init__", "__main__", "admitted_reads", "atomic", "contract", 
 
 def test_the_root_keeps_shared_infrastructure_only() -> None:
     assert {p.stem for p in ROOT.glob("*.py")} == ROOT_MODULES
+
+
+FLOORS = {  # docs/architecture.md, "The wings and their floors": a wing imports only from floors below its own
+    **dict.fromkeys(("errors", "memo", "records", "lazyre", "interrupt", "termsafe", "contract", "labels", "atomic",
+                     "registry", "__init__"), 0),
+    **dict.fromkeys(("kueue", "kube", "gpustack", "output"), 1),
+    **dict.fromkeys(("cluster", "admitted_reads", "snapshot", "completion"), 2),
+    **dict.fromkeys(("pending", "lint", "create", "queues"), 3),
+    **dict.fromkeys(("multikueue", "capacity"), 4),
+    "agent": 5,
+    **dict.fromkeys(("commands", "__main__"), 6),
+}
+
+
+def _floor(module: str) -> int:
+    parts = module.split(".")
+    return FLOORS["__init__" if len(parts) == 1 else parts[1]]
+
+
+def test_no_arrow_runs_up_a_floor() -> None:
+    """An arrow between two wings stays on its floor (the circle test keeps those apart) or goes down."""
+    up = sorted((m, t) for m in MODULES for t in _arrows(m) if _floor(t) > _floor(m))
+    assert not up, up
+
+
+def test_every_wing_has_its_floor() -> None:
+    assert {_wing(m).split(".")[-1] if "." in m else "__init__" for m in MODULES} <= FLOORS.keys() | {"kubectl_pd"}
