@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the com
     from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
+    from kubectl_pd.pending.preempt import PreemptionPart
     from kubectl_pd.pending.run import Asked, Every
     from kubectl_pd.pending.target import Target
 
@@ -217,7 +218,9 @@ def run(c: WhyPending) -> int:
     from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
 
     mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed, c.o.by_name)
-    last = c.printer.text(_Shown.of(d, facts, ctx, mkp))
+    shown = _Shown.of(d, facts, ctx, mkp)
+    last = c.printer.text(shown)
+    _preemption_notes(c, shown)
     click.echo(last, nl=False)
     if c.o.watch:
         _watch_one(c, t, d, last)
@@ -235,7 +238,7 @@ class _Shown:
 
     d: Diagnosis
     facts: Facts
-    preemption: tuple[dict[str, Any], str]
+    preemption: PreemptionPart
     multikueue: MultiKueuePart | None = None
 
     @staticmethod
@@ -259,8 +262,10 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             from kubectl_pd.multikueue import section as mk
 
             mkp = mk.part(c.source, facts, c.cluster, c.o.workers, by_name=c.o.by_name)
-            text = c.printer.text(_Shown.of(d, facts, ctx, mkp))
+            shown = _Shown.of(d, facts, ctx, mkp)
+            text = c.printer.text(shown)
             if text != last:
+                _preemption_notes(c, shown)
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if c.o.view.kind == "text":
                     click.echo(f"--- {stamp}")
@@ -272,12 +277,19 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
         return
 
 
+def _preemption_notes(c: WhyPending, s: _Shown) -> None:
+    """The preemption part's notes on stderr, as every note (issue 37): with the text screen they belong to."""
+    if c.o.view.kind == "text":
+        for line in s.preemption.notes:
+            click.echo(f"note: {line}", err=True)
+
+
 def _one_printer(view: View, color: bool) -> Printer:
     """A TARGET's printer: its screen (text), its kind/name (name), else its -o json document."""
     from kubectl_pd.pending.render import object_name, render_text
 
     return view.to_printer({
-        "text": lambda s: render_text(s.d, color=color) + _block_without_notes(s.preemption[1])
+        "text": lambda s: render_text(s.d, color=color) + s.preemption.text
         + (s.multikueue.text if s.multikueue else ""),
         "name": lambda s: object_name(s.d.target.kind, s.d.target.name) + "\n",
     }, _one_document)
@@ -288,25 +300,15 @@ def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
     from kubectl_pd.contract import WHY_PENDING
     from kubectl_pd.pending.render import to_dict
 
-    data = {"schemaVersion": WHY_PENDING, **to_dict(s.d)}
-    data.update(s.preemption[0])  # top-level `preemption` (and `holders`, `preemptedBy`)
-    data.pop("multikueue", None)  # a TARGET's is the whole MultiKueue answer, never the list's brief form
-    data.update(s.multikueue.json if s.multikueue else {})  # `multikueue`
+    data = {"schemaVersion": WHY_PENDING,
+            **to_dict(s.d, placements=False),  # a TARGET's `multikueue` is the whole MultiKueue answer
+            **s.preemption.json,  # top-level `preemption` (and `holders`, `preemptedBy`)
+            **(s.multikueue.json if s.multikueue else {})}
     if s.facts.incomplete:
         from kubectl_pd.pending.words import read_text
 
         data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in s.facts.incomplete]
     return data, [data]
-
-
-def _block_without_notes(block: str) -> str:
-    """The "would preempt" block for stdout; its notes go to stderr, as every note does (issue 37)."""
-    lines = block.splitlines(keepends=True)
-    notes = [ln for ln in lines if ln.startswith("note: ")]
-    for ln in notes:
-        click.echo(ln, nl=False, err=True)
-    kept = [ln for ln in lines if not ln.startswith("note: ")]
-    return "".join(kept) if any(ln.strip() for ln in kept) else ""
 
 
 def _workers(values: tuple[str, ...], cluster: ClusterOptions, offline: bool) -> dict[str, str]:

@@ -20,8 +20,9 @@ def _q(q: Fraction | None, resource: str | None) -> str | None:
     return None if q is None else format_quantity(q, resource or "")
 
 
-def to_dict(d: Diagnosis) -> dict[str, Any]:
-    """The json/yaml shape: target, pending, reasons, roles, queue (+ notes and next)."""
+def to_dict(d: Diagnosis, *, placements: bool = True) -> dict[str, Any]:
+    """The json/yaml shape: target, pending, reasons, roles, queue (+ notes and next). PLACEMENTS: the list's brief
+    `multikueue` (where its Workloads went); a TARGET's document carries the whole MultiKueue answer instead."""
     return {
         "target": {"kind": d.target.kind, "name": d.target.name, "namespace": d.target.namespace},
         "pending": d.pending,
@@ -38,7 +39,7 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "quota": [_bar_dict(b) for b in d.bars],
         **({"whatIf": dict(d.what_if), "whatIfVerdict": words.what_if_verdict(d)} if d.what_if else {}),
         **({"deployment": _deployment_dict(d)} if d.deployment is not None else {}),
-        **(mk_listing.to_dict(d) if d.placements else {}),  # `multikueue`: where its Workloads went
+        **(mk_listing.to_dict(d) if placements and d.placements else {}),  # `multikueue`: where its Workloads went
         **({"workloads": [{"name": w.name, "role": w.role, "group": w.group, "admitted": w.admitted}
                           for w in d.workloads]} if d.workloads else {}),  # a deployment of many Workloads
     }

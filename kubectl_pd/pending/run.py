@@ -272,7 +272,7 @@ def every(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: 
         elif d.pending:
             out.pending.append((f.target.namespace, d))
             if as_json or wide:
-                out.items.append({**(to_dict(d) if as_json else {}), **section(ctx, f, text=False)[0]})
+                out.items.append({**(to_dict(d) if as_json else {}), **section(ctx, f, text=False).json})
                 out.ages.append(_age(f) if wide else None)
     return out
 
