@@ -143,7 +143,9 @@ def test_through_the_api_server(cli: Any, apiserver: Any, name: str) -> None:
     assert data["reasons"][0]["code"] == code
     assert data["pending"] is pending
     assert set(server.methods) == {"GET"}
-    assert len(server.requests) <= 14, [x.path for x in server.requests]
+    # 14 before the first round of pending/plan.py sent the bounded cluster-scoped sets together (issue 49 lets the
+    # count grow by them); with the frameworks' reads, a per-replica deployment makes 15
+    assert len(server.requests) <= 15, [x.path for x in server.requests]
     # lists Workloads only one ClusterQueue at a time, by field selector (h19: preemption candidates)
     assert all(x.query.get("fieldSelector", "").startswith("status.admission.clusterQueue=")
                or x.query.get("labelSelector", "").startswith("kueue.x-k8s.io/job-uid=")  # a framework's, by owner
