@@ -351,12 +351,7 @@ class LiveSource(SourceDefaults):
         query: dict[str, Any] = {"limit": most}
         r, _path = self._read(k, ns, None, query)
         self._check_list(r, k, query)
-        doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
-        found = doc.get("items")
-        if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
-                or not all(isinstance(i, dict) for i in found):
-            raise UnexpectedAnswer(f"the API server answered list {k.resource} with {_describe(r)}, not a "
-                                   f"list of {k.resource}: nothing was read")
+        doc, found = _list_page(r, k)
         meta = doc.get("metadata")
         if isinstance(meta, dict) and meta.get("continue"):
             return None
@@ -381,12 +376,7 @@ class LiveSource(SourceDefaults):
             self._check_list(r, k, query)
             if size > list_bound():  # the pages of one list together, whatever they announce
                 raise UnexpectedAnswer(_past_list_bound(k, pages, size, len(items)))
-            doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
-            found = doc.get("items")
-            if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
-                    or not all(isinstance(i, dict) for i in found):
-                raise UnexpectedAnswer(f"the API server answered list {k.resource} with {_describe(r)}, not a "
-                                       f"list of {k.resource}: nothing was read")
+            doc, found = _list_page(r, k)
             api_version = doc.get("apiVersion", "")
             for item in found:
                 item.setdefault("kind", k.kind)
@@ -718,6 +708,17 @@ def _expect_ok(r: Response, method: str, resource: str) -> None:
     if r.status == 404:
         raise NotFoundError(f"{resource}: not found")
     raise ClusterError(f"the API server answered {r.status} to {method} {resource}: {_status_message(r)}")
+
+
+def _list_page(r: Response, k: kinds.Kind) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One page of a list: the document and its items, or UnexpectedAnswer when it is no list of objects."""
+    doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
+    found = doc.get("items")
+    if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
+            or not all(isinstance(i, dict) for i in found):
+        raise UnexpectedAnswer(f"the API server answered list {k.resource} with {_describe(r)}, not a "
+                               f"list of {k.resource}: nothing was read")
+    return doc, found
 
 
 def _describe(r: Response) -> str:

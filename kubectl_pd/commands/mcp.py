@@ -83,16 +83,9 @@ def connection_flags(c: ClusterOptions) -> list[str]:
 
 def _workers(values: tuple[str, ...], cluster: ClusterOptions, by_name: bool) -> tuple[str, ...]:
     """The worker mapping every why-pending call gets, as flags; a context the kubeconfig lacks: usage error."""
-    from kubectl_pd.multikueue.section import mapping, unmatched
-    from kubectl_pd.multikueue.words import unmatched as said
+    from kubectl_pd.commands.common import worker_contexts
 
-    try:
-        given = mapping(values)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--worker-context'") from None
-    if missing := unmatched(cluster, given):
-        raise click.BadParameter(said(missing), param_hint="'--worker-context'")
-    flags = [f"--worker-context={c}={ctx}" for c, ctx in given.items()]
+    flags = [f"--worker-context={c}={ctx}" for c, ctx in worker_contexts(values, cluster).items()]
     return (*flags, *(["--worker-contexts-by-name"] if by_name else []))
 
 

@@ -48,7 +48,7 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     Exit codes: 0 written (reads that failed are listed in the header and on stderr), 1 the target does not
     exist or the file cannot be written, 2 usage.
     """
-    from kubectl_pd.commands.common import open_source
+    from kubectl_pd.commands.common import open_source, worker_contexts
     from kubectl_pd.snapshot.out import Recorder
 
     if target is not None and all_namespaces:
@@ -56,7 +56,7 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     into_dir = path.endswith("/") or os.path.isdir(path)
     if into_dir:
         _owned_files(path)  # refused before anything is read: not ours to write into
-    workers = _workers(worker_context, cluster)
+    workers = worker_contexts(worker_context, cluster)
     started = datetime.now(UTC)
     rec = Recorder(open_source(cluster))
     read_workers: list[dict[str, str]] = []
@@ -72,20 +72,6 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
         click.echo(line, err=True)
     click.echo(snapshot_words.written(path, written, header))
     return EXIT_OK
-
-
-def _workers(values: tuple[str, ...], cluster: ClusterOptions) -> dict[str, str]:
-    """--worker-context's mapping (why-pending's rules: a context the kubeconfig lacks is a usage error)."""
-    from kubectl_pd.multikueue.section import mapping, unmatched
-    from kubectl_pd.multikueue.words import unmatched as said
-
-    try:
-        out = mapping(values)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--worker-context'") from None
-    if missing := unmatched(cluster, out):
-        raise click.BadParameter(said(missing), param_hint="'--worker-context'")
-    return out
 
 
 Workers = tuple[dict[str, str], bool, list[dict[str, str]]]  # the mapping, by name, the workers read (filled)

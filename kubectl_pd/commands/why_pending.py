@@ -102,11 +102,12 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         if target is not None and (selector or field_selector):
             raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
         from kubectl_pd.cluster.selectors import object_selector
+        from kubectl_pd.commands.common import worker_contexts
         from kubectl_pd.output.printers import View
 
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
         o = WhyPendingOptions(target, all_namespaces, files, view, watch, watch_interval, watch_rounds, what_if,
-                    kueue_config, holders, _workers(worker_context, cluster, bool(files)), by_name)
+                    kueue_config, holders, worker_contexts(worker_context, cluster, bool(files)), by_name)
         if o.watches_all:
             return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
         return run(complete(cluster, o.checked()))
@@ -309,22 +310,6 @@ def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
 
         data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in s.facts.incomplete]
     return data, [data]
-
-
-def _workers(values: tuple[str, ...], cluster: ClusterOptions, offline: bool) -> dict[str, str]:
-    """--worker-context's mapping; a context the kubeconfig lacks is a usage error (live), before any read."""
-    from kubectl_pd.multikueue.section import mapping, unmatched
-
-    try:
-        out = mapping(values)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--worker-context'") from None
-    missing = [] if offline else unmatched(cluster, out)
-    if missing:
-        from kubectl_pd.multikueue.words import unmatched as said
-
-        raise click.BadParameter(said(missing), param_hint="'--worker-context'")
-    return out
 
 
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:
