@@ -310,7 +310,7 @@ def queue(*flavors: tuple[str, int], used: dict[str, int] | None = None, cohort:
 
 
 def findings(cq: dict, roles: list[flags.Role], profile: str = PD_ATOMIC, *extra: dict) -> list[tuple]:
-    snap = Snapshot.read({"cq": cq}, {}, list(extra), [])
+    snap = Snapshot.read({"cq": cq}, {}, [cq, *extra], [])  # a list read holds the queue itself (issue 46)
     result = vd.evaluate(snap, "cq", preflight.role_demands(roles, profile, RES, "cq"))
     return [(f.check, f.params.get("role"), f.params.get("code"), f.params.get("flavor"),
              f.params.get("needed") and f.params["needed"] / CARD)
