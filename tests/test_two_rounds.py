@@ -168,3 +168,16 @@ def test_a_set_is_read_in_one_page_or_not_at_all(apiserver: Callable) -> None:
     got = live.list_within("ResourceFlavor", None, 5)
     assert got is not None and sorted(o["metadata"]["name"] for o in got) == ["f0", "f1", "f2"]
     assert all(o["kind"] == "ResourceFlavor" for o in got)
+
+
+def test_a_recorder_reads_no_set_in_one_page_behind_its_own_back(apiserver: Callable) -> None:
+    """snapshot/out.Recorder forwards what it does not know to the live Source: a set read through it in one page
+    would not be recorded, so only a Source that reads one page itself is asked to (plan.pages)."""
+    from kubectl_pd.snapshot.out import Recorder
+
+    _, env = apiserver(resource_flavor("f0"))
+    live = LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"]))
+    assert plan.pages(live) and not plan.pages(Recorder(live))
+    rec = Recorder(live)
+    assert [o["metadata"]["name"] for o in plan.call(rec, plan.listed("ResourceFlavor"))()] == ["f0"]
+    assert ("ResourceFlavor", "", "f0") in rec.objects
