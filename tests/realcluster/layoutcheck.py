@@ -35,7 +35,7 @@ from tests.realcluster import objs
 from tests.realcluster.createcase import verdict
 from tests.realcluster.plane import Plane, PlaneError, condition, is_true, wait_for
 
-COMMANDS = ("why-pending", "queues", "capacity", "capacity.byPreemption", "preflight")
+COMMANDS = ("why-pending", "why-pending.quota", "queues", "capacity", "capacity.byPreemption", "preflight")
 TOP = ("pd-top", 1000)  # the higher-priority copy's class
 CASES = Path(__file__).parent / "cases" / "layouts"
 
@@ -71,6 +71,39 @@ def _num(x: str | None) -> float | None:
     return None if x is None else float(parse(x))
 
 
+def row_problems(r: dict[str, Any], cq: dict[str, Any], lay: ly.Layout, flavor: str, nominal: int) -> list[str]:
+    """One flavor's figures (a queues row, or a why-pending quota bar) against the ClusterQueue's status."""
+    used, _ = _status(cq, "flavorsUsage", flavor, lay.resource)
+    reserved, borrowed = _status(cq, "flavorsReservation", flavor, lay.resource)
+    nom = float(parse(lay.amount(nominal)))
+    got = {k: _num(r.get(k)) for k in ("nominal", "used", "reserved", "borrowed", "free", "lent")}
+    expect = {"nominal": nom, "used": used, "reserved": reserved - used, "borrowed": borrowed}
+    out = [f"{k} {got[k]} != Kueue's {v}" for k, v in expect.items() if got[k] != v]
+    # free: of the nominal quota, what neither the queue nor (what it lends) the cohort uses
+    unused = max(0.0, nom - reserved)
+    free = unused if got["lent"] is None else max(0.0, unused - got["lent"])
+    if got["free"] is None or got["free"] > unused or (got["lent"] is not None and got["free"] != free):
+        out.append(f"free {got['free']} (lent {got['lent']}) against unused {unused}")
+    return out
+
+
+def compare_bars(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layout, n: df.Names) -> list[str]:
+    """why-pending's quota bars (`quota[]`) against the target ClusterQueue's status in SNAP."""
+    item = doc["items"][0] if doc.get("items") else doc
+    cq = next((o for o in snap if o["kind"] == "ClusterQueue" and o["metadata"]["name"] == n.cq(lay.target_queue)),
+              None)
+    if cq is None:
+        return ["no ClusterQueue in the snapshot"]
+    q = lay.queue(lay.target_queue)
+    out = []
+    for r in item.get("quota") or []:
+        f = r["flavor"].removeprefix(n.prefix + "-")
+        if r["resource"] != lay.resource or f not in q.quotas:
+            continue
+        out += [f"bar {f}: {p}" for p in row_problems(r, cq, lay, r["flavor"], q.quotas[f][0])]
+    return out
+
+
 def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layout, n: df.Names) -> list[str]:
     """What breaks between `queues -o json` and the ClusterQueues and Cohorts of SNAP (read at the same moment)."""
     out: list[str] = []
@@ -96,17 +129,10 @@ def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layo
             if r is None:
                 out.append(f"{q.name}/{f}: no row")
                 continue
-            used, _ = _status(cq, "flavorsUsage", fl, lay.resource)
+            out += [f"{q.name}/{f}: {p}" for p in row_problems(r, cq, lay, fl, nominal)]
+            got = {k: _num(r.get(k)) for k in ("lent",)}
             reserved, borrowed = _status(cq, "flavorsReservation", fl, lay.resource)
             nom = float(parse(lay.amount(nominal)))
-            got = {k: _num(r.get(k)) for k in ("nominal", "used", "reserved", "borrowed", "free", "lent")}
-            expect = {"nominal": nom, "used": used, "reserved": reserved - used, "borrowed": borrowed}
-            out += [f"{q.name}/{f}: {k} {got[k]} != Kueue's {v}" for k, v in expect.items() if got[k] != v]
-            # free: of the nominal quota, what neither the queue nor (what it lends) the cohort uses
-            unused = max(0.0, nom - reserved)
-            free = unused if got["lent"] is None else max(0.0, unused - got["lent"])
-            if got["free"] is None or got["free"] > unused or (got["lent"] is not None and got["free"] != free):
-                out.append(f"{q.name}/{f}: free {got['free']} (lent {got['lent']}) against unused {unused}")
             for k, lim in (("borrowingLimit", borrowing), ("lendingLimit", lending)):
                 if _num(r.get(k)) != (None if lim is None else float(parse(lay.amount(lim)))):
                     out.append(f"{q.name}/{f}: {k} {r.get(k)} != spec {lim}")
@@ -324,7 +350,24 @@ def check(plane: Plane, lay: ly.Layout, kueue_config: str | None = None,
                          problems=[] if agree is not False else [f"{rec.agree} preemptor={rec.preemptor} "
                                                                  f"words={rec.words} said={rec.said}"],
                          snapshot=rec.snapshot))
+        out.append(check_bars(plane, lay, rec, kueue_config))
     return out, rec
+
+
+def check_bars(plane: Plane, lay: ly.Layout, rec: df.Record, kueue_config: str | None) -> Check:
+    """why-pending's quota bars on the snapshot it predicted from, against the ClusterQueue's status there."""
+    ns = next(o["metadata"]["namespace"] for o in rec.snapshot if o["kind"] == "LocalQueue")
+    n = df.Names(ns)
+    args = ["why-pending", "podgroup/pd", "-n", ns, "-o", "json", "-f", "-"]
+    got = plane.pd(*args, *(["--kueue-config", kueue_config] if kueue_config else []),
+                   input=yaml.safe_dump_all(rec.snapshot, sort_keys=False))
+    if got.returncode not in (0, 1) or not got.stdout.strip():
+        return Check("why-pending.quota", lay.seed, False, problems=[f"exit {got.returncode}: {got.stderr[-300:]}"])
+    doc = json.loads(got.stdout)
+    problems = compare_bars(doc, rec.snapshot, lay, n)
+    item = doc["items"][0] if doc.get("items") else doc
+    return Check("why-pending.quota", lay.seed, not problems if item.get("quota") else None,
+                 ours=item.get("quota"), problems=problems, snapshot=rec.snapshot)
 
 
 def summary(checks: list[Check]) -> dict[str, dict[str, int]]:

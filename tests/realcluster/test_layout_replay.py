@@ -21,7 +21,7 @@ from tests.realcluster import differential as df
 from tests.realcluster import layoutcheck as lc
 from tests.realcluster import layouts as ly
 
-OFFLINE = ("why-pending", "queues", "capacity")
+OFFLINE = ("why-pending", "why-pending.quota", "queues", "capacity")
 
 
 def _layout(case: dict[str, Any]) -> ly.Layout:
@@ -53,6 +53,10 @@ def agrees(case: dict[str, Any]) -> bool | None:
         if did["oneMore"] == "pending":
             return now == len(ok)
         return now is not None and now >= len(ok) + 1
+    if command == "why-pending.quota":
+        got = run_cli(["why-pending", "podgroup/pd", "-n", n.namespace, "-o", "json", "-f", "-"], input=text)
+        assert got.exit_code in (0, 1), got.stderr
+        return not lc.compare_bars(json.loads(got.stdout), case["snapshot"], lay, n)
     if command == "why-pending":
         rec = case["record"]
         got = run_cli(["why-pending", "podgroup/pd", "-n", n.namespace, "-o", "json", "-f", "-"], input=text)
