@@ -51,7 +51,7 @@ def requests(kubeconfig: str, ns: str, name: str) -> Counter[str]:
     opts = ClusterOptions(kubeconfig=kubeconfig, context="admin")
     mgr = Counted(LiveSource(opts), "manager", counts)
     facts = gather(mgr, Target("PodGroup", name, ns), strict=False)  # type: ignore[arg-type]
-    explain(mgr, facts, opts, {},  # type: ignore[arg-type]
+    explain(mgr, facts, opts, {}, by_name=True,  # type: ignore[arg-type]
             open_worker=lambda ctx: Counted(LiveSource(ClusterOptions(kubeconfig=kubeconfig, context=ctx)), ctx,
                                             counts))  # type: ignore[arg-type,return-value]
     return counts
@@ -71,7 +71,7 @@ def mk_part(kubeconfig: str, ns: str, name: str, runs: int) -> list[float]:
     out = []
     for _ in range(runs + 1):  # the first warms imports and connections: dropped
         t = time.perf_counter()
-        explain(LiveSource(opts), facts, opts, {})
+        explain(LiveSource(opts), facts, opts, {}, by_name=True)
         out.append((time.perf_counter() - t) * 1000)
     return out[1:]
 
@@ -92,7 +92,7 @@ def main() -> int:
     env = {"KUBECONFIG": a.kubeconfig, "PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(Path.home())}
     k = kubectl()
     pair(f"why-pending {a.workload} (manager + workers)",
-         [k, "pd", "why-pending", a.workload, "-n", a.namespace, "-o", "json"],
+         [k, "pd", "why-pending", a.workload, "-n", a.namespace, "-o", "json", "--worker-contexts-by-name"],
          [k, "get", "workload", a.workload, "-n", a.namespace, "-o", "json"], env, a.runs, 3.0)
     return 0
 

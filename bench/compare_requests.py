@@ -22,7 +22,12 @@ sys.path.insert(0, str(ROOT))
 from tests.apiserver import FakeApiServer, load_objects  # noqa: E402
 
 FIX = ROOT / "tests" / "fixtures" / "pending"
-ENTRY = "import sys; from kubectl_pd.commands.cli import main; sys.exit(main())"
+# the checkout's package first: an editable install's import hook (a meta path finder, consulted before
+# PYTHONPATH) would otherwise load the installed tree's kubectl_pd for both checkouts (and the run's working
+# directory is a temporary one, not this checkout)
+ENTRY = ("import sys; "
+         "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in str(getattr(f, '__module__', ''))]; "
+         "from kubectl_pd.commands.cli import main; sys.exit(main())")
 
 
 def run(tree: str, fixture: str, args: list[str]) -> tuple[int, str, list[str]]:
@@ -33,7 +38,7 @@ def run(tree: str, fixture: str, args: list[str]) -> tuple[int, str, list[str]]:
             env = {"PATH": os.environ.get("PATH", ""), "KUBECONFIG": str(kc), "HOME": tmp, "NO_COLOR": "1",
                    "PYTHONPATH": tree}
             r = subprocess.run([sys.executable, "-c", ENTRY, *args], env=env, capture_output=True, text=True,
-                               timeout=300)
+                               timeout=300, cwd=tmp)  # not this checkout: `-c` puts the working directory first
         return r.returncode, r.stdout, sorted(f"{q.method} {q.path} {q.query.get('fieldSelector', '')}"
                                               for q in server.requests)
     finally:
@@ -50,6 +55,11 @@ def main() -> None:
             extra, gone = [x for x in b[2] if x not in a[2]], [x for x in a[2] if x not in b[2]]
             if a[:2] != b[:2] or extra or gone:
                 print(fixture, args[1], "same output" if a[:2] == b[:2] else "OUTPUT DIFFERS", "+", extra, "-", gone)
+                if a[:2] != b[:2]:  # what differs: the exit codes, then the first lines of the outputs' diff
+                    import difflib
+
+                    diff = difflib.unified_diff(a[1].splitlines(), b[1].splitlines(), lineterm="", n=1)
+                    print(f"  exit {a[0]} -> {b[0]}", *list(diff)[2:24], sep="\n  ")
     print("done")
 
 

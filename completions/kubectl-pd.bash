@@ -1,12 +1,9 @@
 _kubectl_pd_completion() {
-    local IFS=$'\n'
-    local response
+    local response type value
 
-    response=$(env COMP_WORDS="${COMP_WORDS[*]}" COMP_CWORD=$COMP_CWORD _KUBECTL_PD_COMPLETE=bash_complete $1)
+    response=$(env COMP_WORDS="${COMP_WORDS[*]}" COMP_CWORD=$COMP_CWORD _KUBECTL_PD_COMPLETE=bash_complete "$1")
 
-    for completion in $response; do
-        IFS=',' read type value <<< "$completion"
-
+    while IFS=',' read -r type value; do
         if [[ $type == 'dir' ]]; then
             COMPREPLY=()
             compopt -o dirnames
@@ -14,9 +11,9 @@ _kubectl_pd_completion() {
             COMPREPLY=()
             compopt -o default
         elif [[ $type == 'plain' ]]; then
-            COMPREPLY+=($value)
+            COMPREPLY+=("$value")
         fi
-    done
+    done <<< "$response"
 
     return 0
 }

@@ -6,16 +6,19 @@ full; tests/test_schema.py holds every golden document to its schema."""
 
 from __future__ import annotations
 
-WHY_PENDING = "1.6"  # 1.6: multikueue.workers[].preemption (holders, preemptedBy): each worker's own preemption part;
+WHY_PENDING = "1.7"  # 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
+# frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet, LLMInferenceService);
+# 1.6: multikueue.workers[].preemption (holders, preemptedBy): each worker's own preemption part;
 # 1.5: multikueue.workloads[] in the list (no TARGET): each Workload's worker;
 # 1.4: multikueue (the manager's MultiKueue state and each worker's read and verdict);
 # 1.3: quota[].lent; the list document's incomplete[]; pods.want null when unknown;
 # deployment.conditions[] and the phase note for v1alpha1 too
-LINT = "1.1"
-PREFLIGHT = "1.1"
-TREE = "1.0"
+LINT = "1.2"  # 1.2: rule PD413 cohort-cycle
+PREFLIGHT = "1.2"  # 1.2: findings[].check priority-class (create --priority-class)
+TREE = "1.1"  # 1.1: kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet,
+# LLMInferenceService)
 CAPACITY = "1.1"  # 1.1: nodes[]; next.node and next.nodes with the code PodsUnschedulable
-QUEUES = "1.0"
+QUEUES = "1.1"  # 1.1: cohorts[].quota and cohorts[].cycle; borrowing[].lent, cohortQuota, unattributed
 
 VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT, "tree": TREE, "capacity": CAPACITY,
             "queues": QUEUES}

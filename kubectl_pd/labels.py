@@ -6,3 +6,14 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 INSTANCE_LABEL = "app.kubernetes.io/instance"
 APP_NAME_LABEL = "app.kubernetes.io/name"
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
+MANAGED_LABEL = "kueue.x-k8s.io/managed"  # "true" on every Pod Kueue manages (pkg/constants/constants.go@v0.19.2)
+# what Kueue writes on the Workloads it builds for a framework (pkg/controller/constants/constants.go@v0.19.2)
+JOB_OWNER_GVK = "kueue.x-k8s.io/job-owner-gvk"
+JOB_OWNER_NAME = "kueue.x-k8s.io/job-owner-name"
+COMPONENT_INDEX = "kueue.x-k8s.io/component-workload-index"
+# LeaderWorkerSet's and DisaggregatedSet's own labels (sigs.k8s.io/lws api/*/v1@v0.9.0)
+LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+LWS_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
+DS_NAME_LABEL = "disaggregatedset.x-k8s.io/name"
+DS_ROLE_LABEL = "disaggregatedset.x-k8s.io/role"
+LLMD_ROLE_LABEL = "llm-d.ai/role"

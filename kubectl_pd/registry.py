@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         "Preempted",
         "PodsUnscheduledTimeout",
         "Evicted",
+        "PartlyAdmitted",
         "AllReplicasTerminating",
         "ReplicasNotCreated",
         "PodGroupIncomplete",
@@ -221,6 +222,15 @@ REASONS: tuple[Entry, ...] = _reasons(
      'evicted and not requeued yet, with the requeue back-off (`requeueState`) and, for preemption, why',
      'See the eviction reason.',
      '`Evicted` condition'),
+    ('PartlyAdmitted', WARNING,
+     "some of one deployment's Workloads are admitted and others wait (a DisaggregatedSet's prefill admitted while "
+     'decode waits; an LWS whose second group waits; a Deployment with a Pod gated): which roles run, which wait '
+     'and why, and the quota the admitted ones hold (per flavor, in its own unit) while the deployment may serve '
+     'nothing. Params: `admittedRoles`, `waitingRoles`, `waitingWorkloads`, `held` (flavor, resource, quantity)',
+     'Admit the roles together: one pod group holding every role (what `kubectl pd create --target pods` '
+     "writes), or Kueue's DisaggregatedSet integration (one Workload for every role) where the cluster's Kueue "
+     'serves it; else free the quota the waiting Workloads need.',
+     "each Workload's `Admitted` condition and `status.admission` (its pod sets' `resourceUsage` per flavor)"),
     ('AllReplicasTerminating', INFO,
      'every replica of the deployment (or every Pod of the pod group) is on its way out, so no quota verdict '
      'applies to it',
@@ -344,6 +354,9 @@ CHECKS: tuple[Entry, ...] = tuple(Entry(i, i, CHECK, s, summary, fix, "create", 
     ("accelerator-type", WARNING, "v1: a role named by `acceleratorType` (an AcceleratorType, no InstanceType): "
      "AcceleratorTypes are not read, so the queue and quota checks are not made for it.", "Name the pool with "
      "instance-type= to have it checked."),
+    ("priority-class", ERROR, "--priority-class names a WorkloadPriorityClass that exists; preemption is judged "
+     "at its value, as Kueue gives the group that priority.", "Use a class from `kubectl get "
+     "workloadpriorityclasses`."),
 )))
 
 RULES: tuple[Entry, ...] = (
@@ -643,6 +656,14 @@ RULES += (
           "version is known: `--kueue-version`, or live, what the cluster serves.",
           "Write the object as kueue.x-k8s.io/v1beta2; `kubectl pd lint --fix` converts it (cohort to cohortName, "
           "admissionChecks to admissionChecksStrategy, Borrow/Preempt to MayStopSearch).",
+          "ClusterQueue, Cohort"),
+    _rule("PD413", "cohort-cycle", ERROR,
+          "A Cohort whose `spec.parentName` chain loops (or leads into a loop), or a ClusterQueue whose cohort is "
+          "such a Cohort: no webhook refuses it, and Kueue logs `cohort has a cycle` and keeps every ClusterQueue "
+          "under it inactive (pkg/cache/hierarchy/cycle.go, pkg/cache/scheduler/cache.go). The message names the "
+          "chain. Checked among the Cohorts at hand (live: every Cohort).",
+          "Break the loop: make one Cohort of it a root (remove its parentName) or point it at a Cohort outside "
+          "the loop.",
           "ClusterQueue, Cohort"),
 )
 

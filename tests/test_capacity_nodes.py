@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from kubectl_pd import kube
-from kubectl_pd.capacity import nodes as nd
 from kubectl_pd.capacity import simulate as sim
 from kubectl_pd.capacity.gather import parts_of
+from kubectl_pd.create import nodes as nd
 from kubectl_pd.gpustack.roles import PD_ATOMIC
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ResourceFlavor, Snapshot, Taint, Toleration

@@ -27,7 +27,7 @@ print("\\n@@" + json.dumps({{"code": code, "heavy": heavy}}))
 
 def probe(args: list[str], *, bridge: bool = False, kubeconfig: str = "/nonexistent") -> dict:
     if bridge:
-        code = PROBE.format(module="kubectl_pd.completion.bridge", prog="kubectl_complete-pd", call_args="")
+        code = PROBE.format(module="kubectl_pd.commands.bridge", prog="kubectl_complete-pd", call_args="")
     else:
         code = PROBE.format(module="kubectl_pd.commands.cli", prog="kubectl-pd", call_args="")
     env = {"PATH": "/usr/bin:/bin", "KUBECONFIG": kubeconfig, "HOME": "/nonexistent"}
@@ -99,10 +99,10 @@ print(json.dumps({{"before": before, "after": gc.get_threshold(), "enabled": gc.
 """
 
 
-@pytest.mark.parametrize("module", ["kubectl_pd.commands.cli", "kubectl_pd.completion.bridge"])
+@pytest.mark.parametrize("module", ["kubectl_pd.commands.cli", "kubectl_pd.commands.bridge"])
 def test_start_up_collects_young_objects_less_often_but_still_collects(module: str) -> None:
     """Importing the CLI sets the tuned GC; the bridge sets it when it runs (its main)."""
-    call = "" if module == "kubectl_pd.commands.cli" else "; kubectl_pd.completion.bridge.short_lived_gc()"
+    call = "" if module == "kubectl_pd.commands.cli" else "; kubectl_pd.commands.bridge.short_lived_gc()"
     code = GC_PROBE.format(module=module + call)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     got = json.loads(r.stdout)
@@ -114,7 +114,7 @@ def test_tuned_gc_frees_garbage_cycles_and_keeps_a_higher_threshold() -> None:
     code = """
 import gc, json, weakref
 gc.set_threshold(80_000, 5, 5)
-from kubectl_pd.completion.bridge import short_lived_gc
+from kubectl_pd.commands.bridge import short_lived_gc
 short_lived_gc()
 kept = gc.get_threshold()
 gc.set_threshold(700, 10, 10)

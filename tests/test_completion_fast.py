@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_pd.completion.bridge import fast_target
+from kubectl_pd.commands.bridge import fast_target
 from tests.apiserver import Fault
 
 
@@ -42,7 +42,7 @@ def test_everything_else_takes_the_full_path(words: list[str]) -> None:
 def test_fast_path_gives_up_within_its_deadline_and_loads_no_click(apiserver: Callable) -> None:
     server, env = apiserver("pending/quota-exhausted.yaml", namespace="team-a",
                             faults=[Fault("/apis/worker.gpustack.ai/*", hang=10)])
-    code = ("import sys; from kubectl_pd.completion.bridge import main; "
+    code = ("import sys; from kubectl_pd.commands.bridge import main; "
             "sys.argv=['x','why-pending','--request-timeout','300ms','']; main(); "
             "print('click' in sys.modules, 'kubernetes' in sys.modules)")
     t0 = time.monotonic()
@@ -59,7 +59,7 @@ def test_a_live_tab_loads_only_what_the_lookup_needs(apiserver: Callable) -> Non
     server, env = apiserver("pending/quota-exhausted.yaml", namespace="team-a")
     heavy = ["click", "kubernetes", "yaml", "typing", "dataclasses", "inspect", "http.client", "email",
              "kubectl_pd.pending.diagnose", "tabulate"]
-    code = ("import sys; from kubectl_pd.completion.bridge import main; sys.argv=['x','why-pending','']; main(); "
+    code = ("import sys; from kubectl_pd.commands.bridge import main; sys.argv=['x','why-pending','']; main(); "
             f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
     root = str(Path(__file__).resolve().parent.parent)
     p = subprocess.run([sys.executable, "-I", "-S", "-c", f"import sys; sys.path.insert(0, {root!r}); " + code],
@@ -74,7 +74,7 @@ def test_a_live_tab_loads_only_what_the_lookup_needs(apiserver: Callable) -> Non
 def test_host_port_agrees_with_the_url_parser_or_defers_to_it(server: str) -> None:
     from urllib.parse import urlsplit
 
-    from kubectl_pd.completion.bridge import _host_port
+    from kubectl_pd.commands.bridge import _host_port
 
     found = _host_port(server)
     if found is not None:

@@ -13,6 +13,7 @@ from kubectl_pd.gpustack import names, profiles
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import Snapshot
+from kubectl_pd.kueue.quantity import CREDITS_PER_CARD
 from tests.apiserver import load_objects
 from tests.builders import cluster_queue, pod
 
@@ -294,7 +295,7 @@ def test_pods_target_rules() -> None:
 
 
 # ----------------------------------------------------------------------------- quota arithmetic
-CARD = preflight.CREDITS_PER_CARD
+CARD = CREDITS_PER_CARD
 RES = "credits.gpustack.ai/nvidia"
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kubectl_pd import kube
-from kubectl_pd.capacity import nodes as nd
+from kubectl_pd.create import nodes as nd
 from kubectl_pd.create import preflight
 from kubectl_pd.create.preflight import ERROR, WARNING, CheckFinding
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
@@ -52,8 +52,9 @@ CASES: list[tuple[Any, ...]] = [
      (CREDITS, 4, 2, "gpu-0")),
     ("a role that fits the quota and no Node: no-node-fits all the same", {"h20": None}, P1D2, PD_ATOMIC, [],
      {"h20": [_node("gpu-0", 2)]}, [("no-node-fits", "decode")], (CREDITS, 4, 2, "gpu-0")),
-    ("a role the engine refuses is not weighed again", {"h20": None}, P1D2, PD_ATOMIC, [_never_fits("decode")],
-     {"h20": [_node("gpu-0", 2)]}, [("never-fits", "decode")], None),
+    ("a role the quota refuses is weighed on the Nodes too: more quota would not run it either (issue 46)",
+     {"h20": None}, P1D2, PD_ATOMIC, [_never_fits("decode")],
+     {"h20": [_node("gpu-0", 2)]}, [("never-fits", "decode"), ("no-node-fits", "decode")], (CREDITS, 4, 2, "gpu-0")),
     ("no Node with the flavor's labels: not weighed", {"h20": H100}, P1D2, PD_ATOMIC, [_waits("decode")],
      {"h20": []}, [("waits-for-quota", "decode")], None),
     ("a flavor not read: not weighed", {"h20": None}, P1D2, PD_ATOMIC, [_waits("decode")], {},
@@ -181,20 +182,21 @@ def test_live_no_node_carries_the_flavors_labels_so_it_is_not_weighed(cli: Calla
     assert _node_lists(server) == [f"{GPU_LABEL}=H100"]
 
 
-def test_live_a_role_the_quota_refuses_is_not_weighed_on_nodes(cli: Callable, apiserver: Callable) -> None:
+def test_live_a_role_the_quota_refuses_is_weighed_on_nodes_too(cli: Callable, apiserver: Callable) -> None:
+    """Issue 46: a quota refusal alone reads as "more quota would do"; the Nodes say it would not."""
     objs = [*pool(CQ, {"h20": 2}), resource_flavor("h20"), node("gpu-0", 2)]
     r, doc, server = _run(cli, apiserver, objs)
     assert r.exit_code == 1
-    assert _checks(doc) == [("never-fits", "decode")]  # not no-node-fits as well; prefill fits a Node
+    assert _checks(doc) == [("never-fits", "decode"), ("no-node-fits", "decode")]  # prefill fits a Node
     assert _node_lists(server) == [""]
 
 
-def test_live_every_role_refused_reads_no_node(cli: Callable, apiserver: Callable) -> None:
+def test_live_every_role_refused_still_reads_the_nodes_once(cli: Callable, apiserver: Callable) -> None:
     objs = [*pool(CQ, {"h20": 0}), resource_flavor("h20"), node("gpu-0", 2)]
     r, doc, server = _run(cli, apiserver, objs)
     assert r.exit_code == 1
-    assert {c for c, _ in _checks(doc)} == {"never-fits"}
-    assert _node_lists(server) == []
+    assert {c for c, _ in _checks(doc)} == {"never-fits", "no-node-fits"}
+    assert _node_lists(server) == [""]
 
 
 def _two_pools(*extra: dict[str, Any]) -> list[dict[str, Any]]:

@@ -94,6 +94,7 @@ FINDINGS: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
     ("skipped.read", "skipped", WARNING, {"kind": "ClusterQueue", "name": "cq"}, {"reason": "forbidden"}),
     ("skipped.read", "skipped", WARNING, {"kind": "Cohort"}, {"reason": "forbidden"}),
     ("skipped.nodes", "skipped", WARNING, {"unknown": "nodes"}, {"what": "Nodes", "reason": "forbidden"}),
+    ("priority-class.missing", "priority-class", ERROR, {"priorityClass": "high"}, {}),
 ]
 
 

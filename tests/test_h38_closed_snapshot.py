@@ -29,6 +29,12 @@ FIX = Path(__file__).parent / "fixtures" / "pending"
 FIXTURES = sorted(p.stem for p in FIX.glob("*.yaml"))
 
 
+def target_of(name: str) -> tuple[str, str]:
+    from tests.test_pending_fixtures import target_of as of
+
+    return of(name)
+
+
 class ReadAfterClose(AssertionError):
     """A read sent once gathering was over."""
 
@@ -87,7 +93,7 @@ def test_one_target_decides_on_what_was_gathered(name: str, holders: bool) -> No
     src = _source(name)
     ctx = context(src, None, holders)
     try:
-        facts = gather(src, Target("ModelDeployment", "qwen-pd", "team-a"), strict=False, preempt=ctx)
+        facts = gather(src, Target(target_of(name)[1], "qwen-pd", "team-a"), strict=False, preempt=ctx)
     except (NotFoundError, IncompleteError):
         pytest.fail(f"{name}: the fixture's deployment qwen-pd in team-a is not there")
     assert src.reads > 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_pd.completion.bridge import fast_target
+from kubectl_pd.commands.bridge import fast_target
 from tests.apiserver import TLS, TOKEN, FakeApiServer
 from tests.builders import namespace
 from tests.conftest import run_kubectl

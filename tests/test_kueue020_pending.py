@@ -71,10 +71,21 @@ TOKENS = [
 
 @pytest.mark.parametrize(("token", "message", "code", "source"), TOKENS, ids=[t[0] for t in TOKENS])
 def test_every_token_gives_its_code(token: str, message: str, code: str, source: str) -> None:
-    d = run(with_reason(token, message))
+    items = with_reason(token, message)
+    if token == "Suspended":  # the LocalQueue read agrees with Kueue's words (issue 46: the state read decides)
+        for lq in of(items, "LocalQueue"):
+            lq["spec"]["stopPolicy"] = "Hold"
+    d = run(items)
     assert d.code == code, source
     assert d.code != "Unknown"
     assert d.reasons[0].kueue_message == message
+
+
+def test_kueues_stopped_words_do_not_outrank_the_local_queue_read() -> None:
+    """Issue 46 (finding 6): Kueue's last words say a LocalQueue is stopped; the LocalQueue read is not: its state
+    decides (here the quota), never LocalQueueStopped "the queue itself was not read"."""
+    d = run(with_reason("Suspended", "LocalQueue team-a-q is stopped"))
+    assert d.code == "QuotaExceedsCapacity"
 
 
 def test_the_token_table_is_the_version_modules() -> None:

@@ -60,7 +60,7 @@ def test_by_value_keeps_nothing_outside_a_run_and_is_bounded_within() -> None:
 
 
 RUN_MODULES = ["pending/gather.py", "kueue/preempt_answer.py", "kueue/admission.py", "kueue/verdicts.py",
-               "kueue/model.py", "capacity/nodes.py"]
+               "kueue/model.py", "create/nodes.py"]
 
 
 @pytest.mark.parametrize("rel", RUN_MODULES)

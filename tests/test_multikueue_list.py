@@ -1,5 +1,5 @@
 """MultiKueue in why-pending's list (no TARGET, -A): the WORKER column and each item's `multikueue.workloads`, from
-the manager's Workloads alone (kubectl_pd/multikueue/listing.py): table-driven over the pure cell, then through the
+the manager's Workloads alone (kubectl_pd/pending/placements.py): table-driven over the pure cell, then through the
 CLI against loopback API servers (tests/apiserver.py), where no worker may be asked anything."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from kubectl_pd import contract
 from kubectl_pd.agent import schemas
-from kubectl_pd.multikueue import listing
+from kubectl_pd.pending import placements as listing
 from kubectl_pd.pending.model import Diagnosis, Placement
 from kubectl_pd.pending.render import LIST_HEADERS, WIDE_HEADERS
 from kubectl_pd.pending.target import Target

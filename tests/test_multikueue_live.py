@@ -145,7 +145,9 @@ Start = Callable[..., tuple[FakeApiServer, dict[str, str]]]
 
 
 def _why(cli: Callable[..., Any], env: dict[str, str], *more: str) -> tuple[Any, Obj]:
-    r = cli(["why-pending", "g", "-n", NS, "-o", "json", *more], env=env)
+    """With the user's opt-in: each worker through the context named like it (tests/test_worker_contexts.py holds
+    what is read without it)."""
+    r = cli(["why-pending", "g", "-n", NS, "-o", "json", "--worker-contexts-by-name", *more], env=env)
     return r, json.loads(r.stdout) if r.stdout.strip() else {}
 
 
@@ -273,18 +275,17 @@ def test_a_snapshot_of_the_manager_reads_no_worker(apiserver: Start, cli: Callab
     assert _w(doc)["worker-1"]["read"] == "no-context"
 
 
-def test_mcp_why_pending_takes_the_worker_mapping() -> None:
+def test_mcp_why_pending_takes_the_servers_worker_mapping() -> None:
     from kubectl_pd.agent import tools
 
     tool = next(t for t in tools.TOOLS if t.name == "pd_why_pending")
-    args = {"target": "podgroup/g", "namespace": NS, "workerContexts": {"worker-1": "east", "worker-2": "west"}}
-    tools.validate(tool, args)
-    argv, _ = tool.argv(args, tools.Guard())
+    args = {"target": "podgroup/g", "namespace": NS}
+    guard = tools.Guard(workers=("--worker-context=worker-1=east", "--worker-context=worker-2=west"))
+    argv, _ = tool.argv(args, guard)
     assert "--worker-context=worker-1=east" in argv and "--worker-context=worker-2=west" in argv
     assert argv[-2:] == ["--", "podgroup/g"]
-    for bad in ({"Worker_1": "x"}, {"worker-1": ""}, {"a=b": "x"}):
-        with pytest.raises(tools.ToolError):
-            tools.validate(tool, {"workerContexts": bad})
+    with pytest.raises(tools.ToolError):  # no argument names a context
+        tools.validate(tool, {**args, "workerContexts": {"worker-1": "prod"}})
 
 
 def test_admission_checks_refused_the_manager_answer_stands(apiserver: Start, cli: Callable[..., Any],
@@ -318,9 +319,12 @@ def test_snapshot_collects_every_cluster_and_replays(apiserver: Start, cli: Call
     live, live_doc = _why(cli, env)
     assert live.exit_code == 0, live.stderr
     out = tmp_path / "snap.yaml"
-    made = cli(["snapshot", "podgroup/g", "-n", NS, "-o", str(out)], env=env)
+    made = cli(["snapshot", "podgroup/g", "-n", NS, "-o", str(out), "--worker-context", "worker-1=worker-1",
+                "--worker-context", "worker-2=worker-2"], env=env)
     assert made.exit_code == 0, made.stderr
     docs = [d for d in yaml.safe_load_all(out.read_text()) if d]
+    assert docs[0]["workers"] == [{"cluster": "worker-1", "context": "worker-1"},  # which context read which worker
+                                  {"cluster": "worker-2", "context": "worker-2"}]
     marked = {(d["kind"], (d["metadata"].get("annotations") or {}).get("kubectl-pd.io/multikueue-cluster"))
               for d in docs if d.get("kind") == "Workload"}
     assert marked == {("Workload", None), ("Workload", "worker-1"), ("Workload", "worker-2")}
@@ -428,10 +432,11 @@ def test_a_workers_own_preemption_answer(apiserver: Start, cli: Callable[..., An
     assert doc["preemption"] is None  # the manager's own answer: its quota is reserved
     # the worker's own Kueue configuration was asked for, on the worker only
     assert w1.count("/api/v1/namespaces/kueue-system/configmaps/kueue-manager-config") == 1
-    text = cli(["why-pending", "g", "-n", NS], env=env)
+    text = cli(["why-pending", "g", "-n", NS, "--worker-contexts-by-name"], env=env)
     assert text.exit_code == 0 and f"{NS}/low" in text.stdout  # a target to preempt, or the quota's holder
     out = tmp_path / "snap.yaml"
-    assert cli(["snapshot", "podgroup/g", "-n", NS, "-o", str(out)], env=env).exit_code == 0
+    assert cli(["snapshot", "podgroup/g", "-n", NS, "-o", str(out), "--worker-contexts-by-name"],
+               env=env).exit_code == 0
     replay = cli(["why-pending", "podgroup/g", "-n", NS, "-o", "json", "-f", str(out)],
                  env={"KUBECONFIG": "/nonexistent"})
     assert replay.exit_code == 0, replay.stderr

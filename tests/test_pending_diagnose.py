@@ -234,7 +234,8 @@ def test_a_name_absent_from_the_snapshot_says_so(tmp_path) -> None:
     r = run_cli(["why-pending", "llama-pd", "--from-file", example], env={"KUBECONFIG": str(tmp_path / "none")})
     assert r.exit_code == 1
     assert r.stderr == (f'error: "llama-pd" not found in any namespace of the snapshot ({example}) (no '
-                        f'modeldeployment, no pod group, no workload of that name); name the form to be sure: '
+                        f'modeldeployment, no pod group, no workload, no leaderworkerset, no disaggregatedset, no '
+                        f'deployment, no statefulset, no llminferenceservice of that name); name the form to be sure: '
                         f'md/llama-pd, podgroup/llama-pd, workload/llama-pd or pod/NAME\n')
 
 

@@ -56,7 +56,9 @@ def test_forbidden_events_and_visibility_degrade_to_notes(cli: Any, apiserver: A
 
 
 def test_forbidden_cluster_queue_keeps_kueues_words(cli: Any, apiserver: Any) -> None:
-    server, env = apiserver("pending/quota-exhausted.yaml", forbid=[Forbid("get", "clusterqueues")])
+    # neither by name nor by the list a live diagnosis reads them with when it may (pending/plan.py)
+    server, env = apiserver("pending/quota-exhausted.yaml", forbid=[Forbid("get", "clusterqueues"),
+                                                                    Forbid("list", "clusterqueues")])
     r = cli(["why-pending", "qwen-pd", "-n", "team-a", "-o", "json"], env=env)
     assert r.exit_code == 0, r.stderr
     data = json.loads(r.stdout)
@@ -78,7 +80,10 @@ def test_request_count_does_not_grow_with_the_namespace(cli: Any, apiserver: Any
         counts.append(len(server.requests))
         assert not any(q.path.endswith("/workloads") for q in server.requests)
         assert all(q.method == "GET" for q in server.requests)
-    assert counts[0] == counts[1] <= 14
+    # 14 before issue 49; now the first round's bounded sets (pending/plan.py: five cluster-scoped and namespace lists
+    # and Kueue's ConfigMap, the LimitRanges were read already) answer the queue and flavor reads by name, and a
+    # bare NAME's other forms go out with its first
+    assert counts[0] == counts[1] <= 18
 
 
 def test_not_found_exits_1(cli: Any, apiserver: Any) -> None:
@@ -96,7 +101,7 @@ def test_not_found_exits_1(cli: Any, apiserver: Any) -> None:
 
 @pytest.mark.parametrize("args", [
     ["why-pending", "qwen-pd", "-o", "xml"],
-    ["why-pending", "deployment/qwen-pd"],
+    ["why-pending", "daemonset/qwen-pd"],
     ["why-pending", "qwen-pd", "-A"],
     ["why-pending", "qwen-pd", "--watch", "-f", str(FIX / "quota-exhausted.yaml")],
     ["why-pending", "--watch", "-o", "json"],  # with no TARGET, --watch follows the table: text only

@@ -40,7 +40,9 @@ ORDERS = list(itertools.permutations(LATE_STEPS))
 
 def _diagnose(name: str, order: tuple[str, ...] | None) -> Diagnosis:
     items = copy.deepcopy(load_objects(FIX / f"{name}.yaml"))
-    facts = gather(SnapshotSource.from_objects(items), Target("ModelDeployment", "qwen-pd", "team-a"))
+    from tests.test_pending_fixtures import target_of
+
+    facts = gather(SnapshotSource.from_objects(items), Target(target_of(name)[1], "qwen-pd", "team-a"))
     return diagnose(facts, now=NOW, order=order)
 
 

@@ -268,7 +268,7 @@ def test_launcher_and_zip_contents(unpacked: Path) -> None:
             [f"yaml/_yaml.cpython-{v}{NATIVE[HOST][0]}" for v in CPYTHONS]
         assert not [n for n in names if "__pycache__" in n]
         assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
-        for required in ("kubectl_pd/commands/cli.py", "kubectl_pd/completion/bridge.py", "click/__init__.py",
+        for required in ("kubectl_pd/commands/cli.py", "kubectl_pd/commands/bridge.py", "click/__init__.py",
                          "yaml/__init__.py", "kubernetes/client/__init__.py", "tabulate/__init__.py",
                          "jsonpatch.py", "jsonpointer.py", "urllib3/__init__.py", "certifi/cacert.pem"):
             assert required in names, required

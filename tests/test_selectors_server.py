@@ -16,6 +16,7 @@ from tests.conftest import FIXTURES
 
 QUOTA = FIXTURES / "pending" / "quota-exhausted.yaml"
 GROUP = "kueue.x-k8s.io/pod-group-name"
+MANAGED = "kueue.x-k8s.io/managed"  # the Pods Kueue manages: groups Kueue 0.18+ names by annotation
 LISTED = ("modeldeployments", "workloads", "pods")
 
 
@@ -124,7 +125,8 @@ def test_the_same_answer_from_fewer_namespaces(cli: Any, apiserver: Any, monkeyp
     assert set(sent) == set(LISTED)
     labels = next((flags[i + 1] for i, f in enumerate(flags) if f == "-l"), None)
     fields = next((flags[i + 1] for i, f in enumerate(flags) if f == "--field-selector"), None)
-    assert sent["pods"].get("labelSelector") == (f"{GROUP},{labels}" if labels else GROUP)
+    pods = {q.query.get("labelSelector") for q in _lists(server) if q.path.endswith("/pods")}
+    assert {f"{GROUP},{labels}" if labels else GROUP, f"{MANAGED},{labels}" if labels else MANAGED} <= pods
     assert sent["modeldeployments"].get("labelSelector") == labels
     assert all(q.get("fieldSelector") == fields for q in sent.values())
     assert all(q.get("limit") == "500" for q in sent.values())  # paged as every list is
@@ -147,7 +149,7 @@ def test_no_candidate_no_namespace_read(cli: Any, apiserver: Any, monkeypatch: A
     got, _err = _answer(cli, env, ["-A", "-l", "team=nobody"])
     assert got["items"] == []
     assert _gathered(server) == set()
-    assert len(_lists(server)) == 3  # the candidates' lists alone
+    assert len(_lists(server)) == 4  # the candidates' lists alone (Pods: two selectors)
 
 
 def test_one_namespace(cli: Any, apiserver: Any, monkeypatch: Any) -> None:
@@ -228,17 +230,18 @@ def test_the_workloads_go_without_a_selector_that_matches_no_labels(labels: str,
         is_live = True
 
         def __init__(self) -> None:
-            self.asked: dict[str, str | None] = {}
+            self.asked: dict[str, set[str | None]] = {}
 
         def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
                  field_selector: str | None = None, **kw: Any) -> list[Any]:
-            self.asked[kind] = label_selector
+            self.asked.setdefault(kind, set()).add(label_selector)
             return []
 
     source = Recorder()
     assert narrow.candidates(source, None, Selection(labels or None, "metadata.name=x")) is not None  # type: ignore[arg-type]
-    assert source.asked["Workload"] == workloads
-    assert source.asked["Pod"] == (f"{GROUP},{labels}" if labels else GROUP)
+    assert source.asked["Workload"] == {workloads}
+    assert source.asked["Pod"] == {f"{GROUP},{labels}" if labels else GROUP,  # and the groups named by annotation
+                                   f"{MANAGED},{labels}" if labels else MANAGED}
 
 
 def test_no_gpustack_still_narrowed(cli: Any, apiserver: Any, monkeypatch: Any) -> None:

@@ -21,6 +21,8 @@ from collections.abc import Iterator, Sequence
 
 from kubectl_pd.records import dataclass
 
+ENTRY = "kubectl_pd.commands.cli"  # the `kubectl-pd` console script's module (pyproject.toml)
+
 _LOCK = threading.Lock()
 
 
@@ -65,8 +67,12 @@ def _text(stream: io.TextIOWrapper) -> str:
 
 
 def run(argv: Sequence[str], stdin: str | None = None) -> Ran:
-    """`kubectl pd ARGV` through the CLI's own entry point (kubectl_pd.commands.cli.main), in this process."""
-    from kubectl_pd.commands import cli
+    """`kubectl pd ARGV` through the CLI's own entry point (ENTRY's `main`, the console script's), in this process.
+    By name, as a process would start it and as commands/cli.py loads each command: the commands start this server
+    (`kubectl pd mcp`), so the server names the entry point instead of importing it."""
+    import importlib
+
+    cli = importlib.import_module(ENTRY)
 
     with _LOCK, _captured(stdin) as (out, err):
         code = 0
@@ -88,15 +94,25 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
-class Workers:
-    """The worker processes of one MCP server (kubectl_pd/agent/worker.py): the running calls', and one started
-    ahead of the next call with its imports under way. `stop_all` (the client went away) kills them all."""
+IDLE_S = 120.0  # a worker started ahead and not taken within this is reaped (started again by the next call)
 
-    def __init__(self) -> None:
+
+class Workers:
+    """The worker processes of one MCP server (kubectl_pd/agent/worker.py): the running calls', and at most ONE
+    started ahead of the next call with its imports under way (a burst of calls leaves one behind, not one per
+    call), reaped once it has waited `idle` seconds. `stop_all` (the client went away) kills them all."""
+
+    def __init__(self, idle: float = IDLE_S) -> None:
         self._live: set[subprocess.Popen[bytes]] = set()
         self._spare: list[subprocess.Popen[bytes]] = []
         self._lock = threading.Lock()
         self.stopping = threading.Event()
+        self.idle = idle
+
+    def alive(self) -> int:
+        """The worker processes running now (the calls' and the spare)."""
+        with self._lock:
+            return sum(1 for p in self._live if p.poll() is None)
 
     def isolated(self, argv: Sequence[str], stdin: str | None = None, deadline: float | None = None) -> Ran:
         """`kubectl pd ARGV` in a worker process; past `deadline` seconds it is killed (with its process group)
@@ -138,11 +154,37 @@ class Workers:
                 with self._lock:
                     self._live.discard(spare)
             spare = self._start()
-        if not self.stopping.is_set():
+        with self._lock:
+            wanted = not self.stopping.is_set() and not self._spare
+        if wanted:
             ahead = self._start()
             with self._lock:
-                self._spare.append(ahead)
+                keep = not self._spare and not self.stopping.is_set()
+                if keep:
+                    self._spare.append(ahead)
+            if keep:
+                self._reap_later(ahead)
+            else:  # another call's spare got there first: one is enough
+                self._drop(ahead)
         return spare
+
+    def _reap_later(self, proc: subprocess.Popen[bytes]) -> None:
+        """Kill PROC if it is still the spare `idle` seconds from now."""
+        timer = threading.Timer(self.idle, self._reap, (proc,))
+        timer.daemon = True
+        timer.start()
+
+    def _reap(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            if proc not in self._spare:
+                return
+            self._spare.remove(proc)
+        self._drop(proc)
+
+    def _drop(self, proc: subprocess.Popen[bytes]) -> None:
+        _kill(proc)
+        with self._lock:
+            self._live.discard(proc)
 
     def stop_all(self) -> None:
         """The client went away: every worker killed, and no new call started."""

@@ -10,23 +10,10 @@ import json
 from typing import Any
 
 from kubectl_pd import contract
+from kubectl_pd.output.schema_parts import NI, NQUANTITY, NS, OPEN, QUANTITY, STRS, S, closed
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://github.com/gpustack/kubectl-pd/docs/schema/"
-
-S: dict[str, Any] = {"type": "string"}
-NS: dict[str, Any] = {"type": ["string", "null"]}
-NI: dict[str, Any] = {"type": ["integer", "null"]}
-STRS: dict[str, Any] = {"type": "array", "items": S}
-QUANTITY: dict[str, Any] = {"type": "string", "description": "a Kubernetes quantity, as kubectl prints it"}
-NQUANTITY: dict[str, Any] = {"type": ["string", "null"], "description": QUANTITY["description"]}
-OPEN: dict[str, Any] = {"type": "object"}
-
-
-def closed(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": list(props) if required is None else required,
-            "additionalProperties": False, **extra}
-
 
 def _ids(kind: str) -> list[str]:
     from kubectl_pd import registry
@@ -92,8 +79,13 @@ def _diagnosis() -> dict[str, Any]:
                                  "to": {"type": ["string", "integer", "null"]}},
                   "additionalProperties": {"type": ["string", "integer", "null"]}}
     props: dict[str, Any] = {
-        "target": closed({"kind": S, "name": S, "namespace": S}),
+        "target": closed({"kind": {**S, "description": "the user's kind: ModelDeployment, PodGroup, Workload, Pod, "
+                                   "LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet, "
+                                   "LLMInferenceService"}, "name": S, "namespace": S}),
         "pending": {"type": "boolean"},
+        "workloads": {"type": "array", "description": "a deployment of many Workloads: one each (an LWS group, a "
+                                                      "DisaggregatedSet role's group, a Deployment's Pod)",
+                      "items": closed({"name": S, "role": NS, "group": NS, "admitted": {"type": "boolean"}})},
         "reasons": {"type": "array", "items": reason},
         "roles": {"type": "array", "items": role},
         "queue": queue,
@@ -184,7 +176,9 @@ def tree() -> dict[str, Any]:
     group = closed({"kind": {"const": "ReplicaGroup"}, "name": NS, "roles": STRS, "workload": wl,
                     "pods": {"type": "array", "items": pod}})
     unread = {"type": "array", "items": closed({"read": S, "error": S})}
-    props = {"schemaVersion": _version("tree"), "kind": {"enum": ["ModelDeployment", "PodGroup", "Workload", "Pod"]},
+    props = {"schemaVersion": _version("tree"), "kind": {"enum": ["ModelDeployment", "PodGroup", "Workload", "Pod",
+                                                                  "LeaderWorkerSet", "DisaggregatedSet", "Deployment",
+                                                                  "StatefulSet", "LLMInferenceService"]},
              "name": S, "namespace": S, "phase": NS, "apiVersion": NS, "event": event,
              "groups": {"type": "array", "items": group}, "incomplete": unread}
     doc = closed(props, required=["schemaVersion", "kind", "name", "namespace", "groups"])
@@ -264,11 +258,21 @@ def queues() -> dict[str, Any]:
     props = {
         "schemaVersion": _version("queues"),
         "clusterQueues": {"type": "array", "items": cq},
-        "cohorts": {"type": "array", "items": closed({"name": S, "parent": NS, "cohorts": STRS,
-                                                      "clusterQueues": STRS})},
+        "cohorts": {"type": "array", "items": closed({
+            "name": S, "parent": NS, "cohorts": STRS, "clusterQueues": STRS,
+            "quota": {"type": "array", "description": "the Cohort's own quota and its pool (Kueue's resourceNode)",
+                      "items": closed({"flavor": S, "resource": S, "nominal": QUANTITY, "subtree": QUANTITY,
+                                       "used": QUANTITY, "free": QUANTITY, "lendingLimit": NQUANTITY,
+                                       "borrowingLimit": NQUANTITY})},
+            "cycle": {"type": "boolean", "description": "its parent chain loops: Kueue keeps its queues inactive"}},
+            ["name", "parent", "cohorts", "clusterQueues"])},
         "borrowing": {"type": "array", "items": closed({
             "cohort": S, "flavor": S, "resource": S, "attributed": {"type": "boolean"},
-            "borrowers": {"type": "array", "items": amount}, "lenders": {"type": "array", "items": amount}})},
+            "borrowers": {"type": "array", "items": amount}, "lenders": {"type": "array", "items": amount},
+            "lent": QUANTITY, "cohortQuota": QUANTITY,
+            "unattributed": {**QUANTITY, "description": "borrowed - lent: from the cohorts' own quota or lendable "
+                                                         "quota the lenders could still take back"}},
+            ["cohort", "flavor", "resource", "attributed", "borrowers", "lenders"])},
         "cohortsKnown": {"type": "boolean"},
         "incomplete": {"type": "array", "items": closed({"read": S, "error": S})},
     }

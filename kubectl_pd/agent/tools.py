@@ -58,9 +58,11 @@ class Tool:
 
 @dataclass(frozen=True)
 class Guard:
-    """The directories file arguments may name (real paths), fixed at the server's start."""
+    """The directories file arguments may name (real paths), and the MultiKueue worker contexts (why-pending's
+    `--worker-context`/`--worker-contexts-by-name` flags), fixed at the server's start: no argument adds one."""
 
     allowed: tuple[str, ...] = ()
+    workers: tuple[str, ...] = ()
 
     def path(self, value: str, what: str) -> str:
         if value == "-" or not value:
@@ -115,7 +117,8 @@ _FILES = {"type": "array", "items": _S, "description": "snapshot files or direct
           "output, Lists), inside the server's --allow-file directories"}
 _SNAPSHOT = {"type": "string", "description": "a snapshot as YAML or JSON text (what `kubectl get -o yaml` "
              "prints); instead of files"}
-_TARGET_TEXT = "NAME (a ModelDeployment) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME"
+_TARGET_TEXT = ("NAME (a ModelDeployment) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME | lws/NAME | "
+                "ds/NAME | deploy/NAME | sts/NAME | llmisvc/NAME")
 _TARGET = {**_S, "description": _TARGET_TEXT}
 
 WHY_PENDING_INPUT = _obj({
@@ -125,10 +128,6 @@ WHY_PENDING_INPUT = _obj({
     "whatIf": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 1024},
                "description": "diagnose as if ROLE had N replicas, e.g. {\"decode\": 1}; changes nothing"},
     "holders": {"type": "boolean", "description": "list the admitted Workloads holding the quota a role waits for"},
-    "workerContexts": {"type": "object", "propertyNames": {"pattern": "^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"},
-                       "additionalProperties": _S,
-                       "description": "MultiKueue: the kubeconfig context (of the server's kubeconfig) that reads each "
-                                      "worker cluster, by MultiKueueCluster name; default: the context named like it"},
     "files": _FILES, "snapshot": _SNAPSHOT,
     "kueueConfig": {**_S, "description": "Kueue's controller_manager_config.yaml, inside --allow-file"},
     "cursor": {"type": "string", "pattern": "^[0-9]{1,9}$", "description": "the next page of a paged result "
@@ -197,8 +196,7 @@ def why_pending_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str
         argv.append(f"--what-if={role}={n}")
     if args.get("holders"):
         argv.append("--holders")
-    for cluster, context in (args.get("workerContexts") or {}).items():
-        argv.append(f"--worker-context={cluster}={context}")
+    argv += guard.workers  # the server's own mapping, fixed at its start
     if "kueueConfig" in args:
         argv.append(f"--kueue-config={guard.path(args['kueueConfig'], 'kueueConfig')}")
     if "target" in args:
@@ -208,7 +206,7 @@ def why_pending_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str
 
 def who_preempted_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
     argv, stdin = _common(args, guard)
-    return ["why-pending", "--output=json", *argv, "--", args["target"]], stdin
+    return ["why-pending", "--output=json", *argv, *guard.workers, "--", args["target"]], stdin
 
 
 def lint_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
@@ -353,9 +351,13 @@ CAPACITY_INPUT = _obj({
     "targetKind": {"enum": ["modeldeployment", "pods"]}, "localQueue": _S,
     "apiProfile": {"enum": ["pd-atomic", "per-replica"]},
     "priority": {"type": "integer", "description": "the copies' Workload priority (default 0)"},
+    "max": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "copies counted at most (default "
+            "1000; past it, or past the call's deadline, the count is `atLeast`)"},
     "files": _FILES, "snapshot": _SNAPSHOT,
 })
-QUEUES_INPUT = _obj({"files": _FILES, "snapshot": _SNAPSHOT})
+QUEUES_INPUT = _obj({"files": _FILES, "snapshot": _SNAPSHOT,
+                     "cursor": {"type": "string", "pattern": "^[0-9]{1,9}$", "description": "the next page of a "
+                                "paged result (its _meta kubectl-pd/nextCursor)"}})
 
 
 def capacity_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | None]:
@@ -363,7 +365,7 @@ def capacity_argv(args: dict[str, Any], guard: Guard) -> tuple[list[str], str | 
     argv = ["capacity", "--output=json", *argv]
     for key, flag in (("prefill", "--prefill"), ("decode", "--decode"), ("instanceType", "--instance-type"),
                       ("targetKind", "--target"), ("localQueue", "--local-queue"), ("apiProfile", "--api-profile"),
-                      ("priority", "--priority")):
+                      ("priority", "--priority"), ("max", "--max")):
         if key in args:
             argv.append(f"{flag}={args[key]}")
     argv += [f"--role={r}" for r in args.get("roles", ())]
@@ -464,7 +466,7 @@ def call(name: str, args: dict[str, Any] | None, guard: Guard, connection: Seque
 
 
 MAX_RESULT = 256 * 2**10  # bytes of a result's document; past this its list is paged (a cursor)
-PAGED_LISTS = ("items", "findings")  # why-pending -A's targets, lint's findings
+PAGED_LISTS = ("items", "findings", "clusterQueues")  # why-pending -A's targets, lint's findings, queues' queues
 
 
 def paged(doc: dict[str, Any], offset: int, size: int,
@@ -475,7 +477,7 @@ def paged(doc: dict[str, Any], offset: int, size: int,
     if key is None or (size <= limit and offset == 0):
         return doc, None
     entries: list[Any] = doc[key]
-    budget = limit - (size - len(json.dumps(entries)))
+    budget = limit - (len(json.dumps(doc)) - len(json.dumps(entries)))  # compact, as each entry is counted
     end = min(offset, len(entries))
     while end < len(entries):
         cost = len(json.dumps(entries[end])) + 2
@@ -488,20 +490,26 @@ def paged(doc: dict[str, Any], offset: int, size: int,
     return {**doc, key: entries[offset:end]}, page
 
 
-def untrusted_pointers(doc: Any, at: str = "") -> list[str]:
-    """JSON pointers of the strings that are the cluster's own text: Kueue's messages (`kueueMessage`) and the
-    notes (which quote the API server's refusals)."""
+CLUSTER_TEXT = ("multikueue", "clusterQueues")  # blocks whose messages, reasons and errors are cluster text
+_TEXT_KEYS = ("message", "reason", "error")
+
+
+def untrusted_pointers(doc: Any, at: str = "", cluster: bool = False) -> list[str]:
+    """JSON pointers of the strings that are the cluster's own text: Kueue's messages (`kueueMessage`), the
+    notes (which quote the API server's refusals), and inside `multikueue` (MultiKueueClusters' and checks'
+    conditions, a worker's read error) and `clusterQueues` (a queue's condition) every message, reason and
+    error (our sentences there quote the cluster)."""
     out: list[str] = []
     if isinstance(doc, dict):
         for k, v in doc.items():
             here = f"{at}/{k.replace('~', '~0').replace('/', '~1')}"
-            if k == "kueueMessage" and isinstance(v, str):
+            if (k == "kueueMessage" or cluster and k in _TEXT_KEYS) and isinstance(v, str):
                 out.append(here)
             elif k == "notes" and isinstance(v, list):
                 out += [f"{here}/{i}" for i in range(len(v))]
             elif isinstance(v, dict | list):
-                out += untrusted_pointers(v, here)
+                out += untrusted_pointers(v, here, cluster or k in CLUSTER_TEXT)
     elif isinstance(doc, list):
         for i, v in enumerate(doc):
-            out += untrusted_pointers(v, f"{at}/{i}")
+            out += untrusted_pointers(v, f"{at}/{i}", cluster)
     return out

@@ -99,6 +99,23 @@ def document(target: dict[str, Any], plan: Capacity, copies: sim.Count | None, p
     }
     if plan.snapshot is not None:
         doc["nodes"] = nodes_doc(plan)
-    if plan.unread:
-        doc["incomplete"] = [{"read": what, "error": why} for what, why in plan.unread]
+    unread = list(plan.unread)
+    timed = [(None, copies), *per_role.items()]
+    for role, c in timed:  # "at least": a count stopped at the run's deadline, said as such (exit 1)
+        if c is not None and c.timed_out:
+            from kubectl_pd.capacity.simulate import DEFAULT_DEADLINE_S
+            from kubectl_pd.capacity.words import timed_out
+
+            unread.append(timed_out(c.now, DEFAULT_DEADLINE_S, role))
+    stop = copies.stop if copies else None
+    if copies is not None and stop is not None and stop.code == "QuotaUnknown":  # unknown is never a count of 0
+        from kubectl_pd.capacity.words import unknown_size
+
+        if copies.now:
+            doc["atLeast"] = True
+        else:
+            doc.update(now=None, byBorrowing=None, withinNominal=None)
+        unread.append(unknown_size(stop.cluster_queue, stop.flavor, stop.resource))
+    if unread:
+        doc["incomplete"] = [{"read": what, "error": why} for what, why in unread]
     return doc

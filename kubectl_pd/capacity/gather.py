@@ -1,10 +1,10 @@
 """The reads `kubectl pd capacity` plans, done once, into a closed snapshot and the copy's Workloads.
 
-create's preflight (create/preflight.run) checks the request against the cluster and names each role's
-LocalQueue and the credits resource its queue covers; then each LocalQueue's ClusterQueue, every ClusterQueue
-(the cohort's members), the Cohorts and the ResourceFlavors are read, each once (`Once`, which also serves the
-preflight's own reads), and the copy is built with the preflight's `role_demands`, as create and why-pending
-build it. The arithmetic is the engine's (capacity/simulate.py); nothing here computes quota.
+create's preflight (create/preflight.run) checks the request against the cluster and names each role's LocalQueue
+and the accelerator resource its queue covers (kueue/resources: credits or a device count); then each LocalQueue's
+ClusterQueue, every ClusterQueue (the cohort's members), the Cohorts and the ResourceFlavors are read, each once
+(`Once`, which also serves the preflight's own reads), and the copy is built with the preflight's `role_demands`, as
+create and why-pending build it. The arithmetic is the engine's (capacity/simulate.py); nothing here computes quota.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubectl_pd import kube
-from kubectl_pd.capacity import nodes as nd
 from kubectl_pd.capacity.simulate import Part
+from kubectl_pd.create import nodes as nd
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.errors import PdError
@@ -71,7 +70,7 @@ class Capacity:
     roles: list[Role]
     local_queues: dict[str, str] = field(default_factory=dict)  # role -> LocalQueue
     cluster_queues: dict[str, str] = field(default_factory=dict)  # role -> ClusterQueue
-    resources: dict[str, str] = field(default_factory=dict)  # role -> the credits resource weighed
+    resources: dict[str, str] = field(default_factory=dict)  # role -> the accelerator resource weighed
     snapshot: Snapshot | None = None
     parts: list[Part] = field(default_factory=list)  # in the first order of `orders` (the roles' own when any)
     orders: dict[str, list[Part]] = field(default_factory=dict)  # pod-set order ("a,b") -> the copy so ordered
@@ -156,26 +155,4 @@ def read_snapshot(source: Any, names: list[str], plan: Capacity) -> Snapshot | N
 
 def read_nodes(source: Any, snap: Snapshot, plan: Capacity) -> nd.Fit | None:
     """The Nodes of each flavor of the copy's queues (flavor_nodes); a failed list is one of the run's unread."""
-    return flavor_nodes(source, snap, lambda what, read: _try(plan, what, read))
-
-
-def flavor_nodes(source: Any, snap: Snapshot,
-                 attempt: Callable[[str, Callable[[], Any]], tuple[bool, Any]]) -> nd.Fit | None:
-    """The Nodes of each flavor of the snapshot: one list per flavor selected by its nodeLabels (every Node for a
-    flavor without any), paged, each Node kept as its page arrives (capacity's and create's preflight's one read).
-    ATTEMPT reads, or says why it could not ((False, _): the node part is unknown, None)."""
-    lists: dict[str, tuple[kube.Node, ...]] = {}
-    by_selector: dict[str | None, tuple[kube.Node, ...]] = {}  # flavors of the same nodeLabels: one list
-    for name, flavor in sorted(snap.flavors.items()):
-        sel = nd.selector(flavor) or None
-        if sel not in by_selector:
-            ok, objs = attempt("Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
-            if not ok:
-                return None
-            by_selector[sel] = tuple(kube.node(o) for o in objs)
-        lists[name] = by_selector[sel]
-    return nd.Fit(lists)
-
-
-def _node_lister(source: Any, sel: str | None) -> Callable[[], Any]:
-    return lambda: source.list("Node", None, label_selector=sel, reduce=nd.keep)
+    return nd.flavor_nodes(source, snap, lambda what, read: _try(plan, what, read))

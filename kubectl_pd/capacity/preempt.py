@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 from kubectl_pd.capacity import simulate as sim
-from kubectl_pd.capacity.nodes import Fit
 from kubectl_pd.capacity.simulate import Part, Placed, Stop, stop_of, with_usage
+from kubectl_pd.create.nodes import Fit
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import preempt_reads as rd
 from kubectl_pd.kueue import preemption as pre
@@ -121,6 +121,7 @@ def count_all(ctx: Any, snap: Snapshot, parts: Sequence[Part], *, priority: int,
     first that preempts, each further copy and its targets, up to `preempt_limit`. A queue whose Workloads
     could not be read: `now` from the policy pass alone, the preemption unknown. `fit`: the Nodes read (a copy
     whose Pods no Node of their flavor holds is not counted: simulate.place)."""
+    parts = at_priority(parts, priority)  # the preemptor is the copy, at the copy's priority (never 0 by default)
     prepare(ctx, snap, parts, (), priority)
     if ctx.reads.unknown is not None:
         return sim.count(snap, parts, limit=limit, fit=fit), PreemptCount((), None, unknown=ctx.reads.unknown)
@@ -149,6 +150,12 @@ def count_all(ctx: Any, snap: Snapshot, parts: Sequence[Part], *, priority: int,
                 now_stop, now_snap = step.first_stop, s
             copies.append(PreemptingCopy(step.targets, step.placed.borrows))
         s = s2
+
+
+def at_priority(parts: Sequence[Part], priority: int) -> list[Part]:
+    """The copy's Workloads at its priority: the engine's preemptor takes the Demand's (kueue/preempt_answer), so a
+    copy at equal priority never preempts another under LowerPriority, and one at a higher priority does."""
+    return [replace(p, demand=replace(p.demand, priority=priority)) for p in parts]
 
 
 def _now(placed: list[Placed], stop: Stop | None, snap: Snapshot) -> sim.Count:

@@ -3,6 +3,7 @@ each role alone (pure), and the document."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from kubectl_pd.capacity import preempt as pe
@@ -14,8 +15,52 @@ from kubectl_pd.create.flags import CreateRequest, Role
 
 def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target: dict[str, Any], *,
         limit: int = sim.DEFAULT_LIMIT, preempt_limit: int = pe.DEFAULT_LIMIT, priority: int = 0,
-        ) -> tuple[dict[str, Any], Capacity]:
-    """The answer for one deployment shape: (the document, the plan it rests on)."""
+        deadline_s: float = sim.DEFAULT_DEADLINE_S) -> tuple[dict[str, Any], Capacity]:
+    """The answer for one deployment shape: (the document, the plan it rests on). Its counts together end by
+    `deadline_s` (then "at least"), with a progress line on a terminal."""
+    import time
+
+    bound = Bound(time.monotonic() + deadline_s, _progress())
+    try:
+        return _run(source, req, roles, profile, target, limit, preempt_limit, priority, bound)
+    finally:
+        bound.done()
+
+
+class Bound:
+    """The run's deadline and its progress line (stderr on a terminal only)."""
+
+    def __init__(self, deadline: float, progress: sim.Progress | None) -> None:
+        self.deadline, self.progress, self.drawn = deadline, progress, False
+
+    def tell(self, n: int) -> None:
+        if self.progress is not None and n % 10 == 0:
+            self.progress(n)
+            self.drawn = True
+
+    def done(self) -> None:
+        if self.drawn:
+            from kubectl_pd.termsafe import csi
+
+            sys.stderr.write("\r" + csi("2K"))
+            sys.stderr.flush()
+
+
+def _progress() -> sim.Progress | None:
+    if not sys.stderr.isatty():
+        return None
+    from kubectl_pd.capacity.words import counting
+    from kubectl_pd.termsafe import csi
+
+    def show(n: int) -> None:
+        sys.stderr.write("\r" + csi("2K") + counting(n))
+        sys.stderr.flush()
+
+    return show
+
+
+def _run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target: dict[str, Any], limit: int,
+         preempt_limit: int, priority: int, bound: Bound) -> tuple[dict[str, Any], Capacity]:
     once = Once(source)
     plan = gather(once, req, roles, profile)
     snap = plan.snapshot
@@ -26,12 +71,12 @@ def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target
     if snap is not None and judged:
         # Kueue 0.20+ may give the pod sets any order (create/preflight.orders_to_judge): each is counted, the least
         # is the answer, and the counts are shown when they differ
-        counted = [(order, *_count(once, plan, parts, priority, limit, preempt_limit))
+        counted = [(order, *_count(once, plan, parts, priority, limit, preempt_limit, bound))
                    for order, parts in plan.orders.items()]
         by_order = {order: c.now for order, c, _ in counted}
         _, copies, preempting = min(counted, key=lambda x: x[1].now)
         for name, alone in plan.per_role.items():
-            per_role[name] = _count(once, plan, alone, priority, limit, 0)[0]
+            per_role[name] = _count(once, plan, alone, priority, limit, 0, bound)[0]
     doc = document(target, plan, copies, preempting, per_role)
     if len(set(by_order.values())) > 1:
         doc["byPodSetOrder"] = by_order
@@ -39,14 +84,16 @@ def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target
 
 
 def _count(source: Any, plan: Capacity, parts: list[Any], priority: int, limit: int, preempt_limit: int,
-           ) -> tuple[sim.Count, pe.PreemptCount | None]:
+           bound: Bound | None = None) -> tuple[sim.Count, pe.PreemptCount | None]:
     """Where the queues may preempt, through the engine's Context (its reads are the run's, read once); else
     the policy pass is Kueue's and nothing is read. Either way each copy's Pods are weighed against the Nodes
     read (plan.fit)."""
     snap = plan.snapshot
     assert snap is not None
     if not pe.may_preempt(snap, parts):
-        return sim.count(snap, parts, limit=limit, fit=plan.fit), pe.PreemptCount((), None, reason=pe.NOT_ALLOWED)
+        return (sim.count(snap, parts, limit=limit, fit=plan.fit, deadline=bound.deadline if bound else None,
+                          progress=bound.tell if bound else None),
+                pe.PreemptCount((), None, reason=pe.NOT_ALLOWED))
     from kubectl_pd.admitted_reads import Reading
     from kubectl_pd.kueue.preempt_answer import Context
 

@@ -76,16 +76,18 @@ def from_model_deployment(obj: dict[str, Any], namespace: str, profile: str | No
 
 def from_pod_group(pods: list[dict[str, Any]], name: str, namespace: str) -> tuple[CreateRequest, list[Role], str]:
     """A pod group's Pods (the seed design's, as `create --target pods` renders them) as the request that made
-    them: a role per `kueue.x-k8s.io/role-hash`, its replicas the Pods of that role, its cards the credits each
-    Pod requests, its LocalQueue the group's `kueue.x-k8s.io/queue-name`."""
+    them: a role per `kueue.x-k8s.io/role-hash`, its replicas the Pods of that role, its cards what each Pod
+    requests (kueue/resources: credits or a device count), its LocalQueue the group's `kueue.x-k8s.io/queue-name`."""
     from kubectl_pd.create import pods as pd
-    from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits, try_parse
+    from kubectl_pd.kueue import resources as rs
 
     by_role: dict[str, list[dict[str, Any]]] = {}
     queues: set[str] = set()
     for p in pods:
         labels = _dict(_dict(p.get("metadata")).get("labels"))
-        by_role.setdefault(str(labels.get(pd.ROLE_HASH) or labels.get(pd.COMPONENT) or "main"), []).append(p)
+        notes = _dict(_dict(p.get("metadata")).get("annotations"))  # Kueue's webhook writes the role hash there
+        role = notes.get(pd.ROLE_HASH) or labels.get(pd.ROLE_HASH) or labels.get(pd.COMPONENT) or "main"
+        by_role.setdefault(str(role), []).append(p)
         if labels.get(pd.QUEUE_NAME):
             queues.add(str(labels[pd.QUEUE_NAME]))
     if not by_role:
@@ -95,17 +97,19 @@ def from_pod_group(pods: list[dict[str, Any]], name: str, namespace: str) -> tup
     if len(queues) != 1:
         raise PdError(f"pod group {name!r}: its Pods name {len(queues)} LocalQueues ({', '.join(sorted(queues))})")
     specs = []
+    asked: set[str] = set()
     for role, members in by_role.items():
         spec = _dict(members[0].get("spec"))
         container = _dict((spec.get("containers") or [{}])[0])
         requests = _dict(_dict(container.get("resources")).get("requests"))
-        cards = sum((q for r, v in requests.items() if is_credits(r) and (q := try_parse(v)) is not None),
-                    start=try_parse(0) or 0)
+        resource, cards = rs.pod_cards(requests)  # in the unit of what they request: credits or a device count
+        if resource is not None:
+            asked.add(resource)
         keys = [k[len(pd.ACCELERATOR_LABEL):] for k in _dict(spec.get("nodeSelector"))
                 if k.startswith(pd.ACCELERATOR_LABEL)]
         specs.append(RoleSpec(name=role, replicas=str(len(members)),
-            accelerator=str(int(cards / CREDITS_PER_CARD)), accelerator_key=keys[0] if keys else None,
+            accelerator=str(int(cards)), accelerator_key=keys[0] if keys else None,
             image=_text(container.get("image")) or "unknown", flag=f"pod group role {role}"))
     req = CreateRequest(name=name, namespace=namespace, model=PLACEHOLDER, roles=tuple(specs), target="pods",
-                        local_queue=queues.pop())
+                        local_queue=queues.pop(), resource=asked.pop() if len(asked) == 1 else None)
     return req, _checked(req), PD_ATOMIC

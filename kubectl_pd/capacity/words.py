@@ -100,6 +100,10 @@ def render(doc: dict[str, Any]) -> str:
         lines.append(f"{f['severity']}: {f['message']}")
     if doc["findings"]:
         lines.append("")
+    if doc["now"] is None and _unknown_stop(doc["next"]):  # the engine met a quota or usage of no known size
+        lines.append(f"Now:             unknown ({next_text(doc['next']).removeprefix('unknown: ')})")
+        lines += _per_role(doc)
+        return "\n".join(lines) + "\n"
     if doc["now"] is None:
         lines.append("Now:             unknown (the copy could not be judged; see above)")
         return "\n".join(lines) + "\n"
@@ -114,15 +118,33 @@ def render(doc: dict[str, Any]) -> str:
     lines += _preemption(doc.get("byPreemption"), doc["now"])
     lines.append(f"Next:            {next_text(doc['next'])}")
     lines += _nodes(doc)
-    if doc["perRole"]:
-        lines.append("")
-        lines.append("Each role alone, one replica at a time:")
-        width = max(len(r["role"]) for r in doc["perRole"])
-        lines.append(f"  {'ROLE'.ljust(width)}  {'NOW':>6}  {'BORROWING':>9}  NEXT")
-        for r in doc["perRole"]:
-            now = ("≥" if r["atLeast"] else "") + str(r["now"])
-            lines.append(f"  {r['role'].ljust(width)}  {now:>6}  {r['byBorrowing']:>9}  {next_text(r['next'])}")
+    lines += _per_role(doc)
     return "\n".join(lines) + "\n"
+
+
+def _unknown_stop(s: dict[str, Any] | None) -> bool:
+    return s is not None and s.get("code") == "QuotaUnknown"
+
+
+def _per_role(doc: dict[str, Any]) -> list[str]:
+    """Each role alone; a count that stops at a quota of unknown size is `-` (none known) or `≥N`, never 0."""
+    if not doc["perRole"]:
+        return []
+    lines = ["", "Each role alone, one replica at a time:"]
+    width = max(len(r["role"]) for r in doc["perRole"])
+    lines.append(f"  {'ROLE'.ljust(width)}  {'NOW':>6}  {'BORROWING':>9}  NEXT")
+    for r in doc["perRole"]:
+        unknown = _unknown_stop(r["next"])
+        now = "-" if unknown and not r["now"] else ("≥" if r["atLeast"] or unknown else "") + str(r["now"])
+        borrowing = "-" if unknown and not r["now"] else str(r["byBorrowing"])
+        lines.append(f"  {r['role'].ljust(width)}  {now:>6}  {borrowing:>9}  {next_text(r['next'])}")
+    return lines
+
+
+def unknown_size(cluster_queue: str, flavor: str | None, resource: str | None) -> tuple[str, str]:
+    """The `incomplete` row of a count stopped by a quota or usage of no size the engine can compute with."""
+    return (f"ClusterQueue {cluster_queue} flavor {flavor or '?'} {resource or '?'}",
+            "its quota or its usage has no size the engine can compute with: how many copies fit is unknown")
 
 
 def _preemption(p: dict[str, Any] | None, start: int) -> list[str]:
@@ -138,3 +160,14 @@ def _preemption(p: dict[str, Any] | None, start: int) -> list[str]:
                         f"{t['reason']})" for t in c["targets"]) or "nothing (what the copies before it freed)"
         out.append(f"  copy {start + i + 1} preempts {who}")
     return out
+
+
+def counting(n: int) -> str:
+    """The progress line on a terminal while copies are counted."""
+    return f"counting copies: {n} so far ..."
+
+
+def timed_out(n: int, seconds: float, role: str | None = None) -> tuple[str, str]:
+    """The `incomplete` row of a count stopped at the run's deadline (ROLE: that role's count alone)."""
+    what = f"the count of role {role} alone" if role else "the count of copies"
+    return what, f"stopped at the run's {seconds:g}s deadline after {n}: at least that many fit"

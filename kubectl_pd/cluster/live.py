@@ -86,6 +86,9 @@ class Response:
                 self._parsed = answer.parse(self.body or b"", wire.MAX_BODY)
             except answer.TextTooLarge as e:
                 raise BrokenAnswer(_text_too_large(self.what, e.chars, e.width)) from None
+            except RecursionError:  # the server's answer, not the user's input: said as such (issue 50 R5)
+                raise BrokenAnswer(f"the API server's answer to {self.what or 'a request'} is JSON nested too deeply "
+                                   f"to read (more levels than Python follows)") from None
         return self._parsed
 
     def json(self) -> Any:
@@ -340,6 +343,25 @@ class LiveSource(SourceDefaults):
                                   f"it with -n")
         raise AssertionError("unreachable")
 
+    def list_within(self, kind: str, namespace: str | None, most: int) -> Items | None:
+        """Every object of `kind` when one page of `most` holds them all (one request); None when there are more
+        (the caller reads what it needs by name instead). Errors as `list`'s."""
+        k = _kind(kind)
+        ns = namespace if k.namespaced else None
+        query: dict[str, Any] = {"limit": most}
+        r, _path = self._read(k, ns, None, query)
+        self._check_list(r, k, query)
+        doc, found = _list_page(r, k)
+        meta = doc.get("metadata")
+        if isinstance(meta, dict) and meta.get("continue"):
+            return None
+        api_version = doc.get("apiVersion", "")
+        for item in found:
+            item.setdefault("kind", k.kind)
+            if api_version:
+                item.setdefault("apiVersion", api_version)
+        return [normalize(item) for item in found]
+
     def _pages(self, k: kinds.Kind, ns: str | None, query: dict[str, Any],
                reduce: Reducer | None) -> Items | None:
         """One paged list from the start; None when a continue token expired (410)."""
@@ -354,12 +376,7 @@ class LiveSource(SourceDefaults):
             self._check_list(r, k, query)
             if size > list_bound():  # the pages of one list together, whatever they announce
                 raise UnexpectedAnswer(_past_list_bound(k, pages, size, len(items)))
-            doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
-            found = doc.get("items")
-            if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
-                    or not all(isinstance(i, dict) for i in found):
-                raise UnexpectedAnswer(f"the API server answered list {k.resource} with {_describe(r)}, not a "
-                                       f"list of {k.resource}: nothing was read")
+            doc, found = _list_page(r, k)
             api_version = doc.get("apiVersion", "")
             for item in found:
                 item.setdefault("kind", k.kind)
@@ -691,6 +708,17 @@ def _expect_ok(r: Response, method: str, resource: str) -> None:
     if r.status == 404:
         raise NotFoundError(f"{resource}: not found")
     raise ClusterError(f"the API server answered {r.status} to {method} {resource}: {_status_message(r)}")
+
+
+def _list_page(r: Response, k: kinds.Kind) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One page of a list: the document and its items, or UnexpectedAnswer when it is no list of objects."""
+    doc = _json_object(r, "list", k.resource, f"a list of {k.resource}")
+    found = doc.get("items")
+    if not isinstance(found, list) or not str(doc.get("kind") or "List").endswith("List") \
+            or not all(isinstance(i, dict) for i in found):
+        raise UnexpectedAnswer(f"the API server answered list {k.resource} with {_describe(r)}, not a "
+                               f"list of {k.resource}: nothing was read")
+    return doc, found
 
 
 def _describe(r: Response) -> str:

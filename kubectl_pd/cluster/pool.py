@@ -8,8 +8,10 @@ tls-server-name), a forward proxy for http:// and a CONNECT tunnel for https://,
 from __future__ import annotations
 
 import base64
+import os
 import socket
 import threading
+import time
 
 from kubectl_pd.cluster import wire
 from kubectl_pd.cluster.urls import split
@@ -21,6 +23,23 @@ else:
     from kubectl_pd.records import dataclass
 if TYPE_CHECKING:
     import ssl
+
+
+TRACE_ENV = "KUBECTL_PD_TRACE"  # a file: each request appended as one line (bench/bench_real_groups.py reads it)
+_TRACE = os.environ.get(TRACE_ENV) or None  # read once: off (the default) costs one test per request
+
+
+def trace_line(path: str, t0: float, t1: float, fresh: bool, status: int, method: str) -> None:
+    """One traced request: its start and end (time.monotonic, seconds), whether it opened a connection (a TCP
+    connect and, for https, a TLS handshake), its status; appended whole (O_APPEND) so threads do not mix."""
+    if _TRACE is None:
+        return
+    line = f"{t0:.6f} {t1:.6f} {int(fresh)} {status} {method} {path}\n".encode("utf-8", "replace")
+    fd = os.open(_TRACE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
 
 
 class ProxyUnsupported(Exception):
@@ -61,7 +80,11 @@ class Route:
 
 
 class Pool:
-    """Idle connections to one route, reused across requests and threads."""
+    """Keep-alive connections to one route, reused across requests, rounds and threads: at most `size` requests
+    in flight at once (a request past it waits for one to end), so at most `size` connections are ever open for
+    requests, and a request never opens one while an idle one waits: a connection is handed back before its
+    slot is (a request that gets a slot finds the connection that freed it), and `opened` counts the connections
+    opened (each a TCP connect and, for https, a TLS handshake). A held watch (stream.py) has its own."""
 
     def __init__(self, route: Route, context: ssl.SSLContext | None, size: int = 8) -> None:
         self.route = route
@@ -69,6 +92,8 @@ class Pool:
         self.size = size
         self._idle: list[wire.Connection] = []
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(size)
+        self.opened = 0
 
     def _new(self) -> wire.Connection:
         r = self.route
@@ -91,11 +116,23 @@ class Pool:
                 headers["Proxy-Authorization"] = r.proxy_auth
         default_port = 443 if r.scheme == "https" else 80
         host_header = netloc(r.host, r.port) if r.port != default_port else netloc(r.host, None)
+        while not self._slots.acquire(timeout=0.1):  # a slice: the main thread sees Ctrl-C meanwhile
+            pass
+        try:
+            return self._exchange(method, target, host_header, body, headers, timeout, path)
+        finally:
+            self._slots.release()
+
+    def _exchange(self, method: str, target: str, host_header: str, body: bytes | None, headers: dict[str, str],
+                  timeout: float | None, path: str) -> tuple[int, dict[str, str], wire.Body]:
         for fresh in (False, True):
-            conn = self._take() if not fresh else self._new()
+            conn = self._take() if not fresh else self._open()
             reused = conn.sock is not None
+            t0 = time.monotonic() if _TRACE is not None else 0.0
             try:
                 status, found, data, keep = conn.exchange(method, target, host_header, headers, body, timeout)
+                if _TRACE is not None:
+                    trace_line(path, t0, time.monotonic(), not reused, status, method)
             except (wire.Closed, BrokenPipeError, ConnectionResetError):
                 conn.close()
                 if reused and method == "GET":
@@ -120,7 +157,7 @@ class Pool:
             with self._lock:
                 conn = self._idle.pop() if self._idle else None
             if conn is None:
-                return self._new()
+                return self._open()
             if conn.usable():
                 return conn
             conn.close()
@@ -131,6 +168,11 @@ class Pool:
                 self._idle.append(conn)
                 return
         conn.close()
+
+    def _open(self) -> wire.Connection:
+        with self._lock:
+            self.opened += 1
+        return self._new()
 
 
 def netloc(host: str, port: int | None) -> str:

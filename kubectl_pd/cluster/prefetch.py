@@ -22,7 +22,8 @@ from kubectl_pd.cluster.source import Obj, Origin, Wrapper, labels_of, name_of, 
 from kubectl_pd.errors import NotFoundError, PdError
 from kubectl_pd.records import dataclass
 
-PARALLEL = 6  # concurrent reads of one diagnosis to one live cluster (cluster/pool.py keeps 8 idle connections)
+PARALLEL = 8  # concurrent reads of one diagnosis to one live cluster (cluster/pool.py: at most 8 in flight, so 8
+# connections; one target's first round (pending/plan.py) fits in it but for a bare NAME's last sets)
 WIDEN_AT = 2  # no TARGET: from this many namespaces with targets, LocalQueues and LimitRanges are listed once
 INVOLVED_NAME = "involvedObject.name"
 
@@ -178,21 +179,34 @@ class PrefetchedSource(Wrapper):
             raise value
         return value  # type: ignore[no-any-return]
 
-    def warm(self, namespaces: list[str]) -> None:
+    def warm(self, namespaces: list[str], raw: list[str] | None = None) -> None:
         """Before the targets are diagnosed one after another: the reads every namespace of `namespaces`
         will ask for. Its LocalQueues and LimitRanges: with targets in more than one namespace, one
         cluster-wide list of each (few, small objects) answers them all; where such a list is refused or
         fails, each namespace is read as before. Its Events (one list per namespace, as before): read
         concurrently now, so a cluster's round-trip time is paid about once per PARALLEL namespaces, not once
-        per namespace; a failure is remembered, and reported only if a diagnosis needs that read."""
+        per namespace; a failure is remembered, and reported only if a diagnosis needs that read. With targets in one
+        namespace, its LimitRanges beside them. `raw`: paths the diagnoses will read (the visibility API's
+        listings), read beside them too (issue 49: -A in one round past its lists)."""
         if not self.is_live or not namespaces:
             return
-        wide = ["LocalQueue", "LimitRange"] if len(namespaces) >= WIDEN_AT else []
+        wide = [k for k in ("LocalQueue", "LimitRange") if k not in self.prefetched] \
+            if len(namespaces) >= WIDEN_AT else []
+        narrow = [ns for ns in namespaces if len(namespaces) < WIDEN_AT and "LimitRange" not in self.prefetched]
         results = together([functools.partial(self.inner.list, kind, reduce=slimmer(self.inner)) for kind in wide]
-                            + [self._event_filler(ns) for ns in namespaces], live=True)
+                            + [self._event_filler(ns) for ns in namespaces]
+                            + [self._limit_range_filler(ns) for ns in narrow]
+                            + [self._raw_filler(path) for path in raw or []], live=True)
         for kind, (ok, objs) in zip(wide, results, strict=False):
             if ok:
                 self.prefetched[kind] = objs
+
+    def _limit_range_filler(self, ns: str) -> Callable[[], tuple[bool, Any]]:
+        return lambda: self._fill(("list", "LimitRange", ns, None, None), lambda: self.inner.list("LimitRange", ns))
+
+    def _raw_filler(self, path: str) -> Callable[[], tuple[bool, Any]]:
+        return lambda: self._fill(("raw", path), lambda: self.inner.get_raw(
+            path, resource="clusterqueues/pendingworkloads"))
 
     def _event_filler(self, ns: str) -> Callable[[], tuple[bool, Any]]:
         return lambda: self._fill(("list", "Event", ns, None, None),

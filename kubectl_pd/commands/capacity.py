@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.commands.options import cluster_options, output_spec
+from kubectl_pd.commands.options import COLOR, cluster_options, output_spec
 from kubectl_pd.create.flags import RoleSpec
 from kubectl_pd.create.role_flag import RoleType
 from kubectl_pd.errors import EXIT_OK, PdError
@@ -40,6 +40,7 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 @click.option("--priority", type=int, default=0, show_default=True, help="The copies' Workload priority.")
 @click.option("-o", "--output", type=click.Choice(("text", "json", "yaml")), default="text", show_default=True,
               help="Output format.")
+@COLOR
 @cluster_options
 def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec, ...], prefill: str | None,
              decode: str | None, instance_type: str | None, shape_target: str, local_queue: str | None,
@@ -102,7 +103,8 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     if doc["now"] is None:
         raise PdError("the deployment could not be judged: " + (
             "; ".join(f["message"] for f in doc["findings"] if f["severity"] == "error")
-            or "no role asks for accelerator credits a queue covers"))
+            or "no role asks for an accelerator a queue covers (GPUStack's credits, or a device such as "
+               "nvidia.com/gpu)"))
     return EXIT_OK
 
 

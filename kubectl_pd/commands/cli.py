@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from kubectl_pd.completion.bridge import short_lived_gc
+from kubectl_pd.commands.startup import short_lived_gc
 
 short_lived_gc()  # before click loads: its import is most of what start-up allocates
 
@@ -182,6 +182,10 @@ class _WholeWrites(io.FileIO):
 
 def _main(argv: list[str] | None) -> None:
     debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
+    if os.environ.get("_KUBECTL_PD_COMPLETE"):  # a shell's Tab: the shells' classes with one escaping
+        from kubectl_pd.completion.shells import register
+
+        register()
     try:
         rv = cli.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_PD_COMPLETE", standalone_mode=False)
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit

@@ -80,3 +80,22 @@ def use_color(stream: IO[str] | None = None) -> bool:
     from kubectl_pd.termsafe import color_on
 
     return color_on(stream or sys.stdout)
+
+
+def worker_contexts(values: tuple[str, ...], cluster: ClusterOptions, offline: bool = False) -> dict[str, str]:
+    """--worker-context CLUSTER=CONTEXT as a mapping, the same for every command that reads MultiKueue workers
+    (why-pending, snapshot, mcp); a malformed value, or (live) a context the kubeconfig lacks, is a usage error
+    before any read."""
+    import click
+
+    from kubectl_pd.multikueue.section import mapping, unmatched
+    from kubectl_pd.multikueue.words import unmatched as said
+
+    try:
+        out = mapping(values)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--worker-context'") from None
+    missing = [] if offline else unmatched(cluster, out)
+    if missing:
+        raise click.BadParameter(said(missing), param_hint="'--worker-context'")
+    return out

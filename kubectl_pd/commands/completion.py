@@ -57,6 +57,8 @@ def _description(text: str | None) -> str:
 
 def render(candidates: Iterable[Completion]) -> list[str]:
     """Cobra's `__complete` output for these candidates: lines, the directive last."""
+    from kubectl_pd.completion.safe import cobra_line
+
     items = list(candidates)
     plain = [c for c in items if c.kind not in ("file", "dir")]
     if not plain:
@@ -67,15 +69,14 @@ def render(candidates: Iterable[Completion]) -> list[str]:
     directive = DIRECTIVE_NO_FILE_COMP
     lines: list[str] = []
     seen: set[str] = set()
-    for c in plain:
-        value = c.value.replace("\n", " ").replace("\t", " ")
-        if not value or value in seen:
+    for c in plain:  # completion/safe.py: the one escaping the bridge's fast path shares
+        line = cobra_line(c.value, _description(c.help))
+        if line is None or c.value in seen:
             continue
-        seen.add(value)
-        if c.no_space or value.endswith(("=", ",")):
+        seen.add(c.value)
+        if c.no_space or c.value.endswith(("=", ",")):
             directive |= DIRECTIVE_NO_SPACE
-        desc = _description(c.help)
-        lines.append(f"{value}\t{desc}" if desc else value)
+        lines.append(line)
     lines.append(f":{directive}")
     return lines
 
@@ -108,7 +109,9 @@ def script(shell: str) -> str:
     from click.shell_completion import get_completion_class
 
     from kubectl_pd.commands.cli import cli
+    from kubectl_pd.completion.shells import register
 
+    register()
     cls = get_completion_class(shell)
     if cls is None or shell not in SHELLS:
         raise click.BadParameter(f"unsupported shell {shell!r} (use {', '.join(SHELLS)})")

@@ -107,6 +107,9 @@ def _warn(message: str) -> None:
                    "object), custom-columns-file= (docs/output.md).")
 @click.option("--wait", "wait", is_flag=False, flag_value=DEFAULT_WAIT, default=None, metavar="[=DURATION]",
               help=f"Follow admission, a line per role (default {DEFAULT_WAIT}); on timeout explain and exit 1.")
+@click.option("--priority-class", "priority_class", metavar="NAME",
+              help="With --target pods: Kueue's WorkloadPriorityClass of the group (the Pods carry "
+                   "kueue.x-k8s.io/priority-class=NAME); the preflight judges preemption at its value.")
 @click.option("--force", is_flag=True, help="Write even a deployment the quota can never admit.")
 @click.option("--preflight", "preflight_only", is_flag=True,
               help="Check against the cluster and print the manifest and the verdict (-o json|yaml, default "
@@ -152,6 +155,7 @@ class CreateOptions:
     engine_image: str | None = None
     operator_version: str | None = None
     card_resource: str | None = None
+    priority_class: str | None = None
 
     def checked(self) -> CreateOptions:
         """The flag combinations refused before anything is read (exit 2)."""
@@ -165,6 +169,12 @@ class CreateOptions:
         if self.card_resource is not None and not _RESOURCE_NAME.fullmatch(self.card_resource):
             raise click.BadParameter(f"{self.card_resource!r} is not a resource name (e.g. nvidia.com/gpu)",
                                      param_hint="'--resource'")
+        if self.priority_class is not None and self.target != "pods":
+            raise click.UsageError("--priority-class applies to --target pods only (a ModelDeployment's operator "
+                                   "makes its Workloads)")
+        if self.priority_class is not None and not _DNS_SUBDOMAIN.fullmatch(self.priority_class):
+            raise click.BadParameter(f"{self.priority_class!r} is not an object name (a DNS subdomain)",
+                                     param_hint="'--priority-class'")
         if self.preflight_only and (self.dry_run != "none" or self.wait is not None or self.output == "name"):
             raise click.UsageError("--preflight writes nothing and prints a document: it takes -o json|yaml, not "
                                    "--dry-run, --wait or -o name")
@@ -194,11 +204,13 @@ def complete(cluster: ClusterOptions, o: CreateOptions) -> Create:
         roles=flags.all_role_specs(o.roles, o.prefill, o.decode),
         instance_type=o.instance_type, kv_cache_pool=o.kv_cache_pool, router=o.router, env=o.env, target=o.target,
         local_queue=o.local_queue, accelerator_type=o.accelerator_type, topology_level=o.topology_level,
-        engine_image=o.engine_image, resource=o.card_resource)
+        engine_image=o.engine_image, resource=o.card_resource, priority_class=o.priority_class)
     checked = flags.check_request(req)
     if checked.problems:
         _fail(checked.problems)
     role_list = checked.roles
+    if o.target == "pods" and o.engine_image:  # a role that names no image runs the engine's image (--prefill/--decode)
+        role_list = [r if r.image else r._replace(image=o.engine_image) for r in role_list]
     if o.target == "pods" and o.api_profile == PER_REPLICA:
         raise PdError("--target pods renders the seed's pd-atomic pod group: --api-profile per-replica has "
                       "one group per replica, written by the operator")
@@ -458,6 +470,7 @@ def _print_created(objs: list[dict[str, Any]], output: str | None, suffix: str) 
     }, document).write(objs)
 
 
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _RESOURCE_NAME = re.compile(r"(?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
 
 

@@ -81,13 +81,27 @@ def connection_flags(c: ClusterOptions) -> list[str]:
     return out
 
 
+def _workers(values: tuple[str, ...], cluster: ClusterOptions, by_name: bool) -> tuple[str, ...]:
+    """The worker mapping every why-pending call gets, as flags; a context the kubeconfig lacks: usage error."""
+    from kubectl_pd.commands.common import worker_contexts
+
+    flags = [f"--worker-context={c}={ctx}" for c, ctx in worker_contexts(values, cluster).items()]
+    return (*flags, *(["--worker-contexts-by-name"] if by_name else []))
+
+
 @click.command("mcp", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--allow-file", "allow", multiple=True, metavar="DIR", type=click.Path(file_okay=False),
               help="A directory whose files tools may read (snapshots, manifests, CRDs); repeatable. Default: none.")
 @click.option("--call-timeout", "call_timeout", default="2m", show_default=True, metavar="DURATION",
               help="How long one tool call may take, all its reads together; then it is stopped (e.g. 30s, 5m).")
+@click.option("--worker-context", "worker_context", multiple=True, metavar="CLUSTER=CONTEXT",
+              help="MultiKueue: read the worker CLUSTER through kubeconfig CONTEXT, for every call (repeatable); no "
+                   "tool argument can add one.")
+@click.option("--worker-contexts-by-name", "by_name", is_flag=True,
+              help="MultiKueue: read each worker through the context named like its MultiKueueCluster (an opt-in).")
 @cluster_options
-def mcp(cluster: ClusterOptions, allow: tuple[str, ...], call_timeout: str) -> int:
+def mcp(cluster: ClusterOptions, allow: tuple[str, ...], call_timeout: str, worker_context: tuple[str, ...] = (),
+        by_name: bool = False) -> int:
     """Serve kubectl-pd's tools to an MCP client over stdio (read-only).
 
     \b
@@ -109,8 +123,9 @@ def mcp(cluster: ClusterOptions, allow: tuple[str, ...], call_timeout: str) -> i
         raise click.BadParameter(e.message.split(": ", 1)[-1], param_hint="'--call-timeout'") from None
     if not deadline or deadline <= 0:
         raise click.BadParameter("must be more than 0", param_hint="'--call-timeout'")
+    workers = _workers(worker_context, cluster, by_name)
     from kubectl_pd.agent.server import serve
     from kubectl_pd.agent.tools import Guard
 
-    serve(Guard(tuple(os.path.realpath(d) for d in allow)), connection_flags(cluster), deadline)
+    serve(Guard(tuple(os.path.realpath(d) for d in allow), workers), connection_flags(cluster), deadline)
     return 0

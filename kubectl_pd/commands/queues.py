@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
-from kubectl_pd.commands.options import cluster_options, output_spec
+from kubectl_pd.commands.options import COLOR, cluster_options, output_spec
 from kubectl_pd.errors import EXIT_OK, ForbiddenError, PdError
 
 # What `--watch` sleeps with between reads: the seam through which tests replace time.
@@ -26,6 +26,7 @@ SLEEP: Callable[[float], None] = time.sleep
 @click.option("-w", "--watch", is_flag=True, help="After the table, print the rows that change (Ctrl-C to stop).")
 @click.option("--watch-interval", type=click.FloatRange(0.05, 600), default=2.0, hidden=True)
 @click.option("--watch-rounds", type=click.IntRange(1), default=None, hidden=True)
+@COLOR
 @cluster_options
 def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...], output: str, watch: bool,
            watch_interval: float, watch_rounds: int | None) -> int:
@@ -34,7 +35,7 @@ def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...]
 
     \b
     The figures are why-pending's quota bars'. On a terminal each flavor gets a bar over its nominal quota:
-    '#' admitted, '+' reserved, '.' free, '!' after it when the queue borrows.
+    '#' admitted, '=' reserved, '.' free, '!' after it when the queue borrows (why-pending's symbols).
     Exit codes: 0 printed, 1 a read failed, 2 usage.
     """
     from kubectl_pd.commands.common import open_source
@@ -49,7 +50,10 @@ def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...]
                                          lambda d: (d, [d])).write(doc)
     _fail_if_incomplete(doc)
     if watch:
-        return _watch(source, doc, output == "wide", watch_interval, watch_rounds)
+        try:
+            return _watch(source, doc, output == "wide", watch_interval, watch_rounds)
+        except KeyboardInterrupt:  # Ctrl-C ends the watch: exit 0, as why-pending --watch ends (both forms)
+            return EXIT_OK
     return EXIT_OK
 
 
@@ -68,7 +72,8 @@ def read(source: Any) -> dict[str, Any]:
     from kubectl_pd.kueue.model import cluster_queue
 
     by_name = {cluster_queue(o).name: o for o in cqs}
-    snap = Snapshot.read(by_name, {}, [], cohorts)
+    snap = Snapshot.read(by_name, {}, list(by_name.values()), cohorts,  # the list read is every peer, as why-pending's
+                         from_file=not source.is_live)
     return document(snap, unread)
 
 

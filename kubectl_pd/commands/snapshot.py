@@ -27,9 +27,14 @@ KUEUE_DEPLOYMENT = "/apis/apps/v1/namespaces/kueue-system/deployments/kueue-cont
 @click.option("--kueue-config", "kueue_config", metavar="FILE", type=click.Path(dir_okay=False),
               help="As for why-pending: Kueue's configuration from a file (then its ConfigMap is not read).")
 @click.option("--holders", is_flag=True, help="Also read what why-pending --holders reads.")
+@click.option("--worker-context", "worker_context", multiple=True, metavar="CLUSTER=CONTEXT",
+              help="As for why-pending: read the MultiKueue worker CLUSTER through kubeconfig CONTEXT (repeatable).")
+@click.option("--worker-contexts-by-name", "by_name", is_flag=True,
+              help="As for why-pending: each MultiKueue worker through the context named like it (an opt-in).")
 @cluster_options
 def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, path: str,
-             kueue_config: str | None, holders: bool) -> int:
+             kueue_config: str | None, holders: bool, worker_context: tuple[str, ...] = (),
+             by_name: bool = False) -> int:
     """Collect the objects a why-pending diagnosis reads, redacted, into FILE or DIR.
 
     \b
@@ -43,7 +48,7 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     Exit codes: 0 written (reads that failed are listed in the header and on stderr), 1 the target does not
     exist or the file cannot be written, 2 usage.
     """
-    from kubectl_pd.commands.common import open_source
+    from kubectl_pd.commands.common import open_source, worker_contexts
     from kubectl_pd.snapshot.out import Recorder
 
     if target is not None and all_namespaces:
@@ -51,10 +56,15 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     into_dir = path.endswith("/") or os.path.isdir(path)
     if into_dir:
         _owned_files(path)  # refused before anything is read: not ours to write into
+    workers = worker_contexts(worker_context, cluster)
     started = datetime.now(UTC)
     rec = Recorder(open_source(cluster))
-    unread = _diagnose(cluster, rec, target, all_namespaces, kueue_config, holders)
+    read_workers: list[dict[str, str]] = []
+    unread = _diagnose(cluster, rec, target, all_namespaces, kueue_config, holders,
+                       (workers, by_name, read_workers))
     header = _header(cluster, rec, target, all_namespaces, started, unread)
+    if read_workers:  # which context was read for which MultiKueue worker
+        header["workers"] = read_workers
     written = _write(path, header, rec, into_dir)
     from kubectl_pd.snapshot import words as snapshot_words
 
@@ -64,8 +74,11 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     return EXIT_OK
 
 
+Workers = tuple[dict[str, str], bool, list[dict[str, str]]]  # the mapping, by name, the workers read (filled)
+
+
 def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_namespaces: bool,
-              kueue_config: str | None, holders: bool) -> list[dict[str, str]]:
+              kueue_config: str | None, holders: bool, workers: Workers | None = None) -> list[dict[str, str]]:
     """The diagnosis why-pending would make, through the recorder; the reads it could not make."""
     from kubectl_pd.commands.common import namespace, parse_target, target_of
     from kubectl_pd.pending import run as pr
@@ -88,8 +101,9 @@ def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_na
     section(ctx, facts)
     from kubectl_pd.multikueue.snapshots import record  # MultiKueue: every worker read, into the same file
 
-    workers = record(rec, facts, cluster, {})
-    return [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete] + workers
+    mapping, by_name, read = workers or ({}, False, [])
+    failed = record(rec, facts, cluster, mapping, by_name, read)
+    return [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete] + failed
 
 
 def _header(cluster: ClusterOptions, rec: Recorder, target: str | None, all_namespaces: bool,

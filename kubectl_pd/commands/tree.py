@@ -26,7 +26,8 @@ def tree(cluster: ClusterOptions, target: str, files: tuple[str, ...], output: s
     """Show how a deployment hangs together: ModelDeployment -> replica groups -> Workloads -> Pods.
 
     \b
-    TARGET: NAME (a ModelDeployment) | md/NAME | workload/NAME | pod/NAME | podgroup/NAME
+    TARGET: NAME (a ModelDeployment) | md/NAME | workload/NAME | pod/NAME | podgroup/NAME | lws/NAME |
+    ds/NAME | deploy/NAME | sts/NAME | llmisvc/NAME
     Each Workload with its state, queue and flavors; each Pod with its phase, node and scheduling gates;
     every object with its newest Event.
 

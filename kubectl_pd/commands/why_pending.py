@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the com
     from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
+    from kubectl_pd.pending.preempt import PreemptionPart
     from kubectl_pd.pending.run import Asked, Every
     from kubectl_pd.pending.target import Target
 
@@ -74,18 +75,22 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.option("--holders", is_flag=True, help="List the admitted Workloads holding the quota a role waits for.")
 @click.option("--worker-context", "worker_context", multiple=True, metavar="CLUSTER=CONTEXT",
               help="MultiKueue: read the worker CLUSTER (a MultiKueueCluster's name) through kubeconfig CONTEXT "
-                   "(repeatable; default: the context named like the cluster). docs/multikueue.md.")
+                   "(repeatable; without it a worker is not read). docs/multikueue.md.")
+@click.option("--worker-contexts-by-name", "by_name", is_flag=True,
+              help="MultiKueue: read each worker of the MultiKueueConfig through the kubeconfig context named like "
+                   "its MultiKueueCluster (an opt-in: your credentials for that context are used).")
 @cluster_options
 def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: bool, files: tuple[str, ...],
                 output: str, watch: bool, watch_interval: float, what_if: tuple[str, ...],
                 kueue_config: str | None = None, holders: bool = False, no_headers: bool = False,
                 sort_by: str | None = None, selector: str | None = None, field_selector: str | None = None,
-                watch_rounds: int | None = None, worker_context: tuple[str, ...] = ()) -> int:
+                watch_rounds: int | None = None, worker_context: tuple[str, ...] = (), by_name: bool = False) -> int:
     """Explain why a deployment's pod group is not admitted.
 
     \b
-    TARGET: NAME (a ModelDeployment, else the pod group, else the Workload of that name) | md/NAME |
-    workload/NAME | wl/NAME | pod/NAME | podgroup/NAME
+    TARGET: NAME (a ModelDeployment, else the pod group, else the Workload of that name, else what a PD
+    framework makes) | md/NAME | workload/NAME | wl/NAME | pod/NAME | podgroup/NAME | lws/NAME | ds/NAME |
+    deploy/NAME | sts/NAME | llmisvc/NAME
     No TARGET: every pending deployment, pod group and Workload in the namespace (or -A).
 
     \b
@@ -97,11 +102,12 @@ def why_pending(cluster: ClusterOptions, target: str | None, all_namespaces: boo
         if target is not None and (selector or field_selector):
             raise click.UsageError("-l and --field-selector choose among the targets of the list: not with a TARGET")
         from kubectl_pd.cluster.selectors import object_selector
+        from kubectl_pd.commands.common import worker_contexts
         from kubectl_pd.output.printers import View
 
         view = View(output_spec(output), no_headers, sort_by, object_selector(selector, field_selector))
         o = WhyPendingOptions(target, all_namespaces, files, view, watch, watch_interval, watch_rounds, what_if,
-                    kueue_config, holders, _workers(worker_context))
+                    kueue_config, holders, worker_contexts(worker_context, cluster, bool(files)), by_name)
         if o.watches_all:
             return _watch_all(cluster, all_namespaces, view, kueue_config, watch_rounds)
         return run(complete(cluster, o.checked()))
@@ -130,6 +136,7 @@ class WhyPendingOptions:
     kueue_config: str | None
     holders: bool
     workers: Mapping[str, str] = field(default_factory=dict)  # --worker-context (MultiKueue)
+    by_name: bool = False  # --worker-contexts-by-name
 
     @property
     def watches_all(self) -> bool:
@@ -211,8 +218,10 @@ def run(c: WhyPending) -> int:
     _check_roles(d, c.replicas, c.asked.name)
     from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
 
-    mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed)
-    last = c.printer.text(_Shown.of(d, facts, ctx, mkp))
+    mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed, c.o.by_name)
+    shown = _Shown.of(d, facts, ctx, mkp)
+    last = c.printer.text(shown)
+    _preemption_notes(c, shown)
     click.echo(last, nl=False)
     if c.o.watch:
         _watch_one(c, t, d, last)
@@ -230,7 +239,7 @@ class _Shown:
 
     d: Diagnosis
     facts: Facts
-    preemption: tuple[dict[str, Any], str]
+    preemption: PreemptionPart
     multikueue: MultiKueuePart | None = None
 
     @staticmethod
@@ -253,9 +262,11 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             d, facts = pr.one(c.source, t, c.replicas, ctx)
             from kubectl_pd.multikueue import section as mk
 
-            mkp = mk.part(c.source, facts, c.cluster, c.o.workers)
-            text = c.printer.text(_Shown.of(d, facts, ctx, mkp))
+            mkp = mk.part(c.source, facts, c.cluster, c.o.workers, by_name=c.o.by_name)
+            shown = _Shown.of(d, facts, ctx, mkp)
+            text = c.printer.text(shown)
             if text != last:
+                _preemption_notes(c, shown)
                 stamp = datetime.now(UTC).strftime("%H:%M:%S")
                 if c.o.view.kind == "text":
                     click.echo(f"--- {stamp}")
@@ -267,12 +278,19 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
         return
 
 
+def _preemption_notes(c: WhyPending, s: _Shown) -> None:
+    """The preemption part's notes on stderr, as every note (issue 37): with the text screen they belong to."""
+    if c.o.view.kind == "text":
+        for line in s.preemption.notes:
+            click.echo(f"note: {line}", err=True)
+
+
 def _one_printer(view: View, color: bool) -> Printer:
     """A TARGET's printer: its screen (text), its kind/name (name), else its -o json document."""
     from kubectl_pd.pending.render import object_name, render_text
 
     return view.to_printer({
-        "text": lambda s: render_text(s.d, color=color) + _block_without_notes(s.preemption[1])
+        "text": lambda s: render_text(s.d, color=color) + s.preemption.text
         + (s.multikueue.text if s.multikueue else ""),
         "name": lambda s: object_name(s.d.target.kind, s.d.target.name) + "\n",
     }, _one_document)
@@ -283,34 +301,15 @@ def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
     from kubectl_pd.contract import WHY_PENDING
     from kubectl_pd.pending.render import to_dict
 
-    data = {"schemaVersion": WHY_PENDING, **to_dict(s.d)}
-    data.update(s.preemption[0])  # top-level `preemption` (and `holders`, `preemptedBy`)
-    data.pop("multikueue", None)  # a TARGET's is the whole MultiKueue answer, never the list's brief form
-    data.update(s.multikueue.json if s.multikueue else {})  # `multikueue`
+    data = {"schemaVersion": WHY_PENDING,
+            **to_dict(s.d, placements=False),  # a TARGET's `multikueue` is the whole MultiKueue answer
+            **s.preemption.json,  # top-level `preemption` (and `holders`, `preemptedBy`)
+            **(s.multikueue.json if s.multikueue else {})}
     if s.facts.incomplete:
         from kubectl_pd.pending.words import read_text
 
         data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in s.facts.incomplete]
     return data, [data]
-
-
-def _block_without_notes(block: str) -> str:
-    """The "would preempt" block for stdout; its notes go to stderr, as every note does (issue 37)."""
-    lines = block.splitlines(keepends=True)
-    notes = [ln for ln in lines if ln.startswith("note: ")]
-    for ln in notes:
-        click.echo(ln, nl=False, err=True)
-    kept = [ln for ln in lines if not ln.startswith("note: ")]
-    return "".join(kept) if any(ln.strip() for ln in kept) else ""
-
-
-def _workers(values: tuple[str, ...]) -> dict[str, str]:
-    from kubectl_pd.multikueue.section import mapping
-
-    try:
-        return mapping(values)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--worker-context'") from None
 
 
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:

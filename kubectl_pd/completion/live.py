@@ -1,4 +1,5 @@
-"""Completion candidates read from the cluster: namespaces for `-n`, ModelDeployment names for targets.
+"""Completion candidates read from the cluster: namespaces for `-n`, ModelDeployment names for targets (and,
+after `lws/`, `ds/`, `deploy/`, `sts/` or `llmisvc/`, the names of that kind).
 
 A Tab press must never hang or print errors into the shell, so every lookup runs under one deadline
 (`--request-timeout`, 2s by default here, covering client import, auth and every request) and
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace, parse_duration, read_kubeconfig
-from kubectl_pd.completion.bridge import DEFAULT_TIMEOUT
+from kubectl_pd.completion import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:
@@ -92,14 +93,19 @@ def _list_names(opts: ClusterOptions, kind: str, namespace: str | None) -> list[
     from kubectl_pd.cluster.source import name_of
 
     # each object is cut to its name as its page arrives: a cluster's thousands are not held whole
+    from kubectl_pd.completion.safe import object_name
+
     named = LiveSource(opts).list(kind, namespace=namespace, reduce=lambda obj: {"metadata": {"name": name_of(obj)}})
-    return [name_of(obj) for obj in named]
+    # a name no API server could hold for that kind (`qwen;touch PWNED;#`, a newline, an ESC) is no candidate
+    return [n for obj in named if object_name(kind, n := name_of(obj))]
 
 
 def _items(names: list[str]) -> list[CompletionItem]:
     from click.shell_completion import CompletionItem
 
-    return [CompletionItem(n) for n in names]
+    from kubectl_pd.completion.safe import clean
+
+    return [CompletionItem(n) for n in names if clean(n)]
 
 
 def namespaces(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
@@ -121,14 +127,28 @@ def modeldeployment_names(ctx: click.Context, param: click.Parameter, incomplete
         return []
 
 
+# `FORM/NAME` targets whose names Tab offers (pending/target.py's forms, named here so a Tab loads nothing else)
+FORMS = {"md": "ModelDeployment", "modeldeployment": "ModelDeployment",
+         "lws": "LeaderWorkerSet", "leaderworkerset": "LeaderWorkerSet",
+         "ds": "DisaggregatedSet", "disaggregatedset": "DisaggregatedSet",
+         "deploy": "Deployment", "deployment": "Deployment", "sts": "StatefulSet", "statefulset": "StatefulSet",
+         "llmisvc": "LLMInferenceService", "llminferenceservice": "LLMInferenceService"}
+
+
 def deployment_names(opts: ClusterOptions, everywhere: bool, incomplete: str) -> list[str]:
-    """ModelDeployment names starting with `incomplete`, within the deadline; [] on any failure."""
+    """ModelDeployment names starting with `incomplete`; after `FORM/` (md/, lws/, ds/, deploy/, sts/, llmisvc/)
+    the names of that kind, as `FORM/NAME`. Within the deadline; [] on any failure."""
+    form, slash, typed = incomplete.partition("/")
+    kind = FORMS.get(form.lower()) if slash else "ModelDeployment"
+    if kind is None:
+        return []
 
     def lookup() -> list[str]:
         ns = None if everywhere else default_namespace(opts)
-        return _list_names(opts, "ModelDeployment", ns)
+        return _list_names(opts, kind, ns)
 
-    return matching(within(opts.request_timeout or DEFAULT_TIMEOUT, lookup), incomplete)
+    names = matching(within(opts.request_timeout or DEFAULT_TIMEOUT, lookup), typed if slash else incomplete)
+    return [f"{form}/{n}" for n in names] if slash else names
 
 
 def kube_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:

@@ -127,6 +127,7 @@ class CreateRequest(NamedTuple):
     topology_level: str | None = None  # --required-topology: for roles that name no level
     engine_image: str | None = None  # --engine-image: spec.engine.image (the v1 API's runner image)
     resource: str | None = None  # --resource: what one card of a --target pods Pod requests
+    priority_class: str | None = None  # --priority-class: Kueue's WorkloadPriorityClass of the Pods
 
 
 class Role(NamedTuple):
@@ -521,7 +522,8 @@ def check_pods(req: CreateRequest, roles: list[Role]) -> list[str]:
     for i, r in enumerate(roles):
         if r.image is None:
             problems.append(f"{r.flag}: spec.roles[{i}].image is required with --target pods: no operator "
-                            f"assembles an image for plain Pods [rule image]")
+                            f"assembles an image for plain Pods (image= on the role, or --engine-image for every "
+                            f"role that names none) [rule image]")
         if r.size is not None and r.size != 1:
             problems.append(f"{r.flag}: size={r.size}: the seed's pod group has one Pod per replica "
                             f"(size belongs to the per-replica ModelDeployment) [rule api-field]")

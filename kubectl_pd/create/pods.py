@@ -21,6 +21,7 @@ SERVING = "kueue.x-k8s.io/pod-group-serving"
 FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"  # never set: it folds every role into one PodSet
 ACCELERATOR_LABEL = "acceleratable.feature.gpustack.ai/"
 COMPONENT = "app.kubernetes.io/component"
+PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"  # Kueue's WorkloadPriorityClass of the group (kueue.md §6.3)
 
 _MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
 
@@ -86,6 +87,7 @@ def render_pods(req: CreateRequest, roles: list[Role], queues: dict[str, str],
                         APP_NAME: "model-deployment",
                         INSTANCE: req.name if names.is_label_value(req.name) else group,
                         COMPONENT: role.name,
+                        **({PRIORITY_CLASS: req.priority_class} if req.priority_class else {}),
                     },
                     "annotations": {
                         TOTAL_COUNT: str(total),

@@ -20,13 +20,13 @@ from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue import resources as rs
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
-from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, is_credits
 from kubectl_pd.records import dataclass, field, replace
 
 if TYPE_CHECKING:
-    from kubectl_pd.capacity.nodes import Fit, TooSmall
+    from kubectl_pd.create.nodes import Fit, TooSmall
 
 ERROR = "error"
 WARNING = "warning"
@@ -76,6 +76,8 @@ class _CheckReader:
         self._lists: dict[str, list[dict[str, Any]] | None] = {}
         self.node_lists = _NodeLists(source)
         self.nodes_refused = False  # a Node list was forbidden: the node part is unknown, asked no more
+        self.resource: str | None = None  # --resource: what a card of the Pods requests, when given
+        self.priority = 0  # the group's priority: its WorkloadPriorityClass's value (--priority-class), else 0
 
     def _guard(self, what: dict[str, Any], fn: Callable[[], Any]) -> Any:
         try:
@@ -146,17 +148,13 @@ def offered_keys(flavor: dict[str, Any]) -> set[str]:
     return out
 
 
-_NOT_CARDS = ("cpu", "memory", "ephemeral-storage", "pods", "storage")
-
-
 def is_accelerator(resource: str) -> bool:
-    """A covered resource a card of a Pod may request: an extended resource (vendor/name), not CPU, memory,
-    storage, Pods or huge pages."""
-    return "/" in resource and resource not in _NOT_CARDS and not resource.startswith("hugepages-")
+    """A covered resource a card of a Pod may request (kueue/resources: credits or a device count)."""
+    return rs.is_accelerator(resource)
 
 
 def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: str,
-                 order: tuple[str, ...] | None = None) -> vd.QueueDemand:
+                 order: tuple[str, ...] | None = None, priority: int = 0) -> vd.QueueDemand:
     """The request as the Workloads Kueue will see: pd-atomic (and --target pods) one Workload with a pod
     set per role, in ORDER (pod sets named by role hash, which is the role name; None: role order);
     per-replica one Workload per replica group. The acceleratorKey becomes the Pods' nodeSelector, judged
@@ -166,7 +164,7 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
     for r in roles:
         if r.accelerator <= 0:
             continue
-        per_pod = {resource: Fraction(r.accelerator * CREDITS_PER_CARD)}
+        per_pod = {resource: rs.request_of(resource, r.accelerator)}
         selector = {ACCEL_PREFIX + r.accelerator_key: "true"} if r.accelerator_key else {}
         size = r.size or 1
         if profile_name == PER_REPLICA:
@@ -182,6 +180,8 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
         if order is not None:
             atomic.sort(key=lambda a: order.index(a[0].role) if a[0].role in order else len(order))
         queue.workloads.append((cq_name, atomic))
+    if priority:
+        queue.about = {wl: vd.WorkloadFacts(wl, priority) for wl, _ in queue.workloads}
     return queue
 
 
@@ -230,11 +230,27 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
     """Every check, in order; findings name the role, the object and the rule."""
     out = Preflight()
     rd = _CheckReader(source, out)
+    rd.resource = req.resource
+    if req.priority_class:
+        rd.priority = _priority_of(rd, req.priority_class)
     by_lq = _local_queues(rd, req, roles)
     by_cq = _check_local_queues(rd, req, by_lq, namespace)
     for cq_name, cq_roles in by_cq.items():
         _check_cluster_queue(rd, source, cq_name, cq_roles, roles, profile_name)
     return out
+
+
+def _priority_of(rd: _CheckReader, name: str) -> int:
+    """The value of WorkloadPriorityClass NAME, which Kueue gives a Workload labelled
+    kueue.x-k8s.io/priority-class=NAME; a class that does not exist is an error (a refused read: `skipped`)."""
+    obj = rd.get("WorkloadPriorityClass", name)
+    if obj is None:
+        rd.out.findings.append(CheckFinding(ERROR, "priority-class", "priority-class.missing",
+                                            params={"priorityClass": name}))
+    if not isinstance(obj, dict):
+        return 0
+    value = obj.get("value")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> dict[str, list[Role]]:
@@ -362,21 +378,24 @@ def _keys_refused(out: Preflight, cq_name: str, cq_roles: list[Role], flavor_obj
 def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, Any], model: ClusterQueue,
                  cq_roles: list[Role], profile_name: str,
                  flavor_objs: dict[str, dict[str, Any]], missing: set[str]) -> None:
-    """The admission engine's verdict on the request against the queue's credits quota (and its cohort)."""
-    resources = [r for r in model.covered if is_credits(r)]
-    if not resources:  # a pool of plain accelerators (nvidia.com/gpu): what a card requests; not weighed here
-        plain = [r for r in model.covered if is_accelerator(r)]
-        for r in cq_roles:
-            if plain and r.accelerator > 0:
-                rd.out.covered[r.name] = plain[0]
-        return
-    if not model.flavor_names:
-        return  # no flavors yet: nothing to weigh
+    """The admission engine's verdict on the request against the queue's accelerator quota (and its cohort): the
+    resource a card of its Pods requests, in that resource's own unit (kueue/resources: GPUStack's credits, or a
+    device count such as nvidia.com/gpu)."""
+    resources = rs.accelerators(model.covered)
+    if not resources:
+        return  # the queue covers no resource a card requests: nothing of the request is weighed
     resource = resources[0]
-    for r in cq_roles:
-        if r.accelerator_key and len(resources) > 1:
-            want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
-            resource = want if want in resources else resource
+    if rd.resource in resources:  # --resource names what the Pods request
+        resource = rd.resource
+    else:
+        for r in cq_roles:
+            if r.accelerator_key and len(resources) > 1:
+                want = "credits.gpustack.ai/" + r.accelerator_key.split("-", 1)[0]
+                resource = want if want in resources else resource
+    if not model.flavor_names:
+        for r in cq_roles:
+            rd.out.covered[r.name] = resource
+        return  # no flavors yet: nothing to weigh
     peers: list[dict[str, Any]] | None = []
     cohorts: list[dict[str, Any]] | None = []
     if model.cohort:
@@ -391,8 +410,8 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
     for order in orders_to_judge(source, cq_roles, per_replica):
         ctx = Context(Reading(source))  # the verdict and who admitting it would preempt, one assignment a Workload
-        result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order),
-                             ctx.assign)
+        result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order,
+                                                         rd.priority), ctx.assign)
         judged.append((order, quota_findings(cq_name, resource, result, per_replica), list(ctx.answers.values())))
     if all(_same(f, judged[0][1]) for _, f, _ in judged):
         rd.out.findings += judged[0][1]
@@ -409,17 +428,15 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
 
 NODE_CHECK = "no-node-fits"  # admitted by quota, and no Node its flavors allow could ever hold one Pod
 NODE_CODE = "PodsUnschedulable"  # why-pending's code for admitted Pods kube-scheduler refuses (capacity's "never")
-_REFUSED = ("never-fits", "no-matching-flavor")  # the engine already refuses the role: its Nodes are not weighed
 
 
 def _weigh_nodes(rd: _CheckReader, snap: Snapshot, cq_name: str, queue: vd.QueueDemand) -> None:
     """The Nodes of the queue's flavors (one list per flavor's nodeLabels, as capacity reads them) against one Pod
     of each role the quota would admit or keep waiting; a refused list leaves the node part unknown."""
     pod_sets = {ps.role or ps.name: ps for _, members in queue.workloads for _, ps in members}
-    refused = _refused(rd.out.findings, cq_name)
-    if rd.nodes_refused or not any(role not in refused for role in pod_sets):
+    if rd.nodes_refused or not pod_sets:
         return
-    from kubectl_pd.capacity.gather import flavor_nodes
+    from kubectl_pd.create.nodes import flavor_nodes
 
     fit = flavor_nodes(rd.node_lists, snap, rd.attempt)
     if fit is None:
@@ -428,19 +445,13 @@ def _weigh_nodes(rd: _CheckReader, snap: Snapshot, cq_name: str, queue: vd.Queue
     rd.out.findings = node_findings(rd.out.findings, snap, cq_name, pod_sets, fit)
 
 
-def _refused(findings: list[CheckFinding], cq_name: str) -> set[Any]:
-    """The roles of the queue the quota check refuses already."""
-    return {f.params.get("role") for f in findings if f.check in _REFUSED and f.params.get("clusterQueue") == cq_name}
-
-
 def node_findings(findings: list[CheckFinding], snap: Snapshot, cq_name: str, pod_sets: dict[str, ad.PodSetDemand],
                   fit: Fit) -> list[CheckFinding]:
-    """Pure: for each role of the queue (not already refused) one Pod of which no Node of any flavor Kueue could
-    give it holds (capacity/nodes.Fit.never), an error in place of its "waits for quota"; every other finding
-    kept. A flavor with no Node read is not weighed (nothing said)."""
-    refused = _refused(findings, cq_name)
-    never = {role: miss for role, ps in pod_sets.items() if role not in refused
-             and (miss := fit.never(snap, cq_name, ps)) is not None}
+    """Pure: for each role of the queue one Pod of which no Node of any flavor Kueue could give it holds
+    (create/nodes.Fit.never), an error in place of its "waits for quota", and beside a quota refusal (more quota
+    would not run it either); every other finding kept. A flavor with no Node read is not weighed (nothing
+    said)."""
+    never = {role: miss for role, ps in pod_sets.items() if (miss := fit.never(snap, cq_name, ps)) is not None}
     kept = [f for f in findings if not (f.check == "waits-for-quota" and f.params.get("clusterQueue") == cq_name
                                         and f.params.get("role") in never)]
     return kept + [_node_finding(cq_name, role, miss) for role, miss in never.items()]

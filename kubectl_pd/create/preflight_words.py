@@ -7,7 +7,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
+from kubectl_pd.kueue import resources as rs
+from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, format_cards, format_quantity, is_credits
 
 
 def text(say: str, values: dict[str, Any]) -> str:
@@ -111,14 +112,23 @@ def _unit(perReplica: bool) -> str:
     return "each replica of role" if perReplica else "role"
 
 
-def _formula(count: int, size: int, perPod: Fraction, perReplica: bool) -> str:
-    """How a role's request adds up: replicas x Pods x cards x credits a card."""
-    from kubectl_pd.kueue.quantity import CREDITS_PER_CARD
-
+def _formula(count: int, size: int, perPod: Fraction, perReplica: bool, resource: str = "") -> str:
+    """How a role's request adds up: replicas x Pods x cards (x credits a card, for GPUStack's credits)."""
     what = f"{count} Pod(s)" if perReplica else f"{count // max(size, 1)} replica(s)"
     if size > 1 and not perReplica:
         what += f" x {size} Pod(s)"
-    return f"{what} x {_maybe(perPod / CREDITS_PER_CARD)} card(s) x {CREDITS_PER_CARD:,}"
+    k = rs.per_card(resource)
+    if k is None:
+        return f"{what} x {format_quantity(perPod, resource)}"
+    return f"{what} x {_maybe(perPod / k)} card(s)" + (f" x {k:,}" if k != 1 else "")
+
+
+def _cards(q: Fraction | None, resource: str) -> str:
+    """A quantity in cards where the resource counts cards (else as Kubernetes writes it)."""
+    c = rs.cards_of(resource, q or Fraction(0))
+    if c is None:
+        return format_quantity(q or Fraction(0), resource)
+    return format_cards(c * CREDITS_PER_CARD)
 
 
 def _maybe(q: Fraction | None) -> str:
@@ -130,7 +140,7 @@ def _asks(role: str, resource: str, asked: Fraction | None, count: int, size: in
     """'role X asks N resource (formula = cards)', and what the roles before it take."""
     before = f" next to {_maybe(previous)} for the roles before it" if previous else ""
     return (f"{_unit(perReplica)} {role!r} asks {_maybe(asked)} {resource} "
-            f"({_formula(count, size, perPod, perReplica)} = {format_cards(asked or Fraction(0))}){before}")
+            f"({_formula(count, size, perPod, perReplica, resource)} = {_cards(asked, resource)}){before}")
 
 
 _ASKS = ("role", "resource", "asked", "count", "size", "perPod", "perReplica", "previous")
@@ -146,7 +156,8 @@ def _never_fits(flavor: str, clusterQueue: str, capacity: Fraction | None, nomin
     lent = f"nominal {_maybe(nominal)} + {_maybe(cap - (nominal or 0))} its cohort may lend" \
         if nominal is not None and cap > nominal else "its nominal quota"
     return (f"{_asked(values)}, but flavor {flavor} of ClusterQueue {clusterQueue!r} can give at most "
-            f"{_maybe(cap)} ({format_cards(cap)}: {lent}): it can never be admitted (why-pending would say "
+            f"{_maybe(cap)} ({_cards(cap, values.get('resource', ''))}: {lent}): it can never be admitted "
+            f"(why-pending would say "
             f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)")
 
 
@@ -161,7 +172,7 @@ def _no_matching_flavor(role: str, clusterQueue: str, attempts: Any, perReplica:
 def _waits(code: str, flavor: str, available: Fraction | None, needed: Fraction | None, **values: Any) -> str:
     how = "by preempting other Workloads" if code == "NeedsPreemption" else "once quota frees"
     return (f"{_asked(values)}; flavor {flavor} has {_maybe(available)} unused now: it will stay pending until it "
-            f"gets {_maybe(needed)} more ({format_cards(needed or Fraction(0))}), {how} (why-pending would say "
+            f"gets {_maybe(needed)} more ({_cards(needed, values.get('resource', ''))}), {how} (why-pending would say "
             f"{code})")
 
 
@@ -182,6 +193,11 @@ def _skipped_read(kind: str, reason: str, name: str | None = None, **_: Any) -> 
 
 
 # sentence id -> its sentence: a constant table (create/preflight.py names the ids)
+def _priority_class_missing(priorityClass: str, **_: Any) -> str:
+    return (f"WorkloadPriorityClass {priorityClass!r} does not exist: Kueue would not admit the group's Workload "
+            f"(see `kubectl get workloadpriorityclasses`)")
+
+
 SENTENCES: dict[str, Callable[..., str]] = {
     "no-node-fits": _no_node_fits,
     "skipped.nodes": _skipped_nodes,
@@ -202,4 +218,5 @@ SENTENCES: dict[str, Callable[..., str]] = {
     "fit-unknown.quota": _fit_unknown,
     "fit-unknown.order": _order_unknown,
     "skipped.read": _skipped_read,
+    "priority-class.missing": _priority_class_missing,
 }

@@ -126,9 +126,15 @@ def follow(
     clock = clock or default_clock
     sleep = sleep or default_sleep
     deadline = clock() + timeout
+    last: list[RoleProgress] | None = None
     while True:
         try:
-            rows = observe(source, namespace, selector, roles)
+            rows = _within(deadline - clock(), lambda: observe(source, namespace, selector, roles))
+        except PollLate:  # the deadline is across requests: a poll still unanswered then ends the wait
+            if last is not None:
+                return False, last
+            raise ClusterError("could not observe the new deployment's admission: the API server did not answer "
+                               "before the --wait deadline") from None
         except (ForbiddenError, ApiUnavailable):
             raise
         except ClusterError as e:
@@ -138,12 +144,40 @@ def follow(
             sleep(min(interval, left))
             continue
         emit(rows)
+        last = rows
         if all(r.done for r in rows):
             return True, rows
         left = deadline - clock()
         if left <= 0:
             return False, rows
         sleep(min(interval, left))
+
+
+class PollLate(Exception):
+    """A poll still unanswered at the --wait deadline (its thread is left to the request's own timeout)."""
+
+
+def _within(left: float, poll: Callable[[], list[RoleProgress]]) -> list[RoleProgress]:
+    """POLL's answer if it comes within LEFT seconds (at least a moment: a poll at the deadline still gets its
+    answer when it is quick), else PollLate; its own error is raised as it was."""
+    from kubectl_pd import interrupt
+
+    box: list[tuple[bool, object]] = []
+
+    def run() -> None:
+        try:
+            box.append((True, poll()))
+        except BaseException as e:  # noqa: B036 - handed to the caller as it was
+            box.append((False, e))
+
+    worker = interrupt.thread(run, "kubectl-pd-wait-poll")
+    interrupt.join(worker, max(left, 0.05))
+    if not box:
+        raise PollLate()
+    ok, value = box[0]
+    if not ok:
+        raise value  # type: ignore[misc]
+    return value  # type: ignore[return-value]
 
 
 def instance_selector(label_value: str) -> str:

@@ -197,15 +197,16 @@ def _int(schema: Any, key: str) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def from_crd(crd: dict[str, Any], prefer: str | None = None) -> ApiProfile:
-    """Read the served version's schema: which fields exist, their enums and bounds."""
+def from_crd(crd: dict[str, Any], prefer: str | None = None, what: str | None = None) -> ApiProfile:
+    """Read the served version's schema: which fields exist, their enums and bounds. WHAT names where the schema
+    came from in an error (default: the CRD and its version)."""
     version = choose_version(crd, prefer)
     vname = str(version.get("name") or "")
     root = ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
     spec = _props(root).get("spec") or {}
     spec_props = _props(spec)
     if "roles" not in spec_props:
-        raise ProfileError(f"the CRD {CRD_NAME} version {vname} has no spec.roles in its schema")
+        raise ProfileError(f"{what or f'the CRD {CRD_NAME} version {vname}'} has no spec.roles in its schema")
     role_schema = (spec_props["roles"] or {}).get("items") or {}
     role_props = _props(role_schema)
     role_fields = frozenset(role_props)
@@ -264,25 +265,71 @@ def openapi_path(version: str) -> str:
     return f"/openapi/v3/apis/{GROUP}/{version}"
 
 
-def _deref(schema: Any, schemas: dict[str, Any], depth: int = 0) -> Any:
-    """`schema` with every `$ref` (and a lone `allOf: [{$ref}]`) into components.schemas replaced by its target,
-    recursively; a reference that does not resolve, or a cycle past 32 levels, stays an empty schema."""
-    if depth > 32 or not isinstance(schema, dict):
-        return schema if depth <= 32 else {}
-    ref = schema.get("$ref")
-    if ref is None and isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
-        ref = (schema["allOf"][0] or {}).get("$ref") if isinstance(schema["allOf"][0], dict) else None
-    if isinstance(ref, str):
-        target = schemas.get(ref.rpartition("/")[2])
-        merged = {**(target if isinstance(target, dict) else {}),
-                  **{k: v for k, v in schema.items() if k not in ("$ref", "allOf")}}
-        return _deref(merged, schemas, depth + 1)
-    out = dict(schema)
-    if isinstance(schema.get("properties"), dict):
-        out["properties"] = {k: _deref(v, schemas, depth + 1) for k, v in schema["properties"].items()}
-    if "items" in schema:
-        out["items"] = _deref(schema["items"], schemas, depth + 1)
-    return out
+NODE_BUDGET = 200_000  # schema nodes walked to resolve one document: far past any ModelDeployment's (a few thousand)
+MAX_DEPTH = 64  # nesting of resolved schemas; deeper is unknown (an empty schema): from_crd reads five levels
+
+
+class SchemaTooLarge(ProfileError):
+    """Resolving the document's references walks more than NODE_BUDGET nodes: its schema is unknown."""
+
+
+class _Resolver:
+    """Every `$ref` (and a lone `allOf: [{$ref}]`) into components.schemas resolved ONCE per component and shared
+    (the result is a DAG, never copied per use: a reference used 2^40 times costs one resolution), a reference
+    still being resolved (a cycle) an empty schema, every node walked counted against NODE_BUDGET, nesting past
+    MAX_DEPTH (references included) an empty schema. Read-only results: nothing mutates them."""
+
+    def __init__(self, schemas: dict[str, Any], budget: int = NODE_BUDGET) -> None:
+        self.schemas = schemas
+        self.budget = budget
+        self.nodes = 0
+        self.done: dict[str, Any] = {}
+        self.active: set[str] = set()
+
+    def ref(self, name: str, depth: int) -> Any:
+        if name in self.done:
+            return self.done[name]
+        if name in self.active:  # a cycle: unknown below this point
+            return {}
+        self.active.add(name)
+        try:
+            target = self.schemas.get(name)
+            value = self.walk(target, depth) if isinstance(target, dict) else {}
+        finally:
+            self.active.discard(name)
+        self.done[name] = value
+        return value
+
+    def walk(self, schema: Any, depth: int) -> Any:
+        if not isinstance(schema, dict):
+            return schema
+        self.nodes += 1
+        if self.nodes > self.budget:
+            raise SchemaTooLarge(f"the OpenAPI v3 document's schemas reference each other past {self.budget} nodes: "
+                                 f"not read")
+        if depth > MAX_DEPTH:
+            return {}
+        ref = schema.get("$ref")
+        if ref is None and isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+            ref = (schema["allOf"][0] or {}).get("$ref") if isinstance(schema["allOf"][0], dict) else None
+        if isinstance(ref, str):
+            target = self.ref(ref.rpartition("/")[2], depth + 1)
+            rest = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
+            if not rest:
+                return target  # shared
+            return {**(target if isinstance(target, dict) else {}), **self.walk(rest, depth + 1)}
+        out = dict(schema)
+        if isinstance(schema.get("properties"), dict):
+            out["properties"] = {k: self.walk(v, depth + 1) for k, v in schema["properties"].items()}
+        if "items" in schema:
+            out["items"] = self.walk(schema["items"], depth + 1)
+        return out
+
+
+def _deref(schema: Any, schemas: dict[str, Any], budget: int = NODE_BUDGET) -> Any:
+    """`schema` with every `$ref` into components.schemas resolved (_Resolver: once per component, bounded); past
+    the budget SchemaTooLarge."""
+    return _Resolver(schemas, budget).walk(schema, 0)
 
 
 def _is_md_schema(schema: Any, version: str) -> bool:
@@ -301,9 +348,14 @@ def from_openapi(doc: Any, version: str) -> ApiProfile:
     found = next((s for s in schemas.values() if _is_md_schema(s, version)), None)
     if found is None:
         raise ProfileError(f"the OpenAPI v3 document of {GROUP}/{version} describes no ModelDeployment")
+    try:
+        resolved = _deref(found, schemas)
+    except (MemoryError, RecursionError) as e:  # never an "internal error": this document's schema is unknown
+        raise SchemaTooLarge(f"the OpenAPI v3 document of {GROUP}/{version} cannot be resolved "
+                             f"({type(e).__name__}): not read") from None
     crd = {"spec": {"versions": [{"name": version, "served": True, "storage": True,
-                                  "schema": {"openAPIV3Schema": _deref(found, schemas)}}]}}
-    profile = from_crd(crd, version)
+                                  "schema": {"openAPIV3Schema": resolved}}]}}
+    profile = from_crd(crd, version, f"the OpenAPI v3 document of {GROUP}/{version}")  # no CRD to speak of
     return ApiProfile(**{**_fields(profile), "source": f"OpenAPI v3 {GROUP}/{version} (aggregated API)"})
 
 

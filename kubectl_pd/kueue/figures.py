@@ -59,10 +59,32 @@ class Flow:
     borrowers: tuple[tuple[str, Fraction], ...]  # (ClusterQueue, borrowed)
     lenders: tuple[tuple[str, Fraction], ...]  # (ClusterQueue, lent; or lendable when not attributable)
     attributed: bool  # lenders' amounts are what they lend now (else what they could lend)
+    lent: Fraction = _ZERO  # the members' `lent` (each bounded by its lendingLimit), summed
+    cohort_quota: Fraction = _ZERO  # the Cohorts' own quota in the tree (spec.resourceGroups of Cohort objects)
+    unattributed: Fraction = _ZERO  # borrowed - lent: from the cohorts' own quota or lendable quota still free
 
 
-def _rows(cq: ClusterQueue, tree: ad.Tree | None) -> list[FlavorFigures]:
+@dataclass(frozen=True)
+class CohortFigures:
+    """A Cohort of a tree as Kueue's resourceNode counts it, for one flavor and resource: its own quota (0: none),
+    the quota its subtree puts in it (own + what members and child cohorts lend it), what they use of that, and
+    what is free there (Kueue's `available` at the cohort; resource_node.go:100-121, 217-229@v0.19.2)."""
+
+    cohort: str
+    flavor: str
+    resource: str
+    nominal: Fraction
+    subtree: Fraction
+    used: Fraction
+    free: Fraction
+    lending_limit: Fraction | None = None
+    borrowing_limit: Fraction | None = None
+
+
+def _rows(cq: ClusterQueue, tree: ad.Tree | None, snap_cycle: bool = False) -> list[FlavorFigures]:
     out = []
+    if tree is not None and snap_cycle:  # Kueue builds no tree for a cohort with a cycle: lending unknown
+        tree = None
     node = tree.nodes.get(cq.name) if tree is not None else None
     for key, nominal, used, reserved in vd.quota_rows(cq):
         bar = vd.FlavorBar(key[0], key[1], nominal, used, reserved, _ZERO)
@@ -84,7 +106,7 @@ def _rows(cq: ClusterQueue, tree: ad.Tree | None) -> list[FlavorFigures]:
 def figures(snap: Snapshot) -> dict[str, tuple[FlavorFigures, ...]]:
     """Every ClusterQueue's figures, by name; one cohort tree for all (when every peer was read)."""
     tree = ad.Tree(snap) if snap.peers_complete else None
-    rows = {name: _rows(cq, tree) for name, cq in snap.cluster_queues.items()}
+    rows = {name: _rows(cq, tree, snap.cycle_of(cq.cohort) is not None) for name, cq in snap.cluster_queues.items()}
     if tree is not None:
         _attribute(snap, tree, rows)
     return {name: tuple(r) for name, r in rows.items()}
@@ -122,7 +144,7 @@ def _trees(snap: Snapshot, tree: ad.Tree) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for name in sorted(snap.cluster_queues):
         node = tree.nodes[name]
-        if node.parent is not None:
+        if node.parent is not None and snap.cycle_of(snap.cluster_queues[name].cohort) is None:
             out.setdefault(node.root().name, []).append(name)
     return out
 
@@ -145,5 +167,36 @@ def flows(snap: Snapshot, rows: Mapping[str, tuple[FlavorFigures, ...]]) -> tupl
             attributed = all(r.lends is not None for r in entries)
             lenders = tuple((r.cluster_queue, r.lends if attributed and r.lends is not None else r.lendable)
                             for r in entries if (r.lends if attributed else r.lendable))
-            out.append(Flow(root, flavor, resource, borrowers, lenders, attributed))
+            borrowed = sum((b for _, b in borrowers), _ZERO)
+            lent = sum((r.lent or _ZERO for r in entries), _ZERO)
+            own = sum((c.nominal for c in cohort_figures(snap, tree, root) if (c.flavor, c.resource) ==
+                       (flavor, resource)), _ZERO)
+            out.append(Flow(root, flavor, resource, borrowers, lenders, attributed, lent, own,
+                            max(borrowed - lent, _ZERO)))
     return tuple(out)
+
+
+def cohort_figures(snap: Snapshot, tree: ad.Tree | None = None, root: str | None = None,
+                   ) -> tuple[CohortFigures, ...]:
+    """Every Cohort of the trees (or of the tree ROOT), each flavor/resource its subtree holds, by name: what
+    `kubectl pd queues` shows of a Cohort's own quota. Empty when the peers were not all read."""
+    if not snap.peers_complete:
+        return ()
+    tree = tree or ad.Tree(snap)
+    out: list[CohortFigures] = []
+    for r in sorted(tree.roots, key=lambda n: n.name):
+        if (root is not None and r.name != root) or snap.cycle_of(r.name) is not None:
+            continue  # a cycle: Kueue builds no tree for it
+        stack = [r]
+        while stack:
+            node = stack.pop()
+            stack += [c for c in node.children if not c.is_cq]
+            for fr in sorted(set(node.subtree) | set(node.nominal)):
+                if tree.unreadable(node, fr):
+                    continue
+                q = node.quotas.get(fr)
+                out.append(CohortFigures(node.name, fr[0], fr[1], node.nominal.get(fr, _ZERO),
+                                         node.subtree.get(fr, _ZERO), node.usage.get(fr, _ZERO),
+                                         tree.available(node, fr), q.lending_limit if q is not None else None,
+                                         q.borrowing_limit if q is not None else None))
+    return tuple(sorted(out, key=lambda c: (c.cohort, c.flavor, c.resource)))

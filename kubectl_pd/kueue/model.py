@@ -307,6 +307,21 @@ class Cohort:
     fair_weight: Fraction = Fraction(1)  # spec.fairSharing.weight (Kueue's default 1)
 
 
+def cohort_cycle(parents: Mapping[str, str | None], start: str | None) -> tuple[str, ...] | None:
+    """The Cohorts from START up its parent chain until one repeats, when it does (Kueue's hierarchy.HasCycle:
+    a Cohort whose chain loops, or leads into a loop, has a cycle, and Kueue keeps every ClusterQueue under it
+    inactive: "cohort has a cycle"; pkg/cache/hierarchy/cycle.go:31-44, pkg/cache/scheduler/cache.go:52@v0.19.2).
+    None: no cycle (the chain ends at a root, or at a Cohort no object names a parent of)."""
+    seen: list[str] = []
+    name = start
+    while name is not None:
+        if name in seen:
+            return (*seen, name)
+        seen.append(name)
+        name = parents.get(name)
+    return None
+
+
 def fair_weight(spec: dict[str, Any]) -> Fraction:
     """spec.fairSharing.weight of a ClusterQueue or Cohort: Kueue's default 1 when absent (an unreadable
     weight is refused by the webhook, lint's PD406, and read as the default here)."""
@@ -773,6 +788,10 @@ class Snapshot:
     missing_flavors: frozenset[str] = frozenset()
     lone: tuple[tuple[str, str], ...] = ()  # (queue, cohort) a file named without the cohort's other members
 
+    def cycle_of(self, cohort_name: str | None) -> tuple[str, ...] | None:
+        """The Cohort cycle above COHORT_NAME (cohort_cycle), among the Cohorts read."""
+        return cohort_cycle({n: c.parent for n, c in self.cohorts.items()}, cohort_name)
+
     def flavor_state(self, name: str) -> ResourceFlavor | bool | None:
         """The flavor; False when it does not exist; None when it was not read."""
         if name in self.flavors:
@@ -811,13 +830,19 @@ class Snapshot:
         Kueue's 1-queue cohorts (preemption_test.go:1746@v0.18.4)."""
         cqs = {n: _typed(o, ClusterQueue, cluster_queue) for n, o in cluster_queues.items() if o is not None}
         own = list(cqs)
-        for o in peers or ():
+        peer_list = None if peers is None else list(peers)
+        for o in peer_list or ():
             q = _typed(o, ClusterQueue, cluster_queue)
             cqs.setdefault(q.name, q)
+        # A list of ClusterQueues that was read holds these queues too: an empty one beside a queue that names a
+        # cohort was never read (issue 46: an admitted group's cohort figures came from no peers at all), so the
+        # cohort is unknown, not a cohort of one.
+        if peer_list == [] and any(q.cohort for q in cqs.values()):
+            peer_list = None
         cos = {c.name: c for c in (_typed(o, Cohort, cohort) for o in cohorts or ())}
         fls = {n: _typed(o, ResourceFlavor, resource_flavor) for n, o in flavors.items() if o is not None}
         missing = frozenset(n for n, o in flavors.items() if o is None)
-        complete = peers is not None and cohorts is not None
+        complete = peer_list is not None and cohorts is not None
         lone: tuple[tuple[str, str], ...] = ()
         if complete and from_file and len(cqs) == len(own):
             lone = tuple((n, c) for n in own if (c := cqs[n].cohort) and c not in cos

@@ -170,6 +170,7 @@ class FlavorBar:
     borrowing_limit: Fraction | None = None  # None: no limit
     borrowed: Fraction = Fraction(0)  # what the queue uses beyond its nominal quota
     lent: Fraction = Fraction(0)  # what other queues of the cohort use now of this queue's unused nominal quota
+    lent_known: bool = True  # False: the queue is in a cohort whose members were not all read (lent unknown)
 
     @property
     def free(self) -> Fraction:
@@ -349,11 +350,14 @@ def _wanted(together: ad.Assignment) -> dict[tuple[str, str], Fraction]:
 def _bars(cq: ClusterQueue, wanted: Mapping[tuple[str, str], Fraction], snap: Snapshot | None = None,
           ) -> list[FlavorBar]:
     bars = []
-    tree = ad.Tree(snap) if snap is not None and cq.cohort and snap.peers_complete else None
+    # a cohort with a cycle: Kueue builds no tree for it (snapshot.go:182-185@v0.19.2), so nothing is lent or free
+    tree = ad.Tree(snap) if snap is not None and cq.cohort and snap.peers_complete \
+        and snap.cycle_of(cq.cohort) is None else None
     for key, nominal, used, reserved in quota_rows(cq):
         need = wanted.get(key, _ZERO)
         if need or used or reserved:
-            bar = FlavorBar(key[0], key[1], nominal, used, reserved, need)
+            bar = FlavorBar(key[0], key[1], nominal, used, reserved, need, lent_known=not cq.cohort,
+                            borrowed=max(used + reserved - nominal, _ZERO))  # the queue's own: no cohort needed
             bars.append(lending(bar, cq, tree, key) if tree is not None else bar)
     return bars
 
@@ -389,9 +393,16 @@ def lending(bar: FlavorBar, cq: ClusterQueue, tree: ad.Tree, key: tuple[str, str
     q = cq.quota(*key)
     in_use = bar.used + bar.reserved
     may_take = tree.available(node, key)  # the queue's own free nominal and what it may borrow
-    lent = max(bar.free - max(may_take, Fraction(0)), Fraction(0))  # its unused quota others of the cohort use
+    # What of its unused quota others of the cohort use now: what it could not take back without a reclaim, and
+    # never more than it lends the cohort: Kueue puts only `nominal - localQuota` of a queue in its cohort (at
+    # most lendingLimit; resource_node.go:67-72, 217-229@v0.19.2), and `available` may be negative after an
+    # over-admission (resource_node.go:100-106@v0.19.2), which is no more lent.
+    lendable = max(bar.free, Fraction(0))
+    if q is not None and q.lending_limit is not None:
+        lendable = min(lendable, q.lending_limit)
+    lent = min(max(bar.free - max(may_take, Fraction(0)), Fraction(0)), lendable)
     return replace(bar, cohort=cq.cohort, cohort_free=max(tree.available(node.parent, key), Fraction(0)),
-                   lent=lent, borrowable=max(may_take - (bar.free - lent), Fraction(0)),
+                   lent=lent, lent_known=True, borrowable=max(may_take - (bar.free - lent), Fraction(0)),
                    borrowing_limit=q.borrowing_limit if q is not None else None,
                    borrowed=max(in_use - bar.nominal, Fraction(0)))
 

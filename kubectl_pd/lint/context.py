@@ -41,6 +41,7 @@ class LintContext:
     flavors: dict[str, Obj] | None = None
     admission_checks: set[str] | None = None
     queues: dict[str, Obj] = field(default_factory=dict)
+    cohorts: dict[str, str | None] | None = None  # Cohort -> its parentName, when Cohorts are at hand (PD413)
     feature_gates: dict[str, bool] = field(default_factory=dict)  # Kueue's gates, as --feature-gates says
     schemas: SchemaIndex | None = None  # CRD schemas known (inputs, --crd, live); None: built-in facts only
     kueue: KueueLine = DEFAULT_TARGET  # the Kueue version judged against (--kueue-version, discovery, or the default)

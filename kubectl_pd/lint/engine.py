@@ -165,6 +165,11 @@ def context_from(objs: Iterable[Obj], ctx: LintContext) -> LintContext:
             flavors[name_of(obj)] = obj
         elif kind == "AdmissionCheck":
             checks.add(name_of(obj))
+        elif kind == "Cohort":
+            spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+            parent = spec.get("parentName") if isinstance(spec, dict) else None
+            ctx.cohorts = ctx.cohorts if ctx.cohorts is not None else {}
+            ctx.cohorts[name_of(obj)] = parent if isinstance(parent, str) and parent else None
         elif kind == "CustomResourceDefinition" and is_crd(obj):
             if ctx.schemas is None:
                 ctx.schemas = SchemaIndex()

@@ -78,7 +78,9 @@ def gather_live(source: Source, ctx: LintContext, requested_profile: str,
     queues = source.list("ClusterQueue")  # Kueue missing or forbidden: the command fails here
     objects: list[Obj] = list(queues)
     try:
-        objects.extend(source.list("Cohort"))
+        cohorts = source.list("Cohort")
+        objects.extend(cohorts)
+        context_from(cohorts, ctx)  # every Cohort's parent: PD413 (a cycle) among all of them
     except ApiUnavailable:
         notes.append("this Kueue serves no Cohort API: Cohorts not linted")
     except ForbiddenError:

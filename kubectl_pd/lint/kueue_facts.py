@@ -47,6 +47,7 @@ def check_kueue_facts(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj | Non
     _unknown_fields(out, ref.kind, version, written)
     _names(out, spec, version, is_cohort, written)
     _fair_sharing(out, spec)
+    _cycle(out, spec, is_cohort, ctx)
     if not is_cohort:
         _enums(out, spec, version, written)
         _namespace_selector(out, spec)
@@ -56,6 +57,20 @@ def check_kueue_facts(obj: Obj, ref: ObjectRef, ctx: LintContext, raw: Obj | Non
         if ctx.feature_gates.get("ConcurrentAdmission"):
             _concurrent_admission(out, spec, versions.concurrent_admission_flavors(ctx.kueue))
     return out.items
+
+
+def _cycle(out: _Out, spec: Obj, is_cohort: bool, ctx: LintContext) -> None:
+    """PD413: the Cohort's parent chain (a ClusterQueue: its cohort's) loops, among the Cohorts at hand."""
+    if ctx.cohorts is None:
+        return
+    from kubectl_pd.kueue.model import cohort_cycle
+
+    start = out.ref.name if is_cohort else spec.get("cohortName")
+    chain = cohort_cycle(ctx.cohorts, start if isinstance(start, str) and start else None)
+    if chain is not None:
+        path: PathT = ("spec", "parentName") if is_cohort else ("spec", "cohortName")
+        out.add("PD413", path, "cohort has a cycle", " -> ".join(chain) + ": Kueue keeps the ClusterQueues under it "
+                "inactive")
 
 
 def _served(out: _Out, obj: Obj, ref: ObjectRef, ctx: LintContext) -> None:

@@ -50,6 +50,8 @@ class MultiKueueAnswer:
     nominated: tuple[str, ...]
     findings: tuple[MultiKueueFinding, ...]
     workers: tuple[WorkerAnswer, ...]
+    config: str | None = None  # the MultiKueueConfig its check names
+    listed: tuple[str, ...] = ()  # that MultiKueueConfig's clusters (the only workers that may be read)
 
     @property
     def complete(self) -> bool:
@@ -140,7 +142,7 @@ def _worker(name: str, mgr: m.Manager, got: m.WorkerRead | None, settings: m.Mul
     if got is None:
         return WorkerAnswer(name, None, "not-nominated", nominated, connected, None, tuple(findings))
     if got.read == "no-context":
-        findings.append(_f("MultiKueueWorkerNotRead", cluster=name))
+        findings.append(_f("MultiKueueWorkerNotRead", cluster=name, why=got.error or "no-mapping"))
     elif got.read == "unreachable":
         findings.append(_f("MultiKueueWorkerUnreachable", cluster=name, context=got.context, error=got.error))
     elif got.read == "forbidden":
@@ -205,4 +207,5 @@ def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | No
     extra = [f for f in (rnd, _lost(mgr, now) if state == "Admitted" else None,
                          _nobody_fits(workers) if state == "Dispatched" else None) if f is not None]
     return MultiKueueAnswer(check.name, state, mgr.workload.cluster_name, mgr.workload.nominated,
-                  (*findings, *extra), tuple(workers))
+                  (*findings, *extra), tuple(workers), check.config,
+                  mgr.config.clusters if mgr.config is not None else ())

@@ -102,6 +102,7 @@ class ManagerWorkload:
     owner_kinds: tuple[str, ...] = ()
     quota_message: str = ""  # QuotaReserved=False's message: the manager's own wait
     finished: bool = False
+    queue_checks: tuple[str, ...] | None = None  # its ClusterQueue's admission checks (None: the queue not read)
 
     def check(self, name: str) -> AdmissionCheckState | None:
         return next((c for c in self.checks if c.name == name), None)
@@ -124,13 +125,13 @@ def manager_workload(obj: Any) -> ManagerWorkload:
                            (f := conds.get("Finished")) is not None and f.true)
 
 
-def from_typed(wl: Any) -> ManagerWorkload:
+def from_typed(wl: Any, queue_checks: tuple[str, ...] | None = None) -> ManagerWorkload:
     """The same record from the Workload the manager's diagnosis already read and parsed (kueue/model.Workload):
-    one read of it per run."""
+    one read of it per run; QUEUE_CHECKS, the admission checks of its ClusterQueue as the diagnosis read it."""
     qr = wl.condition("QuotaReserved")
     return ManagerWorkload(wl.name, wl.namespace or "default", wl.reserved, tuple(wl.admission_checks),
                            tuple(wl.nominated), wl.cluster_name, tuple(o[0] for o in wl.owners if o[0]),
-                           qr.message if qr is not None and not qr.true else "", wl.finished)
+                           qr.message if qr is not None and not qr.true else "", wl.finished, queue_checks)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """The reads of a MultiKueue diagnosis (the shell): the manager's MultiKueue objects in one wave, then every
-involved worker's copy, each read and gathered through the user's own kubeconfig (a context named like the
-MultiKueueCluster, or --worker-context CLUSTER=CONTEXT); never Kueue's kubeconfig Secrets. The waves go out with
-cluster/prefetch.perform: one Ask per read, each cluster its own Source and its own bounded connections."""
+involved worker's copy, each read and gathered through a context of the user's own kubeconfig that the USER named
+for it (--worker-context CLUSTER=CONTEXT, or --worker-contexts-by-name: a context named like the
+MultiKueueCluster); never Kueue's kubeconfig Secrets. A worker is read only when it is listed in the
+MultiKueueConfig of a MultiKueue check the Workload's ClusterQueue uses: the names in a Workload's status are data,
+never a selector of credentials. The waves go out with cluster/prefetch.perform: one Ask per read, each cluster its
+own Source and its own bounded connections."""
 
 from __future__ import annotations
 
@@ -55,11 +58,23 @@ def worker_contexts(opts: ClusterOptions | None) -> set[str]:
         return set()
 
 
-def context_for(cluster: str, mapping: Mapping[str, str], contexts: set[str]) -> str | None:
-    """--worker-context CLUSTER=CONTEXT first; else a context named like the MultiKueueCluster; else None."""
+def context_for(cluster: str, mapping: Mapping[str, str], contexts: set[str], by_name: bool = False) -> str | None:
+    """--worker-context CLUSTER=CONTEXT first; else, when the user opted in (--worker-contexts-by-name), a context
+    named like the MultiKueueCluster; else None (not read)."""
     if cluster in mapping:
         return mapping[cluster]
-    return cluster if cluster in contexts else None
+    return cluster if by_name and cluster in contexts else None
+
+
+def allowed(mgr: m.Manager) -> frozenset[str]:
+    """The workers that may be read at all: the clusters of the MultiKueueConfig of the MultiKueue check that the
+    Workload's ClusterQueue uses (its admissionChecksStrategy). Nothing else a cluster says (a nominated name, a
+    clusterName) selects a context."""
+    mk = mgr.mk_check
+    queue = mgr.workload.queue_checks
+    if mk is None or mgr.config is None or queue is None or mk.name not in queue:
+        return frozenset()
+    return frozenset(mgr.config.clusters)
 
 
 def live_worker(opts: ClusterOptions, context: str) -> Source:
@@ -112,19 +127,14 @@ def _failed(got: Got, whats: tuple[str, ...]) -> None:
 def read(source: Source, workloads: list[m.ManagerWorkload], open_worker: Opener,
          contexts: Contexts) -> tuple[m.Manager | None, dict[str, WorkerFacts]]:
     """The Manager of the first Workload that waits on a MultiKueue check (None: none does) and its workers'
-    copies. A Workload that names workers (status.nominatedClusterNames or clusterName, known from the Workload
-    the diagnosis read) is MultiKueue's: the AdmissionChecks, the manager's MultiKueue objects and those workers'
-    copies go out in ONE wave. Otherwise the AdmissionChecks alone first (a Workload under other checks costs that
-    one list), then the MultiKueue objects when one is MultiKueue's (no worker is involved yet). A failed read of
-    the manager's objects: ManagerUnread."""
+    copies. A Workload that names workers (status.nominatedClusterNames or clusterName) sends the AdmissionChecks
+    and the manager's MultiKueue objects in ONE wave; otherwise the AdmissionChecks alone first (a Workload under
+    other checks costs that one list), then the MultiKueue objects when one is MultiKueue's. The workers' copies
+    come after, only for the workers `allowed` names (the manager's MultiKueueConfig decides, never the Workload).
+    A failed read of the manager's objects: ManagerUnread."""
     first = next((w for w in workloads if involved_of(w)), None)
-    if first is not None:
-        planned, early = _worker_asks(first, open_worker, contexts)
-        got = perform([_checks_ask(source), *_manager_asks(source), *[a for _, _, a in planned]])
-        _failed(got[:1], _WHAT[:1])
-    else:
-        planned, early, got = [], {}, perform([_checks_ask(source)])
-        _failed(got, _WHAT[:1])
+    got = perform([_checks_ask(source), *(_manager_asks(source) if first is not None else [])])
+    _failed(got[:1], _WHAT[:1])
     checks = {c.name: c for c in map(m.check, got[0][1] or [])}
     wl = next((w for w in workloads if any(checks.get(c.name, _NONE).multikueue for c in w.checks)), None)
     if wl is None:
@@ -136,8 +146,6 @@ def read(source: Source, workloads: list[m.ManagerWorkload], open_worker: Opener
     mk = next(c for c in named.values() if c.multikueue)
     cfg = next((m.config(o) for o in got[1][1] or [] if m.config(o).name == mk.config), None) if mk.config else None
     mgr = m.Manager(wl, named, cfg, {c.name: c for c in map(m.cluster, got[2][1] or [])}, _settings(got[3]))
-    if wl is first:
-        return mgr, {**early, **_settle(planned, got[4:])}
     return mgr, read_workers(mgr, open_worker, contexts)
 
 
@@ -180,13 +188,17 @@ def _gather_copy(source: Source, name: str, ns: str) -> tuple[Facts, PreemptionV
         return None
 
 
-def _worker_asks(wl: m.ManagerWorkload, open_worker: Opener, contexts: Contexts,
+def _worker_asks(wl: m.ManagerWorkload, open_worker: Opener, contexts: Contexts, may: frozenset[str],
                  ) -> tuple[list[tuple[str, str, Ask]], dict[str, WorkerFacts]]:
-    """One Ask per involved worker (its copy gathered by the single-cluster reads); the workers that cannot be
-    asked (no context, a context that cannot be used) already answered."""
+    """One Ask per involved worker that may be read and has a context the user named (its copy gathered by the
+    single-cluster reads); the others already answered: not read (why: `not-in-config`, `no-mapping`), or
+    unreachable (a context that cannot be used)."""
     out: dict[str, WorkerFacts] = {}
     asks: list[tuple[str, str, Ask]] = []
     for cluster in involved_of(wl):
+        if cluster not in may:
+            out[cluster] = WorkerFacts(cluster, None, "no-context", error=NOT_IN_CONFIG)
+            continue
         ctx = contexts(cluster)
         try:
             src = open_worker(ctx) if ctx is not None else None
@@ -194,10 +206,14 @@ def _worker_asks(wl: m.ManagerWorkload, open_worker: Opener, contexts: Contexts,
             out[cluster] = WorkerFacts(cluster, ctx, "unreachable", error=str(e))
             continue
         if ctx is None or src is None:
-            out[cluster] = WorkerFacts(cluster, ctx, "no-context")
+            out[cluster] = WorkerFacts(cluster, ctx, "no-context", error=NO_MAPPING)
             continue
         asks.append((cluster, ctx, Ask(src, functools.partial(_gather_copy, src, wl.name, wl.namespace))))
     return asks, out
+
+
+NOT_IN_CONFIG = "not-in-config"  # a name the Workload gives that the MultiKueueConfig of its queue's check lacks
+NO_MAPPING = "no-mapping"  # no context named for it by the user
 
 
 def _settle(asks: list[tuple[str, str, Ask]], got: list[tuple[bool, Any]]) -> dict[str, WorkerFacts]:
@@ -210,12 +226,21 @@ def _settle(asks: list[tuple[str, str, Ask]], got: list[tuple[bool, Any]]) -> di
             out[cluster] = WorkerFacts(cluster, ctx, "forbidden", error=str(value))
         elif isinstance(value, PdError):
             out[cluster] = WorkerFacts(cluster, ctx, "unreachable", error=str(value))
+        elif isinstance(value, Exception):  # whatever else its answer did: that worker's part unknown, the rest stands
+            out[cluster] = WorkerFacts(cluster, ctx, "unreachable", error=_broken(value))
         else:
             raise value
     return out
 
 
+def _broken(e: Exception) -> str:
+    """A worker's read that failed in a way no PdError names (its answer nested past what Python follows, ...)."""
+    if isinstance(e, RecursionError):
+        return "its answer is nested too deeply to read (more levels than Python follows)"
+    return f"its answer could not be read ({type(e).__name__})"
+
+
 def read_workers(mgr: m.Manager, open_worker: Opener, contexts: Contexts) -> dict[str, WorkerFacts]:
-    """Every involved worker's copy, gathered by the single-cluster reads, all workers at once."""
-    asks, out = _worker_asks(mgr.workload, open_worker, contexts)
+    """Every involved worker's copy that may be read, gathered by the single-cluster reads, all workers at once."""
+    asks, out = _worker_asks(mgr.workload, open_worker, contexts, allowed(mgr))
     return {**out, **_settle(asks, perform([a for _, _, a in asks]))}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.multikueue import model as m
 from kubectl_pd.multikueue.answer import MultiKueueAnswer, answer
@@ -16,6 +16,17 @@ if TYPE_CHECKING:
     from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.pending.gather import Facts
+
+
+def queue_checks(facts: Facts, wl: Any) -> tuple[str, ...] | None:
+    """The admission checks of the Workload's ClusterQueue, as the diagnosis read it (its admission's queue, else
+    its LocalQueue's); None when that queue was not read."""
+    name = wl.cluster_queue
+    if not name and wl.queue_name:
+        lq = facts.local_queues.get(wl.queue_name)
+        name = lq.cluster_queue if lq is not None else None
+    cq = facts.cluster_queues.get(name) if name else None
+    return tuple(cq.admission_checks) if cq is not None else None
 
 
 def candidates(facts: Facts) -> list[str]:
@@ -53,22 +64,24 @@ def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | N
 
 def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: Mapping[str, str],
             now: datetime | None = None, open_worker: Callable[[str], Source | None] | None = None,
-            replayed: Mapping[str, Source] | None = None) -> MultiKueueAnswer | None:
+            replayed: Mapping[str, Source] | None = None, by_name: bool = False) -> MultiKueueAnswer | None:
     """The MultiKueue answer for the target's Workload, or None (no Workload waits on a MultiKueue check).
     The manager's Workload is the one the diagnosis read (parsed once); worker access: `mapping`
-    (--worker-context), else a kubeconfig context named like the cluster; a snapshot (no `opts`) reads no
-    worker."""
-    workloads = [m.from_typed(wl) for n in candidates(facts) if (wl := facts.workloads[n]) is not None]
+    (--worker-context), else, with `by_name` (the user's opt-in), a kubeconfig context named like the cluster;
+    a snapshot (no `opts`) reads no live worker: its own recorded workers, by cluster name."""
+    workloads = [m.from_typed(wl, queue_checks(facts, wl))
+                 for n in candidates(facts) if (wl := facts.workloads[n]) is not None]
     if not workloads:
         return None
     opener: Callable[[str], Source | None]
-    if replayed:  # a snapshot's workers: each its own Source, named by its cluster
-        contexts, opener = set(replayed), replayed.get
+    if replayed:  # a snapshot's workers: each its own Source, named by its cluster (no credential involved)
+        contexts, opener, by_name = set(replayed), replayed.get, True
     else:
-        contexts, opener = worker_contexts(opts), open_worker or _opener(source, opts)
+        contexts = worker_contexts(opts) if by_name else set()
+        opener = open_worker or _opener(source, opts)
 
     def context(cluster: str) -> str | None:
-        return context_for(cluster, mapping, contexts)
+        return context_for(cluster, mapping, contexts, by_name)
 
     mgr, workers = read(source, workloads, opener, context)
     return decide(mgr, workers, now) if mgr is not None else None

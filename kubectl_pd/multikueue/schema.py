@@ -12,7 +12,7 @@ def multikueue(reason: dict[str, Any], preemption: dict[str, Any], holders: dict
                preempted_by: dict[str, Any]) -> dict[str, Any]:
     """REASON: the schema of the engine's reason (a worker copy's own reasons use it); PREEMPTION, HOLDERS and
     PREEMPTED_BY: the single-cluster answer's keys (a worker's own preemption part uses them)."""
-    from kubectl_pd.agent.schemas import NS, OPEN, S, closed
+    from kubectl_pd.output.schema_parts import NS, OPEN, S, closed
 
     nb: dict[str, Any] = {"type": ["boolean", "null"]}
     finding = closed({"code": {"enum": sorted(CODES)}, "message": S,

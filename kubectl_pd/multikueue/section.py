@@ -48,8 +48,33 @@ def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
     return out
 
 
+def unmatched(opts: ClusterOptions, workers: Mapping[str, str]) -> list[str]:
+    """The contexts of a --worker-context mapping that the kubeconfig lacks (a usage error); [] when every one is
+    there, or the kubeconfig cannot be read (its own error comes with the first read)."""
+    if not workers:
+        return []
+    from kubectl_pd.cluster.config import read_kubeconfig
+    from kubectl_pd.errors import PdError
+
+    try:
+        have = {str(c.get("name")) for c in read_kubeconfig(opts)["contexts"] if isinstance(c, dict)}
+    except (PdError, OSError):
+        return []
+    return sorted({c for c in workers.values() if c not in have})
+
+
+def not_listed(ans: MultiKueueAnswer | None, workers: Mapping[str, str]) -> str:
+    """A note when --worker-context names a cluster the MultiKueueConfig does not list ("" otherwise)."""
+    from kubectl_pd.multikueue import words
+
+    if ans is None or not workers:
+        return ""
+    extra = sorted(c for c in workers if c not in ans.listed)
+    return words.not_listed(extra, ans.config) if extra else ""
+
+
 def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Mapping[str, str],
-         replayed: Mapping[str, Source] | None = None) -> MultiKueuePart:
+         replayed: Mapping[str, Source] | None = None, by_name: bool = False) -> MultiKueuePart:
     from kubectl_pd.multikueue import words
     from kubectl_pd.multikueue.reads import ManagerUnread
     from kubectl_pd.multikueue.render import to_dict, to_text
@@ -58,14 +83,14 @@ def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Map
     if not candidates(facts):
         return NONE
     try:
-        ans = explain(source, facts, opts, workers, replayed=replayed)
+        ans = explain(source, facts, opts, workers, replayed=replayed, by_name=by_name)
     except ManagerUnread as e:
         if e.what == "AdmissionCheck":  # not known to be MultiKueue's: the manager's answer stands alone
             return MultiKueuePart(None, {}, "", note=words.checks_unread(str(e.error)))
         return MultiKueuePart(None, {}, "", unread=words.manager_unread(e.what, str(e.error)))
     if ans is None:
         return NONE
-    return MultiKueuePart(ans, {"multikueue": to_dict(ans)}, to_text(ans))
+    return MultiKueuePart(ans, {"multikueue": to_dict(ans)}, to_text(ans), note=not_listed(ans, workers))
 
 
 def errors(p: MultiKueuePart) -> list[str]:

@@ -26,9 +26,11 @@ def _cluster_of(obj: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def record(rec: Recorder, facts: Facts, opts: ClusterOptions, workers: Mapping[str, str]) -> list[dict[str, str]]:
-    """Read what why-pending reads on every worker (through recorders), and keep their objects in REC marked with
-    their cluster. The reads that failed, as the snapshot header's `unread` rows."""
+def record(rec: Recorder, facts: Facts, opts: ClusterOptions, workers: Mapping[str, str], by_name: bool = False,
+           contexts: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """Read what why-pending reads on every worker (through recorders: only the contexts the user named, WORKERS
+    or BY_NAME), and keep their objects in REC marked with their cluster. The reads that failed, as the snapshot
+    header's `unread` rows; CONTEXTS gets one row per worker read ({cluster, context}: the header's `workers`)."""
     from kubectl_pd.multikueue.reads import ManagerUnread, live_worker
     from kubectl_pd.multikueue.run import candidates, explain
     from kubectl_pd.snapshot.out import Recorder
@@ -42,7 +44,7 @@ def record(rec: Recorder, facts: Facts, opts: ClusterOptions, workers: Mapping[s
         return recorders[ctx]  # type: ignore[return-value]
 
     try:
-        ans = explain(rec, facts, opts, workers, open_worker=opener)  # type: ignore[arg-type]
+        ans = explain(rec, facts, opts, workers, open_worker=opener, by_name=by_name)  # type: ignore[arg-type]
     except ManagerUnread as e:
         return [{"read": e.what, "error": str(e.error)}]
     if ans is None:
@@ -52,6 +54,8 @@ def record(rec: Recorder, facts: Facts, opts: ClusterOptions, workers: Mapping[s
         wr = recorders.get(w.context or "")
         if wr is None:
             continue
+        if contexts is not None:
+            contexts.append({"cluster": w.cluster, "context": w.context or ""})
         for (kind, ns, name), obj in wr.objects.items():
             meta = obj.setdefault("metadata", {})
             ann = meta.get("annotations")

@@ -67,8 +67,11 @@ _SAY: dict[str, Callable[[Mapping[str, Any]], str]] = {
                                               f"({p['reason'] or '?'}: {p['message'] or 'no message'})",
     "MultiKueueWorkerUnknown": lambda p: f"{p['cluster']}: " + (
         "no MultiKueueCluster of that name" if not p["clusterObject"] else "not in the MultiKueueConfig"),
-    "MultiKueueWorkerNotRead": lambda p: f"not read: no context named {p['cluster']} in the kubeconfig (add one, or "
-                                         f"--worker-context {p['cluster']}=CONTEXT)",
+    "MultiKueueWorkerNotRead": lambda p: (
+        "not read: not in the MultiKueueConfig of the MultiKueue check its ClusterQueue uses (a name the Workload "
+        "gives selects no credentials)" if p.get("why") == "not-in-config" else
+        f"not read: no context given for it (--worker-context {p['cluster']}=CONTEXT, or --worker-contexts-by-name "
+        f"for a context named like it)"),
     "MultiKueueWorkerUnreachable": lambda p: f"not reachable through context {p['context']}: {p['error']}",
     "MultiKueueWorkerForbidden": lambda p: f"read refused through context {p['context']}: {p['error']}",
     "MultiKueueWorkerCopyMissing": lambda p: f"no Workload {p['namespace']}/{p['workload']} there (the copy is not "
@@ -84,6 +87,16 @@ def finding(f: MultiKueueFinding) -> str:
 
 def checks_unread(error: str) -> str:
     return f"the AdmissionChecks could not be listed ({error}): whether MultiKueue holds it is not known"
+
+
+def unmatched(contexts: list[str]) -> str:
+    """--worker-context names a context the kubeconfig lacks (a usage error, before anything is read)."""
+    return f"no context {', '.join(contexts)} in the kubeconfig"
+
+
+def not_listed(clusters: list[str], config: str | None) -> str:
+    """--worker-context names a cluster the MultiKueueConfig does not list: the mapping was not used."""
+    return (f"--worker-context {', '.join(clusters)}: not a cluster of MultiKueueConfig {config or '?'}; not used")
 
 
 def manager_unread(what: str, error: str) -> str:
@@ -103,4 +116,3 @@ VERDICT_ADMITTED = "admitted"
 VERDICT_UNKNOWN = "unknown"
 WORKER_HEADER = ("WORKER", "CONTEXT", "READ", "ROLE", "VERDICT", "FLAVOR", "SHORT", "WHY")
 WORKER_COLUMN = "WORKER"
-LIST_HEADER = "WORKER"  # why-pending's list (no TARGET): the column after ROLE (multikueue/listing.py)

@@ -25,19 +25,23 @@ from kubectl_pd.kueue.model import (
     Workload,
     pending_view,
 )
-from kubectl_pd.labels import QUEUE_LABEL
+from kubectl_pd.kueue.quantity import format_quantity
+from kubectl_pd.labels import LWS_GROUP_INDEX, QUEUE_LABEL
 from kubectl_pd.pending import md_v1, operator
 from kubectl_pd.pending import suggest as sg
 from kubectl_pd.pending.compose import Findings, PairEffect, QueueStanding, compose
-from kubectl_pd.pending.gather import MAX_AHEAD, Facts, group_of_pod
+from kubectl_pd.pending.gather import MAX_AHEAD, Facts
 from kubectl_pd.pending.model import (
     CODES,
     Ahead,
     Diagnosis,
+    Held,
+    PartlyAdmitted,
     Placement,
     Reason,
     RoleRow,
     Say,
+    WorkloadRow,
     more,
     read_only,
     say,
@@ -66,6 +70,7 @@ from kubectl_pd.pending.roles import (
     runnable,
 )
 from kubectl_pd.pending.say import OnFlavor
+from kubectl_pd.pending.target import OWNER_KINDS, Target
 from kubectl_pd.pending.workload import verdict_reasons, workload_reasons
 from kubectl_pd.records import dataclass, replace
 from kubectl_pd.registry import reason_priority
@@ -107,10 +112,12 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     reasons.extend(_once_composed(reasons, verdicts, units))
     if of_md is not None:
         reasons = operator.judge(of_md, reasons)  # the operator's verdict over the whole set, its weights first
+    partly = partly_admitted(units)
+    reasons.extend(_partly_reason(partly, facts.target, [u for u in units if u not in going]))
     reasons, pending = _settle(reasons, units, md)
     found = _late_steps(ctx, verdicts, by_unit, order)  # 4. the steps over the whole target, in any order
     gone = bool(units) and len(going) == len(units)  # the whole target is going away: no quota story at all
-    return _diagnosis(ctx, _Said(_with_findings(reasons, found), pending, notes, gone), found,
+    return _diagnosis(ctx, _Said(_with_findings(reasons, found), pending, notes, gone, partly), found,
                       (bars_by_cq, joint, suggestions))
 
 
@@ -122,6 +129,7 @@ class _Said:
     pending: bool
     notes: list[Any]
     gone: bool
+    partly: PartlyAdmitted | None = None
 
 
 def _by_unit(ctx: Context, checks: dict[str, list[Reason]], stories: dict[str, Any], going: list[Any]
@@ -156,7 +164,65 @@ def _diagnosis(ctx: Context, said: _Said, found: Any, quota: tuple[Any, Any, Any
                      ahead=queue.ahead,
                      visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending,
                      deployment=md_v1.with_status(facts.deployment) if facts.target.kind == "ModelDeployment"
-                     else None, placements=_placements(facts))
+                     else None, placements=_placements(facts), workloads=workload_rows(facts.target, units),
+                     partly=said.partly)
+
+
+def workload_rows(target: Target, units: list[Unit]) -> list[WorkloadRow]:
+    """One row per Workload of a deployment of many (what a PD framework makes, or more than one Workload read):
+    its roles, its group (an LWS group's index, a GPUStack replica's ordinal) and whether Kueue admitted it."""
+    with_wl = [u for u in units if u.workload is not None]
+    if target.kind not in OWNER_KINDS and len(with_wl) < 2:
+        return []
+    return [WorkloadRow(u.workload.name or u.group, ",".join(u.roles) or None, _group_index(u), u.workload.admitted)
+            for u in with_wl if u.workload is not None]
+
+
+GROUP_INDEX_LABELS = (LWS_GROUP_INDEX, "modeldeployment.gpustack.ai/pod-ordinal")  # an LWS group's, a replica's
+
+
+def _group_index(u: Unit) -> str | None:
+    """The group the unit's Pods name (LWS's group index, GPUStack's replica ordinal); None: none does."""
+    return next((v for p in u.pods for key in GROUP_INDEX_LABELS if (v := p.labels.get(key))), None)
+
+
+def partly_admitted(units: list[Unit]) -> PartlyAdmitted | None:
+    """Some of the target's Workloads admitted, others waiting (none finished): which roles run (any of their
+    Workloads admitted), which wait (any waiting: a role's verdict is taken from all its Workloads), and what the
+    admitted hold per flavor and resource (status.admission's resourceUsage). None: not such a target."""
+    live = [u for u in units if u.workload is not None and not u.workload.finished]
+    admitted = [u for u in live if u.workload is not None and u.workload.admitted]
+    waiting = [u for u in live if u not in admitted]
+    if not admitted or not waiting:
+        return None
+    held: dict[tuple[str, str], Fraction] = {}
+    for u in admitted:
+        for psa in u.workload.admission if u.workload is not None else ():
+            for res, q in (psa.usage or {}).items():
+                key = (psa.flavors.get(res) or "?", res)
+                held[key] = held.get(key, Fraction(0)) + q
+    return PartlyAdmitted(
+        admitted_roles=tuple(dict.fromkeys(r for u in admitted for r in u.roles)),
+        waiting_roles=tuple(dict.fromkeys(r for u in waiting for r in u.roles)),
+        waiting_workloads=tuple(u.group for u in waiting),
+        held=tuple(Held(f, res, q) for (f, res), q in sorted(held.items())),
+        admitted_workloads=tuple(u.group for u in admitted))
+
+
+def _partly_reason(p: PartlyAdmitted | None, target: Target, units: list[Unit]) -> list[Reason]:
+    """PartlyAdmitted, for what a PD framework makes (a GPUStack deployment says it through its operator's
+    verdict and the preempted pair): the roles, the Workloads that wait, the quota held."""
+    if p is None or target.kind not in OWNER_KINDS or not any(u.group in p.waiting_workloads for u in units):
+        return []
+    held = [{"flavor": h.flavor, "resource": h.resource, "quantity": format_quantity(h.quantity, h.resource)}
+            for h in p.held]
+    params = {"admittedRoles": list(p.admitted_roles), "waitingRoles": list(p.waiting_roles),
+              "lackingRoles": list(p.lacking), "admittedWorkloads": list(p.admitted_workloads),
+              "waitingWorkloads": list(p.waiting_workloads), "held": held}
+    msg = say("partly.admitted", admitted=list(p.admitted_roles), lacking=list(p.lacking),
+              counts=(len(p.admitted_workloads), len(p.waiting_workloads)), held=held)
+    hint = say("next.atomic", kind=target.kind) if p.lacking else None  # roles admitted apart: together, or none
+    return [Reason("PartlyAdmitted", msg, params=read_only(params), hint=hint)]
 
 
 def _placements(facts: Facts) -> list[Placement]:
@@ -235,9 +301,9 @@ def _late_steps(ctx: Context, verdicts: Verdicts, by_unit: dict[str, list[Reason
 
 def _units(facts: Facts) -> list[Unit]:
     """One unit per pod group (its pods and Workload); the lone pods of a target without a group."""
-    units = [Unit(g, [p for p in facts.pods if group_of_pod(p) == g], facts.workloads.get(g), g in facts.workloads)
+    units = [Unit(g, [p for p in facts.pods if facts.group_of(p) == g], facts.workloads.get(g), g in facts.workloads)
              for g in facts.groups]
-    loose = [p for p in facts.pods if not group_of_pod(p)]
+    loose = [p for p in facts.pods if not facts.group_of(p)]
     if loose and not units:
         units.append(Unit("", loose, None, False))
     return units
@@ -408,7 +474,8 @@ def _kind_of(role: str, pods: list[kube.Pod]) -> str:
 
 
 def _shape(facts: Facts, units: list[Unit], role_names: set[str], pods: list[kube.Pod]) -> str:
-    multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1 or len(_pod_sets(facts, u)) > 1 for u in units)
+    multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1
+                or len({podset_role(ps, u.pods, role_names) for ps in _pod_sets(facts, u)}) > 1 for u in units)
     if multi:
         return "pd-atomic"
     if len([u for u in units if u.group]) > 1 or any(
@@ -441,11 +508,19 @@ def _group_checks(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
 
 
 def _is_going(u: Unit) -> bool:
-    """Every Pod of the group is being deleted, or Kueue waits for replacement Pods."""
-    if u.workload is not None and u.workload.admitted:
+    """Every Pod of the group is being deleted, or Kueue waits for replacement Pods; not a group Kueue evicted
+    (its Pods go because Kueue stopped them, and its Workload waits to be admitted again: issue 46 item 10)."""
+    if u.workload is not None and (u.workload.admitted or _evicted(u.workload)):
         return False  # Kueue still holds its quota: admitted, not pending, whatever its Pods do
     cond = u.workload.condition("WaitingForReplacementPods") if u.workload is not None else None
     return (cond is not None and cond.status == "True") or (bool(u.pods) and all(p.deleting for p in u.pods))
+
+
+def _evicted(wl: Workload) -> bool:
+    """Kueue evicted (or preempted) the Workload and has not admitted it again: it stops the group by deleting its
+    Pods and, for a pod group, waits for replacements under the eviction's reason (pod_controller.go
+    waitingForReplacementPodsCondition@v0.19.2)."""
+    return any((c := wl.condition(t)) is not None and c.true for t in ("Evicted", "Preempted"))
 
 
 def _terminating(u: Unit, facts: Facts) -> list[Reason]:

@@ -23,7 +23,7 @@ from kubectl_pd.cluster import kinds
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt, together
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.slim import slimmer
-from kubectl_pd.cluster.source import Obj, name_of, namespace_of
+from kubectl_pd.cluster.source import Obj, annotations_of, name_of, namespace_of
 from kubectl_pd.errors import (
     ApiUnavailable,
     ForbiddenError,
@@ -53,11 +53,24 @@ from kubectl_pd.kueue.model import (
     resource_flavor,
     workload,
 )
-from kubectl_pd.labels import APP_NAME_LABEL, GROUP_LABEL, INSTANCE_LABEL, JOB_UID_LABEL, QUEUE_LABEL
+from kubectl_pd.labels import (
+    APP_NAME_LABEL,
+    COMPONENT_INDEX,
+    GROUP_LABEL,
+    INSTANCE_LABEL,
+    JOB_OWNER_GVK,
+    JOB_OWNER_NAME,
+    JOB_UID_LABEL,
+    LWS_GROUP_INDEX,
+    LWS_NAME_LABEL,
+    MANAGED_LABEL,
+    QUEUE_LABEL,
+)
+from kubectl_pd.pending import plan
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
 from kubectl_pd.pending.say import Read, Say, say
-from kubectl_pd.pending.target import IncompleteError, Target, Unread
+from kubectl_pd.pending.target import OWNER_KINDS, IncompleteError, Target, Unread
 from kubectl_pd.records import dataclass, field
 
 MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not read
@@ -67,7 +80,6 @@ MAX_EVENT_LISTS = 2
 
 if TYPE_CHECKING:
     from kubectl_pd.kueue.preempt_answer import PreemptionView
-    from kubectl_pd.pending.lookahead import Lookahead
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -157,6 +169,11 @@ class Facts:
     live: bool = False
     incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
     run: Typed = field(default_factory=Typed, repr=False, compare=False)  # the run's records (-A's targets share it)
+    members: dict[str, str] = field(default_factory=dict)  # Pod name -> its own Workload (a Deployment's Pods)
+
+    def group_of(self, pod: kube.Pod) -> str | None:
+        """The Pod's group: Kueue's group name (group_of_pod), else the Workload Kueue built for the Pod alone."""
+        return group_of_pod(pod) or self.members.get(pod.name)
 
 
 def group_of_pod(pod: kube.Pod) -> str | None:
@@ -178,7 +195,7 @@ class _FactReader:
         self.facts = facts
         self.preempt = preempt  # the run's preemption view, whose record the reads fill (gather_preemption)
         self.deployment: Call | None = None  # the deployment of a group's Pods, read with its LocalQueues
-        self.lookahead: Lookahead | None = None  # a pod group's queue chain, read while its Pods list is in flight
+        self.deferred = False  # ... or with what explains the target (_read_local_queues)
 
     def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
         return self._settle(what, attempt(fn), default, dependent)
@@ -251,16 +268,13 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
     if target.kind == "ModelDeployment":
         _read_deployment(rd, target)
     elif target.kind in ("Workload", "PodGroup", "Pod"):
-        if facts.live and _parallel(source):
-            from kubectl_pd.pending.lookahead import Lookahead
+        _read_group(rd, target)
+        _read_rest(rd, ns)
+    elif target.kind in OWNER_KINDS:  # what the PD frameworks make: its Workloads as Kueue links them
+        from kubectl_pd.pending import owners
 
-            rd.source = rd.lookahead = Lookahead(source)
-        try:
-            _read_group(rd, target)
-            _read_rest(rd, ns)
-        finally:
-            if rd.lookahead is not None:
-                rd.lookahead.close()  # every read of the target ends here: nothing is read once gathering is over
+        owners.read(rd, target)
+        _read_rest(rd, ns)
     else:
         raise PdError(f"cannot diagnose a {target.kind}")
     if target.kind == "ModelDeployment":
@@ -275,10 +289,9 @@ def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | 
 def _read_deployment(rd: _FactReader, target: Target) -> None:
     """The deployment and its Pods together: both are needed, and the Pods' list is cheap when it is gone."""
     source, facts, ns = rd.source, rd.facts, target.namespace
-    (md_ok, md), (pods_ok, pods) = together([
-        lambda: source.get("ModelDeployment", target.name, ns),
-        lambda: source.list("Pod", ns, label_selector=f"{INSTANCE_LABEL}={target.name}")],
-        facts.live and _parallel(source))
+    (md_ok, md), (pods_ok, pods) = together([plan.call(source, k) for k in plan.target_reads(target.kind, target.name,
+                                                                                            ns)],
+                                            facts.live and _parallel(source))
     if not md_ok:
         raise md
     if md is None:
@@ -321,11 +334,8 @@ def _read_pod(rd: _FactReader, target: Target) -> str:
 def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
     """The group's Workload (Kueue names it after the group) and its Pods, both at once."""
     source, facts, ns = rd.source, rd.facts, target.namespace
-    ahead = rd.lookahead
-    (wl_ok, wl), (pods_ok, pods) = together([
-        lambda: ahead.from_workload(source.get("Workload", group, ns), group, ns) if ahead is not None
-        else source.get("Workload", group, ns),
-        lambda: source.list("Pod", ns, label_selector=f"{GROUP_LABEL}={group}")], facts.live and _parallel(source))
+    (wl_ok, wl), (pods_ok, pods) = together([plan.call(source, k) for k in plan.target_reads("PodGroup", group, ns)],
+                                            facts.live and _parallel(source))
     if target.kind == "Workload":
         if not wl_ok:
             raise wl
@@ -335,6 +345,8 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
     if not pods_ok:
         raise pods
     facts.pods = facts.run.pods(pods)
+    if not facts.pods and wl_ok and isinstance(wl, dict) and not _of_one_pod(wl):  # Kueue 0.18+: named by
+        facts.pods = _annotated_members(rd, wl, group, ns)  # annotation only
     if target.kind == "Workload" and not facts.pods:
         facts.pods = _pods_by_owner(rd, facts.workloads[group], ns)
     if target.kind == "PodGroup":
@@ -348,6 +360,57 @@ def _read_group_members(rd: _FactReader, target: Target, group: str) -> None:
                                 f"(no pods labelled {GROUP_LABEL}={group}, no Workload)")
     if group not in facts.groups:
         facts.groups.append(group)
+
+
+def member_selector(wl: Obj) -> str:
+    """A label selector that bounds the Pods of a group Kueue built itself, whose Pods carry the group's name as an
+    annotation only (Kueue 0.18+, gate WorkloadIdentifierAnnotations: pod_controller.go SetPodGroupName@v0.19.2):
+    an LWS group by LeaderWorkerSet's own labels (name, group index: leaderworkerset_reconciler.go setDefault@v0.19.2),
+    else the labels every pod set's template carries (a StatefulSet's selector is among them), else the namespace's
+    Pods Kueue manages (`kueue.x-k8s.io/managed`, on every Pod Kueue's webhooks take)."""
+    ann = annotations_of(wl)
+    owner, gvk = ann.get(JOB_OWNER_NAME), ann.get(JOB_OWNER_GVK)
+    if isinstance(owner, str) and owner and isinstance(gvk, str) and gvk.endswith("Kind=LeaderWorkerSet"):
+        index = ann.get(COMPONENT_INDEX)
+        return f"{LWS_NAME_LABEL}={owner}" + (f",{LWS_GROUP_INDEX}={index}" if isinstance(index, str) and index else "")
+    common: dict[str, str] | None = None
+    for ps in (spec.get("podSets") if isinstance(spec := wl.get("spec"), dict) else None) or []:
+        tpl = ps.get("template") if isinstance(ps, dict) else None
+        meta = tpl.get("metadata") if isinstance(tpl, dict) else None
+        lbls = meta.get("labels") if isinstance(meta, dict) else None
+        mine = {k: v for k, v in (lbls or {}).items() if isinstance(k, str) and isinstance(v, str)
+                and not k.startswith("kueue.x-k8s.io/") and _plain(v)} if isinstance(lbls, dict) else {}
+        common = mine if common is None else {k: v for k, v in common.items() if mine.get(k) == v}
+    if common:
+        return ",".join(f"{k}={v}" for k, v in sorted(common.items()))
+    return f"{MANAGED_LABEL}=true"
+
+
+def _of_one_pod(wl: Obj) -> bool:
+    """A Workload Kueue built for one Pod (owned by the Pod, not a group's: a group's carries
+    `kueue.x-k8s.io/is-group-workload`, pod_controller.go NewGroupWorkload@v0.19.2): no group to look for."""
+    meta = wl.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    return annotations_of(wl).get(IS_GROUP_WORKLOAD) != "true" and any(
+        isinstance(r, dict) and r.get("kind") == "Pod" and r.get("apiVersion") == "v1" for r in refs or ())
+
+
+IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"
+
+
+def _plain(value: str) -> bool:
+    """A label value a selector can name as written."""
+    return all(c.isalnum() or c in "-_." for c in value)
+
+
+def _annotated_members(rd: _FactReader, wl: Obj, group: str, ns: str) -> list[kube.Pod]:
+    """The Pods of a group no Pod labels: listed by `member_selector`, kept where Kueue's own rule names the group
+    (a non-empty annotation wins over the label: group_of_pod). A refused list is a note; the Pods are unknown."""
+    selector = member_selector(wl)
+    nothing: list[Obj] = []
+    found, _ = rd.optional(Read("Pod", namespace=ns, purpose="list"),
+                           lambda: rd.source.list("Pod", ns, label_selector=selector), nothing)
+    return [p for p in rd.facts.run.pods(found) if group_of_pod(p) == group]
 
 
 def _single_pod_workload(rd: _FactReader, pod: kube.Pod, ns: str) -> None:
@@ -381,6 +444,8 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
                 dependent=True)
     lq_names, cq_names = _queue_names(rd, ns)
     needs_explaining = _needs_explaining(facts)
+    if not needs_explaining:
+        _read_deferred_deployment(rd, [])
     rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: Read("ClusterQueue", cq))
     _read_nodes(rd)
     if not needs_explaining:
@@ -393,7 +458,7 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
 
 def _groups_from_pods(facts: Facts) -> None:
     """Groups from the pods, in the order first seen (sorted by name for stable output)."""
-    for g in sorted({g for g in (group_of_pod(p) for p in facts.pods) if g}):
+    for g in sorted({g for g in (facts.group_of(p) for p in facts.pods) if g}):
         if g not in facts.groups:
             facts.groups.append(g)
     unread = [g for g in facts.groups[MAX_GROUPS:] if g not in facts.workloads]
@@ -444,17 +509,54 @@ def _read_local_queues(rd: _FactReader, names: list[str], ns: str) -> None:
     the deployment's failure is a note before theirs, as when it was read first."""
     facts = rd.facts
     todo = [n for n in dict.fromkeys(names) if n not in facts.local_queues]
+    if rd.deployment is not None and _held(rd.source, "LocalQueue", ns) and _held(rd.source, "ClusterQueue", None):
+        # the queues come from the first round's sets (no request, no note): when they name their ClusterQueues,
+        # the deployment is not needed to find them, and is read with what explains the target (issue 49: a
+        # round less); else now, as below
+        _settle_local_queues(rd, todo, rd.many([_local_queue_call(rd, n, ns) for n in todo]))
+        if all(facts.local_queues.get(n) is not None for n in names):
+            rd.deferred = True
+            return
+        _read_deferred_deployment(rd, [])
+        return
     first = [rd.deployment] if rd.deployment is not None else []
     rd.deployment = None
-    calls: list[Call] = first + [(Read("LocalQueue", n, ns), _getter(rd.source, "LocalQueue", n, ns), None, False)
-                                 for n in todo]
-    results = rd.many(calls)
+    results = rd.many(first + [_local_queue_call(rd, n, ns) for n in todo])
     if first:
-        md, _ok = results.pop(0)
-        facts.deployment = facts.run.typed("ModelDeployment", md) if md is not None else None
+        _set_deployment(rd, results.pop(0))
+    _settle_local_queues(rd, todo, results)
+
+
+def _local_queue_call(rd: _FactReader, name: str, ns: str) -> Call:
+    return (Read("LocalQueue", name, ns), _getter(rd.source, "LocalQueue", name, ns), None, False)
+
+
+def _settle_local_queues(rd: _FactReader, todo: list[str], results: Settled) -> None:
     for n, (obj, ok) in zip(todo, results, strict=True):
         if ok:
-            facts.local_queues[n] = facts.run.typed("LocalQueue", obj) if obj is not None else None
+            rd.facts.local_queues[n] = rd.facts.run.typed("LocalQueue", obj) if obj is not None else None
+
+
+def _set_deployment(rd: _FactReader, result: tuple[Any, bool]) -> None:
+    md, _ok = result
+    rd.facts.deployment = rd.facts.run.typed("ModelDeployment", md) if md is not None else None
+
+
+def _held(source: Source, kind: str, namespace: str | None) -> bool:
+    """Whether reads of `kind` by name are answered from a set the first round read (pending/lookahead.py)."""
+    from kubectl_pd.pending.lookahead import Lookahead
+
+    return isinstance(source, Lookahead) and source.holds(kind, namespace)
+
+
+def _read_deferred_deployment(rd: _FactReader, more: list[Call]) -> Settled:
+    """The deployment of a group's Pods, when its read was deferred (`_read_local_queues`), first, with `more`."""
+    if rd.deployment is None or not rd.deferred:
+        return rd.many(more) if more else []
+    first, rd.deployment, rd.deferred = rd.deployment, None, False
+    results = rd.many([first, *more])
+    _set_deployment(rd, results.pop(0))
+    return results
 
 
 def _queues_of_instance_types(rd: _FactReader, role_types: list[str | None], lq_names: list[str],
@@ -475,7 +577,7 @@ def _read_explanations(rd: _FactReader, ns: str, cq_names: list[str]) -> None:
     positions: all read together, each part settled in the order it was asked."""
     parts = [_queue_object_reads(rd, ns, cq_names), _cohort_reads(rd), _limit_range_reads(rd, ns),
              _event_reads(rd, ns), _visibility_reads(rd, cq_names), _lone_queue_preemption_reads(rd)]
-    results = rd.many([c for calls, _apply in parts for c in calls])
+    results = _read_deferred_deployment(rd, [c for calls, _apply in parts for c in calls])
     at = 0
     for calls, apply in parts:
         apply(results[at:at + len(calls)])
@@ -727,7 +829,7 @@ def _event_names(facts: Facts) -> list[str]:
     for g in facts.groups:
         wl = facts.workloads.get(g)
         if wl is None:
-            members = sorted((p for p in facts.pods if group_of_pod(p) == g), key=lambda p: (p.created, p.name))
+            members = sorted((p for p in facts.pods if facts.group_of(p) == g), key=lambda p: (p.created, p.name))
             if members:
                 names.append(members[0].name)
         elif not _admitted(wl):
@@ -821,17 +923,20 @@ def _admitted_or_finished(wl: Obj, run: Typed) -> bool:
 def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list[Say]]:
     """No TARGET: every deployment, pod group and Workload of a namespace (None = all), read once; the
     per-namespace and per-queue reads of their diagnoses are shared (PrefetchedSource)."""
-    mds, wls, pod_lists, notes = _run_lists(source, namespace)
+    mds, wls, pod_lists, notes, sets = _run_lists(source, namespace)
     pods: dict[tuple[str | None, str], Obj] = {}
     for listed in pod_lists:
         for p in listed:
             pods[(namespace_of(p), name_of(p))] = p
     pre = PrefetchedSource(source, {"ModelDeployment": mds, "Workload": wls, "Pod": list(pods.values())})
+    for key, (ok, objs) in sets.items():  # the bounded sets read with the run's lists (issue 49): from memory now
+        if ok and isinstance(objs, list):
+            pre.prefetched[key[1]] = objs
     out = []
     run = Typed()  # the run's one memo: created here, held by each target's Facts, gone with them
     targets = _targets(mds, wls, list(pods.values()), namespace, run)
     pre.warm(list(dict.fromkeys(namespace_of(w) or namespace or "default" for w in wls
-                                if not _admitted_or_finished(w, run))))
+                                if not _admitted_or_finished(w, run))), _visibility_paths(pre, wls, namespace, run))
     for t in dict.fromkeys(targets):  # a snapshot may hold the same object twice: one row each
         try:
             out.append(gather(pre, t, run=run))
@@ -841,21 +946,53 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
     return out, notes
 
 
-def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say]]:
-    """The run's four lists (ModelDeployments, Workloads, and Pods by two label selectors), sent together on
+EVERY_SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor")  # what nearly every waiting target reads by name;
+# the LimitRanges and Events are read per namespace (PrefetchedSource.warm), the rest as a target needs them (the
+# run's five lists and these three: one wave of cluster/prefetch.PARALLEL)
+
+
+def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say],
+                                                               dict[plan.Key, tuple[bool, Any]]]:
+    """The run's five lists (ModelDeployments, Workloads, and Pods by three label selectors: a group's label, GPUStack's
+    Pods, the Pods Kueue manages, whose groups Kueue 0.18+ names by annotation), sent together on
     a live cluster: the small ones come back while the Workloads' pages are read. A list that fails
-    otherwise than listed in `_listed` fails the run, the first in this order."""
+    otherwise than listed in `_listed` fails the run, the first in this order. With them, from a live cluster
+    that reads a set in one page (plan.pages), the bounded sets of pending/plan.py (the namespace's, or every
+    namespace's, LocalQueues, the ClusterQueues and flavors, EVERY_SETS): their results by key, a failure or a set
+    past one page (None) left to the reads by name."""
     asks: list[tuple[str, dict[str, Any]]] = [
         ("ModelDeployment", {}), ("Workload", {}), ("Pod", {"label_selector": GROUP_LABEL}),
-        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"})]
+        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"}),
+        ("Pod", {"label_selector": f"{MANAGED_LABEL}=true"})]  # groups Kueue names by annotation (0.18+) among them
     notes: list[list[Say]] = [[] for _ in asks]
+    keys = [k for k in plan.set_reads(namespace) if k[1] in EVERY_SETS] if source.is_live and plan.pages(source) \
+        else []
     results = together([functools.partial(_listed, source, kind, namespace, notes[i], **kw)
-                         for i, (kind, kw) in enumerate(asks)], source.is_live)
+                        for i, (kind, kw) in enumerate(asks)] + [plan.call(source, k) for k in keys], source.is_live)
+    sets = dict(zip(keys, results[len(asks):], strict=True))
+    results = results[:len(asks)]
     for ok, value in results:
         if not ok:
             raise value
     got = [value for _ok, value in results]
-    return got[0], got[1], got[2:], [n for each in notes for n in each]
+    return got[0], got[1], got[2:], [n for each in notes for n in each], sets
+
+
+def _visibility_paths(pre: PrefetchedSource, wls: list[Obj], namespace: str | None, run: Typed) -> list[str]:
+    """The visibility API's listing of each ClusterQueue a waiting Workload's LocalQueue names, when the sets
+    hold both (read beside the Events: the targets' diagnoses ask for them, one after another)."""
+    if not pre.is_live or "LocalQueue" not in pre.prefetched or "ClusterQueue" not in pre.prefetched:
+        return []
+    cqs: list[str] = []
+    for obj in wls:
+        wl = run.parse("Workload", obj, workload)
+        if wl.reserved or wl.admitted or wl.finished or not wl.queue_name:
+            continue
+        lq = pre.get("LocalQueue", wl.queue_name, namespace_of(obj) or namespace or "default")
+        cq = local_queue(lq).cluster_queue if lq is not None else None
+        if cq and cq not in cqs and pre.get("ClusterQueue", cq) is not None:
+            cqs.append(cq)
+    return [f"/apis/{kinds.VISIBILITY_GROUP}/v1beta2/clusterqueues/{cq}/pendingworkloads" for cq in cqs]
 
 
 def _unread_note(what: Read, ns: str | None, e: PdError) -> Say:

@@ -142,6 +142,12 @@ class PartlyAdmitted:
     waiting_roles: tuple[str, ...]
     waiting_workloads: tuple[str, ...]
     held: tuple[Held, ...]
+    admitted_workloads: tuple[str, ...] = ()
+
+    @property
+    def lacking(self) -> tuple[str, ...]:
+        """The waiting roles none of whose Workloads is admitted: without them the admitted ones serve nothing."""
+        return tuple(r for r in self.waiting_roles if r not in self.admitted_roles)
 
 
 @dataclass

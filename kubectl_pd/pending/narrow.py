@@ -3,10 +3,11 @@
 Two phases, so that the run's lists stay whole per namespace (a deployment's claim on its pod groups and the
 PrefetchedSource index of pending/gather.gather_all assume it):
 
-1. candidates: ModelDeployments, Workloads and group Pods (`kueue.x-k8s.io/pod-group-name` ANDed to the
-   label selector) listed with the user's labelSelector and fieldSelector as query parameters, paged as every
-   list is. A kind whose field selector the server refuses is listed by labels alone and its fields compared
-   here (the same answer: silent). When the label selector also matches an object with no labels, the
+1. candidates: ModelDeployments, Workloads and group Pods (`kueue.x-k8s.io/pod-group-name`, and
+   `kueue.x-k8s.io/managed` for the groups Kueue 0.18+ names by annotation, ANDed to the label selector)
+   listed with the user's labelSelector and fieldSelector as query parameters, paged as every list is.
+   A kind whose field selector the server refuses is listed by labels alone and its fields compared here
+   (the same answer: silent). When the label selector also matches an object with no labels, the
    Workloads are listed by the field selector alone: a pod group none of whose Pods carries the group label is
    judged on a stand-in with the group's (its Workload's) name and no labels.
 2. the namespaces of the candidates, each through `gather_all(source, ns)` (past MAX_NAMESPACES: one
@@ -28,7 +29,7 @@ from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.selectors import Selection, parse_field_selector, parse_label_selector
 from kubectl_pd.cluster.source import Obj, name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, FieldSelectorUnsupported
-from kubectl_pd.labels import GROUP_LABEL
+from kubectl_pd.labels import GROUP_LABEL, MANAGED_LABEL
 from kubectl_pd.pending.gather import Facts, gather_all
 from kubectl_pd.pending.say import Say
 
@@ -96,11 +97,15 @@ def candidates(source: Source, namespace: str | None, select: Selection) -> Cand
     labels, fields = select.labels or "", select.fields or ""
     bare = not labels or parse_label_selector(labels)({})  # the stand-in of a pod group with no labelled Pod
     asks = [("ModelDeployment", labels), ("Workload", "" if bare else labels),
-            ("Pod", f"{GROUP_LABEL},{labels}" if labels else GROUP_LABEL)]
+            ("Pod", f"{GROUP_LABEL},{labels}" if labels else GROUP_LABEL),
+            ("Pod", f"{MANAGED_LABEL},{labels}" if labels else MANAGED_LABEL)]  # groups named by annotation
     results = together([_lister(source, kind, namespace, sel, fields) for kind, sel in asks], True)
     if not all(ok for ok, _value in results):
         return None
-    return Candidates({kind: value for (kind, _sel), (_ok, value) in zip(asks, results, strict=True)})
+    found: dict[str, dict[Key, None]] = {}
+    for (kind, _sel), (_ok, value) in zip(asks, results, strict=True):
+        found.setdefault(kind, {}).update(dict.fromkeys(value))
+    return Candidates({kind: list(keys) for kind, keys in found.items()})
 
 
 def _lister(source: Source, kind: str, namespace: str | None, labels: str,

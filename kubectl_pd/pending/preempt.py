@@ -1,11 +1,12 @@
 """why-pending's preemption part: the core's answers (kubectl_pd/kueue/preempt_answer.py) for the target's
-Workloads, turned into JSON keys and a text block by kubectl_pd/pending/preempt_render.py."""
+Workloads, turned into JSON keys, a text block and its notes by kubectl_pd/pending/preempt_render.py."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.kueue import preempt_answer as pa
+from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
@@ -19,13 +20,24 @@ def context(source: Source, config_file: str | None, want_holders: bool, live: b
     return pa.PreemptionView(None, cfg, want_holders=want_holders)  # its record: filled by gather_preemption
 
 
-def section(ctx: pa.PreemptionView, facts: Any, *, text: bool = True) -> tuple[dict[str, Any], str]:
-    """why-pending's preemption part for one target: (JSON keys, text block), from the answers its
-    diagnosis recorded through `ctx.assign` (the same assignments its verdicts rest on). `text=False`: the
-    JSON keys only (the block is "")."""
+@dataclass(frozen=True)
+class PreemptionPart:
+    """why-pending's preemption part for one target, as data: its JSON keys (`preemption`, `holders`,
+    `preemptedBy`), its text block (without notes) and its notes (for stderr, as every note)."""
+
+    json: dict[str, Any]
+    text: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def section(ctx: pa.PreemptionView, facts: Any, *, text: bool = True) -> PreemptionPart:
+    """why-pending's preemption part for one target, from the answers its diagnosis recorded through `ctx.assign`
+    (the same assignments its verdicts rest on). `text=False`: the JSON keys only."""
     from kubectl_pd.pending import preempt_render as pr
 
     if not any(o is not None for o in facts.workloads.values()):
-        return {"preemption": None}, ""
+        return PreemptionPart({"preemption": None})
     answers = ctx.for_facts(facts)
-    return pr.to_json(answers), pr.text(answers) if text else ""
+    if not text:
+        return PreemptionPart(pr.to_json(answers))
+    return PreemptionPart(pr.to_json(answers), pr.text(answers, notes=False), pr.note_texts(answers))

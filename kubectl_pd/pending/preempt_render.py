@@ -16,6 +16,7 @@ from typing import Any
 from kubectl_pd.kueue.preempt_answer import Answer
 from kubectl_pd.kueue.quantity import format_quantity
 from kubectl_pd.kueue.words import NOTE_TEXT, UNKNOWN_TEXT
+from kubectl_pd.pending.model import fmt
 
 
 def to_json(answers: list[Answer]) -> dict[str, Any]:
@@ -45,7 +46,9 @@ def to_json(answers: list[Answer]) -> dict[str, Any]:
     return out
 
 
-def text(answers: list[Answer]) -> str:
+def text(answers: list[Answer], *, notes: bool = True) -> str:
+    """The "would preempt" block; NOTES: with each answer's notes as `note:` lines (a MultiKueue worker's block keeps
+    them in place), else without them (a target's notes reach stderr from `notes()`, never parsed out of this text)."""
     lines: list[str] = []
     for a in answers:
         if a.needed and a.targets is None:
@@ -60,12 +63,22 @@ def text(answers: list[Answer]) -> str:
                       f"({t.reason})" for t in a.targets]
         if a.holders:
             lines.append("Holding the quota:")
-            lines += [f"  {h.namespace}/{h.name}  {format_quantity(h.amount, h.resource)} {h.resource} of "
+            lines += [f"  {h.namespace}/{h.name}  {fmt(h.amount, h.resource)} of "  # credits in cards, as the bars
                       f"{h.flavor}  ClusterQueue {h.cluster_queue}  priority {h.priority}"
                       + ("  (borrowing)" if h.borrows else "") for h in a.holders]
         by = a.preempted_by
         if by is not None:
             who = f"{by.namespace}/{by.name}" if by.name else f"Workload UID {by.uid} (not found)"
             lines.append(f"Preempted by {who}" + (f" in ClusterQueue {by.cluster_queue}" if by.cluster_queue else ""))
-        lines += [f"note: {NOTE_TEXT.get(n, n)}" for n in a.notes if a.needed and a.searched and a.targets is not None]
+        if notes:
+            lines += [f"note: {line}" for line in _notes_of(a)]
     return "".join("\n" + line + "\n" if i == 0 else line + "\n" for i, line in enumerate(dict.fromkeys(lines)))
+
+
+def _notes_of(a: Answer) -> list[str]:
+    return [NOTE_TEXT.get(n, n) for n in a.notes if a.needed and a.searched and a.targets is not None]
+
+
+def note_texts(answers: list[Answer]) -> tuple[str, ...]:
+    """The notes `text(answers, notes=False)` leaves out, each once, in order."""
+    return tuple(dict.fromkeys(line for a in answers for line in _notes_of(a)))

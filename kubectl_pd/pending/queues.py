@@ -62,12 +62,33 @@ def structural(facts: Facts, lq: str | None, g: str | None, kueue: str | None = 
         return [Reason("ClusterQueueInactive", say("cq.inactive", cq=cq, causes=found, reason=active.reason),
                        workload=g,
                        kueue_message=kueue or active.message or None, hint=hint, params=read_only({"queue": cq}))]
+    cycle = _cohort_cycle(facts, model)
+    if cycle is not None:  # the queue and its Cohorts were read: their state says why, not Kueue's older words
+        return [Reason("ClusterQueueInactive", say("cq.cohort-cycle", cq=cq, cycle=list(cycle)), workload=g,
+                       kueue_message=kueue, hint=say("next.break-cycle", cycle=list(cycle)),
+                       params=read_only({"queue": cq, "cycle": list(cycle)}))]
     nsr = _namespace_mismatch(facts, model)
     if nsr:
         return [Reason("NamespaceNotAllowed", say("cq.namespace-not-selected", cq=cq, ns=ns, miss=nsr),
                        workload=g, kueue_message=kueue, params=read_only({"queue": cq}),
                        hint=say("next.select-namespace", ns=ns))]
+    if fallback is not None and fallback[0] in _READ_HERE:  # both queues read, neither stopped nor inactive: the
+        return []  # state read decides; Kueue's message stays on the reason that does hold, as Kueue's (issue 46)
     return _from_fallback(fallback, g, kueue)
+
+
+# Kueue's queue words that the LocalQueue and ClusterQueue read settle (NamespaceNotAllowed needs the Namespace)
+_READ_HERE = ("LocalQueueMissing", "LocalQueueStopped", "ClusterQueueMissing", "ClusterQueueStopped",
+              "ClusterQueueInactive")
+
+
+def _cohort_cycle(facts: Facts, cq: ClusterQueue) -> tuple[str, ...] | None:
+    """The Cohort cycle above the queue, among the Cohorts read (kueue/model.cohort_cycle; none read: None)."""
+    from kubectl_pd.kueue.model import cohort_cycle
+
+    if not cq.cohort or not facts.cohorts:
+        return None
+    return cohort_cycle({c.name: c.parent for c in facts.cohorts}, cq.cohort)
 
 
 def _from_fallback(fallback: tuple[ReasonCode, str | None] | None, g: str | None, kueue: str | None) -> list[Reason]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.kueue.verdicts import FlavorBar
-from kubectl_pd.multikueue import listing as mk_listing
+from kubectl_pd.pending import placements as mk_listing
 from kubectl_pd.pending import words
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
 from kubectl_pd.records import dataclass
@@ -20,8 +20,9 @@ def _q(q: Fraction | None, resource: str | None) -> str | None:
     return None if q is None else format_quantity(q, resource or "")
 
 
-def to_dict(d: Diagnosis) -> dict[str, Any]:
-    """The json/yaml shape: target, pending, reasons, roles, queue (+ notes and next)."""
+def to_dict(d: Diagnosis, *, placements: bool = True) -> dict[str, Any]:
+    """The json/yaml shape: target, pending, reasons, roles, queue (+ notes and next). PLACEMENTS: the list's brief
+    `multikueue` (where its Workloads went); a TARGET's document carries the whole MultiKueue answer instead."""
     return {
         "target": {"kind": d.target.kind, "name": d.target.name, "namespace": d.target.namespace},
         "pending": d.pending,
@@ -38,7 +39,9 @@ def to_dict(d: Diagnosis) -> dict[str, Any]:
         "quota": [_bar_dict(b) for b in d.bars],
         **({"whatIf": dict(d.what_if), "whatIfVerdict": words.what_if_verdict(d)} if d.what_if else {}),
         **({"deployment": _deployment_dict(d)} if d.deployment is not None else {}),
-        **(mk_listing.to_dict(d) if d.placements else {}),  # `multikueue`: where its Workloads went
+        **(mk_listing.to_dict(d) if placements and d.placements else {}),  # `multikueue`: where its Workloads went
+        **({"workloads": [{"name": w.name, "role": w.role, "group": w.group, "admitted": w.admitted}
+                          for w in d.workloads]} if d.workloads else {}),  # a deployment of many Workloads
     }
 
 
@@ -60,7 +63,8 @@ def _bar_dict(b: FlavorBar) -> dict[str, Any]:
     return {"flavor": b.flavor, "resource": r, "nominal": _q(b.nominal, r), "used": _q(b.used, r),
             "reserved": _q(b.reserved, r), "needed": _q(b.needed, r), "free": _q(b.free, r), "cohort": b.cohort,
             "cohortFree": _q(b.cohort_free, r), "borrowable": _q(b.borrowable, r),
-            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r), "lent": _q(b.lent, r)}
+            "borrowingLimit": _q(b.borrowing_limit, r), "borrowed": _q(b.borrowed, r),
+            "lent": _q(b.lent, r) if b.lent_known else None}
 
 
 def _ahead_dict(a: Ahead) -> dict[str, Any]:
@@ -98,8 +102,13 @@ def suggestion_text(s: Any, code: str = "") -> str:
     if s.kind == "scale":
         return (f"scale {s.role} from {s.source} to {s.target} replica{'s' if s.target != 1 else ''}: "
                 f"then every role fits now")
-    if s.kind == "queue":
-        return f"ClusterQueue {s.target} (InstanceType {s.target} on GPUStack) has room for every role now"
+    if s.kind == "queue" and getattr(s, "reach", None) == "instance-type":
+        return (f"InstanceType {s.target} (its ClusterQueue, which GPUStack's entrance LocalQueue of the namespace "
+                f"reaches) has room for every role now")
+    if s.kind == "queue":  # plain Kueue: reached only through a LocalQueue of the namespace, which was not read
+        return (f"ClusterQueue {s.target} has room for every role now, if a LocalQueue of the namespace points at "
+                f"it (none was read: kubectl get localqueues; a ClusterQueue no LocalQueue reaches admits nothing "
+                f"of it)")
     if s.kind == "borrowing-limit":
         res = s.params.get("resource", "")
         return (f"raise borrowingLimit of {res} in flavor {s.params.get('flavor')} from "
@@ -203,6 +212,7 @@ def render_text(d: Diagnosis, *, color: bool = False, unicode: bool | None = Non
         out.append(f"  {story}")
     out += _queue_lines(d)
     out += _role_table(d, color)
+    out += _workload_table(d, color)
     out += _bar_lines(d, uni)
     out += _reason_lines(d, color)
     hints = list(dict.fromkeys([suggestion_text(s, d.code) for s in d.suggestions]
@@ -241,6 +251,28 @@ def _role_table(d: Diagnosis, color: bool) -> list[str]:
 
     table = tabulate(rows, headers=["ROLE", "KIND", "PODS", "REQUEST/POD", "FLAVOR", "VERDICT"],
                      tablefmt="plain", disable_numparse=True)
+    return [""] + ["  " + line for line in table.splitlines()]
+
+
+def _workload_table(d: Diagnosis, color: bool) -> list[str]:
+    """A deployment of many Workloads (what a PD framework makes): one row per Workload, admitted or waiting and
+    the code of its first reason."""
+    from kubectl_pd.pending.target import OWNER_KINDS
+
+    if d.target.kind not in OWNER_KINDS or not d.workloads:
+        return []
+    first: dict[str, str] = {}
+    for r in d.reasons:
+        if r.workload is not None:
+            first.setdefault(r.workload, r.code)
+    rows = []
+    for w in d.workloads:
+        state = "admitted" if w.admitted else f"waiting ({first.get(w.name, 'Unknown')})"
+        rows.append([w.name, w.role or "-", w.group if w.group is not None else "-",
+                     _paint(state, _COLORS["admitted" if w.admitted else "blocked"], color)])
+    from tabulate import tabulate
+
+    table = tabulate(rows, headers=["WORKLOAD", "ROLE", "GROUP", "STATE"], tablefmt="plain", disable_numparse=True)
     return [""] + ["  " + line for line in table.splitlines()]
 
 
@@ -341,6 +373,8 @@ def _wide_cells(w: WideRow) -> list[str]:
     flavor = next((r.flavor for r in d.reasons if r.flavor), None) or next((r.flavor for r in d.roles if r.flavor),
                                                                           None)
     shortfall = short(blocker.needed, blocker.resource) if blocker is not None else "-"
+    if blocker is not None and blocker.needed is not None and blocker.needed < 0:
+        shortfall = "contradicts"  # Kueue's message and its numbers disagree: no shortfall to show (issue 46)
     return [d.local_queue or d.cluster_queue or "-", flavor or "-", shortfall,
             str(d.position) if d.position is not None else "-",
             human_duration(w.age) if w.age is not None else UNKNOWN, _preempting(w.item)]
@@ -385,7 +419,11 @@ def human_duration(seconds: float) -> str:
 
 # -o name: the resource as kubectl names it (`kubectl get -o name`), which TARGET also accepts
 _NAME_KIND = {"ModelDeployment": "modeldeployment.worker.gpustack.ai", "Workload": "workload.kueue.x-k8s.io",
-              "PodGroup": "podgroup", "Pod": "pod"}
+              "PodGroup": "podgroup", "Pod": "pod",
+              # what the PD frameworks make, as `kubectl get -o name` names them (why-pending accepts each back)
+              "LeaderWorkerSet": "leaderworkerset.leaderworkerset.x-k8s.io",
+              "DisaggregatedSet": "disaggregatedset.disaggregatedset.x-k8s.io", "Deployment": "deployment.apps",
+              "StatefulSet": "statefulset.apps", "LLMInferenceService": "llminferenceservice.serving.kserve.io"}
 
 
 def object_name(kind: str, name: str) -> str:

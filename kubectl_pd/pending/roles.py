@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kubectl_pd import kube
 from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue.model import PodSet, Workload, to_int
@@ -11,6 +13,18 @@ ROLE_HASH = "kueue.x-k8s.io/role-hash"  # the seed's design: the role name, so p
 TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"
 COMPONENT = "app.kubernetes.io/component"  # the role name on every GPUStack pod
+# the role as the PD frameworks name it, before the component (issue 47): a DisaggregatedSet's role (LWS v0.9.0
+# api/disaggregatedset/v1), llm-d's (KServe's LLMInferenceService and llm-d's charts write it)
+ROLE_LABELS = ("disaggregatedset.x-k8s.io/role", "llm-d.ai/role")
+
+
+def labelled_role(labels: Mapping[str, object]) -> str | None:
+    """The role a framework's label names (ROLE_LABELS, then the component), None: none does."""
+    for key in (*ROLE_LABELS, COMPONENT):
+        v = labels.get(key)
+        if isinstance(v, str) and v:
+            return v
+    return None
 
 
 def runnable(p: kube.Pod) -> bool:
@@ -42,8 +56,7 @@ def pod_role(pod: kube.Pod, role_names: set[str]) -> str:
     rh = pod.annotations.get(ROLE_HASH)
     if rh and rh in role_names:
         return rh
-    comp = pod.labels.get(COMPONENT)
-    return comp or rh or "main"
+    return labelled_role(pod.labels) or rh or "main"
 
 
 def podset_role(ps: PodSet, pods: list[kube.Pod], role_names: set[str]) -> str:
@@ -53,11 +66,10 @@ def podset_role(ps: PodSet, pods: list[kube.Pod], role_names: set[str]) -> str:
         return name
     for p in pods:
         if p.annotations.get(ROLE_HASH) == name:
-            comp = p.labels.get(COMPONENT)
+            comp = labelled_role(p.labels)
             if comp:
                 return comp
-    comp = ps.template_labels.get(COMPONENT)
-    return str(comp) if comp else name
+    return labelled_role(ps.template_labels) or name
 
 
 @dataclass

@@ -63,7 +63,9 @@ def target_of(asked: Asked, source: Source, flag_namespace: str | None, files: t
 
 
 def _snapshot_home(asked: Asked, source: Source, files: tuple[str, ...]) -> str:
-    for k in (BARE_FORMS if asked.bare else (asked.kind,)):
+    from kubectl_pd.pending.target import OWNER_KINDS
+
+    for k in ((*BARE_FORMS, *OWNER_KINDS) if asked.bare else (asked.kind,)):
         ns = snapshot_namespace(source, k, asked.name)
         if ns is not None:
             return ns
@@ -71,19 +73,23 @@ def _snapshot_home(asked: Asked, source: Source, files: tuple[str, ...]) -> str:
 
     where = f"any namespace of the snapshot ({', '.join(files)})"
     if asked.bare:
-        raise NotFoundError(bare_not_found(asked.name, where, list(BARE_FORMS)))
+        raise NotFoundError(bare_not_found(asked.name, where, [*BARE_FORMS, *OWNER_KINDS]))
     raise NotFoundError(not_in_snapshot(asked.kind, asked.name, files))
 
 
 def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
     """The one namespace of a snapshot that holds `kind` NAME (None: none does); Ambiguous when several do."""
     from kubectl_pd.cluster.source import name_of, namespace_of
-    from kubectl_pd.labels import GROUP_LABEL
+    from kubectl_pd.labels import GROUP_LABEL, MANAGED_LABEL
+    from kubectl_pd.pending.meta import annotation
 
     found: set[str] = set()
     if kind == "PodGroup":
         for p in source.list("Pod", None, label_selector=f"{GROUP_LABEL}={name}"):
             found.add(namespace_of(p) or "default")
+        for p in source.list("Pod", None, label_selector=MANAGED_LABEL):  # Kueue 0.18+: named by annotation
+            if annotation(p, GROUP_LABEL) == name:
+                found.add(namespace_of(p) or "default")
         for wl in source.list("Workload", None):
             if name_of(wl) == name:
                 found.add(namespace_of(wl) or "default")
@@ -101,13 +107,16 @@ def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
 # ------------------------------------------------------------------------------------------------ one target
 
 def head_start(source: Source, asked: Asked, namespace: str) -> Source:
-    """On a live cluster, the target's first reads sent now, before the diagnosis code loads
-    (pending/lookahead.py): the Source to gather the target from. A bare NAME starts with its first form."""
+    """On a live cluster, the target's first round of reads (pending/plan.py: its objects, every form of a bare
+    NAME, and the bounded sets) sent now, before the diagnosis code loads (pending/lookahead.py): the Source to
+    gather the target from."""
     if not source.is_live or asked.none:
         return source
+    from kubectl_pd.pending import plan
     from kubectl_pd.pending.lookahead import Lookahead
 
-    return Lookahead(source).head_start(BARE_FORMS[0] if asked.bare else asked.kind, asked.name, namespace)
+    forms = BARE_FORMS if asked.bare else (asked.kind,)
+    return Lookahead(source).send(plan.first_round(forms, asked.name, namespace))
 
 
 def head_done(source: Source) -> None:
@@ -184,6 +193,13 @@ def one_named(source: Source, target: Target, what_if: Mapping[str, int] | None,
             return (*one(source, t, what_if, ctx), t)
         except (NotFoundError, ApiUnavailable) as e:
             missing.append(kind if isinstance(e, NotFoundError) else f"{kind}!")
+    from kubectl_pd.pending.owners import probe
+
+    found, absent = probe(source, target.name, target.namespace)  # the frameworks' kinds, in one wave
+    if found:
+        t = Target(found[0], target.name, target.namespace)
+        return (*one(source, t, what_if, ctx), t)
+    missing += absent  # a framework whose API is not served is not named
     raise NotFoundError(bare_not_found(target.name, target.namespace, missing))
 
 
@@ -256,7 +272,7 @@ def every(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: 
         elif d.pending:
             out.pending.append((f.target.namespace, d))
             if as_json or wide:
-                out.items.append({**(to_dict(d) if as_json else {}), **section(ctx, f, text=False)[0]})
+                out.items.append({**(to_dict(d) if as_json else {}), **section(ctx, f, text=False).json})
                 out.ages.append(_age(f) if wide else None)
     return out
 

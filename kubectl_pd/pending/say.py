@@ -41,6 +41,10 @@ SentenceId = Literal[
     "operator.reason", "operator.said", "next.operator-reason", "note.deployment",
     # GPUStack's operator conditions besides QuotaReserved (pending/operator.py)
     "operator.weights", "next.weights", "operator.no-replicas", "next.no-replicas", "note.operator-condition",
+    # a Cohort cycle above the queue (issue 46)
+    "cq.cohort-cycle", "next.break-cycle",
+    # a deployment of many Workloads, some admitted and some waiting (issue 47: pending/diagnose.py)
+    "partly.admitted", "next.atomic",
 ]
 
 

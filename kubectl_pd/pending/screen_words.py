@@ -7,7 +7,8 @@ _FORM = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group", "Workloa
 
 
 def bare_not_found(name: str, namespace: str, missing: list[str]) -> str:
-    """NAME is neither a ModelDeployment, a pod group nor a Workload in NAMESPACE. MISSING: the forms tried,
+    """NAME is neither a ModelDeployment, a pod group nor a Workload in NAMESPACE (nor, where served, what a PD
+    framework makes: an LWS, a DisaggregatedSet, a Deployment, ...). MISSING: the forms tried,
     `Kind!` where the cluster does not serve that API at all."""
     parts = []
     for m in missing:
@@ -41,3 +42,6 @@ def not_in_snapshot(kind: str, name: str, files: tuple[str, ...]) -> str:
 def ambiguous_in_snapshot(name: str, namespaces: list[str]) -> str:
     """-f with no -n: several namespaces of the snapshot hold the target."""
     return f"{name} exists in namespaces {', '.join(namespaces)} of the snapshot: choose one with -n"
+
+
+WORKER_HEADER = "WORKER"  # why-pending's list (no TARGET): the column after ROLE (pending/placements.py)

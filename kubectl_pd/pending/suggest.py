@@ -21,6 +21,8 @@ SCALE = "scale"  # fewer replicas of a role
 QUEUE = "queue"  # another ClusterQueue (InstanceType) with room
 BORROWING_LIMIT = "borrowing-limit"  # let the queue borrow more from its cohort
 NONE = "none"  # nothing short of more quota
+REACH_INSTANCE_TYPE = "instance-type"  # a queue suggestion: GPUStack's InstanceType (its entrance LocalQueue)
+REACH_UNREAD = "local-queue-unread"  # a queue suggestion: a plain ClusterQueue, no LocalQueue of it read
 
 MAX_TRIES = 12  # assign() calls per role for the replica search (a binary search over replicas)
 
@@ -32,6 +34,7 @@ class Suggestion:
     source: Any = None  # from
     target: Any = None  # to
     params: dict[str, Any] = field(default_factory=dict)
+    reach: str | None = None  # QUEUE: how the namespace reaches the other queue (REACH_*); not in the JSON
 
 
 def _pending(queue: vd.QueueDemand) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
@@ -117,9 +120,17 @@ def _fits_scaled(snap: Snapshot, cq_name: str, pending: list[tuple[vd.RoleDemand
 
 
 def _other_queues(snap: Snapshot, cq_name: str, pods: list[ad.PodSetDemand]) -> list[Suggestion]:
-    """Another ClusterQueue read that covers every resource asked and fits every pod set now."""
+    """Another ClusterQueue read that covers every resource asked and fits every pod set now, and that the
+    namespace reaches it by (`reach`): a GPUStack pool's InstanceType (GPUStack makes its entrance LocalQueue in
+    every namespace it serves: REACH_INSTANCE_TYPE); a plain Kueue ClusterQueue only through a LocalQueue of the
+    namespace that points at it, which was not read (REACH_UNREAD: said as a condition, never as a queue to use;
+    issue 46: advice that works)."""
+    from kubectl_pd.kueue.resources import is_credits
+
     wanted = {r for p in pods for r, q in p.requests.items() if q}
-    return [Suggestion(QUEUE, None, cq_name, name) for name, other in snap.cluster_queues.items()
+    reach = REACH_INSTANCE_TYPE if wanted and all(is_credits(r) for r in wanted) else REACH_UNREAD
+    return [Suggestion(QUEUE, None, cq_name, name, reach=reach)
+            for name, other in snap.cluster_queues.items()
             if name != cq_name and wanted and all(other.group_of(r) for r in wanted) and _fits(snap, name, pods)]
 
 

@@ -14,27 +14,37 @@ TARGET_KINDS = {
     "wl": "Workload", "workload": "Workload", "workloads": "Workload",
     "pod": "Pod", "pods": "Pod", "po": "Pod",
     "podgroup": "PodGroup", "podgroups": "PodGroup", "pg": "PodGroup",
+    # what the PD frameworks make (issue 47): Kueue admits each by its own Workloads (pending/owners.py)
+    "lws": "LeaderWorkerSet", "leaderworkerset": "LeaderWorkerSet", "leaderworkersets": "LeaderWorkerSet",
+    "ds": "DisaggregatedSet", "disaggregatedset": "DisaggregatedSet", "disaggregatedsets": "DisaggregatedSet",
+    "deploy": "Deployment", "deployment": "Deployment", "deployments": "Deployment",
+    "sts": "StatefulSet", "statefulset": "StatefulSet", "statefulsets": "StatefulSet",
+    "llmisvc": "LLMInferenceService", "llminferenceservice": "LLMInferenceService",
+    "llminferenceservices": "LLMInferenceService",
 }
+OWNER_KINDS = ("LeaderWorkerSet", "DisaggregatedSet", "Deployment", "StatefulSet", "LLMInferenceService")
 
 
 @dataclass(frozen=True)
 class Target:
-    kind: str  # ModelDeployment | Workload | PodGroup | Pod
+    kind: str  # ModelDeployment | Workload | PodGroup | Pod | one of OWNER_KINDS
     name: str
     namespace: str
 
 
 def parse_target(text: str) -> tuple[str, str]:
-    """`NAME`, `md/NAME`, `workload/NAME`, `pod/NAME`, `podgroup/NAME` -> (kind, name)."""
+    """`NAME`, `md/NAME`, `workload/NAME`, `pod/NAME`, `podgroup/NAME`, `lws/NAME`, `ds/NAME`, `deploy/NAME`,
+    `sts/NAME`, `llmisvc/NAME` (and their long names) -> (kind, name)."""
     if "/" not in text:
         return "ModelDeployment", text
     head, _, name = text.partition("/")
     kind = TARGET_KINDS.get(head.lower())
     if kind is None:
         k = kinds.lookup(head)
-        kind = k.kind if k is not None and k.kind in ("ModelDeployment", "Workload", "Pod") else None
+        kind = k.kind if k is not None and k.kind in ("ModelDeployment", "Workload", "Pod", *OWNER_KINDS) else None
     if kind is None or not name:
-        raise ValueError(f"unknown target {text!r}: use NAME, md/NAME, workload/NAME, pod/NAME or podgroup/NAME")
+        raise ValueError(f"unknown target {text!r}: use NAME, md/NAME, workload/NAME, pod/NAME, podgroup/NAME, "
+                         "lws/NAME, ds/NAME, deploy/NAME, sts/NAME or llmisvc/NAME")
     return kind, name
 
 

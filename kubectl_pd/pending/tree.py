@@ -12,8 +12,8 @@ from typing import Any
 
 from kubectl_pd import kube
 from kubectl_pd.kueue.model import Workload
-from kubectl_pd.pending.gather import Facts, group_of_pod
-from kubectl_pd.pending.roles import COMPONENT
+from kubectl_pd.pending.gather import Facts
+from kubectl_pd.pending.roles import labelled_role
 
 
 def workload_state(wl: Workload) -> str:
@@ -54,9 +54,9 @@ def _event(newest: dict[tuple[str, str], kube.Event], kind: str, name: str) -> d
 def build(facts: Facts, events: list[kube.Event]) -> dict[str, Any]:
     """The tree of the target the facts were read for."""
     newest = newest_events(events)
-    groups = list(dict.fromkeys([*facts.groups, *(g for g in (group_of_pod(p) for p in facts.pods) if g)]))
+    groups = list(dict.fromkeys([*facts.groups, *(g for g in (facts.group_of(p) for p in facts.pods) if g)]))
     children = [_group(facts, g, newest) for g in groups]
-    loose = [p for p in facts.pods if not group_of_pod(p)]
+    loose = [p for p in facts.pods if not facts.group_of(p)]
     if loose and not groups:  # a Pod of no group (its own Workload, by job UID)
         children = [_group(facts, name, newest, loose) for name in facts.workloads] or \
             [{"kind": "ReplicaGroup", "name": None, "roles": [], "workload": None,
@@ -75,9 +75,9 @@ def build(facts: Facts, events: list[kube.Event]) -> dict[str, Any]:
 
 def _group(facts: Facts, group: str, newest: dict[tuple[str, str], kube.Event],
            pods: list[kube.Pod] | None = None) -> dict[str, Any]:
-    members = pods if pods is not None else [p for p in facts.pods if group_of_pod(p) == group]
+    members = pods if pods is not None else [p for p in facts.pods if facts.group_of(p) == group]
     members = sorted(members, key=lambda p: p.name)
-    roles = list(dict.fromkeys(r for r in (p.labels.get(COMPONENT) for p in members) if r))
+    roles = list(dict.fromkeys(r for r in (labelled_role(p.labels) for p in members) if r))
     return {"kind": "ReplicaGroup", "name": group, "roles": roles, "workload": _workload(facts, group, newest),
             "pods": [_pod(facts, p, newest) for p in members]}
 
@@ -102,5 +102,5 @@ def _workload(facts: Facts, group: str, newest: dict[tuple[str, str], kube.Event
 
 def _pod(facts: Facts, p: kube.Pod, newest: dict[tuple[str, str], kube.Event]) -> dict[str, Any]:
     gates = [g for g in p.gate_names if g]
-    return {"name": p.name, "role": p.labels.get(COMPONENT) or None, "phase": p.phase, "node": p.node_name,
+    return {"name": p.name, "role": labelled_role(p.labels), "phase": p.phase, "node": p.node_name,
             "gates": gates, "deleting": p.deleting, "event": _event(newest, "Pod", p.name)}

@@ -22,7 +22,10 @@ from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
 from kubectl_pd.pending.say import OnFlavor, PartlyPreempted, QuotaAsk, Read
 from kubectl_pd.pending.target import IncompleteError, Target, Unread
 
-TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group", "Pod": "pod"}
+TARGET_WORDS = {"ModelDeployment": "modeldeployment", "Workload": "workload", "PodGroup": "pod group", "Pod": "pod",
+                "LeaderWorkerSet": "leaderworkerset", "DisaggregatedSet": "disaggregatedset",
+                "Deployment": "deployment", "StatefulSet": "statefulset",
+                "LLMInferenceService": "llminferenceservice"}
 
 
 def text(x: Say | None) -> str:
@@ -63,7 +66,11 @@ def headline(d: Diagnosis) -> str:
 
 def story(d: Diagnosis) -> str | None:
     """The PD story in one line (several roles, not all admitted), None otherwise."""
-    return _story(d.roles, d.reasons, d.shape, d.joint)
+    from kubectl_pd.pending.target import OWNER_KINDS
+
+    # what a PD framework makes, one Workload per role's group: Kueue admits each apart
+    apart = d.target.kind in OWNER_KINDS and d.shape != "pd-atomic"
+    return _story(d.roles, d.reasons, "apart" if apart else d.shape, d.joint)
 
 
 def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
@@ -79,7 +86,8 @@ def _story(rows: list[RoleRow], reasons: list[Reason], shape: str,
     if together and sum(1 for row in rows if row.verdict != ADMITTED and not row.reserved) > 1 \
             or together and shape == "per-replica":
         parts.append("together they need " + " and ".join(together))
-    tail = "atomic admission holds " + ("both" if len(rows) == 2 else "all of them")
+    tail = "atomic admission holds " + ("both" if len(rows) == 2 else "all of them") if shape != "apart" else \
+        "Kueue admits each of their Workloads apart"
     return "; ".join(parts) + "; " + tail
 
 
@@ -704,6 +712,18 @@ def _next_resume_cq(cq: str) -> str:
             f"holds a queue whose InstanceType is inactive)")
 
 
+@_sentence("cq.cohort-cycle")
+def _cq_cohort_cycle(cq: str, cycle: list[str]) -> str:
+    return (f"ClusterQueue {cq} admits nothing: its cohort has a cycle ({' -> '.join(cycle)}), and Kueue keeps every "
+            f"ClusterQueue under it out of scheduling (\"cohort has a cycle\")")
+
+
+@_sentence("next.break-cycle")
+def _next_break_cycle(cycle: list[str]) -> str:
+    return (f"break the Cohort cycle {' -> '.join(cycle)}: remove spec.parentName of one of them, or point it outside "
+            f"the loop (kubectl pd lint finds it: PD413)")
+
+
 @_sentence("next.activate-cq")
 def _next_activate_cq(cq: str, causes: list[dict[str, Any]]) -> str:
     for c in causes:
@@ -754,13 +774,25 @@ def _next_read_quota(unknown: str | None, resource: str, flavor: str) -> str:
     return f"fix {unknown} of {resource} in flavor {flavor}"
 
 
+def _contradiction(flavor: str | None, amount: Fraction, resource: str | None) -> str:
+    """A shortfall of zero or less is no advice: Kueue's message and its own numbers disagree (a message older
+    than the quota, or one that contradicts itself)."""
+    return (f"Kueue's message says flavor {flavor} can never hold it, yet by its own numbers nothing is short "
+            f"({short(-amount, resource)} to spare): the message is older than the quota or contradicts itself; "
+            f"read it again once Kueue retries (kubectl describe clusterqueue)")
+
+
 @_sentence("next.raise-nominal-of")
 def _next_raise_nominal_of(resource: str, flavor: str, needed: Fraction | None) -> str:
+    if needed is not None and needed <= 0:
+        return _contradiction(flavor, needed, resource)
     return f"raise nominalQuota of {resource} in flavor {flavor} by {short(needed, resource)}"
 
 
 @_sentence("next.raise-nominal")
 def _next_raise_nominal(flavor: str | None, amount: Fraction | None, resource: str | None, role: str | None) -> str:
+    if amount is not None and amount <= 0:
+        return _contradiction(flavor, amount, resource)
     return (f"raise nominalQuota in flavor {flavor} by {short(amount, resource)}"
             + (f", or scale {role} down" if role else ""))
 
@@ -884,6 +916,29 @@ def _next_split() -> str:
 @_sentence("next.delete-conflict")
 def _next_delete_conflict(g: str) -> str:
     return f"delete the Workload {g} that is not a pod-group Workload"
+
+
+@_sentence("partly.admitted")
+def _partly_admitted(admitted: list[str], lacking: list[str], counts: tuple[int, int],
+                     held: list[dict[str, str]]) -> str:
+    admitted_n, waiting_n = counts
+    holds = ", ".join(f"{h['quantity']} {h['resource']} in flavor {h['flavor']}" for h in held) or "their quota"
+    if lacking:  # roles admitted apart: what runs cannot serve without what waits
+        held_by = "its Workload holds" if admitted_n == 1 else f"its {admitted_n} Workloads hold"
+        return (f"{', '.join(admitted) or '?'} admitted, {', '.join(lacking)} still waiting: {held_by} {holds} while "
+                f"the deployment serves nothing without {', '.join(lacking)}")
+    return (f"{admitted_n} of {admitted_n + waiting_n} Workloads admitted (holding {holds}), {waiting_n} "
+            f"still waiting")
+
+
+@_sentence("next.atomic")
+def _next_atomic(kind: str) -> str:
+    if kind == "DisaggregatedSet":
+        return ("admit the roles together: Kueue's DisaggregatedSet integration makes one Workload of every role "
+                "(feature gate DisaggregatedSetIntegration, where the cluster's Kueue has it), or deploy the roles as "
+                "one pod group (kubectl pd create --target pods writes one)")
+    return ("admit the roles together: deploy them as one pod group holding every role (kubectl pd create "
+            "--target pods writes one), so Kueue admits all of them or none")
 
 
 @_sentence("next.create-pods")

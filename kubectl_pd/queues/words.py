@@ -23,12 +23,22 @@ def _v(q: str | None, resource: str) -> str:
     return q
 
 
+def unknown_figures(cluster_queue: str, flavor: str, resource: str, fields: tuple[str, ...]) -> tuple[str, str]:
+    """The `incomplete` row of a flavor whose figures are unknown (FIELDS: its quota fields of no known size;
+    none: its usage could not be read): the row is left out, never shown as 0."""
+    what = f"ClusterQueue {cluster_queue} flavor {flavor} {resource}"
+    if fields:
+        return what, f"{', '.join(fields)} has no size the engine can compute with: its figures are unknown"
+    return what, "its usage (status.flavorsReservation, flavorsUsage) could not be read: its figures are unknown"
+
+
 def _n(x: int | None) -> str:
     return "-" if x is None else str(x)
 
 
 def bar(f: dict[str, Any]) -> str:
-    """used '#', reserved '+', borrowed beyond nominal '!', free '.' over the nominal quota."""
+    """used '#', reserved '=', free '.' over the nominal quota, '!' after it when the queue borrows: each symbol
+    means what it means on why-pending's bars (pending/render.bar: '+' is what a pending Workload needs there)."""
     nominal = parse(f["nominal"])
     if nominal <= 0:
         return ""
@@ -36,7 +46,7 @@ def bar(f: dict[str, Any]) -> str:
     cells = lambda q: min(BAR, int(q * BAR / nominal))  # noqa: E731
     u = cells(used)
     r = min(BAR - u, cells(used + reserved) - u)
-    text = "#" * u + "+" * r + "." * (BAR - u - r)
+    text = "#" * u + "=" * r + "." * (BAR - u - r)
     return f"[{text}]" + ("!" if borrowed > 0 else "")
 
 
@@ -75,30 +85,58 @@ def tree(doc: dict[str, Any]) -> list[str]:
     def walk(name: str, depth: int) -> None:
         c = cohorts[name]
         lines.append(f"{'  ' * depth}cohort {name}: " + (", ".join(c["clusterQueues"]) or "no ClusterQueue"))
+        for q in c.get("quota") or ():
+            if q["nominal"] not in (None, "0"):  # a Cohort's own quota, and the pool it is part of
+                res = q["resource"]
+                lines.append(f"{'  ' * depth}  own quota {q['flavor']}/{res} {_v(q['nominal'], res)} (pool "
+                             f"{_v(q['subtree'], res)}, in use {_v(q['used'], res)}, free {_v(q['free'], res)})")
         for child in c["cohorts"]:
             if child in cohorts:
                 walk(child, depth + 1)
 
     for name, c in cohorts.items():
-        if c["parent"] is None or c["parent"] not in cohorts:
+        if (c["parent"] is None or c["parent"] not in cohorts) and not c.get("cycle"):
             walk(name, 0)
+    for name, c in cohorts.items():  # never dropped: a Cohort whose parent chain loops, and the queues under it
+        if c.get("cycle"):
+            lines.append(f"cohort {name}: " + (", ".join(c["clusterQueues"]) or "no ClusterQueue")
+                         + f" (its parent chain loops through {c['parent']}: Kueue says \"cohort has a cycle\" "
+                           f"and admits nothing under it)")
     for f in doc["borrowing"]:
-        res = f["resource"]
-        who = ", ".join(f"{b['clusterQueue']} {_v(b['amount'], res)}" for b in f["borrowers"])
-        if f["attributed"]:
-            frm = ", ".join(f"{x['clusterQueue']} ({_v(x['amount'], res)} lent)" for x in f["lenders"])
-        else:
-            frm = ", ".join(f"{x['clusterQueue']} ({_v(x['amount'], res)} unused)" for x in f["lenders"])
-        frm = frm or "the cohort's own quota"
-        lines.append(f"  {f['flavor']}/{res}: {who} borrowed, from {frm}")
+        lines.append(f"  {f['flavor']}/{f['resource']}: {_flow(doc, f)}")
     if not doc["cohortsKnown"]:
         lines.append("cohorts: not all read; borrowing and lending are unknown")
     return lines
 
 
+def _flow(doc: dict[str, Any], f: dict[str, Any]) -> str:
+    """Who borrows, and where it comes from so that it adds up: borrowed = lent by the members (each queue's LENT
+    of the table) + what comes from the cohort's pool (its own quota, or lendable quota still free)."""
+    res = f["resource"]
+    who = ", ".join(f"{b['clusterQueue']} {_v(b['amount'], res)}" for b in f["borrowers"])
+    if "lent" not in f:  # a document without the sums: the lenders as they were given
+        kind = "lent" if f["attributed"] else "unused"
+        frm = ", ".join(f"{x['clusterQueue']} ({_v(x['amount'], res)} {kind})" for x in f["lenders"])
+        return f"{who} borrowed, from {frm or 'the cohort' + chr(39) + 's own quota'}"
+    members = {q["name"] for q in doc["clusterQueues"] if q["cohort"] is not None}
+    lent_by = [(q["name"], r["lent"]) for q in doc["clusterQueues"] if q["name"] in members
+               for r in q["flavors"] if (r["flavor"], r["resource"]) == (f["flavor"], res)
+               and r["lent"] not in (None, "0")]
+    parts = [f"{_v(a, res)} lent by {q}" for q, a in lent_by]
+    rest, own = f.get("unattributed"), f.get("cohortQuota")
+    if rest not in (None, "0"):
+        why = f"its own quota {_v(own, res)}, and " if own not in (None, "0") else ""
+        parts.append(f"{_v(rest, res)} from the cohort's pool ({why}lendable quota its members could still take back)")
+    return f"{who} borrowed = " + (" + ".join(parts) or "0")
+
+
 def inactive(doc: dict[str, Any]) -> list[str]:
     out = []
+    looped = {c["name"] for c in doc["cohorts"] if c.get("cycle")}
     for q in doc["clusterQueues"]:
+        if q["cohort"] in looped:
+            out.append(f"ClusterQueue {q['name']} admits nothing: its cohort {q['cohort']} has a cycle (Kueue keeps "
+                       f"it out of scheduling whatever its Active condition says)")
         if q["active"] is False:
             why = ": ".join(x for x in (q["reason"], q["message"]) if x) or "no reason given"
             out.append(f"ClusterQueue {q['name']} is inactive ({why})")

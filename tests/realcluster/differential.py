@@ -20,6 +20,7 @@ import json
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -216,8 +217,8 @@ def predict(doc: dict[str, Any], n: Names) -> Verdict:
         names = None if targets is None else sorted(t["name"] for t in targets)
         # no target Kueue could preempt: not admitted; targets unknown: the tool does not say
         return Verdict(None if names is None else bool(names), flavors if names else {}, names, codes)
-    if any(c in ("QuotaExhausted", "NoMatchingFlavor", "QuotaExceedsCapacity", "ResourceNotCovered")
-           for c in codes):
+    if any(c in ("QuotaExhausted", "NoMatchingFlavor", "QuotaExceedsCapacity", "ResourceNotCovered",
+                 "ClusterQueueStopped", "ClusterQueueInactive") for c in codes):
         return Verdict(False, {}, [], codes)
     return Verdict(None, flavors, None, codes)
 
@@ -226,13 +227,14 @@ def _short(flavor: str | None, n: Names) -> str:
     return (flavor or "").removeprefix(n.prefix + "-")
 
 
-def outcome(target: dict[str, Any], running: list[dict[str, Any]], n: Names, roles: dict[str, str]) -> Verdict:
+def outcome(target: dict[str, Any], running: list[dict[str, Any]], n: Names, roles: dict[str, str],
+            resource: str = objs.GPU) -> Verdict:
     """What Kueue did: ROLES maps Kueue's pod-set names to our role names."""
     uid = target["metadata"].get("uid")
     preempted = sorted(w["metadata"]["name"] for w in running if _preempted(w, uid))
     admission = (target.get("status") or {}).get("admission")
     if admission and is_true(target, "QuotaReserved"):
-        flavors = {roles.get(a["name"], a["name"]): _short(a.get("flavors", {}).get(objs.GPU), n)
+        flavors = {roles.get(a["name"], a["name"]): _short(a.get("flavors", {}).get(resource), n)
                    for a in admission["podSetAssignments"]}
         return Verdict(True, flavors, preempted)
     return Verdict(bool(preempted) or False, {}, preempted)
@@ -324,44 +326,20 @@ def ensure_priorities(plane: Plane) -> None:
     plane.apply(*[objs.priority_class(k, v) for k, v in PRIORITIES.items()])
 
 
-def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
+def run(plane: Plane, state: Any, kueue_config: str | None = None, kit: Kit | None = None) -> Record:
+    kit = kit or KIT
     t0 = time.monotonic()
-    ns = plane.namespace(f"d{state.seed}")
+    ns = plane.namespace(f"{kit.namespace_prefix}{state.seed}")
     n = Names(ns)
-    plane.apply(*queue_objects(state, n))
-    for q in state.queues:
-        wait_for(f"ClusterQueue {n.cq(q.name)} active", lambda q=q: is_true(plane.get("clusterqueue", n.cq(q.name)),
-                                                                             "Active"), timeout=30)
-    admitted = []
-    for r in running_objects(state, n):  # one at a time, in order: each is admitted or deactivated
-        plane.apply(r)
-        name = r["metadata"]["name"]
-        got = wait_for(f"Workload {name} settled", lambda name=name: _settled_running(plane, ns, name), timeout=30)
-        if got == "admitted":
-            admitted.append(name)
-        else:
-            plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}')
-        # a Workload that needed preemption to fit may have had Kueue evict earlier ones before it was
-        # deactivated: those are finished and leave the state (the target must meet a quiet cluster)
-        time.sleep(0.5)
-        for w in plane.get("workloads", namespace=ns)["items"]:
-            if w["metadata"]["name"] in admitted and (_preempted(w) or not is_true(w, "QuotaReserved")):
-                _finish_eviction(plane, ns, w["metadata"]["name"], deactivate=True)
-                admitted.remove(w["metadata"]["name"])
-    # the ClusterQueues' status (usage, counts) is written by Kueue a little after each admission: the
-    # snapshot is taken once it shows every admitted Workload, as a user's `kubectl get` would see it later
-    by_queue = {q.name: sum(1 for r in state.running if r.name in admitted and r.queue == q.name)
-                for q in state.queues}
-    wait_for("the ClusterQueues' status current", lambda: all(
-        (plane.get("clusterqueue", n.cq(q)).get("status") or {}).get("reservingWorkloads", 0) == c
-        for q, c in by_queue.items()), timeout=30)
-    plane.apply(*target_pods(state, n), server_side=False)
+    admitted = setup(plane, state, n, kit)
+    resource = kit.resource_of(state)
+    plane.apply(*kit.target_pods(state, n), server_side=False)
     wl = wait_for("the pod group's Workload", lambda: _target(plane, ns), timeout=30)
-    roles = _role_names(plane, ns, wl)
+    roles = _role_names(plane, ns, wl, resource)
     # the hold seen by Kueue (the Workload inadmissible), then the snapshot
     wait_for("the held Workload seen", lambda: condition(_target(plane, ns) or {}, "QuotaReserved") is not None,
              timeout=30)
-    snap = lift(snapshot(plane, n), wl["metadata"]["name"])
+    snap = lift(kit.snapshot(plane, n), wl["metadata"]["name"])
     args = ["why-pending", "podgroup/pd", "-n", ns, "-o", "json", "-f", "-"]
     if kueue_config:
         args += ["--kueue-config", kueue_config]
@@ -373,7 +351,7 @@ def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
     # lift the hold in the cluster and let Kueue act
     plane.kubectl("patch", "localqueue", "target", "-n", ns, "--type=json",
                   "-p", '[{"op":"remove","path":"/spec/stopPolicy"}]')
-    kueue_did = _settle(plane, ns, n, admitted, roles)
+    kueue_did = _settle(plane, ns, n, admitted, roles, resource)
     rec = Record(state.seed, plane.version, state.to_dict(), asdict(predicted), asdict(kueue_did),
                  compare(predicted, kueue_did), roles=roles, snapshot=snap)
     for victim in kueue_did.preempted or []:
@@ -396,8 +374,45 @@ def run(plane: Plane, state: State, kueue_config: str | None = None) -> Record:
             rec.screen = check_screen(doc, text.stdout) if text.returncode == 0 else []
             rec.words["screen"] = not rec.screen
     rec.seconds = round(time.monotonic() - t0, 2)
-    cleanup(plane, state, n)
+    kit.cleanup(plane, state, n)
     return rec
+
+
+def setup(plane: Plane, state: Any, n: Names, kit: Kit | None = None) -> list[str]:
+    """The state's queues, then its running Workloads one at a time (each admitted or deactivated), once the
+    ClusterQueues' status shows every admitted one: the names admitted."""
+    kit = kit or KIT
+    ns = n.namespace
+    if kit.prepare is not None:
+        kit.prepare(plane, state, n)
+    plane.apply(*kit.queue_objects(state, n))
+    for q in kit.active(state):
+        wait_for(f"ClusterQueue {n.cq(q)} active", lambda q=q: is_true(plane.get("clusterqueue", n.cq(q)),
+                                                                       "Active"), timeout=30)
+    admitted: list[str] = []
+    for r in kit.running_objects(state, n):  # one at a time, in order: each is admitted or deactivated
+        plane.apply(r)
+        name = r["metadata"]["name"]
+        got = wait_for(f"Workload {name} settled", lambda name=name: _settled_running(plane, ns, name), timeout=30)
+        if got == "admitted":
+            admitted.append(name)
+        else:
+            plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}')
+        # a Workload that needed preemption to fit may have had Kueue evict earlier ones before it was
+        # deactivated: those are finished and leave the state (the target must meet a quiet cluster)
+        time.sleep(0.5)
+        for w in plane.get("workloads", namespace=ns)["items"]:
+            if w["metadata"]["name"] in admitted and (_preempted(w) or not is_true(w, "QuotaReserved")):
+                _finish_eviction(plane, ns, w["metadata"]["name"], deactivate=True)
+                admitted.remove(w["metadata"]["name"])
+    # the ClusterQueues' status (usage, counts) is written by Kueue a little after each admission: the
+    # snapshot is taken once it shows every admitted Workload, as a user's `kubectl get` would see it later
+    by_queue = {q.name: sum(1 for r in state.running if r.name in admitted and r.queue == q.name)
+                for q in state.queues}
+    wait_for("the ClusterQueues' status current", lambda: all(
+        (plane.get("clusterqueue", n.cq(q)).get("status") or {}).get("reservingWorkloads", 0) == c
+        for q, c in by_queue.items()), timeout=30)
+    return admitted
 
 
 def _settled_running(plane: Plane, ns: str, name: str) -> str | None:
@@ -415,7 +430,7 @@ def _target(plane: Plane, ns: str) -> dict[str, Any] | None:
     return None
 
 
-def _role_names(plane: Plane, ns: str, wl: dict[str, Any]) -> dict[str, str]:
+def _role_names(plane: Plane, ns: str, wl: dict[str, Any], resource: str = objs.GPU) -> dict[str, str]:
     """Kueue's pod-set names (a hash of each role's pod shape) to the role label of the pods behind them."""
     out = {}
     pods = plane.get("pods", namespace=ns)["items"]
@@ -424,7 +439,7 @@ def _role_names(plane: Plane, ns: str, wl: dict[str, Any]) -> dict[str, str]:
         for p in pods:
             c = p["spec"]["containers"][0]
             if c["name"] == ps["template"]["spec"]["containers"][0]["name"] and \
-                    c["resources"].get("requests", {}).get(objs.GPU) == req.get(objs.GPU):
+                    c["resources"].get("requests", {}).get(resource) == req.get(resource):
                 out[ps["name"]] = p["metadata"]["labels"]["pd.test/role"]
     return out
 
@@ -434,7 +449,8 @@ def _rename(v: Verdict, roles: dict[str, str]) -> Verdict:
     return v
 
 
-def _settle(plane: Plane, ns: str, n: Names, admitted: list[str], roles: dict[str, str]) -> Verdict:
+def _settle(plane: Plane, ns: str, n: Names, admitted: list[str], roles: dict[str, str],
+           resource: str = objs.GPU) -> Verdict:
     """Wait until nothing changes for SETTLE seconds; finish each eviction Kueue asks for (nothing owns our
     Workloads to stop them), then wait for the preemptor's admission."""
     preempted: set[str] = set()  # by the target
@@ -457,7 +473,7 @@ def _settle(plane: Plane, ns: str, n: Names, admitted: list[str], roles: dict[st
         if key != last:
             last, quiet_since = key, time.monotonic()
         elif is_true(target, "QuotaReserved") or time.monotonic() - quiet_since > SETTLE:
-            v = outcome(target, running, n, roles)
+            v = outcome(target, running, n, roles, resource)
             v.preempted = sorted(preempted | set(v.preempted or []))
             return v
         time.sleep(0.3)
@@ -499,6 +515,25 @@ def cleanup(plane: Plane, state: State, n: Names) -> None:
                   "--grace-period=0", "--force", check=False)
     plane.kubectl("delete", "clusterqueues", *[n.cq(q.name) for q in state.queues], "--wait=false", check=False)
     plane.kubectl("delete", "resourceflavors", *[n.flavor(f) for f in state.flavors], "--wait=false", check=False)
+
+
+@dataclass
+class Kit:
+    """What `run` makes of a state: this module's generator's by default; the layout generator
+    (layouts.py) brings its own objects (Cohorts, Nodes, a resource other than the GPU) and reuses the rest."""
+
+    queue_objects: Callable[[Any, Names], list[dict[str, Any]]]
+    running_objects: Callable[[Any, Names], list[dict[str, Any]]]
+    target_pods: Callable[[Any, Names], list[dict[str, Any]]]
+    cleanup: Callable[[Plane, Any, Names], None]
+    snapshot: Callable[[Plane, Names], list[dict[str, Any]]]
+    prepare: Callable[[Plane, Any, Names], None] | None = None  # before the queues (Nodes)
+    resource_of: Callable[[Any], str] = lambda state: objs.GPU  # the resource whose flavor is compared
+    active: Callable[[Any], list[str]] = lambda state: [q.name for q in state.queues]  # queues that become Active
+    namespace_prefix: str = "d"
+
+
+KIT = Kit(queue_objects, running_objects, target_pods, cleanup, snapshot)
 
 
 def summary(records: list[Record]) -> dict[str, dict[str, int]]:

@@ -44,8 +44,15 @@ def _group(p: MultiKueuePlanes, ns: str, name: str, gpus: str) -> None:
     p.apply(*[objs.group_pod(ns, f"{name}-{r}", name, 2, "lq", r, {objs.GPU: gpus}) for r in ("prefill", "decode")])
 
 
+def _mapping(p: MultiKueuePlanes) -> list[str]:
+    """Each worker through its own context, named explicitly (no context is read that the user did not name)."""
+    return [f"--worker-context={w}={w}" for w in p.worker_names]
+
+
 def _why(p: MultiKueuePlanes, name: str, ns: str, *more: str) -> tuple[int, dict[str, Any], str]:
-    got = p.pd("why-pending", name, "-n", ns, "-o", "json", *more)
+    """why-pending with the explicit worker mapping (each worker through its own context: nothing is read through a
+    context the user did not name)."""
+    got = p.pd("why-pending", name, "-n", ns, "-o", "json", *_mapping(p), *more)
     return got.returncode, json.loads(got.stdout) if got.stdout.strip() else {}, got.stderr
 
 
@@ -104,7 +111,7 @@ def test_no_worker_fits_each_says_never(mk_planes: MultiKueuePlanes) -> None:
         copy = _wl(p, name, ns, "big")
         assert copy is not None and condition(copy, "QuotaReserved")["status"] == "False"
         assert f"maximum capacity ({gpus})" in condition(copy, "QuotaReserved")["message"]
-    text = p.pd("why-pending", "big", "-n", ns)
+    text = p.pd("why-pending", "big", "-n", ns, *_mapping(p))
     assert text.returncode == 0 and "MultiKueueNoWorkerFits" in text.stdout and "worker-1" in text.stdout
     _listed_with_workers(p, ns, "podgroup/big", set(p.worker_names))
 

@@ -8,10 +8,11 @@ should cost little more than kubectl's own. Everything else goes through the rea
 
 from __future__ import annotations
 
-import atexit
-import gc
 import os
 import sys
+
+from kubectl_pd.commands.startup import short_lived_gc as short_lived_gc  # the entry points' one start
+from kubectl_pd.completion import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press
 if TYPE_CHECKING:
@@ -28,26 +29,8 @@ _VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "con
                 "--client-key": "client_key", "--proxy-url": "proxy_url"}
 _REPEATED = {"--as-group": "as_groups", "--as-user-extra": "as_user_extra"}
 _DIRECTIVE_NO_FILE_COMP = 4
-DEFAULT_TIMEOUT = 2.0  # seconds: a completion has to feel instant or give up
 
 
-def short_lived_gc() -> None:
-    """The cyclic collector tuned for a process that lives well under a second, called before the heavy imports.
-
-    Start-up creates tens of thousands of long-lived objects (modules, classes, functions) and next to no
-    garbage, so the default collection of young objects every 700 allocations only rescans them: here it runs
-    every 50,000 (garbage cycles are still collected, so a long `--watch` does not grow). At exit everything
-    is frozen first, so the interpreter's last collection has nothing to walk. Under callgrind this takes
-    about 35M of 425M instructions off a live `why-pending -o json` and 23M of 195M off a live Tab; 50,000
-    rather than 20,000 spares a live diagnosis its one young collection (about 7M of 354M: some 27,000
-    allocations after start-up) and costs `why-pending -A` over 2,000 Workloads 2.6 MiB of peak memory
-    (55.6 to 58.2 MiB, kubectl's own list 79 MiB) for 2% less CPU (docs/benchmarks.md)."""
-    if gc.get_threshold()[0] < _GC_YOUNG:
-        gc.set_threshold(_GC_YOUNG, 10, 10)
-        atexit.register(gc.freeze)
-
-
-_GC_YOUNG = 50_000
 
 
 def fast_target(words: list[str]) -> list[str] | None:
@@ -91,7 +74,9 @@ def fast_target(words: list[str]) -> list[str] | None:
             names = deployment_names(opts, everywhere, words[-1])
     except Exception:
         names = []
-    return [n.replace("\t", " ") for n in names] + [f":{_DIRECTIVE_NO_FILE_COMP}"]
+    from kubectl_pd.completion.safe import cobra_line  # the escaping __complete shares
+
+    return [line for n in names if (line := cobra_line(n)) is not None] + [f":{_DIRECTIVE_NO_FILE_COMP}"]
 
 
 def _any_kubeconfig(flag: str | None) -> bool:

@@ -12,7 +12,7 @@ here is "could hold once the Node is empty", and a "never" is never.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -154,3 +154,25 @@ class Fit:
         if not misses:
             return None
         return max(misses, key=lambda m: (m.resource is not None, m.largest or _ZERO))
+
+
+def flavor_nodes(source: Any, snap: Snapshot,
+                 attempt: Callable[[str, Callable[[], Any]], tuple[bool, Any]]) -> Fit | None:
+    """The Nodes of each flavor of the snapshot: one list per flavor selected by its nodeLabels (every Node for a
+    flavor without any), paged, each Node kept as its page arrives (capacity's and create's preflight's one read).
+    ATTEMPT reads, or says why it could not ((False, _): the node part is unknown, None)."""
+    lists: dict[str, tuple[kube.Node, ...]] = {}
+    by_selector: dict[str | None, tuple[kube.Node, ...]] = {}  # flavors of the same nodeLabels: one list
+    for name, flavor in sorted(snap.flavors.items()):
+        sel = selector(flavor) or None
+        if sel not in by_selector:
+            ok, objs = attempt("Nodes" + (f" ({sel})" if sel else ""), _node_lister(source, sel))
+            if not ok:
+                return None
+            by_selector[sel] = tuple(kube.node(o) for o in objs)
+        lists[name] = by_selector[sel]
+    return Fit(lists)
+
+
+def _node_lister(source: Any, sel: str | None) -> Callable[[], Any]:
+    return lambda: source.list("Node", None, label_selector=sel, reduce=keep)

@@ -1,6 +1,6 @@
-"""MultiKueue in why-pending's list (no TARGET, `-A`): where each row's Workloads went, from the manager's Workloads
-alone (status.clusterName, status.nominatedClusterNames; Kueue v0.19.2 apis/kueue/v1beta2/workload_types.go). No
-worker is read for the list; `why-pending TARGET` reads them.
+"""MultiKueue's placements in why-pending's list (no TARGET, `-A`): where each row's Workloads went, from the
+manager's Workloads alone (status.clusterName, status.nominatedClusterNames; Kueue v0.19.2
+apis/kueue/v1beta2/workload_types.go). No worker is read for the list; `why-pending TARGET` reads them.
 
 The WORKER column: the admitting worker once `status.clusterName` is set, else the nominated workers joined by ","
 (the copies wait there), else "-". It is shown only when a listed Workload names a worker, so a cluster without
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubectl_pd.multikueue.words import LIST_HEADER as HEADER
 from kubectl_pd.pending.model import Diagnosis, Placement
+from kubectl_pd.pending.screen_words import WORKER_HEADER as HEADER
 
 __all__ = ["HEADER", "cell", "shown", "to_dict"]
 NONE = "-"

@@ -1,0 +1,96 @@
+"""The first round of one target's reads, as data (issue 49: where the cluster is far, what a user waits for is
+the number of dependent rounds of requests, not their count).
+
+A read is its key, the call it stands for: `("get", kind, name, namespace)`, `("list", kind, namespace,
+label_selector, field_selector)`, `("raw", path)`. The first round is everything one target's diagnosis may need
+that depends on no answer: the TARGET's own objects (for a bare NAME, every form it may name) and the small,
+bounded sets a diagnosis reads by name from what the first answers say (the namespace's LocalQueues and
+LimitRanges, the ClusterQueues and ResourceFlavors). The head
+start (pending/lookahead.py) sends it before the diagnosis code loads; gather (pending/gather.py) reads the
+target's objects by the same keys, and its reads by name of a kind in a set are answered from that set
+(lookahead.Lookahead). What only the first answers name (the Workload's Events, the visibility API's listing,
+the preemption view's admitted Workloads, a deployment its Pods name, Nodes for a flavor) is gather's second
+round (with the Cohorts, AdmissionChecks and Kueue's configuration when it needs them); the Workloads ahead of
+ours, which only the listing names, its third, when there are some.
+
+Pure: no I/O, nothing imported past the labels; `call` turns a key into the Source call it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from kubectl_pd.labels import GROUP_LABEL, INSTANCE_LABEL
+
+if TYPE_CHECKING:
+    from kubectl_pd.cluster.protocols import Source
+
+Key = tuple[Any, ...]
+
+MOST = 100  # a set is read in the first round only when one page of this many holds all of it (else: by name)
+# in the order sent; the first round fits in one wave of cluster/prefetch.PARALLEL reads (a bare NAME's 4 + these 4),
+# so no read of it starts after another's answer. The Cohorts, AdmissionChecks and Kueue's configuration are read
+# when a diagnosis needs them (a queue in a cohort, an inactive queue, a preemption answer): in the second round,
+# beside the Events, which is as early as they are used
+SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor", "LimitRange")
+NAMESPACED = ("LocalQueue", "LimitRange")
+
+
+def get(kind: str, name: str, namespace: str | None) -> Key:
+    return ("get", kind, name, namespace)
+
+
+def listed(kind: str, namespace: str | None = None, label_selector: str | None = None,
+           field_selector: str | None = None) -> Key:
+    return ("list", kind, namespace, label_selector, field_selector)
+
+
+def raw(path: str) -> Key:
+    return ("raw", path)
+
+
+def target_reads(kind: str, name: str, namespace: str) -> list[Key]:
+    """The reads a target of `kind` begins with: the object, and the Pods beside it (a Pod: itself alone)."""
+    if kind == "ModelDeployment":
+        return [get("ModelDeployment", name, namespace), listed("Pod", namespace, f"{INSTANCE_LABEL}={name}")]
+    if kind in ("PodGroup", "Workload"):
+        return [get("Workload", name, namespace), listed("Pod", namespace, f"{GROUP_LABEL}={name}")]
+    if kind == "Pod":
+        return [get("Pod", name, namespace)]
+    return []
+
+
+def pages(source: Source) -> bool:
+    """Whether `source` reads a set in one page itself (a live cluster's LiveSource); not a Source that forwards
+    what it does not know (snapshot/out.Recorder, which records what it reads, would not see it)."""
+    return hasattr(type(source), "list_within")
+
+
+def set_reads(namespace: str | None) -> list[Key]:
+    """The bounded sets: each one list (one page of MOST)."""
+    return [listed(k, namespace if k in NAMESPACED else None) for k in SETS]
+
+
+def first_round(kinds: tuple[str, ...], name: str, namespace: str) -> list[Key]:
+    """The first round of a target that may be any of `kinds` (a bare NAME: each form it may name, in order;
+    else its one kind): the target's reads of each, then the bounded sets. No key twice."""
+    keys = [k for kind in kinds for k in target_reads(kind, name, namespace)] + set_reads(namespace)
+    return list(dict.fromkeys(keys))
+
+
+def is_set(key: Key) -> bool:
+    """Whether `key` is one of the bounded sets' lists (its answer serves every read of its kind by name)."""
+    return key[0] == "list" and key[1] in SETS and key[3] is None and key[4] is None
+
+
+def call(source: Source, key: Key) -> Callable[[], Any]:
+    """The Source call `key` names; a set is read as one page of MOST when the Source can (a live cluster:
+    None when there are more), else whole."""
+    if key[0] == "get":
+        return lambda: source.get(key[1], key[2], key[3])
+    if key[0] == "raw":
+        return lambda: source.get_raw(key[1])
+    if is_set(key) and pages(source):
+        return lambda: source.list_within(key[1], key[2], MOST)  # type: ignore[attr-defined]
+    return lambda: source.list(key[1], key[2], label_selector=key[3], field_selector=key[4])

@@ -1,0 +1,367 @@
+"""Every command against the real Kueue on generated layouts (issue 46, item 6; layouts.py makes the states).
+
+For each layout, on a fresh instance of it each time (its own namespace and cluster-scoped names):
+- **why-pending**: differential.run with the layout's kit (admitted or not, flavors, victims, the preemptor named,
+  and the words: codes and shortfall against Kueue's condition, one set of figures on the screen);
+- **queues**: `queues -o json`, before and after the copies below are admitted, against each ClusterQueue's
+  status at the same moment (flavorsUsage, flavorsReservation and its borrowed, the Workload counts) and the
+  Cohort objects (parent, members); lent bounded by the lending limit, by the unused nominal quota and by what
+  the layout's queues borrow in all;
+- **capacity**: `now` by creating that many copies (`create --target pods`), each admitted, and one more, which
+  stays pending (or preempts exactly what capacity named); then `byPreemption` at priority 1000 by creating one
+  copy of that priority: admitted if and only if capacity counted one, preempting what it named;
+- **preflight**: create's `--preflight` verdict (fits, preempts these, waits, never fits) against what Kueue
+  does with the group once created (createcase.verdict, test_create_real's reading of Kueue).
+
+Every disagreement is a `Check` with what we said and what Kueue did; `save` keeps it under
+tests/realcluster/cases/layouts/ with the snapshot it was judged on, for test_layout_replay.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubectl_pd.kueue.quantity import parse
+from tests.realcluster import capacity_property as cp
+from tests.realcluster import differential as df
+from tests.realcluster import layouts as ly
+from tests.realcluster import objs
+from tests.realcluster.createcase import verdict
+from tests.realcluster.plane import Plane, PlaneError, condition, is_true, wait_for
+
+COMMANDS = ("why-pending", "queues", "capacity", "capacity.byPreemption", "preflight")
+TOP = ("pd-top", 1000)  # the higher-priority copy's class
+CASES = Path(__file__).parent / "cases" / "layouts"
+
+
+@dataclass
+class Check:
+    command: str
+    seed: int
+    agree: bool | None  # None: the tool said it cannot know, or the state is past what is created copy by copy
+    ours: Any = None
+    kueue: Any = None
+    problems: list[str] = field(default_factory=list)
+    snapshot: list[dict[str, Any]] = field(default_factory=list)
+
+
+def ensure_priorities(plane: Plane) -> None:
+    df.ensure_priorities(plane)
+    plane.apply(objs.priority_class(*TOP))
+
+
+# ---------------------------------------------------------------- queues
+
+def _status(cq: dict[str, Any], key: str, flavor: str, resource: str) -> tuple[float, float]:
+    for f in (cq.get("status") or {}).get(key) or []:
+        if f["name"] == flavor:
+            for r in f.get("resources") or []:
+                if r["name"] == resource:
+                    return float(parse(r.get("total", "0"))), float(parse(r.get("borrowed", "0")))
+    return 0.0, 0.0
+
+
+def _num(x: str | None) -> float | None:
+    return None if x is None else float(parse(x))
+
+
+def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layout, n: df.Names) -> list[str]:
+    """What breaks between `queues -o json` and the ClusterQueues and Cohorts of SNAP (read at the same moment)."""
+    out: list[str] = []
+    rows = {c["name"]: c for c in doc.get("clusterQueues") or []}
+    cqs = {o["metadata"]["name"]: o for o in snap if o["kind"] == "ClusterQueue"}
+    lent_all = borrowed_all = 0.0
+    known_lent = True
+    for q in lay.queues:
+        cq, row = cqs.get(n.cq(q.name)), rows.get(n.cq(q.name))
+        if cq is None or row is None:
+            out.append(f"{q.name}: {'no ClusterQueue read' if cq is None else 'no row'}")
+            continue
+        st = cq.get("status") or {}
+        for k in ("pendingWorkloads", "reservingWorkloads", "admittedWorkloads"):
+            if row.get(k) != st.get(k, 0):
+                out.append(f"{q.name}: {k} {row.get(k)} != status {st.get(k, 0)}")
+        want = ly.cohort_name(n, q.cohort) if q.cohort else None
+        if row.get("cohort") != want:
+            out.append(f"{q.name}: cohort {row.get('cohort')} != {want}")
+        for f, (nominal, borrowing, lending) in q.quotas.items():
+            fl = n.flavor(f)
+            r = next((x for x in row.get("flavors") or [] if x["flavor"] == fl and x["resource"] == lay.resource), None)
+            if r is None:
+                out.append(f"{q.name}/{f}: no row")
+                continue
+            used, _ = _status(cq, "flavorsUsage", fl, lay.resource)
+            reserved, borrowed = _status(cq, "flavorsReservation", fl, lay.resource)
+            nom = float(parse(lay.amount(nominal)))
+            got = {k: _num(r.get(k)) for k in ("nominal", "used", "reserved", "borrowed", "free", "lent")}
+            expect = {"nominal": nom, "used": used, "reserved": reserved - used, "borrowed": borrowed}
+            out += [f"{q.name}/{f}: {k} {got[k]} != Kueue's {v}" for k, v in expect.items() if got[k] != v]
+            # free: of the nominal quota, what neither the queue nor (what it lends) the cohort uses
+            unused = max(0.0, nom - reserved)
+            free = unused if got["lent"] is None else max(0.0, unused - got["lent"])
+            if got["free"] is None or got["free"] > unused or (got["lent"] is not None and got["free"] != free):
+                out.append(f"{q.name}/{f}: free {got['free']} (lent {got['lent']}) against unused {unused}")
+            for k, lim in (("borrowingLimit", borrowing), ("lendingLimit", lending)):
+                if _num(r.get(k)) != (None if lim is None else float(parse(lay.amount(lim)))):
+                    out.append(f"{q.name}/{f}: {k} {r.get(k)} != spec {lim}")
+            lent = got["lent"]
+            known_lent = known_lent and lent is not None
+            if lent is not None:
+                lent_all += lent
+                if lending is not None and lent > float(parse(lay.amount(lending))):
+                    out.append(f"{q.name}/{f}: lent {lent} > lendingLimit {lending}")
+                if lent > max(0.0, nom - reserved):
+                    out.append(f"{q.name}/{f}: lent {lent} > its unused nominal {max(0.0, nom - reserved)}")
+            borrowed_all += borrowed
+    if lent_all > borrowed_all:
+        out.append(f"lent {lent_all} in all > borrowed {borrowed_all} in all")
+    own = sum(float(parse(lay.amount(q[0]))) for c in lay.cohorts for q in c.quotas.values())
+    if known_lent and borrowed_all > lent_all + own:  # what is borrowed comes from members or Cohorts' own quota
+        out.append(f"borrowed {borrowed_all} in all > lent {lent_all} + the Cohorts' own {own}")
+    cohorts = {c["name"]: c for c in doc.get("cohorts") or []}
+    for c in lay.cohorts:
+        got_c = cohorts.get(ly.cohort_name(n, c.name))
+        if got_c is None:
+            out.append(f"cohort {c.name}: not shown")
+            continue
+        parent = ly.cohort_name(n, c.parent) if c.parent else None
+        if got_c.get("parent") != parent:
+            out.append(f"cohort {c.name}: parent {got_c.get('parent')} != {parent}")
+        members = sorted(n.cq(q.name) for q in lay.queues if q.cohort == c.name)
+        if sorted(got_c.get("clusterQueues") or []) != members:
+            out.append(f"cohort {c.name}: members {got_c.get('clusterQueues')} != {members}")
+    return out
+
+
+def check_queues(plane: Plane, lay: ly.Layout, n: df.Names, when: str) -> Check:
+    """queues live, then the objects it read, read again; repeated once when Kueue wrote a status in between."""
+    problems: list[str] = []
+    snap: list[dict[str, Any]] = []
+    doc: dict[str, Any] = {}
+    for _ in range(3):
+        got = plane.pd("queues", "-o", "json")
+        if got.returncode != 0:
+            return Check("queues", lay.seed, False, problems=[f"{when}: exit {got.returncode}: {got.stderr[-300:]}"])
+        doc = json.loads(got.stdout)
+        snap = ly.snapshot(plane, n)
+        problems = compare_queues(doc, snap, lay, n)
+        if not problems:
+            break
+        time.sleep(1.0)
+    return Check("queues", lay.seed, not problems, ours=_mine(doc, n), problems=[f"{when}: {p}" for p in problems],
+                 snapshot=snap)
+
+
+def _mine(doc: dict[str, Any], n: df.Names) -> dict[str, Any]:
+    return {"clusterQueues": [c for c in doc.get("clusterQueues") or [] if c["name"].startswith(n.prefix + "-")],
+            "cohorts": [c for c in doc.get("cohorts") or [] if c["name"].startswith(n.prefix + "-")]}
+
+
+# ---------------------------------------------------------------- capacity
+
+def _roles(lay: ly.Layout) -> list[str]:
+    return cp._roles(lay)  # type: ignore[arg-type]  # the same roles tuple as the 4a state's
+
+
+def _create(plane: Plane, lay: ly.Layout, ns: str, name: str, *extra: str) -> Any:
+    return plane.pd("create", name, "--model", "m", "--engine-version", "1", "-n", ns, "--target", "pods",
+                    "--local-queue", lay.target_queue, "--resource", lay.resource, *_roles(lay), *extra)
+
+
+def check_capacity(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[str]) -> list[Check]:
+    ns = n.namespace
+    out = [check_queues(plane, lay, n, "before the copies")]
+    got = plane.pd("capacity", "-n", ns, "--target", "pods", "--local-queue", lay.target_queue, *_roles(lay),
+                   "-o", "json")
+    if got.returncode not in (0, 1) or not got.stdout.strip():
+        return [*out, Check("capacity", lay.seed, False, problems=[f"exit {got.returncode}: {got.stderr[-300:]}"])]
+    doc = json.loads(got.stdout)
+    snap = ly.snapshot(plane, n)
+    pre = doc.get("byPreemption") or {}
+    res = cp.Outcome(lay.seed, doc["now"], pre.get("count"))
+    ours = {k: doc.get(k) for k in ("now", "atLeast", "byBorrowing", "withinNominal", "byPreemption", "next")}
+    if doc["now"] is None or doc["now"] > cp.MAX_COPIES or doc.get("atLeast") or pre.get("unknown"):
+        return [*out, Check("capacity", lay.seed, None, ours=ours, kueue="not created copy by copy")]
+    if pre.get("copies"):
+        res.named = [t["name"] for t in pre["copies"][0]["targets"]]
+    for i in range(doc["now"]):
+        made = _create(plane, lay, ns, f"copy{i}", "--force")  # the preflight's word is not what is judged here
+        if made.returncode != 0:
+            raise PlaneError(f"create copy{i}: {made.stderr.strip()}")
+        w = wait_for(f"copy{i} tried", lambda i=i: (g := cp._group(plane, ns, f"copy{i}")) is not None and condition(
+            g, "QuotaReserved") is not None and g, timeout=30)
+        res.admitted.append(is_true(w, "QuotaReserved"))
+    if all(res.admitted) and doc["now"]:
+        time.sleep(1.0)  # the ClusterQueues' status after the copies
+        out.append(check_queues(plane, lay, n, f"after {doc['now']} copies"))
+    made = _create(plane, lay, ns, "one-more", "--force")
+    if made.returncode != 0:
+        raise PlaneError(f"create one-more: {made.stderr.strip()}")
+    res.one_more, res.preempted = cp._one_more(plane, ns)
+    kueue = {"admitted": res.admitted, "oneMore": res.one_more, "preempted": res.preempted}
+    out.append(Check("capacity", lay.seed, res.holds, ours=ours, kueue=kueue, snapshot=snap,
+                     problems=[] if res.holds else [f"now {doc['now']}: copies admitted {res.admitted}, one more "
+                                                    f"{res.one_more} {res.preempted} (named {res.named})"]))
+    if res.one_more == "pending":
+        out.append(check_by_preemption(plane, lay, n))
+    return out
+
+
+def check_by_preemption(plane: Plane, lay: ly.Layout, n: df.Names) -> Check:
+    """capacity --priority 1000 against one copy of that priority: admitted iff capacity counted one."""
+    ns = n.namespace
+    got = plane.pd("capacity", "-n", ns, "--target", "pods", "--local-queue", lay.target_queue, *_roles(lay),
+                   "--priority", str(TOP[1]), "-o", "json")
+    if got.returncode not in (0, 1) or not got.stdout.strip():
+        return Check("capacity.byPreemption", lay.seed, False, problems=[f"exit {got.returncode}"])
+    doc = json.loads(got.stdout)
+    snap = ly.snapshot(plane, n)
+    pre = doc.get("byPreemption") or {}
+    if pre.get("unknown") or pre.get("count") is None:
+        return Check("capacity.byPreemption", lay.seed, None, ours=pre)
+    count = int(pre["count"]) + int(doc.get("now") or 0)
+    named = sorted(t["name"] for t in (pre.get("copies") or [{}])[0].get("targets") or []) if pre.get("copies") \
+        else []
+    plane.apply(*ly.target_pods(lay, n, group="top", queue=lay.target_queue, priority=TOP[0]), server_side=False)
+    admitted, victims = _top(plane, ns)
+    agree = (count >= 1) == admitted and (not admitted or not named or named == victims)
+    return Check("capacity.byPreemption", lay.seed, agree, ours={"now": doc.get("now"), "byPreemption": pre},
+                 kueue={"admitted": admitted, "preempted": victims}, snapshot=snap,
+                 problems=[] if agree else [f"capacity at {TOP[1]}: {count} more (targets {named}); Kueue admitted "
+                                            f"{admitted}, preempted {victims}"])
+
+
+def _top(plane: Plane, ns: str) -> tuple[bool, list[str]]:
+    """Kueue on the higher-priority copy: admitted or not, and what it preempted (evictions finished)."""
+    victims: list[str] = []
+    last, quiet = "", time.monotonic()
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline:
+        items = plane.get("workloads", namespace=ns)["items"]
+        top = next((w for w in items if w["metadata"]["name"] == "top"), None)
+        if top is not None:
+            for w in items:
+                name = w["metadata"]["name"]
+                if name != "top" and df._preempted(w, top["metadata"]["uid"]) and name not in victims:
+                    victims.append(name)
+                    if name.startswith("run"):  # nothing owns ours; the copies' Pods are Kueue's to stop
+                        df._finish_eviction(plane, ns, name, deactivate=True)
+            if is_true(top, "QuotaReserved"):
+                return True, sorted(victims)
+        key = json.dumps([(w["metadata"]["name"], [(c["type"], c["status"]) for c in (w.get("status") or {}).get(
+            "conditions") or []]) for w in items], sort_keys=True)
+        if key != last:
+            last, quiet = key, time.monotonic()
+        elif top is not None and time.monotonic() - quiet > df.SETTLE + 2:
+            return False, sorted(victims)
+        time.sleep(0.3)
+    raise PlaneError(f"namespace {ns}: the higher-priority copy did not settle in 40 s")
+
+
+# ---------------------------------------------------------------- preflight
+
+def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[str]) -> Check:
+    from tests.realcluster.test_create_real import _what_kueue_did
+
+    ns = n.namespace
+    pre = _create(plane, lay, ns, "qwen", "--preflight", "-o", "json")
+    if pre.returncode not in (0, 1) or not pre.stdout.strip():
+        return Check("preflight", lay.seed, False, problems=[f"exit {pre.returncode}: {pre.stderr[-300:]}"])
+    doc = json.loads(pre.stdout)
+    snap = ly.snapshot(plane, n)
+    said, victims = verdict(doc)
+    made = _create(plane, lay, ns, "qwen", *(["--force"] if said != "fits" else []))
+    if made.returncode != 0 and said == "fits":
+        raise PlaneError(f"create qwen: {made.stderr.strip()}")
+    if made.returncode != 0:  # create refuses even with --force (a stopped queue): the Pods create would write
+        total = sum(c for _, c, _ in lay.roles)
+        plane.apply(*[objs.group_pod(ns, f"qwen-{role}-{i}", "qwen", total, lay.target_queue, role,
+                                     {lay.resource: lay.amount(cards)})
+                      for role, count, cards in lay.roles for i in range(count)], server_side=False)
+    did, evicted = _what_kueue_did(plane, ns, admitted)
+    agree = None if said == "unknown" else (said, victims) == (did, evicted)
+    findings = [{k: f.get(k) for k in ("severity", "check", "params")} for f in doc.get("findings") or []]
+    return Check("preflight", lay.seed, agree, ours={"said": said, "victims": victims, "findings": findings},
+                 kueue={"did": did, "preempted": evicted,
+                        "message": (condition(cp._group(plane, ns, "qwen") or {}, "QuotaReserved") or {}).get(
+                            "message")},
+                 snapshot=snap,
+                 problems=[] if agree is not False else [f"said {said} {victims}, Kueue {did} {evicted}"])
+
+
+# ---------------------------------------------------------------- one layout, every command
+
+def _fresh(plane: Plane, lay: ly.Layout, tag: str) -> tuple[df.Names, list[str]]:
+    n = df.Names(plane.namespace(f"{ly.PREFIX}{tag}{lay.seed}"))
+    return n, df.setup(plane, lay, n, ly.kit())
+
+
+def check(plane: Plane, lay: ly.Layout, kueue_config: str | None = None,
+          commands: tuple[str, ...] = ("why-pending", "capacity", "preflight")) -> tuple[list[Check], df.Record | None]:
+    out: list[Check] = []
+    rec = None
+    for command in ("capacity", "preflight"):
+        if command in commands:
+            n, admitted = _fresh(plane, lay, command[0])
+            try:
+                out += (check_capacity(plane, lay, n, admitted) if command == "capacity"
+                        else [check_preflight(plane, lay, n, admitted)])
+            except PlaneError as e:  # the harness failed on this command: said, never counted as agreement
+                out.append(Check(command, lay.seed, None, problems=[f"harness: {str(e)[:300]}"]))
+            finally:
+                ly.cleanup(plane, lay, n)
+    if "why-pending" in commands:
+        rec = df.run(plane, lay, kueue_config=kueue_config, kit=ly.kit())
+        values = [*rec.agree.values(), *rec.preemptor.values(), *rec.words.values()]
+        agree = False if rec.disagrees else (True if True in values else None)
+        out.append(Check("why-pending", lay.seed, agree, ours=rec.predicted, kueue=rec.kueue_did,
+                         problems=[] if agree is not False else [f"{rec.agree} preemptor={rec.preemptor} "
+                                                                 f"words={rec.words} said={rec.said}"],
+                         snapshot=rec.snapshot))
+    return out, rec
+
+
+def summary(checks: list[Check]) -> dict[str, dict[str, int]]:
+    """Per command: states (checks made), agreements, disagreements, unknown."""
+    out: dict[str, dict[str, int]] = {}
+    for c in checks:
+        row = out.setdefault(c.command, {"states": 0, "agree": 0, "disagree": 0, "unknown": 0, "harness": 0})
+        row["states"] += 1
+        harness = c.agree is None and any(p.startswith("harness") for p in c.problems)
+        row["agree" if c.agree is True else "disagree" if c.agree is False else "harness" if harness else
+            "unknown"] += 1
+    return out
+
+
+def case_path(line: str, command: str, seed: int, where: str = "open") -> Path:
+    return CASES / where / f"kueue-{line}-{command}-seed-{seed}.yaml"
+
+
+def known(line: str, command: str, seed: int) -> bool:
+    return any(case_path(line, command, seed, w).exists() for w in ("open", "explained"))
+
+
+def save(plane: Plane, lay: ly.Layout, c: Check, rec: df.Record | None = None) -> Path:
+    """A disagreement kept for replay (cases/layouts/open/: a bug not yet fixed, listed in
+    /work/notes/differential-findings.md; once understood and not a bug it moves to explained/ with the why)."""
+    line = ".".join(plane.version.lstrip("v").split(".")[:2])
+    p = case_path(line, c.command, c.seed)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"kueue": plane.version, "command": c.command, "seed": c.seed, "problems": c.problems,
+           "ours": c.ours, "kueueDid": c.kueue, "explained": None, "layout": lay.to_dict()}
+    if rec is not None:
+        doc["record"] = {k: v for k, v in asdict(rec).items() if k not in ("snapshot", "state")}
+    doc["snapshot"] = c.snapshot
+    p.write_text(yaml.safe_dump(json.loads(json.dumps(doc, default=str)), sort_keys=False))
+    return p
+
+
+def load_cases(where: str = "open") -> list[dict[str, Any]]:
+    d = CASES / where
+    return [dict(yaml.safe_load(p.read_text()), file=p.name) for p in sorted(d.glob("kueue-*.yaml"))]
