@@ -27,6 +27,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cluster: needs a real control plane (scripts/real-cluster); "
                                        "run with `pytest -m cluster`")
     config.addinivalue_line("markers", "multikueue_skew: a MultiKueue manager and workers of two Kueue lines")
+    config.addinivalue_line("markers", f"{FW_JOURNEY}: the frameworks' journeys (issue 47 item 6), recorded not yet "
+                                       f"asserted: run with `pytest -m '{FW_JOURNEY}'`, out of the tier otherwise")
 
 
 def _asked(config: pytest.Config) -> bool:
@@ -54,7 +56,16 @@ def _mk_sampled_out(item: pytest.Item) -> bool:
             and os.environ.get(MK_ALL) != "1")
 
 
+FW_JOURNEY = "frameworks_journey"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if FW_JOURNEY not in (config.option.markexpr or ""):
+        journeys = [i for i in items if i.get_closest_marker(FW_JOURNEY) is not None]
+        if journeys:
+            config.hook.pytest_deselected(items=journeys)
+            items[:] = [i for i in items if i.get_closest_marker(FW_JOURNEY) is None]
+            config.stash[_FW_DROPPED] = len(journeys)
     if _asked(config):
         sampled = [i for i in items if _mk_sampled_out(i) or (len(mk_lines()) < 2 and i.get_closest_marker(
             "multikueue_skew") is not None)]  # version skew needs two lines
@@ -72,6 +83,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 _DROPPED = pytest.StashKey[int]()
 _MK_DROPPED = pytest.StashKey[int]()
+_FW_DROPPED = pytest.StashKey[int]()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
@@ -83,11 +95,23 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"{n} MultiKueue tests deselected: on Kueue {', '.join(mk_lines()[:-1]) or '-'} CI "
                                     f"runs {len(MK_SAMPLED)} ({MK_ALL}=1 runs them all on every line); version skew "
                                     f"needs two lines in PD_REAL_CLUSTER_KUEUE")
+    n = config.stash.get(_FW_DROPPED, 0)
+    if n:
+        terminalreporter.write_line(f"{n} frameworks' journeys deselected (recorded, not yet asserted): run them "
+                                    f"with `pytest -m {FW_JOURNEY}`")
+
+
+def lws_lines() -> list[str]:
+    """The Kueue lines the frameworks' plane (--lws) runs: PD_LWS_KUEUE, default the newest line asked for."""
+    asked = [v.strip() for v in os.environ.get("PD_LWS_KUEUE", "").split(",") if v.strip()]
+    return asked or lines()[-1:]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "plane" in metafunc.fixturenames:
         metafunc.parametrize("plane", lines(), indirect=True, scope="session")
+    if "lws_plane" in metafunc.fixturenames:
+        metafunc.parametrize("lws_plane", lws_lines(), indirect=True, scope="session")
     if "mk_planes" in metafunc.fixturenames:  # one set of planes per line, the older line's stopped first
         metafunc.parametrize("mk_planes", mk_lines(), indirect=True, scope="module")
 
@@ -115,6 +139,21 @@ def fair_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
     except (PlaneError, OSError) as e:
         p.down()
         pytest.fail(f"the fair-sharing control plane with Kueue {line} did not start: {e}", pytrace=False)
+    yield p
+    p.down()
+
+
+@pytest.fixture(scope="session")
+def lws_plane(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plane]:
+    """The frameworks' plane (`up --lws`: LWS's manager, kube-controller-manager, Kueue's LWS, Deployment and
+    StatefulSet integrations), shared by the frameworks' tests and journeys."""
+    line = str(request.param)
+    p = Plane(line, tmp_path_factory.mktemp(f"plane-{line}-lws") / "run")
+    try:
+        p.up("--lws")
+    except (PlaneError, OSError) as e:
+        p.down()
+        pytest.fail(f"the frameworks' control plane (Kueue {line}, --lws) did not start: {e}", pytrace=False)
     yield p
     p.down()
 
