@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from kubectl_pd import memo
+from kubectl_pd.errors import PdError
 from kubectl_pd.kueue import versions
 from kubectl_pd.kueue.model import (
     NEVER,
@@ -482,11 +483,31 @@ def _node(name: str, groups: tuple[ResourceGroup, ...], is_cq: bool = False, wei
                  borrowing={fr: q.borrowing_limit for fr, q in quotas.items() if q.borrowing_limit is not None})
 
 
+MAX_COHORT_DEPTH = 256  # levels of Cohorts above a ClusterQueue the engine follows (its walks recurse)
+
+
+def _check_depth(snap: Snapshot) -> None:
+    """A Cohort chain deeper than MAX_COHORT_DEPTH is refused by name, before any walk recurses into it (a
+    3,000-level chain is no layout anyone runs; Kueue itself sets no bound). Cycles end the walk: they are said
+    elsewhere (model.cohort_cycle)."""
+    for name in snap.cohorts:
+        seen = {name}
+        at = snap.cohorts[name].parent
+        while at and at not in seen:
+            seen.add(at)
+            if len(seen) > MAX_COHORT_DEPTH:
+                raise PdError(f"the Cohort tree above Cohort {name} is more than {MAX_COHORT_DEPTH} levels deep: "
+                              "kubectl-pd does not judge a tree that deep")
+            c = snap.cohorts.get(at)
+            at = c.parent if c is not None else None
+
+
 class Tree:
     """The cohort forest of a snapshot, with usage as the queues' status reports it, or as `usage` gives it
     for the queues it names (preemption.State: the sum of the admitted Workloads read)."""
 
     def __init__(self, snap: Snapshot, usage: Mapping[str, Mapping[FlavorResource, Fraction]] | None = None):
+        _check_depth(snap)
         self.nodes: dict[str, _Node] = {}
         cohorts: dict[str, _Node] = {}
 
