@@ -393,6 +393,7 @@ class FakeApiServer:
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.socket.listen(128)  # a real server's backlog: 5 drops the SYN of a client's 7th connection (1 s)
         if isinstance(self.tls, TLS):
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(str(self.tls.cert), str(self.tls.key))
