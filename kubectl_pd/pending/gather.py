@@ -449,11 +449,20 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
     rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: Read("ClusterQueue", cq))
     _read_nodes(rd)
     if not needs_explaining:
+        _read_cohort_of_admitted(rd)
         return
     _read_explanations(rd, ns, cq_names)
     _snapshot_visibility(rd, cq_names)
     _read_retry_nodes(rd)
     _read_ahead(rd)
+
+
+def _read_cohort_of_admitted(rd: _FactReader) -> None:
+    """An admitted group's quota bars show its cohort's figures as `queues` does (issue 46, finding 5: never the
+    peers' default, which read as "none"): the peers and the Cohorts, when its queue is in a cohort."""
+    calls, apply = _cohort_reads(rd)
+    if calls:
+        apply(rd.many(calls))
 
 
 def _groups_from_pods(facts: Facts) -> None:
