@@ -222,3 +222,23 @@ def test_the_holders_of_the_quota_in_the_unit_of_the_screen(resource: str, amoun
     shown = text([Answer("ns/w", "q", holders=(holder,))])
     line = next(ln for ln in shown.splitlines() if "other/batch" in ln)
     assert want in line
+
+
+def test_a_client_dry_run_reads_which_resource_a_card_is(cli: Callable, apiserver: Callable) -> None:
+    """kubectl's client dry run still reads (issue 46, finding 9): with no --resource, the Pods' cards are the
+    resource research covers, read with GETs only; nothing is written."""
+    server, env = apiserver(layout(), namespace=NS)
+    argv = ["create", "g", "--model", "m", "--target", "pods", "--local-queue", "research", "-n", NS,
+            "--role", "name=w,kind=prefill,replicas=1,accelerator=4,image=img", "--dry-run=client", "-o", "json"]
+    r = cli(argv, env=env)
+    assert r.exit_code == 0, r.stderr
+    pod = json.loads(r.stdout)
+    assert pod["spec"]["containers"][0]["resources"]["requests"] == {GPU: "4"}
+    assert server.requests and set(server.methods) == {"GET"}
+
+
+def test_a_client_dry_run_with_no_cluster_still_refuses(cli: Callable, tmp_path: Path) -> None:
+    argv = ["create", "g", "--model", "m", "--target", "pods", "--local-queue", "research", "-n", NS,
+            "--role", "name=w,kind=prefill,replicas=1,accelerator=4,image=img", "--dry-run=client", "-o", "json"]
+    r = cli(argv, env={"KUBECONFIG": str(tmp_path / "none")})
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and len(r.stderr.splitlines()) == 1, r.stderr

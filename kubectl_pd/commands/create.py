@@ -265,7 +265,7 @@ def _client_dry_run(c: Create) -> int:
     else:
         profile = _client_profile(c.cluster, o.api_profile) if o.target == "modeldeployment" else offline(PD_ATOMIC)
     _check_shape(c.req, c.roles, profile)
-    return _emit_offline(c.req, c.roles, profile, o.output)
+    return _emit_offline(c.req, c.roles, profile, o.output, c.cluster)
 
 
 def _refuse_or_warn(report: Any, force: bool) -> None:
@@ -428,19 +428,38 @@ def _aggregated_profile(source: LiveSource, version: str | None, crd: dict[str, 
     return from_openapi(doc, pick or "")
 
 
-def _emit_offline(req: CreateRequest, roles: list[Role], profile: ApiProfile, output: str | None) -> int:
-    """--dry-run=client: render and print; not one request."""
+def _emit_offline(req: CreateRequest, roles: list[Role], profile: ApiProfile, output: str | None,
+                  cluster: ClusterOptions | None = None) -> int:
+    """--dry-run=client: render and print; nothing written. Pods whose cards name no resource (no --resource, no
+    accelerator key) read which resource their queues cover, as kubectl's client dry run still reads: GETs only, and
+    a cluster that cannot be read leaves the refusal as it was."""
     if req.target == "pods":
-        from kubectl_pd.create.pods import offline_queues, render_pods
+        from kubectl_pd.create.pods import offline_queues, render_pods, unresolved
 
-        _check_resource(req, roles, None)
-        objs = render_pods(req, roles, offline_queues(req, roles))
+        covered, queues = (_covered_by_queues(req, roles, cluster) if cluster is not None and unresolved(req, roles)
+                           else (None, {}))
+        _check_resource(req, roles, covered)
+        objs = render_pods(req, roles, {**offline_queues(req, roles), **queues}, covered)
     else:
         from kubectl_pd.create.scaffold import render_model_deployment
 
         objs = [render_model_deployment(req, roles, profile)]
     _print_created(objs, output, " (dry run)")
     return 0
+
+
+def _covered_by_queues(req: CreateRequest, roles: list[Role],
+                       cluster: ClusterOptions) -> tuple[dict[str, str] | None, dict[str, str]]:
+    """(role -> the resource a card is, role -> its LocalQueue) as the preflight reads them; (None, {}) when the
+    cluster cannot be read."""
+    from kubectl_pd.cluster.live import LiveSource  # noqa: F811 - at run time, loaded here
+    from kubectl_pd.create import preflight
+
+    try:
+        report = preflight.run(LiveSource(cluster), req, roles, PD_ATOMIC, req.namespace)
+    except PdError:
+        return None, {}
+    return report.covered, report.queues
 
 
 def _ref(obj: dict[str, Any]) -> str:
