@@ -17,7 +17,8 @@ LINT = "1.2"  # 1.2: rule PD413 cohort-cycle
 PREFLIGHT = "1.2"  # 1.2: findings[].check priority-class (create --priority-class)
 TREE = "1.1"  # 1.1: kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet,
 # LLMInferenceService)
-CAPACITY = "1.1"  # 1.1: nodes[]; next.node and next.nodes with the code PodsUnschedulable
+CAPACITY = "1.2"  # 1.2: perRole[].now null (a quota of unknown size before any replica);
+# 1.1: nodes[]; next.node and next.nodes with the code PodsUnschedulable
 QUEUES = "1.1"  # 1.1: cohorts[].quota and cohorts[].cycle; borrowing[].lent, cohortQuota, unattributed
 
 VERSIONS = {"why-pending": WHY_PENDING, "lint": LINT, "preflight": PREFLIGHT, "tree": TREE, "capacity": CAPACITY,

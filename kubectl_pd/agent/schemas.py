@@ -213,8 +213,10 @@ def capacity() -> dict[str, Any]:
         "copies": {"type": "array", "items": closed({"targets": {"type": "array", "items": target},
                                                      "borrows": {"type": "boolean"}})},
         "next": stop})]}
-    per_role = closed({"role": S, "now": count, "atLeast": {"type": "boolean"}, "byBorrowing": count,
-                       "withinNominal": count, "next": stop, "flavors": flavors})
+    per_role = closed({"role": S, "now": {**ncount, "description": "null: the count stopped at a quota of unknown "
+                                                                   "size before any replica"},
+                       "atLeast": {"type": "boolean"}, "byBorrowing": ncount, "withinNominal": ncount, "next": stop,
+                       "flavors": flavors})
     role = closed({"name": S, "replicas": {"type": "integer"}, "size": {"type": "integer"},
                    "accelerator": {"type": "integer"}, "localQueue": NS, "clusterQueue": NS, "resource": NS})
     props = {

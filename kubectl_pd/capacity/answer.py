@@ -35,7 +35,13 @@ def _copy_flavors(c: sim.Placed) -> list[dict[str, str]]:
 
 
 def count_doc(c: sim.Count) -> dict[str, Any]:
-    return {"now": c.now, "atLeast": c.capped, "byBorrowing": c.by_borrowing,
+    """One count's keys; a count that stops at a quota of unknown size is never a number of copies: `now` null when
+    none was placed before it, else `atLeast` (unknown is never zero, issue 50 R6)."""
+    unknown = c.stop is not None and c.stop.code == "QuotaUnknown"
+    if unknown and not c.now:
+        return {"now": None, "atLeast": False, "byBorrowing": None, "withinNominal": None, "next": stop_doc(c.stop),
+                "flavors": []}
+    return {"now": c.now, "atLeast": c.capped or unknown, "byBorrowing": c.by_borrowing,
             "withinNominal": c.now - c.by_borrowing, "next": stop_doc(c.stop),
             "flavors": _copy_flavors(c.placed[0]) if c.placed else []}
 

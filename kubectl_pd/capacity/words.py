@@ -134,9 +134,8 @@ def _per_role(doc: dict[str, Any]) -> list[str]:
     width = max(len(r["role"]) for r in doc["perRole"])
     lines.append(f"  {'ROLE'.ljust(width)}  {'NOW':>6}  {'BORROWING':>9}  NEXT")
     for r in doc["perRole"]:
-        unknown = _unknown_stop(r["next"])
-        now = "-" if unknown and not r["now"] else ("≥" if r["atLeast"] or unknown else "") + str(r["now"])
-        borrowing = "-" if unknown and not r["now"] else str(r["byBorrowing"])
+        now = "-" if r["now"] is None else ("≥" if r["atLeast"] else "") + str(r["now"])
+        borrowing = "-" if r["byBorrowing"] is None else str(r["byBorrowing"])
         lines.append(f"  {r['role'].ljust(width)}  {now:>6}  {borrowing:>9}  {next_text(r['next'])}")
     return lines
 
