@@ -3,7 +3,8 @@ to one state a PD user meets and recording what Kueue did there (every Workload 
 pod sets, admitted or not, QuotaReserved's reason and message, flavors; the ClusterQueue's usage), written as
 JSON under PD_FW_RECORD (default the test's tmp dir). Each asserts only Kueue's side so far; the `kubectl pd
 why-pending lws/NAME` (ds/, deploy/) steps join them once those targets are in the tool, held against these
-records. Out of the tier until then (marker frameworks_journey: `pytest -m frameworks_journey`)."""
+records; three of them now do (`workloads[]` against Kueue's Workloads; `PartlyAdmitted` with the quota the
+ClusterQueue shows held). Out of the tier for now (marker frameworks_journey: `pytest -m frameworks_journey`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from kubectl_pd.kueue.quantity import parse
 from tests.realcluster import frameworks as fw
 from tests.realcluster import journey as jr
 from tests.realcluster.plane import Plane, wait_for
@@ -35,6 +37,19 @@ def _save(name: str, tmp_path: Path, plane: Plane, lay: jr.Layout, owners: dict[
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}-kueue-{plane.version}.json").write_text(json.dumps(rec, indent=1, default=str))
     return rec
+
+
+def _why(plane: Plane, target: str, ns: str, rec: dict[str, Any]) -> dict[str, Any]:
+    """`kubectl pd why-pending TARGET -n NS -o json`, its `workloads[]` held against Kueue's in REC: the same
+    Workloads, each admitted exactly when Kueue admitted it."""
+    said = jr.pd(plane, "why-pending", target, "-n", ns, "-o", "json")
+    assert said.rc in (0, 1), said
+    doc = said.doc
+    kueue = {f["name"]: f["admitted"] for fs in rec["workloads"].values() for f in fs}
+    ours = {w["name"]: w["admitted"] for w in doc.get("workloads") or []}
+    assert ours == kueue, (ours, kueue, str(said))
+    assert doc["target"]["name"] == target.split("/", 1)[1]
+    return doc
 
 
 def _release(plane: Plane, ns: str, queue: str) -> None:
@@ -63,6 +78,14 @@ def test_a_disaggregated_set_whose_prefill_is_admitted_and_decode_waits(lws_plan
     rec = _save("ds-prefill-admitted-decode-waits", tmp_path, plane, lay, roles)
     assert fw.admitted(pre[0]) and not fw.admitted(dec[0])  # 2 + 4 of 5: prefill holds 2 cards, serving nothing
     assert "nvidia.com/gpu" in rec["workloads"]["decode"][0]["message"]
+    doc = _why(plane, "ds/pd", ns, rec)
+    assert doc["target"]["kind"] == "DisaggregatedSet"
+    part = doc["reasons"][0]
+    assert part["code"] == "PartlyAdmitted", doc["reasons"]
+    assert part["params"]["admittedRoles"] == ["prefill"] and part["params"]["waitingRoles"] == ["decode"]
+    # the quota the admitted role holds is what Kueue's ClusterQueue shows in use
+    held = {f'{h["flavor"]}/{h["resource"]}': parse(str(h["quantity"])) for h in part["params"]["held"]}
+    assert held == {k: parse(v[0]) for k, v in rec["usage"].items()}, (held, rec["usage"])
     fw.cleanup(plane, ns)
 
 
@@ -73,8 +96,10 @@ def test_an_lws_whose_second_group_waits(lws_plane: Plane, tmp_path: Path) -> No
     plane.apply(fw.lws(ns, "serve", "q", replicas=2, size=2, gpus=2))
     uid = fw.uid(plane, LWS, "serve", ns)
     ws = fw.settle(plane, ns, uid, 2)
-    _save("lws-second-group-waits", tmp_path, plane, lay, {"serve": uid})
+    rec = _save("lws-second-group-waits", tmp_path, plane, lay, {"serve": uid})
     assert sum(fw.admitted(w) for w in ws) == 1
+    doc = _why(plane, "lws/serve", ns, rec)
+    assert doc["target"]["kind"] == "LeaderWorkerSet"
     fw.cleanup(plane, ns)
 
 
@@ -89,6 +114,8 @@ def test_a_deployment_of_four_with_one_gated(lws_plane: Plane, tmp_path: Path) -
         fw.settle(plane, ns, u, 1)
     rec = _save("deploy-four-one-gated", tmp_path, plane, lay, uids)
     assert sum(f["admitted"] for fs in rec["workloads"].values() for f in fs) == 3
+    doc = _why(plane, "deploy/decode", ns, rec)
+    assert doc["target"]["kind"] == "Deployment"
     fw.cleanup(plane, ns)
 
 
