@@ -392,7 +392,7 @@ def known(line: str, command: str, seed: int) -> bool:
 
 def save(plane: Plane, lay: ly.Layout, c: Check, rec: df.Record | None = None) -> Path:
     """A disagreement kept for replay (cases/layouts/open/: a bug not yet fixed, listed in
-    /work/notes/differential-findings.md; once understood and not a bug it moves to explained/ with the why)."""
+    docs/real-cluster.md; once understood and not a bug it moves to explained/ with the why)."""
     line = ".".join(plane.version.lstrip("v").split(".")[:2])
     p = case_path(line, c.command, c.seed)
     p.parent.mkdir(parents=True, exist_ok=True)
