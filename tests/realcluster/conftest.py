@@ -27,8 +27,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cluster: needs a real control plane (scripts/real-cluster); "
                                        "run with `pytest -m cluster`")
     config.addinivalue_line("markers", "multikueue_skew: a MultiKueue manager and workers of two Kueue lines")
-    config.addinivalue_line("markers", f"{FW_JOURNEY}: the frameworks' journeys (issue 47 item 6), recorded not yet "
-                                       f"asserted: run with `pytest -m '{FW_JOURNEY}'`, out of the tier otherwise")
 
 
 def _asked(config: pytest.Config) -> bool:
@@ -56,16 +54,7 @@ def _mk_sampled_out(item: pytest.Item) -> bool:
             and os.environ.get(MK_ALL) != "1")
 
 
-FW_JOURNEY = "frameworks_journey"
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if FW_JOURNEY not in (config.option.markexpr or ""):
-        journeys = [i for i in items if i.get_closest_marker(FW_JOURNEY) is not None]
-        if journeys:
-            config.hook.pytest_deselected(items=journeys)
-            items[:] = [i for i in items if i.get_closest_marker(FW_JOURNEY) is None]
-            config.stash[_FW_DROPPED] = len(journeys)
     if _asked(config):
         sampled = [i for i in items if _mk_sampled_out(i) or (len(mk_lines()) < 2 and i.get_closest_marker(
             "multikueue_skew") is not None)]  # version skew needs two lines
@@ -83,7 +72,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 _DROPPED = pytest.StashKey[int]()
 _MK_DROPPED = pytest.StashKey[int]()
-_FW_DROPPED = pytest.StashKey[int]()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
@@ -95,10 +83,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"{n} MultiKueue tests deselected: on Kueue {', '.join(mk_lines()[:-1]) or '-'} CI "
                                     f"runs {len(MK_SAMPLED)} ({MK_ALL}=1 runs them all on every line); version skew "
                                     f"needs two lines in PD_REAL_CLUSTER_KUEUE")
-    n = config.stash.get(_FW_DROPPED, 0)
-    if n:
-        terminalreporter.write_line(f"{n} frameworks' journeys deselected (recorded, not yet asserted): run them "
-                                    f"with `pytest -m {FW_JOURNEY}`")
 
 
 def lws_lines() -> list[str]:

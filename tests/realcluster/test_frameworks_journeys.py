@@ -1,10 +1,10 @@
-"""Issue 47 item 6, the scaffolding: the frameworks' journeys on the real plane (`up --lws`), each bringing Kueue
+"""Issue 47 item 6: the frameworks' journeys on the real plane (`up --lws`), each bringing Kueue
 to one state a PD user meets and recording what Kueue did there (every Workload of the deployment: name, group,
 pod sets, admitted or not, QuotaReserved's reason and message, flavors; the ClusterQueue's usage), written as
 JSON under PD_FW_RECORD (default the test's tmp dir). Each asserts only Kueue's side so far; the `kubectl pd
 why-pending lws/NAME` (ds/, deploy/) steps join them once those targets are in the tool, held against these
 records; three of them now do (`workloads[]` against Kueue's Workloads; `PartlyAdmitted` with the quota the
-ClusterQueue shows held). Out of the tier for now (marker frameworks_journey: `pytest -m frameworks_journey`)."""
+ClusterQueue shows held). In the tier (`pytest -m cluster`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from tests.realcluster import frameworks as fw
 from tests.realcluster import journey as jr
 from tests.realcluster.plane import Plane, wait_for
 
-pytestmark = pytest.mark.frameworks_journey
+pytestmark = pytest.mark.cluster
 
 LWS = "leaderworkersets.leaderworkerset.x-k8s.io"
 DS = "disaggregatedsets.disaggregatedset.x-k8s.io"
