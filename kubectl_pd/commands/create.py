@@ -611,7 +611,8 @@ def _wait(source: LiveSource, req: CreateRequest, roles: list[Role], label: str,
 
 
 def _diagnose(source: LiveSource, target: str, req: CreateRequest, rows: list[Any]) -> str:
-    """The why-pending diagnosis; our own short summary when the diagnosis itself fails."""
+    """The why-pending diagnosis (why-pending's own run, through pending.explain); our own short summary when the
+    diagnosis itself fails."""
     from kubectl_pd.create.wait import fallback_summary
     from kubectl_pd.pending import explain
 
