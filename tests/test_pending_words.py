@@ -106,7 +106,8 @@ def test_a_failed_read_is_recorded_typed(apiserver: Any) -> None:
 
 
 def test_a_runs_unread_reads_are_typed_and_said_once(cli: Any, apiserver: Any) -> None:
-    forbid = [Forbid("list", "events", NS), Forbid("list", "limitranges"), Forbid("get", "clusterqueues")]
+    forbid = [Forbid("list", "events", NS), Forbid("list", "limitranges"), Forbid("get", "clusterqueues"),
+              Forbid("list", "clusterqueues")]  # -A reads the ClusterQueues by a list first (issue 49), then by name
     _server, env = apiserver("pending/quota-exhausted.yaml", forbid=forbid)
     source = LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"], request_timeout=5.0))
     _facts, notes = gather_all(source, NS)
