@@ -59,12 +59,13 @@ def test_the_largest_queue_answers_by_the_deadline(tmp_path: Path) -> None:
     source = SnapshotSource.from_objects(largest())
     req, roles, profile = shape.from_flags(NS, (), "1", "2", "pool", "modeldeployment", None, PD_ATOMIC)
     t = time.monotonic()
+    # a deadline spent at once, so the count stops after its first copy on any machine, fast or slow
     doc, _ = run(source, req, roles, profile, {"kind": "Request", "name": None, "namespace": NS,
-                                                "apiProfile": profile}, limit=1000, deadline_s=2)
+                                                "apiProfile": profile}, limit=1000, deadline_s=0)
     took = time.monotonic() - t
     assert doc["atLeast"] is True and doc["now"] >= 1
     assert [i["read"] for i in doc["incomplete"]][0] == "the count of copies"  # each role's too, when it ran out
-    assert took < 60, took  # the gather, then at most the deadline (2 s) of counting, not 1,000 copies
+    assert took < 60, took  # the gather and one copy, never 1,000 copies
 
 
 def test_a_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
