@@ -13,7 +13,7 @@ WHY_PENDING = "1.7"  # 1.7: workloads[] (a deployment of many Workloads), the Pa
 # 1.4: multikueue (the manager's MultiKueue state and each worker's read and verdict);
 # 1.3: quota[].lent; the list document's incomplete[]; pods.want null when unknown;
 # deployment.conditions[] and the phase note for v1alpha1 too
-LINT = "1.2"  # 1.2: rule PD413 cohort-cycle
+LINT = "1.3"  # 1.3: rules PD414-PD416 (the PD frameworks), summary.unread; 1.2: rule PD413 cohort-cycle
 PREFLIGHT = "1.2"  # 1.2: findings[].check priority-class (create --priority-class)
 TREE = "1.1"  # 1.1: kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet,
 # LLMInferenceService)

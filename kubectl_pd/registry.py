@@ -667,6 +667,41 @@ RULES += (
           "ClusterQueue, Cohort"),
 )
 
+# PD414-PD416: the PD frameworks Kueue admits: LeaderWorkerSet, DisaggregatedSet, Deployments, KServe's
+# LLMInferenceService (lint/frameworks.py; issue 47)
+RULES += (
+    _rule("PD414", "roles-admitted-apart", WARNING,
+          "A prefill/decode deployment whose roles Kueue admits apart: a DisaggregatedSet (one LeaderWorkerSet per "
+          "role, so one Workload per role per group), an LLMInferenceService with `spec.prefill` (two Deployments "
+          "or two LWS), or LWS or Deployments that are the roles of one deployment (the same namespace and "
+          "`app.kubernetes.io/instance`, `part-of`, `name`, `llm-d.ai/model` or `app` label, different "
+          "`llm-d.ai/role`, `disaggregatedset.x-k8s.io/role`, `app.kubernetes.io/component` or `role`, one of them "
+          "prefill or decode, one under a queue). One role can hold its quota while another waits, and the "
+          "deployment serves nothing. Params: roles or role and peers, framework.",
+          "For atomic admission, run the roles as one pod group (one Workload, all admitted or none), as `kubectl "
+          "pd create --target pods` writes it. No released Kueue has a DisaggregatedSet integration (PR #14833, "
+          "alpha gate DisaggregatedSetIntegration, is open).",
+          "DisaggregatedSet, LeaderWorkerSet, Deployment, LLMInferenceService"),
+    _rule("PD415", "queue-label-not-carried", ERROR,
+          "A `kueue.x-k8s.io/queue-name` label where the framework does not carry it to what Kueue manages: on a "
+          "DisaggregatedSet's own metadata while a role's `spec.roles[i].metadata.labels` lacks it (each role's "
+          "LWS gets only those: LWS v0.9.0 lws_manager.go), or in an LLMInferenceService's `spec.labels` or "
+          "`spec.prefill.labels` (KServe puts them on the Pods only, never on the Deployments or LWS it makes). "
+          "Params: queue, roles or from, to.",
+          "Put the label in each role's metadata.labels (DisaggregatedSet) or in the LLMInferenceService's "
+          "metadata.labels; `kubectl pd lint --fix` does it.",
+          "DisaggregatedSet, LLMInferenceService"),
+    _rule("PD416", "group-never-fits", ERROR,
+          "A LeaderWorkerSet group (Kueue's pod sets: `leader` 1 and `worker` size-1, or `main` size; per-Pod "
+          "requests as Kueue counts them) that no choice of its ClusterQueue's flavors can ever hold (nominal "
+          "quota, plus the borrowing limit in a cohort), in the queue's own units (`nvidia.com/gpu` cards, "
+          "GPUStack credits, cpu and memory their own). Judged when the queue was read (live: the LocalQueue and "
+          "its ClusterQueue; files: both among the inputs); otherwise a note says it was not. A DisaggregatedSet's "
+          "roles are judged each. Params: resource, unit, need, most, flavor, clusterQueue, localQueue, size.",
+          "Make the group smaller (size, per-Pod requests) or give the queue a flavor that can hold it.",
+          "LeaderWorkerSet, DisaggregatedSet"),
+)
+
 # PD5xx: the CRD's own schema and CEL rules (lint/schema/), when the CRD is known
 RULES += (
     _rule("PD501", "schema-violation", ERROR,

@@ -48,7 +48,7 @@ def test_registry_is_complete_and_resolvable() -> None:
         "PD307", "PD308", "PD309", "PD310", "PD311", "PD312", "PD313", "PD314", "PD315", "PD316", "PD317",
         "PD318", "PD319", "PD320", "PD321", "PD322", "PD401", "PD402", "PD403", "PD404",
         "PD405", "PD406",
-        "PD407", "PD408", "PD409", "PD410", "PD411", "PD412", "PD413", "PD501", "PD502"]
+        "PD407", "PD408", "PD409", "PD410", "PD411", "PD412", "PD413", "PD414", "PD415", "PD416", "PD501", "PD502"]
     for r in all_rules():
         assert r.summary and r.remediation and r.severity in ("error", "warning")
         assert resolve(r.id.lower()) is r and resolve(r.name) is r

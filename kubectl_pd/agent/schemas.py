@@ -136,7 +136,7 @@ def lint() -> dict[str, Any]:
     summary = closed({"errors": count, "warnings": count, "suppressed": count, "objects": count,
                       "kinds": {"type": "object", "additionalProperties": count}, "skipped": count,
                       "skippedKinds": {"type": "object", "additionalProperties": count}, "baselined": count,
-                      "unchecked": STRS},
+                      "unchecked": STRS, "unread": STRS},
                      ["errors", "warnings", "suppressed", "objects", "kinds", "skipped", "skippedKinds"])
     return {"$schema": DRAFT, "$id": BASE_ID + "lint.json", "title": "kubectl pd lint -o json",
             **closed({"schemaVersion": _version("lint"), "findings": {"type": "array", "items": finding},

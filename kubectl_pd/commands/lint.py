@@ -256,6 +256,8 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
         for u in result.unknown_suppressions:
             _note(f"unknown rule in kubectl-pd.io/ignore on {u}")
         _note_unchecked(result.unchecked)
+        for u in result.unjudged:
+            _note(f"not checked on {u}")
         if fix or diff:
             return _repair(gathered, result, source, view, diff)
         if write_baseline:
@@ -352,7 +354,7 @@ def _apply_baseline(result: LintResult, known: Counter[baseline_mod.Key], file: 
 def _report(result: LintResult, view: View, strict: bool) -> int:
     """Findings in the chosen format; exit 1 on errors (and on warnings with --strict)."""
     _findings_printer(view).write(result)
-    if result.errors or (strict and result.warnings):
+    if result.errors or result.unread or (strict and result.warnings):  # a refused read: its part is unknown
         return EXIT_FAILED
     return EXIT_OK
 

@@ -10,6 +10,7 @@ from kubectl_pd.lint.findings import PathT
 from kubectl_pd.records import dataclass, field
 
 if TYPE_CHECKING:
+    from kubectl_pd.lint.frameworks import Peer
     from kubectl_pd.lint.schema.crds import SchemaIndex
 
 Obj = dict[str, Any]
@@ -45,6 +46,13 @@ class LintContext:
     feature_gates: dict[str, bool] = field(default_factory=dict)  # Kueue's gates, as --feature-gates says
     schemas: SchemaIndex | None = None  # CRD schemas known (inputs, --crd, live); None: built-in facts only
     kueue: KueueLine = DEFAULT_TARGET  # the Kueue version judged against (--kueue-version, discovery, or the default)
+    # the PD frameworks (PD414-PD416): LocalQueues read ((namespace, name) -> object; None: none read, and why),
+    # the role objects of each deployment, live or files, and the reads RBAC refused (their part is unknown: exit 1)
+    local_queues: dict[tuple[str, str], Obj] | None = None
+    local_queues_why: str | None = None
+    peers: dict[tuple[str, str, str], list[Peer]] = field(default_factory=dict)
+    live: bool = False
+    unread: list[str] = field(default_factory=list)
 
     def pool_accelerator_keys(self, instance_type: str) -> set[str] | None:
         """Accelerator keys offered by the flavors of the pool (ClusterQueue) named `instance_type`.

@@ -9,6 +9,7 @@ from typing import Any
 from kubectl_pd.cluster.source import Origin, annotations_of, name_of, namespace_of
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.findings import Finding, ObjectRef
+from kubectl_pd.lint.frameworks import FRAMEWORK_KINDS, FrameworkFacts, check_framework, fit_unknown, peers_of
 from kubectl_pd.lint.gpustack_queues import check_gpustack_queue, is_gpustack_queue
 from kubectl_pd.lint.kueue_facts import check_kueue_facts, check_resource_flavor
 from kubectl_pd.lint.model_deployments import check_model_deployment
@@ -19,8 +20,8 @@ from kubectl_pd.records import dataclass, field, replace
 
 Obj = dict[str, Any]
 IGNORE_ANNOTATION = "kubectl-pd.io/ignore"
-LINTED_KINDS = ("ClusterQueue", "Cohort", "ModelDeployment")
-REFERENCE_KINDS = ("ResourceFlavor", "AdmissionCheck", "CustomResourceDefinition")
+LINTED_KINDS = ("ClusterQueue", "Cohort", "ModelDeployment", *FRAMEWORK_KINDS)
+REFERENCE_KINDS = ("ResourceFlavor", "AdmissionCheck", "CustomResourceDefinition", "LocalQueue")
 
 
 @dataclass
@@ -33,6 +34,8 @@ class LintResult:
     objects: list[tuple[ObjectRef, str | None]] = field(default_factory=list)  # linted, with their file
     baselined: int | None = None  # findings a --baseline already recorded (None: no baseline)
     unchecked: list[str] = field(default_factory=list)  # CEL rules that could not be evaluated
+    unjudged: list[str] = field(default_factory=list)  # PD416 not judged: the queue was not read
+    unread: list[str] = field(default_factory=list)  # live reads RBAC refused: that part is unknown (exit 1)
 
     @property
     def errors(self) -> int:
@@ -52,8 +55,9 @@ class LintResult:
             "skipped": sum(self.skipped.values()),
             "skippedKinds": dict(sorted(self.skipped.items())),
             **({"baselined": self.baselined} if self.baselined is not None else {}),
-            # CEL rules that could not run: "no findings" then means "none among what was checked"
-            **({"unchecked": list(self.unchecked)} if self.unchecked else {}),
+            # CEL rules that could not run, fits not judged: "no findings" then means "none among what was checked"
+            **({"unchecked": [*self.unchecked, *self.unjudged]} if self.unchecked or self.unjudged else {}),
+            **({"unread": list(self.unread)} if self.unread else {}),
         }
 
 
@@ -101,7 +105,13 @@ def check_object(obj: Obj, ctx: LintContext, raw: Obj | None = None) -> list[Fin
         return check_model_deployment(obj, ref, ctx)
     if kind == "ResourceFlavor":  # linted when its CRD is known (by_schema), as Kueue's webhook checks it
         return check_resource_flavor(obj, ref)
+    if kind in FRAMEWORK_KINDS:
+        return check_framework(obj, ref, framework_facts(ctx))
     return []
+
+
+def framework_facts(ctx: LintContext) -> FrameworkFacts:
+    return FrameworkFacts(ctx.queues, ctx.local_queues, ctx.peers, ctx.live, ctx.local_queues_why)
 
 
 def lint_objects(objs: Iterable[Obj], ctx: LintContext,
@@ -111,6 +121,7 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
     With `origin_of`, each finding gets the file and line of its path (`Origin.line_of`).
     """
     result = LintResult([])
+    result.unread.extend(ctx.unread)
     schemas = ctx.schemas
     for obj in objs:
         kind = str(obj.get("kind") or "")
@@ -124,6 +135,8 @@ def lint_objects(objs: Iterable[Obj], ctx: LintContext,
         result.objects.append((ref_of(obj), origin.file if origin is not None else None))
         raw = origin.raw if origin is not None and isinstance(origin.raw, dict) else None
         found = check_object(obj, ctx, raw)
+        if kind in FRAMEWORK_KINDS:
+            result.unjudged.extend(f"{ref_of(obj)}: {u}" for u in fit_unknown(obj, ref_of(obj), framework_facts(ctx)))
         if schemas:
             found.extend(_schema_findings(obj, raw, found, schemas, result))
         ignore, unknown = suppressed_rules(obj)
@@ -157,10 +170,16 @@ def context_from(objs: Iterable[Obj], ctx: LintContext) -> LintContext:
     are present (files that hold none leave PD111/PD112 off)."""
     flavors: dict[str, Obj] = {}
     checks: set[str] = set()
+    local_queues: dict[tuple[str, str], Obj] = {}
+    roles: list[Obj] = []
     for obj in objs:
         kind = obj.get("kind")
         if kind == "ClusterQueue":
             ctx.queues[name_of(obj)] = obj
+        elif kind == "LocalQueue":
+            local_queues[(namespace_of(obj) or "", name_of(obj))] = obj
+        elif kind in ("LeaderWorkerSet", "Deployment"):
+            roles.append(obj)
         elif kind == "ResourceFlavor":
             flavors[name_of(obj)] = obj
         elif kind == "AdmissionCheck":
@@ -178,4 +197,8 @@ def context_from(objs: Iterable[Obj], ctx: LintContext) -> LintContext:
         ctx.flavors = flavors
     if checks and ctx.admission_checks is None:
         ctx.admission_checks = checks
+    if local_queues:
+        ctx.local_queues = {**(ctx.local_queues or {}), **local_queues}
+    if roles:
+        ctx.peers = peers_of(roles)
     return ctx

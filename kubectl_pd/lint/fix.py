@@ -10,6 +10,7 @@ is reported as such; no fix is invented for it.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import jsonpatch
@@ -18,6 +19,8 @@ from kubectl_pd.kueue.normalize import V1BETA2, convert
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.engine import check_object, ref_of, suppressed_rules
 from kubectl_pd.lint.findings import Finding, ObjectRef
+from kubectl_pd.lint.frameworks import FIXABLE as FRAMEWORK_FIXABLE
+from kubectl_pd.lint.frameworks import queue_label_fix
 from kubectl_pd.lint.gpustack_queues import drop_limits_without_cohort
 from kubectl_pd.lint.resource_groups import groups_of
 from kubectl_pd.lint.rules import ERROR
@@ -28,6 +31,8 @@ FIXABLE_KINDS = ("ClusterQueue", "Cohort")
 # Findings about other objects (a missing ResourceFlavor or AdmissionCheck): the manifest itself can
 # still be repaired, so the fix is given and these are reported as remaining.
 EXTERNAL_RULES = ("PD111", "PD112")
+# A framework object's fix moves its queue label (PD415); a group no flavor holds (PD416) is a decision left after it
+FRAMEWORK_LEFT = ("PD416",)
 
 
 @dataclass
@@ -40,6 +45,7 @@ class Fix:
     changes: list[str] = field(default_factory=list)  # what the rewrite did, in words
     remaining: list[Finding] = field(default_factory=list)  # errors the rewrite does not repair
     converted: bool = False  # PD412: the object is also rewritten from v1beta1 to v1beta2
+    whole: bool = False  # a framework object's fix (PD415): the patch is over the whole object, not resource groups
 
     @property
     def changed(self) -> bool:
@@ -50,7 +56,7 @@ class Fix:
         object, from its v1beta1 field names, when it is converted)."""
         if self.after is None:
             return []
-        if self.converted:
+        if self.converted or self.whole:
             return list(jsonpatch.make_patch(denormalize(self.before), self.after))
         return resource_groups_patch(groups_of(self.before), groups_of(self.after))
 
@@ -136,6 +142,8 @@ def plan_fix(obj: Obj, ctx: LintContext) -> Fix:
         return [f for f in check_object(o, ctx)
                 if f.severity == ERROR and "*" not in ignore and f.rule_id not in ignore]
 
+    if obj.get("kind") in FRAMEWORK_FIXABLE:
+        return _framework_fix(ref, obj, errors)
     if obj.get("kind") not in FIXABLE_KINDS:
         return Fix(ref, obj, None, remaining=errors(obj))
     groups, changes = canonical_groups(groups_of(obj))
@@ -150,6 +158,19 @@ def plan_fix(obj: Obj, ctx: LintContext) -> Fix:
     if any(f.rule_id not in EXTERNAL_RULES for f in left):
         return Fix(ref, obj, None, changes, left, converted)
     return Fix(ref, obj, after, changes, left, converted)
+
+
+def _framework_fix(ref: ObjectRef, obj: Obj, errors: Callable[[Obj], list[Finding]]) -> Fix:
+    """PD415's rewrite: the queue label where the framework carries it down; None when there is none to move or
+    the queues named disagree."""
+    moved = queue_label_fix(obj) if any(f.rule_id == "PD415" for f in errors(obj)) else None
+    if moved is None:
+        return Fix(ref, obj, None, remaining=errors(obj), whole=True)
+    after, changes = moved
+    left = errors(after)
+    if any(f.rule_id not in FRAMEWORK_LEFT for f in left):
+        return Fix(ref, obj, None, changes, left, whole=True)
+    return Fix(ref, obj, after, changes, left, whole=True)
 
 
 def resource_groups_patch(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -184,6 +205,8 @@ def apply_fix(fix: Fix, original: Obj) -> Obj:
     done on the document as written (kueue.normalize.convert), after the resource groups' patch."""
     if fix.after is None:
         return original
+    if fix.whole:
+        return jsonpatch.apply_patch(original, jsonpatch.make_patch(fix.before, fix.after))  # type: ignore[no-any-return]
     out = jsonpatch.apply_patch(original, resource_groups_patch(groups_of(fix.before), groups_of(fix.after)))
     return convert(out) if fix.converted else out
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.protocols import Source
-from kubectl_pd.cluster.source import name_of
+from kubectl_pd.cluster.source import name_of, namespace_of
 from kubectl_pd.errors import ApiUnavailable, ForbiddenError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.lint.context import LintContext
 from kubectl_pd.lint.engine import context_from
+from kubectl_pd.lint.frameworks import FRAMEWORK_KINDS, needs_queue
 from kubectl_pd.records import dataclass, field
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ def gather_files(source: SnapshotSource, ctx: LintContext, requested_profile: st
     objects = list(source.all_objects())
     notes: list[str] = []
     context_from(objects, ctx)
+    if ctx.local_queues is None:
+        ctx.local_queues = {}  # a LocalQueue not among the files is unknown, never missing
     if any(o.get("kind") == "ModelDeployment" for o in objects):
         ctx.profile = choose_profile(requested_profile, source, notes)
     return Gathered(objects, ctx, notes)
@@ -107,4 +110,39 @@ def gather_live(source: Source, ctx: LintContext, requested_profile: str,
     if deployments:
         ctx.profile = choose_profile(requested_profile, source, notes)
     objects.extend(deployments)
+    objects.extend(gather_frameworks(source, ctx, md_namespace, notes))
     return Gathered(objects, ctx, notes)
+
+
+def _where(namespace: str | None) -> str:
+    return f'namespace "{namespace}"' if namespace else "all namespaces"
+
+
+def gather_frameworks(source: Source, ctx: LintContext, namespace: str | None, notes: list[str]) -> list[Obj]:
+    """The PD frameworks' objects of NAMESPACE (None: all) and, when one names a queue, the LocalQueues there.
+
+    A kind whose API is not served (its CRD is not installed) has nothing to lint and is passed over in silence;
+    a read RBAC refuses leaves its part unknown: a note, and `ctx.unread` (exit 1)."""
+    ctx.live = True
+    found: list[Obj] = []
+    for kind in FRAMEWORK_KINDS:
+        try:
+            found.extend(source.list(kind, namespace))
+        except ApiUnavailable:
+            continue
+        except ForbiddenError:
+            text = f"RBAC hides {kind}s in {_where(namespace)}: {kind}s not linted (PD414-PD416 unknown for them)"
+            notes.append(text)
+            ctx.unread.append(text)
+    context_from(found, ctx)
+    if any(needs_queue(o) for o in found):
+        try:
+            lqs = source.list("LocalQueue", namespace)
+            ctx.local_queues = {(namespace_of(q) or "", name_of(q)): q for q in lqs}
+        except (ForbiddenError, ApiUnavailable) as e:
+            text = (f"cannot list LocalQueues in {_where(namespace)} ({e.message.split(':')[0]}): PD416 "
+                    f"group-never-fits not judged")
+            notes.append(text)
+            ctx.unread.append(text)
+            ctx.local_queues_why = "its LocalQueue could not be read"
+    return found

@@ -55,6 +55,10 @@ def summary_line(result: LintResult) -> str:
         tail += f"; {result.baselined} in the baseline"
     if result.unchecked:
         tail += f"; {_plural(len(result.unchecked), 'CEL rule check')} could not run (see the notes)"
+    if result.unjudged:
+        tail += f"; {_plural(len(result.unjudged), 'group fit')} not judged (see the notes)"
+    if result.unread:
+        tail += f"; {_plural(len(result.unread), 'read')} refused: that part is unknown (see the notes)"
     if result.skipped:
         skipped = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
         tail += f"; {_plural(sum(result.skipped.values()), 'object')} of other kinds skipped ({skipped})"
