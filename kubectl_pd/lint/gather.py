@@ -8,6 +8,7 @@ instead of failing it; Kueue missing is an error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.protocols import Source
@@ -123,17 +124,20 @@ def gather_frameworks(source: Source, ctx: LintContext, namespace: str | None, n
 
     A kind whose API is not served (its CRD is not installed) has nothing to lint and is passed over in silence;
     a read RBAC refuses leaves its part unknown: a note, and `ctx.unread` (exit 1)."""
+    from kubectl_pd.cluster.prefetch import together
+
     ctx.live = True
     found: list[Obj] = []
-    for kind in FRAMEWORK_KINDS:
-        try:
-            found.extend(source.list(kind, namespace))
-        except ApiUnavailable:
-            continue
-        except ForbiddenError:
+    calls = [_lister(source, kind, namespace) for kind in FRAMEWORK_KINDS]
+    for kind, (ok, got) in zip(FRAMEWORK_KINDS, together(calls, source.is_live and source.parallel), strict=True):
+        if ok:
+            found.extend(got)
+        elif isinstance(got, ForbiddenError):
             text = f"RBAC hides {kind}s in {_where(namespace)}: {kind}s not linted (PD414-PD416 unknown for them)"
             notes.append(text)
             ctx.unread.append(text)
+        elif not isinstance(got, ApiUnavailable):  # its CRD not installed: nothing of that kind to lint
+            raise got
     context_from(found, ctx)
     if any(needs_queue(o) for o in found):
         try:
@@ -146,3 +150,7 @@ def gather_frameworks(source: Source, ctx: LintContext, namespace: str | None, n
             ctx.unread.append(text)
             ctx.local_queues_why = "its LocalQueue could not be read"
     return found
+
+
+def _lister(source: Source, kind: str, namespace: str | None) -> Callable[[], list[Obj]]:
+    return lambda: source.list(kind, namespace)
