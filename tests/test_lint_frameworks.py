@@ -193,6 +193,14 @@ def test_an_lws_a_disaggregated_set_made_is_judged_on_the_set() -> None:
     assert not r.findings and not r.unjudged
 
 
+def test_an_lws_kserve_made_is_judged_itself() -> None:
+    """KServe copies the LLMInferenceService's queue label to the LWS it makes; the service has no group size."""
+    made = lws("llama-kserve-mn", size=4, worker={GPU: 4}, labels={Q: "serving"},
+               ownerReferences=[{"kind": "LLMInferenceService", "name": "llama", "uid": "u"}])
+    [f] = found(run(cq({"a": {GPU: 8}}), lq(), made), "PD416")
+    assert f.obj.name == "llama-kserve-mn"
+
+
 # -- PD415: the queue label where the framework does not carry it ----------------------------------------------------
 
 @pytest.mark.parametrize(("obj", "paths", "params"), [

@@ -73,6 +73,13 @@ def made_by_owner(obj: Obj) -> bool:
     return any(_d(r).get("kind") in MADE_BY for r in _l(meta.get("ownerReferences")))
 
 
+def made_by_set(obj: Obj) -> bool:
+    """An LWS a DisaggregatedSet made (its name label, or its owner)."""
+    meta = _d(obj.get("metadata"))
+    return DS_NAME_LABEL in _labels(meta) or any(_d(r).get("kind") == "DisaggregatedSet"
+                                                 for r in _l(meta.get("ownerReferences")))
+
+
 # -- the objects' roles, for PD414 ----------------------------------------------------------------------------------
 
 def _pod_template_labels(obj: Obj) -> dict[str, str]:
@@ -401,8 +408,8 @@ def _lws_targets(obj: Obj) -> list[tuple[PathT, Any, str | None, str | None]]:
     """(path, LWS spec, role, LocalQueue name) of what PD416 judges: an LWS, or each role of a DisaggregatedSet
     (the queue its role's metadata carries down)."""
     if obj.get("kind") == "LeaderWorkerSet":
-        if made_by_owner(obj):
-            return []  # judged on its DisaggregatedSet (or LLMInferenceService)
+        if made_by_set(obj):
+            return []  # judged on its DisaggregatedSet, role by role
         return [(("spec", "leaderWorkerTemplate"), _d(obj.get("spec")), None, _queue(obj.get("metadata")))]
     if obj.get("kind") == "DisaggregatedSet":
         return [(("spec", "roles", i, "spec", "leaderWorkerTemplate"), _d(_d(r).get("spec")),
