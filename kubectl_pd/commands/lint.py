@@ -177,7 +177,8 @@ def _report_unfixable(fixes: list[Fix]) -> bool:
 @click.option("-f", "--filename", "--from-file", "files", multiple=True, metavar="PATH",
               type=click.Path(allow_dash=True),
               help="Files, directories (recursive *.yaml|*.yml|*.json) or - for stdin. Default: the cluster.")
-@click.option("-A", "--all-namespaces", is_flag=True, help="Live: ModelDeployments of every namespace.")
+@click.option("-A", "--all-namespaces", is_flag=True,
+              help="Live: ModelDeployments and the PD frameworks' objects of every namespace.")
 @click.option("-o", "--output", type=OutputType(OUTPUTS), default=None,
               help="text (default), json, yaml, sarif, junit, github, name (the objects with findings), "
                    "jsonpath=, jsonpath-file=, custom-columns= (a row per finding), custom-columns-file= "
