@@ -214,9 +214,10 @@ def check_queue_label(obj: Obj, ref: ObjectRef) -> list[Finding]:
     if kind == "LLMInferenceService":
         out = []
         for path in KSERVE_POD_ONLY:
-            labels = _d(_d(_d(obj.get("spec")).get("prefill")).get("labels")) if len(path) == 3 \
-                else _d(_d(obj.get("spec")).get("labels"))
-            q = labels.get(QUEUE_LABEL)
+            holder: Any = obj
+            for step in path:
+                holder = _d(holder).get(step)
+            q = _d(holder).get(QUEUE_LABEL)
             if not isinstance(q, str) or not q:
                 continue
             at = ".".join(path)
