@@ -129,7 +129,8 @@ def gather_frameworks(source: Source, ctx: LintContext, namespace: str | None, n
     ctx.live = True
     found: list[Obj] = []
     calls = [_lister(source, kind, namespace) for kind in FRAMEWORK_KINDS]
-    for kind, (ok, got) in zip(FRAMEWORK_KINDS, together(calls, source.is_live and source.parallel), strict=True):
+    # one after another, as lint's other reads: one connection (one proxy tunnel, tests/test_proxy.py)
+    for kind, (ok, got) in zip(FRAMEWORK_KINDS, together(calls, False), strict=True):
         if ok:
             found.extend(got)
         elif isinstance(got, ForbiddenError):
