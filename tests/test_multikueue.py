@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from kubectl_pd.kueue.model import MULTIKUEUE_CONTROLLER, admission_check
 from kubectl_pd.multikueue import answer as a
 from kubectl_pd.multikueue import model as m
 from kubectl_pd.multikueue import words
@@ -33,7 +34,7 @@ def wl_obj(*, reserved: bool = True, checks: list[tuple[str, str, str]] | None =
         "status": status}
 
 
-def check_obj(name: str = "multikueue", controller: str = m.CONTROLLER, active: str = "True",
+def check_obj(name: str = "multikueue", controller: str = MULTIKUEUE_CONTROLLER, active: str = "True",
               reason: str = "Active") -> dict[str, Any]:
     return {"apiVersion": KV, "kind": "AdmissionCheck", "metadata": {"name": name},
             "spec": {"controllerName": controller, "parameters": {"apiGroup": "kueue.x-k8s.io",
@@ -51,7 +52,7 @@ def cluster_obj(name: str, active: str = "True", reason: str = "Active", since: 
 def manager(wl: dict[str, Any], *, workers: tuple[str, ...] = ("worker-1", "worker-2"),
             down: dict[str, str] | None = None, extra_checks: tuple[dict[str, Any], ...] = (),
             settings: dict[str, Any] | None = None, check: dict[str, Any] | None = None) -> m.Manager:
-    checks = {c.name: c for c in map(m.check, (check or check_obj(), *extra_checks))}
+    checks = {c.name: c for c in map(admission_check, (check or check_obj(), *extra_checks))}
     clusters = {n: m.cluster(cluster_obj(n, "False", (down or {})[n], "2026-12-03T12:00:00Z")
                              if n in (down or {}) else cluster_obj(n)) for n in workers}
     cfg = m.config({"metadata": {"name": "multikueue"}, "spec": {"clusters": list(workers)}})
@@ -222,4 +223,4 @@ def test_settings_defaults_and_read() -> None:
 def test_scrambled_objects_parse(obj: dict[str, Any]) -> None:
     wl = m.manager_workload(obj)
     assert wl.checks == () and wl.nominated in ((), ("w",))
-    assert m.check(obj).controller == "" and m.config(obj).clusters == () and m.cluster(obj).active is None
+    assert admission_check(obj).controller == "" and m.config(obj).clusters == () and m.cluster(obj).active is None

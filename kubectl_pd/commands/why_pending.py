@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the com
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.multikueue.reads import Access
     from kubectl_pd.multikueue.section import MultiKueuePart
     from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
@@ -168,8 +169,7 @@ class WhyPending:
     namespace: str | None
     replicas: Mapping[str, int]
     printer: Printer
-    cluster: ClusterOptions | None = None  # MultiKueue's workers are read with its kubeconfig (a live manager)
-    replayed: Mapping[str, Source] = field(default_factory=dict)  # MultiKueue's workers in a snapshot, by cluster
+    workers: Access | None = None  # how MultiKueue's workers are reached: built once, here (None: no TARGET)
     head: Source | None = None  # a TARGET's first gather: `source` with the target's first reads already sent
 
 
@@ -179,7 +179,7 @@ def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
     replicas = _what_if(o.what_if)
     asked = parse_target(o.target)
     source = open_source(cluster, o.files)
-    replayed: Mapping[str, Source] = {}
+    replayed: Mapping[str, Source] = {}  # MultiKueue's workers in a snapshot, by cluster
     if o.files:
         from kubectl_pd.multikueue.snapshots import split
         from kubectl_pd.pending.inputs import check
@@ -195,7 +195,19 @@ def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
     head = head_start(source, asked, t.namespace)  # live: the first reads go out before the diagnosis code loads
     color = o.view.kind == "text" and use_color()
     return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color),
-                      None if o.files else cluster, replayed, head)
+                      _workers(cluster, o, replayed), head)
+
+
+def _workers(cluster: ClusterOptions, o: WhyPendingOptions, replayed: Mapping[str, Source]) -> Access:
+    """MultiKueue's worker access, once: a snapshot's own workers by cluster, else the user's contexts (a snapshot
+    with none opens no worker)."""
+    from kubectl_pd.commands.common import worker_access
+
+    if replayed:
+        from kubectl_pd.multikueue.reads import replayed as recorded
+
+        return recorded(replayed)
+    return worker_access(None if o.files else cluster, o.workers, o.by_name)
 
 
 def run(c: WhyPending) -> int:
@@ -218,7 +230,7 @@ def run(c: WhyPending) -> int:
     _check_roles(d, c.replicas, c.asked.name)
     from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
 
-    mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed, c.o.by_name)
+    mkp = mk.part(c.source, facts, c.workers)
     shown = _Shown.of(d, facts, ctx, mkp)
     last = c.printer.text(shown)
     _preemption_notes(c, shown)
@@ -262,7 +274,7 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             d, facts = pr.one(c.source, t, c.replicas, ctx)
             from kubectl_pd.multikueue import section as mk
 
-            mkp = mk.part(c.source, facts, c.cluster, c.o.workers, by_name=c.o.by_name)
+            mkp = mk.part(c.source, facts, c.workers)
             shown = _Shown.of(d, facts, ctx, mkp)
             text = c.printer.text(shown)
             if text != last:

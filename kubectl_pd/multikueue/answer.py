@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from kubectl_pd.kueue.model import AdmissionCheck
 from kubectl_pd.multikueue import model as m
 from kubectl_pd.records import dataclass
 
@@ -77,7 +78,7 @@ def _seconds_since(stamp: str, now: datetime | None) -> int | None:
     return max(0, int((now - then).total_seconds()))
 
 
-def _state(mgr: m.Manager, check: m.Check) -> tuple[str, list[MultiKueueFinding]]:
+def _state(mgr: m.Manager, check: AdmissionCheck) -> tuple[str, list[MultiKueueFinding]]:
     wl = mgr.workload
     acs = wl.check(check.name)
     state = acs.state if acs else ""

@@ -4,16 +4,15 @@ why-pending calls: `explain`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.multikueue import model as m
 from kubectl_pd.multikueue.answer import MultiKueueAnswer, answer
-from kubectl_pd.multikueue.reads import WorkerFacts, context_for, live_worker, read, worker_contexts
+from kubectl_pd.multikueue.reads import Access, WorkerFacts, read
 
 if TYPE_CHECKING:
-    from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.pending.gather import Facts
 
@@ -62,34 +61,14 @@ def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | N
     return answer(mgr, reads, now)
 
 
-def explain(source: Source, facts: Facts, opts: ClusterOptions | None, mapping: Mapping[str, str],
-            now: datetime | None = None, open_worker: Callable[[str], Source | None] | None = None,
-            replayed: Mapping[str, Source] | None = None, by_name: bool = False) -> MultiKueueAnswer | None:
+def explain(source: Source, facts: Facts, access: Access, now: datetime | None = None) -> MultiKueueAnswer | None:
     """The MultiKueue answer for the target's Workload, or None (no Workload waits on a MultiKueue check).
-    The manager's Workload is the one the diagnosis read (parsed once); worker access: `mapping`
-    (--worker-context), else, with `by_name` (the user's opt-in), a kubeconfig context named like the cluster;
-    a snapshot (no `opts`) reads no live worker: its own recorded workers, by cluster name."""
+    The manager's Workload is the one the diagnosis read (parsed once); the workers are reached through ACCESS
+    (built once by the command: --worker-context, else with the user's opt-in a context named like the cluster; a
+    snapshot's own recorded workers, by cluster name)."""
     workloads = [m.from_typed(wl, queue_checks(facts, wl))
                  for n in candidates(facts) if (wl := facts.workloads[n]) is not None]
     if not workloads:
         return None
-    opener: Callable[[str], Source | None]
-    if replayed:  # a snapshot's workers: each its own Source, named by its cluster (no credential involved)
-        contexts, opener, by_name = set(replayed), replayed.get, True
-    else:
-        contexts = worker_contexts(opts) if by_name else set()
-        opener = open_worker or _opener(source, opts)
-
-    def context(cluster: str) -> str | None:
-        return context_for(cluster, mapping, contexts, by_name)
-
-    mgr, workers = read(source, workloads, opener, context)
+    mgr, workers = read(source, workloads, access)
     return decide(mgr, workers, now) if mgr is not None else None
-
-
-def _opener(source: Source, opts: ClusterOptions | None) -> Callable[[str], Source | None]:
-    """A live manager's workers are live Sources of the user's contexts; a snapshot reads no worker."""
-    def open_live(ctx: str) -> Source | None:
-        return live_worker(opts, ctx) if opts is not None and source.is_live else None
-
-    return open_live

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
-    from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.multikueue.answer import MultiKueueAnswer
+    from kubectl_pd.multikueue.reads import Access
     from kubectl_pd.pending.gather import Facts
 
 
@@ -48,21 +48,6 @@ def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
     return out
 
 
-def unmatched(opts: ClusterOptions, workers: Mapping[str, str]) -> list[str]:
-    """The contexts of a --worker-context mapping that the kubeconfig lacks (a usage error); [] when every one is
-    there, or the kubeconfig cannot be read (its own error comes with the first read)."""
-    if not workers:
-        return []
-    from kubectl_pd.cluster.config import read_kubeconfig
-    from kubectl_pd.errors import PdError
-
-    try:
-        have = {str(c.get("name")) for c in read_kubeconfig(opts)["contexts"] if isinstance(c, dict)}
-    except (PdError, OSError):
-        return []
-    return sorted({c for c in workers.values() if c not in have})
-
-
 def not_listed(ans: MultiKueueAnswer | None, workers: Mapping[str, str]) -> str:
     """A note when --worker-context names a cluster the MultiKueueConfig does not list ("" otherwise)."""
     from kubectl_pd.multikueue import words
@@ -73,24 +58,25 @@ def not_listed(ans: MultiKueueAnswer | None, workers: Mapping[str, str]) -> str:
     return words.not_listed(extra, ans.config) if extra else ""
 
 
-def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Mapping[str, str],
-         replayed: Mapping[str, Source] | None = None, by_name: bool = False) -> MultiKueuePart:
+def part(source: Source, facts: Facts, access: Access | None) -> MultiKueuePart:
+    """ACCESS: how the workers are reached (None: no worker is read)."""
     from kubectl_pd.multikueue import words
-    from kubectl_pd.multikueue.reads import ManagerUnread
+    from kubectl_pd.multikueue.reads import NO_WORKERS, ManagerUnread
     from kubectl_pd.multikueue.render import to_dict, to_text
     from kubectl_pd.multikueue.run import candidates, explain
 
     if not candidates(facts):
         return NONE
     try:
-        ans = explain(source, facts, opts, workers, replayed=replayed, by_name=by_name)
+        ans = explain(source, facts, access or NO_WORKERS)
     except ManagerUnread as e:
         if e.what == "AdmissionCheck":  # not known to be MultiKueue's: the manager's answer stands alone
             return MultiKueuePart(None, {}, "", note=words.checks_unread(str(e.error)))
         return MultiKueuePart(None, {}, "", unread=words.manager_unread(e.what, str(e.error)))
     if ans is None:
         return NONE
-    return MultiKueuePart(ans, {"multikueue": to_dict(ans)}, to_text(ans), note=not_listed(ans, workers))
+    note = not_listed(ans, access.mapping if access else {})
+    return MultiKueuePart(ans, {"multikueue": to_dict(ans)}, to_text(ans), note=note)
 
 
 def errors(p: MultiKueuePart) -> list[str]:
