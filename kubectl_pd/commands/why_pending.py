@@ -192,10 +192,21 @@ def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
     t = target_of(cluster, source, o.files, asked)
     from kubectl_pd.pending.run import head_start
 
-    head = head_start(source, asked, t.namespace)  # live: the first reads go out before the diagnosis code loads
+    workers = _workers(cluster, o, replayed)
+    # live: the first reads go out before the diagnosis code loads (with the MultiKueue manager's objects when
+    # workers are to be read: their reads then start in the second round)
+    head = head_start(source, asked, t.namespace, _multikueue_first(workers))
     color = o.view.kind == "text" and use_color()
-    return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color),
-                      _workers(cluster, o, replayed), head)
+    return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color), workers, head)
+
+
+def _multikueue_first(workers: Access) -> tuple[Any, ...]:
+    """The MultiKueue manager's objects, for the first round, when the user asked for workers to be read."""
+    if not workers.reads:
+        return ()
+    from kubectl_pd.pending.plan import multikueue_reads
+
+    return tuple(multikueue_reads())
 
 
 def _workers(cluster: ClusterOptions, o: WhyPendingOptions, replayed: Mapping[str, Source]) -> Access:
@@ -219,26 +230,26 @@ def run(c: WhyPending) -> int:
 
     head = c.head or c.source
     try:
+        from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
         from kubectl_pd.pending.preempt import context
         from kubectl_pd.pending.target import Target
 
         ctx = context(c.source, c.o.kueue_config, c.o.holders)
         t = Target(c.asked.kind, c.asked.name, c.namespace or "")
-        d, facts, t = pr.one_named(head, t, c.replicas, ctx, c.asked.bare)
+        got = mk.reads(head, c.workers)  # read beside the manager's own reads, done before any decision
+        d, facts, t = pr.one_named(head, t, c.replicas, ctx, c.asked.bare, got)
     finally:
         pr.head_done(head)
     _check_roles(d, c.replicas, c.asked.name)
-    from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
-
-    mkp = mk.part(c.source, facts, c.workers)
+    mkp = mk.part(got, facts)
     shown = _Shown.of(d, facts, ctx, mkp)
     last = c.printer.text(shown)
     _preemption_notes(c, shown)
     click.echo(last, nl=False)
     if c.o.watch:
         _watch_one(c, t, d, last)
-    if mkp.note:
-        click.echo(f"note: {mkp.note}", err=True)
+    for line in mk.notes(mkp):
+        click.echo(f"note: {line}", err=True)
     for line in mk.errors(mkp):  # a worker not read: named, the others still diagnosed; exit 1 as kubectl's errors
         click.echo(f"error: {line}", err=True)
     return EXIT_FAILED if mkp.incomplete else EXIT_OK
@@ -271,11 +282,11 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
         while d.pending:
             SLEEP(c.o.watch_interval)
             ctx = context(c.source, c.o.kueue_config, c.o.holders)  # fresh reads each round
-            d, facts = pr.one(c.source, t, c.replicas, ctx)
             from kubectl_pd.multikueue import section as mk
 
-            mkp = mk.part(c.source, facts, c.workers)
-            shown = _Shown.of(d, facts, ctx, mkp)
+            got = mk.reads(c.source, c.workers)
+            d, facts = pr.one(c.source, t, c.replicas, ctx, got)
+            shown = _Shown.of(d, facts, ctx, mk.part(got, facts))
             text = c.printer.text(shown)
             if text != last:
                 _preemption_notes(c, shown)
@@ -302,8 +313,7 @@ def _one_printer(view: View, color: bool) -> Printer:
     from kubectl_pd.pending.render import object_name, render_text
 
     return view.to_printer({
-        "text": lambda s: render_text(s.d, color=color) + s.preemption.text
-        + (s.multikueue.text if s.multikueue else ""),
+        "text": lambda s: render_text(s.d, color=color) + s.preemption.text + _multikueue_text(s),
         "name": lambda s: object_name(s.d.target.kind, s.d.target.name) + "\n",
     }, _one_document)
 
@@ -316,12 +326,30 @@ def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
     data = {"schemaVersion": WHY_PENDING,
             **to_dict(s.d, placements=False),  # a TARGET's `multikueue` is the whole MultiKueue answer
             **s.preemption.json,  # top-level `preemption` (and `holders`, `preemptedBy`)
-            **(s.multikueue.json if s.multikueue else {})}
+            **_multikueue_json(s)}
     if s.facts.incomplete:
         from kubectl_pd.pending.words import read_text
 
         data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in s.facts.incomplete]
     return data, [data]
+
+
+def _multikueue_text(s: _Shown) -> str:
+    """MultiKueue's block of the screen, from its answer ("" when no MultiKueue check holds the target)."""
+    if s.multikueue is None or s.multikueue.answer is None:
+        return ""
+    from kubectl_pd.multikueue.render import to_text
+
+    return to_text(s.multikueue.answer)
+
+
+def _multikueue_json(s: _Shown) -> dict[str, Any]:
+    """MultiKueue's key of the document, from its answer (none when no MultiKueue check holds the target)."""
+    if s.multikueue is None or s.multikueue.answer is None:
+        return {}
+    from kubectl_pd.multikueue.render import to_dict
+
+    return {"multikueue": to_dict(s.multikueue.answer)}
 
 
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:

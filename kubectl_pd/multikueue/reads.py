@@ -195,10 +195,29 @@ def _gather_copy(source: Source, name: str, ns: str) -> tuple[Facts, PreemptionV
     from kubectl_pd.pending.target import Target
 
     view = PreemptionView()
+    head = _head(source, name, ns)
     try:
-        return gather(source, Target("Workload", name, ns), strict=False, preempt=view), view
+        return gather(head, Target("Workload", name, ns), strict=False, preempt=view), view
     except NotFoundError:
         return None
+    finally:
+        if head is not source:
+            from kubectl_pd.pending.lookahead import Lookahead
+
+            if isinstance(head, Lookahead):
+                head.close()
+
+
+def _head(source: Source, name: str, ns: str) -> Source:
+    """A live worker's first round sent at once (pending/plan.worker_round), as a TARGET's head start is: its copy,
+    the copy's Pods and the bounded sets together."""
+    from kubectl_pd.pending import plan
+
+    if not source.is_live or not plan.pages(source):  # a snapshot's recorder keeps what is read by name, as before
+        return source
+    from kubectl_pd.pending.lookahead import Lookahead
+
+    return Lookahead(source).send(plan.worker_round(name, ns))
 
 
 def _worker_asks(wl: m.ManagerWorkload, access: Access, may: frozenset[str],

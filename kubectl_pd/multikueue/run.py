@@ -1,6 +1,7 @@
 """One MultiKueue diagnosis: read (reads.py), then decide with no I/O: each worker copy through the same
-diagnosis as single-cluster why-pending (pending/diagnose), then the answer (answer.py). The one entry point
-why-pending calls: `explain`."""
+diagnosis as single-cluster why-pending (pending/diagnose), then the answer (answer.py). why-pending reads with
+`Reads` beside the manager's gather, then decides (`decide`); a snapshot records with `explain` (read, then
+decide)."""
 
 from __future__ import annotations
 
@@ -61,13 +62,70 @@ def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | N
     return answer(mgr, reads, now)
 
 
+def _manager_workloads(facts: Facts) -> list[m.ManagerWorkload]:
+    """The target's Workloads that may be MultiKueue's, as the manager's diagnosis read them (parsed once)."""
+    return [m.from_typed(wl, queue_checks(facts, wl))
+            for n in candidates(facts) if (wl := facts.workloads[n]) is not None]
+
+
+Got = tuple["m.Manager | None", "dict[str, WorkerFacts]"]
+
+
+class Reads:
+    """MultiKueue's reads beside the manager's own (pending/run.Alongside; issue 49: three rounds). `first` is
+    told as soon as the manager's gather has the target's Workloads and queues: when one waits on an admission
+    check, the manager's MultiKueue objects (sent in the first round when workers are to be read:
+    pending/plan.multikueue_reads) and then every allowed worker's copy are read in a thread of their own, beside
+    the manager's next round; `rest` waits for them. `got` is the closed record the decision reads (no I/O)."""
+
+    def __init__(self, source: Source, access: Access) -> None:
+        self.source = source
+        self.access = access
+        self._workloads: list[m.ManagerWorkload] | None = None
+        self._box: dict[str, Any] = {}
+        self._thread: Any = None
+
+    def first(self, facts: Facts) -> None:
+        if self._workloads is not None:
+            return
+        self._workloads = _manager_workloads(facts)
+        if not self._workloads:
+            return
+        if not self.source.is_live:
+            self._read()
+            return
+        from kubectl_pd import interrupt
+
+        self._thread = interrupt.thread(self._read, "kubectl-pd-multikueue")
+
+    def _read(self) -> None:
+        try:
+            self._box["got"] = read(self.source, self._workloads or [], self.access)
+        except BaseException as e:  # noqa: B036 - handed back by `got`
+            self._box["error"] = e
+
+    def rest(self, facts: Facts) -> None:
+        self.first(facts)  # a gather that never reached the target's queues (nothing started): now
+        if self._thread is not None:
+            from kubectl_pd import interrupt
+
+            interrupt.join(self._thread)
+
+    def got(self) -> Got:
+        """What was read: the Manager (None: no Workload waits on a MultiKueue check) and its workers; a failed read
+        of the manager's objects raises (reads.ManagerUnread)."""
+        if "error" in self._box:
+            raise self._box["error"]
+        got: Got = self._box.get("got", (None, {}))
+        return got
+
+
 def explain(source: Source, facts: Facts, access: Access, now: datetime | None = None) -> MultiKueueAnswer | None:
     """The MultiKueue answer for the target's Workload, or None (no Workload waits on a MultiKueue check).
     The manager's Workload is the one the diagnosis read (parsed once); the workers are reached through ACCESS
     (built once by the command: --worker-context, else with the user's opt-in a context named like the cluster; a
     snapshot's own recorded workers, by cluster name)."""
-    workloads = [m.from_typed(wl, queue_checks(facts, wl))
-                 for n in candidates(facts) if (wl := facts.workloads[n]) is not None]
+    workloads = _manager_workloads(facts)
     if not workloads:
         return None
     mgr, workers = read(source, workloads, access)

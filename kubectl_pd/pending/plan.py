@@ -79,6 +79,22 @@ def first_round(kinds: tuple[str, ...], name: str, namespace: str) -> list[Key]:
     return list(dict.fromkeys(keys))
 
 
+def multikueue_reads() -> list[Key]:
+    """A MultiKueue manager's own objects (issue 49, item 3): every AdmissionCheck, MultiKueueConfig and
+    MultiKueueCluster (cluster-scoped, few) and Kueue's ConfigMap. Sent in the first round when the user asked for
+    workers to be read (--worker-context, --worker-contexts-by-name), so the workers' reads start in the second."""
+    from kubectl_pd.kueue import config as kc
+
+    return [listed("AdmissionCheck"), listed("MultiKueueConfig"), listed("MultiKueueCluster"),
+            raw(f"/api/v1/namespaces/{kc.NAMESPACE}/configmaps/{kc.CONFIGMAP}")]
+
+
+def worker_round(name: str, namespace: str) -> list[Key]:
+    """A MultiKueue worker's first round for its copy of the manager's Workload NAME: a Workload target's (sent as
+    soon as the manager's answers name the worker: the manager's second round)."""
+    return first_round(("Workload",), name, namespace)
+
+
 def is_set(key: Key) -> bool:
     """Whether `key` is one of the bounded sets' lists (its answer serves every read of its kind by name)."""
     return key[0] == "list" and key[1] in SETS and key[3] is None and key[4] is None
