@@ -108,11 +108,15 @@ def _checks_ask(source: Source) -> Ask:
     return Ask(source, lambda: source.list("AdmissionCheck", None))
 
 
-def _manager_asks(source: Source) -> list[Ask]:
-    """The manager's MultiKueue objects: every MultiKueueConfig and MultiKueueCluster (cluster-scoped, few),
-    Kueue's ConfigMap."""
-    return [Ask(source, lambda: source.list("MultiKueueConfig", None)),
-            Ask(source, lambda: source.list("MultiKueueCluster", None)),
+def _config_ask(source: Source) -> Ask:
+    """Every MultiKueueConfig (cluster-scoped, few): with the AdmissionChecks, what selects the workers to read."""
+    return Ask(source, lambda: source.list("MultiKueueConfig", None))
+
+
+def _state_asks(source: Source) -> list[Ask]:
+    """The rest of the manager's MultiKueue objects, which no worker read waits for: every MultiKueueCluster (its
+    connection), Kueue's ConfigMap (the dispatcher, the origin, workerLostTimeout)."""
+    return [Ask(source, lambda: source.list("MultiKueueCluster", None)),
             Ask(source, lambda: _configmap(source))]
 
 
@@ -140,26 +144,40 @@ def _failed(got: Got, whats: tuple[str, ...]) -> None:
 def read(source: Source, workloads: list[m.ManagerWorkload], access: Access,
          ) -> tuple[m.Manager | None, dict[str, WorkerFacts]]:
     """The Manager of the first Workload that waits on a MultiKueue check (None: none does) and its workers'
-    copies. A Workload that names workers (status.nominatedClusterNames or clusterName) sends the AdmissionChecks
-    and the manager's MultiKueue objects in ONE wave; otherwise the AdmissionChecks alone first (a Workload under
-    other checks costs that one list), then the MultiKueue objects when one is MultiKueue's. The workers' copies
-    come after, only for the workers `allowed` names (the manager's MultiKueueConfig decides, never the Workload).
-    A failed read of the manager's objects: ManagerUnread."""
+    copies. What selects the workers first: the AdmissionChecks, with the MultiKueueConfigs when a Workload names
+    workers (status.nominatedClusterNames or clusterName; a Workload under other checks costs the one list; when the
+    user asked for workers, why-pending sent both in its first round: pending/plan.multikueue_reads). Then, in ONE
+    wave, the workers' copies (only those `allowed` names: the manager's MultiKueueConfig decides, never the
+    Workload) beside the rest of the manager's objects (MultiKueueClusters, Kueue's ConfigMap), which no worker read
+    waits for. A failed read of the manager's objects: ManagerUnread."""
     first = next((w for w in workloads if involved_of(w)), None)
-    got = perform([_checks_ask(source), *(_manager_asks(source) if first is not None else [])])
+    got = perform([_checks_ask(source), *([_config_ask(source)] if first is not None else [])])
     _failed(got[:1], _WHAT[:1])
     checks = {c.name: c for c in map(admission_check, got[0][1] or [])}
     wl = next((w for w in workloads if any(checks.get(c.name, _NONE).multikueue for c in w.checks)), None)
     if wl is None:
         return None, {}
-    if first is None:
-        got += perform(_manager_asks(source))
-    _failed(got[1:4], _WHAT[1:])
     named = {c.name: checks[c.name] for c in wl.checks if c.name in checks}
     mk = next(c for c in named.values() if c.multikueue)
-    cfg = next((m.config(o) for o in got[1][1] or [] if m.config(o).name == mk.config), None) if mk.config else None
-    mgr = m.Manager(wl, named, cfg, {c.name: c for c in map(m.cluster, got[2][1] or [])}, _settings(got[3]))
-    return mgr, read_workers(mgr, access)
+    if first is None:  # no worker named: nothing to read there, the manager's objects together
+        got += perform([_config_ask(source), *_state_asks(source)])
+        _failed(got[1:], _WHAT[1:])
+        return _manager(wl, named, mk, got[1], got[2:]), {}
+    _failed(got[1:2], _WHAT[1:2])
+    selecting = _manager(wl, named, mk, got[1], [])  # what `allowed` reads: the check, its config, the queue
+    asks, out = _worker_asks(wl, access, allowed(selecting))
+    rest = perform([*_state_asks(source), *(a for _, _, a in asks)])
+    _failed(rest[:2], _WHAT[2:])
+    return _manager(wl, named, mk, got[1], rest[:2]), {**out, **_settle(asks, rest[2:])}
+
+
+def _manager(wl: m.ManagerWorkload, named: dict[str, AdmissionCheck], mk: AdmissionCheck, configs: tuple[bool, Any],
+             state: list[tuple[bool, Any]]) -> m.Manager:
+    """The Manager record from what was read (STATE: the MultiKueueClusters' and ConfigMap's answers; none yet:
+    no cluster known, Kueue's defaults)."""
+    cfg = next((m.config(o) for o in configs[1] or [] if m.config(o).name == mk.config), None) if mk.config else None
+    clusters = {c.name: c for c in map(m.cluster, state[0][1] or [])} if state else {}
+    return m.Manager(wl, named, cfg, clusters, _settings(state[1]) if state else m.MultiKueueSettings())
 
 
 _NONE = AdmissionCheck("")
@@ -270,9 +288,3 @@ def _broken(e: Exception) -> str:
     if isinstance(e, RecursionError):
         return "its answer is nested too deeply to read (more levels than Python follows)"
     return f"its answer could not be read ({type(e).__name__})"
-
-
-def read_workers(mgr: m.Manager, access: Access) -> dict[str, WorkerFacts]:
-    """Every involved worker's copy that may be read, gathered by the single-cluster reads, all workers at once."""
-    asks, out = _worker_asks(mgr.workload, access, allowed(mgr))
-    return {**out, **_settle(asks, perform([a for _, _, a in asks]))}

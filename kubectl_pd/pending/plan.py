@@ -80,13 +80,11 @@ def first_round(kinds: tuple[str, ...], name: str, namespace: str) -> list[Key]:
 
 
 def multikueue_reads() -> list[Key]:
-    """A MultiKueue manager's own objects (issue 49, item 3): every AdmissionCheck, MultiKueueConfig and
-    MultiKueueCluster (cluster-scoped, few) and Kueue's ConfigMap. Sent in the first round when the user asked for
-    workers to be read (--worker-context, --worker-contexts-by-name), so the workers' reads start in the second."""
-    from kubectl_pd.kueue import config as kc
-
-    return [listed("AdmissionCheck"), listed("MultiKueueConfig"), listed("MultiKueueCluster"),
-            raw(f"/api/v1/namespaces/{kc.NAMESPACE}/configmaps/{kc.CONFIGMAP}")]
+    """What selects a MultiKueue manager's workers (issue 49, item 3): every AdmissionCheck and MultiKueueConfig
+    (cluster-scoped, few). Sent in the first round when the user asked for workers to be read (--worker-context,
+    --worker-contexts-by-name), so the workers' reads start in the second (a typed TARGET's first round then holds
+    8 reads: as many as one server's connections take at once, cluster/pool.py; a bare NAME's is full already)."""
+    return [listed("AdmissionCheck"), listed("MultiKueueConfig")]
 
 
 def worker_round(name: str, namespace: str) -> list[Key]:
