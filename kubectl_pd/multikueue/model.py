@@ -155,6 +155,7 @@ class WorkerCopy:
     reasons: tuple[Any, ...] = ()  # pending/model.Reason records of the worker's own diagnosis
     admitted: bool = False
     preemption: tuple[Any, ...] = ()  # kueue/preempt_answer.Answer records: whom admission there would preempt
+    fits: tuple[str, ...] = ()  # the roles the worker's own figures say fit there now (its engine's verdict)
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,8 @@ def _copy(wf: WorkerFacts, name: str, now: datetime | None) -> m.WorkerRead:
     admitted = wl is not None and wl.admitted
     preemption = tuple(view.for_facts(wf.facts)) if view is not None else ()
     return m.WorkerRead(wf.cluster, wf.context, wf.read,
-                        m.WorkerCopy(origin, d.pending, tuple(d.reasons), admitted, preemption), wf.error)
+                        m.WorkerCopy(origin, d.pending, tuple(d.reasons), admitted, preemption,
+                                     tuple(r.name for r in d.roles if r.verdict == "fits")), wf.error)
 
 
 def decide(mgr: m.Manager, workers: Mapping[str, WorkerFacts], now: datetime | None = None) -> MultiKueueAnswer | None:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kubectl_pd.multikueue.answer import MultiKueueAnswer
     from kubectl_pd.multikueue.reads import Access
     from kubectl_pd.multikueue.run import Reads
+    from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
 
 
@@ -83,6 +84,21 @@ def part(got: Reads, facts: Facts, now: datetime | None = None) -> MultiKueuePar
     if ans is None:
         return NONE
     return MultiKueuePart(ans, not_listed=_not_listed(ans, got.access.mapping))
+
+
+def shown(d: Diagnosis, p: MultiKueuePart) -> Diagnosis:
+    """The manager's diagnosis as the answer shows it beside MultiKueue's (issue 46, finding 6): `next:` for the
+    MultiKueue check comes from MultiKueue's record, the same workers as its table (answer.Step), so the manager's
+    generic wait for that check (which names no worker, and a flavor's nodes the manager never uses) is left out."""
+    a = p.answer
+    if a is None:
+        return d
+    hints = [h for h in d.hints if not (h.id == "next.wait-check" and h.args.get("check") == a.admission_check)]
+    if len(hints) == len(d.hints):
+        return d
+    from kubectl_pd.records import replace
+
+    return replace(d, hints=hints)
 
 
 def notes(p: MultiKueuePart) -> list[str]:
