@@ -34,7 +34,7 @@ def _trace_rounds() -> Any:
     return mod
 
 
-@pytest.mark.parametrize("target", ["podgroup/g", "workload/g"])
+@pytest.mark.parametrize("target", ["g", "podgroup/g", "workload/g"])
 def test_a_manager_and_its_workers_in_three_rounds(tmp_path: Path, target: str) -> None:
     servers = [FakeApiServer(objects=manager_objects(workers=["worker-1", "worker-2"],
                                                      nominated=["worker-1", "worker-2"]), delay=DELAY).start(),

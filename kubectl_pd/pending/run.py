@@ -118,15 +118,15 @@ def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
 
 def head_start(source: Source, asked: Asked, namespace: str, more: tuple[Any, ...] = ()) -> Source:
     """On a live cluster, the target's first round of reads (pending/plan.py: its objects, every form of a bare
-    NAME, and the bounded sets) sent now, before the diagnosis code loads (pending/lookahead.py): the Source to
-    gather the target from."""
+    NAME, MORE (MultiKueue's), and the bounded sets) sent now, before the diagnosis code loads
+    (pending/lookahead.py): the Source to gather the target from."""
     if not source.is_live or asked.none:
         return source
     from kubectl_pd.pending import plan
     from kubectl_pd.pending.lookahead import Lookahead
 
     forms = BARE_FORMS if asked.bare else (asked.kind,)
-    return Lookahead(source).send(plan.first_round(forms, asked.name, namespace) + list(more))
+    return Lookahead(source).send(plan.first_round(forms, asked.name, namespace, list(more)))
 
 
 def head_done(source: Source) -> None:
