@@ -44,11 +44,11 @@ def record(rec: Recorder, facts: Facts, access: Access | None,
         if src is None:
             return None
         recorders[ctx] = Recorder(src)
-        return recorders[ctx]  # type: ignore[return-value]
+        return recorders[ctx]
 
     recording = Access(opener, access.contexts, access.mapping, access.by_name)
     try:
-        ans = explain(rec, facts, recording)  # type: ignore[arg-type]
+        ans = explain(rec, facts, recording)
     except ManagerUnread as e:
         return [{"read": e.what, "error": str(e.error)}]
     if ans is None:
