@@ -4,10 +4,12 @@ Kueue v0.19.2 writes: the manager's state, its silent waits, and each worker's r
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from fractions import Fraction
 from typing import Any
 
 import pytest
 
+from kubectl_pd.kueue.model import MULTIKUEUE_CONTROLLER, admission_check
 from kubectl_pd.multikueue import answer as a
 from kubectl_pd.multikueue import model as m
 from kubectl_pd.multikueue import words
@@ -15,6 +17,7 @@ from kubectl_pd.multikueue.codes import CODES, STATES
 from kubectl_pd.pending.model import Reason, say
 
 KV = "kueue.x-k8s.io/v1beta2"
+GPU = "nvidia.com/gpu"
 
 
 def wl_obj(*, reserved: bool = True, checks: list[tuple[str, str, str]] | None = None,
@@ -33,7 +36,7 @@ def wl_obj(*, reserved: bool = True, checks: list[tuple[str, str, str]] | None =
         "status": status}
 
 
-def check_obj(name: str = "multikueue", controller: str = m.CONTROLLER, active: str = "True",
+def check_obj(name: str = "multikueue", controller: str = MULTIKUEUE_CONTROLLER, active: str = "True",
               reason: str = "Active") -> dict[str, Any]:
     return {"apiVersion": KV, "kind": "AdmissionCheck", "metadata": {"name": name},
             "spec": {"controllerName": controller, "parameters": {"apiGroup": "kueue.x-k8s.io",
@@ -51,23 +54,27 @@ def cluster_obj(name: str, active: str = "True", reason: str = "Active", since: 
 def manager(wl: dict[str, Any], *, workers: tuple[str, ...] = ("worker-1", "worker-2"),
             down: dict[str, str] | None = None, extra_checks: tuple[dict[str, Any], ...] = (),
             settings: dict[str, Any] | None = None, check: dict[str, Any] | None = None) -> m.Manager:
-    checks = {c.name: c for c in map(m.check, (check or check_obj(), *extra_checks))}
+    checks = {c.name: c for c in map(admission_check, (check or check_obj(), *extra_checks))}
     clusters = {n: m.cluster(cluster_obj(n, "False", (down or {})[n], "2026-12-03T12:00:00Z")
                              if n in (down or {}) else cluster_obj(n)) for n in workers}
     cfg = m.config({"metadata": {"name": "multikueue"}, "spec": {"clusters": list(workers)}})
     return m.Manager(m.manager_workload(wl), checks, cfg, clusters, m.settings(settings))
 
 
-def never_fits() -> Reason:
-    return Reason("QuotaExceedsCapacity", say("wl.reserved-not-admitted", g="g"), flavor="h100")
+def never_fits(needed: int = 4) -> Reason:
+    """The worker engine's reason for a copy no quota there can hold: ps short by NEEDED (its own next step)."""
+    return Reason("QuotaExceedsCapacity", say("wl.reserved-not-admitted", g="g"), role="ps", flavor="h100",
+                  resource=GPU, needed=Fraction(needed),
+                  hint=say("next.raise-nominal-of", resource=GPU, flavor="h100", needed=Fraction(needed)))
 
 
 def short() -> Reason:
     return Reason("QuotaExhausted", say("wl.reserved-not-admitted", g="g"), flavor="h100")
 
 
-def copy(*reasons: Reason, origin: str = "multikueue", pending: bool = True) -> m.WorkerCopy:
-    return m.WorkerCopy(origin, pending, reasons)
+def copy(*reasons: Reason, origin: str = "multikueue", pending: bool = True, fits: tuple[str, ...] = ()
+         ) -> m.WorkerCopy:
+    return m.WorkerCopy(origin, pending, reasons, fits=fits)
 
 
 def read(name: str, how: m.Read = "read", c: m.WorkerCopy | None = None, error: str = "") -> m.WorkerRead:
@@ -222,4 +229,37 @@ def test_settings_defaults_and_read() -> None:
 def test_scrambled_objects_parse(obj: dict[str, Any]) -> None:
     wl = m.manager_workload(obj)
     assert wl.checks == () and wl.nominated in ((), ("w",))
-    assert m.check(obj).controller == "" and m.config(obj).clusters == () and m.cluster(obj).active is None
+    assert admission_check(obj).controller == "" and m.config(obj).clusters == () and m.cluster(obj).active is None
+
+
+# issue 46, finding 6: MultiKueue's verdict and `next:` from the same workers as its table.
+# (id, reads by worker, NoWorkerFits found, steps as (code, cluster or None))
+STEP_CASES: list[tuple[str, dict[str, m.WorkerRead], bool, list[tuple[str, str | None]]]] = [
+    ("no worker ever fits: each worker's quota, then the manager's", {
+        "worker-1": read("worker-1", c=copy(never_fits(6))), "worker-2": read("worker-2", c=copy(never_fits(4)))},
+     True, [("worker", "worker-1"), ("worker", "worker-2"), ("release", None)]),
+    ("a worker's own figures fit while Kueue's words say never: no verdict of never, no quota to raise", {
+        "worker-1": read("worker-1", c=copy(never_fits(4), fits=("ps",))),
+        "worker-2": read("worker-2", c=copy(never_fits(6)))},
+     False, [("worker-fits", "worker-1"), ("worker", "worker-2")]),
+    ("a shortfall of zero or less is no evidence of never", {
+        "worker-1": read("worker-1", c=copy(never_fits(-8))), "worker-2": read("worker-2", c=copy(never_fits(4)))},
+     False, [("worker", "worker-1"), ("worker", "worker-2")]),
+    ("copies wait, nothing to do on a worker: wait for the check", {
+        "worker-1": read("worker-1", c=copy(short())), "worker-2": read("worker-2", "no-context")},
+     False, [("wait", None)]),
+]
+
+
+@pytest.mark.parametrize(("reads", "nobody", "steps"), [c[1:] for c in STEP_CASES], ids=[c[0] for c in STEP_CASES])
+def test_verdict_and_next_from_the_same_workers(reads: dict[str, m.WorkerRead], nobody: bool,
+                                                steps: list[tuple[str, str | None]]) -> None:
+    ans = a.answer(manager(wl_obj(nominated=["worker-1", "worker-2"])), reads, NOW)
+    assert ans is not None and ans.state == "Dispatched"
+    assert ("MultiKueueNoWorkerFits" in [f.code for f in ans.findings]) is nobody
+    assert (ans.decisive is not None) is nobody
+    assert [(st.code, st.params.get("cluster")) for st in ans.steps] == steps
+    for w in ans.workers:  # a row's shortfall is one the worker's figures stand by, never beside "it fits"
+        for r in w.reasons:
+            assert not (w.short(r) and r.role in w.fits)
+            assert w.short(r) == (r.needed is not None and r.needed > 0 and r.role not in w.fits)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING
 
 from kubectl_pd.cluster.config import ClusterOptions, default_namespace
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # create --dry-run never needs it at run time
     from kubectl_pd.cluster.live import LiveSource
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.multikueue.reads import Access
     from kubectl_pd.pending.run import Asked
     from kubectl_pd.pending.target import Target
 
@@ -88,14 +89,47 @@ def worker_contexts(values: tuple[str, ...], cluster: ClusterOptions, offline: b
     before any read."""
     import click
 
-    from kubectl_pd.multikueue.section import mapping, unmatched
+    from kubectl_pd.multikueue.section import mapping
     from kubectl_pd.multikueue.words import unmatched as said
 
     try:
         out = mapping(values)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--worker-context'") from None
-    missing = [] if offline else unmatched(cluster, out)
+    have = _contexts(cluster) if out and not offline else None
+    missing = sorted({c for c in out.values() if c not in have}) if have is not None else []
     if missing:
         raise click.BadParameter(said(missing), param_hint="'--worker-context'")
     return out
+
+
+def _contexts(cluster: ClusterOptions) -> frozenset[str] | None:
+    """The context names of the user's kubeconfig; None when it cannot be read (its own error comes with the first
+    read)."""
+    from kubectl_pd.cluster.config import read_kubeconfig
+    from kubectl_pd.errors import PdError
+
+    try:
+        return frozenset(str(c.get("name")) for c in read_kubeconfig(cluster)["contexts"] if isinstance(c, dict))
+    except (PdError, OSError):
+        return None
+
+
+def worker_access(cluster: ClusterOptions | None, mapping: Mapping[str, str], by_name: bool) -> Access:
+    """How MultiKueue's workers are reached, built once in a command's complete() (kueuectl's client getter): each
+    worker a live Source of the user's context, with the same kubeconfig files and timeout and none of the manager's
+    overrides (--server, --token, --as ... name the manager's cluster and user); the kubeconfig's context names read
+    once, for --worker-contexts-by-name. CLUSTER None (a snapshot): no worker is opened."""
+    from kubectl_pd.multikueue.reads import Access, no_worker
+
+    if cluster is None:
+        return Access(no_worker, frozenset(), dict(mapping), by_name)
+    kubeconfig, timeout = cluster.kubeconfig, cluster.request_timeout
+
+    def open_worker(context: str) -> Source | None:
+        from kubectl_pd.cluster.live import LiveSource
+
+        return LiveSource(ClusterOptions(kubeconfig=kubeconfig, context=context, request_timeout=timeout))
+
+    contexts = (_contexts(cluster) or frozenset()) if by_name else frozenset()
+    return Access(open_worker, contexts, dict(mapping), by_name)

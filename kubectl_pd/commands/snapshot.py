@@ -14,6 +14,7 @@ from kubectl_pd.commands.options import cluster_options
 from kubectl_pd.errors import EXIT_OK
 
 if TYPE_CHECKING:
+    from kubectl_pd.multikueue.reads import Access
     from kubectl_pd.snapshot.out import Recorder
 
 KUEUE_DEPLOYMENT = "/apis/apps/v1/namespaces/kueue-system/deployments/kueue-controller-manager"
@@ -48,7 +49,7 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     Exit codes: 0 written (reads that failed are listed in the header and on stderr), 1 the target does not
     exist or the file cannot be written, 2 usage.
     """
-    from kubectl_pd.commands.common import open_source, worker_contexts
+    from kubectl_pd.commands.common import open_source, worker_access, worker_contexts
     from kubectl_pd.snapshot.out import Recorder
 
     if target is not None and all_namespaces:
@@ -56,12 +57,12 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     into_dir = path.endswith("/") or os.path.isdir(path)
     if into_dir:
         _owned_files(path)  # refused before anything is read: not ours to write into
-    workers = worker_contexts(worker_context, cluster)
+    workers = worker_access(cluster, worker_contexts(worker_context, cluster), by_name)  # once: each worker's Source
     started = datetime.now(UTC)
     rec = Recorder(open_source(cluster))
     read_workers: list[dict[str, str]] = []
     unread = _diagnose(cluster, rec, target, all_namespaces, kueue_config, holders,
-                       (workers, by_name, read_workers))
+                       (workers, read_workers))
     header = _header(cluster, rec, target, all_namespaces, started, unread)
     if read_workers:  # which context was read for which MultiKueue worker
         header["workers"] = read_workers
@@ -74,7 +75,7 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     return EXIT_OK
 
 
-Workers = tuple[dict[str, str], bool, list[dict[str, str]]]  # the mapping, by name, the workers read (filled)
+Workers = tuple["Access", list[dict[str, str]]]  # how the workers are reached, the workers read (filled)
 
 
 def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_namespaces: bool,
@@ -101,8 +102,8 @@ def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_na
     section(ctx, facts)
     from kubectl_pd.multikueue.snapshots import record  # MultiKueue: every worker read, into the same file
 
-    mapping, by_name, read = workers or ({}, False, [])
-    failed = record(rec, facts, cluster, mapping, by_name, read)
+    access, read = workers or (None, [])
+    failed = record(rec, facts, access, read)
     return [{"read": read_text(u.read), "error": u.why} for u in facts.incomplete] + failed
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the com
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.multikueue.reads import Access
     from kubectl_pd.multikueue.section import MultiKueuePart
     from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
@@ -168,8 +169,7 @@ class WhyPending:
     namespace: str | None
     replicas: Mapping[str, int]
     printer: Printer
-    cluster: ClusterOptions | None = None  # MultiKueue's workers are read with its kubeconfig (a live manager)
-    replayed: Mapping[str, Source] = field(default_factory=dict)  # MultiKueue's workers in a snapshot, by cluster
+    workers: Access | None = None  # how MultiKueue's workers are reached: built once, here (None: no TARGET)
     head: Source | None = None  # a TARGET's first gather: `source` with the target's first reads already sent
 
 
@@ -179,7 +179,7 @@ def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
     replicas = _what_if(o.what_if)
     asked = parse_target(o.target)
     source = open_source(cluster, o.files)
-    replayed: Mapping[str, Source] = {}
+    replayed: Mapping[str, Source] = {}  # MultiKueue's workers in a snapshot, by cluster
     if o.files:
         from kubectl_pd.multikueue.snapshots import split
         from kubectl_pd.pending.inputs import check
@@ -192,10 +192,33 @@ def complete(cluster: ClusterOptions, o: WhyPendingOptions) -> WhyPending:
     t = target_of(cluster, source, o.files, asked)
     from kubectl_pd.pending.run import head_start
 
-    head = head_start(source, asked, t.namespace)  # live: the first reads go out before the diagnosis code loads
+    workers = _workers(cluster, o, replayed)
+    # live: the first reads go out before the diagnosis code loads (with the MultiKueue manager's objects when
+    # workers are to be read: their reads then start in the second round)
+    head = head_start(source, asked, t.namespace, _multikueue_first(workers))
     color = o.view.kind == "text" and use_color()
-    return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color),
-                      None if o.files else cluster, replayed, head)
+    return WhyPending(o, asked, source, t.namespace, replicas, _one_printer(o.view, color), workers, head)
+
+
+def _multikueue_first(workers: Access) -> tuple[Any, ...]:
+    """The MultiKueue manager's objects, for the first round, when the user asked for workers to be read."""
+    if not workers.reads:
+        return ()
+    from kubectl_pd.pending.plan import multikueue_reads
+
+    return tuple(multikueue_reads())
+
+
+def _workers(cluster: ClusterOptions, o: WhyPendingOptions, replayed: Mapping[str, Source]) -> Access:
+    """MultiKueue's worker access, once: a snapshot's own workers by cluster, else the user's contexts (a snapshot
+    with none opens no worker)."""
+    from kubectl_pd.commands.common import worker_access
+
+    if replayed:
+        from kubectl_pd.multikueue.reads import replayed as recorded
+
+        return recorded(replayed)
+    return worker_access(None if o.files else cluster, o.workers, o.by_name)
 
 
 def run(c: WhyPending) -> int:
@@ -207,26 +230,26 @@ def run(c: WhyPending) -> int:
 
     head = c.head or c.source
     try:
+        from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
         from kubectl_pd.pending.preempt import context
         from kubectl_pd.pending.target import Target
 
         ctx = context(c.source, c.o.kueue_config, c.o.holders)
         t = Target(c.asked.kind, c.asked.name, c.namespace or "")
-        d, facts, t = pr.one_named(head, t, c.replicas, ctx, c.asked.bare)
+        got = mk.reads(head, c.workers)  # read beside the manager's own reads, done before any decision
+        d, facts, t = pr.one_named(head, t, c.replicas, ctx, c.asked.bare, got)
     finally:
         pr.head_done(head)
     _check_roles(d, c.replicas, c.asked.name)
-    from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
-
-    mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed, c.o.by_name)
-    shown = _Shown.of(d, facts, ctx, mkp)
+    mkp = mk.part(got, facts)
+    shown = _Shown.of(mk.shown(d, mkp), facts, ctx, mkp)  # the manager's next: for its MultiKueue check is MultiKueue's
     last = c.printer.text(shown)
     _preemption_notes(c, shown)
     click.echo(last, nl=False)
     if c.o.watch:
         _watch_one(c, t, d, last)
-    if mkp.note:
-        click.echo(f"note: {mkp.note}", err=True)
+    for line in mk.notes(mkp):
+        click.echo(f"note: {line}", err=True)
     for line in mk.errors(mkp):  # a worker not read: named, the others still diagnosed; exit 1 as kubectl's errors
         click.echo(f"error: {line}", err=True)
     return EXIT_FAILED if mkp.incomplete else EXIT_OK
@@ -259,11 +282,12 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
         while d.pending:
             SLEEP(c.o.watch_interval)
             ctx = context(c.source, c.o.kueue_config, c.o.holders)  # fresh reads each round
-            d, facts = pr.one(c.source, t, c.replicas, ctx)
             from kubectl_pd.multikueue import section as mk
 
-            mkp = mk.part(c.source, facts, c.cluster, c.o.workers, by_name=c.o.by_name)
-            shown = _Shown.of(d, facts, ctx, mkp)
+            got = mk.reads(c.source, c.workers)
+            d, facts = pr.one(c.source, t, c.replicas, ctx, got)
+            mkp = mk.part(got, facts)
+            shown = _Shown.of(mk.shown(d, mkp), facts, ctx, mkp)
             text = c.printer.text(shown)
             if text != last:
                 _preemption_notes(c, shown)
@@ -290,8 +314,7 @@ def _one_printer(view: View, color: bool) -> Printer:
     from kubectl_pd.pending.render import object_name, render_text
 
     return view.to_printer({
-        "text": lambda s: render_text(s.d, color=color) + s.preemption.text
-        + (s.multikueue.text if s.multikueue else ""),
+        "text": lambda s: render_text(s.d, color=color) + s.preemption.text + _multikueue_text(s),
         "name": lambda s: object_name(s.d.target.kind, s.d.target.name) + "\n",
     }, _one_document)
 
@@ -304,12 +327,30 @@ def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
     data = {"schemaVersion": WHY_PENDING,
             **to_dict(s.d, placements=False),  # a TARGET's `multikueue` is the whole MultiKueue answer
             **s.preemption.json,  # top-level `preemption` (and `holders`, `preemptedBy`)
-            **(s.multikueue.json if s.multikueue else {})}
+            **_multikueue_json(s)}
     if s.facts.incomplete:
         from kubectl_pd.pending.words import read_text
 
         data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in s.facts.incomplete]
     return data, [data]
+
+
+def _multikueue_text(s: _Shown) -> str:
+    """MultiKueue's block of the screen, from its answer ("" when no MultiKueue check holds the target)."""
+    if s.multikueue is None or s.multikueue.answer is None:
+        return ""
+    from kubectl_pd.multikueue.render import to_text
+
+    return to_text(s.multikueue.answer)
+
+
+def _multikueue_json(s: _Shown) -> dict[str, Any]:
+    """MultiKueue's key of the document, from its answer (none when no MultiKueue check holds the target)."""
+    if s.multikueue is None or s.multikueue.answer is None:
+        return {}
+    from kubectl_pd.multikueue.render import to_dict
+
+    return {"multikueue": to_dict(s.multikueue.answer)}
 
 
 def _what_if(values: tuple[str, ...]) -> dict[str, int]:

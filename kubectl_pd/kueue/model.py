@@ -749,16 +749,36 @@ def pending_view(doc: Any) -> PendingView:
                        tuple(sorted(items, key=lambda i: i.position or 0)))
 
 
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"  # kueue.MultiKueueControllerName (apis/kueue/v1beta2@v0.19.2)
+
+
 @dataclass(frozen=True)
 class AdmissionCheck:
-    """An AdmissionCheck as why-pending reads it: its conditions (Active says why a queue is inactive)."""
+    """An AdmissionCheck, the one model every command reads (why-pending, MultiKueue): its conditions (Active says
+    why a queue is inactive), its controller, and the MultiKueueConfig its parameters name
+    (apis/kueue/v1beta2/admissioncheck_types.go@v0.19.2: spec.controllerName, spec.parameters)."""
 
     name: str
     conditions: Mapping[str, Condition] = field(default_factory=dict)
+    controller: str = ""
+    config: str | None = None  # spec.parameters.name when its kind is MultiKueueConfig
+
+    @property
+    def active(self) -> Condition | None:
+        return self.conditions.get("Active")
+
+    @property
+    def multikueue(self) -> bool:
+        return self.controller == MULTIKUEUE_CONTROLLER
 
 
 def admission_check(obj: Any) -> AdmissionCheck:
-    return AdmissionCheck(str(_d(_d(obj).get("metadata")).get("name") or ""), conditions_of(obj))
+    obj = _d(obj)
+    spec = _d(obj.get("spec"))
+    params = _d(spec.get("parameters"))
+    config = str(params["name"]) if params.get("kind") == "MultiKueueConfig" and params.get("name") else None
+    return AdmissionCheck(str(_d(obj.get("metadata")).get("name") or ""), conditions_of(obj),
+                          str(spec.get("controllerName") or ""), config)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from kubectl_pd.kueue.model import AdmissionCheck
 from kubectl_pd.multikueue import model as m
 from kubectl_pd.records import dataclass
 
@@ -30,6 +31,18 @@ class MultiKueueFinding:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One thing to do, as data (words.step says it): `worker`, a worker copy's own next step (its reason's hint,
+    on that worker: params cluster, hint); `release`, the manager's Workload holds the manager's quota while no
+    worker can hold it (kueue #8602: params namespace, workload); `wait`, for the check to dispatch or a worker
+    to admit it (params check); `worker-fits`, roles a worker's own figures say fit there now while Kueue's last
+    words say short (params cluster, roles)."""
+
+    code: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class WorkerAnswer:
     cluster: str
     context: str | None
@@ -40,6 +53,17 @@ class WorkerAnswer:
     findings: tuple[MultiKueueFinding, ...]  # MultiKueue's own
     reasons: tuple[Any, ...] = ()  # the copy's own diagnosis (pending/model.Reason)
     preemption: tuple[Any, ...] = ()  # whom admission there would preempt (kueue/preempt_answer.Answer)
+    fits: tuple[str, ...] = ()  # the roles the worker's own figures say fit there now
+
+    def older(self, r: Any) -> bool:
+        """Whether reason R claims a shortfall for a role the worker's own figures say fits now: Kueue's words
+        are older than the queue there (never a shortfall of this answer, never advice to raise quota)."""
+        return getattr(r, "needed", None) is not None and getattr(r, "role", None) in self.fits
+
+    def short(self, r: Any) -> bool:
+        """Whether reason R is a shortfall this answer stands by: a positive one, for a role that does not fit."""
+        needed = getattr(r, "needed", None)
+        return needed is not None and needed > 0 and not self.older(r)
 
 
 @dataclass(frozen=True)
@@ -52,6 +76,12 @@ class MultiKueueAnswer:
     workers: tuple[WorkerAnswer, ...]
     config: str | None = None  # the MultiKueueConfig its check names
     listed: tuple[str, ...] = ()  # that MultiKueueConfig's clusters (the only workers that may be read)
+    steps: tuple[Step, ...] = ()  # what to do (the screen's `next:`), from the same workers as the table
+
+    @property
+    def decisive(self) -> MultiKueueFinding | None:
+        """The finding that decides the manager's wait, when one does (the state line and `next:` say it)."""
+        return next((f for f in self.findings if f.code == "MultiKueueNoWorkerFits"), None)
 
     @property
     def complete(self) -> bool:
@@ -77,7 +107,7 @@ def _seconds_since(stamp: str, now: datetime | None) -> int | None:
     return max(0, int((now - then).total_seconds()))
 
 
-def _state(mgr: m.Manager, check: m.Check) -> tuple[str, list[MultiKueueFinding]]:
+def _state(mgr: m.Manager, check: AdmissionCheck) -> tuple[str, list[MultiKueueFinding]]:
     wl = mgr.workload
     acs = wl.check(check.name)
     state = acs.state if acs else ""
@@ -157,7 +187,7 @@ def _worker(name: str, mgr: m.Manager, got: m.WorkerRead | None, settings: m.Mul
         findings.append(_f("MultiKueueWorkerCopyForeign", cluster=name, origin=got.copy.origin,
                            expected=settings.origin))
     return WorkerAnswer(name, got.context, got.read, nominated, connected, got.copy.pending, tuple(findings),
-                        got.copy.reasons, got.copy.preemption)
+                        got.copy.reasons, got.copy.preemption, got.copy.fits)
 
 
 def _round(mgr: m.Manager, workers: list[WorkerAnswer]) -> MultiKueueFinding | None:
@@ -183,13 +213,38 @@ def _lost(mgr: m.Manager, now: datetime | None) -> MultiKueueFinding | None:
 
 
 def _nobody_fits(workers: list[WorkerAnswer]) -> MultiKueueFinding | None:
-    """Every nominated worker was read and its copy can never fit there (kueue #8602: the manager holds quota)."""
+    """Every nominated worker was read and its copy can never fit there (kueue #8602: the manager holds quota): by
+    a shortfall each worker's own figures stand by (Kueue's words older than the queue, or a shortfall of zero or
+    less, are no evidence)."""
     asked = [w for w in workers if w.nominated]
     if not asked or any(w.read != "read" or not w.reasons for w in asked):
         return None
-    if all(any(getattr(r, "code", None) == NEVER_FITS for r in w.reasons) for w in asked):
+    if all(any(getattr(r, "code", None) == NEVER_FITS and w.short(r) for r in w.reasons) for w in asked):
         return _f("MultiKueueNoWorkerFits", clusters=[w.cluster for w in asked])
     return None
+
+
+def _worker_steps(w: WorkerAnswer, codes: tuple[str, ...] | None) -> list[Step]:
+    """A worker copy's own next step: the hint of its first reason (of CODES, when given) that has one and that the
+    worker's own figures stand by; for a role that fits there now by them, waiting for Kueue's next try."""
+    for r in w.reasons:
+        hint = getattr(r, "hint", None)
+        if hint is not None and not w.older(r) and (codes is None or getattr(r, "code", None) in codes):
+            return [Step("worker", {"cluster": w.cluster, "hint": hint})]
+    older = sorted({str(r.role) for r in w.reasons if w.older(r)})
+    return [Step("worker-fits", {"cluster": w.cluster, "roles": older})] if older else []
+
+
+def _steps(mgr: m.Manager, state: str, workers: list[WorkerAnswer], nobody: bool) -> tuple[Step, ...]:
+    """`next:` from the workers the table shows: while copies wait on the nominated workers, each worker's own step
+    (its copy's reason there); when none can ever hold it, the quota each lacks, or releasing the manager's."""
+    if state not in ("Dispatched", "DispatchRound", "NotDispatched"):
+        return ()
+    asked = [w for w in workers if w.nominated and w.read == "read" and w.pending]
+    out = [s for w in asked for s in _worker_steps(w, (NEVER_FITS,) if nobody else None)]
+    if nobody:
+        out.append(Step("release", {"namespace": mgr.workload.namespace, "workload": mgr.workload.name}))
+    return tuple(out) or (Step("wait", {"check": mgr.mk_check.name if mgr.mk_check else ""}),)
 
 
 def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | None = None) -> MultiKueueAnswer | None:
@@ -204,8 +259,9 @@ def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | No
     rnd = _round(mgr, workers) if state == "Dispatched" else None
     if rnd is not None:  # the next round's workers may still hold it
         state = "DispatchRound"
-    extra = [f for f in (rnd, _lost(mgr, now) if state == "Admitted" else None,
-                         _nobody_fits(workers) if state == "Dispatched" else None) if f is not None]
+    nobody = _nobody_fits(workers) if state == "Dispatched" else None
+    extra = [f for f in (rnd, _lost(mgr, now) if state == "Admitted" else None, nobody) if f is not None]
     return MultiKueueAnswer(check.name, state, mgr.workload.cluster_name, mgr.workload.nominated,
-                  (*findings, *extra), tuple(workers), check.config,
-                  mgr.config.clusters if mgr.config is not None else ())
+                            (*findings, *extra), tuple(workers), check.config,
+                            mgr.config.clusters if mgr.config is not None else (),
+                            _steps(mgr, state, workers, nobody is not None))

@@ -35,3 +35,6 @@ CODES: Mapping[str, tuple[str, str]] = {
 # the manager's state, one word of: (the json's `multikueue.state`)
 STATES = ("QuotaPending", "CheckInactive", "WaitingForOtherChecks", "NotDispatched", "Dispatched", "DispatchRound",
           "Admitted", "Retry", "Rejected", "Finished")
+
+# what to do, one code each (answer.Step: the screen's `next:` under the MultiKueue block)
+STEPS = ("worker", "worker-fits", "release", "wait")

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from kubectl_pd.kueue.model import AdmissionCheckState, Condition, conditions_of
+from kubectl_pd.kueue.model import AdmissionCheck, AdmissionCheckState, Condition, conditions_of
 from kubectl_pd.records import dataclass, field
 
-CONTROLLER = "kueue.x-k8s.io/multikueue"  # kueue.MultiKueueControllerName
 ORIGIN_LABEL = "kueue.x-k8s.io/multikueue-origin"  # kueue.MultiKueueOriginLabel
 DEFAULT_ORIGIN = "multikueue"  # configuration defaults: multiKueue.origin
 DEFAULT_LOST_TIMEOUT_S = 15 * 60  # multiKueue.workerLostTimeout
@@ -36,29 +35,6 @@ def _l(x: Any) -> list[Any]:
 
 def _names(x: Any) -> tuple[str, ...]:
     return tuple(str(n) for n in _l(x) if isinstance(n, str) and n)
-
-
-@dataclass(frozen=True)
-class Check:
-    """An AdmissionCheck: its controller, the MultiKueueConfig its parameters name, its Active condition."""
-
-    name: str
-    controller: str
-    config: str | None  # spec.parameters.name when its kind is MultiKueueConfig
-    active: Condition | None = None
-
-    @property
-    def multikueue(self) -> bool:
-        return self.controller == CONTROLLER
-
-
-def check(obj: Any) -> Check:
-    obj = _d(obj)
-    spec = _d(obj.get("spec"))
-    params = _d(spec.get("parameters"))
-    config = str(params["name"]) if params.get("kind") == "MultiKueueConfig" and params.get("name") else None
-    return Check(str(_d(obj.get("metadata")).get("name") or ""), str(spec.get("controllerName") or ""), config,
-                 conditions_of(obj).get("Active"))
 
 
 @dataclass(frozen=True)
@@ -179,6 +155,7 @@ class WorkerCopy:
     reasons: tuple[Any, ...] = ()  # pending/model.Reason records of the worker's own diagnosis
     admitted: bool = False
     preemption: tuple[Any, ...] = ()  # kueue/preempt_answer.Answer records: whom admission there would preempt
+    fits: tuple[str, ...] = ()  # the roles the worker's own figures say fit there now (its engine's verdict)
 
 
 @dataclass(frozen=True)
@@ -197,13 +174,13 @@ class Manager:
     """Everything read on the manager for one Workload."""
 
     workload: ManagerWorkload
-    checks: Mapping[str, Check] = field(default_factory=dict)  # every AdmissionCheck the Workload names
+    checks: Mapping[str, AdmissionCheck] = field(default_factory=dict)  # every AdmissionCheck the Workload names
     config: Config | None = None
     clusters: Mapping[str, Cluster] = field(default_factory=dict)
     settings: MultiKueueSettings = field(default_factory=MultiKueueSettings)
 
     @property
-    def mk_check(self) -> Check | None:
+    def mk_check(self) -> AdmissionCheck | None:
         """The MultiKueue check among the Workload's checks (Kueue allows one per ClusterQueue)."""
         return next((self.checks[c.name] for c in self.workload.checks
                      if c.name in self.checks and self.checks[c.name].multikueue), None)

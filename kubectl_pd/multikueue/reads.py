@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from kubectl_pd.cluster.prefetch import Ask, perform
 from kubectl_pd.errors import ForbiddenError, NotFoundError, PdError
 from kubectl_pd.kueue import config as kc
+from kubectl_pd.kueue.model import AdmissionCheck, admission_check
 from kubectl_pd.multikueue import model as m
-from kubectl_pd.records import dataclass
+from kubectl_pd.records import dataclass, field
 
 if TYPE_CHECKING:
-    from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import PreemptionView
     from kubectl_pd.pending.gather import Facts
@@ -37,6 +37,9 @@ class WorkerFacts:
     view: PreemptionView | None = None  # the worker's own: its Kueue configuration, its admitted Workloads
 
 
+Opener = Callable[[str], "Source | None"]
+
+
 class ManagerUnread(PdError):
     """A read of the manager's MultiKueue objects failed: the MultiKueue part is unknown."""
 
@@ -46,24 +49,46 @@ class ManagerUnread(PdError):
         self.error = error
 
 
-def worker_contexts(opts: ClusterOptions | None) -> set[str]:
-    """The context names of the user's kubeconfig (none when it cannot be read: every worker "not read")."""
-    if opts is None:
-        return set()
-    from kubectl_pd.cluster.config import read_kubeconfig
-
-    try:
-        return {str(c.get("name")) for c in read_kubeconfig(opts)["contexts"] if isinstance(c, dict)}
-    except (PdError, OSError):
-        return set()
-
-
-def context_for(cluster: str, mapping: Mapping[str, str], contexts: set[str], by_name: bool = False) -> str | None:
+def context_for(cluster: str, mapping: Mapping[str, str], contexts: frozenset[str], by_name: bool = False,
+                ) -> str | None:
     """--worker-context CLUSTER=CONTEXT first; else, when the user opted in (--worker-contexts-by-name), a context
     named like the MultiKueueCluster; else None (not read)."""
     if cluster in mapping:
         return mapping[cluster]
     return cluster if by_name and cluster in contexts else None
+
+
+@dataclass(frozen=True)
+class Access:
+    """How the workers are reached, built once by the command's complete() (kueuectl's client getter): `open`, a
+    context to its Source (None: that worker is not read), the kubeconfig's context names (read once, for
+    --worker-contexts-by-name), the user's --worker-context mapping and opt-in. multikueue/ never sees the
+    connection options."""
+
+    open: Opener
+    contexts: frozenset[str] = frozenset()
+    mapping: Mapping[str, str] = field(default_factory=dict)
+    by_name: bool = False
+
+    def context(self, cluster: str) -> str | None:
+        return context_for(cluster, self.mapping, self.contexts, self.by_name)
+
+    @property
+    def reads(self) -> bool:
+        """Whether any worker may be read at all (a mapping or the opt-in)."""
+        return bool(self.mapping) or self.by_name
+
+
+def no_worker(_context: str) -> Source | None:
+    return None
+
+
+NO_WORKERS = Access(no_worker)  # a snapshot with no worker in it, or a caller that reads none
+
+
+def replayed(sources: Mapping[str, Source]) -> Access:
+    """A snapshot's workers: each its own Source, named by its cluster (no credential involved)."""
+    return Access(sources.get, frozenset(sources), {}, True) if sources else NO_WORKERS
 
 
 def allowed(mgr: m.Manager) -> frozenset[str]:
@@ -77,27 +102,21 @@ def allowed(mgr: m.Manager) -> frozenset[str]:
     return frozenset(mgr.config.clusters)
 
 
-def live_worker(opts: ClusterOptions, context: str) -> Source:
-    """The worker's Source: the same kubeconfig files and timeout, that context, none of the manager's overrides
-    (--server, --token, --as ... name the manager's cluster and user)."""
-    from kubectl_pd.cluster.config import ClusterOptions
-    from kubectl_pd.cluster.live import LiveSource
-
-    return LiveSource(ClusterOptions(kubeconfig=opts.kubeconfig, context=context,
-                                     request_timeout=opts.request_timeout))
-
-
 def _checks_ask(source: Source) -> Ask:
     """Every AdmissionCheck, one list: which are MultiKueue's (the one read a Workload under some other
     admission check costs)."""
     return Ask(source, lambda: source.list("AdmissionCheck", None))
 
 
-def _manager_asks(source: Source) -> list[Ask]:
-    """The manager's MultiKueue objects: every MultiKueueConfig and MultiKueueCluster (cluster-scoped, few),
-    Kueue's ConfigMap."""
-    return [Ask(source, lambda: source.list("MultiKueueConfig", None)),
-            Ask(source, lambda: source.list("MultiKueueCluster", None)),
+def _config_ask(source: Source) -> Ask:
+    """Every MultiKueueConfig (cluster-scoped, few): with the AdmissionChecks, what selects the workers to read."""
+    return Ask(source, lambda: source.list("MultiKueueConfig", None))
+
+
+def _state_asks(source: Source) -> list[Ask]:
+    """The rest of the manager's MultiKueue objects, which no worker read waits for: every MultiKueueCluster (its
+    connection), Kueue's ConfigMap (the dispatcher, the origin, workerLostTimeout)."""
+    return [Ask(source, lambda: source.list("MultiKueueCluster", None)),
             Ask(source, lambda: _configmap(source))]
 
 
@@ -110,8 +129,6 @@ def _configmap(source: Source) -> Any:
 
 
 _WHAT = ("AdmissionCheck", "MultiKueueConfig", "MultiKueueCluster", "ConfigMap")
-Opener = Callable[[str], "Source | None"]
-Contexts = Callable[[str], "str | None"]
 Got = list[tuple[bool, Any]]
 
 
@@ -124,32 +141,46 @@ def _failed(got: Got, whats: tuple[str, ...]) -> None:
             raise value
 
 
-def read(source: Source, workloads: list[m.ManagerWorkload], open_worker: Opener,
-         contexts: Contexts) -> tuple[m.Manager | None, dict[str, WorkerFacts]]:
+def read(source: Source, workloads: list[m.ManagerWorkload], access: Access,
+         ) -> tuple[m.Manager | None, dict[str, WorkerFacts]]:
     """The Manager of the first Workload that waits on a MultiKueue check (None: none does) and its workers'
-    copies. A Workload that names workers (status.nominatedClusterNames or clusterName) sends the AdmissionChecks
-    and the manager's MultiKueue objects in ONE wave; otherwise the AdmissionChecks alone first (a Workload under
-    other checks costs that one list), then the MultiKueue objects when one is MultiKueue's. The workers' copies
-    come after, only for the workers `allowed` names (the manager's MultiKueueConfig decides, never the Workload).
-    A failed read of the manager's objects: ManagerUnread."""
+    copies. What selects the workers first: the AdmissionChecks, with the MultiKueueConfigs when a Workload names
+    workers (status.nominatedClusterNames or clusterName; a Workload under other checks costs the one list; when the
+    user asked for workers, why-pending sent both in its first round: pending/plan.multikueue_reads). Then, in ONE
+    wave, the workers' copies (only those `allowed` names: the manager's MultiKueueConfig decides, never the
+    Workload) beside the rest of the manager's objects (MultiKueueClusters, Kueue's ConfigMap), which no worker read
+    waits for. A failed read of the manager's objects: ManagerUnread."""
     first = next((w for w in workloads if involved_of(w)), None)
-    got = perform([_checks_ask(source), *(_manager_asks(source) if first is not None else [])])
+    got = perform([_checks_ask(source), *([_config_ask(source)] if first is not None else [])])
     _failed(got[:1], _WHAT[:1])
-    checks = {c.name: c for c in map(m.check, got[0][1] or [])}
+    checks = {c.name: c for c in map(admission_check, got[0][1] or [])}
     wl = next((w for w in workloads if any(checks.get(c.name, _NONE).multikueue for c in w.checks)), None)
     if wl is None:
         return None, {}
-    if first is None:
-        got += perform(_manager_asks(source))
-    _failed(got[1:4], _WHAT[1:])
     named = {c.name: checks[c.name] for c in wl.checks if c.name in checks}
     mk = next(c for c in named.values() if c.multikueue)
-    cfg = next((m.config(o) for o in got[1][1] or [] if m.config(o).name == mk.config), None) if mk.config else None
-    mgr = m.Manager(wl, named, cfg, {c.name: c for c in map(m.cluster, got[2][1] or [])}, _settings(got[3]))
-    return mgr, read_workers(mgr, open_worker, contexts)
+    if first is None:  # no worker named: nothing to read there, the manager's objects together
+        got += perform([_config_ask(source), *_state_asks(source)])
+        _failed(got[1:], _WHAT[1:])
+        return _manager(wl, named, mk, got[1], got[2:]), {}
+    _failed(got[1:2], _WHAT[1:2])
+    selecting = _manager(wl, named, mk, got[1], [])  # what `allowed` reads: the check, its config, the queue
+    asks, out = _worker_asks(wl, access, allowed(selecting))
+    rest = perform([*_state_asks(source), *(a for _, _, a in asks)])
+    _failed(rest[:2], _WHAT[2:])
+    return _manager(wl, named, mk, got[1], rest[:2]), {**out, **_settle(asks, rest[2:])}
 
 
-_NONE = m.Check("", "", None)
+def _manager(wl: m.ManagerWorkload, named: dict[str, AdmissionCheck], mk: AdmissionCheck, configs: tuple[bool, Any],
+             state: list[tuple[bool, Any]]) -> m.Manager:
+    """The Manager record from what was read (STATE: the MultiKueueClusters' and ConfigMap's answers; none yet:
+    no cluster known, Kueue's defaults)."""
+    cfg = next((m.config(o) for o in configs[1] or [] if m.config(o).name == mk.config), None) if mk.config else None
+    clusters = {c.name: c for c in map(m.cluster, state[0][1] or [])} if state else {}
+    return m.Manager(wl, named, cfg, clusters, _settings(state[1]) if state else m.MultiKueueSettings())
+
+
+_NONE = AdmissionCheck("")
 
 
 def involved_of(wl: m.ManagerWorkload) -> list[str]:
@@ -182,13 +213,32 @@ def _gather_copy(source: Source, name: str, ns: str) -> tuple[Facts, PreemptionV
     from kubectl_pd.pending.target import Target
 
     view = PreemptionView()
+    head = _head(source, name, ns)
     try:
-        return gather(source, Target("Workload", name, ns), strict=False, preempt=view), view
+        return gather(head, Target("Workload", name, ns), strict=False, preempt=view), view
     except NotFoundError:
         return None
+    finally:
+        if head is not source:
+            from kubectl_pd.pending.lookahead import Lookahead
+
+            if isinstance(head, Lookahead):
+                head.close()
 
 
-def _worker_asks(wl: m.ManagerWorkload, open_worker: Opener, contexts: Contexts, may: frozenset[str],
+def _head(source: Source, name: str, ns: str) -> Source:
+    """A live worker's first round sent at once (pending/plan.worker_round), as a TARGET's head start is: its copy,
+    the copy's Pods and the bounded sets together."""
+    from kubectl_pd.pending import plan
+
+    if not source.is_live or not plan.pages(source):  # a snapshot's recorder keeps what is read by name, as before
+        return source
+    from kubectl_pd.pending.lookahead import Lookahead
+
+    return Lookahead(source).send(plan.worker_round(name, ns))
+
+
+def _worker_asks(wl: m.ManagerWorkload, access: Access, may: frozenset[str],
                  ) -> tuple[list[tuple[str, str, Ask]], dict[str, WorkerFacts]]:
     """One Ask per involved worker that may be read and has a context the user named (its copy gathered by the
     single-cluster reads); the others already answered: not read (why: `not-in-config`, `no-mapping`), or
@@ -199,9 +249,9 @@ def _worker_asks(wl: m.ManagerWorkload, open_worker: Opener, contexts: Contexts,
         if cluster not in may:
             out[cluster] = WorkerFacts(cluster, None, "no-context", error=NOT_IN_CONFIG)
             continue
-        ctx = contexts(cluster)
+        ctx = access.context(cluster)
         try:
-            src = open_worker(ctx) if ctx is not None else None
+            src = access.open(ctx) if ctx is not None else None
         except PdError as e:  # the context cannot be used (its user, its cluster entry): that worker only
             out[cluster] = WorkerFacts(cluster, ctx, "unreachable", error=str(e))
             continue
@@ -238,9 +288,3 @@ def _broken(e: Exception) -> str:
     if isinstance(e, RecursionError):
         return "its answer is nested too deeply to read (more levels than Python follows)"
     return f"its answer could not be read ({type(e).__name__})"
-
-
-def read_workers(mgr: m.Manager, open_worker: Opener, contexts: Contexts) -> dict[str, WorkerFacts]:
-    """Every involved worker's copy that may be read, gathered by the single-cluster reads, all workers at once."""
-    asks, out = _worker_asks(mgr.workload, open_worker, contexts, allowed(mgr))
-    return {**out, **_settle(asks, perform([a for _, _, a in asks]))}

@@ -43,11 +43,17 @@ def _rows(w: WorkerAnswer) -> list[list[str]]:
 
     head = [w.cluster, w.context or "-", words.READ.get(w.read, w.read)]
     trouble = "; ".join(words.finding(f) for f in w.findings)
-    rows = [[*head, r.role or "-", _verdict(w), r.flavor or "-", short(r.needed, r.resource) if r.needed else "-",
-             f"{r.code}: {' '.join(pw.message(r).split())}"] for r in w.reasons]
+    rows = [[*head, r.role or "-", _verdict(w), r.flavor or "-", short(r.needed, r.resource) if w.short(r) else "-",
+             f"{r.code}: {_why(w, r, ' '.join(pw.message(r).split()))}"] for r in w.reasons]
     if trouble or not rows:
         rows.insert(0, [*head, "-", _verdict(w), "-", "-", trouble or "-"])
     return rows
+
+
+def _why(w: WorkerAnswer, r: Any, message: str) -> str:
+    """A worker row's WHY: the copy's reason there, said as Kueue's older words when the worker's own figures say
+    its role fits now (the row then shows no shortfall: one set of figures per row)."""
+    return words.older(message) if w.older(r) else message
 
 
 def to_text(a: MultiKueueAnswer) -> str:
@@ -57,6 +63,7 @@ def to_text(a: MultiKueueAnswer) -> str:
     lines += [f"  - {f.code}: {words.finding(f)}" for f in a.findings]
     table = [row for w in a.workers for row in _rows(w)]
     lines += ["  " + ln for ln in plain_table(table, list(words.WORKER_HEADER)).splitlines()]
+    lines += [f"  next: {step}" for step in dict.fromkeys(words.step(s) for s in a.steps)]
     lines += _preemption_lines(a)
     return "\n".join(lines) + "\n"
 

@@ -1,38 +1,43 @@
-"""The one call a why-pending run makes into MultiKueue: `part` returns the answer with its json and text
-blocks (the manager's own diagnosis already leaves out MultiKueue's normal gated Pods: pending/diagnose.py
-_multikueue_gated); `mapping` parses --worker-context. Zero requests for a target whose Workloads wait on no
-admission check."""
+"""What a why-pending run asks of MultiKueue: `reads` (made beside the manager's own reads), then `part` (the
+decision: the answer as a record; the printer renders it: render.py; the manager's own diagnosis already leaves
+out MultiKueue's normal gated Pods: pending/diagnose.py _multikueue_gated); `mapping` parses --worker-context.
+Zero requests for a target whose Workloads wait on no admission check."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
-    from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.multikueue.answer import MultiKueueAnswer
+    from kubectl_pd.multikueue.reads import Access
+    from kubectl_pd.multikueue.run import Reads
+    from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
 
 
 @dataclass(frozen=True)
 class MultiKueuePart:
+    """MultiKueue's part of one TARGET's answer, as data: the answer (None: no MultiKueue check holds the target,
+    or its part is unknown), and what the run's stderr says of it (worded by the printer: `notes`, `errors`)."""
+
     answer: MultiKueueAnswer | None
-    json: Mapping[str, Any]  # {"multikueue": {...}} or {}
-    text: str  # "" when no MultiKueue check holds the target
-    unread: str = ""  # a manager read MultiKueue needed failed: its part is unknown (words.manager_unread)
-    note: str = ""  # the AdmissionChecks could not be listed: whether MultiKueue holds it is not known
+    unread: tuple[str, str] | None = None  # (what, error): a manager read MultiKueue needed failed: unknown
+    checks_error: str | None = None  # the AdmissionChecks could not be listed: whether MultiKueue holds it is unknown
+    not_listed: tuple[str, ...] = ()  # --worker-context clusters the MultiKueueConfig does not list: not used
 
     @property
     def incomplete(self) -> bool:
         """A worker that had to be read was not (unreachable, refused), or a manager read MultiKueue needed
         failed: that part is unknown (exit 1)."""
-        return bool(self.unread) or (self.answer is not None and not self.answer.complete)
+        return self.unread is not None or (self.answer is not None and not self.answer.complete)
 
 
-NONE = MultiKueuePart(None, {}, "")
+NONE = MultiKueuePart(None)
 
 
 def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
@@ -48,57 +53,71 @@ def mapping(values: tuple[str, ...] | list[str]) -> dict[str, str]:
     return out
 
 
-def unmatched(opts: ClusterOptions, workers: Mapping[str, str]) -> list[str]:
-    """The contexts of a --worker-context mapping that the kubeconfig lacks (a usage error); [] when every one is
-    there, or the kubeconfig cannot be read (its own error comes with the first read)."""
-    if not workers:
-        return []
-    from kubectl_pd.cluster.config import read_kubeconfig
-    from kubectl_pd.errors import PdError
-
-    try:
-        have = {str(c.get("name")) for c in read_kubeconfig(opts)["contexts"] if isinstance(c, dict)}
-    except (PdError, OSError):
-        return []
-    return sorted({c for c in workers.values() if c not in have})
+def _not_listed(ans: MultiKueueAnswer, workers: Mapping[str, str]) -> tuple[str, ...]:
+    """The clusters --worker-context names that the MultiKueueConfig does not list."""
+    return tuple(sorted(c for c in workers if c not in ans.listed))
 
 
-def not_listed(ans: MultiKueueAnswer | None, workers: Mapping[str, str]) -> str:
-    """A note when --worker-context names a cluster the MultiKueueConfig does not list ("" otherwise)."""
-    from kubectl_pd.multikueue import words
+def reads(source: Source, access: Access | None) -> Reads:
+    """MultiKueue's reads for one TARGET, made beside the manager's (pending/run.one's `alongside`); ACCESS: how
+    the workers are reached (None: no worker is read)."""
+    from kubectl_pd.multikueue.reads import NO_WORKERS
+    from kubectl_pd.multikueue.run import Reads
 
-    if ans is None or not workers:
-        return ""
-    extra = sorted(c for c in workers if c not in ans.listed)
-    return words.not_listed(extra, ans.config) if extra else ""
+    return Reads(source, access or NO_WORKERS)
 
 
-def part(source: Source, facts: Facts, opts: ClusterOptions | None, workers: Mapping[str, str],
-         replayed: Mapping[str, Source] | None = None, by_name: bool = False) -> MultiKueuePart:
-    from kubectl_pd.multikueue import words
+def part(got: Reads, facts: Facts, now: datetime | None = None) -> MultiKueuePart:
+    """The decision, with no I/O: MultiKueue's part of the answer from what `got` read."""
     from kubectl_pd.multikueue.reads import ManagerUnread
-    from kubectl_pd.multikueue.render import to_dict, to_text
-    from kubectl_pd.multikueue.run import candidates, explain
+    from kubectl_pd.multikueue.run import candidates, decide
 
     if not candidates(facts):
         return NONE
     try:
-        ans = explain(source, facts, opts, workers, replayed=replayed, by_name=by_name)
+        mgr, workers = got.got()
     except ManagerUnread as e:
         if e.what == "AdmissionCheck":  # not known to be MultiKueue's: the manager's answer stands alone
-            return MultiKueuePart(None, {}, "", note=words.checks_unread(str(e.error)))
-        return MultiKueuePart(None, {}, "", unread=words.manager_unread(e.what, str(e.error)))
+            return MultiKueuePart(None, checks_error=str(e.error))
+        return MultiKueuePart(None, unread=(e.what, str(e.error)))
+    ans = decide(mgr, workers, now) if mgr is not None else None
     if ans is None:
         return NONE
-    return MultiKueuePart(ans, {"multikueue": to_dict(ans)}, to_text(ans), note=not_listed(ans, workers))
+    return MultiKueuePart(ans, not_listed=_not_listed(ans, got.access.mapping))
+
+
+def shown(d: Diagnosis, p: MultiKueuePart) -> Diagnosis:
+    """The manager's diagnosis as the answer shows it beside MultiKueue's (issue 46, finding 6): `next:` for the
+    MultiKueue check comes from MultiKueue's record, the same workers as its table (answer.Step), so the manager's
+    generic wait for that check (which names no worker, and a flavor's nodes the manager never uses) is left out."""
+    a = p.answer
+    if a is None:
+        return d
+    hints = [h for h in d.hints if not (h.id == "next.wait-check" and h.args.get("check") == a.admission_check)]
+    if len(hints) == len(d.hints):
+        return d
+    from kubectl_pd.records import replace
+
+    return replace(d, hints=hints)
+
+
+def notes(p: MultiKueuePart) -> list[str]:
+    """The part's notes, worded (stderr: `note: ...`)."""
+    from kubectl_pd.multikueue import words
+
+    out = [words.checks_unread(p.checks_error)] if p.checks_error is not None else []
+    if p.not_listed and p.answer is not None:
+        out.append(words.not_listed(list(p.not_listed), p.answer.config))
+    return out
 
 
 def errors(p: MultiKueuePart) -> list[str]:
     """One line per worker whose read failed (unreachable, refused): what the exit code 1 stands for."""
+    from kubectl_pd.multikueue import words
     from kubectl_pd.multikueue.words import finding
 
-    if p.unread:
-        return [p.unread]
+    if p.unread is not None:
+        return [words.manager_unread(*p.unread)]
     if p.answer is None:
         return []
     return [f"{w.cluster}: {finding(f)}" for w in p.answer.workers for f in w.findings

@@ -7,13 +7,12 @@ them again (`split`): the manager's objects are the manager, each worker's its o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kubectl_pd.cluster.config import ClusterOptions
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.multikueue.reads import Access
     from kubectl_pd.pending.gather import Facts
     from kubectl_pd.snapshot.out import Recorder
 
@@ -26,25 +25,30 @@ def _cluster_of(obj: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def record(rec: Recorder, facts: Facts, opts: ClusterOptions, workers: Mapping[str, str], by_name: bool = False,
+def record(rec: Recorder, facts: Facts, access: Access | None,
            contexts: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
-    """Read what why-pending reads on every worker (through recorders: only the contexts the user named, WORKERS
-    or BY_NAME), and keep their objects in REC marked with their cluster. The reads that failed, as the snapshot
+    """Read what why-pending reads on every worker (through recorders over ACCESS's Sources: only the contexts the
+    user named), and keep their objects in REC marked with their cluster. The reads that failed, as the snapshot
     header's `unread` rows; CONTEXTS gets one row per worker read ({cluster, context}: the header's `workers`)."""
-    from kubectl_pd.multikueue.reads import ManagerUnread, live_worker
+    from kubectl_pd.multikueue.reads import NO_WORKERS, Access, ManagerUnread
     from kubectl_pd.multikueue.run import candidates, explain
     from kubectl_pd.snapshot.out import Recorder
 
     if not candidates(facts) or not rec.is_live:
         return []
     recorders: dict[str, Recorder] = {}
+    access = access or NO_WORKERS
 
     def opener(ctx: str) -> Source | None:
-        recorders[ctx] = Recorder(live_worker(opts, ctx))
-        return recorders[ctx]  # type: ignore[return-value]
+        src = access.open(ctx)
+        if src is None:
+            return None
+        recorders[ctx] = Recorder(src)
+        return recorders[ctx]
 
+    recording = Access(opener, access.contexts, access.mapping, access.by_name)
     try:
-        ans = explain(rec, facts, opts, workers, open_worker=opener, by_name=by_name)  # type: ignore[arg-type]
+        ans = explain(rec, facts, recording)
     except ManagerUnread as e:
         return [{"read": e.what, "error": str(e.error)}]
     if ans is None:

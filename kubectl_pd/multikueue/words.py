@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kubectl_pd.multikueue.answer import MultiKueueAnswer, MultiKueueFinding
+from kubectl_pd.multikueue.answer import MultiKueueAnswer, MultiKueueFinding, Step
 
 
 def _names(xs: Any) -> str:
@@ -33,9 +33,28 @@ STATE: Mapping[str, str] = {
 
 
 def state_line(a: MultiKueueAnswer) -> str:
+    """The MultiKueue block's headline: the finding that decides the wait when one does, else the state."""
+    if a.decisive is not None:
+        return f"MultiKueue (check {a.admission_check}): {finding(a.decisive)}"
     where = f" on {a.dispatched_to}" if a.dispatched_to else (f" (nominated: {_names(a.nominated)})"
                                                               if a.nominated else "")
     return f"MultiKueue (check {a.admission_check}): {STATE.get(a.state, a.state)}{where}"
+
+
+def step(s: Step) -> str:
+    """One `next:` of the MultiKueue block."""
+    if s.code == "worker":
+        from kubectl_pd.pending.words import hint
+
+        return f"on worker {s.params['cluster']}: {hint(s.params['hint'])}"
+    if s.code == "worker-fits":
+        return (f"on worker {s.params['cluster']}: by the figures read there {_names(s.params['roles'])} fit(s) its "
+                f"quota, while Kueue's message says short: wait for Kueue's next try, or read the queue there again "
+                f"(kubectl describe clusterqueue)")
+    if s.code == "wait":
+        return f"wait for {s.params['check']} to admit it on a worker (each worker's reasons above)"
+    return (f"or delete Workload {s.params['namespace']}/{s.params['workload']} on the manager: until a worker can "
+            f"hold it, it keeps the manager's quota (kueue #8602)")
 
 
 _SAY: dict[str, Callable[[Mapping[str, Any]], str]] = {
@@ -105,6 +124,12 @@ def manager_unread(what: str, error: str) -> str:
 
 READ: Mapping[str, str] = {"read": "read", "no-context": "not read", "unreachable": "unreachable",
                            "forbidden": "forbidden", "not-nominated": "not nominated"}
+
+def older(message: str) -> str:
+    """A worker row's WHY when Kueue's words claim a shortfall the worker's own figures do not show: the
+    disagreement said, neither side called stale."""
+    return f"Kueue's message, which the figures read there do not bear out (they say it fits): {message}"
+
 
 def worker_label(cluster: str) -> str:
     """The line above a worker's own preemption answer."""

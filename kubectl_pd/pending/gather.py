@@ -196,6 +196,7 @@ class _FactReader:
         self.preempt = preempt  # the run's preemption view, whose record the reads fill (gather_preemption)
         self.deployment: Call | None = None  # the deployment of a group's Pods, read with its LocalQueues
         self.deferred = False  # ... or with what explains the target (_read_local_queues)
+        self.first: Callable[[Facts], None] | None = None  # told once the target's Workloads and queues are in
 
     def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
         return self._settle(what, attempt(fn), default, dependent)
@@ -252,18 +253,21 @@ def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
 
 
 def gather(source: Source, target: Target, *, strict: bool = True, run: Typed | None = None,
-           preempt: PreemptionView | None = None) -> Facts:
+           preempt: PreemptionView | None = None, first: Callable[[Facts], None] | None = None) -> Facts:
     """Read the target and what explains it; raise NotFoundError when the target does not exist.
 
     `strict`: raise IncompleteError when a read the verdict depends on failed (callers that render a
     diagnosis without looking at `Facts.incomplete`); why-pending passes False and decides itself.
     `preempt`: the run's preemption view; what its answers may read is read here too (`gather_preemption`;
     a queue in no cohort with the queue's other reads), so the diagnosis after it reads nothing.
+    `first`: called once the target's Workloads and their queues are read, before what explains them: reads
+    that depend only on those (MultiKueue's workers, issue 49) start then, beside this gather's next round.
     """
     facts = Facts(target, live=source.is_live)
     if run is not None:  # a run's targets share the objects they read, and so their typed records
         facts.run = run
     rd = _FactReader(source, facts, preempt)
+    rd.first = first
     ns = target.namespace
     if target.kind == "ModelDeployment":
         _read_deployment(rd, target)
@@ -447,6 +451,8 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
     if not needs_explaining:
         _read_deferred_deployment(rd, [])
     rd.get_many(facts.cluster_queues, "ClusterQueue", cq_names[:3], None, lambda cq: Read("ClusterQueue", cq))
+    if rd.first is not None:
+        rd.first(facts)
     _read_nodes(rd)
     if not needs_explaining:
         _read_cohort_of_admitted(rd)

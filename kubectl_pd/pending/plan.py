@@ -72,11 +72,26 @@ def set_reads(namespace: str | None) -> list[Key]:
     return [listed(k, namespace if k in NAMESPACED else None) for k in SETS]
 
 
-def first_round(kinds: tuple[str, ...], name: str, namespace: str) -> list[Key]:
+def first_round(kinds: tuple[str, ...], name: str, namespace: str, more: list[Key] | None = None) -> list[Key]:
     """The first round of a target that may be any of `kinds` (a bare NAME: each form it may name, in order;
-    else its one kind): the target's reads of each, then the bounded sets. No key twice."""
-    keys = [k for kind in kinds for k in target_reads(kind, name, namespace)] + set_reads(namespace)
+    else its one kind): the target's reads of each, then MORE (MultiKueue's, multikueue_reads), then the bounded
+    sets. No key twice. In this order they take one server's connections (cluster/pool.py: 8 at once): what a
+    bare NAME's round cannot hold at once is its last sets, which nothing reads before the second round."""
+    keys = [k for kind in kinds for k in target_reads(kind, name, namespace)] + (more or []) + set_reads(namespace)
     return list(dict.fromkeys(keys))
+
+
+def multikueue_reads() -> list[Key]:
+    """What selects a MultiKueue manager's workers (issue 49, item 3): every AdmissionCheck and MultiKueueConfig
+    (cluster-scoped, few). Sent in the first round when the user asked for workers to be read (--worker-context,
+    --worker-contexts-by-name), before the bounded sets (first_round), so the workers' reads start in the second."""
+    return [listed("AdmissionCheck"), listed("MultiKueueConfig")]
+
+
+def worker_round(name: str, namespace: str) -> list[Key]:
+    """A MultiKueue worker's first round for its copy of the manager's Workload NAME: a Workload target's (sent as
+    soon as the manager's answers name the worker: the manager's second round)."""
+    return first_round(("Workload",), name, namespace)
 
 
 def is_set(key: Key) -> bool:

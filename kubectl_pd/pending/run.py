@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kubectl_pd.errors import ApiUnavailable, NotFoundError
 from kubectl_pd.records import dataclass
@@ -20,6 +20,16 @@ if TYPE_CHECKING:
     from kubectl_pd.pending.target import IncompleteError, Target
 
 BARE_FORMS = ("ModelDeployment", "PodGroup", "Workload")  # what a bare NAME may name, in the order tried
+
+
+class Alongside(Protocol):
+    """Reads another part of the answer makes beside the target's own (MultiKueue's workers): `first` once the
+    target's Workloads and queues are read (its dependent reads start then, beside gather's next round), `rest` once
+    gather is done (what is still in flight is waited for). Both before any decision: the diagnosis reads nothing."""
+
+    def first(self, facts: Facts) -> None: ...
+
+    def rest(self, facts: Facts) -> None: ...
 
 
 class Ambiguous(ValueError):
@@ -106,17 +116,17 @@ def snapshot_namespace(source: Source, kind: str, name: str) -> str | None:
 
 # ------------------------------------------------------------------------------------------------ one target
 
-def head_start(source: Source, asked: Asked, namespace: str) -> Source:
+def head_start(source: Source, asked: Asked, namespace: str, more: tuple[Any, ...] = ()) -> Source:
     """On a live cluster, the target's first round of reads (pending/plan.py: its objects, every form of a bare
-    NAME, and the bounded sets) sent now, before the diagnosis code loads (pending/lookahead.py): the Source to
-    gather the target from."""
+    NAME, MORE (MultiKueue's), and the bounded sets) sent now, before the diagnosis code loads
+    (pending/lookahead.py): the Source to gather the target from."""
     if not source.is_live or asked.none:
         return source
     from kubectl_pd.pending import plan
     from kubectl_pd.pending.lookahead import Lookahead
 
     forms = BARE_FORMS if asked.bare else (asked.kind,)
-    return Lookahead(source).send(plan.first_round(forms, asked.name, namespace))
+    return Lookahead(source).send(plan.first_round(forms, asked.name, namespace, list(more)))
 
 
 def head_done(source: Source) -> None:
@@ -128,14 +138,17 @@ def head_done(source: Source) -> None:
 
 
 def one(source: Source, target: Target, what_if: Mapping[str, int] | None = None,
-        ctx: Context | None = None) -> tuple[Diagnosis, Facts]:
+        ctx: Context | None = None, alongside: Alongside | None = None) -> tuple[Diagnosis, Facts]:
     """The diagnosis of one target; an IncompleteError when it would rest on a read that failed.
 
     On a live cluster the reads start first and the diagnosis code loads while they are in flight (its
-    import costs about as much as the reads themselves)."""
+    import costs about as much as the reads themselves). ALONGSIDE's reads are made with the target's, and done
+    before the diagnosis."""
     from kubectl_pd.pending.target import IncompleteError
 
-    facts = _gathered(source, target, ctx)
+    facts = _gathered(source, target, ctx, alongside)
+    if alongside is not None:
+        alongside.rest(facts)
     from kubectl_pd.pending.diagnose import diagnose
 
     replicas = dict(what_if) if what_if else None
@@ -146,17 +159,18 @@ def one(source: Source, target: Target, what_if: Mapping[str, int] | None = None
     return d, facts
 
 
-def _gathered(source: Source, target: Target, ctx: Context | None) -> Facts:
+def _gathered(source: Source, target: Target, ctx: Context | None, alongside: Alongside | None = None) -> Facts:
     """The target's Facts, preemption's reads with them (the diagnosis reads none)."""
     from kubectl_pd.pending.gather import gather
 
+    first = alongside.first if alongside is not None else None
     if not source.is_live:
-        return gather(source, target, strict=False, preempt=ctx)
+        return gather(source, target, strict=False, preempt=ctx, first=first)
     box: dict[str, Any] = {}
 
     def read() -> None:
         try:
-            box["facts"] = gather(source, target, strict=False, preempt=ctx)
+            box["facts"] = gather(source, target, strict=False, preempt=ctx, first=first)
         except BaseException as e:  # noqa: B036 - handed back to the caller below
             box["error"] = e
 
@@ -177,12 +191,12 @@ def _load_diagnosis() -> None:
 
 
 def one_named(source: Source, target: Target, what_if: Mapping[str, int] | None, ctx: Context | None,
-              bare: bool) -> tuple[Diagnosis, Facts, Target]:
+              bare: bool, alongside: Alongside | None = None) -> tuple[Diagnosis, Facts, Target]:
     """A bare NAME is a ModelDeployment first; when none has that name (or the cluster serves no
     ModelDeployment API), the pod group, then the Workload of that name (what `create --target pods` makes).
     Nothing found: one not-found that names every form tried."""
     if not bare:
-        return (*one(source, target, what_if, ctx), target)
+        return (*one(source, target, what_if, ctx, alongside), target)
     from kubectl_pd.pending.screen_words import bare_not_found
     from kubectl_pd.pending.target import Target
 
@@ -190,7 +204,7 @@ def one_named(source: Source, target: Target, what_if: Mapping[str, int] | None,
     for kind in BARE_FORMS:
         t = Target(kind, target.name, target.namespace)
         try:
-            return (*one(source, t, what_if, ctx), t)
+            return (*one(source, t, what_if, ctx, alongside), t)
         except (NotFoundError, ApiUnavailable) as e:
             missing.append(kind if isinstance(e, NotFoundError) else f"{kind}!")
     from kubectl_pd.pending.owners import probe
@@ -198,7 +212,7 @@ def one_named(source: Source, target: Target, what_if: Mapping[str, int] | None,
     found, absent = probe(source, target.name, target.namespace)  # the frameworks' kinds, in one wave
     if found:
         t = Target(found[0], target.name, target.namespace)
-        return (*one(source, t, what_if, ctx), t)
+        return (*one(source, t, what_if, ctx, alongside), t)
     missing += absent  # a framework whose API is not served is not named
     raise NotFoundError(bare_not_found(target.name, target.namespace, missing))
 

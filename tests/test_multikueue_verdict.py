@@ -1,0 +1,72 @@
+"""Issue 46, finding 6, through `why-pending` on loopback API servers (a manager and two workers): MultiKueue's
+verdict, its `next:` and each worker row come from one record, the workers as read. A manager whose workers can
+never hold the group is not told to wait for the check or to free devices on its flavor's nodes; a worker row
+shows a shortfall only where that worker's own figures stand by it (never `short 4` beside a role that fits)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.test_multikueue_live import Start, kubeconfig, manager_objects, worker_objects
+
+NS = "team-a"
+
+
+def _worker(quota: str, message_quota: str | None = None) -> list[dict[str, Any]]:
+    """A worker whose ClusterQueue gives QUOTA; Kueue's message on the copy written when it gave MESSAGE_QUOTA."""
+    objs = worker_objects(quota)
+    if message_quota is None:
+        return objs
+    return json.loads(json.dumps(objs).replace(f"maximum capacity ({quota})", f"maximum capacity ({message_quota})"))
+
+
+def _run(apiserver: Start, cli: Callable[..., Any], tmp_path: Path, w1: list[dict[str, Any]],
+         w2: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    manager, _ = apiserver(manager_objects(workers=["worker-1", "worker-2"], nominated=["worker-1", "worker-2"]))
+    s1, _ = apiserver(w1)
+    s2, _ = apiserver(w2)
+    env = kubeconfig(tmp_path, manager, {"worker-1": s1, "worker-2": s2})
+    args = ["why-pending", "g", "-n", NS, "--worker-contexts-by-name"]
+    r = cli([*args, "-o", "json"], env=env)
+    assert r.exit_code == 0, r.stderr
+    text = cli(args, env=env)
+    assert text.exit_code == 0, text.stderr
+    header = next(ln for ln in text.stdout.splitlines() if ln.strip().startswith("WORKER "))
+    cols = [m.start() for m in re.finditer(r"\S+", header)]
+    rows = {}
+    for ln in text.stdout.splitlines():
+        if ln.startswith("  worker-"):  # the worker table: SHORT is its 7th column
+            rows[ln.split()[0]] = [ln[a:b].strip() for a, b in zip(cols, [*cols[1:], len(ln)], strict=True)]
+    return json.loads(r.stdout), rows
+
+
+def _codes(items: list[dict[str, Any]]) -> list[str]:
+    return [x["code"] for x in items]
+
+
+def test_no_worker_can_hold_it_the_verdict_is_multikueues(apiserver: Start, cli: Callable[..., Any],
+                                                          tmp_path: Path) -> None:
+    doc, rows = _run(apiserver, cli, tmp_path, _worker("2"), _worker("4"))
+    mk = doc["multikueue"]
+    found = {f["code"]: f["params"] for f in mk["reasons"]}
+    assert found["MultiKueueNoWorkerFits"] == {"clusters": ["worker-1", "worker-2"]}
+    # the manager's next: no generic wait for its MultiKueue check (nor its flavor's nodes): MultiKueue's steps say
+    assert doc["next"] == []
+    assert {c: r[6] for c, r in rows.items()} == {"worker-1": "6 nvidia.com/gpu", "worker-2": "4 nvidia.com/gpu"}
+
+
+def test_a_worker_whose_own_figures_fit_is_no_never(apiserver: Start, cli: Callable[..., Any],
+                                                    tmp_path: Path) -> None:
+    """worker-1's queue gives 16 now; Kueue's message there was written when it gave 4: its figures fit, so it is
+    no evidence that no worker can hold the group, and its row shows no shortfall."""
+    doc, rows = _run(apiserver, cli, tmp_path, _worker("16", "4"), _worker("2"))
+    mk = doc["multikueue"]
+    assert "MultiKueueNoWorkerFits" not in _codes(mk["reasons"])
+    workers = {w["cluster"]: w for w in mk["workers"]}
+    assert "QuotaExceedsCapacity" in _codes(workers["worker-1"]["reasons"])  # Kueue's words, kept as its own
+    assert {c: r[6] for c, r in rows.items()} == {"worker-1": "-", "worker-2": "6 nvidia.com/gpu"}
+    assert doc["next"] == []
