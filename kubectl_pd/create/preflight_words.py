@@ -206,8 +206,9 @@ def _admitted_apart(kind: str, workloads: dict[str, int], fits: list[str], waits
     if partly:
         holds = "; ".join(f"{h['role']!r} {h['quantity']} {h['resource']}" for h in held)
         held_part = f", holding {holds}," if holds else ""
-        return (f"{head}. Now {_who(fits)} would be admitted{held_part} while {_who(waits)} wait(s): the deployment "
-                f"would serve nothing until every role runs (one pod group, `--target pods`, is admitted whole)")
+        return (f"{head}. Now, taken in the order create writes them, {_who(fits)} would be admitted{held_part} "
+                f"while {_who(waits)} wait(s): the deployment would serve nothing until every role runs (one pod "
+                f"group, `--target pods`, is admitted whole)")
     now = ""
     if waits and not fits and not unknown:
         now = f"; now no role fits: every role waits ({_who(waits)})"
