@@ -204,7 +204,7 @@ def _admitted_apart(kind: str, workloads: dict[str, int], fits: list[str], waits
     head = (f"Kueue admits this {kind} apart: {each} is its own Workload ({count}), admitted or kept waiting on its "
             f"own, never together")
     if partly:
-        holds = "; ".join(f"{h['role']!r} {h['quantity']} {h['resource']}" for h in held)
+        holds = "; ".join(f"{h['quantity']} {h['resource']} for {h['role']!r}" for h in held)
         held_part = f", holding {holds}," if holds else ""
         return (f"{head}. Now, taken in the order create writes them, {_who(fits)} would be admitted{held_part} "
                 f"while {_who(waits)} wait(s): the deployment would serve nothing until every role runs (one pod "
