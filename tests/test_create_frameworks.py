@@ -267,6 +267,12 @@ def test_the_pod_flags_apply_to_the_framework_targets(cli: Callable, tmp_path: P
     assert cli([*args, "--instance-type", "x", *flag], env=env).exit_code == 2  # a ModelDeployment: usage error
 
 
+def test_target_completes_the_framework_targets(cli: Callable) -> None:
+    r = cli(["__complete", "create", "qwen", "--target", ""])
+    assert [v.split("\t")[0] for v in r.stdout.splitlines()[:-1]] == ["modeldeployment", "pods", "lws",
+                                                                        "disaggregatedset"]
+
+
 # ------------------------------------------------------------------------------------------------ end to end
 def test_real_kubectl_scaffolds_both_targets_offline(tmp_path: Path) -> None:
     env = {"KUBECONFIG": str(tmp_path / "missing")}

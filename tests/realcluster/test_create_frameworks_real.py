@@ -125,9 +125,15 @@ def test_create_lws_then_a_disaggregated_set_as_the_preflight_said(lws_plane: Pl
     assert [(f["check"], f["params"].get("role"), f["params"].get("code")) for f in doc["findings"]
             if f["check"] != "admitted-apart"] == [("waits-for-quota", "decode", "QuotaExhausted")]
     _strictly_valid(plane, doc["manifest"])
-    wrote = _create(plane, ns, "pd", "disaggregatedset", ds_roles, "-o", "name")  # create's own write
-    assert wrote.returncode == 0, wrote.stderr
-    assert wrote.stdout.split() == ["disaggregatedset.disaggregatedset.x-k8s.io/pd"]
+    # create's own write, following admission: decode never is, so --wait times out with why-pending's diagnosis
+    wrote = _create(plane, ns, "pd", "disaggregatedset", ds_roles, "--wait=40s")
+    assert wrote.returncode == 1, wrote.stderr
+    assert wrote.stdout.splitlines()[0] == "disaggregatedset.disaggregatedset.x-k8s.io/pd created"
+    assert wrote.stderr.splitlines()[-1] == "error: timed out after 40s waiting for pd to be admitted"
+    last = {w[0]: w[1:5] for w in (line.split() for line in wrote.stderr.splitlines())
+            if w and w[0] in ("prefill", "decode")}  # each role's last progress line
+    assert last == {"prefill": ["pods", "1/1", "admitted", "1/1"], "decode": ["pods", "2/2", "admitted", "0/2"]}, \
+        wrote.stderr
     sets = fw.wait_lws_of_set(plane, ns, "pd", 2)
     for x in sets:  # the queue label, put on each role's metadata, reached the role's LWS
         assert x["metadata"]["labels"].get(fw.QUEUE_LABEL) == "q"
