@@ -132,6 +132,12 @@ APART = [  # (case, roles, findings, covered roles, fits, waits, unknown, partly
     ("a role whose queue was not read", (PREFILL, DECODE), [], ("prefill",), ["prefill"], [], ["decode"], False, []),
     ("a refused read leaves every role unknown", (PREFILL, DECODE), [_f("skipped")], ("prefill", "decode"),
      [], [], ["prefill", "decode"], False, []),
+    ("a role whose LocalQueue is missing", (PREFILL, DECODE), [CheckFinding(
+        preflight.ERROR, "local-queue", "local-queue.missing", params={"roles": ["decode"]})], ("prefill",),
+     ["prefill"], [], ["decode"], False, []),
+    ("a role without cards whose queue is missing", (PREFILL, DECODE.replace("accelerator=4", "accelerator=0")),
+     [CheckFinding(preflight.ERROR, "local-queue", "local-queue.missing", params={"roles": ["decode"]})],
+     ("prefill",), ["prefill"], [], ["decode"], False, []),
 ]
 
 

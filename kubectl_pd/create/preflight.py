@@ -273,10 +273,12 @@ def admitted_apart(target: str, roles: list[Role], findings: list[CheckFinding],
     counts = workloads_of(roles)
     if sum(counts.values()) < 2:
         return []
-    waits = {str(f.params.get("role")) for f in findings if f.check in _WAITS and f.params.get("role")}
-    unsure = any(f.check in _UNKNOWN and not f.params.get("role") for f in findings)
-    unknown = {str(f.params.get("role")) for f in findings if f.check in _UNKNOWN and f.params.get("role")}
-    weighed = [r for r in roles if r.name in covered or r.accelerator <= 0]
+    waits = {n for f in findings if f.check in _WAITS for n in _named(f)}
+    unsure = any(f.check in _UNKNOWN and not _named(f) for f in findings)
+    # a role refused for its own queue (no InstanceType, LocalQueue or ClusterQueue) is not weighed either
+    unknown = {n for f in findings if f.check in _UNKNOWN or (f.severity == ERROR and f.check not in _WAITS)
+               for n in _named(f)}
+    weighed = [r for r in roles if r.name in covered or r.accelerator <= 0]  # no cards: no quota to wait for
     fits = [r.name for r in weighed if r.name not in waits and r.name not in unknown and not unsure]
     waiting = [r.name for r in roles if r.name in waits]
     not_weighed = [r.name for r in roles if r.name not in fits and r.name not in waiting]
@@ -285,6 +287,12 @@ def admitted_apart(target: str, roles: list[Role], findings: list[CheckFinding],
     params: dict[str, Any] = {"kind": KIND[target], "workloads": counts, "fits": fits, "waits": waiting,
                               "unknown": not_weighed, "partly": bool(fits and waiting), "held": held}
     return [CheckFinding(WARNING, APART, APART, params=params)]
+
+
+def _named(f: CheckFinding) -> set[str]:
+    """The roles a finding names (params role, or roles)."""
+    one, many = f.params.get("role"), f.params.get("roles")
+    return ({str(one)} if one else set()) | ({str(x) for x in many} if isinstance(many, list | tuple) else set())
 
 
 def _held(r: Role, resource: str) -> Fraction:
