@@ -217,6 +217,26 @@ def test_the_preflight_weighs_each_group_and_says_the_roles_are_admitted_apart(
 
 
 @pytest.mark.parametrize("target", [fw.LWS, fw.DS])
+@pytest.mark.parametrize("cls, code, preempts", [("high", "NeedsPreemption", ["other/batch"]),
+                                                 (None, "QuotaExhausted", [])], ids=["high", "none"])
+def test_the_priority_class_is_judged_for_each_group(cli: Callable, apiserver: Callable, target: str,
+                                                     cls: str | None, code: str, preempts: list[str]) -> None:
+    from tests.test_create_priority_class import objects  # research full: 8 cards held at priority 0
+
+    crds = [LWS_CRD, DS_CRD]
+    server, env = apiserver([*objects(), *crds], namespace=NS, groups=_served(*crds))
+    r = cli([*BASE[:-1], SMALL_DECODE, "--target", target, "--preflight", "-o", "json",
+             *(["--priority-class", cls] if cls else [])], env=env)
+    doc = json.loads(r.stdout)
+    assert [(f["check"], f["params"].get("role"), f["params"].get("code")) for f in doc["findings"]][:2] == [
+        ("waits-for-quota", "prefill", code), ("waits-for-quota", "decode", code)]
+    got = [f"{t['namespace']}/{t['name']}" for t in (doc.get("preemption") or {}).get("targets") or []]
+    assert got == preempts
+    objs = doc["manifest"]["items"] if target == fw.LWS else doc["manifest"]["spec"]["roles"]
+    assert all(_labels(o).get(PRIORITY) == cls for o in objs)
+
+
+@pytest.mark.parametrize("target", [fw.LWS, fw.DS])
 @pytest.mark.parametrize("how", [["--preflight"], [], ["--dry-run=server"]], ids=["preflight", "create", "server"])
 def test_a_cluster_without_the_crd_is_one_line_and_exit_1(cli: Callable, apiserver: Callable, target: str,
                                                           how: list[str]) -> None:
