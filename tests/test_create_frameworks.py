@@ -25,7 +25,7 @@ from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, check_request, parse_role
 from kubectl_pd.create.preflight import WARNING, CheckFinding
 from kubectl_pd.errors import ConflictError
-from tests.apiserver import DEFAULT_GROUPS
+from tests.apiserver import DEFAULT_GROUPS, Forbid
 from tests.conftest import run_kubectl
 from tests.test_resources_model import GPU, NS, layout
 
@@ -247,6 +247,21 @@ def test_a_cluster_without_the_crd_is_one_line_and_exit_1(cli: Callable, apiserv
     assert r.exit_code == 1
     assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"error: the {fw.KIND[target]} CRD is not installed")
     assert fw.CRD[target] in r.stderr and "Traceback" not in r.stderr
+    assert "POST" not in server.methods
+
+
+@pytest.mark.parametrize("served", [True, False], ids=["group-served", "group-not-served"])
+def test_a_refused_crd_read_asks_discovery(cli: Callable, apiserver: Callable, served: bool) -> None:
+    """RBAC may refuse CustomResourceDefinitions to a namespace user: then the group's discovery decides."""
+    crds = [LWS_CRD] if served else []
+    server, env = apiserver(_cluster(*crds), namespace=NS, groups=_served(*crds),
+                            forbid=[Forbid("get", "customresourcedefinitions")])
+    r = cli([*BASE[:-1], SMALL_DECODE, "--target", fw.LWS, "--preflight", "-o", "json"], env=env)
+    if served:
+        assert r.exit_code == 0, r.stderr
+        assert json.loads(r.stdout)["target"]["kind"] == "LeaderWorkerSet"
+    else:
+        assert r.exit_code == 1 and r.stderr.startswith("error: the LeaderWorkerSet CRD is not installed")
     assert "POST" not in server.methods
 
 
