@@ -17,9 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
+from kubectl_pd.agent import schemas
 from kubectl_pd.create import frameworks as fw
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, check_request, parse_role
@@ -201,6 +203,7 @@ def test_the_preflight_weighs_each_group_and_says_the_roles_are_admitted_apart(
     server, env = apiserver(_cluster(LWS_CRD, DS_CRD), namespace=NS, groups=_served(LWS_CRD, DS_CRD))
     r = cli([*BASE[:-1], decode, "--target", target, "--preflight", "-o", "json"], env=env)
     doc = json.loads(r.stdout)
+    jsonschema.validate(doc, schemas.preflight())  # the published contract (docs/schema/preflight.json)
     assert {x.method for x in server.requests} == {"GET"}
     assert (doc["schemaVersion"], doc["target"]["kind"], doc["target"]["apiProfile"]) == (
         "1.3", fw.KIND[target], fw.PROFILE)
@@ -365,8 +368,6 @@ LWS_MODULE = _lws_module()
 if LWS_MODULE is not None:  # defined only where the module cache holds LWS v0.9.0 (nothing skipped elsewhere)
     @pytest.mark.parametrize("target", [fw.LWS, fw.DS])
     def test_the_objects_obey_lws_v090s_crd_schemas(target: str) -> None:
-        import jsonschema
-
         assert LWS_MODULE is not None
         req, roles = _req(target, PREFILL, DECODE, priority_class="high", env=(("A", "1"),))
         for obj in fw.render(req, roles, {r.name: "research" for r in roles}):
