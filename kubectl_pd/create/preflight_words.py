@@ -140,7 +140,8 @@ def _maybe(q: Fraction | None) -> str:
 def _asks(role: str, resource: str, asked: Fraction | None, count: int, size: int, perPod: Fraction,
           perReplica: bool, previous: Fraction | None = None, podSet: str | None = None) -> str:
     """'role X asks N resource (formula = cards)', and what the roles before it take."""
-    before = f" next to {_maybe(previous)} for the roles before it" if previous else ""
+    ahead = "the pod sets and groups before it" if podSet is not None else "the roles before it"
+    before = f" next to {_maybe(previous)} for {ahead}" if previous else ""
     return (f"{_unit(perReplica, podSet)} {role!r} asks {_maybe(asked)} {resource} "
             f"({_formula(count, size, perPod, perReplica, resource)} = {_cards(asked, resource)}){before}")
 
