@@ -357,6 +357,9 @@ CHECKS: tuple[Entry, ...] = tuple(Entry(i, i, CHECK, s, summary, fix, "create", 
     ("priority-class", ERROR, "--priority-class names a WorkloadPriorityClass that exists; preemption is judged "
      "at its value, as Kueue gives the group that priority.", "Use a class from `kubectl get "
      "workloadpriorityclasses`."),
+    ("admitted-apart", WARNING, "--target lws|disaggregatedset: each LWS group of each role is its own Workload, "
+     "admitted apart; when one role fits and another waits, the admitted one holds its quota and the deployment "
+     "serves nothing.", "Use --target pods (one pod group, admitted whole), or give every role room."),
 )))
 
 RULES: tuple[Entry, ...] = (

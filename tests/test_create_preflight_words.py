@@ -95,6 +95,13 @@ FINDINGS: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
     ("skipped.read", "skipped", WARNING, {"kind": "Cohort"}, {"reason": "forbidden"}),
     ("skipped.nodes", "skipped", WARNING, {"unknown": "nodes"}, {"what": "Nodes", "reason": "forbidden"}),
     ("priority-class.missing", "priority-class", ERROR, {"priorityClass": "high"}, {}),
+    ("admitted-apart", preflight.APART, WARNING, {"kind": "LeaderWorkerSet", "workloads": {"p": 1, "d": 2},
+                                                  "fits": ["p"], "waits": ["d"], "unknown": [], "partly": True,
+                                                  "held": [{"role": "p", "resource": "nvidia.com/gpu",
+                                                            "quantity": "4"}]}, {}),
+    ("admitted-apart", preflight.APART, WARNING, {"kind": "DisaggregatedSet", "workloads": {"p": 1, "d": 1},
+                                                  "fits": ["p", "d"], "waits": [], "unknown": [], "partly": False,
+                                                  "held": []}, {}),
 ]
 
 

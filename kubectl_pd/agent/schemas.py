@@ -149,15 +149,16 @@ def preflight() -> dict[str, Any]:
                       "params": {**OPEN, "description": "the check's evidence as data"}})
     props = {
         "schemaVersion": _version("preflight"),
-        "target": closed({"kind": {"enum": ["ModelDeployment", "PodGroup"]}, "name": S, "namespace": S,
-                          "apiProfile": S}),
+        "target": closed({"kind": {"enum": ["ModelDeployment", "PodGroup", "LeaderWorkerSet", "DisaggregatedSet"]},
+                          "name": S, "namespace": S, "apiProfile": S}),
         "wouldCreate": {"type": "boolean", "description": "create would write it (with --force: forceable "
                                                           "errors aside)"},
         "findings": {"type": "array", "items": finding},
         "queues": {"type": "object", "additionalProperties": S, "description": "role -> LocalQueue"},
         **_preemption_keys(),
         "manifest": {**OPEN, "required": ["apiVersion", "kind"],
-                     "description": "what create would POST: the ModelDeployment, or a List of the Pods"},
+                     "description": "what create would POST: the ModelDeployment, the DisaggregatedSet, or a List "
+                                    "of the Pods or of the LeaderWorkerSets"},
     }
     return {"$schema": DRAFT, "$id": BASE_ID + "preflight.json", "title": "kubectl pd create --preflight -o json",
             **closed(props, ["schemaVersion", "target", "wouldCreate", "findings", "queues", "preemption",

@@ -161,7 +161,7 @@ PREFLIGHT_INPUT = _obj({
     "instanceType": {**_S, "description": "InstanceType for roles that name none"},
     "kvCachePool": _S, "router": _S,
     "env": {"type": "object", "additionalProperties": {"type": "string"}},
-    "target": {"enum": ["modeldeployment", "pods"]}, "localQueue": _S,
+    "target": {"enum": ["modeldeployment", "pods", "lws", "disaggregatedset"]}, "localQueue": _S,
     "apiProfile": {"enum": ["auto", "pd-atomic", "per-replica"]},
     "apiVersion": {"enum": ["auto", "v1alpha1", "v1"], "description": "worker.gpustack.ai version to write"},
     "acceleratorType": {**_S, "description": "v1 (GPUStack v0.11.2): acceleratorType for roles that name no pool"},

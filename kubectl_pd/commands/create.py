@@ -82,11 +82,12 @@ def _warn(message: str) -> None:
 @click.option("--env", "env", multiple=True, metavar="K=V", callback=_env_pair,
               help="Environment variable for every role (repeatable).")
 @click.option("--target", type=click.Choice(flags.TARGETS), default="modeldeployment", show_default=True,
-              help="Write a ModelDeployment, or the seed design's pod group as plain Pods.")
-@click.option("--local-queue", metavar="NAME", help="With --target pods: the LocalQueue (overrides the "
-                                                     "InstanceType's entrance).")
+              help="Write a ModelDeployment, the seed design's pod group as plain Pods, a LeaderWorkerSet per role "
+                   "(lws), or one DisaggregatedSet of the roles (LWS v0.9+); Kueue admits each LWS group apart.")
+@click.option("--local-queue", metavar="NAME", help="With --target pods|lws|disaggregatedset: the LocalQueue "
+                                                     "(overrides the InstanceType's entrance).")
 @click.option("--resource", "card_resource", metavar="NAME",
-              help="With --target pods: the resource one card requests (nvidia.com/gpu: 1 a card; "
+              help="With --target pods|lws|disaggregatedset: the resource one card requests (nvidia.com/gpu: 1 a card; "
                    "credits.gpustack.ai/VENDOR: 1,600,000 a card). Default: what the role's ClusterQueue covers, "
                    "else the accelerator key's credits; a role asking cards with neither is refused.")
 @click.option("--api-profile", type=click.Choice(["auto", PD_ATOMIC, PER_REPLICA]), default="auto",
@@ -108,8 +109,8 @@ def _warn(message: str) -> None:
 @click.option("--wait", "wait", is_flag=False, flag_value=DEFAULT_WAIT, default=None, metavar="[=DURATION]",
               help=f"Follow admission, a line per role (default {DEFAULT_WAIT}); on timeout explain and exit 1.")
 @click.option("--priority-class", "priority_class", metavar="NAME",
-              help="With --target pods: Kueue's WorkloadPriorityClass of the group (the Pods carry "
-                   "kueue.x-k8s.io/priority-class=NAME); the preflight judges preemption at its value.")
+              help="With --target pods|lws|disaggregatedset: Kueue's WorkloadPriorityClass (the Pods, or each "
+                   "LWS, carry kueue.x-k8s.io/priority-class=NAME); the preflight judges preemption at its value.")
 @click.option("--force", is_flag=True, help="Write even a deployment the quota can never admit.")
 @click.option("--preflight", "preflight_only", is_flag=True,
               help="Check against the cluster and print the manifest and the verdict (-o json|yaml, default "
@@ -162,16 +163,17 @@ class CreateOptions:
         if self.wait is not None and self.dry_run != "none":
             raise click.UsageError("--wait cannot be combined with --dry-run: nothing is created to wait for")
         _ = self.wait_seconds  # a DURATION kubectl would refuse, refused here
-        if self.local_queue and self.target != "pods":
-            raise click.UsageError("--local-queue applies to --target pods only")
-        if self.card_resource is not None and self.target != "pods":
-            raise click.UsageError("--resource applies to --target pods only (a ModelDeployment's operator chooses it)")
+        if self.local_queue and self.target not in flags.POD_TARGETS:
+            raise click.UsageError("--local-queue applies to --target pods, lws and disaggregatedset only")
+        if self.card_resource is not None and self.target not in flags.POD_TARGETS:
+            raise click.UsageError("--resource applies to --target pods, lws and disaggregatedset only (a "
+                                   "ModelDeployment's operator chooses it)")
         if self.card_resource is not None and not _RESOURCE_NAME.fullmatch(self.card_resource):
             raise click.BadParameter(f"{self.card_resource!r} is not a resource name (e.g. nvidia.com/gpu)",
                                      param_hint="'--resource'")
-        if self.priority_class is not None and self.target != "pods":
-            raise click.UsageError("--priority-class applies to --target pods only (a ModelDeployment's operator "
-                                   "makes its Workloads)")
+        if self.priority_class is not None and self.target not in flags.POD_TARGETS:
+            raise click.UsageError("--priority-class applies to --target pods, lws and disaggregatedset only (a "
+                                   "ModelDeployment's operator makes its Workloads)")
         if self.priority_class is not None and not _DNS_SUBDOMAIN.fullmatch(self.priority_class):
             raise click.BadParameter(f"{self.priority_class!r} is not an object name (a DNS subdomain)",
                                      param_hint="'--priority-class'")
@@ -209,12 +211,12 @@ def complete(cluster: ClusterOptions, o: CreateOptions) -> Create:
     if checked.problems:
         _fail(checked.problems)
     role_list = checked.roles
-    if o.target == "pods" and o.engine_image:  # a role that names no image runs the engine's image (--prefill/--decode)
+    if o.target in flags.POD_TARGETS and o.engine_image:  # a role naming no image runs the engine's image
         role_list = [r if r.image else r._replace(image=o.engine_image) for r in role_list]
     if o.target == "pods" and o.api_profile == PER_REPLICA:
         raise PdError("--target pods renders the seed's pd-atomic pod group: --api-profile per-replica has "
                       "one group per replica, written by the operator")
-    if o.api_profile == PD_ATOMIC or o.target == "pods":  # a rule of the named design: before any request
+    if (o.api_profile == PD_ATOMIC and o.target == "modeldeployment") or o.target == "pods":  # the design's rule
         early = flags.instance_type_rule(role_list) if not (o.target == "pods" and o.local_queue) else []
         if early:
             _fail(early)
@@ -235,9 +237,12 @@ def run(c: Create) -> int:
         offline(PD_ATOMIC)
     _check_shape(req, role_list, profile)
 
-    from kubectl_pd.create import preflight
+    from kubectl_pd.create import frameworks, preflight
 
-    report = preflight.run(source, req, role_list, profile.name, req.namespace)
+    if o.target in frameworks.TARGETS:
+        _framework_served(source, o.target)
+    shape = frameworks.PROFILE if o.target in frameworks.TARGETS else profile.name
+    report = preflight.run(source, req, role_list, shape, req.namespace)
     if o.preflight_only:
         return _print_preflight(req, role_list, profile, report, o.force, o.output or "yaml")
     _refuse_or_warn(report, o.force)
@@ -286,6 +291,8 @@ def _write(source: LiveSource, req: CreateRequest, roles: list[Role], report: An
     """The one write: the pod group's Pods, or the ModelDeployment (a Ctrl-C after its POST says what may exist)."""
     if req.target == "pods":
         return _create_pods(source, req, roles, report, server_dry)
+    if req.target in flags.FRAMEWORK_TARGETS:
+        return _create_framework(source, req, roles, report, server_dry)
     from kubectl_pd.create.scaffold import render_model_deployment
 
     obj = render_model_deployment(req, roles, profile)
@@ -310,13 +317,22 @@ def _interrupted(req: CreateRequest, created: list[dict[str, Any]]) -> str:
         return (f"interrupted: the {len(created)} Pods of pod group {group} were created and remain in namespace "
                 f"{ns}; follow them with `kubectl pd why-pending podgroup/{group} -n {ns}`, remove them with "
                 f"`kubectl delete pods -l kueue.x-k8s.io/pod-group-name={group} -n {ns}`")
+    if req.target in flags.FRAMEWORK_TARGETS:
+        refs = " ".join(_ref(c) for c in created)
+        return (f"interrupted: {refs} remain in namespace {ns}; follow them with `kubectl pd why-pending "
+                f"{_pending_target(req)} -n {ns}`, remove them with `kubectl delete {refs} -n {ns}`")
     ref = _ref(created[0]) if created else f"{MD_RESOURCE}/{req.name}"
     return (f"interrupted: {ref} was created and remains in namespace {ns}; follow it with "
             f"`kubectl pd why-pending md/{req.name} -n {ns}`, remove it with `kubectl delete {ref} -n {ns}`")
 
 
 def _check_shape(req: CreateRequest, roles: list[Role], profile: ApiProfile) -> None:
-    problems = flags.check_pods(req, roles) if req.target == "pods" else flags.check_profile(req, roles, profile)
+    if req.target in flags.FRAMEWORK_TARGETS:
+        from kubectl_pd.create.frameworks import check
+
+        problems = check(req, roles)
+    else:
+        problems = flags.check_pods(req, roles) if req.target == "pods" else flags.check_profile(req, roles, profile)
     if problems:
         _fail(problems)
 
@@ -440,6 +456,14 @@ def _emit_offline(req: CreateRequest, roles: list[Role], profile: ApiProfile, ou
                            else (None, {}))
         _check_resource(req, roles, covered)
         objs = render_pods(req, roles, {**offline_queues(req, roles), **queues}, covered)
+    elif req.target in flags.FRAMEWORK_TARGETS:
+        from kubectl_pd.create import frameworks
+        from kubectl_pd.create.pods import offline_queues, unresolved
+
+        covered, queues = (_covered_by_queues(req, roles, cluster) if cluster is not None and unresolved(req, roles)
+                           else (None, {}))
+        _check_resource(req, roles, covered)
+        objs = frameworks.render(req, roles, {**offline_queues(req, roles), **queues}, covered)
     else:
         from kubectl_pd.create.scaffold import render_model_deployment
 
@@ -462,9 +486,14 @@ def _covered_by_queues(req: CreateRequest, roles: list[Role],
     return report.covered, report.queues
 
 
+_REFS = {"Pod": "pod", "LeaderWorkerSet": "leaderworkerset.leaderworkerset.x-k8s.io",
+         "DisaggregatedSet": "disaggregatedset.disaggregatedset.x-k8s.io"}
+
+
 def _ref(obj: dict[str, Any]) -> str:
+    """kind.group/name, as kubectl prints an object it created."""
     name = (obj.get("metadata") or {}).get("name", "")
-    return f"pod/{name}" if obj.get("kind") == "Pod" else f"{MD_RESOURCE}/{name}"
+    return f"{_REFS.get(str(obj.get('kind')), MD_RESOURCE)}/{name}"
 
 
 def _view(output: str | None) -> View:
@@ -518,17 +547,26 @@ def _print_preflight(req: CreateRequest, roles: list[Role], profile: ApiProfile,
     """--preflight: the manifest create would write and the checks' verdict, as one document; nothing written."""
     from kubectl_pd.commands.preflight_doc import document
 
+    shape = profile.name
     if req.target == "pods":
         from kubectl_pd.create.pods import as_list
 
         manifest = as_list(_pods_of(req, roles, report))
         kind = "PodGroup"
+    elif req.target in flags.FRAMEWORK_TARGETS:
+        from kubectl_pd.create import frameworks
+        from kubectl_pd.create.pods import as_list
+
+        objs = _framework_objects(req, roles, report)
+        manifest = objs[0] if req.target == frameworks.DS else as_list(objs)
+        kind = frameworks.KIND[req.target]
+        shape = frameworks.PROFILE
     else:
         from kubectl_pd.create.scaffold import render_model_deployment
 
         manifest = render_model_deployment(req, roles, profile)
         kind = "ModelDeployment"
-    doc = document(req.name, req.namespace, kind, profile.name, report, force, manifest)
+    doc = document(req.name, req.namespace, kind, shape, report, force, manifest)
     _view(output).to_printer({}, lambda d: (d, [d])).write(doc)
     return 0 if doc["wouldCreate"] else 1
 
@@ -572,6 +610,66 @@ def _create_pods(source: LiveSource, req: CreateRequest, roles: list[Role], repo
     return created
 
 
+def _framework_served(source: LiveSource, target: str) -> None:
+    """The framework's CRD is installed (a refused read: the group served, by discovery); else one line and exit 1,
+    as for a missing ModelDeployment CRD."""
+    from kubectl_pd.create import frameworks
+
+    crd, group = frameworks.CRD[target], frameworks.GROUP[target]
+    try:
+        found = source.get("CustomResourceDefinition", crd) is not None
+    except ForbiddenError:
+        found = bool(source.served_versions(group))
+    if not found:
+        need = "LeaderWorkerSet v0.9.0 or later (it ships DisaggregatedSet)" if target == frameworks.DS else \
+            "LeaderWorkerSet (sigs.k8s.io/lws)"
+        raise PdError(f"the {frameworks.KIND[target]} CRD is not installed in this cluster ({crd} not found): "
+                      f"install {need}, check the context, or use --dry-run=client")
+
+
+def _framework_objects(req: CreateRequest, roles: list[Role], report: Any) -> list[dict[str, Any]]:
+    from kubectl_pd.create import frameworks
+    from kubectl_pd.create.pods import offline_queues
+
+    _check_resource(req, roles, report.covered)
+    return frameworks.render(req, roles, {**offline_queues(req, roles), **report.queues}, report.covered)
+
+
+def _create_framework(source: LiveSource, req: CreateRequest, roles: list[Role], report: Any,
+                      dry: bool) -> list[dict[str, Any]]:
+    """The LeaderWorkerSets (or the DisaggregatedSet): refused before the first POST if any exists; a failure
+    after some were written names them (each LWS is its own deployment: nothing is half a group)."""
+    objs = _framework_objects(req, roles, report)
+    for o in objs:
+        if source.get(str(o["kind"]), o["metadata"]["name"], req.namespace) is not None:
+            raise ConflictError(f"{_ref(o)} already exists: kubectl-pd never overwrites; delete it first or choose "
+                                f"another name; nothing was written")
+    created: list[dict[str, Any]] = []
+    try:
+        for o in objs:
+            created.append(source.create(o, dry_run=dry))
+    except (PdError, KeyboardInterrupt) as e:
+        if not created or dry:
+            raise
+        made = " ".join(_ref(c) for c in created)
+        why = e.message.rstrip(".") if isinstance(e, PdError) else "interrupted"
+        raise PdError(f"{why}; {made} were created before it and remain in namespace {req.namespace}: remove "
+                      f"them with `kubectl delete {made} -n {req.namespace}`",
+                      exit_code=e.exit_code if isinstance(e, PdError) else 130) from None
+    return created
+
+
+def _pending_target(req: CreateRequest, rows: list[Any] | None = None) -> str:
+    """What why-pending names the deployment by: ds/NAME, or the LWS of the first role not admitted."""
+    from kubectl_pd.create import frameworks
+
+    if req.target == frameworks.DS:
+        return f"ds/{req.name}"
+    waiting = [r.role for r in rows or [] if not r.done]
+    role = waiting[0] if waiting else req.roles[0].name or ""
+    return f"lws/{req.name}-{role}"
+
+
 def _wait(source: LiveSource, req: CreateRequest, roles: list[Role], label: str, seconds: float) -> int:
     from kubectl_pd.create import wait as waiting
 
@@ -605,7 +703,8 @@ def _wait(source: LiveSource, req: CreateRequest, roles: list[Role], label: str,
     from kubectl_pd.gpustack import names
 
     target = (f"md/{req.name}" if req.target == "modeldeployment"
-              else f"podgroup/{names.pod_group_name(req.namespace, req.name)}")
+              else f"podgroup/{names.pod_group_name(req.namespace, req.name)}" if req.target == "pods"
+              else _pending_target(req, rows))
     click.echo(_diagnose(source, target, req, rows), nl=False)
     raise PdError(f"timed out after {seconds:g}s waiting for {req.name} to be admitted")
 

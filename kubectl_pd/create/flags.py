@@ -17,7 +17,11 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA, RoleProblem, topol
 ROLE_KEYS = ("name", "kind", "replicas", "instance-type", "accelerator", "accelerator-key", "size", "image", "arg",
              "accelerator-type", "topology")
 KIND_WORDS = ("server", "prefill", "decode")
-TARGETS = ("modeldeployment", "pods")
+TARGETS = ("modeldeployment", "pods", "lws", "disaggregatedset")
+# the targets whose Pods kubectl-pd writes itself (a pod group, or a framework's templates): a --local-queue, an
+# image per role, a resource a card requests
+POD_TARGETS = ("pods", "lws", "disaggregatedset")
+FRAMEWORK_TARGETS = ("lws", "disaggregatedset")  # create/frameworks.py renders them
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -280,7 +284,7 @@ def _check_role(req: CreateRequest, i: int, s: RoleSpec, n: object) -> tuple[lis
     if s.instance_type and s.accelerator_type:
         problems.append(f"{pre}instance-type= and accelerator-type= both name the role's pool: give one "
                         f"[rule instance-type]")
-    elif not it and not at and not (req.target == "pods" and req.local_queue):
+    elif not it and not at and not (req.target in POD_TARGETS and req.local_queue):
         problems.append(f"{pre}spec.roles[{i}].instanceType is required: give instance-type= in the role "
                         f"or --instance-type for every role (or accelerator-type= / --accelerator-type where the "
                         f"API has roles[].acceleratorType) [rule instance-type]")

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.create import preflight_words as words
-from kubectl_pd.create.flags import CreateRequest, Role
+from kubectl_pd.create.flags import POD_TARGETS, CreateRequest, Role
+from kubectl_pd.create.frameworks import PROFILE as LWS_GROUPS
 from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PER_REPLICA
@@ -157,8 +158,10 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
                  order: tuple[str, ...] | None = None, priority: int = 0) -> vd.QueueDemand:
     """The request as the Workloads Kueue will see: pd-atomic (and --target pods) one Workload with a pod
     set per role, in ORDER (pod sets named by role hash, which is the role name; None: role order);
-    per-replica one Workload per replica group. The acceleratorKey becomes the Pods' nodeSelector, judged
-    (as Kueue does) only against flavors that declare that label."""
+    per-replica one Workload per replica group; lws-groups (--target lws|disaggregatedset) one Workload per LWS
+    group, its pod sets `leader` (1 Pod) and `worker` (size-1), or `main` for size 1, as Kueue's LWS integration
+    builds them (create/frameworks.py). The acceleratorKey becomes the Pods' nodeSelector, judged (as Kueue does)
+    only against flavors that declare that label."""
     queue = vd.QueueDemand()
     atomic: list[tuple[vd.RoleDemand, ad.PodSetDemand]] = []
     for r in roles:
@@ -167,7 +170,16 @@ def role_demands(roles: list[Role], profile_name: str, resource: str, cq_name: s
         per_pod = {resource: rs.request_of(resource, r.accelerator)}
         selector = {ACCEL_PREFIX + r.accelerator_key: "true"} if r.accelerator_key else {}
         size = r.size or 1
-        if profile_name == PER_REPLICA:
+        if profile_name == LWS_GROUPS:
+            for i in range(r.replicas):
+                wl = f"{r.name}-{i}"
+                sets = [("leader", 1), ("worker", size - 1)] if size > 1 else [("main", 1)]
+                members = []
+                for ps_name, n in sets:
+                    p = ad.PodSetDemand(ps_name, n, per_pod, selector, role=r.name)
+                    members.append((vd.RoleDemand(r.name, wl, ps_name, n, p.total(), n), p))
+                queue.workloads.append((wl, members))
+        elif profile_name == PER_REPLICA:
             for i in range(r.replicas):
                 wl = f"{r.name}-{i}"
                 p = ad.PodSetDemand(r.name, size, per_pod, selector, role=r.name)
@@ -199,7 +211,8 @@ _QUOTA = {"QuotaExceedsCapacity": (ERROR, "never-fits", "never-fits", True),
 _NEEDS_BEST = ("QuotaExceedsCapacity", "QuotaExhausted", "NeedsPreemption")
 
 
-def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool) -> list[CheckFinding]:
+def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_replica: bool,
+                   pod_sets: bool = False) -> list[CheckFinding]:
     """The engine's verdict on the request, in the codes why-pending would give the same cluster:
     QuotaExceedsCapacity and NoMatchingFlavor refuse (forceable); QuotaExhausted and NeedsPreemption warn
     that it will wait; QuotaUnknown says so."""
@@ -220,6 +233,8 @@ def quota_findings(cq_name: str, resource: str, result: vd.QueueVerdict, per_rep
             params.update(flavor=b.flavor, requested=b.requested, previous=b.previous, available=b.available,
                           capacity=b.capacity, nominal=b.nominal, needed=b.needed)
         severity, check, say, force = _QUOTA[v.code]
+        if pod_sets:  # an LWS group's pod set (leader, worker, main): the words name it
+            params["podSet"] = d.pod_set
         values = {**_asks(d, resource, per_replica), "attempts": tuple(v.attempts),
                   "unread": b.unknown if b is not None else None}
         out.append(CheckFinding(severity, check, say, forceable=force, params=params, words=values))
@@ -237,7 +252,52 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
     by_cq = _check_local_queues(rd, req, by_lq, namespace)
     for cq_name, cq_roles in by_cq.items():
         _check_cluster_queue(rd, source, cq_name, cq_roles, roles, profile_name)
+    if profile_name == LWS_GROUPS:
+        out.findings += admitted_apart(req.target, roles, out.findings, out.covered)
     return out
+
+
+APART = "admitted-apart"  # each LWS group (of each role) is its own Workload: Kueue admits the roles apart
+_WAITS = ("never-fits", "no-matching-flavor", "waits-for-quota", "no-node-fits")
+_UNKNOWN = ("fit-unknown", "skipped")
+
+
+def admitted_apart(target: str, roles: list[Role], findings: list[CheckFinding],
+                   covered: dict[str, str]) -> list[CheckFinding]:
+    """Pure: the verdict that Kueue admits the deployment's Workloads one by one (one per LWS group, and each role
+    its own LWS), from the findings already made: the roles that fit now, those that wait (or never fit) and those
+    not weighed (a queue not read, a refused read); when some fit and others wait, what the fitting ones hold
+    while the deployment serves nothing. One Workload in all: nothing to say."""
+    from kubectl_pd.create.frameworks import KIND, workloads_of
+
+    counts = workloads_of(roles)
+    if sum(counts.values()) < 2:
+        return []
+    waits = {n for f in findings if f.check in _WAITS for n in _named(f)}
+    unsure = any(f.check in _UNKNOWN and not _named(f) for f in findings)
+    # a role refused for its own queue (no InstanceType, LocalQueue or ClusterQueue) is not weighed either
+    unknown = {n for f in findings if f.check in _UNKNOWN or (f.severity == ERROR and f.check not in _WAITS)
+               for n in _named(f)}
+    weighed = [r for r in roles if r.name in covered or r.accelerator <= 0]  # no cards: no quota to wait for
+    fits = [r.name for r in weighed if r.name not in waits and r.name not in unknown and not unsure]
+    waiting = [r.name for r in roles if r.name in waits]
+    not_weighed = [r.name for r in roles if r.name not in fits and r.name not in waiting]
+    held = [{"role": r.name, "resource": covered[r.name], "quantity": str(_held(r, covered[r.name]))}
+            for r in roles if r.name in fits and waiting and r.accelerator > 0 and r.name in covered]
+    params: dict[str, Any] = {"kind": KIND[target], "workloads": counts, "fits": fits, "waits": waiting,
+                              "unknown": not_weighed, "partly": bool(fits and waiting), "held": held}
+    return [CheckFinding(WARNING, APART, APART, params=params)]
+
+
+def _named(f: CheckFinding) -> set[str]:
+    """The roles a finding names (params role, or roles)."""
+    one, many = f.params.get("role"), f.params.get("roles")
+    return ({str(one)} if one else set()) | ({str(x) for x in many} if isinstance(many, list | tuple) else set())
+
+
+def _held(r: Role, resource: str) -> Fraction:
+    """What every group of a fitting role takes of RESOURCE once admitted: replicas x size x the Pod's request."""
+    return rs.request_of(resource, r.accelerator) * r.replicas * (r.size or 1)
 
 
 def _priority_of(rd: _CheckReader, name: str) -> int:
@@ -259,7 +319,7 @@ def _local_queues(rd: _CheckReader, req: CreateRequest, roles: list[Role]) -> di
     by_lq: dict[str, list[Role]] = {}
     lq_of_it: dict[str, str] = {}
     for role in roles:
-        if req.target == "pods" and req.local_queue:
+        if req.target in POD_TARGETS and req.local_queue:
             by_lq.setdefault(req.local_queue, []).append(role)
             continue
         if role.instance_type is None and role.accelerator_type is not None:
@@ -297,7 +357,7 @@ def _check_local_queues(rd: _CheckReader, req: CreateRequest, by_lq: dict[str, l
             out.queues[r.name] = lq_name
         who = [r.name for r in lq_roles]
         its = sorted({r.instance_type for r in lq_roles if r.instance_type})
-        cq_hint = its[0] if its and not (req.target == "pods" and req.local_queue) else None
+        cq_hint = its[0] if its and not (req.target in POD_TARGETS and req.local_queue) else None
         lq = rd.get("LocalQueue", lq_name, namespace)
         if lq is _FORBIDDEN:
             continue
@@ -406,13 +466,14 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     from kubectl_pd.admitted_reads import Reading
     from kubectl_pd.kueue.preempt_answer import Context
 
-    per_replica = profile_name == PER_REPLICA
+    per_replica = profile_name in (PER_REPLICA, LWS_GROUPS)
     judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
     for order in orders_to_judge(source, cq_roles, per_replica):
         ctx = Context(Reading(source))  # the verdict and who admitting it would preempt, one assignment a Workload
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order,
                                                          rd.priority), ctx.assign)
-        judged.append((order, quota_findings(cq_name, resource, result, per_replica), list(ctx.answers.values())))
+        judged.append((order, quota_findings(cq_name, resource, result, per_replica, profile_name == LWS_GROUPS),
+                       list(ctx.answers.values())))
     if all(_same(f, judged[0][1]) for _, f, _ in judged):
         rd.out.findings += judged[0][1]
         rd.out.preemption += judged[0][2]

@@ -108,7 +108,9 @@ def _accelerator_key(role: str, acceleratorKey: str, clusterQueue: str, offered:
             f"and the Pod would hang at the scheduler")
 
 
-def _unit(perReplica: bool) -> str:
+def _unit(perReplica: bool, podSet: str | None = None) -> str:
+    if podSet is not None:  # a pod set of an LWS group (create --target lws|disaggregatedset)
+        return f"pod set {podSet!r} of each group of role"
     return "each replica of role" if perReplica else "role"
 
 
@@ -136,14 +138,15 @@ def _maybe(q: Fraction | None) -> str:
 
 
 def _asks(role: str, resource: str, asked: Fraction | None, count: int, size: int, perPod: Fraction,
-          perReplica: bool, previous: Fraction | None = None) -> str:
+          perReplica: bool, previous: Fraction | None = None, podSet: str | None = None) -> str:
     """'role X asks N resource (formula = cards)', and what the roles before it take."""
-    before = f" next to {_maybe(previous)} for the roles before it" if previous else ""
-    return (f"{_unit(perReplica)} {role!r} asks {_maybe(asked)} {resource} "
+    ahead = "the pod sets and groups before it" if podSet is not None else "the roles before it"
+    before = f" next to {_maybe(previous)} for {ahead}" if previous else ""
+    return (f"{_unit(perReplica, podSet)} {role!r} asks {_maybe(asked)} {resource} "
             f"({_formula(count, size, perPod, perReplica, resource)} = {_cards(asked, resource)}){before}")
 
 
-_ASKS = ("role", "resource", "asked", "count", "size", "perPod", "perReplica", "previous")
+_ASKS = ("role", "resource", "asked", "count", "size", "perPod", "perReplica", "previous", "podSet")
 
 
 def _asked(values: dict[str, Any]) -> str:
@@ -161,12 +164,13 @@ def _never_fits(flavor: str, clusterQueue: str, capacity: Fraction | None, nomin
             f"QuotaExceedsCapacity; use another instanceType, fewer replicas or cards; --force writes it anyway)")
 
 
-def _no_matching_flavor(role: str, clusterQueue: str, attempts: Any, perReplica: bool, **_: Any) -> str:
+def _no_matching_flavor(role: str, clusterQueue: str, attempts: Any, perReplica: bool, podSet: str | None = None,
+                        **_: Any) -> str:
     from kubectl_pd.kueue.words import attempt_text
 
     parts = "; ".join(attempt_text(x) for x in attempts)
-    return (f"{_unit(perReplica)} {role!r}: no flavor of ClusterQueue {clusterQueue!r} takes it ({parts}): it can "
-            f"never be admitted (--force writes it anyway)")
+    return (f"{_unit(perReplica, podSet)} {role!r}: no flavor of ClusterQueue {clusterQueue!r} takes it ({parts}): "
+            f"it can never be admitted (--force writes it anyway)")
 
 
 def _waits(code: str, flavor: str, available: Fraction | None, needed: Fraction | None, **values: Any) -> str:
@@ -176,9 +180,10 @@ def _waits(code: str, flavor: str, available: Fraction | None, needed: Fraction 
             f"{code})")
 
 
-def _fit_unknown(role: str, clusterQueue: str, perReplica: bool, unread: str | None = None, **_: Any) -> str:
+def _fit_unknown(role: str, clusterQueue: str, perReplica: bool, unread: str | None = None, podSet: str | None = None,
+                 **_: Any) -> str:
     what = "its cohort could not be read" if unread == "cohort" else "a quota could not be read"
-    return f"{_unit(perReplica)} {role!r}: whether it fits ClusterQueue {clusterQueue!r} is unknown: {what}"
+    return f"{_unit(perReplica, podSet)} {role!r}: whether it fits ClusterQueue {clusterQueue!r} is unknown: {what}"
 
 
 def _order_unknown(clusterQueue: str, orders: dict[str, list[str]], **_: Any) -> str:
@@ -190,6 +195,30 @@ def _order_unknown(clusterQueue: str, orders: dict[str, list[str]], **_: Any) ->
 def _skipped_read(kind: str, reason: str, name: str | None = None, **_: Any) -> str:
     return f"could not check {kind} {name!r}: {reason}" if name is not None else \
         f"could not check {kind} objects: {reason}"
+
+
+def _admitted_apart(kind: str, workloads: dict[str, int], fits: list[str], waits: list[str], unknown: list[str],
+                    partly: bool, held: list[dict[str, str]], **_: Any) -> str:
+    each = "each group of each role's LeaderWorkerSet" if kind == "DisaggregatedSet" else \
+        "each group of each LeaderWorkerSet"
+    count = ", ".join(f"{n} for {r!r}" for r, n in workloads.items())
+    head = (f"Kueue admits this {kind} apart: {each} is its own Workload ({count}), admitted or kept waiting on its "
+            f"own, never together")
+    if partly:
+        holds = "; ".join(f"{h['quantity']} {h['resource']} for {h['role']!r}" for h in held)
+        held_part = f", holding {holds}," if holds else ""
+        return (f"{head}. Now, taken in the order create writes them, {_who(fits)} would be admitted{held_part} "
+                f"while {_who(waits)} wait(s): the deployment would serve nothing until every role runs (one pod "
+                f"group, `--target pods`, is admitted whole)")
+    now = ""
+    if waits and not fits and not unknown:
+        now = f"; now no role fits: every role waits ({_who(waits)})"
+    elif fits and not waits and not unknown:
+        now = "; now every role fits"
+    elif unknown:
+        now = f"; whether {_who(unknown)} fit(s) is unknown"
+    return (f"{head}{now}. Should one role be admitted while another waits, the admitted one holds its quota and "
+            f"the deployment serves nothing (one pod group, `--target pods`, is admitted whole)")
 
 
 # sentence id -> its sentence: a constant table (create/preflight.py names the ids)
@@ -219,4 +248,5 @@ SENTENCES: dict[str, Callable[..., str]] = {
     "fit-unknown.order": _order_unknown,
     "skipped.read": _skipped_read,
     "priority-class.missing": _priority_class_missing,
+    "admitted-apart": _admitted_apart,
 }
