@@ -17,7 +17,9 @@ LINT = "1.2"  # 1.2: rule PD413 cohort-cycle
 PREFLIGHT = "1.2"  # 1.2: findings[].check priority-class (create --priority-class)
 TREE = "1.1"  # 1.1: kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet,
 # LLMInferenceService)
-CAPACITY = "1.2"  # 1.2: perRole[].now null (a quota of unknown size before any replica);
+CAPACITY = "1.3"  # 1.3: target.kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment,
+# StatefulSet, LLMInferenceService) and target.workloads[] (the Workload each role's copy is modeled on);
+# 1.2: perRole[].now null (a quota of unknown size before any replica);
 # 1.1: nodes[]; next.node and next.nodes with the code PodsUnschedulable
 QUEUES = "1.1"  # 1.1: cohorts[].quota and cohorts[].cycle; borrowing[].lent, cohortQuota, unattributed
 
