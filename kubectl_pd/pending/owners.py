@@ -298,9 +298,8 @@ def as_owner(d: Diagnosis, facts: Facts) -> Diagnosis:
     """One row of the list with no TARGET (`why-pending -A`, its --watch, snapshot): a pod group or Workload that
     a PD framework's object made (an LWS's group, a DisaggregatedSet role's group, a Deployment's Pod) is shown
     as a row of that object: the target its kind and name (owner_of), `workloads` the one Workload with its role
-    (role_of when a framework labels it, else the diagnosis's own) and group (group_of). D itself otherwise."""
+    (role_of, as capacity names it) and group (group_of). D itself otherwise."""
     from kubectl_pd.pending.model import WorkloadRow
-    from kubectl_pd.pending.roles import labelled_role
     from kubectl_pd.pending.target import Target
 
     if d.target.kind not in ("PodGroup", "Workload") or len(facts.workloads) != 1:
@@ -311,10 +310,7 @@ def as_owner(d: Diagnosis, facts: Facts) -> Diagnosis:
     owner = owner_of(wl, facts.pods)
     if owner is None:
         return d
-    labelled = next((r for ls in [ps.template_labels for ps in wl.pod_sets] + [p.labels for p in facts.pods]
-                     if (r := labelled_role(ls)) is not None), None)
-    role = labelled or (d.reasons[0].role if d.reasons else None)
-    row = WorkloadRow(wl.name, role, group_of(wl, facts.pods), wl.admitted)
+    row = WorkloadRow(wl.name, role_of(wl, facts.pods), group_of(wl, facts.pods), wl.admitted)
     from kubectl_pd.records import replace
 
     return replace(d, target=Target(owner[0], owner[1], d.target.namespace), workloads=[row])
