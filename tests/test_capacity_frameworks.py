@@ -221,3 +221,20 @@ def _valid(doc: Obj) -> None:
     from kubectl_pd.agent import schemas
 
     jsonschema.Draft202012Validator(schemas.SCHEMAS["capacity"]()).validate(doc)
+
+
+OFFLINE = [("lws/vllm", _lws, 3), ("ds/pd", _ds, 1), ("deploy/llama", _deploy, 6), ("llama", _deploy, 6)]
+
+
+@pytest.mark.parametrize("target, make, now", OFFLINE, ids=[c[0] for c in OFFLINE])
+def test_from_a_snapshot(cli: Any, tmp_path: Any, target: str, make: Any, now: int) -> None:
+    """-f: the same answer from the objects written to a file (nothing live)."""
+    import yaml
+
+    o, objs = make()
+    f = tmp_path / "snap.yaml"
+    f.write_text(yaml.safe_dump_all([*fw.queues(gpus=8, used=2), o, *objs]))
+    r = cli(["capacity", target, "-n", fw.NS, "-f", str(f), "-o", "json"])
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["target"]["kind"], doc["now"]) == (o["kind"], now)
