@@ -74,7 +74,10 @@ def traced(cmd: list[str], env: dict[str, str], where: Path) -> dict[str, object
     if not ours:
         trace.write_text("".join(klog_trace(r.stderr)))
     t = rounds(trace)
-    return {"requests": t.requests, "rounds": t.rounds, "per_round": list(t.per_round), "exit": r.returncode}
+    lines = sorted(trace.read_text().splitlines()) if trace.exists() else []
+    paths = [" ".join(ln.split(" ", 5)[4:]) for ln in lines]  # "METHOD PATH?QUERY", in the order sent
+    return {"requests": t.requests, "rounds": t.rounds, "per_round": list(t.per_round), "exit": r.returncode,
+            "paths": paths}
 
 
 def main() -> None:
@@ -113,6 +116,8 @@ def main() -> None:
             for label, t in row["traces"].items():  # type: ignore[attr-defined]
                 print(f"     {label}: {t['requests']} requests in {t['rounds']} dependent rounds {t['per_round']}",
                       flush=True)
+                for path in t["paths"] if label != "kubectl" else ():
+                    print(f"         {path}", flush=True)
             row.update(kueue=plane.version, lws=plane.state().get("lws"), codes=codes, up_s=up_s)
             if args.json:
                 args.json.write_text(json.dumps(row, indent=1, default=str))

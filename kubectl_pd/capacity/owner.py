@@ -77,7 +77,7 @@ def gather_owner(source: Any, kind: str, name: str, namespace: str) -> tuple[Cap
     from kubectl_pd.pending import owners
     from kubectl_pd.pending.target import Target
 
-    facts = owners.discover(source, Target(kind, name, namespace))
+    facts = _discovered(source, Target(kind, name, namespace))
     pods = owners.pods_by_workload(facts)
     wls = [w for w in facts.workloads.values() if w is not None]
     modeled = model(wls, lambda w: owners.role_of(w, pods.get(w.name, [])))
@@ -108,6 +108,26 @@ def gather_owner(source: Any, kind: str, name: str, namespace: str) -> tuple[Cap
     if len(modeled) > 1:
         plan.per_role = {m.role: [parts_of(m, plan.cluster_queues[m.role])] for m in modeled}
     return plan, modeled
+
+
+QUEUE_LISTS = ("ClusterQueue", "Cohort", "ResourceFlavor")  # read_snapshot's lists: they need nothing of the target
+
+
+def _discovered(source: Any, target: Any) -> Any:
+    """owners.discover, and beside it (live: concurrently) the lists read_snapshot reads later, into the run's Once
+    (each list is sent once; a failure there is read_snapshot's to say, as it would be without this)."""
+    from kubectl_pd.cluster.prefetch import together
+    from kubectl_pd.pending import owners
+
+    def warm(kind: str) -> Callable[[], Any]:
+        return lambda: source.list(kind)
+
+    got = together([lambda: owners.discover(source, target), *(warm(k) for k in QUEUE_LISTS)],
+                   bool(source.is_live and source.parallel))
+    ok, facts = got[0]
+    if not ok:
+        raise facts
+    return facts
 
 
 def modeled_doc(modeled: list[Modeled]) -> list[dict[str, Any]]:
