@@ -248,12 +248,11 @@ def runner_of(wl: Workload, pods: list[kube.Pod]) -> tuple[str, str] | None:
     for kind, name, _uid in wl.owners:
         if kind in ("LeaderWorkerSet", "StatefulSet"):
             return kind, name
-    for kind, _name, uid in wl.owners:
-        if kind == "Pod":
-            mine = [p for p in pods if p.uid == uid] or pods
-            dep = next((d for p in mine if (d := deployment_of(p))), None)
-            if dep:
-                return "Deployment", dep
+    own = [uid for kind, _name, uid in wl.owners if kind == "Pod"]
+    if len(own) == 1:  # a Pod's own Workload (a pod group's has every member Pod as an owner)
+        dep = next((d for p in pods if p.uid == own[0] and (d := deployment_of(p))), None)
+        if dep:
+            return "Deployment", dep
     return None
 
 
@@ -291,7 +290,7 @@ def group_of(wl: Workload, pods: list[kube.Pod]) -> str | None:
     if idx is not None:
         return idx
     own = [name for kind, name, _uid in wl.owners if kind == "Pod"]
-    return own[0] if own else None
+    return own[0] if len(own) == 1 else None
 
 
 def as_owner(d: Diagnosis, facts: Facts) -> Diagnosis:
