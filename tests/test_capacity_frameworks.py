@@ -238,3 +238,15 @@ def test_from_a_snapshot(cli: Any, tmp_path: Any, target: str, make: Any, now: i
     assert r.exit_code == 0, r.stderr
     doc = json.loads(r.stdout)
     assert (doc["target"]["kind"], doc["now"]) == (o["kind"], now)
+
+
+@pytest.mark.parametrize(("typed", "want"), [("lws/", ["lws/vllm"]), ("ds/", ["ds/pd"]),
+                                             ("deploy/ll", ["deploy/llama"])])
+def test_tab_offers_the_frameworks_names(cli: Any, apiserver: Any, typed: str, want: list[str]) -> None:
+    from tests.test_completion import directive, values
+
+    ds, _per_role = fw.disaggregated_set("pd", {"prefill": 1})
+    _server, env = apiserver([fw.lws("vllm"), ds, fw.deployment("llama", 1)], groups=fw.groups(), namespace=fw.NS)
+    r = cli(["__complete", "capacity", typed], env=env)
+    assert r.exit_code == 0, r.stderr
+    assert values(r.stdout) == want and directive(r.stdout) == 4

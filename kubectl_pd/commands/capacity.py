@@ -14,9 +14,17 @@ from kubectl_pd.errors import EXIT_OK, PdError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 
 
+def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """ModelDeployment names on Tab; after lws/, ds/, deploy/, sts/, llmisvc/ the names of that kind (live, within
+    --request-timeout, silent on any error)."""
+    from kubectl_pd.completion.live import modeldeployment_names
+
+    return modeldeployment_names(ctx, param, incomplete)
+
+
 @click.command("capacity", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.argument("target", metavar="[md/NAME|podgroup/NAME|lws/NAME|ds/NAME|deploy/NAME|sts/NAME|llmisvc/NAME|NAME]",
-                required=False)
+                required=False, shell_complete=_complete_target)
 @click.option("--role", "roles", multiple=True, type=RoleType(),
               help="A role as create takes it (repeatable): name=N,kind=K,replicas=R,instance-type=IT,accelerator=A,"
                    "accelerator-key=K,size=S.")
