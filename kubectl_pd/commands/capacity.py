@@ -23,8 +23,7 @@ def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str
 
 
 @click.command("capacity", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@click.argument("target", metavar="[md/NAME|podgroup/NAME|lws/NAME|ds/NAME|deploy/NAME|sts/NAME|llmisvc/NAME|NAME]",
-                required=False, shell_complete=_complete_target)
+@click.argument("target", metavar="[TARGET]", required=False, shell_complete=_complete_target)
 @click.option("--role", "roles", multiple=True, type=RoleType(),
               help="A role as create takes it (repeatable): name=N,kind=K,replicas=R,instance-type=IT,accelerator=A,"
                    "accelerator-key=K,size=S.")
@@ -67,6 +66,8 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     kubectl pd capacity --role name=p,kind=prefill,replicas=1,accelerator=2 --instance-type gpu-h20 -f snap.yaml
 
     \b
+    TARGET: md/NAME, podgroup/NAME, or what a PD framework made: lws/NAME, ds/NAME, deploy/NAME, sts/NAME,
+    llmisvc/NAME (their long names too); a bare NAME is tried in that order.
     Copies are placed one after another as Kueue would (its flavor order, fungibility and pod-set order),
     each against the queues with the ones before it admitted.
     Exit codes: 0 answered, 1 a read failed or the shape could not be judged, 2 usage.
