@@ -250,3 +250,20 @@ def test_tab_offers_the_frameworks_names(cli: Any, apiserver: Any, typed: str, w
     r = cli(["__complete", "capacity", typed], env=env)
     assert r.exit_code == 0, r.stderr
     assert values(r.stdout) == want and directive(r.stdout) == 4
+
+
+def test_the_queue_lists_go_out_with_the_targets_first_reads() -> None:
+    """The lists the snapshot needs (ClusterQueues, Cohorts, flavors) need nothing of the target: they go out in
+    the first round, beside the DisaggregatedSet and its LWS; the LocalQueue (named by the Workloads) and the
+    Nodes (by the flavors) after (tests/test_two_rounds.Far: every read delayed and logged)."""
+    from kubectl_pd.capacity.run import run_owner
+    from tests.test_two_rounds import Far
+
+    ds, objs = _ds()
+    src = Far([*fw.queues(gpus=8, used=2), ds, *objs])
+    doc, _plan = run_owner(src, "DisaggregatedSet", "pd", fw.NS)
+    assert doc["now"] == 1
+    rounds = src.rounds()
+    first = {w for d, w in rounds if d == 1}
+    assert {"list ClusterQueue", "list Cohort", "list ResourceFlavor", "get DisaggregatedSet"} <= first, rounds
+    assert max(d for d, _w in rounds) == 4, rounds  # + the Workloads and Pods, the LocalQueue, the Nodes
