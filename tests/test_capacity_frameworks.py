@@ -55,6 +55,29 @@ def _deploy(replicas: int = 4, admitted: int = 3, role: str | None = None) -> tu
     return d, objs
 
 
+def _llmisvc() -> tuple[Obj, list[Obj]]:
+    """An LLMInferenceService `qwen` whose KServe Deployments are `qwen-kserve` (decode, 2 Pods) and
+    `qwen-kserve-prefill` (prefill, 1 Pod), each Pod its own Workload, all admitted."""
+    svc = {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceService",
+           "metadata": {"name": "qwen", "namespace": fw.NS, "uid": "uid-llmisvc-qwen"}, "spec": {}}
+    objs: list[Obj] = []
+    for name, n, role in (("qwen-kserve", 2, "decode"), ("qwen-kserve-prefill", 1, "prefill")):
+        d = fw.deployment(name, n, role=role)
+        objs += [d, *[o for i in range(n) for o in fw.deployment_pod(d, i, "admitted")]]
+    return svc, objs
+
+
+def _sts() -> tuple[Obj, list[Obj]]:
+    """A StatefulSet of 2 Pods of 1 card: one Workload (`statefulset-<name>-<hash>`, pod set main x2), admitted."""
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet",
+           "metadata": {"name": "serve", "namespace": fw.NS, "uid": "uid-sts-serve",
+                        "labels": {"kueue.x-k8s.io/queue-name": fw.LQ}},
+           "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "serve"}}}}
+    wl = fw.group_workload(fw.workload_name("StatefulSet", "apps", "serve", "uid-sts-serve"), sts, [("main", 2, 1)],
+                           "admitted", labels={"app": "serve"})
+    return sts, [wl]
+
+
 # ------------------------------------------------------------------------------------------------ pure: the model
 
 def _role(objs: list[Obj]) -> Any:
@@ -130,6 +153,11 @@ LIVE = [
      [("decode", 1, 2, 1), ("prefill", 1, 2, 1)], {"decode": 3, "prefill": 3}),
     ("a Deployment: one replica is one Pod's Workload", lambda: [_deploy()[0], *_deploy()[1]], 6, 3,
      ("deploy/llama", "deployment/llama", "llama"), "Deployment", 3, [("llama", 4, 1, 1)], {}),
+    ("an LLMInferenceService: a decode Pod and a prefill Pod a copy, 5 free hold 2; each alone 5",
+     lambda: [_llmisvc()[0], *_llmisvc()[1]], 8, 3, ("llmisvc/qwen", "llminferenceservice/qwen", "qwen"),
+     "LLMInferenceService", 2, [("decode", 2, 1, 1), ("prefill", 1, 1, 1)], {"decode": 5, "prefill": 5}),
+    ("a StatefulSet: its Workload of 2 Pods, 6 free hold 3", lambda: [_sts()[0], *_sts()[1]], 8, 2,
+     ("sts/serve", "statefulset/serve", "serve"), "StatefulSet", 3, [("serve", 1, 2, 1)], {}),
 ]
 
 
