@@ -1,6 +1,7 @@
 """`kubectl pd capacity lws/ ds/ deploy/` on the frameworks' plane (`up --lws`, issue 47): one more group of the
 deployment, modeled on the Workloads Kueue built, held against Kueue's own ClusterQueue (its nominal quota less the
-usage Kueue reports) and against Kueue's Workloads (their pod sets). In the tier (`pytest -m cluster`)."""
+usage Kueue reports) and against Kueue's Workloads (their pod sets); and the list with no TARGET, where a waiting
+role's group is a row of its DisaggregatedSet. In the tier (`pytest -m cluster`)."""
 
 from __future__ import annotations
 
@@ -70,6 +71,14 @@ def test_a_half_admitted_disaggregated_set(lws_plane: Plane) -> None:
     assert {r["clusterQueue"] for r in doc["roles"]} == {lay.cq("q")}
     assert doc["next"]["code"] == "QuotaExhausted" and doc["next"]["clusterQueue"] == lay.cq("q")
     assert parse(doc["next"]["available"]) == free
+    # the list with no TARGET: decode's waiting group is a row of the set, its role and group named
+    listed = jr.pd(plane, "why-pending", "-n", ns, "-o", "json")
+    assert listed.rc == 0, listed
+    assert [(i["target"]["kind"], i["target"]["name"], [(w["name"], w["role"], w["group"]) for w in i["workloads"]])
+            for i in listed.doc["items"]] == [("DisaggregatedSet", "pd", [(wls["decode"]["metadata"]["name"], "decode",
+                                                                          "0")])]
+    table = jr.pd(plane, "why-pending", "-n", ns)
+    assert [ln.split()[1:3] for ln in table.out.splitlines()[1:]] == [["disaggregatedset/pd", "decode[0]"]], table
     fw.cleanup(plane, ns)
 
 
