@@ -295,3 +295,16 @@ def test_the_queue_lists_go_out_with_the_targets_first_reads() -> None:
     first = {w for d, w in rounds if d == 1}
     assert {"list ClusterQueue", "list Cohort", "list ResourceFlavor", "get DisaggregatedSet"} <= first, rounds
     assert max(d for d, _w in rounds) == 4, rounds  # + the Workloads and Pods, the LocalQueue, the Nodes
+
+
+def test_the_mcp_tool_takes_a_framework_target() -> None:
+    """pd_capacity with target ds/NAME: the same document (the snapshot given inline, nothing live)."""
+    from kubectl_pd.agent import tools
+    from kubectl_pd.agent.run import run
+
+    ds, objs = _ds()
+    snap = json.dumps({"apiVersion": "v1", "kind": "List", "items": [*fw.queues(gpus=8, used=2), ds, *objs]})
+    a = tools.call("pd_capacity", {"target": "ds/pd", "namespace": fw.NS, "snapshot": snap}, tools.Guard(), [], run)
+    assert a.code == 0 and a.document is not None, a.text
+    assert (a.document["target"]["kind"], a.document["now"]) == ("DisaggregatedSet", 1)
+    assert {r["role"]: r["now"] for r in a.document["perRole"]} == {"decode": 3, "prefill": 3}
