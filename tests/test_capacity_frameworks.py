@@ -196,9 +196,14 @@ def test_the_next_group_is_short_in_the_queues_own_units(cli: Any, apiserver: An
     assert [(f["podSet"], f["flavor"]) for f in doc["flavors"]] == [("leader", fw.FLAVOR), ("worker", fw.FLAVOR)]
 
 
-def test_no_workload_is_exit_1_with_no_count(cli: Any, apiserver: Any) -> None:
-    o = fw.lws("vllm")
-    _server, env = apiserver([*fw.queues(), o], groups=fw.groups())
+@pytest.mark.parametrize("finished", [False, True], ids=["no-workload", "every-workload-finished"])
+def test_no_workload_is_exit_1_with_no_count(cli: Any, apiserver: Any, finished: bool) -> None:
+    o, objs = _lws(replicas=1)
+    for wl in objs if finished else ():
+        if wl["kind"] == "Workload":
+            wl["status"]["conditions"].append({"type": "Finished", "status": "True", "reason": "Succeeded",
+                                               "message": ""})
+    _server, env = apiserver([*fw.queues(), o, *(objs if finished else [])], groups=fw.groups())
     r = cli(["capacity", "lws/vllm", "-n", fw.NS, "-o", "json"], env=env)
     assert r.exit_code == 1 and r.stdout == ""
     assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
@@ -308,3 +313,16 @@ def test_the_mcp_tool_takes_a_framework_target() -> None:
     assert a.code == 0 and a.document is not None, a.text
     assert (a.document["target"]["kind"], a.document["now"]) == ("DisaggregatedSet", 1)
     assert {r["role"]: r["now"] for r in a.document["perRole"]} == {"decode": 3, "prefill": 3}
+
+
+def test_a_workload_naming_no_queue_is_incomplete(cli: Any, apiserver: Any) -> None:
+    """A role whose Workload names no LocalQueue: where its copy would go is unknown (exit 1, no count)."""
+    o, objs = _lws()
+    for wl in objs:
+        if wl["kind"] == "Workload":
+            del wl["spec"]["queueName"]
+    _server, env = apiserver([*fw.queues(gpus=8, used=2), o, *objs], groups=fw.groups())
+    code, doc = _capacity(cli, env, "lws/vllm")
+    assert code == 1 and doc["now"] is None
+    assert [r["localQueue"] for r in doc["roles"]] == [None]
+    assert len(doc["incomplete"]) == 1

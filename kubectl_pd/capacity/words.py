@@ -197,5 +197,6 @@ def no_queue(role: str, workload: str) -> tuple[str, str]:
 
 def no_workloads(kind: str, name: str, namespace: str) -> str:
     """A framework's deployment with no Workload Kueue built: nothing to model a copy on."""
-    return (f"{kind} {namespace}/{name} has no Workload: Kueue builds them only for what carries a "
-            f"kueue.x-k8s.io/queue-name label (or when it manages objects without one); there is no copy to weigh")
+    return (f"{kind} {namespace}/{name} has no Workload to weigh a copy by (none was found, or every one has "
+            f"finished): Kueue builds them only for what carries a kueue.x-k8s.io/queue-name label (or when it "
+            f"manages objects without one)")
