@@ -6,7 +6,10 @@ full; tests/test_schema.py holds every golden document to its schema."""
 
 from __future__ import annotations
 
-WHY_PENDING = "1.7"  # 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
+WHY_PENDING = "1.8"  # 1.8: the list with no TARGET (-A) names a PD framework's group by its owner (target.kind
+# LeaderWorkerSet, DisaggregatedSet or Deployment and its name) with that group's one Workload in workloads[] (its
+# role and group), where 1.7 named the pod group or Workload;
+# 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
 # frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet, LLMInferenceService);
 # 1.6: multikueue.workers[].preemption (holders, preemptedBy): each worker's own preemption part;
 # 1.5: multikueue.workloads[] in the list (no TARGET): each Workload's worker;
@@ -18,7 +21,9 @@ PREFLIGHT = "1.3"  # 1.3: target.kind LeaderWorkerSet and DisaggregatedSet (crea
 # findings[].check admitted-apart, params.podSet; 1.2: findings[].check priority-class (create --priority-class)
 TREE = "1.1"  # 1.1: kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet,
 # LLMInferenceService)
-CAPACITY = "1.2"  # 1.2: perRole[].now null (a quota of unknown size before any replica);
+CAPACITY = "1.3"  # 1.3: target.kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment,
+# StatefulSet, LLMInferenceService) and target.workloads[] (the Workload each role's copy is modeled on);
+# 1.2: perRole[].now null (a quota of unknown size before any replica);
 # 1.1: nodes[]; next.node and next.nodes with the code PodsUnschedulable
 QUEUES = "1.1"  # 1.1: cohorts[].quota and cohorts[].cycle; borrowing[].lent, cohortQuota, unattributed
 

@@ -182,7 +182,7 @@ def test_snapshot_with_nodes_says_never(cli: Callable, tmp_path: Path) -> None:
     assert r.exit_code == 0, r.stderr
     doc = json.loads(r.stdout)
     _valid(doc)
-    assert doc["schemaVersion"] == "1.2" and doc["now"] == 0
+    assert doc["schemaVersion"] == "1.3" and doc["now"] == 0
     nxt = doc["next"]
     assert (nxt["code"], nxt["never"], nxt["role"], nxt["flavor"], nxt["node"], nxt["nodes"]) == (
         sim.NODE_CODE, True, "prefill", "h20", "gpu-0", 2)

@@ -165,7 +165,7 @@ def test_from_a_snapshot_json(cli: Callable, tmp_path: Path) -> None:
     r = cli(["capacity", *PD_FLAGS, "-f", f, "-o", "json"])
     assert r.exit_code == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert (doc["schemaVersion"], doc["now"], doc["byBorrowing"], doc["next"]["code"]) == ("1.2", 2, 0,
+    assert (doc["schemaVersion"], doc["now"], doc["byBorrowing"], doc["next"]["code"]) == ("1.3", 2, 0,
                                                                                           "QuotaExhausted")
     assert doc["byPreemption"]["reason"] == "policy-never"
     assert [(p["role"], p["now"]) for p in doc["perRole"]] == [("prefill", 7), ("decode", 7)]

@@ -39,7 +39,9 @@ def test_the_list_finds_a_group_named_only_by_annotation(cli: Any, apiserver: An
     r = cli(["why-pending", "-A", "-o", "json"], env=env)
     assert r.exit_code in (0, 1), r.stderr
     items = json.loads(r.stdout)["items"]
-    assert [(i["target"]["kind"], i["target"]["name"]) for i in items] == [("PodGroup", group[0]["metadata"]["name"])]
+    # a row of its LWS (pending/owners.as_owner), the group its one Workload
+    assert [(i["target"]["kind"], i["target"]["name"]) for i in items] == [("LeaderWorkerSet", "vllm")]
+    assert [(w["name"], w["group"]) for w in items[0]["workloads"]] == [(group[0]["metadata"]["name"], "0")]
     assert {x["name"]: x["pods"]["have"] for x in items[0]["roles"]} == {"leader": 1, "worker": 1}
 
 
@@ -126,7 +128,7 @@ def test_a_disaggregated_set_half_admitted_is_partly_admitted(cli: Any, apiserve
     _server, env = apiserver([*fw.queues(gpus=2, used=2), *_ds_prefill_admitted_decode_waits()],
                              groups=fw.groups())
     _code, data = _json(cli, env, "ds/pd")
-    assert data["schemaVersion"] == "1.7"
+    assert data["schemaVersion"] == "1.8"
     first = data["reasons"][0]
     assert first["code"] == "PartlyAdmitted"
     assert first["params"]["admittedRoles"] == ["prefill"] and first["params"]["waitingRoles"] == ["decode"]

@@ -26,8 +26,10 @@ QUOTA = ("QuotaExhausted", "NeedsPreemption", "QuotaExceedsCapacity")
 def _targets(path: str, cli: Any) -> list[tuple[str, str]]:
     r = cli(["why-pending", "-A", "-f", path, "-o", "json"])
     doc = json.loads(r.stdout) if r.stdout.strip() else {"items": []}
-    kinds = {"ModelDeployment": "md", "PodGroup": "podgroup", "Workload": "workload"}
-    return [(f"{kinds[i['target']['kind']]}/{i['target']['name']}", i["target"]["namespace"]) for i in doc["items"]]
+    kinds = {"ModelDeployment": "md", "PodGroup": "podgroup", "Workload": "workload", "LeaderWorkerSet": "lws",
+             "DisaggregatedSet": "ds", "Deployment": "deploy", "StatefulSet": "sts", "LLMInferenceService": "llmisvc"}
+    return list(dict.fromkeys((f"{kinds[i['target']['kind']]}/{i['target']['name']}", i["target"]["namespace"])
+                              for i in doc["items"]))  # a framework's groups: one row each, one target
 
 
 def _inputs(tmp: Path) -> list[str]:

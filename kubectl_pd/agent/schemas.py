@@ -222,8 +222,14 @@ def capacity() -> dict[str, Any]:
                    "accelerator": {"type": "integer"}, "localQueue": NS, "clusterQueue": NS, "resource": NS})
     props = {
         "schemaVersion": _version("capacity"),
-        "target": closed({"kind": {"enum": ["Request", "PodGroup", "ModelDeployment"]}, "name": NS, "namespace": S,
-                          "apiProfile": S}),
+        "target": closed({"kind": {"enum": ["Request", "PodGroup", "ModelDeployment", "LeaderWorkerSet",
+                                            "DisaggregatedSet", "Deployment", "StatefulSet", "LLMInferenceService"]},
+                          "name": NS, "namespace": S, "apiProfile": S,
+                          "workloads": {"type": "array", "description": "a PD framework's deployment: the Workload "
+                                        "each role of one more group is modeled on, and how many of that role's "
+                                        "Workloads were read", "items": closed({"role": S, "workload": S,
+                                                                                 "groups": count})}},
+                         ["kind", "name", "namespace", "apiProfile"]),
         "roles": {"type": "array", "items": role},
         "now": {**ncount, "description": "whole copies Kueue would admit now, one after another (null: not "
                                          "judged)"},

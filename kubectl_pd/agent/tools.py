@@ -342,7 +342,9 @@ TOOLS: tuple[Tool, ...] = (
 )
 # ------------------------------------------------------------------------------------ capacity and queues
 CAPACITY_INPUT = _obj({
-    "target": {**_S, "description": "md/NAME: an existing ModelDeployment's shape (else give roles)"},
+    "target": {**_S, "description": "md/NAME: an existing ModelDeployment's shape (else give roles); podgroup/NAME; "
+                                    "lws/, ds/, deploy/, sts/, llmisvc/NAME: one more group of what a PD framework "
+                                    "made, modeled on its Workloads"},
     "namespace": _NAMESPACE,
     "roles": {"type": "array", "items": _S, "description": "roles as create's --role takes them: "
               "name=N,kind=K,replicas=R[,instance-type=IT,accelerator=A,accelerator-key=K,size=S]"},

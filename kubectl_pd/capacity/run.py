@@ -59,15 +59,48 @@ def _progress() -> sim.Progress | None:
     return show
 
 
+def run_owner(source: Any, kind: str, name: str, namespace: str, *, limit: int = sim.DEFAULT_LIMIT,
+              preempt_limit: int = pe.DEFAULT_LIMIT, priority: int | None = None,
+              deadline_s: float = sim.DEFAULT_DEADLINE_S) -> tuple[dict[str, Any], Capacity]:
+    """The answer for one more group of what a PD framework made (capacity/owner.py): its roles' Workloads as Kueue
+    built them are the copy; PRIORITY None: theirs (the copy's newest Workload's)."""
+    import time
+
+    from kubectl_pd.capacity import owner
+
+    once = Once(source)
+    plan, modeled = owner.gather_owner(once, kind, name, namespace)
+    if not modeled and not plan.unread:
+        from kubectl_pd.capacity.words import no_workloads
+        from kubectl_pd.errors import PdError
+
+        raise PdError(no_workloads(kind, name, namespace))
+    if priority is None:
+        priority = max((m.workload.priority for m in modeled), default=0)
+    target = {"kind": kind, "name": name, "namespace": namespace, "apiProfile": owner.PROFILE,
+              "workloads": owner.modeled_doc(modeled)}
+    bound = Bound(time.monotonic() + deadline_s, _progress())
+    try:
+        return _counted(once, plan, target, bool(plan.parts), limit, preempt_limit, priority, bound), plan
+    finally:
+        bound.done()
+
+
 def _run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target: dict[str, Any], limit: int,
          preempt_limit: int, priority: int, bound: Bound) -> tuple[dict[str, Any], Capacity]:
     once = Once(source)
     plan = gather(once, req, roles, profile)
+    judged = bool(plan.parts) and len(plan.resources) == len([r for r in roles if r.accelerator > 0])
+    return _counted(once, plan, target, judged, limit, preempt_limit, priority, bound), plan
+
+
+def _counted(once: Once, plan: Capacity, target: dict[str, Any], judged: bool, limit: int, preempt_limit: int,
+             priority: int, bound: Bound) -> dict[str, Any]:
+    """The counts of a gathered plan (none when not JUDGED or its snapshot is unread), as the document."""
     snap = plan.snapshot
     copies = preempting = None
     per_role: dict[str, sim.Count] = {}
     by_order: dict[str, int] = {}
-    judged = plan.parts and len(plan.resources) == len([r for r in roles if r.accelerator > 0])
     if snap is not None and judged:
         # Kueue 0.20+ may give the pod sets any order (create/preflight.orders_to_judge): each is counted, the least
         # is the answer, and the counts are shown when they differ
@@ -80,7 +113,7 @@ def _run(source: Any, req: CreateRequest, roles: list[Role], profile: str, targe
     doc = document(target, plan, copies, preempting, per_role)
     if len(set(by_order.values())) > 1:
         doc["byPodSetOrder"] = by_order
-    return doc, plan
+    return doc
 
 
 def _count(source: Any, plan: Capacity, parts: list[Any], priority: int, limit: int, preempt_limit: int,

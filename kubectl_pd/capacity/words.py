@@ -88,6 +88,10 @@ def _target(doc: dict[str, Any]) -> str:
     shape = " + ".join(f"{r['name']} x{r['replicas']}" + (f" (size {r['size']})" if r["size"] > 1 else "")
                        + f" {r['accelerator']} card(s)/pod" for r in doc["roles"])
     name = f"{t['kind']} {t['name']}" if t.get("name") else "the request"
+    if t.get("workloads"):  # a PD framework's deployment: one copy is one group, a Workload of each role
+        modeled = ", ".join(f"{w['role']} like {w['workload']} ({w['groups']} read)" for w in t["workloads"])
+        return (f"{name} in namespace {t['namespace']}: one more copy is one more group, a Workload of each role "
+                f"as Kueue built it ({modeled}): {shape}")
     return f"{name} in namespace {t['namespace']} ({t['apiProfile']}): {shape}"
 
 
@@ -170,3 +174,29 @@ def timed_out(n: int, seconds: float, role: str | None = None) -> tuple[str, str
     """The `incomplete` row of a count stopped at the run's deadline (ROLE: that role's count alone)."""
     what = f"the count of role {role} alone" if role else "the count of copies"
     return what, f"stopped at the run's {seconds:g}s deadline after {n}: at least that many fit"
+
+
+# -- a PD framework's deployment (capacity/owner.py) ---------------------------------------------------------------
+
+def local_queue_read(namespace: str, name: str) -> str:
+    """The `incomplete[].read` of a LocalQueue."""
+    return f"LocalQueue {namespace}/{name}"
+
+
+def unread_reads(unread: list[Any]) -> list[tuple[str, str]]:
+    """The target's reads that failed (pending/target.Unread), as `incomplete` rows."""
+    from kubectl_pd.pending.words import read_text
+
+    return [(read_text(u.read), u.why) for u in unread]
+
+
+def no_queue(role: str, workload: str) -> tuple[str, str]:
+    """The `incomplete` row of a role whose Workload names no LocalQueue: where its copy would go is unknown."""
+    return f"the LocalQueue of role {role}", f"its Workload {workload} names none (spec.queueName)"
+
+
+def no_workloads(kind: str, name: str, namespace: str) -> str:
+    """A framework's deployment with no Workload Kueue built: nothing to model a copy on."""
+    return (f"{kind} {namespace}/{name} has no Workload to weigh a copy by (none was found, or every one has "
+            f"finished): Kueue builds them only for what carries a kueue.x-k8s.io/queue-name label (or when it "
+            f"manages objects without one)")

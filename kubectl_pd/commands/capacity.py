@@ -14,8 +14,16 @@ from kubectl_pd.errors import EXIT_OK, PdError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 
 
+def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """ModelDeployment names on Tab; after lws/, ds/, deploy/, sts/, llmisvc/ the names of that kind (live, within
+    --request-timeout, silent on any error)."""
+    from kubectl_pd.completion.live import modeldeployment_names
+
+    return modeldeployment_names(ctx, param, incomplete)
+
+
 @click.command("capacity", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@click.argument("target", metavar="[md/NAME|podgroup/NAME]", required=False)
+@click.argument("target", metavar="[TARGET]", required=False, shell_complete=_complete_target)
 @click.option("--role", "roles", multiple=True, type=RoleType(),
               help="A role as create takes it (repeatable): name=N,kind=K,replicas=R,instance-type=IT,accelerator=A,"
                    "accelerator-key=K,size=S.")
@@ -37,7 +45,8 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
               help="Count at most this many copies now (past it the answer is 'at least').")
 @click.option("--max-preemption", "preempt_limit", type=click.IntRange(0, 1000), default=20, show_default=True,
               help="Judge at most this many further copies by preemption (0: none).")
-@click.option("--priority", type=int, default=0, show_default=True, help="The copies' Workload priority.")
+@click.option("--priority", type=int, default=None,
+              help="The copies' Workload priority (default 0; a PD framework's target: its Workloads' own).")
 @click.option("-o", "--output", type=click.Choice(("text", "json", "yaml")), default="text", show_default=True,
               help="Output format.")
 @COLOR
@@ -45,7 +54,7 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec, ...], prefill: str | None,
              decode: str | None, instance_type: str | None, shape_target: str, local_queue: str | None,
              api_profile: str | None, manifest: str | None, files: tuple[str, ...], limit: int,
-             preempt_limit: int, priority: int, output: str) -> int:
+             preempt_limit: int, priority: int | None, output: str) -> int:
     """How many more copies of a deployment Kueue would admit now, by borrowing and by preemption, and what
     stops the next one; and how many more replicas of each role alone.
 
@@ -53,9 +62,12 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     kubectl pd capacity --instance-type gpu-h20 --prefill 1 --decode 2
     kubectl pd capacity md/qwen -n team-a
     kubectl pd capacity podgroup/qwen -n team-a
+    kubectl pd capacity lws/qwen -n team-a      (also ds/, deploy/, sts/, llmisvc/: one more group of each role)
     kubectl pd capacity --role name=p,kind=prefill,replicas=1,accelerator=2 --instance-type gpu-h20 -f snap.yaml
 
     \b
+    TARGET: md/NAME, podgroup/NAME, or what a PD framework made: lws/NAME, ds/NAME, deploy/NAME, sts/NAME,
+    llmisvc/NAME (their long names too); a bare NAME is tried in that order.
     Copies are placed one after another as Kueue would (its flavor order, fungibility and pod-set order),
     each against the queues with the ones before it admitted.
     Exit codes: 0 answered, 1 a read failed or the shape could not be judged, 2 usage.
@@ -72,27 +84,38 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     ns = namespace(cluster)
     from kubectl_pd.capacity import shape
 
+    found: Any = None
+    kind, name = "", ""
+    if target:
+        kind, name, found = _resolve(source, target, ns)
+    if kind not in ("", "ModelDeployment", "PodGroup"):
+        from kubectl_pd.capacity.run import run_owner
+
+        doc, _plan = run_owner(source, kind, name, ns, limit=limit, preempt_limit=preempt_limit, priority=priority)
+        return _answer(doc, output)
     if shape_given:
         req, role_list, profile = shape.from_flags(ns, roles, prefill, decode, instance_type, shape_target,
                                                    local_queue, api_profile or PD_ATOMIC)
         tgt = {"kind": "PodGroup" if shape_target == "pods" else shape.KIND_REQUEST, "name": None,
                "namespace": ns, "apiProfile": profile}
-    elif target and target.lower().startswith(("podgroup/", "pg/")):
-        name = target.partition("/")[2]
-        pods = source.list("Pod", ns, label_selector=f"kueue.x-k8s.io/pod-group-name={name}")
-        req, role_list, profile = shape.from_pod_group(pods, name, ns)
+    elif kind == "PodGroup":
+        req, role_list, profile = shape.from_pod_group(found, name, ns)
         tgt = {"kind": "PodGroup", "name": name, "namespace": ns, "apiProfile": profile}
     elif manifest:
-        req, role_list, profile, kind = _manifest(manifest, ns, api_profile)
-        tgt = {"kind": kind, "name": req.name, "namespace": req.namespace, "apiProfile": profile}
+        req, role_list, profile, mkind = _manifest(manifest, ns, api_profile)
+        tgt = {"kind": mkind, "name": req.name, "namespace": req.namespace, "apiProfile": profile}
     else:
-        obj = _model_deployment(source, target or "", ns)
-        req, role_list, profile = shape.from_model_deployment(obj, ns, api_profile)
+        req, role_list, profile = shape.from_model_deployment(found, ns, api_profile)
         tgt = {"kind": "ModelDeployment", "name": req.name, "namespace": ns, "apiProfile": profile}
     from kubectl_pd.capacity.run import run
 
     doc, plan = run(source, req, role_list, profile, tgt, limit=limit, preempt_limit=preempt_limit,
-                    priority=priority)
+                    priority=priority or 0)
+    return _answer(doc, output)
+
+
+def _answer(doc: dict[str, Any], output: str) -> int:
+    """Print the document; a read that failed or a copy not judged is exit 1, after it."""
     from kubectl_pd.capacity.words import render
     from kubectl_pd.output.printers import View
 
@@ -129,10 +152,53 @@ def _manifest(path: str, ns: str, api_profile: str | None) -> tuple[Any, Any, st
                   f"{len(mds)} ModelDeployment(s) and {len(groups)} pod group(s)")
 
 
-def _model_deployment(source: Any, target: str, ns: str) -> dict[str, Any]:
-    kind, _, name = target.partition("/")
-    if kind.lower() not in ("md", "modeldeployment", "modeldeployments") or not name:
-        raise click.UsageError(f"TARGET {target!r}: expected md/NAME or podgroup/NAME")
+GROUP_SELECTOR = "kueue.x-k8s.io/pod-group-name={}"
+
+
+def _resolve(source: Any, target: str, ns: str) -> tuple[str, str, Any]:
+    """TARGET -> (kind, name, what was read for it): a ModelDeployment (the object), a pod group (its Pods), or a
+    PD framework's object (pending/target.OWNER_KINDS: lws/, ds/, deploy/, sts/, llmisvc/ and their long names;
+    read by capacity/owner.py). A bare NAME is a ModelDeployment, else a pod group, else the first framework kind
+    that holds it, all asked in one wave as why-pending does (pending/owners.probe)."""
+    from kubectl_pd.errors import ApiUnavailable, NotFoundError
+    from kubectl_pd.pending.target import OWNER_KINDS, parse_target
+
+    if "/" in target:
+        try:
+            kind, name = parse_target(target)
+        except ValueError:
+            kind, name = "", ""
+        if kind in OWNER_KINDS:
+            return kind, name, None
+        if kind == "PodGroup":
+            return kind, name, source.list("Pod", ns, label_selector=GROUP_SELECTOR.format(name))
+        if kind != "ModelDeployment":
+            raise click.UsageError(f"TARGET {target!r}: expected md/NAME, podgroup/NAME, lws/NAME, ds/NAME, "
+                                   "deploy/NAME, sts/NAME, llmisvc/NAME or NAME")
+        return kind, name, _model_deployment(source, name, ns)
+    missing: list[str] = []
+    try:
+        if (md := source.get("ModelDeployment", target, ns)) is not None:
+            return "ModelDeployment", target, md
+        missing.append("ModelDeployment")
+    except NotFoundError:
+        missing.append("ModelDeployment")
+    except ApiUnavailable:
+        missing.append("ModelDeployment!")
+    pods = source.list("Pod", ns, label_selector=GROUP_SELECTOR.format(target))
+    if pods:
+        return "PodGroup", target, pods
+    from kubectl_pd.pending.owners import probe
+
+    found, absent = probe(source, target, ns)
+    if found:
+        return found[0], target, None
+    from kubectl_pd.pending.screen_words import bare_not_found
+
+    raise NotFoundError(bare_not_found(target, ns, [*missing, "PodGroup", *absent]))
+
+
+def _model_deployment(source: Any, name: str, ns: str) -> dict[str, Any]:
     obj = source.get("ModelDeployment", name, ns)
     if obj is None:
         from kubectl_pd.errors import NotFoundError

@@ -22,14 +22,18 @@ from typing import TYPE_CHECKING, Any
 from kubectl_pd.cluster.prefetch import together
 from kubectl_pd.cluster.source import Obj, name_of
 from kubectl_pd.errors import ApiUnavailable, NotFoundError
-from kubectl_pd.labels import DS_NAME_LABEL, JOB_UID_LABEL, LWS_NAME_LABEL
+from kubectl_pd.labels import DS_NAME_LABEL, JOB_UID_LABEL, LWS_GROUP_INDEX, LWS_NAME_LABEL
 from kubectl_pd.pending.say import Read
 
 if TYPE_CHECKING:
+    from kubectl_pd import kube
     from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.kueue.model import Workload
     from kubectl_pd.pending.gather import Call, Facts, _FactReader
+    from kubectl_pd.pending.model import Diagnosis
     from kubectl_pd.pending.target import Target
 
+POD_TEMPLATE_HASH = "pod-template-hash"  # the Deployment controller's label on each Pod (and its ReplicaSet)
 UIDS_PER_LIST = 50  # a Deployment's Pods' uids named in one `job-uid in (...)` selector
 
 
@@ -203,3 +207,109 @@ def _getter(source: Source, kind: str, name: str, ns: str) -> Callable[[], Any]:
 
 def _lister(source: Source, kind: str, ns: str, selector: str) -> Callable[[], list[Obj]]:
     return lambda: source.list(kind, ns, label_selector=selector)
+
+
+# ------------------------------------------------------------------------------------------------ for other commands
+
+def discover(source: Source, target: Target) -> Facts:
+    """The target's Workloads and Pods read as why-pending reads them (`read`, its waves), for a command that
+    weighs them itself (capacity): the Facts' `workloads`, `pods`, `members` and `incomplete`; nothing else is
+    read. NotFoundError when the target is missing."""
+    from kubectl_pd.pending.gather import Facts, _FactReader
+
+    facts = Facts(target, live=source.is_live)
+    read(_FactReader(source, facts), target)
+    return facts
+
+
+def pods_by_workload(facts: Facts) -> dict[str, list[kube.Pod]]:
+    """Each Workload's Pods among those read: a Pod's Kueue group (annotation or label) or its own Workload."""
+    out: dict[str, list[kube.Pod]] = {}
+    for p in facts.pods:
+        g = facts.group_of(p)
+        if g:
+            out.setdefault(g, []).append(p)
+    return out
+
+
+def deployment_of(pod: kube.Pod) -> str | None:
+    """The Deployment a Pod belongs to: its controlling ReplicaSet's name less the `-<pod-template-hash>` the
+    Deployment controller appends (both written by it on every Pod of a Deployment); None: not a Deployment's."""
+    rs = next((o.name for o in pod.owners if o.kind == "ReplicaSet"), None)
+    pth = pod.labels.get(POD_TEMPLATE_HASH)
+    if rs and pth and rs.endswith("-" + pth):
+        return rs[:-len(pth) - 1]
+    return None
+
+
+def runner_of(wl: Workload, pods: list[kube.Pod]) -> tuple[str, str] | None:
+    """(kind, name) of the object Kueue built WL for: its LeaderWorkerSet or StatefulSet owner, or for a Pod's
+    own Workload that Pod's Deployment. None: none of the frameworks' objects."""
+    for kind, name, _uid in wl.owners:
+        if kind in ("LeaderWorkerSet", "StatefulSet"):
+            return kind, name
+    own = [uid for kind, _name, uid in wl.owners if kind == "Pod"]
+    if len(own) == 1:  # a Pod's own Workload (a pod group's has every member Pod as an owner)
+        dep = next((d for p in pods if p.uid == own[0] and (d := deployment_of(p))), None)
+        if dep:
+            return "Deployment", dep
+    return None
+
+
+def owner_of(wl: Workload, pods: list[kube.Pod]) -> tuple[str, str] | None:
+    """(kind, name) of the deployment a user made that WL belongs to: a DisaggregatedSet when its pod templates
+    or Pods carry the set's name label (the set's controller writes it on each role's LWS and Pods), else
+    runner_of. None: none of the frameworks' objects."""
+    runner = runner_of(wl, pods)
+    if runner is None:
+        return None
+    labels = [ps.template_labels for ps in wl.pod_sets] + [p.labels for p in pods]
+    ds = next((v for ls in labels if isinstance(v := ls.get(DS_NAME_LABEL), str) and v), None)
+    return ("DisaggregatedSet", ds) if ds else runner
+
+
+def role_of(wl: Workload, pods: list[kube.Pod]) -> str:
+    """The role WL plays in its deployment: a framework's role label on its pod templates or Pods
+    (roles.labelled_role: the DisaggregatedSet's, llm-d's, the component), else the name of the object Kueue
+    built it for (runner_of), else its first pod set's name."""
+    from kubectl_pd.pending.roles import labelled_role
+
+    for labels in [ps.template_labels for ps in wl.pod_sets] + [p.labels for p in pods]:
+        if (role := labelled_role(labels)) is not None:
+            return role
+    runner = runner_of(wl, pods)
+    if runner is not None:
+        return runner[1]
+    return wl.pod_sets[0].name if wl.pod_sets else "main"
+
+
+def group_of(wl: Workload, pods: list[kube.Pod]) -> str | None:
+    """Which group of its deployment WL is: the LWS group index its Pods carry; a Pod's own Workload, that Pod's
+    name; None: not known."""
+    idx = next((v for p in pods if (v := p.labels.get(LWS_GROUP_INDEX))), None)
+    if idx is not None:
+        return idx
+    own = [name for kind, name, _uid in wl.owners if kind == "Pod"]
+    return own[0] if len(own) == 1 else None
+
+
+def as_owner(d: Diagnosis, facts: Facts) -> Diagnosis:
+    """One row of the list with no TARGET (`why-pending -A`, its --watch, snapshot): a pod group or Workload that
+    a PD framework's object made (an LWS's group, a DisaggregatedSet role's group, a Deployment's Pod) is shown
+    as a row of that object: the target its kind and name (owner_of), `workloads` the one Workload with its role
+    (role_of, as capacity names it) and group (group_of). D itself otherwise."""
+    from kubectl_pd.pending.model import WorkloadRow
+    from kubectl_pd.pending.target import Target
+
+    if d.target.kind not in ("PodGroup", "Workload") or len(facts.workloads) != 1:
+        return d
+    wl = next(iter(facts.workloads.values()))
+    if wl is None:
+        return d
+    owner = owner_of(wl, facts.pods)
+    if owner is None:
+        return d
+    row = WorkloadRow(wl.name, role_of(wl, facts.pods), group_of(wl, facts.pods), wl.admitted)
+    from kubectl_pd.records import replace
+
+    return replace(d, target=Target(owner[0], owner[1], d.target.namespace), workloads=[row])

@@ -324,9 +324,16 @@ DETAIL_WIDTH = 90  # the DETAIL column on a terminal; into a pipe or a file it i
 
 def _list_row(ns: str, d: Diagnosis, width: int | None = DETAIL_WIDTH, worker: bool = False) -> list[str]:
     r = d.reasons[0]
+    from kubectl_pd.pending.target import OWNER_KINDS
+
     kind = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}.get(d.target.kind, d.target.kind)
+    kind = kind.lower() if kind in OWNER_KINDS else kind  # kubectl's KIND/NAME: leaderworkerset/qwen
     detail = one_line(words.message(r), width) if width else " ".join(words.message(r).split())
-    return [ns, f"{kind}/{d.target.name}", r.role or "-", *([mk_listing.cell(d)] if worker else []), r.code, detail]
+    role = r.role or "-"
+    if d.target.kind in OWNER_KINDS and len(d.workloads) == 1:  # a framework's group (pending/owners.as_owner)
+        w = d.workloads[0]
+        role = f"{w.role or role}[{w.group}]" if w.group is not None else (w.role or role)
+    return [ns, f"{kind}/{d.target.name}", role, *([mk_listing.cell(d)] if worker else []), r.code, detail]
 
 
 def _headers(worker: bool) -> list[str]:

@@ -264,6 +264,7 @@ def every(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: 
     from kubectl_pd.pending import narrow
     from kubectl_pd.pending.diagnose import diagnose
     from kubectl_pd.pending.gather import gather_all, gather_preemption
+    from kubectl_pd.pending.owners import as_owner
     from kubectl_pd.pending.preempt import section
     from kubectl_pd.pending.render import to_dict
     from kubectl_pd.pending.target import IncompleteError
@@ -284,6 +285,7 @@ def every(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: 
         if not stands(d, f):
             out.unknown.append(IncompleteError(f.target, f.incomplete))
         elif d.pending:
+            d = as_owner(d, f)  # a framework's group: a row of its LWS, DisaggregatedSet or Deployment
             out.pending.append((f.target.namespace, d))
             if as_json or wide:
                 out.items.append({**(to_dict(d) if as_json else {}), **section(ctx, f, text=False).json})

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.errors import ListExpired
 from kubectl_pd.kube import WatchEvent, watch_event
+from kubectl_pd.pending.target import OWNER_KINDS
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.live import LiveSource
 
-Row = tuple[str, str, str, str]  # (role, code, detail, kind/name) of one pending target
+Row = tuple[str, str, str, str]  # (role, code, detail, name shown) of one pending target
 Rows = dict[tuple[str, str, str], Row]  # (namespace, kind, name) -> its row
 HELD = 300  # a watch's timeoutSeconds is HELD to 2*HELD (client-go's reflector: 5-10 min); then it resumes
 QUIET = 0.5  # seconds without another change before a burst of changes is diagnosed
@@ -68,6 +69,11 @@ def rows_of(pending: list[tuple[str, Any]], message: Callable[[Any], str]) -> Ro
     out: Rows = {}
     for ns, d in pending:
         r = d.reasons[0]
+        if len(d.workloads) == 1 and d.target.kind in OWNER_KINDS:  # a framework's group (pending/owners.as_owner):
+            w = d.workloads[0]  # keyed by its Workload, shown as its owner's row with its role and group
+            role = f"{w.role or r.role or '-'}" + (f"[{w.group}]" if w.group is not None else "")
+            out[(ns, d.target.kind, w.name)] = (role, r.code, message(r), d.target.name)
+            continue
         out[(ns, d.target.kind, d.target.name)] = (r.role or "-", r.code, message(r), d.target.name)
     return out
 

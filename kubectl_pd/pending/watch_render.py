@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kubectl_pd.pending.target import OWNER_KINDS
 from kubectl_pd.pending.watch_all import Row, Rows
 
 KINDS = {"ModelDeployment": "md", "Workload": "wl", "PodGroup": "podgroup"}
@@ -13,7 +14,7 @@ def table(rows: Rows, stamp: str) -> str:
 
     if not rows:
         return f"{stamp}  No pending deployments, pod groups or Workloads in any namespace.\n"
-    body = [[ns, f"{KINDS.get(kind, kind)}/{name}", r[0], r[1], r[2]] for (ns, kind, name), r in sorted(rows.items())]
+    body = [[ns, f"{_kind(kind)}/{r[3]}", r[0], r[1], r[2]] for (ns, kind, _name), r in sorted(rows.items())]
     text: str = tabulate(body, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",
                          disable_numparse=True)
     return f"{stamp}\n" + text + "\n"
@@ -21,10 +22,15 @@ def table(rows: Rows, stamp: str) -> str:
 
 def line(stamp: str, change: str, key: tuple[str, str, str], row: Row | None) -> str:
     ns, kind, name = key
-    what = f"{ns}/{KINDS.get(kind, kind)}/{name}"
+    what = f"{ns}/{_kind(kind)}/{row[3] if row is not None else name}"
     if row is None:
         return f"{stamp}  {what}  {WORDS[change]}"
     return f"{stamp}  {what}  {WORDS[change]}: {row[1]} ({row[0]}): {row[2]}"
+
+
+def _kind(kind: str) -> str:
+    """The TARGET's kind as the list shows it: md, wl, podgroup; a framework's as kubectl's KIND (lowercase)."""
+    return KINDS.get(kind) or (kind.lower() if kind in OWNER_KINDS else kind)
 
 
 def redraw(previous_lines: int, text: str) -> str:
