@@ -133,7 +133,7 @@ def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
     oracle would stop at f0; the verdict's one assignment names f1 and its targets."""
     from kubectl_pd.admitted_reads import read_admitted
     from kubectl_pd.cluster.snapshot import SnapshotSource
-    from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.kueue.preempt_answer import Answers, Context
     from tests.builders import cluster_queue, resource_flavor
     from tests.test_preemption_property import CARD, RES, _holder
 
@@ -149,7 +149,8 @@ def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
     policy = vd.evaluate(snap, "cq", queue).verdicts[("wl", "main")]
     assert (policy.code, policy.best.flavor if policy.best else None) == ("NeedsPreemption", "f0")
     ctx = Context(read_admitted(SnapshotSource.from_objects(objs), ["cq"], config=True))  # read, then decide
-    real = vd.evaluate(snap, "cq", queue, ctx.assign).verdicts[("wl", "main")]
+    judged = Answers(ctx)  # each assignment returned with its preemption answer
+    real = vd.evaluate(snap, "cq", queue, judged.assign).verdicts[("wl", "main")]
     assert (real.code, real.best.flavor if real.best else None) == ("NeedsPreemption", "f1")
-    a = ctx.answers["team-a/wl"]
+    a = judged.answer_of("team-a/wl")
     assert [(t.name, t.reason) for t in a.targets or ()] == [("low", "InClusterQueue")]

@@ -219,7 +219,7 @@ def run(c: WhyPending) -> int:
     from kubectl_pd.multikueue import section as mk  # MultiKueue: the manager's check, then its workers
 
     mkp = mk.part(c.source, facts, c.cluster, c.o.workers, c.replayed, c.o.by_name)
-    shown = _Shown.of(d, facts, ctx, mkp)
+    shown = _Shown.of(d, facts, mkp)
     last = c.printer.text(shown)
     _preemption_notes(c, shown)
     click.echo(last, nl=False)
@@ -243,10 +243,10 @@ class _Shown:
     multikueue: MultiKueuePart | None = None
 
     @staticmethod
-    def of(d: Diagnosis, facts: Facts, ctx: Context, mkp: MultiKueuePart | None = None) -> _Shown:
+    def of(d: Diagnosis, facts: Facts, mkp: MultiKueuePart | None = None) -> _Shown:
         from kubectl_pd.pending.preempt import section
 
-        return _Shown(d, facts, section(ctx, facts), mkp)
+        return _Shown(d, facts, section(d), mkp)
 
 
 def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
@@ -263,7 +263,7 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             from kubectl_pd.multikueue import section as mk
 
             mkp = mk.part(c.source, facts, c.cluster, c.o.workers, by_name=c.o.by_name)
-            shown = _Shown.of(d, facts, ctx, mkp)
+            shown = _Shown.of(d, facts, mkp)
             text = c.printer.text(shown)
             if text != last:
                 _preemption_notes(c, shown)

@@ -404,15 +404,15 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
                                                  if f in flavor_objs or f in missing}
     snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
     from kubectl_pd.admitted_reads import Reading
-    from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.kueue.preempt_answer import Answers, PreemptionView
 
     per_replica = profile_name == PER_REPLICA
     judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
     for order in orders_to_judge(source, cq_roles, per_replica):
-        ctx = Context(Reading(source))  # the verdict and who admitting it would preempt, one assignment a Workload
+        given = Answers(PreemptionView(Reading(source)))  # each assignment with who admitting it would preempt
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order,
-                                                         rd.priority), ctx.assign)
-        judged.append((order, quota_findings(cq_name, resource, result, per_replica), list(ctx.answers.values())))
+                                                         rd.priority), given.assign)
+        judged.append((order, quota_findings(cq_name, resource, result, per_replica), given.every()))
     if all(_same(f, judged[0][1]) for _, f, _ in judged):
         rd.out.findings += judged[0][1]
         rd.out.preemption += judged[0][2]
