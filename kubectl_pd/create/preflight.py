@@ -396,13 +396,13 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
         for r in cq_roles:
             rd.out.covered[r.name] = resource
         return  # no flavors yet: nothing to weigh
-    peers: list[dict[str, Any]] | None = []
-    cohorts: list[dict[str, Any]] | None = []
-    if model.cohort:
-        peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
     flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
                                                  if f in flavor_objs or f in missing}
-    snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
+    from kubectl_pd.cluster import engine_reads
+
+    got = engine_reads.read(rd.list, source.is_live, queues={cq_name: cq}, flavors=flavors, cohort_only=True)
+    assert got is not None  # the queue was read: nothing here leaves none
+    snap = got.snapshot()
     from kubectl_pd.admitted_reads import Reading
     from kubectl_pd.kueue.preempt_answer import Answers, PreemptionView
 

@@ -1056,13 +1056,15 @@ def engine_snapshot(facts: Facts) -> Snapshot:
     queue once, not 2,000 times. Found by value (memo.matched): the key is the names read, the entry keeps the
     records it was made of and a hit must hold equal ones. The preemption plan below and the diagnosis
     (pending/diagnose.snapshot_of) share it."""
+    from kubectl_pd.cluster.engine_reads import Inputs
+
     cqs, fls, peers, cohorts = facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts
     whole = (tuple(cqs.items()), tuple(fls.items()), None if peers is None else tuple(peers),
              None if cohorts is None else tuple(cohorts), facts.live)
     key = (tuple(cqs), tuple(fls), None if peers is None else len(peers), None if cohorts is None else len(cohorts),
            facts.live)
-    return memo.matched(facts.run.snapshots, key, whole, lambda: Snapshot.read(cqs, fls, peers, cohorts,
-                                                                              from_file=not facts.live), _SNAPSHOTS)
+    return memo.matched(facts.run.snapshots, key, whole,  # read in the gather step's waves: nothing listed here
+                        lambda: Inputs(cqs, fls, peers, cohorts, facts.live).snapshot(), _SNAPSHOTS)
 
 
 _SNAPSHOTS = 4096  # a run's distinct engine snapshots (one past it empties the table)
