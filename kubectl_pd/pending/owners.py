@@ -27,7 +27,8 @@ from kubectl_pd.pending.say import Read
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
-    from kubectl_pd.pending.gather import Call, Facts, _FactReader
+    from kubectl_pd.pending.facts import Call, Facts
+    from kubectl_pd.pending.reader import FactReader
     from kubectl_pd.pending.target import Target
 
 UIDS_PER_LIST = 50  # a Deployment's Pods' uids named in one `job-uid in (...)` selector
@@ -59,7 +60,7 @@ def probe(source: Source, name: str, namespace: str) -> tuple[list[str], list[st
     return found, absent
 
 
-def read(rd: _FactReader, target: Target) -> None:
+def read(rd: FactReader, target: Target) -> None:
     """The target and everything Kueue admits for it, into rd.facts; NotFoundError when the target is missing."""
     source, ns = rd.source, target.namespace
     runners = _runners(rd, target)
@@ -101,7 +102,7 @@ def read(rd: _FactReader, target: Target) -> None:
     _into(facts, wls, pods)
 
 
-def _runners(rd: _FactReader, target: Target) -> list[tuple[str, Obj]]:
+def _runners(rd: FactReader, target: Target) -> list[tuple[str, Obj]]:
     """Wave 1: the target, and the objects Kueue builds Workloads for (LWS, StatefulSet) or whose Pods it admits
     one by one (Deployment)."""
     source, ns, name, kind = rd.source, target.namespace, target.name, target.kind
@@ -152,7 +153,7 @@ def _uid(obj: Obj) -> str | None:
     return uid if isinstance(uid, str) and uid else None
 
 
-def _pod_workloads(rd: _FactReader, ns: str, pods: list[Obj]) -> dict[str, Obj]:
+def _pod_workloads(rd: FactReader, ns: str, pods: list[Obj]) -> dict[str, Obj]:
     """A Deployment's Pods' Workloads (one each, `job-uid=<Pod uid>`): one list per UIDS_PER_LIST Pods."""
     uids = sorted({u for p in pods if (u := _uid(p))})
     chunks = [uids[i:i + UIDS_PER_LIST] for i in range(0, len(uids), UIDS_PER_LIST)]
@@ -165,7 +166,7 @@ def _pod_workloads(rd: _FactReader, ns: str, pods: list[Obj]) -> dict[str, Obj]:
     return out
 
 
-def _by_owner_references(rd: _FactReader, ns: str, owners: list[Obj]) -> dict[str, Obj]:
+def _by_owner_references(rd: FactReader, ns: str, owners: list[Obj]) -> dict[str, Obj]:
     """Workloads not labelled with their owner's uid (an older Kueue): the namespace's Workloads, once, kept by
     ownerReferences (kueuectl list workload --for does the same)."""
     uids = {u for o in owners if (u := _uid(o))}
