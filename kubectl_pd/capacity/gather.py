@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubectl_pd.capacity.simulate import Part
+from kubectl_pd.cluster import engine_reads
 from kubectl_pd.create import nodes as nd
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, Role
@@ -138,8 +139,6 @@ def read_snapshot(source: Any, names: list[str], plan: Capacity) -> Snapshot | N
     """The ClusterQueues of the copy, every ClusterQueue and Cohort (the cohort trees) and the flavors."""
     if not names:
         return None
-    from kubectl_pd.cluster import engine_reads
-
     def lister(kind: str) -> list[Any] | None:  # a refused list: one of the run's unread, that part unknown
         return _try(plan, _LISTS[kind], lambda: source.list(kind))[1]  # type: ignore[no-any-return]
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kubectl_pd.cluster import engine_reads
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.create import preflight_words as words
 from kubectl_pd.create.flags import CreateRequest, Role
@@ -398,8 +399,6 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
         return  # no flavors yet: nothing to weigh
     flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
                                                  if f in flavor_objs or f in missing}
-    from kubectl_pd.cluster import engine_reads
-
     got = engine_reads.read(rd.list, source.is_live, queues={cq_name: cq}, flavors=flavors, cohort_only=True)
     assert got is not None  # the queue was read: nothing here leaves none
     snap = got.snapshot()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from kubectl_pd import kube, memo
 from kubectl_pd.admitted_reads import read_admitted
 from kubectl_pd.cluster import kinds
+from kubectl_pd.cluster.engine_reads import Inputs
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, together
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.slim import slimmer
@@ -883,8 +884,6 @@ def engine_snapshot(facts: Facts) -> Snapshot:
     queue once, not 2,000 times. Found by value (memo.matched): the key is the names read, the entry keeps the
     records it was made of and a hit must hold equal ones. The preemption plan below and the diagnosis
     (pending/diagnose.snapshot_of) share it."""
-    from kubectl_pd.cluster.engine_reads import Inputs
-
     cqs, fls, peers, cohorts = facts.cluster_queues, facts.flavors, facts.peer_queues, facts.cohorts
     whole = (tuple(cqs.items()), tuple(fls.items()), None if peers is None else tuple(peers),
              None if cohorts is None else tuple(cohorts), facts.live)
