@@ -242,11 +242,22 @@ class PreemptionView:
         uid, cq = named
         if cq is None:
             return PreemptedBy(uid)
-        self.reads.consult([cq])
-        for w in self.reads.workloads.get(cq, ()):
+        for w in self._admitted_in(cq):
             if w.uid == uid:
                 return PreemptedBy(uid, w.namespace, w.name, w.cluster_queue)
         return PreemptedBy(uid, cluster_queue=cq)
+
+    def _admitted_in(self, cq: str) -> list[pre.Admitted]:
+        """`cq`'s admitted Workloads as an answer consulting it now would see them, without consulting it: who
+        preempted a Workload is no answer's input, so looking it up changes no later answer (`why-pending -A`
+        gives each target the same verdict whether or not its preemptor is shown)."""
+        if cq in self.reads.workloads:
+            return self.reads.workloads[cq]
+        if self.reads.unknown is not None:
+            return []  # as a consult would: once a queue could not be read, every later answer is unknown
+        if not self.known.has(cq):
+            self.known.fill([cq])  # a closed record: unreadable, and the plan that missed it is recorded
+        return [] if cq in self.known.failed else self.known.workloads.get(cq, [])
 
 
 class Judge(Protocol):
