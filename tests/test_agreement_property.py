@@ -94,7 +94,7 @@ def _why_pending_codes(objs: list[dict[str, Any]], roles: list[flags.Role]) -> d
     facts.cohorts = []
     facts.flavors = {o["metadata"]["name"]: kmodel.resource_flavor(o) for o in objs if o["kind"] == "ResourceFlavor"}
     ctx = Context(Reading(SnapshotSource.from_objects(objs)))  # the same reads create's preflight makes (issue 19)
-    d = diagnose(facts, assign=ctx.assign)
+    d = diagnose(facts, preempt=ctx)
     out: dict[str, str | None] = {r.name: None for r in roles}
     for reason in d.reasons:
         if reason.role in out and reason.code in QUOTA_CODES:

@@ -83,8 +83,8 @@ def _source(name: str) -> Closing:
 
 
 def _decide(facts: Facts, ctx: Any) -> tuple[Any, Any]:
-    d = diagnose(facts, assign=ctx.assign)
-    return d, section(ctx, facts)
+    d = diagnose(facts, preempt=ctx)
+    return d, section(d)
 
 
 @pytest.mark.parametrize("holders", [False, True])

@@ -167,8 +167,7 @@ def _why_pending_answers(objs: list[dict[str, Any]], roles: list[Any]) -> tuple:
     facts.flavors = {o["metadata"]["name"]: kmodel.resource_flavor(o) for o in objs if o["kind"] == "ResourceFlavor"}
     ctx = Context()  # why-pending's: the preemption reads gathered before the diagnosis
     gather_preemption(SnapshotSource.from_objects(objs), [facts], ctx)
-    diagnose(facts, assign=ctx.assign)
-    return _targets(ctx.for_facts(facts))
+    return _targets(diagnose(facts, preempt=ctx).preemption)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

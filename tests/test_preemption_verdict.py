@@ -133,7 +133,7 @@ def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
     oracle would stop at f0; the verdict's one assignment names f1 and its targets."""
     from kubectl_pd.admitted_reads import read_admitted
     from kubectl_pd.cluster.snapshot import SnapshotSource
-    from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.kueue.preempt_answer import Answers, Context
     from tests.builders import cluster_queue, resource_flavor
     from tests.test_preemption_property import CARD, RES, _holder
 
@@ -149,7 +149,32 @@ def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
     policy = vd.evaluate(snap, "cq", queue).verdicts[("wl", "main")]
     assert (policy.code, policy.best.flavor if policy.best else None) == ("NeedsPreemption", "f0")
     ctx = Context(read_admitted(SnapshotSource.from_objects(objs), ["cq"], config=True))  # read, then decide
-    real = vd.evaluate(snap, "cq", queue, ctx.assign).verdicts[("wl", "main")]
+    judged = Answers(ctx)  # each assignment returned with its preemption answer
+    real = vd.evaluate(snap, "cq", queue, judged.assign).verdicts[("wl", "main")]
     assert (real.code, real.best.flavor if real.best else None) == ("NeedsPreemption", "f1")
-    a = ctx.answers["team-a/wl"]
+    a = judged.answer_of("team-a/wl")
     assert [(t.name, t.reason) for t in a.targets or ()] == [("low", "InClusterQueue")]
+
+
+def test_the_assignment_returns_its_answer_and_the_view_keeps_none() -> None:
+    """PreemptionView.judge returns the assignment with its preemption answer (Kueue's getAssignments returns the
+    targets with the assignment); the view keeps no answer, and judging again gives the same pair."""
+    from kubectl_pd.admitted_reads import read_admitted
+    from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.kueue.preempt_answer import Judged, PreemptionView
+    from tests.builders import cluster_queue, resource_flavor
+    from tests.test_preemption_property import CARD, RES, _holder
+
+    objs = [resource_flavor("f0"), _holder("low", "cq", "f0", -1, 4, 1),
+            cluster_queue("cq", {"f0": str(4 * CARD)}, resource=RES, active=True,
+                          preemption={"withinClusterQueue": "LowerPriority"}, used={"f0": str(4 * CARD)})]
+    snap = Snapshot.of(objs)
+    view = PreemptionView(read_admitted(SnapshotSource.from_objects(objs), ["cq"], config=True))
+    demand = ad.Demand((ad.PodSetDemand("main", 1, {RES: Fraction(2 * CARD)}),))
+    first = view.judge(snap, "cq", demand, vd.WorkloadFacts("team-a/wl"))
+    assert isinstance(first, Judged) and first.answer is not None
+    assert (first.assignment.mode, first.answer.needed) == (ad.PREEMPT, True)
+    assert [(t.name, t.reason) for t in first.answer.targets or ()] == [("low", "InClusterQueue")]
+    assert not hasattr(view, "answers")
+    again = view.judge(snap, "cq", demand, vd.WorkloadFacts("team-a/wl"))
+    assert again.answer == first.answer and again.assignment.mode == first.assignment.mode

@@ -13,12 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from kubectl_pd.capacity.simulate import Part
+from kubectl_pd.cluster import engine_reads
 from kubectl_pd.create import nodes as nd
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.errors import PdError
 from kubectl_pd.kueue import admission as ad
-from kubectl_pd.kueue.model import Snapshot, cluster_queue, local_queue
+from kubectl_pd.kueue.model import Snapshot, local_queue
 from kubectl_pd.records import dataclass, field
 
 
@@ -138,19 +139,14 @@ def read_snapshot(source: Any, names: list[str], plan: Capacity) -> Snapshot | N
     """The ClusterQueues of the copy, every ClusterQueue and Cohort (the cohort trees) and the flavors."""
     if not names:
         return None
-    ok, all_cqs = _try(plan, "ClusterQueues", lambda: source.list("ClusterQueue"))
-    if not ok:
-        return None
-    by_name = {cluster_queue(o).name: o for o in all_cqs}
-    mine = {n: by_name.get(n) for n in names}
-    ok, cohorts = _try(plan, "Cohorts", lambda: source.list("Cohort"))
-    ok_f, flavor_list = _try(plan, "ResourceFlavors", lambda: source.list("ResourceFlavor"))
-    wanted = {f for o in mine.values() if o is not None for f in cluster_queue(o).flavor_names}
-    flavors: dict[str, Any] = {}
-    if ok_f:
-        have = {(o.get("metadata") or {}).get("name"): o for o in flavor_list}
-        flavors = {f: have.get(f) for f in wanted}
-    return Snapshot.read(mine, flavors, all_cqs, cohorts if ok else None, from_file=not source.is_live)
+    def lister(kind: str) -> list[Any] | None:  # a refused list: one of the run's unread, that part unknown
+        return _try(plan, _LISTS[kind], lambda: source.list(kind))[1]  # type: ignore[no-any-return]
+
+    got = engine_reads.read(lister, source.is_live, names)
+    return got.snapshot() if got is not None else None
+
+
+_LISTS = {"ClusterQueue": "ClusterQueues", "Cohort": "Cohorts", "ResourceFlavor": "ResourceFlavors"}
 
 
 def read_nodes(source: Any, snap: Snapshot, plan: Capacity) -> nd.Fit | None:

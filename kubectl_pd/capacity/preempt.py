@@ -1,6 +1,6 @@
 """Copies past `now` that admission would make room for by preemption, each with the Workloads it would preempt.
 
-Each further copy is judged by the engine's preemption view (`kueue.preempt_answer.Context.assign`: the policy
+Each further copy is judged by the engine's preemption view (`kueue.preempt_answer.PreemptionView.judge`: the policy
 pass, then the real oracle over the admitted Workloads read once per queue, and Kueue's targets from that same
 assignment). A copy that would preempt is then taken as admitted: its targets leave the queues (their usage out
 of the snapshot and out of the Workloads the Context read) and its own usage comes in, as a Workload of the
@@ -115,7 +115,7 @@ class _Step:
 
 def count_all(ctx: Any, snap: Snapshot, parts: Sequence[Part], *, priority: int, limit: int = sim.DEFAULT_LIMIT,
               preempt_limit: int = DEFAULT_LIMIT, fit: Fit | None = None) -> tuple[sim.Count, PreemptCount]:
-    """Copies one after another through the engine's preemption view (`Context.assign`, as why-pending and
+    """Copies one after another through the engine's preemption view (`PreemptionView.judge`, as why-pending and
     create judge a Workload): the ones that fit without preempting are `now` (with the admitted Workloads known,
     a flavor whose preemption would find no candidate is passed over for the next, as Kueue does); from the
     first that preempts, each further copy and its targets, up to `preempt_limit`. A queue whose Workloads
@@ -178,8 +178,8 @@ def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int,
         if (never := sim.never_on_nodes(fit, s, part)) is not None:
             return _Step(None, stop=never), snap
         label = f"{OWN_NAMESPACE}/copy-{n}/{part.workload}"
-        a = ctx.assign(s, part.cluster_queue, part.demand, vd.WorkloadFacts(label, priority, created))
-        answer = ctx.answers.get(label)
+        judged = ctx.judge(s, part.cluster_queue, part.demand, vd.WorkloadFacts(label, priority, created))
+        a, answer = judged.assignment, judged.answer
         if a.mode in (ad.FIT, ad.PREEMPT) and (small := sim.landed_on_small(fit, s, part, a)) is not None:
             return _Step(None, stop=small), snap
         if a.mode == ad.PREEMPT:

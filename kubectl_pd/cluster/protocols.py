@@ -8,16 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from kubectl_pd.cluster.source import Obj, Origin, PathT
-
-
-@runtime_checkable
-class LineFinder(Protocol):
-    """Answers `file:line` questions about one object, building what it needs only when asked."""
-
-    def line_of(self, path: PathT) -> int | None: ...
-
-    def at(self, path: PathT) -> LineFinder: ...
+from kubectl_pd.cluster.finder import LineFinder as LineFinder  # re-exported: parse.py and snapshot.py name it here
+from kubectl_pd.cluster.objects import Obj, Origin
 
 
 @runtime_checkable

@@ -60,21 +60,22 @@ def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...]
 def read(source: Any) -> dict[str, Any]:
     """Every ClusterQueue and Cohort, one list each (paged by the Source), into the document."""
     from kubectl_pd.capacity.queues_doc import document
-    from kubectl_pd.kueue.model import Snapshot
+    from kubectl_pd.cluster import engine_reads
 
     unread: list[tuple[str, str]] = []
-    cqs = source.list("ClusterQueue")  # refused: the whole answer fails, as kubectl get would
-    try:
-        cohorts: list[Any] | None = source.list("Cohort")
-    except (ForbiddenError, PdError) as e:
-        unread.append(("Cohorts", e.message))
-        cohorts = None
-    from kubectl_pd.kueue.model import cluster_queue
 
-    by_name = {cluster_queue(o).name: o for o in cqs}
-    snap = Snapshot.read(by_name, {}, list(by_name.values()), cohorts,  # the list read is every peer, as why-pending's
-                         from_file=not source.is_live)
-    return document(snap, unread)
+    def lister(kind: str) -> list[Any] | None:
+        if kind == "ClusterQueue":
+            return source.list(kind)  # type: ignore[no-any-return]  # refused: the whole answer fails, as kubectl get
+        try:
+            return source.list(kind)  # type: ignore[no-any-return]
+        except (ForbiddenError, PdError) as e:
+            unread.append(("Cohorts", e.message))
+            return None
+
+    got = engine_reads.read(lister, source.is_live, list_flavors=False)  # every queue; the list is every peer
+    assert got is not None  # the ClusterQueue list raises when refused
+    return document(got.snapshot(), unread)
 
 
 def _table(doc: dict[str, Any], wide: bool) -> str:

@@ -83,7 +83,7 @@ def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_na
     """The diagnosis why-pending would make, through the recorder; the reads it could not make."""
     from kubectl_pd.commands.common import namespace, parse_target, target_of
     from kubectl_pd.pending import run as pr
-    from kubectl_pd.pending.preempt import context, section
+    from kubectl_pd.pending.preempt import context
     from kubectl_pd.pending.target import IncompleteError
     from kubectl_pd.pending.words import read_text
 
@@ -99,7 +99,6 @@ def _diagnose(cluster: ClusterOptions, rec: Recorder, target: str | None, all_na
         _d, facts, _t = pr.one_named(rec, target_of(cluster, rec, (), asked), None, ctx, asked.bare)
     except IncompleteError as e:
         return [{"read": read_text(u.read), "error": u.why} for u in e.unread]
-    section(ctx, facts)
     from kubectl_pd.multikueue.snapshots import record  # MultiKueue: every worker read, into the same file
 
     access, read = workers or (None, [])

@@ -242,7 +242,7 @@ def run(c: WhyPending) -> int:
         pr.head_done(head)
     _check_roles(d, c.replicas, c.asked.name)
     mkp = mk.part(got, facts)
-    shown = _Shown.of(mk.shown(d, mkp), facts, ctx, mkp)  # the manager's next: for its MultiKueue check is MultiKueue's
+    shown = _Shown.of(mk.shown(d, mkp), facts, mkp)  # the manager's next: for its MultiKueue check is MultiKueue's
     last = c.printer.text(shown)
     _preemption_notes(c, shown)
     click.echo(last, nl=False)
@@ -266,10 +266,10 @@ class _Shown:
     multikueue: MultiKueuePart | None = None
 
     @staticmethod
-    def of(d: Diagnosis, facts: Facts, ctx: Context, mkp: MultiKueuePart | None = None) -> _Shown:
+    def of(d: Diagnosis, facts: Facts, mkp: MultiKueuePart | None = None) -> _Shown:
         from kubectl_pd.pending.preempt import section
 
-        return _Shown(d, facts, section(ctx, facts), mkp)
+        return _Shown(d, facts, section(d), mkp)
 
 
 def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
@@ -287,7 +287,7 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             got = mk.reads(c.source, c.workers)
             d, facts = pr.one(c.source, t, c.replicas, ctx, got)
             mkp = mk.part(got, facts)
-            shown = _Shown.of(mk.shown(d, mkp), facts, ctx, mkp)
+            shown = _Shown.of(mk.shown(d, mkp), facts, mkp)
             text = c.printer.text(shown)
             if text != last:
                 _preemption_notes(c, shown)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kubectl_pd.cluster import engine_reads
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.create import preflight_words as words
 from kubectl_pd.create.flags import POD_TARGETS, CreateRequest, Role
@@ -456,24 +457,22 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
         for r in cq_roles:
             rd.out.covered[r.name] = resource
         return  # no flavors yet: nothing to weigh
-    peers: list[dict[str, Any]] | None = []
-    cohorts: list[dict[str, Any]] | None = []
-    if model.cohort:
-        peers, cohorts = rd.list("ClusterQueue"), rd.list("Cohort")
     flavors: dict[str, dict[str, Any] | None] = {f: flavor_objs.get(f) for f in model.flavor_names
                                                  if f in flavor_objs or f in missing}
-    snap = Snapshot.read({cq_name: cq}, flavors, peers, cohorts, from_file=not source.is_live)
+    got = engine_reads.read(rd.list, source.is_live, queues={cq_name: cq}, flavors=flavors, cohort_only=True)
+    assert got is not None  # the queue was read: nothing here leaves none
+    snap = got.snapshot()
     from kubectl_pd.admitted_reads import Reading
-    from kubectl_pd.kueue.preempt_answer import Context
+    from kubectl_pd.kueue.preempt_answer import Answers, PreemptionView
 
     per_replica = profile_name in (PER_REPLICA, LWS_GROUPS)
     judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
     for order in orders_to_judge(source, cq_roles, per_replica):
-        ctx = Context(Reading(source))  # the verdict and who admitting it would preempt, one assignment a Workload
+        given = Answers(PreemptionView(Reading(source)))  # each assignment with who admitting it would preempt
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order,
-                                                         rd.priority), ctx.assign)
+                                                         rd.priority), given.assign)
         judged.append((order, quota_findings(cq_name, resource, result, per_replica, profile_name == LWS_GROUPS),
-                       list(ctx.answers.values())))
+                       given.every()))
     if all(_same(f, judged[0][1]) for _, f, _ in judged):
         rd.out.findings += judged[0][1]
         rd.out.preemption += judged[0][2]

@@ -1,7 +1,9 @@
 """What admitting a pending Workload would preempt, who holds the quota it waits for, who preempted it.
 
-One assignment per Workload (`Context.assign`, which kueue/verdicts.evaluate calls for the verdict): the
-policy-only oracle first; when that needs no preemption, or the queue's policies allow none, nothing more is
+One assignment per Workload, returned with its preemption answer (`PreemptionView.judge`: a `Judged`, as Kueue's
+scheduler returns the targets with the assignment, getAssignments in pkg/scheduler/scheduler.go@v0.19.2; the
+diagnosis hands kueue/verdicts.evaluate the assignment and keeps the answer, `Answers`): the policy-only oracle
+first; when that needs no preemption, or the queue's policies allow none, nothing more is
 consulted. Otherwise the admitted Workloads of the queues the answer depends on are consulted in the run's
 closed record (kubectl_pd/kueue/preempt_reads.Known, which the gather step filled before the diagnosis:
 pending/gather.gather_preemption), the assignment is redone with the real oracle, and Kueue's targets are
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from kubectl_pd import memo
 from kubectl_pd.kueue import admission as ad
@@ -24,7 +26,7 @@ from kubectl_pd.kueue import preemption as pre
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue.config import KueueConfig
 from kubectl_pd.kueue.model import NEVER, Condition, FlavorResource, Snapshot, Workload
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.records import dataclass, replace
 
 UNACCOUNTED = "usage-unaccounted"  # a queue's reported usage is not what its Workloads hold (snapshot)
 MAX_HOLDERS = 5
@@ -63,7 +65,7 @@ class PreemptedBy:
     cluster_queue: str | None = None  # from the message's preemptor path, or the Workload found
 
 
-@dataclass
+@dataclass(frozen=True)
 class Answer:
     workload: str  # namespace/name of the pending Workload
     cluster_queue: str
@@ -72,8 +74,18 @@ class Answer:
     unknown: str | None = None
     holders: tuple[Holder, ...] = ()
     preempted_by: PreemptedBy | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
     searched: bool = False  # candidates were looked for among the admitted Workloads
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A Workload's one assignment and its preemption answer with it (None: no preemption question was asked: the
+    queue is unknown or inactive), as Kueue's scheduler returns the targets with the assignment
+    (getAssignments, pkg/scheduler/scheduler.go@v0.19.2)."""
+
+    assignment: ad.Assignment
+    answer: Answer | None = None
 
 
 def _queue_of(facts: Any, wl: Workload) -> str | None:
@@ -128,17 +140,17 @@ def holders(snap: Snapshot, reads: rd.Reads, frs: Iterable[FlavorResource], queu
 
 
 class PreemptionView:
-    """One run's preemption view, shared by every Workload the run judges (why-pending's target, every
+    """One run's preemption inputs, shared by every Workload the run judges (why-pending's target, every
     pending Workload of `why-pending -A`, create's request): Kueue's configuration (`--kueue-config`, else the
-    record's), the admitted Workloads per ClusterQueue as the gather step read them (`known`), what the
-    answers have consulted of them (`reads`), and the answer per Workload.
+    record's), the admitted Workloads per ClusterQueue as the gather step read them (`known`) and what the
+    answers have consulted of them (`reads`). It keeps no answer: `judge` returns each with its assignment.
 
-    `assign` is the one assignment a Workload's verdict rests on (kueue/verdicts.evaluate calls it): the
-    policy-only oracle first; when that needs preemption and the queue's policies allow some, the admitted
-    Workloads of the queues the answer depends on are consulted and the assignment is redone with the real oracle
-    (no candidates: the next flavor, as Kueue does), and the targets come from that same assignment. When the
-    Workloads could not be read (403, a snapshot without them, usage they do not account for) the verdict
-    keeps the policy oracle and the answer says "unknown which"."""
+    `judge` is the one assignment a Workload's verdict rests on (kueue/verdicts.evaluate takes it through
+    `Answers.assign`): the policy-only oracle first; when that needs preemption and the queue's policies allow
+    some, the admitted Workloads of the queues the answer depends on are consulted and the assignment is redone
+    with the real oracle (no candidates: the next flavor, as Kueue does), and the targets come from that same
+    assignment. When the Workloads could not be read (403, a snapshot without them, usage they do not account
+    for) the verdict keeps the policy oracle and the answer says "unknown which"."""
 
     def __init__(self, known: rd.Known | None = None, config: KueueConfig | None = None, *,
                  want_holders: bool = False) -> None:
@@ -147,7 +159,6 @@ class PreemptionView:
         self.has_config = config is not None  # `--kueue-config`: the gather step need not read it
         self.want_holders = want_holders
         self.reads = rd.Reads(self.known)
-        self.answers: dict[str, Answer] = {}
         self.now = _now()
         # per snapshot and set of queues read: the quota state from the admitted Workloads (the simulations
         # put back every Workload they take out, so one state serves every pending Workload of the run). Found
@@ -171,11 +182,11 @@ class PreemptionView:
             self._config = kc.KueueConfig(note=kc.NOTE_DEFAULTS_UNREAD)
         return self._config
 
-    def assign(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> ad.Assignment:
-        """The Workload's assignment, and (as a side record in `answers`) its preemption answer."""
+    def judge(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> Judged:
+        """The Workload's assignment with its preemption answer."""
         first = ad.assign(snap, cq_name, demand)
         if cq_name not in snap.cluster_queues or rd.inactive(snap, cq_name):
-            return first
+            return Judged(first)
         if _some_flavor_no_fit(first) and _fair_sharing_may_preempt(snap, cq_name) and self.config.fair_sharing:
             # with fair sharing on, reclaimWithinCohort lets a borrowing queue preempt (Kueue's
             # canPreemptWhileBorrowing): the policy pass is Kueue's only with the same setting. A flavor that
@@ -183,51 +194,45 @@ class PreemptionView:
             # even when a later flavor fits (flavorassigner_test.go:3070@v0.19.2, "when borrowing while
             # preemption is needed for flavor one, fair sharing enabled, reclaimWithinCohort=Any")
             first = ad.assign(snap, cq_name, demand, fair_sharing=True)
-        out = self.answers[about.label] = Answer(about.label, cq_name)
-        out.needed = first.mode == ad.PREEMPT
+        out = Answer(about.label, cq_name, needed=first.mode == ad.PREEMPT)
         if _preemption_may_win(first) and rd.policies_allow(snap, cq_name):
             return self._with_candidates(snap, cq_name, demand, about, first, out)
         if not out.needed or not rd.policies_allow(snap, cq_name):
-            if out.needed:
-                out.targets = ()
             frs = _blocking_frs(first) if self.want_holders else []
             if frs:
                 queues = rd.holder_queues(snap, cq_name, frs)
                 self.reads.consult(queues)
-                out.holders = holders(snap, self.reads, frs, queues) if self.reads.unknown is None else ()
-            return first
+                out = replace(out, holders=holders(snap, self.reads, frs, queues) if self.reads.unknown is None
+                              else ())
+            return Judged(first, out)
         return self._with_candidates(snap, cq_name, demand, about, first, out)
 
     def _with_candidates(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts,
-                         first: ad.Assignment, out: Answer) -> ad.Assignment:
+                         first: ad.Assignment, out: Answer) -> Judged:
         cfg = self.config
-        if cfg.note:
-            out.notes.append(cfg.note)
+        notes = (cfg.note,) if cfg.note else ()
         queues = rd.queues_to_read(snap, cq_name, _candidate_frs(snap, cq_name, demand))
         self.reads.consult(queues)
-        out.searched = True
         unknown = self.reads.unknown or (UNACCOUNTED if _unaccounted(snap, self.reads, queues) else None)
         if unknown is not None:
-            out.targets, out.unknown = None, unknown
-            return first
+            return Judged(first, replace(out, targets=None, unknown=unknown, notes=notes, searched=True))
         created = self.now if about.created is None else about.created
         settings = cfg.settings(now=self.now)
         state = self._state(snap)
         real = ad.assign(snap, cq_name, demand, oracle=pre.oracle(snap, state, demand.priority, created, settings),
                          fair_sharing=cfg.fair_sharing)
-        out.needed = real.mode == ad.PREEMPT
-        if out.needed:
+        needed, targets = real.mode == ad.PREEMPT, out.targets
+        if needed:
             me = pre.Preemptor(cq_name, demand.priority, pre.usage_of(real), created)
             found = pre.targets(snap, (), me, pre.needs_preemption(real), settings, state)
-            out.targets = tuple(Victim(t.workload.namespace, t.workload.name, t.workload.cluster_queue,
-                                       t.workload.priority, t.reason) for t in found)
+            targets = tuple(Victim(t.workload.namespace, t.workload.name, t.workload.cluster_queue,
+                                   t.workload.priority, t.reason) for t in found)
             if not found:  # Kueue's scheduler finds no one to preempt: it preempts nothing and the Workload waits as
                 # one that does not fit; the answer says "nothing", the verdict never "fits by preempting" (issue 37 W8)
                 real = ad.assign(snap, cq_name, demand, oracle=_no_candidates, fair_sharing=cfg.fair_sharing)
         frs = _blocking_frs(first)
-        if frs:
-            out.holders = holders(snap, self.reads, frs, queues, state)
-        return real
+        held = holders(snap, self.reads, frs, queues, state) if frs else out.holders
+        return Judged(real, replace(out, needed=needed, targets=targets, holders=held, notes=notes, searched=True))
 
     def preempted_by(self, conditions: Mapping[str, Condition]) -> PreemptedBy | None:
         """Resolve the preemptor named by UID in a Workload's Preempted condition to namespace/name and queue."""
@@ -237,28 +242,81 @@ class PreemptionView:
         uid, cq = named
         if cq is None:
             return PreemptedBy(uid)
-        self.reads.consult([cq])
-        for w in self.reads.workloads.get(cq, ()):
+        for w in self._admitted_in(cq):
             if w.uid == uid:
                 return PreemptedBy(uid, w.namespace, w.name, w.cluster_queue)
         return PreemptedBy(uid, cluster_queue=cq)
 
-    def for_facts(self, facts: Any) -> list[Answer]:
+    def _admitted_in(self, cq: str) -> list[pre.Admitted]:
+        """`cq`'s admitted Workloads as an answer consulting it now would see them, without consulting it: who
+        preempted a Workload is no answer's input, so looking it up changes no later answer (`why-pending -A`
+        gives each target the same verdict whether or not its preemptor is shown)."""
+        if cq in self.reads.workloads:
+            return self.reads.workloads[cq]
+        if self.reads.unknown is not None:
+            return []  # as a consult would: once a queue could not be read, every later answer is unknown
+        if not self.known.has(cq):
+            self.known.fill([cq])  # a closed record: unreadable, and the plan that missed it is recorded
+        return [] if cq in self.known.failed else self.known.workloads.get(cq, [])
+
+
+class Judge(Protocol):
+    """What a diagnosis judges its Workloads with: a PreemptionView, or `POLICY_ONLY` (reads nothing)."""
+
+    def judge(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> Judged: ...
+
+    def preempted_by(self, conditions: Mapping[str, Condition]) -> PreemptedBy | None: ...
+
+
+class _PolicyOnly:
+    """The policy-only oracle, no answer: a diagnosis with no admitted Workloads to consult."""
+
+    def judge(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> Judged:
+        return Judged(ad.assign(snap, cq_name, demand))
+
+    def preempted_by(self, conditions: Mapping[str, Condition]) -> PreemptedBy | None:
+        return None
+
+
+POLICY_ONLY: Judge = _PolicyOnly()
+
+
+class Answers:
+    """One diagnosis's preemption answers as its assignments return them (`assign`: the kueue/verdicts.Assigner
+    it hands the engine), by Workload; `of_facts` makes its preemption part. Made and dropped by that diagnosis."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.judge = judge
+        self._by_label: dict[str, Answer] = {}
+
+    def assign(self, snap: Snapshot, cq_name: str, demand: ad.Demand, about: vd.WorkloadFacts) -> ad.Assignment:
+        j = self.judge.judge(snap, cq_name, demand, about)
+        if j.answer is not None:
+            self._by_label[about.label] = j.answer
+        return j.assignment
+
+    def every(self) -> list[Answer]:
+        """Every answer, in the order their Workloads were first judged."""
+        return list(self._by_label.values())
+
+    def answer_of(self, label: str) -> Answer | None:
+        """The answer of the Workload `label` (namespace/name) judged last; None: none was asked."""
+        return self._by_label.get(label)
+
+    def of_facts(self, facts: Any) -> tuple[Answer, ...]:
         """The answers of one target's Workloads (those it judged), and who preempted each preempted one."""
         out = []
         for key, wl in facts.workloads.items():
             if wl is None:
                 continue
             label = f"{wl.namespace or facts.target.namespace}/{wl.name or key}"
-            a = self.answers.get(label)
-            by = self.preempted_by(wl.conditions)
+            a = self._by_label.get(label)
+            by = self.judge.preempted_by(wl.conditions)
             if by is not None:
-                if a is None:
-                    a = Answer(label, _queue_of(facts, wl) or "")
-                a.preempted_by = by
+                a = replace(a if a is not None else Answer(label, _queue_of(facts, wl) or ""), preempted_by=by)
             if a is not None:
                 out.append(a)
-        return out
+        return tuple(out)
 
 
 def _preemption_may_win(first: ad.Assignment) -> bool:
@@ -298,7 +356,7 @@ def _candidate_frs(snap: Snapshot, cq_name: str, demand: ad.Demand) -> list[Flav
     return [(f.name, r.name) for g in cq.resource_groups for f in g.flavors for r in f.resources if r.name in wanted]
 
 
-Context = PreemptionView  # the name its callers import (commands/why_pending.py, create/preflight.py), until they move
+Context = PreemptionView  # the name its callers import (commands/why_pending.py, pending/run.py), until they move
 
 
 def _no_candidates(_cq: Any, _fr: Any, _val: Any, borrow: int) -> tuple[ad.Possibility, int]:

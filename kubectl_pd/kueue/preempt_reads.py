@@ -132,7 +132,7 @@ def alone(cq: ClusterQueue, *, holders: bool) -> Plan | None:
 
 def plan(snap: Snapshot, cq_name: str, *, holders: bool) -> Plan:
     """What the answers of a pending Workload of `cq_name` may read, whatever its demand and its verdict (a
-    superset of what `preempt_answer.Context.assign` consults): the candidates' queues over every
+    superset of what `preempt_answer.PreemptionView.judge` consults): the candidates' queues over every
     flavor/resource of the queue when its policies allow preemption (and then Kueue's configuration), and
     with `holders` the queues that may hold what it waits for."""
     if cq_name not in snap.cluster_queues or inactive(snap, cq_name):

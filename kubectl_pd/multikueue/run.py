@@ -40,7 +40,7 @@ def _copy(wf: WorkerFacts, name: str, now: datetime | None) -> m.WorkerRead:
     from kubectl_pd.pending.diagnose import diagnose
 
     view = wf.view
-    d = diagnose(wf.facts, now, assign=view.assign) if view is not None else diagnose(wf.facts, now)
+    d = diagnose(wf.facts, now, preempt=view) if view is not None else diagnose(wf.facts, now)
     from kubectl_pd.pending.run import stands
 
     if not stands(d, wf.facts):  # its verdict would rest on a read that failed there: unknown, as single-cluster
@@ -51,7 +51,7 @@ def _copy(wf: WorkerFacts, name: str, now: datetime | None) -> m.WorkerRead:
     wl = wf.facts.workloads.get(name)
     origin = wl.labels.get(m.ORIGIN_LABEL) if wl is not None else None
     admitted = wl is not None and wl.admitted
-    preemption = tuple(view.for_facts(wf.facts)) if view is not None else ()
+    preemption = d.preemption
     return m.WorkerRead(wf.cluster, wf.context, wf.read,
                         m.WorkerCopy(origin, d.pending, tuple(d.reasons), admitted, preemption,
                                      tuple(r.name for r in d.roles if r.verdict == "fits")), wf.error)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from kubectl_pd.errors import PdError
@@ -98,19 +99,7 @@ def _actions(text: str) -> list[tuple[bool, str]]:
             break
         if start > i:
             pieces.append((False, text[i:start]))
-        j, quote = start + 1, ""
-        while j < n:
-            c = text[j]
-            if quote:
-                if c == "\\":
-                    j += 1
-                elif c == quote:
-                    quote = ""
-            elif c in "\"'":
-                quote = c
-            elif c == "}":
-                break
-            j += 1
+        j = next((k for k, c in _outside_quotes(text, start + 1) if c == "}"), n)
         if j >= n:
             raise _Bad("unclosed action")
         pieces.append((True, text[start + 1:j]))
@@ -222,9 +211,23 @@ def _field(expr: str, i: int) -> tuple[str, int]:
 
 
 def _bracket_end(expr: str, i: int) -> int:
-    depth, quote, j = 0, "", i
-    while j < len(expr):
-        c = expr[j]
+    depth = 0
+    for j, c in _outside_quotes(expr, i):
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return j
+    raise _Bad("unterminated array")
+
+
+def _outside_quotes(text: str, j: int) -> Iterator[tuple[int, str]]:
+    """Each character of `text` from `j` on, with its index, that is not inside a string literal (the quotes, and a
+    backslash's escaped character, stepped over): where an action or a bracket may end."""
+    quote = ""
+    while j < len(text):
+        c = text[j]
         if quote:
             if c == "\\":
                 j += 1
@@ -232,14 +235,9 @@ def _bracket_end(expr: str, i: int) -> int:
                 quote = ""
         elif c in "\"'":
             quote = c
-        elif c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-            if depth == 0:
-                return j
+        else:
+            yield j, c
         j += 1
-    raise _Bad("unterminated array")
 
 
 def _bracket(text: str) -> str:

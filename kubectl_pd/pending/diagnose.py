@@ -15,6 +15,7 @@ from kubectl_pd import kube
 from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue import messages as km
+from kubectl_pd.kueue import preempt_answer as pa
 from kubectl_pd.kueue import verdicts as vd
 from kubectl_pd.kueue import versions
 from kubectl_pd.kueue.model import (
@@ -81,11 +82,12 @@ MAX_ROLES_019 = versions.MAX_ROLES[(0, 19)]
 
 
 def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None,
-             assign: vd.Assigner = vd.policy_assign, order: tuple[str, ...] | None = None) -> Diagnosis:
+             preempt: pa.Judge = pa.POLICY_ONLY, order: tuple[str, ...] | None = None) -> Diagnosis:
     """Explain the target. Never raises on odd input: what it cannot read it calls Unknown. `what_if`
-    (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing. `assign` is
-    each Workload's one assignment (kueue/preempt_answer.Context.assign: the real preemption oracle when the
-    admitted Workloads were read; by default the policy-only oracle, which reads nothing). `order` runs the
+    (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing. `preempt`
+    judges each Workload: its one assignment with its preemption answer (kueue/preempt_answer.PreemptionView.judge:
+    the real preemption oracle when the admitted Workloads were read; by default the policy-only oracle, which
+    reads nothing); the answers are the Diagnosis's `preemption`. `order` runs the
     independent steps over the whole target (LATE_STEPS) in another order: the Diagnosis is the same."""
     md = facts.deployment
     notes = list(facts.notes)
@@ -96,7 +98,7 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
     _compose(facts, units, all_roles, role_names)  # 1. pod groups: their roles and queue
     checks = {u.group: _group_checks(u, facts, all_roles, role_names, shape) for u in units}  # complete, composed?
     ctx = Context(facts=facts, units=units, roles=_own_roles(facts, units, all_roles), role_names=role_names,
-                  shape=shape, what_if=dict(what_if or {}), now=now or datetime.now(UTC), assign=assign)
+                  shape=shape, what_if=dict(what_if or {}), now=now or datetime.now(UTC), answers=pa.Answers(preempt))
     of_md = md if md is not None and facts.target.kind == "ModelDeployment" else None
     reasons = _missing_groups(ctx, of_md) if of_md is not None else []
     if of_md is not None:
@@ -165,7 +167,7 @@ def _diagnosis(ctx: Context, said: _Said, found: Any, quota: tuple[Any, Any, Any
                      visibility=queue.standing.visibility, cq_pending=queue.standing.cq_pending,
                      deployment=md_v1.with_status(facts.deployment) if facts.target.kind == "ModelDeployment"
                      else None, placements=_placements(facts), workloads=workload_rows(facts.target, units),
-                     partly=said.partly)
+                     partly=said.partly, preemption=ctx.answers.of_facts(facts))
 
 
 def workload_rows(target: Target, units: list[Unit]) -> list[WorkloadRow]:
@@ -234,7 +236,8 @@ def _placements(facts: Facts) -> list[Placement]:
 @dataclass(frozen=True)
 class Context:
     """What the steps share about one target: its facts, its pod groups, its roles (the target's own, and
-    every role's name), its shape, the --what-if sizes assumed, the time and the run's assignment function."""
+    every role's name), its shape, the --what-if sizes assumed, the time and the preemption answers its
+    assignments return (kueue/preempt_answer.Answers: one diagnosis's)."""
 
     facts: Facts
     units: list[Unit]
@@ -243,7 +246,7 @@ class Context:
     shape: str
     what_if: dict[str, int]
     now: datetime
-    assign: vd.Assigner = vd.policy_assign
+    answers: pa.Answers
 
 
 @dataclass(frozen=True)
@@ -706,7 +709,7 @@ def _arithmetic(ctx: Context) -> tuple[Verdicts, dict[str, list[vd.FlavorBar]], 
         queue.workloads.sort(key=lambda w: (min((role_order(d.role, roles) for d, _ in w[1]), default=(0, "")), w[0]))
         if what_if:
             queue = _keep_about(sg.what_if(queue, what_if), queue)
-        result = vd.evaluate(snap, cq, queue, ctx.assign)
+        result = vd.evaluate(snap, cq, queue, ctx.answers.assign)
         out.update(result.verdicts)
         bars[cq] = result.bars
         joint.update(result.joint)

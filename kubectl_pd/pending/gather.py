@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from kubectl_pd import kube, memo
 from kubectl_pd.admitted_reads import read_admitted
 from kubectl_pd.cluster import kinds
-from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, attempt, together
+from kubectl_pd.cluster.engine_reads import Inputs
+from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, together
 from kubectl_pd.cluster.protocols import Source
 from kubectl_pd.cluster.slim import slimmer
 from kubectl_pd.cluster.source import Obj, annotations_of, name_of, namespace_of
@@ -30,27 +31,14 @@ from kubectl_pd.errors import (
     NotFoundError,
     PdError,
 )
-from kubectl_pd.gpustack.model import InstanceType, ModelDeployment, instance_type, model_deployment
+from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.gpustack.names import local_queue_name
 from kubectl_pd.kueue import preempt_reads as pr
 from kubectl_pd.kueue.model import (
-    AdmissionCheck,
-    ClusterQueue,
-    Cohort,
-    LimitRangeItem,
-    LocalQueue,
-    PendingView,
-    ResourceFlavor,
     Snapshot,
     Workload,
-    admission_check,
-    cluster_queue,
-    cohort,
     is_true,
-    limit_range,
     local_queue,
-    pending_view,
-    resource_flavor,
     workload,
 )
 from kubectl_pd.labels import (
@@ -67,11 +55,20 @@ from kubectl_pd.labels import (
     QUEUE_LABEL,
 )
 from kubectl_pd.pending import plan
+from kubectl_pd.pending.facts import PARSE as PARSE
+from kubectl_pd.pending.facts import Call as Call
+from kubectl_pd.pending.facts import Facts as Facts
+from kubectl_pd.pending.facts import Settled as Settled
+from kubectl_pd.pending.facts import Typed as Typed
+from kubectl_pd.pending.facts import group_of_pod as group_of_pod
 from kubectl_pd.pending.meta import annotation, label
 from kubectl_pd.pending.pods import unschedulable
+from kubectl_pd.pending.reader import FactReader as _FactReader
+from kubectl_pd.pending.reader import cause as _cause
+from kubectl_pd.pending.reader import getter as _getter
+from kubectl_pd.pending.reader import parallel as _parallel
 from kubectl_pd.pending.say import Read, Say, say
-from kubectl_pd.pending.target import OWNER_KINDS, IncompleteError, Target, Unread
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.pending.target import OWNER_KINDS, IncompleteError, Target
 
 MAX_GROUPS = 8  # Workload GETs for one target; more groups are reported as not read
 MAX_FLAVORS = 4
@@ -81,168 +78,9 @@ MAX_EVENT_LISTS = 2
 if TYPE_CHECKING:
     from kubectl_pd.kueue.preempt_answer import PreemptionView
 
-T = TypeVar("T")
-R = TypeVar("R")
-
-# each kind read by name, parsed where it is received (the one boundary between the Source and the Facts)
-PARSE: dict[str, Callable[[Obj], Any]] = {"Workload": workload, "LocalQueue": local_queue,
-                                          "ClusterQueue": cluster_queue, "ResourceFlavor": resource_flavor,
-                                          "Cohort": cohort, "PendingWorkloadsSummary": pending_view,
-                                          "ModelDeployment": model_deployment, "InstanceType": instance_type,
-                                          "AdmissionCheck": admission_check, "Namespace": kube.namespace,
-                                          "Node": kube.node, "LimitRange": limit_range}
-
-
-class Typed:
-    """The run's records: each object the Source returned, parsed once into its typed record where gather
-    receives it. The targets of -A (gather_all) share the objects their reads return, and so one Typed; it is
-    a plain value the run makes and hands to each of its Facts, and it dies with them (nothing module-level).
-    Found by value (memo's second idiom): the key is the object's kind and its read's key (namespace, name,
-    resourceVersion, uid), and a hit must be equal to the object (the same one, handed again, costs nothing)."""
-
-    def __init__(self) -> None:
-        self.memo: dict[tuple[str, Any], tuple[Any, Any]] = {}
-        self.snapshots: dict[Any, Any] = {}  # the engine's Snapshots (engine_snapshot), by the names they hold
-
-    def parse(self, kind: str, obj: Any, make: Callable[[Any], T], key: Any = None) -> T:
-        """`make(obj)`, once per object for the run; `key`: a record's own key (an API object has one)."""
-        k = (kind, _read_key(obj) if key is None else key)
-        hit = self.memo.get(k)
-        if hit is not None and (hit[0] is obj or hit[0] == obj):
-            return hit[1]  # type: ignore[no-any-return]
-        made = make(obj)
-        self.memo[k] = (obj, made)
-        return made
-
-    def pods(self, objs: list[Obj]) -> list[kube.Pod]:
-        return [self.parse("Pod", o, kube.pod) for o in objs]
-
-    def events(self, objs: list[Obj]) -> list[kube.Event]:
-        return [self.parse("Event", o, kube.event) for o in objs]
-
-    def workloads(self, objs: list[Obj]) -> list[Workload]:
-        return [self.parse("Workload", o, workload) for o in objs]
-
-    def typed(self, kind: str, obj: Obj, key: Any = None) -> Any:
-        """`obj` as its kind's record (PARSE), made once for the run; `key`: the read's, for an answer without
-        metadata of its own (a ClusterQueue's PendingWorkloadsSummary: the queue's name)."""
-        return self.parse(kind, obj, PARSE[kind], key)
-
-    def all(self, kind: str, objs: list[Obj]) -> list[Any]:
-        return [self.parse(kind, o, PARSE[kind]) for o in objs]
-
-
-def _read_key(obj: Any) -> tuple[Any, ...] | None:
-    """An API object's key by value: namespace, name, resourceVersion, uid (None: it has no metadata)."""
-    meta = obj.get("metadata") if isinstance(obj, dict) else None
-    if not isinstance(meta, dict):
-        return None
-    return meta.get("namespace"), meta.get("name"), meta.get("resourceVersion"), meta.get("uid")
-
-
-@dataclass
-class Facts:
-    """Everything read for one target, as typed records (kueue.model, kube, gpustack.model): each object is
-    parsed once, where gather receives it from the Source, and no API dict is kept here (the json view and the
-    snapshot collector get the objects from the Source). A dict value None means "read, does not exist"; a
-    missing key means "not read" (forbidden, capped or not needed)."""
-
-    target: Target
-    deployment: ModelDeployment | None = None
-    pods: list[kube.Pod] = field(default_factory=list)
-    groups: list[str] = field(default_factory=list)  # group names in the order found
-    workloads: dict[str, Workload | None] = field(default_factory=dict)
-    local_queues: dict[str, LocalQueue | None] = field(default_factory=dict)
-    cluster_queues: dict[str, ClusterQueue | None] = field(default_factory=dict)
-    flavors: dict[str, ResourceFlavor | None] = field(default_factory=dict)
-    checks: dict[str, AdmissionCheck | None] = field(default_factory=dict)
-    instance_types: dict[str, InstanceType | None] = field(default_factory=dict)
-    namespace_obj: kube.Namespace | None = None
-    events: list[kube.Event] = field(default_factory=list)
-    pending: dict[str, PendingView | None] = field(default_factory=dict)  # cq -> its PendingWorkloadsSummary
-    peer_queues: list[ClusterQueue] | None = field(default_factory=list)  # every ClusterQueue, for a cohort
-    cohorts: list[Cohort] | None = field(default_factory=list)  # None = could not be read
-    limit_ranges: list[LimitRangeItem] = field(default_factory=list)  # the namespace's LimitRanges' items
-    nodes: dict[str, list[kube.Node] | None] = field(default_factory=dict)  # flavor -> its nodes; None = unreadable
-    ahead: dict[tuple[str, str], Workload | None] = field(default_factory=dict)  # (ns, name) -> Workload ahead
-    notes: list[Say] = field(default_factory=list)
-    live: bool = False
-    incomplete: list[Unread] = field(default_factory=list)  # failed reads the verdict depends on
-    run: Typed = field(default_factory=Typed, repr=False, compare=False)  # the run's records (-A's targets share it)
-    members: dict[str, str] = field(default_factory=dict)  # Pod name -> its own Workload (a Deployment's Pods)
-
-    def group_of(self, pod: kube.Pod) -> str | None:
-        """The Pod's group: Kueue's group name (group_of_pod), else the Workload Kueue built for the Pod alone."""
-        return group_of_pod(pod) or self.members.get(pod.name)
-
-
-def group_of_pod(pod: kube.Pod) -> str | None:
-    """Kueue's GetPodGroupName: a non-empty annotation wins over the label."""
-    return pod.annotations.get(GROUP_LABEL) or pod.labels.get(GROUP_LABEL) or None
-
-
 def _group_of_raw(pod: Obj) -> str | None:
     """group_of_pod of a Pod as listed, before the run parses it (gather_all's targets)."""
     return annotation(pod, GROUP_LABEL) or label(pod, GROUP_LABEL) or None
-
-
-class _FactReader:
-    """Wraps a Source: turns optional-read failures into notes (and, for reads the verdict depends on,
-    into `Facts.incomplete`), and runs independent reads together on a live cluster."""
-
-    def __init__(self, source: Source, facts: Facts, preempt: PreemptionView | None = None) -> None:
-        self.source = source
-        self.facts = facts
-        self.preempt = preempt  # the run's preemption view, whose record the reads fill (gather_preemption)
-        self.deployment: Call | None = None  # the deployment of a group's Pods, read with its LocalQueues
-        self.deferred = False  # ... or with what explains the target (_read_local_queues)
-        self.first: Callable[[Facts], None] | None = None  # told once the target's Workloads and queues are in
-
-    def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
-        return self._settle(what, attempt(fn), default, dependent)
-
-    def _settle(self, what: Read, result: tuple[bool, Any], default: T, dependent: bool) -> tuple[T, bool]:
-        ok, value = result
-        if ok:
-            return value, True
-        if isinstance(value, NotFoundError):
-            return default, True
-        if not isinstance(value, PdError):
-            raise value
-        message = _cause(value)
-        note = say("note.unread", what=what, message=message)
-        if note not in self.facts.notes:  # reads of the same thing that ran together fail together
-            self.facts.notes.append(note)
-        if dependent:
-            self.facts.incomplete.append(Unread(what, message))
-        return default, False
-
-    def many(self, calls: list[Call]) -> list[tuple[Any, bool]]:
-        """Run (what, fn, default, dependent) calls together; settle them in the order given."""
-        if not (self.facts.live and _parallel(self.source)) or len(calls) <= 1:  # one after another
-            return [self._settle(what, attempt(fn), default, dep) for what, fn, default, dep in calls]
-        results = together([c[1] for c in calls], True)
-        return [self._settle(what, r, default, dep) for (what, _fn, default, dep), r in zip(calls, results,
-                                                                                              strict=True)]
-
-    def get_many(self, table: dict[str, R | None], kind: str, names: list[str], namespace: str | None,
-                 what: Callable[[str], Read], *, dependent: bool = False) -> None:
-        """GET each name not yet in `table`, together; a name is added only when its read succeeded, as the
-        kind's typed record (PARSE) made once for the run."""
-        todo = [n for n in dict.fromkeys(names) if n not in table]
-        if not todo:
-            return
-        calls: list[Call] = [(what(n), _getter(self.source, kind, n, namespace), None, dependent) for n in todo]
-        make = PARSE.get(kind)
-        for n, (obj, ok) in zip(todo, self.many(calls), strict=True):
-            if ok:
-                table[n] = self.facts.run.parse(kind, obj, make) if obj is not None and make is not None else obj
-
-
-def _parallel(source: Source) -> bool:
-    """Whether reads through `source` are worth threads: not through a run's memo (PrefetchedSource),
-    where nearly every read is answered from memory (2,000 targets started 8,000 threads for it)."""
-    return source.parallel
 
 
 def _owned_by_md(pod: kube.Pod, md_name: str) -> bool:
@@ -436,8 +274,6 @@ def _pods_by_owner(rd: _FactReader, wl: Workload | None, ns: str) -> list[kube.P
     return rd.facts.run.pods([pod for pod, _ in rd.many(calls) if pod is not None])
 
 
-Call = tuple[Read, Callable[[], Any], Any, bool]  # (what, read, default, the verdict depends on it)
-Settled = list[tuple[Any, bool]]
 
 
 def _read_rest(rd: _FactReader, ns: str) -> None:
@@ -660,10 +496,6 @@ def _queue_object_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
             facts.namespace_obj = facts.run.typed("Namespace", obj) if obj is not None else None
 
     return calls, apply
-
-
-def _getter(source: Source, kind: str, name: str, namespace: str | None) -> Callable[[], Obj | None]:
-    return lambda: source.get(kind, name, namespace)
 
 
 def _cohort_reads(rd: _FactReader) -> Part:
@@ -1015,11 +847,6 @@ def _unread_note(what: Read, ns: str | None, e: PdError) -> Say:
     return say("note.run-unread", what=what, ns=ns, message=_cause(e))
 
 
-def _cause(e: PdError) -> str:
-    """Why a read failed, for a note that names the read: RBAC's refusal without its remedy, else the error."""
-    return e.refusal if isinstance(e, ForbiddenError) else e.message
-
-
 def _listed(source: Source, kind: str, namespace: str | None, notes: list[Say], **kw: Any) -> list[Obj]:
     """The run's list of `kind`; from a live cluster each object is slimmed as its page arrives."""
     try:
@@ -1067,8 +894,8 @@ def engine_snapshot(facts: Facts) -> Snapshot:
              None if cohorts is None else tuple(cohorts), facts.live)
     key = (tuple(cqs), tuple(fls), None if peers is None else len(peers), None if cohorts is None else len(cohorts),
            facts.live)
-    return memo.matched(facts.run.snapshots, key, whole, lambda: Snapshot.read(cqs, fls, peers, cohorts,
-                                                                              from_file=not facts.live), _SNAPSHOTS)
+    return memo.matched(facts.run.snapshots, key, whole,  # read in the gather step's waves: nothing listed here
+                        lambda: Inputs(cqs, fls, peers, cohorts, facts.live).snapshot(), _SNAPSHOTS)
 
 
 _SNAPSHOTS = 4096  # a run's distinct engine snapshots (one past it empties the table)

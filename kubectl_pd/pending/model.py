@@ -18,6 +18,7 @@ from kubectl_pd.registry import REASONS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from kubectl_pd.kueue.preempt_answer import Answer
     from kubectl_pd.registry import ReasonCode
 
 CODES = tuple(e.id for e in REASONS)
@@ -179,6 +180,8 @@ class Diagnosis:
     placements: list[Placement] = field(default_factory=list)  # its Workloads a MultiKueue worker holds or admitted
     workloads: list[WorkloadRow] = field(default_factory=list)  # a deployment of many Workloads: one row each
     partly: PartlyAdmitted | None = None  # some of its Workloads admitted, others waiting
+    preemption: tuple[Answer, ...] = ()  # frozen: its Workloads' preemption answers, each returned with its
+    # assignment (kueue/preempt_answer.Judged), and who preempted each preempted one; the printers read them here
 
     @property
     def code(self) -> str:

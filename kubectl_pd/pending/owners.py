@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from kubectl_pd import kube
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.model import Workload
-    from kubectl_pd.pending.gather import Call, Facts, _FactReader
+    from kubectl_pd.pending.facts import Call, Facts
     from kubectl_pd.pending.model import Diagnosis
+    from kubectl_pd.pending.reader import FactReader
     from kubectl_pd.pending.target import Target
 
 POD_TEMPLATE_HASH = "pod-template-hash"  # the Deployment controller's label on each Pod (and its ReplicaSet)
@@ -63,7 +64,7 @@ def probe(source: Source, name: str, namespace: str) -> tuple[list[str], list[st
     return found, absent
 
 
-def read(rd: _FactReader, target: Target) -> None:
+def read(rd: FactReader, target: Target) -> None:
     """The target and everything Kueue admits for it, into rd.facts; NotFoundError when the target is missing."""
     source, ns = rd.source, target.namespace
     runners = _runners(rd, target)
@@ -105,7 +106,7 @@ def read(rd: _FactReader, target: Target) -> None:
     _into(facts, wls, pods)
 
 
-def _runners(rd: _FactReader, target: Target) -> list[tuple[str, Obj]]:
+def _runners(rd: FactReader, target: Target) -> list[tuple[str, Obj]]:
     """Wave 1: the target, and the objects Kueue builds Workloads for (LWS, StatefulSet) or whose Pods it admits
     one by one (Deployment)."""
     source, ns, name, kind = rd.source, target.namespace, target.name, target.kind
@@ -156,7 +157,7 @@ def _uid(obj: Obj) -> str | None:
     return uid if isinstance(uid, str) and uid else None
 
 
-def _pod_workloads(rd: _FactReader, ns: str, pods: list[Obj]) -> dict[str, Obj]:
+def _pod_workloads(rd: FactReader, ns: str, pods: list[Obj]) -> dict[str, Obj]:
     """A Deployment's Pods' Workloads (one each, `job-uid=<Pod uid>`): one list per UIDS_PER_LIST Pods."""
     uids = sorted({u for p in pods if (u := _uid(p))})
     chunks = [uids[i:i + UIDS_PER_LIST] for i in range(0, len(uids), UIDS_PER_LIST)]
@@ -169,7 +170,7 @@ def _pod_workloads(rd: _FactReader, ns: str, pods: list[Obj]) -> dict[str, Obj]:
     return out
 
 
-def _by_owner_references(rd: _FactReader, ns: str, owners: list[Obj]) -> dict[str, Obj]:
+def _by_owner_references(rd: FactReader, ns: str, owners: list[Obj]) -> dict[str, Obj]:
     """Workloads not labelled with their owner's uid (an older Kueue): the namespace's Workloads, once, kept by
     ownerReferences (kueuectl list workload --for does the same)."""
     uids = {u for o in owners if (u := _uid(o))}
@@ -215,10 +216,11 @@ def discover(source: Source, target: Target) -> Facts:
     """The target's Workloads and Pods read as why-pending reads them (`read`, its waves), for a command that
     weighs them itself (capacity): the Facts' `workloads`, `pods`, `members` and `incomplete`; nothing else is
     read. NotFoundError when the target is missing."""
-    from kubectl_pd.pending.gather import Facts, _FactReader
+    from kubectl_pd.pending.facts import Facts
+    from kubectl_pd.pending.reader import FactReader
 
     facts = Facts(target, live=source.is_live)
-    read(_FactReader(source, facts), target)
+    read(FactReader(source, facts), target)
     return facts
 
 

@@ -1,5 +1,6 @@
-"""why-pending's preemption part: the core's answers (kubectl_pd/kueue/preempt_answer.py) for the target's
-Workloads, turned into JSON keys, a text block and its notes by kubectl_pd/pending/preempt_render.py."""
+"""why-pending's preemption part: the answers its Diagnosis carries (kubectl_pd/kueue/preempt_answer.py, each
+returned with its Workload's assignment), turned into JSON keys, a text block and its notes by
+kubectl_pd/pending/preempt_render.py."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.pending.model import Diagnosis
 
 
 def context(source: Source, config_file: str | None, want_holders: bool, live: bool | None = None) -> pa.PreemptionView:
@@ -30,14 +32,12 @@ class PreemptionPart:
     notes: tuple[str, ...] = ()
 
 
-def section(ctx: pa.PreemptionView, facts: Any, *, text: bool = True) -> PreemptionPart:
-    """why-pending's preemption part for one target, from the answers its diagnosis recorded through `ctx.assign`
-    (the same assignments its verdicts rest on). `text=False`: the JSON keys only."""
+def section(d: Diagnosis, *, text: bool = True) -> PreemptionPart:
+    """why-pending's preemption part for one target, from the answers its Diagnosis carries (returned with the
+    assignments its verdicts rest on). `text=False`: the JSON keys only."""
     from kubectl_pd.pending import preempt_render as pr
 
-    if not any(o is not None for o in facts.workloads.values()):
-        return PreemptionPart({"preemption": None})
-    answers = ctx.for_facts(facts)
+    answers = list(d.preemption)
     if not text:
         return PreemptionPart(pr.to_json(answers))
     return PreemptionPart(pr.to_json(answers), pr.text(answers, notes=False), pr.note_texts(answers))

@@ -11,6 +11,7 @@ JSON contract (top level of why-pending -o json):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kubectl_pd.kueue.preempt_answer import Answer
@@ -19,7 +20,7 @@ from kubectl_pd.kueue.words import NOTE_TEXT, UNKNOWN_TEXT
 from kubectl_pd.pending.model import fmt
 
 
-def to_json(answers: list[Answer]) -> dict[str, Any]:
+def to_json(answers: Sequence[Answer]) -> dict[str, Any]:
     needed = [a for a in answers if a.needed]
     out: dict[str, Any] = {"preemption": None}
     if needed:
@@ -46,7 +47,7 @@ def to_json(answers: list[Answer]) -> dict[str, Any]:
     return out
 
 
-def text(answers: list[Answer], *, notes: bool = True) -> str:
+def text(answers: Sequence[Answer], *, notes: bool = True) -> str:
     """The "would preempt" block; NOTES: with each answer's notes as `note:` lines (a MultiKueue worker's block keeps
     them in place), else without them (a target's notes reach stderr from `notes()`, never parsed out of this text)."""
     lines: list[str] = []
@@ -79,6 +80,6 @@ def _notes_of(a: Answer) -> list[str]:
     return [NOTE_TEXT.get(n, n) for n in a.notes if a.needed and a.searched and a.targets is not None]
 
 
-def note_texts(answers: list[Answer]) -> tuple[str, ...]:
+def note_texts(answers: Sequence[Answer]) -> tuple[str, ...]:
     """The notes `text(answers, notes=False)` leaves out, each once, in order."""
     return tuple(dict.fromkeys(line for a in answers for line in _notes_of(a)))

@@ -7,12 +7,12 @@ from typing import Any
 
 from kubectl_pd.kueue.quantity import cards, format_quantity, is_credits
 from kubectl_pd.kueue.verdicts import FlavorBar
+from kubectl_pd.output import bars
 from kubectl_pd.pending import placements as mk_listing
 from kubectl_pd.pending import words
 from kubectl_pd.pending.model import Ahead, Diagnosis, Reason, RoleRow, short
 from kubectl_pd.records import dataclass
 
-BAR_WIDTH = 24
 _COLORS = {"fits": "32", "admitted": "32", "blocked": "31", "unknown": "33"}
 
 
@@ -166,29 +166,11 @@ def _per_pod(req: dict[str, Fraction]) -> str:
     return ", ".join(parts)
 
 
-BORROWED = "~"
-
-
 def bar(b: FlavorBar, *, unicode: bool) -> str:
-    """used / reserved / needed against nominal, e.g. `[####==++++......]`; overflow past nominal in `!`."""
-    total = b.used + b.reserved + b.needed
-    scale = max(b.nominal, total)
-    if scale <= 0:
-        return "[" + " " * BAR_WIDTH + "]"
-    chars = ("\u2588", "\u2593", "\u2591", "\u00b7", "\u2592") if unicode else ("#", "=", "+", ".", "!")
-    cells: list[str] = []
-    acc = Fraction(0)
-    for part, ch in ((b.used, chars[0]), (b.reserved, chars[1]), (b.needed, chars[2])):
-        start, acc = acc, acc + part
-        n = round(acc / scale * BAR_WIDTH) - round(start / scale * BAR_WIDTH)
-        cells.extend(ch * n)
-    cells.extend(chars[3] * (BAR_WIDTH - len(cells)))
-    nominal_at = round(b.nominal / scale * BAR_WIDTH) if total > b.nominal else BAR_WIDTH
-    lent_to = round((b.nominal + b.borrowable) / scale * BAR_WIDTH) if b.borrowable else nominal_at
-    for i in range(nominal_at, BAR_WIDTH):
-        if cells[i] != chars[3]:
-            cells[i] = BORROWED if i < lent_to else chars[4]  # what the cohort lends is not over the limit
-    return "[" + "".join(cells[:BAR_WIDTH]) + "]"
+    """used / reserved / needed against nominal, e.g. `[####==++++......]`; overflow past nominal in `!`, what the
+    cohort lends in `~` (output/bars.py: the one bar printer, queues' too)."""
+    return bars.bar(bars.Figures(b.nominal, b.used, b.reserved, b.needed, b.borrowed, b.borrowable),
+                    bars.WHY_PENDING_UNICODE if unicode else bars.WHY_PENDING)
 
 
 def _amount(q: Fraction, resource: str) -> str:

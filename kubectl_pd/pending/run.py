@@ -152,8 +152,7 @@ def one(source: Source, target: Target, what_if: Mapping[str, int] | None = None
     from kubectl_pd.pending.diagnose import diagnose
 
     replicas = dict(what_if) if what_if else None
-    d = diagnose(facts, what_if=replicas, assign=ctx.assign) if ctx is not None else \
-        diagnose(facts, what_if=replicas)
+    d = diagnose(facts, what_if=replicas, preempt=ctx) if ctx is not None else diagnose(facts, what_if=replicas)
     if not stands(d, facts):
         raise IncompleteError(target, facts.incomplete)
     return d, facts
@@ -281,14 +280,14 @@ def every(source: Source, ns: str | None, ctx: Context, *, as_json: bool, wide: 
         f = all_facts.pop()
         if select is not None and not select(target_object(f)):
             continue
-        d = diagnose(f, assign=ctx.assign)
+        d = diagnose(f, preempt=ctx)
         if not stands(d, f):
             out.unknown.append(IncompleteError(f.target, f.incomplete))
         elif d.pending:
             d = as_owner(d, f)  # a framework's group: a row of its LWS, DisaggregatedSet or Deployment
             out.pending.append((f.target.namespace, d))
             if as_json or wide:
-                out.items.append({**(to_dict(d) if as_json else {}), **section(ctx, f, text=False).json})
+                out.items.append({**(to_dict(d) if as_json else {}), **section(d, text=False).json})
                 out.ages.append(_age(f) if wide else None)
     return out
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_pd.kueue.quantity import format_cards, is_credits, parse
+from kubectl_pd.output import bars
 
 COLUMNS = ("CLUSTERQUEUE", "COHORT", "FLAVOR", "RESOURCE", "NOMINAL", "USED", "RESERVED", "BORROWED", "LENT", "FREE",
            "PENDING", "ADMITTED")
 WIDE = ("BORROWINGLIMIT", "LENDINGLIMIT", "COHORTFREE", "BORROWABLE", "ACTIVE")
-BAR = 12
 
 
 def _v(q: str | None, resource: str) -> str:
@@ -37,17 +37,11 @@ def _n(x: int | None) -> str:
 
 
 def bar(f: dict[str, Any]) -> str:
-    """used '#', reserved '=', free '.' over the nominal quota, '!' after it when the queue borrows: each symbol
-    means what it means on why-pending's bars (pending/render.bar: '+' is what a pending Workload needs there)."""
-    nominal = parse(f["nominal"])
-    if nominal <= 0:
-        return ""
-    used, reserved, borrowed = parse(f["used"]), parse(f["reserved"]), parse(f["borrowed"])
-    cells = lambda q: min(BAR, int(q * BAR / nominal))  # noqa: E731
-    u = cells(used)
-    r = min(BAR - u, cells(used + reserved) - u)
-    text = "#" * u + "=" * r + "." * (BAR - u - r)
-    return f"[{text}]" + ("!" if borrowed > 0 else "")
+    """A document row's bar (output/bars.py, the one bar printer, in queues' style): used '#', reserved '=', free
+    '.' over the nominal quota, '!' after it when the queue borrows; each symbol means what it means on
+    why-pending's bars ('+' is what a pending Workload needs there)."""
+    return bars.bar(bars.Figures(parse(f["nominal"]), parse(f["used"]), parse(f["reserved"]),
+                                 borrowed=parse(f["borrowed"])), bars.QUEUES)
 
 
 def rows(doc: dict[str, Any], wide: bool, bars: bool) -> list[list[str]]:
