@@ -196,6 +196,7 @@ class _FactReader:
         self.preempt = preempt  # the run's preemption view, whose record the reads fill (gather_preemption)
         self.deployment: Call | None = None  # the deployment of a group's Pods, read with its LocalQueues
         self.deferred = False  # ... or with what explains the target (_read_local_queues)
+        self.ahead_page: tuple[str, dict[str, Obj]] | None = None  # (namespace, its Workloads by name): one page
 
     def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
         return self._settle(what, attempt(fn), default, dependent)
@@ -585,7 +586,8 @@ def _read_explanations(rd: _FactReader, ns: str, cq_names: list[str]) -> None:
     """What explains a queue (flavors, checks, the namespace), the cohort, LimitRanges, events and queue
     positions: all read together, each part settled in the order it was asked."""
     parts = [_queue_object_reads(rd, ns, cq_names), _cohort_reads(rd), _limit_range_reads(rd, ns),
-             _event_reads(rd, ns), _visibility_reads(rd, cq_names), _lone_queue_preemption_reads(rd)]
+             _event_reads(rd, ns), _visibility_reads(rd, cq_names), _lone_queue_preemption_reads(rd),
+             _ahead_page_reads(rd, ns, cq_names)]
     results = _read_deferred_deployment(rd, [c for calls, _apply in parts for c in calls])
     at = 0
     for calls, apply in parts:
@@ -720,6 +722,34 @@ def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
     return [c for _cq, c in vis], apply
 
 
+def _ahead_page_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
+    """Beside the visibility listing, one page of the namespace's Workloads (plan.ahead_within: the queue says it
+    holds few), so the Workloads the listing puts ahead of ours are answered from it (`_read_ahead`), not read by
+    name after the listing (issue 49: a third round). Only through the head start's Source over a live cluster
+    (lookahead.Lookahead.within); a page that does not hold them all, or fails, is no note and answers nothing:
+    the reads by name follow, as before, and say what fails."""
+    from kubectl_pd.pending.lookahead import Lookahead
+
+    source = rd.source
+    if not isinstance(source, Lookahead) or not _visibility_calls(rd, cq_names) or not any(
+            (cq := rd.facts.cluster_queues.get(n)) is not None and plan.ahead_within(cq.pending_workloads)
+            for n in cq_names[:2]):
+        return [], lambda _r: None
+
+    def read() -> list[Obj] | None:
+        try:
+            return source.within("Workload", ns, plan.MOST)
+        except PdError:
+            return None
+
+    def apply(results: Settled) -> None:
+        objs, ok = results[0]
+        if ok and isinstance(objs, list):
+            rd.ahead_page = (ns, {name_of(o): o for o in objs})
+
+    return [(Read("Workload", namespace=ns, purpose="ahead"), read, None, False)], apply
+
+
 def _in_a_cohort(facts: Facts) -> bool:
     """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
     return any(o.cohort for o in facts.cluster_queues.values() if o is not None)
@@ -809,10 +839,17 @@ def ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
 
 
 def _read_ahead(rd: _FactReader) -> None:
-    """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
-    requests; a refused read leaves that Workload's requests unknown (a note)."""
+    """The Workloads the visibility API puts before ours: the first MAX_AHEAD, for their requests, from the page of
+    the namespace's Workloads read beside the listing when it holds them (one absent from it does not exist, as
+    its GET would say), else a GET of each; a refused read leaves that Workload's requests unknown (a note)."""
     facts = rd.facts
     wanted = ahead_of_ours(facts, MAX_AHEAD)
+    if rd.ahead_page is not None:
+        page_ns, page = rd.ahead_page
+        for key in [k for k in wanted if k[0] == page_ns]:
+            obj = page.get(key[1])
+            facts.ahead[key] = facts.run.parse("Workload", obj, workload) if obj is not None else None
+        wanted = [k for k in wanted if k[0] != page_ns]
     calls: list[Call] = [(Read("Workload", n, w, purpose="ahead"), _getter(rd.source, "Workload", n, w), None, False)
                          for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):
