@@ -999,17 +999,19 @@ EVERY_SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor")  # what nearly eve
 
 def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say],
                                                                dict[plan.Key, tuple[bool, Any]]]:
-    """The run's five lists (ModelDeployments, Workloads, and Pods by three label selectors: a group's label, GPUStack's
-    Pods, the Pods Kueue manages, whose groups Kueue 0.18+ names by annotation), sent together on
-    a live cluster: the small ones come back while the Workloads' pages are read. A list that fails
+    """The run's five lists (ModelDeployments, Workloads, and Pods by three disjoint label selectors: a group's label,
+    GPUStack's Pods and the Pods Kueue manages without it, whose groups Kueue 0.18+ names by annotation), sent together
+    on a live cluster: the small ones come back while the Workloads' pages are read. A list that fails
     otherwise than listed in `_listed` fails the run, the first in this order. With them, from a live cluster
     that reads a set in one page (plan.pages), the bounded sets of pending/plan.py (the namespace's, or every
     namespace's, LocalQueues, the ClusterQueues and flavors, EVERY_SETS): their results by key, a failure or a set
     past one page (None) left to the reads by name."""
     asks: list[tuple[str, dict[str, Any]]] = [
         ("ModelDeployment", {}), ("Workload", {}), ("Pod", {"label_selector": GROUP_LABEL}),
-        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"}),
-        ("Pod", {"label_selector": f"{MANAGED_LABEL}=true"})]  # groups Kueue names by annotation (0.18+) among them
+        # the other two without the group's label: the first list holds those Pods (a Kueue-managed group's Pods
+        # carry both labels: each Pod is sent and decoded once, not twice)
+        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment,!{GROUP_LABEL}"}),
+        ("Pod", {"label_selector": f"{MANAGED_LABEL}=true,!{GROUP_LABEL}"})]  # groups Kueue names by annotation (0.18+)
     notes: list[list[Say]] = [[] for _ in asks]
     keys = [k for k in plan.set_reads(namespace) if k[1] in EVERY_SETS] if source.is_live and plan.pages(source) \
         else []
