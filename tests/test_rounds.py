@@ -96,3 +96,25 @@ def test_without_the_queues_count_the_workloads_ahead_are_a_third_round_and_the_
 
 def _ahead_of(doc: dict[str, Any]) -> Any:
     return doc["queue"]["ahead"]
+
+
+def test_nothing_a_target_needs_only_later_is_imported_before_its_first_round_goes_out(apiserver: Callable) -> None:
+    """Start-up (issue 49, item 3): what a run imports before the head start (pending/lookahead.py) sends the first
+    round is waited for at every distance; the Kueue model, MultiKueue's words and the diagnosis load while the
+    reads are in flight. Read from `python -X importtime`'s order (a module is listed when its import ends)."""
+    import os
+    import subprocess
+    import sys
+
+    objects, raw = _layout(GROUPS)
+    _server, env = apiserver(*objects, raw=raw)
+    args = ["why-pending", f"podgroup/pg-{GROUPS - 1}", "-n", NS, "-o", "json"]
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "kubectl_pd", *args], capture_output=True, text=True,
+                       env={**os.environ, **env}, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    order = [line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")]
+    before = order[:order.index("kubectl_pd.pending.lookahead")]
+    late = ("kubectl_pd.kueue.model", "kubectl_pd.multikueue.words", "kubectl_pd.pending.gather",
+            "kubectl_pd.pending.diagnose")
+    assert not [m for m in late if m in before], before
+    assert all(m in order for m in late[::2])  # loaded all the same, after
