@@ -103,6 +103,7 @@ class Typed:
     def __init__(self) -> None:
         self.memo: dict[tuple[str, Any], tuple[Any, Any]] = {}
         self.snapshots: dict[Any, Any] = {}  # the engine's Snapshots (engine_snapshot), by the names they hold
+        self.every_workload: list[Any] | None = None  # -A on a live cluster: every Workload of it, listed whole
 
     def parse(self, kind: str, obj: Any, make: Callable[[Any], T], key: Any = None) -> T:
         """`make(obj)`, once per object for the run; `key`: a record's own key (an API object has one)."""
@@ -980,6 +981,9 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             pre.prefetched[key[1]] = objs
     out = []
     run = Typed()  # the run's one memo: created here, held by each target's Facts, gone with them
+    if namespace is None and source.is_live and not any(n.id == "note.unlisted" and n.args.get("kind") == "Workload"
+                                                        for n in notes):
+        run.every_workload = wls  # every Workload of the cluster: each queue's admitted ones among them
     targets = _targets(mds, wls, list(pods.values()), namespace, run)
     pre.warm(list(dict.fromkeys(namespace_of(w) or namespace or "default" for w in wls
                                 if not _admitted_or_finished(w, run))), _visibility_paths(pre, wls, namespace, run))
@@ -1145,5 +1149,13 @@ def gather_preemption(source: Source, all_facts: list[Facts], ctx: PreemptionVie
     `--kueue-config` gave it, Kueue's configuration. After this the answers read nothing."""
     plan = preemption_plan(all_facts, holders=ctx.want_holders)
     config = plan.config and not ctx.has_config and ctx.known.config is None
-    read_admitted(source, [q for q in plan.queues if not ctx.known.has(q)], ctx.known, config=config,
-                  parse=all_facts[0].run.workloads if all_facts else None)
+    queues = [q for q in plan.queues if not ctx.known.has(q)]
+    run = all_facts[0].run if all_facts else None
+    if run is not None and run.every_workload is not None and queues:  # -A listed every Workload already: each
+        # queue's admitted ones are those the field selector would return (admitted_reads: the same filter), read
+        # with the run's lists, not in a round after its diagnoses' reads (issue 49)
+        admitted = [a for a in map(pr.admitted_of, run.workloads(run.every_workload)) if a is not None]
+        for q in queues:
+            ctx.known.workloads[q] = [a for a in admitted if a.cluster_queue == q]
+        queues = []
+    read_admitted(source, queues, ctx.known, config=config, parse=run.workloads if run is not None else None)
