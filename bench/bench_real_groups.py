@@ -247,7 +247,9 @@ def far(args: argparse.Namespace, k: str, base_env: dict[str, str], kc_text: str
 def concurrent_handshakes(server: FakeApiServer) -> FakeApiServer:
     """The loopback server's TLS handshake moved from its accept loop (one connection at a time: through the relay
     each costs a round trip, so eight connections opened together wait for each other) to each connection's own
-    thread, as a real API server does it: its listening socket rewrapped without the handshake on accept."""
+    thread, as a real API server does it: the accept loop takes plain sockets from the same listening socket, and
+    each connection's thread wraps its own (a wrapped listening socket that deferred its handshakes, the way this
+    did before, left some of a first round's connections unanswered until the client's timeout)."""
     import os
     import socket
     import ssl
@@ -258,7 +260,21 @@ def concurrent_handshakes(server: FakeApiServer) -> FakeApiServer:
     ctx.load_cert_chain(str(server.tls.cert), str(server.tls.key))
     plain = socket.socket(fileno=os.dup(httpd.socket.fileno()))  # the same listening socket, not wrapped
     plain.listen(128)  # and a real server's backlog (its 5 drop the SYN of a sixth connection: a 1 s retry)
-    httpd.socket = ctx.wrap_socket(plain, server_side=True, do_handshake_on_connect=False)
+    finish = httpd.finish_request
+
+    def wrapped(request: socket.socket, address: object) -> None:
+        try:
+            conn = ctx.wrap_socket(request, server_side=True)
+        except OSError:
+            request.close()
+            return
+        try:
+            finish(conn, address)  # type: ignore[arg-type]
+        finally:
+            conn.close()
+
+    httpd.get_request = plain.accept  # type: ignore[method-assign]
+    httpd.finish_request = wrapped  # type: ignore[method-assign]
     return server
 
 

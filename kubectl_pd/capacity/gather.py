@@ -14,6 +14,7 @@ from typing import Any
 
 from kubectl_pd.capacity.simulate import Part
 from kubectl_pd.cluster import engine_reads
+from kubectl_pd.cluster.prefetch import Remembered
 from kubectl_pd.create import nodes as nd
 from kubectl_pd.create import preflight
 from kubectl_pd.create.flags import CreateRequest, Role
@@ -23,42 +24,13 @@ from kubectl_pd.kueue.model import Snapshot, local_queue
 from kubectl_pd.records import dataclass, field
 
 
-class Once:
-    """A Source that reads each object, each list and each raw path once per run and remembers failures too (a
-    Source: the preflight, the plan and the preemption reads all go through it; Kueue's ConfigMap, which each
-    count's preemption view asks for, is one request)."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self._memo: dict[tuple[Any, ...], tuple[bool, Any]] = {}
+class Once(Remembered):
+    """The run's memo (cluster/prefetch.Remembered): each object, list and raw path read once, failures too (the
+    preflight, the plan and the preemption reads all go through it; Kueue's ConfigMap, which each count's
+    preemption view asks for, is one request); what else the Source says of itself is the live one's."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
-
-    def _once(self, key: tuple[Any, ...], read: Callable[[], Any]) -> Any:
-        if key not in self._memo:
-            try:
-                self._memo[key] = (True, read())
-            except PdError as e:
-                self._memo[key] = (False, e)
-        ok, got = self._memo[key]
-        if not ok:
-            raise got
-        return got
-
-    def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
-        return self._once(("get", kind, name, namespace), lambda: self.inner.get(kind, name, namespace))
-
-    def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",
-                namespace: str | None = None) -> Any:
-        key = ("raw", path, tuple(sorted((query or {}).items())), resource, namespace)
-        return self._once(key, lambda: self.inner.get_raw(path, query, resource=resource, namespace=namespace))
-
-    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
-             field_selector: str | None = None, *, reduce: Any = None) -> Any:
-        key = ("list", kind, namespace, label_selector, field_selector, reduce is not None)
-        return self._once(key, lambda: self.inner.list(kind, namespace, label_selector, field_selector,
-                                                       reduce=reduce))
 
 
 @dataclass

@@ -1,5 +1,8 @@
-"""A Source that answers one run's reads from lists read once, and remembers every other read: the memo of
-`why-pending` with no TARGET (pending/gather.gather_all), so N targets in a namespace cost its reads once.
+"""The run's memo of reads. `Remembered`: a Source that reads each object, list and raw path through `inner` once
+per run (reads asking the same at the same time wait for the first) and remembers a failure like a success; the one
+memo every command's run uses (capacity/gather.Once, create/preflight's Node lists). `PrefetchedSource`, the memo of
+`why-pending` with no TARGET (pending/gather.gather_all), is one with lists read up front that answer reads by
+name and selector from memory, so N targets in a namespace cost its reads once.
 
 In the cluster layer, below the diagnosis: it knows Sources, kinds and selectors, nothing of what a
 diagnosis makes of them. A failed read is kept as a `FailedRead` (kind, name, namespace, purpose) for the
@@ -133,7 +136,58 @@ Objs = list[Obj]  # (a method named `list` shadows the builtin inside the class 
 _KINDS: dict[str, str] = {}  # what the reads name a kind -> its Kind (`Event`, `pods`, ...)
 
 
-class PrefetchedSource(Wrapper):
+class Remembered(Wrapper):
+    """A Source over `inner` that reads each object, list and raw path once per run: a second identical read is
+    answered from memory, a failure (a PdError: 403, 404, an API not served, ...) raised again exactly like the
+    first time, without a request; reads asking the same at the same time wait for the first. Anything else that
+    goes wrong is not remembered. A new instance per run: nothing is remembered across runs."""
+
+    def __init__(self, inner: Source) -> None:
+        self.inner = inner
+        self.is_live = inner.is_live
+        self.parallel = getattr(inner, "parallel", True)  # reads through it are worth threads as through inner
+        self._memo: dict[tuple[Any, ...], tuple[bool, Any]] = {}
+        self._locks: dict[tuple[Any, ...], threading.Lock] = {}
+
+    def _fill(self, key: tuple[Any, ...], read: Callable[[], Any]) -> tuple[bool, Any]:
+        """The result of `read`, (ok, value or its error), read once under `key`."""
+        hit = self._memo.get(key)
+        if hit is None:
+            with self._locks.setdefault(key, threading.Lock()):  # reads that run together ask once
+                hit = self._memo.get(key)
+                if hit is None:
+                    hit = attempt(read)
+                    if not hit[0] and not isinstance(hit[1], PdError):
+                        raise hit[1]  # not the cluster's answer: not remembered
+                    self._memo[key] = hit
+        return hit
+
+    def _remembered(self, key: tuple[Any, ...], read: Callable[[], T]) -> T:
+        ok, value = self._fill(key, read)
+        if not ok:
+            raise value
+        return value  # type: ignore[no-any-return]
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self._remembered(("get", kind, name, namespace), lambda: self.inner.get(kind, name, namespace))
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+             field_selector: str | None = None, *,
+             reduce: Callable[[Obj], Obj | None] | None = None) -> Objs:
+        return self._remembered(("list", kind, namespace, label_selector, field_selector, reduce is not None),
+                                lambda: self.inner.list(kind, namespace, label_selector, field_selector,
+                                                        reduce=reduce))
+
+    def get_raw(self, path: str, query: dict[str, Any] | None = None, *, resource: str = "",
+                namespace: str | None = None) -> Obj | None:
+        key = ("raw", path, tuple(sorted((query or {}).items())), resource, namespace)
+        return self._remembered(key, lambda: self.inner.get_raw(path, query, resource=resource, namespace=namespace))
+
+    def origin(self, obj: Obj) -> Origin:
+        return self.inner.origin(obj)
+
+
+class PrefetchedSource(Remembered):
     """The memo of one run with no TARGET: kinds listed up front answer from memory; every other read goes
     once through `inner` and is remembered, a failure (403, 404, an API not served, ...) exactly like a
     success, so N targets in a namespace cost its reads once, not N times. Events are listed once per
@@ -143,14 +197,12 @@ class PrefetchedSource(Wrapper):
     parallel = False  # reads one after another: most are answered from memory
 
     def __init__(self, inner: Source, prefetched: dict[str, list[Obj]]) -> None:
-        self.inner = inner
-        self.is_live = inner.is_live
+        super().__init__(inner)
+        self.parallel = False
         self.prefetched = prefetched
         self._by_name: dict[str, dict[str, list[Obj]]] = {}  # kind -> name -> its objects (built on first get)
-        self._memo: dict[tuple[Any, ...], tuple[bool, Any]] = {}
         self.failed: dict[FailedRead, PdError] = {}  # what failed -> the error, in order
         self._by_involved: dict[str, dict[str, list[Obj]]] = {}  # namespace -> involvedObject.name -> events
-        self._locks: dict[tuple[Any, ...], threading.Lock] = {}
         self._got: dict[tuple[str, str, str | None], Obj | None] = {}  # (kind, name, namespace) -> get's answer
         self._by_namespace: dict[str, dict[str | None, list[Obj]]] = {}  # kind -> namespace -> its objects
         self._by_label: dict[tuple[str, str | None, str], dict[str, list[Obj]]] = {}  # (kind, ns, key) -> value ->
@@ -161,15 +213,6 @@ class PrefetchedSource(Wrapper):
             found = kinds.lookup(kind)
             k = _KINDS[kind] = found.kind if found else kind
         return k
-
-    def _fill(self, key: tuple[Any, ...], read: Callable[[], Any]) -> tuple[bool, Any]:
-        hit = self._memo.get(key)
-        if hit is None:
-            with self._locks.setdefault(key, threading.Lock()):  # reads that run together ask once
-                hit = self._memo.get(key)
-                if hit is None:
-                    hit = self._memo[key] = attempt(read)
-        return hit
 
     def _once(self, key: tuple[Any, ...], what: Callable[[], FailedRead], read: Callable[[], T]) -> T:
         ok, value = self._fill(key, read)
@@ -314,9 +357,6 @@ class PrefetchedSource(Wrapper):
                 namespace: str | None = None) -> Obj | None:
         return self._once(("raw", path), lambda: FailedRead("", path, None, "raw"),
                           lambda: self.inner.get_raw(path, query, resource=resource, namespace=namespace))
-
-    def origin(self, obj: Obj) -> Origin:
-        return self.inner.origin(obj)
 
 
 def _one_equality(selector: str | None) -> tuple[str, str] | None:

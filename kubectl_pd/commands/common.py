@@ -87,6 +87,8 @@ def worker_contexts(values: tuple[str, ...], cluster: ClusterOptions, offline: b
     """--worker-context CLUSTER=CONTEXT as a mapping, the same for every command that reads MultiKueue workers
     (why-pending, snapshot, mcp); a malformed value, or (live) a context the kubeconfig lacks, is a usage error
     before any read."""
+    if not values:  # the usual run: nothing to check, nothing imported before the first read (issue 49)
+        return {}
     import click
 
     from kubectl_pd.multikueue.section import mapping

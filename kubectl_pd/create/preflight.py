@@ -72,11 +72,13 @@ class _CheckReader:
     """Cached reads; a 403 becomes a 'skipped' warning instead of a failure."""
 
     def __init__(self, source: Source, out: Preflight) -> None:
+        from kubectl_pd.cluster.prefetch import Remembered
+
         self.source = source
         self.out = out
         self._cache: dict[tuple[str, str, str | None], Any] = {}
         self._lists: dict[str, list[dict[str, Any]] | None] = {}
-        self.node_lists = _NodeLists(source)
+        self.node_lists = Remembered(source)  # each selector's Node list once per run (flavors sharing nodeLabels)
         self.nodes_refused = False  # a Node list was forbidden: the node part is unknown, asked no more
         self.resource: str | None = None  # --resource: what a card of the Pods requests, when given
         self.priority = 0  # the group's priority: its WorkloadPriorityClass's value (--priority-class), else 0
@@ -112,22 +114,6 @@ class _CheckReader:
 
 
 _FORBIDDEN = object()
-
-
-class _NodeLists:
-    """The Source's lists as the Node read asks for them, each selector read once per run (queues whose flavors
-    share nodeLabels: one list)."""
-
-    def __init__(self, source: Source) -> None:
-        self.source = source
-        self._memo: dict[tuple[Any, ...], Any] = {}
-
-    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
-             field_selector: str | None = None, *, reduce: Any = None) -> Any:
-        key = (kind, namespace, label_selector, field_selector)
-        if key not in self._memo:
-            self._memo[key] = self.source.list(kind, namespace, label_selector, field_selector, reduce=reduce)
-        return self._memo[key]
 
 
 def _active(obj: dict[str, Any]) -> tuple[bool | None, dict[str, str]]:

@@ -54,6 +54,7 @@ class Typed:
     def __init__(self) -> None:
         self.memo: dict[tuple[str, Any], tuple[Any, Any]] = {}
         self.snapshots: dict[Any, Any] = {}  # the engine's Snapshots (engine_snapshot), by the names they hold
+        self.every_workload: list[Any] | None = None  # -A on a live cluster: every Workload of it, listed whole
 
     def parse(self, kind: str, obj: Any, make: Callable[[Any], T], key: Any = None) -> T:
         """`make(obj)`, once per object for the run; `key`: a record's own key (an API object has one)."""

@@ -427,7 +427,8 @@ def _read_explanations(rd: _FactReader, ns: str, cq_names: list[str]) -> None:
     """What explains a queue (flavors, checks, the namespace), the cohort, LimitRanges, events and queue
     positions: all read together, each part settled in the order it was asked."""
     parts = [_queue_object_reads(rd, ns, cq_names), _cohort_reads(rd), _limit_range_reads(rd, ns),
-             _event_reads(rd, ns), _visibility_reads(rd, cq_names), _lone_queue_preemption_reads(rd)]
+             _event_reads(rd, ns), _visibility_reads(rd, cq_names), _lone_queue_preemption_reads(rd),
+             _ahead_page_reads(rd, ns, cq_names)]
     results = _read_deferred_deployment(rd, [c for calls, _apply in parts for c in calls])
     at = 0
     for calls, apply in parts:
@@ -558,6 +559,34 @@ def _visibility_reads(rd: _FactReader, cq_names: list[str]) -> Part:
     return [c for _cq, c in vis], apply
 
 
+def _ahead_page_reads(rd: _FactReader, ns: str, cq_names: list[str]) -> Part:
+    """Beside the visibility listing, one page of the namespace's Workloads (plan.ahead_within: the queue says it
+    holds few), so the Workloads the listing puts ahead of ours are answered from it (`_read_ahead`), not read by
+    name after the listing (issue 49: a third round). Only through the head start's Source over a live cluster
+    (lookahead.Lookahead.within); a page that does not hold them all, or fails, is no note and answers nothing:
+    the reads by name follow, as before, and say what fails."""
+    from kubectl_pd.pending.lookahead import Lookahead
+
+    source = rd.source
+    if not isinstance(source, Lookahead) or not _visibility_calls(rd, cq_names) or not any(
+            (cq := rd.facts.cluster_queues.get(n)) is not None and plan.ahead_within(cq.pending_workloads)
+            for n in cq_names[:2]):
+        return [], lambda _r: None
+
+    def read() -> list[Obj] | None:
+        try:
+            return source.within("Workload", ns, plan.MOST)
+        except PdError:
+            return None
+
+    def apply(results: Settled) -> None:
+        objs, ok = results[0]
+        if ok and isinstance(objs, list):
+            rd.ahead_page = (ns, {name_of(o): o for o in objs})
+
+    return [(Read("Workload", namespace=ns, purpose="ahead"), read, None, False)], apply
+
+
 def _in_a_cohort(facts: Facts) -> bool:
     """Whether a queue read is in a cohort (then its peers and the Cohorts are read: it may borrow)."""
     return any(o.cohort for o in facts.cluster_queues.values() if o is not None)
@@ -647,10 +676,17 @@ def ahead_of_ours(facts: Facts, most: int) -> list[tuple[str, str]]:
 
 
 def _read_ahead(rd: _FactReader) -> None:
-    """The Workloads the visibility API puts before ours: a GET of each of the first MAX_AHEAD, for their
-    requests; a refused read leaves that Workload's requests unknown (a note)."""
+    """The Workloads the visibility API puts before ours: the first MAX_AHEAD, for their requests, from the page of
+    the namespace's Workloads read beside the listing when it holds them (one absent from it does not exist, as
+    its GET would say), else a GET of each; a refused read leaves that Workload's requests unknown (a note)."""
     facts = rd.facts
     wanted = ahead_of_ours(facts, MAX_AHEAD)
+    if rd.ahead_page is not None:
+        page_ns, page = rd.ahead_page
+        for key in [k for k in wanted if k[0] == page_ns]:
+            obj = page.get(key[1])
+            facts.ahead[key] = facts.run.parse("Workload", obj, workload) if obj is not None else None
+        wanted = [k for k in wanted if k[0] != page_ns]
     calls: list[Call] = [(Read("Workload", n, w, purpose="ahead"), _getter(rd.source, "Workload", n, w), None, False)
                          for w, n in wanted]
     for key, (obj, ok) in zip(wanted, rd.many(calls), strict=True):
@@ -781,6 +817,9 @@ def gather_all(source: Source, namespace: str | None) -> tuple[list[Facts], list
             pre.prefetched[key[1]] = objs
     out = []
     run = Typed()  # the run's one memo: created here, held by each target's Facts, gone with them
+    if namespace is None and source.is_live and not any(n.id == "note.unlisted" and n.args.get("kind") == "Workload"
+                                                        for n in notes):
+        run.every_workload = wls  # every Workload of the cluster: each queue's admitted ones among them
     targets = _targets(mds, wls, list(pods.values()), namespace, run)
     pre.warm(list(dict.fromkeys(namespace_of(w) or namespace or "default" for w in wls
                                 if not _admitted_or_finished(w, run))), _visibility_paths(pre, wls, namespace, run))
@@ -800,17 +839,19 @@ EVERY_SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor")  # what nearly eve
 
 def _run_lists(source: Source, namespace: str | None) -> tuple[list[Obj], list[Obj], list[list[Obj]], list[Say],
                                                                dict[plan.Key, tuple[bool, Any]]]:
-    """The run's five lists (ModelDeployments, Workloads, and Pods by three label selectors: a group's label, GPUStack's
-    Pods, the Pods Kueue manages, whose groups Kueue 0.18+ names by annotation), sent together on
-    a live cluster: the small ones come back while the Workloads' pages are read. A list that fails
+    """The run's five lists (ModelDeployments, Workloads, and Pods by three disjoint label selectors: a group's label,
+    GPUStack's Pods and the Pods Kueue manages without it, whose groups Kueue 0.18+ names by annotation), sent together
+    on a live cluster: the small ones come back while the Workloads' pages are read. A list that fails
     otherwise than listed in `_listed` fails the run, the first in this order. With them, from a live cluster
     that reads a set in one page (plan.pages), the bounded sets of pending/plan.py (the namespace's, or every
     namespace's, LocalQueues, the ClusterQueues and flavors, EVERY_SETS): their results by key, a failure or a set
     past one page (None) left to the reads by name."""
     asks: list[tuple[str, dict[str, Any]]] = [
         ("ModelDeployment", {}), ("Workload", {}), ("Pod", {"label_selector": GROUP_LABEL}),
-        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment"}),
-        ("Pod", {"label_selector": f"{MANAGED_LABEL}=true"})]  # groups Kueue names by annotation (0.18+) among them
+        # the other two without the group's label: the first list holds those Pods (a Kueue-managed group's Pods
+        # carry both labels: each Pod is sent and decoded once, not twice)
+        ("Pod", {"label_selector": f"{APP_NAME_LABEL}=model-deployment,!{GROUP_LABEL}"}),
+        ("Pod", {"label_selector": f"{MANAGED_LABEL}=true,!{GROUP_LABEL}"})]  # groups Kueue names by annotation (0.18+)
     notes: list[list[Say]] = [[] for _ in asks]
     keys = [k for k in plan.set_reads(namespace) if k[1] in EVERY_SETS] if source.is_live and plan.pages(source) \
         else []
@@ -939,5 +980,13 @@ def gather_preemption(source: Source, all_facts: list[Facts], ctx: PreemptionVie
     `--kueue-config` gave it, Kueue's configuration. After this the answers read nothing."""
     plan = preemption_plan(all_facts, holders=ctx.want_holders)
     config = plan.config and not ctx.has_config and ctx.known.config is None
-    read_admitted(source, [q for q in plan.queues if not ctx.known.has(q)], ctx.known, config=config,
-                  parse=all_facts[0].run.workloads if all_facts else None)
+    queues = [q for q in plan.queues if not ctx.known.has(q)]
+    run = all_facts[0].run if all_facts else None
+    if run is not None and run.every_workload is not None and queues:  # -A listed every Workload already: each
+        # queue's admitted ones are those the field selector would return (admitted_reads: the same filter), read
+        # with the run's lists, not in a round after its diagnoses' reads (issue 49)
+        admitted = [a for a in map(pr.admitted_of, run.workloads(run.every_workload)) if a is not None]
+        for q in queues:
+            ctx.known.workloads[q] = [a for a in admitted if a.cluster_queue == q]
+        queues = []
+    read_admitted(source, queues, ctx.known, config=config, parse=run.workloads if run is not None else None)

@@ -125,6 +125,15 @@ class Lookahead(Wrapper):
         """Whether reads of `kind` by name (in `namespace`) are answered from its set (waited for)."""
         return kind in plan.SETS and self._set(kind, namespace) is not None
 
+    def within(self, kind: str, namespace: str | None, most: int) -> list[Obj] | None:
+        """Every object of `kind` when one page of `most` holds them all (a live cluster's LiveSource.list_within);
+        None when there are more, or when the Source under this one cannot read one page (then the caller reads
+        what it needs by name). Errors as a list's."""
+        if not plan.pages(self.inner):
+            return None
+        got: list[Obj] | None = self.inner.list_within(kind, namespace, most)  # type: ignore[attr-defined]
+        return got
+
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         if kind in plan.SETS:
             objs = self._set(kind, namespace)

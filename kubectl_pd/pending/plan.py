@@ -10,8 +10,11 @@ start (pending/lookahead.py) sends it before the diagnosis code loads; gather (p
 target's objects by the same keys, and its reads by name of a kind in a set are answered from that set
 (lookahead.Lookahead). What only the first answers name (the Workload's Events, the visibility API's listing,
 the preemption view's admitted Workloads, a deployment its Pods name, Nodes for a flavor) is gather's second
-round (with the Cohorts, AdmissionChecks and Kueue's configuration when it needs them); the Workloads ahead of
-ours, which only the listing names, its third, when there are some.
+round (with the Cohorts, AdmissionChecks and Kueue's configuration when it needs them). The Workloads ahead of ours,
+which only the listing names, are read in that second round too when they can be: beside the listing goes one
+page of the namespace's Workloads (`ahead_within`), when the ClusterQueue says it holds few pending ones; the
+Workloads ahead that page holds are answered from it, and only the others (another namespace's, or a namespace
+past one page) are read by name after the listing, a third round.
 
 Pure: no I/O, nothing imported past the labels; `call` turns a key into the Source call it names.
 """
@@ -35,6 +38,14 @@ MOST = 100  # a set is read in the first round only when one page of this many h
 # beside the Events, which is as early as they are used
 SETS = ("LocalQueue", "ClusterQueue", "ResourceFlavor", "LimitRange")
 NAMESPACED = ("LocalQueue", "LimitRange")
+
+
+def ahead_within(pending: int | None) -> bool:
+    """Whether the second round reads one page of the target's namespace's Workloads beside the visibility listing
+    (the Workloads ahead of ours are then answered from it, not read by name after the listing): when the
+    ClusterQueue's status counts a few pending Workloads besides ours (2 to MOST). A queue longer than a page,
+    or one that does not say, keeps the reads by name: a page of Workloads costs more than a round trip."""
+    return pending is not None and 2 <= pending <= MOST
 
 
 def get(kind: str, name: str, namespace: str | None) -> Key:

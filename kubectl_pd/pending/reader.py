@@ -33,6 +33,7 @@ class FactReader:
         self.deployment: Call | None = None  # the deployment of a group's Pods, read with its LocalQueues
         self.deferred = False  # ... or with what explains the target (_read_local_queues)
         self.first: Callable[[Facts], None] | None = None  # told once the target's Workloads and queues are in
+        self.ahead_page: tuple[str, dict[str, Obj]] | None = None  # (namespace, its Workloads by name): one page
 
     def optional(self, what: Read, fn: Callable[[], T], default: T, *, dependent: bool = False) -> tuple[T, bool]:
         return self._settle(what, attempt(fn), default, dependent)
