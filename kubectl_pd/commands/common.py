@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # create --dry-run never needs it at run time
     from kubectl_pd.cluster.live import LiveSource
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.cluster.snapshot import SnapshotSource
-    from kubectl_pd.multikueue.reads import Access
+    from kubectl_pd.multikueue.access import Access
     from kubectl_pd.pending.run import Asked
     from kubectl_pd.pending.target import Target
 
@@ -122,7 +122,7 @@ def worker_access(cluster: ClusterOptions | None, mapping: Mapping[str, str], by
     worker a live Source of the user's context, with the same kubeconfig files and timeout and none of the manager's
     overrides (--server, --token, --as ... name the manager's cluster and user); the kubeconfig's context names read
     once, for --worker-contexts-by-name. CLUSTER None (a snapshot): no worker is opened."""
-    from kubectl_pd.multikueue.reads import Access, no_worker
+    from kubectl_pd.multikueue.access import Access, no_worker
 
     if cluster is None:
         return Access(no_worker, frozenset(), dict(mapping), by_name)

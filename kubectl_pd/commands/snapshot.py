@@ -14,7 +14,7 @@ from kubectl_pd.commands.options import cluster_options
 from kubectl_pd.errors import EXIT_OK
 
 if TYPE_CHECKING:
-    from kubectl_pd.multikueue.reads import Access
+    from kubectl_pd.multikueue.access import Access
     from kubectl_pd.snapshot.out import Recorder
 
 KUEUE_DEPLOYMENT = "/apis/apps/v1/namespaces/kueue-system/deployments/kueue-controller-manager"

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the com
 
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.kueue.preempt_answer import Context
-    from kubectl_pd.multikueue.reads import Access
+    from kubectl_pd.multikueue.access import Access
     from kubectl_pd.multikueue.section import MultiKueuePart
     from kubectl_pd.output.printers import Printer, View
     from kubectl_pd.pending.diagnose import Diagnosis
@@ -215,7 +215,7 @@ def _workers(cluster: ClusterOptions, o: WhyPendingOptions, replayed: Mapping[st
     from kubectl_pd.commands.common import worker_access
 
     if replayed:
-        from kubectl_pd.multikueue.reads import replayed as recorded
+        from kubectl_pd.multikueue.access import replayed as recorded
 
         return recorded(replayed)
     return worker_access(None if o.files else cluster, o.workers, o.by_name)

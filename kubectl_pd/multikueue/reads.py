@@ -9,7 +9,6 @@ own Source and its own bounded connections."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.cluster.prefetch import Ask, perform
@@ -17,7 +16,8 @@ from kubectl_pd.errors import ForbiddenError, NotFoundError, PdError
 from kubectl_pd.kueue import config as kc
 from kubectl_pd.kueue.model import AdmissionCheck, admission_check
 from kubectl_pd.multikueue import model as m
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.multikueue.access import Access
+from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
@@ -37,9 +37,6 @@ class WorkerFacts:
     view: PreemptionView | None = None  # the worker's own: its Kueue configuration, its admitted Workloads
 
 
-Opener = Callable[[str], "Source | None"]
-
-
 class ManagerUnread(PdError):
     """A read of the manager's MultiKueue objects failed: the MultiKueue part is unknown."""
 
@@ -47,48 +44,6 @@ class ManagerUnread(PdError):
         super().__init__(f"{what}: {error}")
         self.what = what
         self.error = error
-
-
-def context_for(cluster: str, mapping: Mapping[str, str], contexts: frozenset[str], by_name: bool = False,
-                ) -> str | None:
-    """--worker-context CLUSTER=CONTEXT first; else, when the user opted in (--worker-contexts-by-name), a context
-    named like the MultiKueueCluster; else None (not read)."""
-    if cluster in mapping:
-        return mapping[cluster]
-    return cluster if by_name and cluster in contexts else None
-
-
-@dataclass(frozen=True)
-class Access:
-    """How the workers are reached, built once by the command's complete() (kueuectl's client getter): `open`, a
-    context to its Source (None: that worker is not read), the kubeconfig's context names (read once, for
-    --worker-contexts-by-name), the user's --worker-context mapping and opt-in. multikueue/ never sees the
-    connection options."""
-
-    open: Opener
-    contexts: frozenset[str] = frozenset()
-    mapping: Mapping[str, str] = field(default_factory=dict)
-    by_name: bool = False
-
-    def context(self, cluster: str) -> str | None:
-        return context_for(cluster, self.mapping, self.contexts, self.by_name)
-
-    @property
-    def reads(self) -> bool:
-        """Whether any worker may be read at all (a mapping or the opt-in)."""
-        return bool(self.mapping) or self.by_name
-
-
-def no_worker(_context: str) -> Source | None:
-    return None
-
-
-NO_WORKERS = Access(no_worker)  # a snapshot with no worker in it, or a caller that reads none
-
-
-def replayed(sources: Mapping[str, Source]) -> Access:
-    """A snapshot's workers: each its own Source, named by its cluster (no credential involved)."""
-    return Access(sources.get, frozenset(sources), {}, True) if sources else NO_WORKERS
 
 
 def allowed(mgr: m.Manager) -> frozenset[str]:

@@ -10,8 +10,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd.multikueue import model as m
+from kubectl_pd.multikueue.access import Access
 from kubectl_pd.multikueue.answer import MultiKueueAnswer, answer
-from kubectl_pd.multikueue.reads import Access, WorkerFacts, read
+from kubectl_pd.multikueue.reads import WorkerFacts, read
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source

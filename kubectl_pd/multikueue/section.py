@@ -13,8 +13,8 @@ from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
+    from kubectl_pd.multikueue.access import Access
     from kubectl_pd.multikueue.answer import MultiKueueAnswer
-    from kubectl_pd.multikueue.reads import Access
     from kubectl_pd.multikueue.run import Reads
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
@@ -61,7 +61,7 @@ def _not_listed(ans: MultiKueueAnswer, workers: Mapping[str, str]) -> tuple[str,
 def reads(source: Source, access: Access | None) -> Reads:
     """MultiKueue's reads for one TARGET, made beside the manager's (pending/run.one's `alongside`); ACCESS: how
     the workers are reached (None: no worker is read)."""
-    from kubectl_pd.multikueue.reads import NO_WORKERS
+    from kubectl_pd.multikueue.access import NO_WORKERS
     from kubectl_pd.multikueue.run import Reads
 
     return Reads(source, access or NO_WORKERS)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.cluster.snapshot import SnapshotSource
-    from kubectl_pd.multikueue.reads import Access
+    from kubectl_pd.multikueue.access import Access
     from kubectl_pd.pending.gather import Facts
     from kubectl_pd.snapshot.out import Recorder
 
@@ -30,7 +30,8 @@ def record(rec: Recorder, facts: Facts, access: Access | None,
     """Read what why-pending reads on every worker (through recorders over ACCESS's Sources: only the contexts the
     user named), and keep their objects in REC marked with their cluster. The reads that failed, as the snapshot
     header's `unread` rows; CONTEXTS gets one row per worker read ({cluster, context}: the header's `workers`)."""
-    from kubectl_pd.multikueue.reads import NO_WORKERS, Access, ManagerUnread
+    from kubectl_pd.multikueue.access import NO_WORKERS, Access
+    from kubectl_pd.multikueue.reads import ManagerUnread
     from kubectl_pd.multikueue.run import candidates, explain
     from kubectl_pd.snapshot.out import Recorder
 
