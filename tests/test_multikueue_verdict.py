@@ -59,6 +59,27 @@ def test_no_worker_can_hold_it_the_verdict_is_multikueues(apiserver: Start, cli:
     assert {c: r[6] for c, r in rows.items()} == {"worker-1": "6 nvidia.com/gpu", "worker-2": "4 nvidia.com/gpu"}
 
 
+def test_no_worker_can_hold_it_the_managers_headline_is_multikueues(apiserver: Start, cli: Callable[..., Any],
+                                                                   tmp_path: Path) -> None:
+    """The manager's own headline and reasons come from the same record as the worker table: not a wait on its
+    MultiKueue check (AdmissionCheckPending) beside MultiKueue's 'no worker can hold it'."""
+    doc, _ = _run(apiserver, cli, tmp_path, _worker("2"), _worker("4"))
+    head = doc["reasons"][0]
+    assert head["code"] == "MultiKueueNoWorkerFits"
+    assert head["params"] == {"check": "multikueue", "clusters": ["worker-1", "worker-2"]}
+    assert head["params"]["clusters"] == doc["multikueue"]["reasons"][-1]["params"]["clusters"]
+    assert "AdmissionCheckPending" not in _codes(doc["reasons"])
+    assert doc["next"] == []  # the steps are the MultiKueue block's, from the same workers
+
+
+def test_a_worker_that_may_hold_it_leaves_the_manager_waiting(apiserver: Start, cli: Callable[..., Any],
+                                                              tmp_path: Path) -> None:
+    """One worker's own figures fit: MultiKueue decides nothing of the manager's wait, which stays the check's."""
+    doc, _ = _run(apiserver, cli, tmp_path, _worker("16", "4"), _worker("2"))
+    assert doc["reasons"][0]["code"] == "AdmissionCheckPending"
+    assert "MultiKueueNoWorkerFits" not in _codes(doc["reasons"])
+
+
 def test_a_worker_whose_own_figures_fit_is_no_never(apiserver: Start, cli: Callable[..., Any],
                                                     tmp_path: Path) -> None:
     """worker-1's queue gives 16 now; Kueue's message there was written when it gave 4: its figures fit, so it is

@@ -77,6 +77,7 @@ class MultiKueueAnswer:
     config: str | None = None  # the MultiKueueConfig its check names
     listed: tuple[str, ...] = ()  # that MultiKueueConfig's clusters (the only workers that may be read)
     steps: tuple[Step, ...] = ()  # what to do (the screen's `next:`), from the same workers as the table
+    workload: str = ""  # the manager's Workload it answers for
 
     @property
     def decisive(self) -> MultiKueueFinding | None:
@@ -264,4 +265,4 @@ def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | No
     return MultiKueueAnswer(check.name, state, mgr.workload.cluster_name, mgr.workload.nominated,
                             (*findings, *extra), tuple(workers), check.config,
                             mgr.config.clusters if mgr.config is not None else (),
-                            _steps(mgr, state, workers, nobody is not None))
+                            _steps(mgr, state, workers, nobody is not None), mgr.workload.name)
