@@ -6,7 +6,9 @@ full; tests/test_schema.py holds every golden document to its schema."""
 
 from __future__ import annotations
 
-WHY_PENDING = "1.7"  # 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
+WHY_PENDING = "1.8"  # 1.8: multikueue.next[] (the MultiKueue block's steps as data: code, message, params), the
+# reason code MultiKueueNoWorkerFits (a manager whose workers can never hold the group: its headline);
+# 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
 # frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet, LLMInferenceService);
 # 1.6: multikueue.workers[].preemption (holders, preemptedBy): each worker's own preemption part;
 # 1.5: multikueue.workloads[] in the list (no TARGET): each Workload's worker;
