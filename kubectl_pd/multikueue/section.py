@@ -73,7 +73,7 @@ class PartReads(Reads):
             self.decided = (facts, _part(self, facts, None))
         return self.decided[1]
 
-    def checks(self, facts: Facts) -> Mapping[str, Reason]:
+    def checks(self, facts: Facts) -> Mapping[str, Reason | None]:
         return manager_reasons(self.part(facts))
 
 
@@ -111,15 +111,18 @@ def _part(got: Reads, facts: Facts, now: datetime | None) -> MultiKueuePart:
     return MultiKueuePart(ans, not_listed=_not_listed(ans, got.access.mapping))
 
 
-def manager_reasons(p: MultiKueuePart) -> dict[str, Reason]:
+def manager_reasons(p: MultiKueuePart) -> dict[str, Reason | None]:
     """What MultiKueue's record decides of the manager's own wait on its check (issue 46, finding 6), by check
     name: when every nominated worker was read and none can ever hold the group (the deciding finding), the
     manager's reason for that check is that finding, not a wait, so its headline, reasons and `next:` come from
-    the record the worker table shows (the steps are the MultiKueue block's)."""
+    the record the worker table shows; otherwise (None) the wait stands, its `next:` the MultiKueue block's steps
+    (never the manager's generic wait, which names no worker)."""
     a = p.answer
-    f = a.decisive if a is not None else None
-    if a is None or f is None:
+    if a is None:
         return {}
+    f = a.decisive
+    if f is None:
+        return {a.admission_check: None}
     from kubectl_pd.pending.model import Reason, read_only
     from kubectl_pd.pending.say import say
 

@@ -83,14 +83,15 @@ MAX_ROLES_019 = versions.MAX_ROLES[(0, 19)]
 
 def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None,
              assign: vd.Assigner = vd.policy_assign, order: tuple[str, ...] | None = None,
-             decided: Mapping[str, Reason] | None = None) -> Diagnosis:
+             decided: Mapping[str, Reason | None] | None = None) -> Diagnosis:
     """Explain the target. Never raises on odd input: what it cannot read it calls Unknown. `what_if`
     (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing. `assign` is
     each Workload's one assignment (kueue/preempt_answer.Context.assign: the real preemption oracle when the
     admitted Workloads were read; by default the policy-only oracle, which reads nothing). `order` runs the
     independent steps over the whole target (LATE_STEPS) in another order: the Diagnosis is the same. `decided`: what
     another part of the answer decided of an admission check, by name, from its own reads (pending/run.Alongside:
-    MultiKueue's workers): that reason stands for the check's wait, so the headline and `next:` come from it."""
+    MultiKueue's workers): a reason stands for the check's wait, so the headline comes from it; None keeps the wait,
+    and either way the wait's `next:` is that part's own (its steps), not a generic one."""
     md = facts.deployment
     notes = list(facts.notes)
     units = _units(facts)
@@ -126,18 +127,20 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
                       (bars_by_cq, joint, suggestions))
 
 
-def _decided_checks(reasons: list[Reason], checks: Mapping[str, Reason]) -> tuple[list[Reason], bool]:
-    """The reasons with each wait on an admission check that another part decided (CHECKS, by check name: the same
-    Workload's) replaced by that part's reason; whether any was."""
+def _decided_checks(reasons: list[Reason], checks: Mapping[str, Reason | None]) -> tuple[list[Reason], bool]:
+    """The reasons with each wait on an admission check another part answers (CHECKS, by check name) replaced by
+    that part's reason (the same Workload's), else kept without a `next:` of its own (the part's steps say what to
+    do); whether any was."""
     out: list[Reason] = []
     decided = False
     for r in reasons:
-        d = checks.get(r.message.args.get("check", "")) if r.code == "AdmissionCheckPending" else None
-        if d is not None and d.workload == r.workload:
-            out.append(d)
-            decided = True
-        else:
+        check = r.message.args.get("check", "") if r.code == "AdmissionCheckPending" else None
+        if check is None or check not in checks:
             out.append(r)
+            continue
+        d = checks[check]
+        out.append(d if d is not None and d.workload == r.workload else replace(r, hint=None))
+        decided = True
     return out, decided
 
 

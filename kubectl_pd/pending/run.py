@@ -32,10 +32,11 @@ class Alongside(Protocol):
 
     def rest(self, facts: Facts) -> None: ...
 
-    def checks(self, facts: Facts) -> Mapping[str, Reason]:
+    def checks(self, facts: Facts) -> Mapping[str, Reason | None]:
         """What this part decided of the target's admission checks, by check name, once its reads are done: the
         reason the diagnosis gives for that check instead of waiting on it (MultiKueue: no worker can ever hold
-        the group). Decided from what was read, before the diagnosis chooses its headline."""
+        the group), or None (the wait stands; its next steps are this part's own). Decided from what was read,
+        before the diagnosis chooses its headline."""
         ...
 
 
