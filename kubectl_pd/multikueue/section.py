@@ -136,7 +136,9 @@ def manager_reasons(p: MultiKueuePart) -> dict[str, Reason | None]:
 def shown(d: Diagnosis, p: MultiKueuePart) -> Diagnosis:
     """The manager's diagnosis as the answer shows it beside MultiKueue's (issue 46, finding 6): `next:` for the
     MultiKueue check comes from MultiKueue's record, the same workers as its table (answer.Step), so the manager's
-    generic wait for that check (which names no worker, and a flavor's nodes the manager never uses) is left out."""
+    generic wait for that check (which names no worker, and a flavor's nodes the manager never uses) is left out.
+    The diagnosis now leaves it out itself (`manager_reasons`, handed before the headline is chosen): this finds
+    nothing left to drop, and goes once commands/why_pending.py stops calling it."""
     a = p.answer
     if a is None:
         return d
