@@ -8,7 +8,9 @@ from __future__ import annotations
 
 WHY_PENDING = "1.8"  # 1.8: the list with no TARGET (-A) names a PD framework's group by its owner (target.kind
 # LeaderWorkerSet, DisaggregatedSet or Deployment and its name) with that group's one Workload in workloads[] (its
-# role and group), where 1.7 named the pod group or Workload;
+# role and group), where 1.7 named the pod group or Workload; multikueue.next[] (the MultiKueue block's steps as
+# data: code, message, params); the reason code MultiKueueNoWorkerFits (a manager whose workers can never hold the
+# group: its headline);
 # 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
 # frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet, LLMInferenceService);
 # 1.6: multikueue.workers[].preemption (holders, preemptedBy): each worker's own preemption part;

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         "DRAResourcesUnresolved",
         "Deactivated",
         "AdmissionCheckRejected",
+        "MultiKueueNoWorkerFits",
         "AdmissionGated",
         "AdmissionCheckRetryLoop",
         "PreemptedInPart",
@@ -181,6 +182,14 @@ REASONS: tuple[Entry, ...] = _reasons(
      'a check rejected the Workload',
      'Fix what the check reports, then reactivate.',
      '`status.admissionChecks`, `DeactivationTarget`'),
+    ('MultiKueueNoWorkerFits', ERROR,
+     "quota is reserved on a MultiKueue manager and its MultiKueue check is Pending, but every nominated worker was "
+     "read and none can ever hold the group: each worker's own figures show a positive shortfall for a role that "
+     'does not fit there (the same record as the MultiKueue block and its worker table). Params: check, clusters',
+     "Raise the quota on a worker (each worker's step in the MultiKueue block), or delete the Workload on the "
+     "manager: until a worker can hold it, it keeps the manager's quota (kueue #8602).",
+     "the manager's `status.admissionChecks`, each nominated worker's copy and its ClusterQueue (read with "
+     '`--worker-context`)'),
     ('AdmissionGated', WARNING,
      'Kueue 0.20 token `AdmissionGated`: the `kueue.x-k8s.io/admission-gated-by` annotation holds the Workload '
      'out of admission (`Admission is gated by: %s`)',

@@ -263,3 +263,40 @@ def test_verdict_and_next_from_the_same_workers(reads: dict[str, m.WorkerRead], 
         for r in w.reasons:
             assert not (w.short(r) and r.role in w.fits)
             assert w.short(r) == (r.needed is not None and r.needed > 0 and r.role not in w.fits)
+
+
+def test_the_managers_diagnosis_takes_what_multikueue_decided_of_its_check() -> None:
+    """pending/diagnose's `decided` (what MultiKueue's record says of the manager's wait on its check, handed before
+    the headline is chosen): a reason replaces the wait (the headline's code and params are the record's); None keeps
+    the wait without its generic `next:`; a check the record does not answer is untouched."""
+    from pathlib import Path
+
+    from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.pending.diagnose import diagnose
+    from kubectl_pd.pending.gather import gather
+    from kubectl_pd.pending.model import read_only
+    from kubectl_pd.pending.target import Target
+    from tests.apiserver import load_objects
+
+    items = load_objects(Path(__file__).parent / "fixtures" / "pending" / "admission-check-pending.yaml")
+    facts = gather(SnapshotSource.from_objects(items), Target("ModelDeployment", "qwen-pd", "team-a"))
+    now = datetime(2026, 11, 29, 9, 20, tzinfo=UTC)
+    base = diagnose(facts, now)
+    wait = next(r for r in base.reasons if r.code == "AdmissionCheckPending")
+    check = wait.message.args["check"]
+    assert "next.wait-check" in [h.id for h in base.hints]
+
+    kept = diagnose(facts, now, decided={check: None})
+    assert [r.code for r in kept.reasons] == [r.code for r in base.reasons]
+    assert not {"next.wait-check", "next.describe-workload"} & {h.id for h in kept.hints}
+
+    mine = Reason("MultiKueueNoWorkerFits", say("check.no-worker-fits", check=check, clusters=["w1", "w2"]),
+                  workload=wait.workload, params=read_only({"check": check, "clusters": ["w1", "w2"]}))
+    d = diagnose(facts, now, decided={check: mine})
+    assert (d.reasons[0].code, dict(d.reasons[0].params)) == ("MultiKueueNoWorkerFits",
+                                                              {"check": check, "clusters": ["w1", "w2"]})
+    assert "AdmissionCheckPending" not in [r.code for r in d.reasons]
+    assert "next.wait-check" not in [h.id for h in d.hints]
+
+    other = diagnose(facts, now, decided={"another-check": mine})
+    assert [r.code for r in other.reasons] == [r.code for r in base.reasons] and other.hints == base.hints

@@ -11,6 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
+from tests.conftest import ROOT
 from tests.test_multikueue_live import Start, kubeconfig, manager_objects, worker_objects
 
 NS = "team-a"
@@ -33,6 +36,7 @@ def _run(apiserver: Start, cli: Callable[..., Any], tmp_path: Path, w1: list[dic
     args = ["why-pending", "g", "-n", NS, "--worker-contexts-by-name"]
     r = cli([*args, "-o", "json"], env=env)
     assert r.exit_code == 0, r.stderr
+    jsonschema.validate(json.loads(r.stdout), json.loads((ROOT / "docs" / "schema" / "why-pending.json").read_text()))
     text = cli(args, env=env)
     assert text.exit_code == 0, text.stderr
     header = next(ln for ln in text.stdout.splitlines() if ln.strip().startswith("WORKER "))
@@ -57,6 +61,42 @@ def test_no_worker_can_hold_it_the_verdict_is_multikueues(apiserver: Start, cli:
     # the manager's next: no generic wait for its MultiKueue check (nor its flavor's nodes): MultiKueue's steps say
     assert doc["next"] == []
     assert {c: r[6] for c, r in rows.items()} == {"worker-1": "6 nvidia.com/gpu", "worker-2": "4 nvidia.com/gpu"}
+
+
+def test_no_worker_can_hold_it_the_managers_headline_is_multikueues(apiserver: Start, cli: Callable[..., Any],
+                                                                   tmp_path: Path) -> None:
+    """The manager's own headline and reasons come from the same record as the worker table: not a wait on its
+    MultiKueue check (AdmissionCheckPending) beside MultiKueue's 'no worker can hold it'."""
+    doc, _ = _run(apiserver, cli, tmp_path, _worker("2"), _worker("4"))
+    head = doc["reasons"][0]
+    assert head["code"] == "MultiKueueNoWorkerFits"
+    assert head["params"] == {"check": "multikueue", "clusters": ["worker-1", "worker-2"]}
+    assert head["params"]["clusters"] == doc["multikueue"]["reasons"][-1]["params"]["clusters"]
+    assert "AdmissionCheckPending" not in _codes(doc["reasons"])
+    assert doc["next"] == []  # the steps are the MultiKueue block's, from the same workers
+
+
+def test_the_multikueue_blocks_steps_are_data(apiserver: Start, cli: Callable[..., Any], tmp_path: Path) -> None:
+    """`multikueue.next[]` (contract 1.8): the block's `next:` lines as codes and params, from the same workers as
+    the table: each worker's quota step (the reason it answers), then releasing the manager's quota."""
+    doc, _ = _run(apiserver, cli, tmp_path, _worker("2"), _worker("4"))
+    assert [(s["code"], s["params"]) for s in doc["multikueue"]["next"]] == [
+        ("worker", {"cluster": "worker-1", "reason": "QuotaExceedsCapacity"}),
+        ("worker", {"cluster": "worker-2", "reason": "QuotaExceedsCapacity"}),
+        ("release", {"namespace": NS, "workload": "g"})]
+    doc, _ = _run(apiserver, cli, tmp_path, _worker("16", "4"), _worker("2"))
+    steps = {s["params"]["cluster"]: s for s in doc["multikueue"]["next"]}
+    assert steps["worker-1"]["code"] == "worker-fits" and steps["worker-1"]["params"]["roles"] == ["ps"]
+    assert steps["worker-2"]["code"] == "worker"
+    assert "release" not in [s["code"] for s in doc["multikueue"]["next"]]
+
+
+def test_a_worker_that_may_hold_it_leaves_the_manager_waiting(apiserver: Start, cli: Callable[..., Any],
+                                                              tmp_path: Path) -> None:
+    """One worker's own figures fit: MultiKueue decides nothing of the manager's wait, which stays the check's."""
+    doc, _ = _run(apiserver, cli, tmp_path, _worker("16", "4"), _worker("2"))
+    assert doc["reasons"][0]["code"] == "AdmissionCheckPending"
+    assert "MultiKueueNoWorkerFits" not in _codes(doc["reasons"])
 
 
 def test_a_worker_whose_own_figures_fit_is_no_never(apiserver: Start, cli: Callable[..., Any],

@@ -242,7 +242,7 @@ def run(c: WhyPending) -> int:
         pr.head_done(head)
     _check_roles(d, c.replicas, c.asked.name)
     mkp = mk.part(got, facts)
-    shown = _Shown.of(mk.shown(d, mkp), facts, mkp)  # the manager's next: for its MultiKueue check is MultiKueue's
+    shown = _Shown.of(d, facts, mkp)
     last = c.printer.text(shown)
     _preemption_notes(c, shown)
     click.echo(last, nl=False)
@@ -287,7 +287,7 @@ def _watch_one(c: WhyPending, t: Target, d: Diagnosis, last: str) -> None:
             got = mk.reads(c.source, c.workers)
             d, facts = pr.one(c.source, t, c.replicas, ctx, got)
             mkp = mk.part(got, facts)
-            shown = _Shown.of(mk.shown(d, mkp), facts, mkp)
+            shown = _Shown.of(d, facts, mkp)
             text = c.printer.text(shown)
             if text != last:
                 _preemption_notes(c, shown)

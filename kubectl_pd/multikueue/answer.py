@@ -33,10 +33,10 @@ class MultiKueueFinding:
 @dataclass(frozen=True)
 class Step:
     """One thing to do, as data (words.step says it): `worker`, a worker copy's own next step (its reason's hint,
-    on that worker: params cluster, hint); `release`, the manager's Workload holds the manager's quota while no
-    worker can hold it (kueue #8602: params namespace, workload); `wait`, for the check to dispatch or a worker
-    to admit it (params check); `worker-fits`, roles a worker's own figures say fit there now while Kueue's last
-    words say short (params cluster, roles)."""
+    on that worker: params cluster, hint, reason: the code of the reason whose hint it is); `release`, the
+    manager's Workload holds the manager's quota while no worker can hold it (kueue #8602: params namespace,
+    workload); `wait`, for the check to dispatch or a worker to admit it (params check); `worker-fits`, roles a
+    worker's own figures say fit there now while Kueue's last words say short (params cluster, roles)."""
 
     code: str
     params: Mapping[str, Any]
@@ -77,6 +77,7 @@ class MultiKueueAnswer:
     config: str | None = None  # the MultiKueueConfig its check names
     listed: tuple[str, ...] = ()  # that MultiKueueConfig's clusters (the only workers that may be read)
     steps: tuple[Step, ...] = ()  # what to do (the screen's `next:`), from the same workers as the table
+    workload: str = ""  # the manager's Workload it answers for
 
     @property
     def decisive(self) -> MultiKueueFinding | None:
@@ -230,7 +231,7 @@ def _worker_steps(w: WorkerAnswer, codes: tuple[str, ...] | None) -> list[Step]:
     for r in w.reasons:
         hint = getattr(r, "hint", None)
         if hint is not None and not w.older(r) and (codes is None or getattr(r, "code", None) in codes):
-            return [Step("worker", {"cluster": w.cluster, "hint": hint})]
+            return [Step("worker", {"cluster": w.cluster, "hint": hint, "reason": getattr(r, "code", None)})]
     older = sorted({str(r.role) for r in w.reasons if w.older(r)})
     return [Step("worker-fits", {"cluster": w.cluster, "roles": older})] if older else []
 
@@ -264,4 +265,4 @@ def answer(mgr: m.Manager, reads: Mapping[str, m.WorkerRead], now: datetime | No
     return MultiKueueAnswer(check.name, state, mgr.workload.cluster_name, mgr.workload.nominated,
                             (*findings, *extra), tuple(workers), check.config,
                             mgr.config.clusters if mgr.config is not None else (),
-                            _steps(mgr, state, workers, nobody is not None))
+                            _steps(mgr, state, workers, nobody is not None), mgr.workload.name)

@@ -25,10 +25,22 @@ def _worker_dict(w: WorkerAnswer) -> dict[str, Any]:
             **{k: preemption[k] for k in ("holders", "preemptedBy") if k in preemption}}
 
 
+def _step_dicts(a: MultiKueueAnswer) -> list[dict[str, Any]]:
+    """The block's `next:` as data (contract 1.8), each step once as the text says it: its code, its sentence, its
+    params (a worker step's hint is its sentence's input, not data: its reason's code stands for it)."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in a.steps:
+        text = words.step(s)
+        out.setdefault(text, {"code": s.code, "message": text,
+                              "params": {k: v for k, v in s.params.items() if k != "hint"}})
+    return list(out.values())
+
+
 def to_dict(a: MultiKueueAnswer) -> dict[str, Any]:
     return {"admissionCheck": a.admission_check, "state": a.state, "message": words.state_line(a),
             "dispatchedTo": a.dispatched_to, "nominated": list(a.nominated),
-            "reasons": [_finding_dict(f) for f in a.findings], "workers": [_worker_dict(w) for w in a.workers]}
+            "reasons": [_finding_dict(f) for f in a.findings], "workers": [_worker_dict(w) for w in a.workers],
+            "next": _step_dicts(a)}
 
 
 def _verdict(w: WorkerAnswer) -> str:

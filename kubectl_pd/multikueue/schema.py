@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_pd.multikueue.codes import CODES, STATES
+from kubectl_pd.multikueue.codes import CODES, STATES, STEPS
 
 
 def multikueue(reason: dict[str, Any], preemption: dict[str, Any], holders: dict[str, Any],
@@ -30,9 +30,16 @@ def multikueue(reason: dict[str, Any], preemption: dict[str, Any], holders: dict
                                               "worker (1.6)"},
         "preemptedBy": {**preempted_by, "description": "who preempted the copy on this worker (1.6)"}},
         ["cluster", "context", "read", "nominated", "connected", "pending", "reasons", "preemption"])
+    step = closed({"code": {"enum": list(STEPS)}, "message": S,
+                   "params": {**OPEN, "description": "the step's values: worker {cluster, reason}, worker-fits "
+                                                     "{cluster, roles}, release {namespace, workload}, wait {check}"}})
     whole = {**closed({"admissionCheck": S, "state": {"enum": list(STATES)}, "message": S, "dispatchedTo": NS,
                        "nominated": {"type": "array", "items": S}, "reasons": {"type": "array", "items": finding},
-                       "workers": {"type": "array", "items": worker}}),
+                       "workers": {"type": "array", "items": worker},
+                       "next": {"type": "array", "items": step,
+                                "description": "what to do, from the same workers as the table (1.8): the text "
+                                               "block's `next:` lines, as data"}},
+                      ["admissionCheck", "state", "message", "dispatchedTo", "nominated", "reasons", "workers"]),
              "description": "a TARGET's answer, when its Workload waits on a MultiKueue admission check "
                             "(docs/multikueue.md): the manager's state, then each worker as read"}
     brief = {**closed({"workloads": {"type": "array", "items": closed({

@@ -9,15 +9,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from kubectl_pd.multikueue.run import Reads
 from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
     from kubectl_pd.cluster.protocols import Source
     from kubectl_pd.multikueue.access import Access
     from kubectl_pd.multikueue.answer import MultiKueueAnswer
-    from kubectl_pd.multikueue.run import Reads
-    from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
+    from kubectl_pd.pending.model import Reason
 
 
 @dataclass(frozen=True)
@@ -58,17 +58,41 @@ def _not_listed(ans: MultiKueueAnswer, workers: Mapping[str, str]) -> tuple[str,
     return tuple(sorted(c for c in workers if c not in ans.listed))
 
 
-def reads(source: Source, access: Access | None) -> Reads:
+class PartReads(Reads):
+    """MultiKueue's reads for one TARGET (run.Reads: pending/run.Alongside's `first` and `rest`), and its decision
+    made once per Facts: `checks` hands the manager's diagnosis what the record decides of its check (before the
+    headline is chosen), `part` the same record for the printer."""
+
+    def __init__(self, source: Source, access: Access) -> None:
+        super().__init__(source, access)
+        self.decided: tuple[Facts, MultiKueuePart] | None = None
+
+    def part(self, facts: Facts) -> MultiKueuePart:
+        if self.decided is None or self.decided[0] is not facts:
+            self.decided = (facts, _part(self, facts, None))
+        return self.decided[1]
+
+    def checks(self, facts: Facts) -> Mapping[str, Reason | None]:
+        return manager_reasons(self.part(facts))
+
+
+def reads(source: Source, access: Access | None) -> PartReads:
     """MultiKueue's reads for one TARGET, made beside the manager's (pending/run.one's `alongside`); ACCESS: how
     the workers are reached (None: no worker is read)."""
     from kubectl_pd.multikueue.access import NO_WORKERS
-    from kubectl_pd.multikueue.run import Reads
 
-    return Reads(source, access or NO_WORKERS)
+    return PartReads(source, access or NO_WORKERS)
 
 
 def part(got: Reads, facts: Facts, now: datetime | None = None) -> MultiKueuePart:
-    """The decision, with no I/O: MultiKueue's part of the answer from what `got` read."""
+    """The decision, with no I/O: MultiKueue's part of the answer from what `got` read (the record the manager's
+    diagnosis took its reasons from, when `got` made it: PartReads)."""
+    if now is None and isinstance(got, PartReads):
+        return got.part(facts)
+    return _part(got, facts, now)
+
+
+def _part(got: Reads, facts: Facts, now: datetime | None) -> MultiKueuePart:
     from kubectl_pd.multikueue.reads import ManagerUnread
     from kubectl_pd.multikueue.run import candidates, decide
 
@@ -86,19 +110,26 @@ def part(got: Reads, facts: Facts, now: datetime | None = None) -> MultiKueuePar
     return MultiKueuePart(ans, not_listed=_not_listed(ans, got.access.mapping))
 
 
-def shown(d: Diagnosis, p: MultiKueuePart) -> Diagnosis:
-    """The manager's diagnosis as the answer shows it beside MultiKueue's (issue 46, finding 6): `next:` for the
-    MultiKueue check comes from MultiKueue's record, the same workers as its table (answer.Step), so the manager's
-    generic wait for that check (which names no worker, and a flavor's nodes the manager never uses) is left out."""
+def manager_reasons(p: MultiKueuePart) -> dict[str, Reason | None]:
+    """What MultiKueue's record decides of the manager's own wait on its check (issue 46, finding 6), by check
+    name: when every nominated worker was read and none can ever hold the group (the deciding finding), the
+    manager's reason for that check is that finding, not a wait, so its headline, reasons and `next:` come from
+    the record the worker table shows; otherwise (None) the wait stands, its `next:` the MultiKueue block's steps
+    (never the manager's generic wait, which names no worker)."""
     a = p.answer
     if a is None:
-        return d
-    hints = [h for h in d.hints if not (h.id == "next.wait-check" and h.args.get("check") == a.admission_check)]
-    if len(hints) == len(d.hints):
-        return d
-    from kubectl_pd.records import replace
+        return {}
+    f = a.decisive
+    if f is None:
+        return {a.admission_check: None}
+    from kubectl_pd.pending.model import Reason, read_only
+    from kubectl_pd.pending.say import say
 
-    return replace(d, hints=hints)
+    clusters = list(f.params.get("clusters", ()))
+    return {a.admission_check: Reason("MultiKueueNoWorkerFits",
+                                      say("check.no-worker-fits", check=a.admission_check, clusters=clusters),
+                                      workload=a.workload or None,
+                                      params=read_only({"check": a.admission_check, "clusters": clusters}))}
 
 
 def notes(p: MultiKueuePart) -> list[str]:

@@ -7,6 +7,7 @@ numbers, and still answers when Kueue has said nothing yet. Pod sets are named b
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
@@ -82,13 +83,17 @@ MAX_ROLES_019 = versions.MAX_ROLES[(0, 19)]
 
 
 def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] | None = None,
-             preempt: pa.Judge = pa.POLICY_ONLY, order: tuple[str, ...] | None = None) -> Diagnosis:
+             preempt: pa.Judge = pa.POLICY_ONLY, order: tuple[str, ...] | None = None,
+             decided: Mapping[str, Reason | None] | None = None) -> Diagnosis:
     """Explain the target. Never raises on odd input: what it cannot read it calls Unknown. `what_if`
     (role -> replicas) re-diagnoses a changed demand against the same cluster, writing nothing. `preempt`
     judges each Workload: its one assignment with its preemption answer (kueue/preempt_answer.PreemptionView.judge:
     the real preemption oracle when the admitted Workloads were read; by default the policy-only oracle, which
     reads nothing); the answers are the Diagnosis's `preemption`. `order` runs the
-    independent steps over the whole target (LATE_STEPS) in another order: the Diagnosis is the same."""
+    independent steps over the whole target (LATE_STEPS) in another order: the Diagnosis is the same. `decided`: what
+    another part of the answer decided of an admission check, by name, from its own reads (pending/run.Alongside:
+    MultiKueue's workers): a reason stands for the check's wait, so the headline comes from it; None keeps the wait,
+    and either way the wait's `next:` is that part's own (its steps), not a generic one."""
     md = facts.deployment
     notes = list(facts.notes)
     units = _units(facts)
@@ -116,11 +121,29 @@ def diagnose(facts: Facts, now: datetime | None = None, what_if: dict[str, int] 
         reasons = operator.judge(of_md, reasons)  # the operator's verdict over the whole set, its weights first
     partly = partly_admitted(units)
     reasons.extend(_partly_reason(partly, facts.target, [u for u in units if u not in going]))
+    reasons, by_part = _decided_checks(reasons, decided or {})
     reasons, pending = _settle(reasons, units, md)
     found = _late_steps(ctx, verdicts, by_unit, order)  # 4. the steps over the whole target, in any order
     gone = bool(units) and len(going) == len(units)  # the whole target is going away: no quota story at all
-    return _diagnosis(ctx, _Said(_with_findings(reasons, found), pending, notes, gone, partly), found,
+    return _diagnosis(ctx, _Said(_with_findings(reasons, found), pending, notes, gone, partly, by_part), found,
                       (bars_by_cq, joint, suggestions))
+
+
+def _decided_checks(reasons: list[Reason], checks: Mapping[str, Reason | None]) -> tuple[list[Reason], bool]:
+    """The reasons with each wait on an admission check another part answers (CHECKS, by check name) replaced by
+    that part's reason (the same Workload's), else kept without a `next:` of its own (the part's steps say what to
+    do); whether any was."""
+    out: list[Reason] = []
+    decided = False
+    for r in reasons:
+        check = r.message.args.get("check", "") if r.code == "AdmissionCheckPending" else None
+        if check is None or check not in checks:
+            out.append(r)
+            continue
+        d = checks[check]
+        out.append(d if d is not None and d.workload == r.workload else replace(r, hint=None))
+        decided = True
+    return out, decided
 
 
 @dataclass(frozen=True)
@@ -132,6 +155,7 @@ class _Said:
     notes: list[Any]
     gone: bool
     partly: PartlyAdmitted | None = None
+    decided: bool = False  # a check's wait decided by another part (its next steps are that part's own)
 
 
 def _by_unit(ctx: Context, checks: dict[str, list[Reason]], stories: dict[str, Any], going: list[Any]
@@ -155,7 +179,7 @@ def _diagnosis(ctx: Context, said: _Said, found: Any, quota: tuple[Any, Any, Any
     bars_by_cq, joint, suggestions = quota
     rows = [replace(row, verdict=DELETING) for row in found.rows] if gone else found.rows
     hints = _hints(reasons)
-    if pending and not hints:
+    if pending and not hints and not said.decided:  # a decided check's steps are said by its part (MultiKueue's)
         hints.append(say("next.describe-workload", ns=facts.target.namespace,
                          name=units[0].group if units else facts.target.name))
     return Diagnosis(target=facts.target, pending=pending, reasons=reasons, roles=rows,

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from kubectl_pd.kueue.preempt_answer import Context
     from kubectl_pd.pending.diagnose import Diagnosis
     from kubectl_pd.pending.gather import Facts
+    from kubectl_pd.pending.model import Reason
     from kubectl_pd.pending.target import IncompleteError, Target
 
 BARE_FORMS = ("ModelDeployment", "PodGroup", "Workload")  # what a bare NAME may name, in the order tried
@@ -30,6 +31,13 @@ class Alongside(Protocol):
     def first(self, facts: Facts) -> None: ...
 
     def rest(self, facts: Facts) -> None: ...
+
+    def checks(self, facts: Facts) -> Mapping[str, Reason | None]:
+        """What this part decided of the target's admission checks, by check name, once its reads are done: the
+        reason the diagnosis gives for that check instead of waiting on it (MultiKueue: no worker can ever hold
+        the group), or None (the wait stands; its next steps are this part's own). Decided from what was read,
+        before the diagnosis chooses its headline."""
+        ...
 
 
 class Ambiguous(ValueError):
@@ -152,7 +160,9 @@ def one(source: Source, target: Target, what_if: Mapping[str, int] | None = None
     from kubectl_pd.pending.diagnose import diagnose
 
     replicas = dict(what_if) if what_if else None
-    d = diagnose(facts, what_if=replicas, preempt=ctx) if ctx is not None else diagnose(facts, what_if=replicas)
+    decided = alongside.checks(facts) if alongside is not None else None  # before the headline is chosen
+    d = diagnose(facts, what_if=replicas, preempt=ctx, decided=decided) if ctx is not None else \
+        diagnose(facts, what_if=replicas, decided=decided)
     if not stands(d, facts):
         raise IncompleteError(target, facts.incomplete)
     return d, facts

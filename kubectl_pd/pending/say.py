@@ -45,6 +45,8 @@ SentenceId = Literal[
     "cq.cohort-cycle", "next.break-cycle",
     # a deployment of many Workloads, some admitted and some waiting (issue 47: pending/diagnose.py)
     "partly.admitted", "next.atomic",
+    # a MultiKueue manager whose workers can never hold the group, decided from the workers as read (issue 46)
+    "check.no-worker-fits",
 ]
 
 

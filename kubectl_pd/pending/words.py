@@ -482,6 +482,12 @@ def _check_pending(check: str, state: str, joint: bool) -> str:
     return f"quota is reserved; admission check {check} is {state}: it {what}"
 
 
+@_sentence("check.no-worker-fits")
+def _check_no_worker_fits(check: str, clusters: list[str]) -> str:
+    return (f"quota is reserved; MultiKueue check {check} waits, but no worker can ever hold the group: "
+            f"{', '.join(clusters)} each lack the quota by their own figures (MultiKueue's worker table)")
+
+
 @_sentence("check.rejected")
 def _check_rejected(check: str) -> str:
     return f"admission check {check} rejected it"

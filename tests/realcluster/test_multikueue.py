@@ -105,6 +105,9 @@ def test_no_worker_fits_each_says_never(mk_planes: MultiKueuePlanes) -> None:
     mk = doc["multikueue"]
     assert mk["state"] == "Dispatched" and sorted(mk["nominated"]) == p.worker_names, mk
     assert [r["code"] for r in mk["reasons"]] == ["MultiKueueNoWorkerFits"], mk
+    head = doc["reasons"][0]  # the manager's headline from the same record, not a wait on its check (issue 46)
+    assert head["code"] == "MultiKueueNoWorkerFits" and sorted(head["params"]["clusters"]) == p.worker_names, doc
+    assert "AdmissionCheckPending" not in [r["code"] for r in doc["reasons"]], doc
     for name, gpus in (("worker-1", 2), ("worker-2", 16)):
         w = _workers(doc)[name]
         assert w["read"] == "read" and w["pending"] is True and "QuotaExceedsCapacity" in _codes(w), w
