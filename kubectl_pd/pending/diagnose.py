@@ -530,12 +530,30 @@ def _terminating(u: Unit, facts: Facts) -> list[Reason]:
     replacing = cond is not None and cond.status == "True"
     deleting = sum(1 for p in u.pods if p.deleting)
     ns = facts.target.namespace
+    held = _held_by_finalizers(u.pods)
+    hint = (say("next.finalizers", g=u.group, ns=ns, held=held,
+                pods=[p.name for p in u.pods if p.deleting and p.finalizers])
+            if held else say("next.wait-terminating", g=u.group, ns=ns))
     return [Reason("AllReplicasTerminating",
-                   say("group.terminating", g=u.group, deleting=deleting, pods=len(u.pods), replacing=replacing),
+                   say("group.terminating", g=u.group, deleting=deleting, pods=len(u.pods), replacing=replacing,
+                       held=held),
                    workload=u.group, kueue_message=cond.message if replacing and cond is not None else None,
                    params=read_only({"deleting": deleting, "pods": len(u.pods),
-                                     "waitingForReplacementPods": replacing}),
-                   hint=say("next.wait-terminating", g=u.group, ns=ns))]
+                                     "waitingForReplacementPods": replacing, "heldByFinalizers": held}),
+                   hint=hint)]
+
+
+def _held_by_finalizers(pods: list[kube.Pod]) -> dict[str, int]:
+    """Finalizer -> how many of the Pods being deleted it alone still holds: nothing runs of them any more (their
+    phase is Succeeded or Failed, or they never reached a Node), so a deleted Pod goes only once every finalizer
+    is off (Kueue's `kueue.x-k8s.io/managed` on its pod groups, or another controller's). A Pod still shutting
+    down on its Node is not counted: it may go by itself."""
+    out: dict[str, int] = {}
+    for p in pods:
+        if p.deleting and (p.phase in ("Succeeded", "Failed") or p.node_name is None):
+            for f in dict.fromkeys(p.finalizers):
+                out[f] = out.get(f, 0) + 1
+    return dict(sorted(out.items()))
 
 
 def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:

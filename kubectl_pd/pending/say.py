@@ -41,6 +41,8 @@ SentenceId = Literal[
     "operator.reason", "operator.said", "next.operator-reason", "note.deployment",
     # GPUStack's operator conditions besides QuotaReserved (pending/operator.py)
     "operator.weights", "next.weights", "operator.no-replicas", "next.no-replicas", "note.operator-condition",
+    # Kueue's words held against the state read: their age, a figure the read state contradicts (issue 46)
+    "kueue.said-ago", "kueue.disagrees", "wl.evicting", "next.finalizers",
     # a Cohort cycle above the queue (issue 46)
     "cq.cohort-cycle", "next.break-cycle",
     # a deployment of many Workloads, some admitted and some waiting (issue 47: pending/diagnose.py)

@@ -15,7 +15,7 @@ from kubectl_pd.kueue.admission import Invalid
 from kubectl_pd.kueue.quantity import format_cards, is_credits
 from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker, FlavorBar
 from kubectl_pd.kueue.words import attempt_text
-from kubectl_pd.labels import GROUP_LABEL, QUEUE_LABEL
+from kubectl_pd.labels import GROUP_LABEL, MANAGED_LABEL, QUEUE_LABEL
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
 from kubectl_pd.pending.pods import Unschedulable
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
@@ -212,6 +212,20 @@ def _fits_now(role: str, flavor: str | None) -> str:
 @_sentence("kueue.alone-says")
 def _alone_says(role: str, needed: Fraction | None, resource: str | None, flavor: str | None) -> str:
     return f" (Kueue, counting {role} alone against what is free, says {more(needed, resource)} in flavor {flavor})"
+
+
+@_sentence("kueue.said-ago")
+def _said_ago(age: float) -> str:
+    return f" (Kueue's message is from {_human(age)} ago)"
+
+
+@_sentence("kueue.disagrees")
+def _kueue_disagrees(flavor: str | None, resource: str | None, field: str, kueue: Fraction | None,
+                     read: Fraction | None, role: str | None = None, age: float | None = None) -> str:
+    what = {"maximumCapacity": "can give at most"}.get(field, field)
+    when = f" ({_human(age)} ago)" if age is not None else ""
+    return (f"; Kueue's message{when} says flavor {flavor} {what} {short(kueue, resource)}, but the ClusterQueue "
+            f"read gives {short(read, resource)}: the state read decides")
 
 
 @_sentence("kueue.preempting")
@@ -470,6 +484,12 @@ def _evicted(g: str, cause: str, preempted_for: str | None, count: int | None, a
             + (f", {count} time{'s' if count != 1 else ''}" if count else "") + when)
 
 
+@_sentence("wl.evicting")
+def _evicting(deleting: int, pods: int) -> str:
+    going = f"{deleting} of its {pods} pods are being deleted" if pods else "its pods are gone"
+    return f"; it still holds its quota while Kueue evicts it ({going}), then Kueue requeues it"
+
+
 @_sentence("check.rejected-wl")
 def _check_rejected_wl(check: str, g: str) -> str:
     return f"admission check {check} rejected Workload {g}"
@@ -617,11 +637,26 @@ def _incomplete(g: str, have: int, want: int, roles: list[tuple[str, int, int | 
 
 
 @_sentence("group.terminating")
-def _group_terminating(g: str, deleting: int, pods: int, replacing: bool) -> str:
+def _group_terminating(g: str, deleting: int, pods: int, replacing: bool, held: dict[str, int] | None = None) -> str:
     going = f"{deleting} of its {pods} pods are being deleted" if deleting else "its pods are gone"
+    hold = ("; " + ", ".join(f"{n} held by finalizer {f}" for f, n in held.items())) if held else ""
     if replacing:
-        return f"group {g} waits for replacement pods ({going}; Kueue: WaitingForReplacementPods)"
-    return f"group {g} is going away: every one of its {pods} pods is being deleted"
+        return f"group {g} waits for replacement pods ({going}{hold}; Kueue: WaitingForReplacementPods)"
+    return f"group {g} is going away: every one of its {pods} pods is being deleted{hold}"
+
+
+KUEUE_FINALIZER = MANAGED_LABEL  # Kueue's pod integration's finalizer: the same string as its label
+
+
+@_sentence("next.finalizers")
+def _next_finalizers(g: str, ns: str, held: dict[str, int], pods: list[str]) -> str:
+    who = [f"Kueue's pod controller takes off {f}" if f == KUEUE_FINALIZER else f"whoever set {f} takes it off"
+           for f in held]
+    pod = f" (kubectl get pod {pods[0]} -n {ns} -o jsonpath='{{.metadata.finalizers}}')" if pods else ""
+    kueue = (f"; if it does not, check that kueue-controller-manager runs and what Workload {g} says"
+             if KUEUE_FINALIZER in held else "")
+    return (f"the deleted pods go only once {' and '.join(who)}{pod}{kueue}; then recreate the group if it should "
+            f"run")
 
 
 @_sentence("next.wait-terminating")

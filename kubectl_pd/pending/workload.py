@@ -267,6 +267,8 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
         return [Reason("NotPending", say("wl.finished", g=g), workload=g)]
     if not wl.active:
         return [_deactivated(wl, g, facts.target.namespace)]
+    if (wl.admitted or wl.reserved) and _is_true(wl, "Evicted"):
+        return [_evicting(u, wl, facts)]  # still holds its quota while Kueue stops its Pods (issue 46, finding 8)
     if wl.admitted:
         return [Reason("NotPending", say("wl.admitted", g=g), workload=g)]
     if wl.reserved:
@@ -277,7 +279,30 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
     ev = wl.condition("Evicted")
     if ev is not None and ev.true:
         notes.append(say("note.requeued", g=g, reason=ev.reason, message=ev.message))
-    return _queued(u, wl, facts, verdicts, notes, hypothetical)
+    return _queued(u, wl, facts, verdicts, notes, hypothetical, now)
+
+
+def _is_true(wl: Workload, t: str) -> bool:
+    c = wl.condition(t)
+    return c is not None and c.true
+
+
+def _evicting(u: Unit, wl: Workload, facts: Facts) -> Reason:
+    """Kueue evicted (or preempted) a Workload that still holds its quota: it is stopping the group's Pods (it
+    deletes every Pod of a pod group) and requeues the Workload once they are gone. Never "not pending"."""
+    deleting, pods = sum(1 for p in u.pods if p.deleting), len(u.pods)
+    going = {"evicting": True, "podsDeleting": deleting, "pods": pods}
+    pre = evm.preemption_of(wl, facts.events)
+    clause = say("wl.evicting", deleting=deleting, pods=pods)
+    if pre is not None:
+        r = preempted_reason(pre, u, facts)
+        return amended(r, params=read_only({**r.params, **going}), clauses=(*r.clauses, clause))
+    ev = wl.condition("Evicted")
+    msg = say("wl.evicted", g=u.group, cause=ev.reason if ev else "", preempted_for=None, count=None, at=None,
+              wait=None)
+    return Reason("Evicted", msg, workload=u.group, kueue_message=(ev.message if ev else None) or None,
+                  params=read_only({"cause": ev.reason if ev else None, **going}), clauses=(clause,),
+                  hint=say("next.wait-requeue", back_off=False))
 
 
 def _deactivated(wl: Workload, g: str, ns: str) -> Reason:
@@ -326,8 +351,42 @@ def _waiting_for_requeue(wl: Workload, g: str, now: datetime) -> Reason | None:
 
 
 def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-            notes: list[Say], hypothetical: bool) -> list[Reason]:
-    """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic."""
+            notes: list[Say], hypothetical: bool, now: datetime | None = None) -> list[Reason]:
+    """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic. What came from
+    Kueue's QuotaReserved message carries its age (issue 46, finding 6)."""
+    qr = wl.condition("QuotaReserved")
+    said = _said_when(qr, now) if qr is not None and qr.status == "False" and qr.message else None
+    return [_aged(r, qr.message, said) if said is not None and qr is not None else r
+            for r in _queued_reasons(u, wl, facts, verdicts, notes, hypothetical)]
+
+
+def _said_when(qr: Condition, now: datetime | None) -> tuple[str, float | None] | None:
+    """When Kueue wrote its QuotaReserved message (lastTransitionTime as written) and how long before the run's
+    clock (None: no clock, or a time ahead of it); None when the condition carries no time."""
+    if not qr.last_transition:
+        return None
+    t = _parse_time(qr.last_transition)
+    age = (now - t).total_seconds() if t is not None and now is not None and t <= now else None
+    return qr.last_transition, age
+
+
+def _aged(r: Reason, message: str, said: tuple[str, float | None]) -> Reason:
+    """A reason that shows Kueue's QuotaReserved message: its time as data, its age said."""
+    if r.kueue_message is None or message.find(r.kueue_message) < 0:
+        return r
+    at, age = said
+    if age is None:
+        clauses = r.clauses
+    elif "kueueDisagrees" in r.params:  # the disagreement says when Kueue wrote what the state read contradicts
+        clauses = tuple(say("kueue.disagrees", **{**c.args, "age": age}) if c.id == "kueue.disagrees" else c
+                        for c in r.clauses)
+    else:
+        clauses = (*r.clauses, say("kueue.said-ago", age=age))
+    return amended(r, params=read_only({**r.params, "kueueSaidAt": at}), clauses=clauses)
+
+
+def _queued_reasons(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+                    notes: list[Say], hypothetical: bool) -> list[Reason]:
     g = u.group
     qr = wl.condition("QuotaReserved")
     ps_roles = {ps.name: podset_role(ps, u.pods, set(u.roles)) for ps in wl.pod_sets}
@@ -407,18 +466,27 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str],
     if parsed.kind == "flavors":
         out = []
         stale = False  # a pod set Kueue's retry judged from another flavor than ours (see _retried_elsewhere)
+        differs: list[dict[str, Any]] = []  # Kueue's figures the objects read contradict (issue 46, finding 6)
         for psf in parsed.pod_sets:
             role = ps_roles.get(psf.pod_set, psf.pod_set)
             ours = verdicts.get((g, psf.pod_set))
+            said = _figures_differ(psf, ours)
+            if said:
+                differs.extend({**d, "role": role} for d in said)
+                stale = True
+                continue
             if _retried_elsewhere(psf, ours):
                 stale = True
                 continue
             out.extend(_topology_reasons(psf, role, g, u, facts) or _podset_reasons(psf, role, g, parsed, ours))
         if stale:  # our arithmetic's own verdicts for the pod sets it finds blocked, Kueue's words beside them
             named = {r.role for r in out}
-            out.extend(amended(r, kueue_message=text) for (wl, _ps), v in verdicts.items()
+            out.extend(_disagreeing(amended(r, kueue_message=text), differs) for (wl, _ps), v in verdicts.items()
                        if wl == g and v.verdict == vd.BLOCKED for r in verdict_reasons(v, None, g)
                        if r.role not in named)
+            if not out and differs:  # every pod set fits on the state read: Kueue has not tried it again yet
+                out.append(_disagreeing(Reason("WaitingInQueue", say("waiting-in-queue", untouched=False),
+                                               workload=g, kueue_message=text, hint=say("hint.wait")), differs))
         if out:
             return out
     token_code = _TOKENS.get(token)
@@ -501,6 +569,29 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
     return Reason(code, say("kueue.needs", role=role, needed=k.needed, resource=k.resource, flavor=k.flavor),
                   role=role, workload=g, kueue_message=psf.text, resource=k.resource, flavor=k.flavor,
                   needed=k.needed, hint=hint, clauses=(*clauses, *preempting))
+
+
+def _figures_differ(psf: km.PodSetFailure, ours: vd.PodSetVerdict | None) -> list[dict[str, Any]]:
+    """Kueue's "maximum capacity (C)" for a flavor and resource where the ClusterQueue read now gives another
+    figure (Kueue wrote it before the quota changed): each as {flavor, resource, field, kueue, read}. Empty when
+    our arithmetic did not weigh that flavor (nothing read to hold it against) or the figures agree."""
+    if ours is None:
+        return []
+    read: dict[tuple[str | None, str | None], Fraction] = {
+        (a.flavor, c.resource): c.capacity for psa in (ours.own, ours.assignment) if psa is not None
+        for a in psa.attempts for c in a.checks if c.capacity is not None and c.unknown is None}
+    return [{"flavor": k.flavor, "resource": k.resource, "field": "maximumCapacity", "kueue": k.capacity,
+             "read": read[(k.flavor, k.resource)]}
+            for k in psf.reasons if k.kind == km.INSUFFICIENT_QUOTA and k.capacity is not None
+            and read.get((k.flavor, k.resource)) not in (None, k.capacity)]
+
+
+def _disagreeing(r: Reason, differs: list[dict[str, Any]]) -> Reason:
+    """The reason the state read gives, saying where Kueue's message disagrees with it (its figures and ours)."""
+    if not differs:
+        return r
+    return amended(r, params=read_only({**r.params, "kueueDisagrees": differs[0]}),
+                   clauses=(*r.clauses, say("kueue.disagrees", **differs[0])))
 
 
 def _retried_elsewhere(psf: km.PodSetFailure, ours: vd.PodSetVerdict | None) -> bool:

@@ -1,0 +1,113 @@
+"""Advice that works (issue 46, finding 8), the rest: Pods a finalizer holds after deletion are named as such (never
+"wait for the pods to go"); an admitted group whose Pods are being deleted after a preemption is said to be evicted,
+never "not pending". Asserted on codes, params and sentence ids, from files of generated objects."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kubectl_pd.gpustack import names
+from tests.test_quota_figures import NS, layout
+
+GPU = "nvidia.com/gpu"
+KUEUE_FINALIZER = "kueue.x-k8s.io/managed"
+GONE_AT = "2026-01-01T00:00:00Z"
+
+
+def _objects() -> list[dict[str, Any]]:
+    """research (10 cards of a100) and prod in cohort org; the 4-card pod group g (one Pod, role w) on research."""
+    return copy.deepcopy(layout(0, None, 0, 0, 0))
+
+
+def _why(cli: Callable, tmp_path: Path, objs: list[dict[str, Any]]) -> dict[str, Any]:
+    path = tmp_path / "objs.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    r = cli(["why-pending", f"podgroup/{names.pod_group_name(NS, 'g')}", "-n", NS, "-f", str(path), "-o", "json"])
+    assert r.exit_code in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def _deleted(objs: list[dict[str, Any]], finalizers: list[str], **status: Any) -> None:
+    for o in objs:
+        if o["kind"] == "Pod":
+            o["metadata"]["deletionTimestamp"] = GONE_AT
+            o["metadata"]["finalizers"] = finalizers
+            o["status"] = dict(status)
+
+
+def test_pods_a_finalizer_holds_are_named(cli: Callable, tmp_path: Path) -> None:
+    """Every Pod of g is deleted; nothing of them runs (never placed), Kueue's finalizer holds them: the reason
+    counts them by finalizer and `next:` names the finalizer, not "wait for the pods to go"."""
+    objs = _objects()
+    _deleted(objs, [KUEUE_FINALIZER], phase="Pending")
+    doc = _why(cli, tmp_path, objs)
+    head = doc["reasons"][0]
+    assert head["code"] == "AllReplicasTerminating"
+    assert head["params"]["heldByFinalizers"] == {KUEUE_FINALIZER: 1}
+    assert not any("wait for the pods to go" in h for h in doc["next"])
+    assert any(KUEUE_FINALIZER in h for h in doc["next"])
+
+
+def test_pods_still_shutting_down_are_no_finalizer_story(cli: Callable, tmp_path: Path) -> None:
+    """A deleted Pod still running on its Node may go by itself: no finalizer is blamed."""
+    objs = _objects()
+    _deleted(objs, [KUEUE_FINALIZER], phase="Running")
+    for o in objs:
+        if o["kind"] == "Pod":
+            o["spec"]["nodeName"] = "n1"
+    doc = _why(cli, tmp_path, objs)
+    head = doc["reasons"][0]
+    assert head["code"] == "AllReplicasTerminating"
+    assert head["params"]["heldByFinalizers"] == {}
+
+
+def _admitted_workload(evicted: bool) -> dict[str, Any]:
+    conds = [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "",
+              "lastTransitionTime": GONE_AT},
+             {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "",
+              "lastTransitionTime": GONE_AT}]
+    if evicted:
+        msg = "Preempted to accommodate a workload (UID: u-1, JobUID: j-1) due to prioritization in the ClusterQueue"
+        conds += [{"type": "Evicted", "status": "True", "reason": "Preempted", "message": msg,
+                   "lastTransitionTime": GONE_AT},
+                  {"type": "Preempted", "status": "True", "reason": "InClusterQueue", "message": msg,
+                   "lastTransitionTime": GONE_AT}]
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"name": names.pod_group_name(NS, "g"), "namespace": NS, "creationTimestamp": GONE_AT},
+            "spec": {"queueName": "research", "podSets": [
+                {"name": "w", "count": 1, "template": {"spec": {"containers": [
+                    {"name": "engine", "resources": {"requests": {GPU: "4"}}}]}}}]},
+            "status": {"conditions": conds, "admission": {"clusterQueue": "research", "podSetAssignments": [
+                {"name": "w", "count": 1, "flavors": {GPU: "a100"}, "resourceUsage": {GPU: "4"}}]}}}
+
+
+def test_an_admitted_group_being_preempted_is_no_not_pending(cli: Callable, tmp_path: Path) -> None:
+    """Admitted, then preempted: Kueue deletes every Pod while the Workload still holds its quota. The answer is
+    the preemption, being carried out (params evicting, podsDeleting), never NOT PENDING."""
+    objs = _objects()
+    _deleted(objs, [KUEUE_FINALIZER], phase="Running")
+    for o in objs:
+        if o["kind"] == "Pod":
+            o["metadata"]["name"] = names.pod_group_name(NS, "g") + "-w-0"
+            o["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"] = names.pod_group_name(NS, "g")
+            o["spec"]["nodeName"] = "n1"
+    doc = _why(cli, tmp_path, [*objs, _admitted_workload(evicted=True)])
+    assert doc["pending"] is True
+    head = doc["reasons"][0]
+    assert head["code"] == "Preempted"
+    assert (head["params"]["evicting"], head["params"]["podsDeleting"], head["params"]["pods"]) == (True, 1, 1)
+    assert head["params"]["rule"] == "InClusterQueue"
+
+
+def test_an_admitted_group_not_evicted_stays_not_pending(cli: Callable, tmp_path: Path) -> None:
+    objs = _objects()
+    for o in objs:
+        if o["kind"] == "Pod":
+            o["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"] = names.pod_group_name(NS, "g")
+    doc = _why(cli, tmp_path, [*objs, _admitted_workload(evicted=False)])
+    assert doc["pending"] is False
+    assert doc["reasons"][0]["code"] == "NotPending"
