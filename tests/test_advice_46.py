@@ -111,3 +111,65 @@ def test_an_admitted_group_not_evicted_stays_not_pending(cli: Callable, tmp_path
     doc = _why(cli, tmp_path, [*objs, _admitted_workload(evicted=False)])
     assert doc["pending"] is False
     assert doc["reasons"][0]["code"] == "NotPending"
+
+
+# ----------------------------------------------------------------------------- a quota raise against the Nodes
+BIG = ("couldn't assign flavors to pod set w: insufficient quota for nvidia.com/gpu in flavor a100, previously "
+       "considered podsets requests (0) + current podset request (16) > maximum capacity (10)")
+
+
+def _node(name: str, cards: int, labels: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+            "status": {"allocatable": {GPU: str(cards), "cpu": "64", "memory": "512Gi", "pods": "110"}}}
+
+
+def _sixteen(node_cards: list[int] | None, labelled: bool = True) -> list[dict[str, Any]]:
+    """research gives 10 cards of a100 (nodeLabels gpu=a100 when LABELLED); a pending 16-card Workload Kueue
+    says exceeds its maximum capacity; Nodes of a100 with NODE_CARDS cards each (None: no Node in the file)."""
+    from tests.builders import cluster_queue, resource_flavor
+    from tests.test_kueue_words_age import objects
+
+    objs = objects(10, BIG)
+    wl = next(o for o in objs if o["kind"] == "Workload")
+    wl["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"][GPU] = "16"
+    cq = cluster_queue("research", {"a100": "10"}, resource=GPU, active=True, used={"a100": "0"})
+    cq["status"]["flavorsUsage"] = cq["status"]["flavorsReservation"]
+    labels = {"gpu": "a100"}
+    rest = [o for o in objs if o["kind"] not in ("ClusterQueue", "ResourceFlavor")]
+    nodes = [_node(f"n{i}", c, labels) for i, c in enumerate(node_cards or [])]
+    return [cq, resource_flavor("a100", labels if labelled else None), *rest, *nodes]
+
+
+def _why_probe(cli: Callable, tmp_path: Path, objs: list[dict[str, Any]]) -> dict[str, Any]:
+    path = tmp_path / "probe.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    r = cli(["why-pending", "workload/probe", "-n", NS, "-f", str(path), "-o", "json"])
+    assert r.exit_code in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def test_no_raise_where_no_node_could_hold_the_pod(cli: Callable, tmp_path: Path) -> None:
+    """16 cards a pod, a100's Nodes allocate 8: raising the quota by 6 would admit a Pod no Node runs. The reason
+    says the Nodes are too small (nodeFit too-small, the largest Node's figure) and `next:` raises nothing."""
+    doc = _why_probe(cli, tmp_path, _sixteen([8, 8]))
+    head = doc["reasons"][0]
+    assert head["code"] == "QuotaExceedsCapacity"
+    assert head["params"]["nodeFit"] == "too-small"
+    fit = head["params"]["nodes"]
+    assert (fit["flavor"], fit["nodes"], fit["allowed"], fit["resource"], fit["requested"], fit["largest"]) == \
+        ("a100", 2, 2, GPU, "16", "8")
+    assert not any("raise nominalQuota" in h for h in doc["next"])
+
+
+def test_a_raise_where_a_node_could_hold_the_pod(cli: Callable, tmp_path: Path) -> None:
+    doc = _why_probe(cli, tmp_path, _sixteen([8, 16]))
+    head = doc["reasons"][0]
+    assert head["params"]["nodeFit"] == "holds"
+    assert any("raise nominalQuota" in h for h in doc["next"])
+
+
+def test_a_raise_with_the_nodes_unread_says_so(cli: Callable, tmp_path: Path) -> None:
+    """A flavor without nodeLabels: its Nodes are never listed (never all Nodes), so the raise is said with the
+    Nodes unweighed (nodeFit unread), not as a claim that it would run."""
+    doc = _why_probe(cli, tmp_path, _sixteen(None, labelled=False))
+    assert doc["reasons"][0]["params"]["nodeFit"] == "unread"

@@ -817,19 +817,54 @@ def _contradiction(flavor: str | None, amount: Fraction, resource: str | None) -
             f"read it again once Kueue retries (kubectl describe clusterqueue)")
 
 
+def _unweighed(flavor: str | None, nodes: str | None) -> str:
+    """What a quota raise says when the flavor's Nodes were not weighed against one Pod."""
+    if nodes is None:
+        return ""
+    why = "could not be read" if nodes == "refused" else "were not read"
+    return (f" (flavor {flavor}'s Nodes {why}: check that one allocates what a pod asks, or the raise admits a pod no "
+            f"Node runs)")
+
+
 @_sentence("next.raise-nominal-of")
-def _next_raise_nominal_of(resource: str, flavor: str, needed: Fraction | None) -> str:
+def _next_raise_nominal_of(resource: str, flavor: str, needed: Fraction | None, nodes: str | None = None) -> str:
     if needed is not None and needed <= 0:
         return _contradiction(flavor, needed, resource)
-    return f"raise nominalQuota of {resource} in flavor {flavor} by {short(needed, resource)}"
+    return (f"raise nominalQuota of {resource} in flavor {flavor} by {short(needed, resource)}"
+            + _unweighed(flavor, nodes))
 
 
 @_sentence("next.raise-nominal")
-def _next_raise_nominal(flavor: str | None, amount: Fraction | None, resource: str | None, role: str | None) -> str:
+def _next_raise_nominal(flavor: str | None, amount: Fraction | None, resource: str | None, role: str | None,
+                        nodes: str | None = None) -> str:
     if amount is not None and amount <= 0:
         return _contradiction(flavor, amount, resource)
     return (f"raise nominalQuota in flavor {flavor} by {short(amount, resource)}"
-            + (f", or scale {role} down" if role else ""))
+            + (f", or scale {role} down" if role else "") + _unweighed(flavor, nodes))
+
+
+def _too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None,
+               requested: Fraction | None, largest: Fraction | None) -> str:
+    if resource is None:
+        return f"none of flavor {flavor}'s {nodes} Node(s) is one a pod of {role} may go to (its selector or a taint)"
+    return (f"no Node of flavor {flavor} can hold one pod of {role}: it asks {short(requested, resource)}, the "
+            f"largest of the {allowed} Node(s) it may go to allocates {short(largest, resource)}")
+
+
+@_sentence("nodes.too-small")
+def _nodes_too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None = None,
+                     requested: Fraction | None = None, largest: Fraction | None = None,
+                     node: str | None = None) -> str:
+    return "; " + _too_small(role, flavor, nodes, allowed, resource, requested, largest)
+
+
+@_sentence("next.nodes-too-small")
+def _next_nodes_too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None = None,
+                          requested: Fraction | None = None, largest: Fraction | None = None,
+                          node: str | None = None) -> str:
+    fix = (f"give {role} fewer {resource} per pod, or add Nodes that allocate {short(requested, resource)} to flavor "
+           f"{flavor}" if resource is not None else f"let {role}'s pods onto flavor {flavor}'s Nodes")
+    return f"{fix}; more quota alone would admit a pod no Node runs"
 
 
 @_sentence("next.free")

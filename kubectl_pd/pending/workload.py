@@ -356,8 +356,36 @@ def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str],
     Kueue's QuotaReserved message carries its age (issue 46, finding 6)."""
     qr = wl.condition("QuotaReserved")
     said = _said_when(qr, now) if qr is not None and qr.status == "False" and qr.message else None
-    return [_aged(r, qr.message, said) if said is not None and qr is not None else r
-            for r in _queued_reasons(u, wl, facts, verdicts, notes, hypothetical)]
+    out = [_node_checked(r, u, wl, facts) for r in _queued_reasons(u, wl, facts, verdicts, notes, hypothetical)]
+    return [_aged(r, qr.message, said) if said is not None and qr is not None else r for r in out]
+
+
+_RAISES = ("next.raise-nominal", "next.raise-nominal-of")
+
+
+def _node_checked(r: Reason, u: Unit, wl: Workload, facts: Facts) -> Reason:
+    """A quota raise is advice only where some Node of the flavor could hold one Pod of the role (create/nodes.py's
+    fit, over the Nodes this run read): where none could, the raise would admit a Pod no Node runs, so `next:` says
+    the Nodes are too small instead; where the flavor's Nodes were not read, the raise says so (issue 46, finding 8)."""
+    if r.code != "QuotaExceedsCapacity" or r.hint is None or r.hint.id not in _RAISES or not r.flavor:
+        return r
+    from kubectl_pd.create import nodes as nf
+    from kubectl_pd.kueue import admission as ad
+
+    flavor, read = facts.flavors.get(r.flavor), facts.nodes.get(r.flavor, ())
+    ps = next((p for p in wl.pod_sets if podset_role(p, u.pods, set(u.roles)) == r.role), None)
+    if flavor is None or ps is None or read is None or r.flavor not in facts.nodes:
+        state = "refused" if r.flavor in facts.nodes and read is None else "unread"
+        return amended(r, params=read_only({**r.params, "nodeFit": state}),
+                       hint=say(r.hint.id, **{**r.hint.args, "nodes": state}))  # type: ignore[arg-type]
+    miss = nf.too_small(flavor, read, ad.demand_of_pod_set(ps, r.role, count=1))
+    if miss is None:
+        return amended(r, params=read_only({**r.params, "nodeFit": "holds"}))
+    fit = {"flavor": miss.flavor, "nodes": miss.nodes, "allowed": miss.allowed, "resource": miss.resource,
+           "requested": miss.requested, "largest": miss.largest, "node": miss.node}
+    return amended(r, params=read_only({**r.params, "nodeFit": "too-small", "nodes": fit}),
+                   clauses=(*r.clauses, say("nodes.too-small", role=r.role, **fit)),
+                   hint=say("next.nodes-too-small", role=r.role, **fit))
 
 
 def _said_when(qr: Condition, now: datetime | None) -> tuple[str, float | None] | None:
