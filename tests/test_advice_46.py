@@ -173,3 +173,27 @@ def test_a_raise_with_the_nodes_unread_says_so(cli: Callable, tmp_path: Path) ->
     Nodes unweighed (nodeFit unread), not as a claim that it would run."""
     doc = _why_probe(cli, tmp_path, _sixteen(None, labelled=False))
     assert doc["reasons"][0]["params"]["nodeFit"] == "unread"
+
+
+def test_unschedulable_on_small_nodes_blames_their_size_not_their_labels(cli: Callable, tmp_path: Path) -> None:
+    """Admitted on a100; a100's two Nodes carry the Pod's selector but allocate 2 cards, the Pod asks 4: the
+    scheduler places none. The reason says the Nodes are too small (nodesTooSmall), not that none carries what
+    the Pod selects; `next:` names the size."""
+    from tests.builders import resource_flavor
+
+    labels = {"gpu": "a100"}
+    objs = [o for o in _objects() if o["kind"] != "ResourceFlavor"] + [resource_flavor("a100", labels)]
+    for o in objs:
+        if o["kind"] == "Pod":
+            o["spec"]["nodeSelector"] = dict(labels)
+            o["status"] = {"phase": "Pending", "conditions": [
+                {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                 "message": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."}]}
+    objs += [_node("n0", 2, labels), _node("n1", 2, labels), _admitted_workload(evicted=False)]
+    doc = _why(cli, tmp_path, objs)
+    head = doc["reasons"][0]
+    assert head["code"] == "PodsUnschedulable"
+    assert head["params"]["nodesTooSmall"] is True
+    assert [n["matchesSelector"] for n in head["params"]["flavorNodes"]] == [True, True]
+    assert "carry what the pod selects and could hold 0" not in head["message"]
+    assert any("add Nodes that allocate 4" in h for h in doc["next"])

@@ -802,20 +802,35 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[kube.Pod], refus
     ignored = pod_ignored_selector(p0, flavor) if flavor is not None else {}
     hint = say("next.ignored-selector", flavor=flavors[0], ignored=dict(ignored), role=role) if ignored else None
     nodes = facts.nodes.get(flavors[0]) if flavors else None
-    node_fit: tuple[int, int, int] | None = None
+    node_fit: tuple[int, int, int, int] | None = None
     params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
                               "nodes": first.nodes, "pods": len(refused), "ignoredSelector": ignored,
                               "schedulerMessage": first.message}
     if nodes is not None and flavors:
         fits = pod_node_fits(p0, nodes)
-        able = [f for f in fits if f.matches and (f.pods or 0) > 0]
+        matching = [f for f in fits if f.matches]
+        able = [f for f in matching if (f.pods or 0) > 0]
         params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
-        node_fit = (len(fits), len(able), sum(f.pods or 0 for f in able))
+        node_fit = (len(fits), len(matching), len(able), sum(f.pods or 0 for f in able))
+        if matching and not able and not ignored:  # the labels match; the Nodes are too small (issue 46, finding 8)
+            params["nodesTooSmall"] = True
+            lacks = _largest_short(p0, [n for n in nodes if n.name in {f.name for f in matching}])
+            hint = say("next.nodes-too-small", role=role, flavor=flavors[0], nodes=len(fits), allowed=len(matching),
+                       **lacks) if lacks else None
     msg = say("pods.unschedulable", role=role, refused=len(refused), pods=len(pods), scheduler=first,
               where=OnFlavor(flavors[0] if flavors else None, dict(ignored), node_fit))
     return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
                   params=read_only(params),
                   hint=hint or say("next.describe-pod", pod=p0.name, ns=facts.target.namespace))
+
+
+def _largest_short(pod: kube.Pod, nodes: list[kube.Node]) -> dict[str, Any]:
+    """The first resource the Pod asks that even the largest of NODES lacks: what it asks, what that Node allocates."""
+    for res, q in sorted(pod.template.requests.items()):
+        most = max((n.allocatable.get(res) or Fraction(0) for n in nodes), default=Fraction(0))
+        if q > 0 and most < q:
+            return {"resource": res, "requested": q, "largest": most}
+    return {}
 
 
 def _pair_effects(units: list[Unit], facts: Facts, by_unit: dict[str, list[Reason]]) -> dict[str, PairEffect]:

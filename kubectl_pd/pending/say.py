@@ -100,11 +100,12 @@ class QuotaAsk:
 class OnFlavor:
     """Where a role's unschedulable Pods were admitted ("pods.unschedulable"): the flavor (None: not known), the
     nodeSelector keys Kueue ignored because the flavor does not declare them, and, when the flavor's nodes were
-    read, (nodes, nodes that carry what the pod selects, the Pods those could take)."""
+    read, (nodes, nodes that carry what the pod selects, those of them that could hold one Pod, the Pods those could
+    take)."""
 
     flavor: str | None
     ignored: dict[str, str]
-    node_fit: tuple[int, int, int] | None
+    node_fit: tuple[int, int, int, int] | None
 
 
 @dataclass(frozen=True)

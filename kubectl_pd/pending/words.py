@@ -688,8 +688,15 @@ def _unschedulable(role: str, refused: int, pods: int, scheduler: Unschedulable,
         msg += (f"; Kueue ignored nodeSelector {keys} because flavor {flavor} does not declare "
                 f"{'that key' if len(ignored) == 1 else 'those keys'}")
     if node_fit is not None:
-        msg += (f"; of flavor {flavor}'s {node_fit[0]} node(s), {node_fit[1]} carry what the pod selects and could "
-                f"hold {node_fit[2]} such pod(s) by allocatable (running pods not counted)")
+        total, matching, able, room = node_fit
+        if not matching:
+            msg += f"; none of flavor {flavor}'s {total} node(s) carries what the pod selects"
+        elif not able:
+            msg += (f"; of flavor {flavor}'s {total} node(s), {matching} carry what the pod selects, but none is large "
+                    f"enough for one pod by allocatable: the nodes are too small")
+        else:
+            msg += (f"; of flavor {flavor}'s {total} node(s), {matching} carry what the pod selects, {able} of them "
+                    f"could hold {room} such pod(s) by allocatable (running pods not counted)")
     return msg
 
 
