@@ -42,7 +42,7 @@ SentenceId = Literal[
     # GPUStack's operator conditions besides QuotaReserved (pending/operator.py)
     "operator.weights", "next.weights", "operator.no-replicas", "next.no-replicas", "note.operator-condition",
     # Kueue's words held against the state read: their age, a figure the read state contradicts (issue 46)
-    "kueue.said-ago", "kueue.disagrees", "wl.evicting", "next.finalizers",
+    "kueue.said-ago", "kueue.disagrees", "kueue.other-flavor", "wl.evicting", "next.finalizers",
     # a quota raise held against the flavor's Nodes (issue 46, finding 8)
     "nodes.too-small", "next.nodes-too-small",
     # a Cohort cycle above the queue (issue 46)

@@ -228,6 +228,14 @@ def _kueue_disagrees(flavor: str | None, resource: str | None, field: str, kueue
             f"read gives {short(read, resource)}: the state read decides")
 
 
+@_sentence("kueue.other-flavor")
+def _kueue_other_flavor(flavor: str | None, resource: str | None, previous: Fraction | None,
+                        requested: Fraction | None, capacity: Fraction | None, needed: Fraction | None) -> str:
+    before = f" after {short(previous, resource)} for the pod sets before it" if previous else ""
+    return (f" (Kueue's last attempt names flavor {flavor} instead: it asks {short(requested, resource)} there"
+            f"{before}, over its maximum of {short(capacity, resource)})")
+
+
 @_sentence("kueue.preempting")
 def _preempting(count: int) -> str:
     return f"; Kueue is preempting {count} workload(s) to make room"
