@@ -197,3 +197,25 @@ def test_unschedulable_on_small_nodes_blames_their_size_not_their_labels(cli: Ca
     assert [n["matchesSelector"] for n in head["params"]["flavorNodes"]] == [True, True]
     assert "carry what the pod selects and could hold 0" not in head["message"]
     assert any("add Nodes that allocate 4" in h for h in doc["next"])
+
+
+# ----------------------------------------------------------------------------- an incomplete group
+def test_an_incomplete_group_invents_no_roles(cli: Callable, tmp_path: Path) -> None:
+    """A 3-Pod group (prefill x1, decode x2 as create rendered it) of which only prefill's Pod exists, and no
+    deployment to say the roles: the two missing Pods are of roles not known. No 'prefill 1/3', no demand of three
+    prefill Pods, no 'create the missing prefill pods'."""
+    from kubectl_pd.create import pods as pd
+    from kubectl_pd.create.flags import CreateRequest, check_request, parse_role
+
+    req = CreateRequest(name="g", namespace=NS, model="m", target="pods", local_queue="research", resource=GPU,
+                        roles=(parse_role("name=prefill,kind=prefill,replicas=1,accelerator=2,image=i"),
+                               parse_role("name=decode,kind=decode,replicas=2,accelerator=4,image=i")))
+    group = pd.render_pods(req, check_request(req).roles, {"prefill": "research", "decode": "research"})
+    objs = [o for o in _objects() if o["kind"] != "Pod"] + [p for p in group if "prefill" in p["metadata"]["name"]]
+    doc = _why(cli, tmp_path, objs)
+    head = doc["reasons"][0]
+    assert head["code"] == "PodGroupIncomplete" and head["role"] is None
+    assert (head["params"]["have"], head["params"]["want"], head["params"]["rolesSeen"]) == (1, 3, {"prefill": 1})
+    assert [(r["name"], r["pods"]["have"], r["pods"]["want"]) for r in doc["roles"]] == [("prefill", 1, None)]
+    assert [(b["flavor"], b["needed"]) for b in doc["quota"] if b["resource"] == GPU] == [("a100", "2")]
+    assert not any("missing prefill pods" in h for h in doc["next"])

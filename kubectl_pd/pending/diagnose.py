@@ -614,6 +614,12 @@ def _not_composed(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
     kmsg = fewer.text if fewer else None
     if want is not None and have < want:
         per_role = _per_role_have_want(u, facts, roles, role_names, shape)
+        if per_role and all(w is None for _r, _h, w in per_role):  # what roles the missing Pods have is not known:
+            seen = {r: h for r, h, _w in per_role}  # none is invented (issue 46, finding 8)
+            return [Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=None),
+                           workload=g, kueue_message=kmsg,
+                           params=read_only({"have": have, "want": want, "rolesSeen": seen, "missingRoles": None}),
+                           hint=say("next.create-pods", role=None, ns=ns, g=g, missing=want - have))]
         short_of = [(r, h, w) for r, h, w in per_role if w is None or h < w]
         out = [Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=short_of), role=r,
                       workload=g, kueue_message=kmsg,
@@ -644,12 +650,20 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role
                     out.append((r.name, have[r.name], None))
                 continue
             out.append((r.name, have.get(r.name, 0), r.replicas * r.size))
-        elif r.name in u.roles:
-            out.append((r.name, have.get(r.name, 0), want_total))
-    if not out:
+        elif r.name in u.roles:  # the group's total is this role's when a deployment says so, or all Pods exist
+            out.append((r.name, have.get(r.name, 0),
+                        want_total if r.replicas is not None or not _incomplete(u) else None))
+    if not out:  # no deployment says each role's count: the group's total is one role's only when it is complete
+        whole = want_total if not _incomplete(u) else None
         for name in u.roles:
-            out.append((name, have.get(name, 0), want_total if len(u.roles) == 1 else None))
+            out.append((name, have.get(name, 0), whole if len(u.roles) == 1 else None))
     return out
+
+
+def _incomplete(u: Unit) -> bool:
+    """Fewer runnable Pods than the group's total count: what roles the missing ones have is not known."""
+    want = group_want(u)
+    return want is not None and sum(1 for p in u.pods if runnable(p)) < want
 
 
 def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
@@ -671,7 +685,7 @@ def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand
     out = []
     for r, pods in by_role.items():
         role = next((x for x in roles if x.name == r), None)
-        if len(by_role) == 1 and want_total:
+        if len(by_role) == 1 and want_total and not _incomplete(u):
             count = want_total
         elif role is not None and role.replicas:
             count = role.replicas * role.size
@@ -915,7 +929,8 @@ def _role_rows(scene: Context, verdicts: Verdicts) -> list[RoleRow]:
 def _row_want(facts: Facts, r: DeploymentRole, units: list[Unit], whole: bool) -> int | None:
     want = r.replicas * r.size if r.replicas is not None else _pod_set_counts(facts, r, units)
     own = [u for u in units if u.roles == [r.name]]
-    if not whole and own and all(group_want(u) is not None for u in own):
+    if not whole and own and all(group_want(u) is not None and (r.replicas is not None or not _incomplete(u))
+                                 for u in own):
         want = sum(group_want(u) or 0 for u in own)
     return want
 

@@ -1027,8 +1027,10 @@ def _next_atomic(kind: str) -> str:
 
 
 @_sentence("next.create-pods")
-def _next_create_pods(role: str, ns: str, g: str) -> str:
-    return (f"create the missing {role} pods (or look at why they are not created: kubectl get pods -n {ns} -l "
+def _next_create_pods(role: str | None, ns: str, g: str, missing: int | None = None) -> str:
+    what = f"{role} pods" if role else (f"{missing} pod(s) of the group (their roles are not known)" if missing
+                                        else "pods of the group")
+    return (f"create the missing {what} (or look at why they are not created: kubectl get pods -n {ns} -l "
             f"{GROUP_LABEL}={g})")
 
 
