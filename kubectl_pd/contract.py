@@ -6,7 +6,10 @@ full; tests/test_schema.py holds every golden document to its schema."""
 
 from __future__ import annotations
 
-WHY_PENDING = "1.7"  # 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
+WHY_PENDING = "1.8"  # 1.8 (issue 46): reasons[].params kueueSaidAt (when Kueue wrote the message shown), kueueDisagrees
+# (a figure of Kueue's the state read contradicts), kueueSays (Kueue's other flavor), nodeFit and nodes (a quota raise
+# against the flavor's Nodes), nodesTooSmall, heldByFinalizers, evicting/podsDeleting, rolesSeen;
+# 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
 # frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet, LLMInferenceService);
 # 1.6: multikueue.workers[].preemption (holders, preemptedBy): each worker's own preemption part;
 # 1.5: multikueue.workloads[] in the list (no TARGET): each Workload's worker;

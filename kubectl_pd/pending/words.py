@@ -215,15 +215,16 @@ def _alone_says(role: str, needed: Fraction | None, resource: str | None, flavor
 
 
 @_sentence("kueue.said-ago")
-def _said_ago(age: float) -> str:
-    return f" (Kueue's message is from {_human(age)} ago)"
+def _said_ago(at: str) -> str:
+    return f" (Kueue's message of {at})"
 
 
 @_sentence("kueue.disagrees")
 def _kueue_disagrees(flavor: str | None, resource: str | None, field: str, kueue: Fraction | None,
-                     read: Fraction | None, role: str | None = None, age: float | None = None) -> str:
+                     read: Fraction | None, role: str | None = None, at: str | None = None,
+                     age: float | None = None) -> str:
     what = {"maximumCapacity": "can give at most"}.get(field, field)
-    when = f" ({_human(age)} ago)" if age is not None else ""
+    when = f" ({_human(age)} ago)" if age is not None else (f" (of {at})" if at else "")
     return (f"; Kueue's message{when} says flavor {flavor} {what} {short(kueue, resource)}, but the ClusterQueue "
             f"read gives {short(read, resource)}: the state read decides")
 

@@ -355,7 +355,8 @@ def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str],
     """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic. What came from
     Kueue's QuotaReserved message carries its age (issue 46, finding 6)."""
     qr = wl.condition("QuotaReserved")
-    said = _said_when(qr, now) if qr is not None and qr.status == "False" and qr.message else None
+    said = _said_when(qr, now if facts.live else None) if qr is not None and qr.status == "False" and qr.message \
+        else None  # from a file, the moment it was read is not known: Kueue's time is said, not an age
     out = [_node_checked(r, u, wl, facts) for r in _queued_reasons(u, wl, facts, verdicts, notes, hypothetical)]
     return [_aged(r, qr.message, said) if said is not None and qr is not None else r for r in out]
 
@@ -403,13 +404,11 @@ def _aged(r: Reason, message: str, said: tuple[str, float | None]) -> Reason:
     if r.kueue_message is None or message.find(r.kueue_message) < 0:
         return r
     at, age = said
-    if age is None:
-        clauses = r.clauses
-    elif "kueueDisagrees" in r.params:  # the disagreement says when Kueue wrote what the state read contradicts
-        clauses = tuple(say("kueue.disagrees", **{**c.args, "age": age}) if c.id == "kueue.disagrees" else c
-                        for c in r.clauses)
-    else:
-        clauses = (*r.clauses, say("kueue.said-ago", age=age))
+    if "kueueDisagrees" in r.params:  # the disagreement says when Kueue wrote what the state read contradicts
+        clauses = tuple(say("kueue.disagrees", **{**c.args, "at": at, "age": age}) if c.id == "kueue.disagrees"
+                        else c for c in r.clauses)
+    else:  # its time as Kueue wrote it: an age in every screen would change by the day for the same state
+        clauses = (*r.clauses, say("kueue.said-ago", at=at))
     return amended(r, params=read_only({**r.params, "kueueSaidAt": at}), clauses=clauses)
 
 
