@@ -15,7 +15,8 @@ import yaml
 
 from tests.test_screen_property import check_screen
 
-CASE = Path(__file__).parent / "realcluster" / "cases" / "layouts" / "open" / "kueue-0.19-why-pending-seed-46007.yaml"
+CASES = Path(__file__).parent / "realcluster" / "cases" / "layouts"
+CASE = next(p for d in ("open", "fixed") if (p := CASES / d / "kueue-0.19-why-pending-seed-46007.yaml").is_file())
 
 
 def _live_state() -> tuple[list[dict[str, Any]], str]:
