@@ -219,3 +219,18 @@ def test_an_incomplete_group_invents_no_roles(cli: Callable, tmp_path: Path) -> 
     assert [(r["name"], r["pods"]["have"], r["pods"]["want"]) for r in doc["roles"]] == [("prefill", 1, None)]
     assert [(b["flavor"], b["needed"]) for b in doc["quota"] if b["resource"] == GPU] == [("a100", "2")]
     assert not any("missing prefill pods" in h for h in doc["next"])
+
+
+def test_a_reserved_group_evicted_by_its_check_keeps_the_checks_story(cli: Callable, tmp_path: Path) -> None:
+    """Quota reserved, not admitted; an admission check answered Retry and Kueue evicts: the check's story leads
+    (AdmissionCheckPending), not an eviction being carried out (that is for an admitted or preempted group)."""
+    objs = _objects()
+    wl = _admitted_workload(evicted=False)
+    wl["status"]["conditions"] = [c for c in wl["status"]["conditions"] if c["type"] != "Admitted"] + [
+        {"type": "Evicted", "status": "True", "reason": "AdmissionCheck", "message": "At least one admission check "
+         "is false", "lastTransitionTime": GONE_AT}]
+    wl["status"]["admissionChecks"] = [{"name": "prov", "state": "Retry", "message": "capacity later",
+                                        "lastTransitionTime": GONE_AT}]
+    doc = _why(cli, tmp_path, [*objs, wl])
+    assert doc["reasons"][0]["code"] == "AdmissionCheckPending"
+    assert "evicting" not in doc["reasons"][0]["params"]

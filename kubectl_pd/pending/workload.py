@@ -267,7 +267,7 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
         return [Reason("NotPending", say("wl.finished", g=g), workload=g)]
     if not wl.active:
         return [_deactivated(wl, g, facts.target.namespace)]
-    if (wl.admitted or wl.reserved) and _is_true(wl, "Evicted"):
+    if _is_true(wl, "Evicted") and (wl.admitted or wl.reserved and evm.preemption_of(wl, facts.events) is not None):
         return [_evicting(u, wl, facts)]  # still holds its quota while Kueue stops its Pods (issue 46, finding 8)
     if wl.admitted:
         return [Reason("NotPending", say("wl.admitted", g=g), workload=g)]
