@@ -10,7 +10,9 @@ WHY_PENDING = "1.8"  # 1.8: the list with no TARGET (-A) names a PD framework's 
 # LeaderWorkerSet, DisaggregatedSet or Deployment and its name) with that group's one Workload in workloads[] (its
 # role and group), where 1.7 named the pod group or Workload; multikueue.next[] (the MultiKueue block's steps as
 # data: code, message, params); the reason code MultiKueueNoWorkerFits (a manager whose workers can never hold the
-# group: its headline);
+# group: its headline); reasons[].params (issue 46) kueueSaidAt (when Kueue wrote the message shown), kueueDisagrees
+# (a figure of Kueue's the state read contradicts), kueueSays (Kueue's other flavor), nodeFit and nodes (a quota raise
+# against the flavor's Nodes), nodesTooSmall, heldByFinalizers, evicting/podsDeleting, rolesSeen;
 # 1.7: workloads[] (a deployment of many Workloads), the PartlyAdmitted code, target.kind the
 # frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet, LLMInferenceService);
 # 1.6: multikueue.workers[].preemption (holders, preemptedBy): each worker's own preemption part;

@@ -58,6 +58,7 @@ class Pod:
     gate_names: tuple[object, ...] = ()  # spec.schedulingGates[].name as written (one per gate)
     unschedulable: str | None = None  # PodScheduled=False/Unschedulable: the scheduler's message
     waiting: bool = False  # not on a node yet, not finished (spec.nodeName empty, phase absent or Pending)
+    finalizers: tuple[str, ...] = ()  # metadata.finalizers: what holds a deleted Pod until its controller lets go
 
     @property
     def gates(self) -> tuple[str, ...]:
@@ -98,7 +99,8 @@ def pod(obj: Any) -> Pod:
                conditions_of(obj), owners_of(meta), str(meta.get("creationTimestamp") or ""),
                frozenset(map(str, _d(meta.get("labels")))), pod_set_of_spec("", 1, spec),
                {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, _gates(spec),
-               _unschedulable(status), not spec.get("nodeName") and status.get("phase") in (None, "Pending"))
+               _unschedulable(status), not spec.get("nodeName") and status.get("phase") in (None, "Pending"),
+               tuple(str(f) for f in _list(meta.get("finalizers")) if isinstance(f, str)))
 
 
 @dataclass(frozen=True)

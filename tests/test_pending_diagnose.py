@@ -204,13 +204,16 @@ def test_019_misconfigured_and_suspended_tokens_read_the_message() -> None:
     assert run(items).code == "LocalQueueStopped"
 
 
+AT_STOPPED = "2026-11-29T09:12:35Z"  # the fixture's QuotaReserved=False: when Kueue wrote its words (issue 46)
+
+
 def test_forbidden_queue_falls_back_to_kueues_words() -> None:
     items = [o for o in objs("cluster-queue-stopped") if o["kind"] != "ClusterQueue"]
     facts = gather(SnapshotSource.from_objects(items), Target("ModelDeployment", "qwen-pd", "team-a"))
     del facts.cluster_queues[CQ]  # as if RBAC had refused the read
     d = diagnose(facts)
-    assert d.code == "ClusterQueueInactive" and d.reasons[0].params == {"queue": CQ}
-    assert say(d.reasons[0]) == f"ClusterQueue {CQ} is inactive (Kueue's words; the queue itself was not read)"
+    assert d.code == "ClusterQueueInactive" and d.reasons[0].params == {"queue": CQ, "kueueSaidAt": AT_STOPPED}
+    assert say(d.reasons[0]).startswith(f"ClusterQueue {CQ} is inactive (Kueue's words; the queue itself was not read)")
 
 
 def test_listing_gives_one_row_per_object_even_when_a_snapshot_repeats_it(tmp_path) -> None:

@@ -557,12 +557,30 @@ def _terminating(u: Unit, facts: Facts) -> list[Reason]:
     replacing = cond is not None and cond.status == "True"
     deleting = sum(1 for p in u.pods if p.deleting)
     ns = facts.target.namespace
+    held = _held_by_finalizers(u.pods)
+    hint = (say("next.finalizers", g=u.group, ns=ns, held=held,
+                pods=[p.name for p in u.pods if p.deleting and p.finalizers])
+            if held else say("next.wait-terminating", g=u.group, ns=ns))
     return [Reason("AllReplicasTerminating",
-                   say("group.terminating", g=u.group, deleting=deleting, pods=len(u.pods), replacing=replacing),
+                   say("group.terminating", g=u.group, deleting=deleting, pods=len(u.pods), replacing=replacing,
+                       held=held),
                    workload=u.group, kueue_message=cond.message if replacing and cond is not None else None,
                    params=read_only({"deleting": deleting, "pods": len(u.pods),
-                                     "waitingForReplacementPods": replacing}),
-                   hint=say("next.wait-terminating", g=u.group, ns=ns))]
+                                     "waitingForReplacementPods": replacing, "heldByFinalizers": held}),
+                   hint=hint)]
+
+
+def _held_by_finalizers(pods: list[kube.Pod]) -> dict[str, int]:
+    """Finalizer -> how many of the Pods being deleted it alone still holds: nothing runs of them any more (their
+    phase is Succeeded or Failed, or they never reached a Node), so a deleted Pod goes only once every finalizer
+    is off (Kueue's `kueue.x-k8s.io/managed` on its pod groups, or another controller's). A Pod still shutting
+    down on its Node is not counted: it may go by itself."""
+    out: dict[str, int] = {}
+    for p in pods:
+        if p.deleting and (p.phase in ("Succeeded", "Failed") or p.node_name is None):
+            for f in dict.fromkeys(p.finalizers):
+                out[f] = out.get(f, 0) + 1
+    return dict(sorted(out.items()))
 
 
 def _disagreements(u: Unit, composes: list[km.ComposeError]) -> list[Reason]:
@@ -623,6 +641,12 @@ def _not_composed(u: Unit, facts: Facts, roles: list[DeploymentRole], role_names
     kmsg = fewer.text if fewer else None
     if want is not None and have < want:
         per_role = _per_role_have_want(u, facts, roles, role_names, shape)
+        if per_role and all(w is None for _r, _h, w in per_role):  # what roles the missing Pods have is not known:
+            seen = {r: h for r, h, _w in per_role}  # none is invented (issue 46, finding 8)
+            return [Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=None),
+                           workload=g, kueue_message=kmsg,
+                           params=read_only({"have": have, "want": want, "rolesSeen": seen, "missingRoles": None}),
+                           hint=say("next.create-pods", role=None, ns=ns, g=g, missing=want - have))]
         short_of = [(r, h, w) for r, h, w in per_role if w is None or h < w]
         out = [Reason("PodGroupIncomplete", say("group.incomplete", g=g, have=have, want=want, roles=short_of), role=r,
                       workload=g, kueue_message=kmsg,
@@ -653,12 +677,20 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role
                     out.append((r.name, have[r.name], None))
                 continue
             out.append((r.name, have.get(r.name, 0), r.replicas * r.size))
-        elif r.name in u.roles:
-            out.append((r.name, have.get(r.name, 0), want_total))
-    if not out:
+        elif r.name in u.roles:  # the group's total is this role's when a deployment says so, or all Pods exist
+            out.append((r.name, have.get(r.name, 0),
+                        want_total if r.replicas is not None or not _incomplete(u) else None))
+    if not out:  # no deployment says each role's count: the group's total is one role's only when it is complete
+        whole = want_total if not _incomplete(u) else None
         for name in u.roles:
-            out.append((name, have.get(name, 0), want_total if len(u.roles) == 1 else None))
+            out.append((name, have.get(name, 0), whole if len(u.roles) == 1 else None))
     return out
+
+
+def _incomplete(u: Unit) -> bool:
+    """Fewer runnable Pods than the group's total count: what roles the missing ones have is not known."""
+    want = group_want(u)
+    return want is not None and sum(1 for p in u.pods if runnable(p)) < want
 
 
 def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand]]:
@@ -680,7 +712,7 @@ def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand
     out = []
     for r, pods in by_role.items():
         role = next((x for x in roles if x.name == r), None)
-        if len(by_role) == 1 and want_total:
+        if len(by_role) == 1 and want_total and not _incomplete(u):
             count = want_total
         elif role is not None and role.replicas:
             count = role.replicas * role.size
@@ -811,20 +843,35 @@ def _unschedulable(u: Unit, facts: Facts, role: str, pods: list[kube.Pod], refus
     ignored = pod_ignored_selector(p0, flavor) if flavor is not None else {}
     hint = say("next.ignored-selector", flavor=flavors[0], ignored=dict(ignored), role=role) if ignored else None
     nodes = facts.nodes.get(flavors[0]) if flavors else None
-    node_fit: tuple[int, int, int] | None = None
+    node_fit: tuple[int, int, int, int] | None = None
     params: dict[str, Any] = {"causes": [{"count": n, "cause": c} for n, c in first.causes],
                               "nodes": first.nodes, "pods": len(refused), "ignoredSelector": ignored,
                               "schedulerMessage": first.message}
     if nodes is not None and flavors:
         fits = pod_node_fits(p0, nodes)
-        able = [f for f in fits if f.matches and (f.pods or 0) > 0]
+        matching = [f for f in fits if f.matches]
+        able = [f for f in matching if (f.pods or 0) > 0]
         params["flavorNodes"] = [{"name": f.name, "matchesSelector": f.matches, "pods": f.pods} for f in fits]
-        node_fit = (len(fits), len(able), sum(f.pods or 0 for f in able))
+        node_fit = (len(fits), len(matching), len(able), sum(f.pods or 0 for f in able))
+        if matching and not able and not ignored:  # the labels match; the Nodes are too small (issue 46, finding 8)
+            params["nodesTooSmall"] = True
+            lacks = _largest_short(p0, [n for n in nodes if n.name in {f.name for f in matching}])
+            hint = say("next.nodes-too-small", role=role, flavor=flavors[0], nodes=len(fits), allowed=len(matching),
+                       **lacks) if lacks else None
     msg = say("pods.unschedulable", role=role, refused=len(refused), pods=len(pods), scheduler=first,
               where=OnFlavor(flavors[0] if flavors else None, dict(ignored), node_fit))
     return Reason("PodsUnschedulable", msg, role=role, workload=u.group, flavor=flavors[0] if flavors else None,
                   params=read_only(params),
                   hint=hint or say("next.describe-pod", pod=p0.name, ns=facts.target.namespace))
+
+
+def _largest_short(pod: kube.Pod, nodes: list[kube.Node]) -> dict[str, Any]:
+    """The first resource the Pod asks that even the largest of NODES lacks: what it asks, what that Node allocates."""
+    for res, q in sorted(pod.template.requests.items()):
+        most = max((n.allocatable.get(res) or Fraction(0) for n in nodes), default=Fraction(0))
+        if q > 0 and most < q:
+            return {"resource": res, "requested": q, "largest": most}
+    return {}
 
 
 def _pair_effects(units: list[Unit], facts: Facts, by_unit: dict[str, list[Reason]]) -> dict[str, PairEffect]:
@@ -909,7 +956,8 @@ def _role_rows(scene: Context, verdicts: Verdicts) -> list[RoleRow]:
 def _row_want(facts: Facts, r: DeploymentRole, units: list[Unit], whole: bool) -> int | None:
     want = r.replicas * r.size if r.replicas is not None else _pod_set_counts(facts, r, units)
     own = [u for u in units if u.roles == [r.name]]
-    if not whole and own and all(group_want(u) is not None for u in own):
+    if not whole and own and all(group_want(u) is not None and (r.replicas is not None or not _incomplete(u))
+                                 for u in own):
         want = sum(group_want(u) or 0 for u in own)
     return want
 

@@ -296,6 +296,7 @@ def _read_rest(rd: _FactReader, ns: str) -> None:
     _read_explanations(rd, ns, cq_names)
     _snapshot_visibility(rd, cq_names)
     _read_retry_nodes(rd)
+    _read_quota_nodes(rd)
     _read_ahead(rd)
 
 
@@ -646,6 +647,22 @@ def _read_retry_nodes(rd: _FactReader) -> None:
         return
     names = _assigned_flavors(looping) or [f for f, o in facts.flavors.items() if o is not None]
     _read_flavor_nodes(rd, names)
+
+
+def _read_quota_nodes(rd: _FactReader) -> None:
+    """Kueue says a pod set exceeds a flavor's maximum capacity: that flavor's Nodes (label-selected, as above), so
+    the advice to raise its quota is given only where a Node could hold one Pod (issue 46, finding 8)."""
+    from kubectl_pd.kueue import messages as km
+
+    names: list[str] = []
+    for wl in rd.facts.workloads.values():
+        qr = wl.condition("QuotaReserved") if wl is not None and not _admitted(wl) else None
+        if qr is None or qr.status != "False" or "maximum capacity" not in qr.message:
+            continue
+        names.extend(r.flavor for ps in km.parse_message(qr.message).pod_sets for r in ps.reasons
+                     if r.kind == km.INSUFFICIENT_QUOTA and r.flavor)
+    if names:
+        _read_flavor_nodes(rd, list(dict.fromkeys(names)))
 
 
 MAX_AHEAD = 5  # Workloads ahead of ours whose requests are read (GET each, by name)

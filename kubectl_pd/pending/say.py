@@ -41,6 +41,10 @@ SentenceId = Literal[
     "operator.reason", "operator.said", "next.operator-reason", "note.deployment",
     # GPUStack's operator conditions besides QuotaReserved (pending/operator.py)
     "operator.weights", "next.weights", "operator.no-replicas", "next.no-replicas", "note.operator-condition",
+    # Kueue's words held against the state read: their age, a figure the read state contradicts (issue 46)
+    "kueue.said-ago", "kueue.disagrees", "kueue.other-flavor", "wl.evicting", "next.finalizers",
+    # a quota raise held against the flavor's Nodes (issue 46, finding 8)
+    "nodes.too-small", "next.nodes-too-small",
     # a Cohort cycle above the queue (issue 46)
     "cq.cohort-cycle", "next.break-cycle",
     # a deployment of many Workloads, some admitted and some waiting (issue 47: pending/diagnose.py)
@@ -98,11 +102,12 @@ class QuotaAsk:
 class OnFlavor:
     """Where a role's unschedulable Pods were admitted ("pods.unschedulable"): the flavor (None: not known), the
     nodeSelector keys Kueue ignored because the flavor does not declare them, and, when the flavor's nodes were
-    read, (nodes, nodes that carry what the pod selects, the Pods those could take)."""
+    read, (nodes, nodes that carry what the pod selects, those of them that could hold one Pod, the Pods those could
+    take)."""
 
     flavor: str | None
     ignored: dict[str, str]
-    node_fit: tuple[int, int, int] | None
+    node_fit: tuple[int, int, int, int] | None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from kubectl_pd.kueue.admission import Invalid
 from kubectl_pd.kueue.quantity import format_cards, is_credits
 from kubectl_pd.kueue.verdicts import ADMITTED, FITS, Blocker, FlavorBar
 from kubectl_pd.kueue.words import attempt_text
-from kubectl_pd.labels import GROUP_LABEL, QUEUE_LABEL
+from kubectl_pd.labels import GROUP_LABEL, MANAGED_LABEL, QUEUE_LABEL
 from kubectl_pd.pending.model import Diagnosis, Reason, RoleRow, Say, amount_of, more, short
 from kubectl_pd.pending.pods import Unschedulable
 from kubectl_pd.pending.roles import FAST_ADMISSION, TOTAL_COUNT
@@ -212,6 +212,29 @@ def _fits_now(role: str, flavor: str | None) -> str:
 @_sentence("kueue.alone-says")
 def _alone_says(role: str, needed: Fraction | None, resource: str | None, flavor: str | None) -> str:
     return f" (Kueue, counting {role} alone against what is free, says {more(needed, resource)} in flavor {flavor})"
+
+
+@_sentence("kueue.said-ago")
+def _said_ago(at: str) -> str:
+    return f" (Kueue's message of {at})"
+
+
+@_sentence("kueue.disagrees")
+def _kueue_disagrees(flavor: str | None, resource: str | None, field: str, kueue: Fraction | None,
+                     read: Fraction | None, role: str | None = None, at: str | None = None,
+                     age: float | None = None) -> str:
+    what = {"maximumCapacity": "can give at most"}.get(field, field)
+    when = f" ({_human(age)} ago)" if age is not None else (f" (of {at})" if at else "")
+    return (f"; Kueue's message{when} says flavor {flavor} {what} {short(kueue, resource)}, but the ClusterQueue "
+            f"read gives {short(read, resource)}: the state read decides")
+
+
+@_sentence("kueue.other-flavor")
+def _kueue_other_flavor(flavor: str | None, resource: str | None, previous: Fraction | None,
+                        requested: Fraction | None, capacity: Fraction | None, needed: Fraction | None) -> str:
+    before = f" after {short(previous, resource)} for the pod sets before it" if previous else ""
+    return (f" (Kueue's last attempt names flavor {flavor} instead: it asks {short(requested, resource)} there"
+            f"{before}, over its maximum of {short(capacity, resource)})")
 
 
 @_sentence("kueue.preempting")
@@ -470,6 +493,12 @@ def _evicted(g: str, cause: str, preempted_for: str | None, count: int | None, a
             + (f", {count} time{'s' if count != 1 else ''}" if count else "") + when)
 
 
+@_sentence("wl.evicting")
+def _evicting(deleting: int, pods: int) -> str:
+    going = f"{deleting} of its {pods} pods are being deleted" if pods else "its pods are gone"
+    return f"; it still holds its quota while Kueue evicts it ({going}), then Kueue requeues it"
+
+
 @_sentence("check.rejected-wl")
 def _check_rejected_wl(check: str, g: str) -> str:
     return f"admission check {check} rejected Workload {g}"
@@ -623,11 +652,26 @@ def _incomplete(g: str, have: int, want: int, roles: list[tuple[str, int, int | 
 
 
 @_sentence("group.terminating")
-def _group_terminating(g: str, deleting: int, pods: int, replacing: bool) -> str:
+def _group_terminating(g: str, deleting: int, pods: int, replacing: bool, held: dict[str, int] | None = None) -> str:
     going = f"{deleting} of its {pods} pods are being deleted" if deleting else "its pods are gone"
+    hold = ("; " + ", ".join(f"{n} held by finalizer {f}" for f, n in held.items())) if held else ""
     if replacing:
-        return f"group {g} waits for replacement pods ({going}; Kueue: WaitingForReplacementPods)"
-    return f"group {g} is going away: every one of its {pods} pods is being deleted"
+        return f"group {g} waits for replacement pods ({going}{hold}; Kueue: WaitingForReplacementPods)"
+    return f"group {g} is going away: every one of its {pods} pods is being deleted{hold}"
+
+
+KUEUE_FINALIZER = MANAGED_LABEL  # Kueue's pod integration's finalizer: the same string as its label
+
+
+@_sentence("next.finalizers")
+def _next_finalizers(g: str, ns: str, held: dict[str, int], pods: list[str]) -> str:
+    who = [f"Kueue's pod controller takes off {f}" if f == KUEUE_FINALIZER else f"whoever set {f} takes it off"
+           for f in held]
+    pod = f" (kubectl get pod {pods[0]} -n {ns} -o jsonpath='{{.metadata.finalizers}}')" if pods else ""
+    kueue = (f"; if it does not, check that kueue-controller-manager runs and what Workload {g} says"
+             if KUEUE_FINALIZER in held else "")
+    return (f"the deleted pods go only once {' and '.join(who)}{pod}{kueue}; then recreate the group if it should "
+            f"run")
 
 
 @_sentence("next.wait-terminating")
@@ -659,8 +703,15 @@ def _unschedulable(role: str, refused: int, pods: int, scheduler: Unschedulable,
         msg += (f"; Kueue ignored nodeSelector {keys} because flavor {flavor} does not declare "
                 f"{'that key' if len(ignored) == 1 else 'those keys'}")
     if node_fit is not None:
-        msg += (f"; of flavor {flavor}'s {node_fit[0]} node(s), {node_fit[1]} carry what the pod selects and could "
-                f"hold {node_fit[2]} such pod(s) by allocatable (running pods not counted)")
+        total, matching, able, room = node_fit
+        if not matching:
+            msg += f"; none of flavor {flavor}'s {total} node(s) carries what the pod selects"
+        elif not able:
+            msg += (f"; of flavor {flavor}'s {total} node(s), {matching} carry what the pod selects, but none is large "
+                    f"enough for one pod by allocatable: the nodes are too small")
+        else:
+            msg += (f"; of flavor {flavor}'s {total} node(s), {matching} carry what the pod selects, {able} of them "
+                    f"could hold {room} such pod(s) by allocatable (running pods not counted)")
     return msg
 
 
@@ -788,19 +839,54 @@ def _contradiction(flavor: str | None, amount: Fraction, resource: str | None) -
             f"read it again once Kueue retries (kubectl describe clusterqueue)")
 
 
+def _unweighed(flavor: str | None, nodes: str | None) -> str:
+    """What a quota raise says when the flavor's Nodes were not weighed against one Pod."""
+    if nodes is None:
+        return ""
+    why = "could not be read" if nodes == "refused" else "were not read"
+    return (f" (flavor {flavor}'s Nodes {why}: check that one allocates what a pod asks, or the raise admits a pod no "
+            f"Node runs)")
+
+
 @_sentence("next.raise-nominal-of")
-def _next_raise_nominal_of(resource: str, flavor: str, needed: Fraction | None) -> str:
+def _next_raise_nominal_of(resource: str, flavor: str, needed: Fraction | None, nodes: str | None = None) -> str:
     if needed is not None and needed <= 0:
         return _contradiction(flavor, needed, resource)
-    return f"raise nominalQuota of {resource} in flavor {flavor} by {short(needed, resource)}"
+    return (f"raise nominalQuota of {resource} in flavor {flavor} by {short(needed, resource)}"
+            + _unweighed(flavor, nodes))
 
 
 @_sentence("next.raise-nominal")
-def _next_raise_nominal(flavor: str | None, amount: Fraction | None, resource: str | None, role: str | None) -> str:
+def _next_raise_nominal(flavor: str | None, amount: Fraction | None, resource: str | None, role: str | None,
+                        nodes: str | None = None) -> str:
     if amount is not None and amount <= 0:
         return _contradiction(flavor, amount, resource)
     return (f"raise nominalQuota in flavor {flavor} by {short(amount, resource)}"
-            + (f", or scale {role} down" if role else ""))
+            + (f", or scale {role} down" if role else "") + _unweighed(flavor, nodes))
+
+
+def _too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None,
+               requested: Fraction | None, largest: Fraction | None) -> str:
+    if resource is None:
+        return f"none of flavor {flavor}'s {nodes} Node(s) is one a pod of {role} may go to (its selector or a taint)"
+    return (f"no Node of flavor {flavor} can hold one pod of {role}: it asks {short(requested, resource)}, the "
+            f"largest of the {allowed} Node(s) it may go to allocates {short(largest, resource)}")
+
+
+@_sentence("nodes.too-small")
+def _nodes_too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None = None,
+                     requested: Fraction | None = None, largest: Fraction | None = None,
+                     node: str | None = None) -> str:
+    return "; " + _too_small(role, flavor, nodes, allowed, resource, requested, largest)
+
+
+@_sentence("next.nodes-too-small")
+def _next_nodes_too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None = None,
+                          requested: Fraction | None = None, largest: Fraction | None = None,
+                          node: str | None = None) -> str:
+    fix = (f"give {role} fewer {resource} per pod, or add Nodes that allocate {short(requested, resource)} to flavor "
+           f"{flavor}" if resource is not None else f"let {role}'s pods onto flavor {flavor}'s Nodes")
+    return f"{fix}; more quota alone would admit a pod no Node runs"
 
 
 @_sentence("next.free")
@@ -948,8 +1034,10 @@ def _next_atomic(kind: str) -> str:
 
 
 @_sentence("next.create-pods")
-def _next_create_pods(role: str, ns: str, g: str) -> str:
-    return (f"create the missing {role} pods (or look at why they are not created: kubectl get pods -n {ns} -l "
+def _next_create_pods(role: str | None, ns: str, g: str, missing: int | None = None) -> str:
+    what = f"{role} pods" if role else (f"{missing} pod(s) of the group (their roles are not known)" if missing
+                                        else "pods of the group")
+    return (f"create the missing {what} (or look at why they are not created: kubectl get pods -n {ns} -l "
             f"{GROUP_LABEL}={g})")
 
 

@@ -267,6 +267,8 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
         return [Reason("NotPending", say("wl.finished", g=g), workload=g)]
     if not wl.active:
         return [_deactivated(wl, g, facts.target.namespace)]
+    if _is_true(wl, "Evicted") and (wl.admitted or wl.reserved and evm.preemption_of(wl, facts.events) is not None):
+        return [_evicting(u, wl, facts)]  # still holds its quota while Kueue stops its Pods (issue 46, finding 8)
     if wl.admitted:
         return [Reason("NotPending", say("wl.admitted", g=g), workload=g)]
     if wl.reserved:
@@ -277,7 +279,30 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
     ev = wl.condition("Evicted")
     if ev is not None and ev.true:
         notes.append(say("note.requeued", g=g, reason=ev.reason, message=ev.message))
-    return _queued(u, wl, facts, verdicts, notes, hypothetical)
+    return _queued(u, wl, facts, verdicts, notes, hypothetical, now)
+
+
+def _is_true(wl: Workload, t: str) -> bool:
+    c = wl.condition(t)
+    return c is not None and c.true
+
+
+def _evicting(u: Unit, wl: Workload, facts: Facts) -> Reason:
+    """Kueue evicted (or preempted) a Workload that still holds its quota: it is stopping the group's Pods (it
+    deletes every Pod of a pod group) and requeues the Workload once they are gone. Never "not pending"."""
+    deleting, pods = sum(1 for p in u.pods if p.deleting), len(u.pods)
+    going = {"evicting": True, "podsDeleting": deleting, "pods": pods}
+    pre = evm.preemption_of(wl, facts.events)
+    clause = say("wl.evicting", deleting=deleting, pods=pods)
+    if pre is not None:
+        r = preempted_reason(pre, u, facts)
+        return amended(r, params=read_only({**r.params, **going}), clauses=(*r.clauses, clause))
+    ev = wl.condition("Evicted")
+    msg = say("wl.evicted", g=u.group, cause=ev.reason if ev else "", preempted_for=None, count=None, at=None,
+              wait=None)
+    return Reason("Evicted", msg, workload=u.group, kueue_message=(ev.message if ev else None) or None,
+                  params=read_only({"cause": ev.reason if ev else None, **going}), clauses=(clause,),
+                  hint=say("next.wait-requeue", back_off=False))
 
 
 def _deactivated(wl: Workload, g: str, ns: str) -> Reason:
@@ -326,8 +351,69 @@ def _waiting_for_requeue(wl: Workload, g: str, now: datetime) -> Reason | None:
 
 
 def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-            notes: list[Say], hypothetical: bool) -> list[Reason]:
-    """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic."""
+            notes: list[Say], hypothetical: bool, now: datetime | None = None) -> list[Reason]:
+    """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic. What came from
+    Kueue's QuotaReserved message carries its age (issue 46, finding 6)."""
+    qr = wl.condition("QuotaReserved")
+    said = _said_when(qr, now if facts.live else None) if qr is not None and qr.status == "False" and qr.message \
+        else None  # from a file, the moment it was read is not known: Kueue's time is said, not an age
+    out = [_node_checked(r, u, wl, facts) for r in _queued_reasons(u, wl, facts, verdicts, notes, hypothetical)]
+    return [_aged(r, qr.message, said) if said is not None and qr is not None else r for r in out]
+
+
+_RAISES = ("next.raise-nominal", "next.raise-nominal-of")
+
+
+def _node_checked(r: Reason, u: Unit, wl: Workload, facts: Facts) -> Reason:
+    """A quota raise is advice only where some Node of the flavor could hold one Pod of the role (create/nodes.py's
+    fit, over the Nodes this run read): where none could, the raise would admit a Pod no Node runs, so `next:` says
+    the Nodes are too small instead; where the flavor's Nodes were not read, the raise says so (issue 46, finding 8)."""
+    if r.code != "QuotaExceedsCapacity" or r.hint is None or r.hint.id not in _RAISES or not r.flavor:
+        return r
+    from kubectl_pd.create import nodes as nf
+    from kubectl_pd.kueue import admission as ad
+
+    flavor, read = facts.flavors.get(r.flavor), facts.nodes.get(r.flavor, ())
+    ps = next((p for p in wl.pod_sets if podset_role(p, u.pods, set(u.roles)) == r.role), None)
+    if flavor is None or ps is None or read is None or r.flavor not in facts.nodes:
+        state = "refused" if r.flavor in facts.nodes and read is None else "unread"
+        return amended(r, params=read_only({**r.params, "nodeFit": state}),
+                       hint=say(r.hint.id, **{**r.hint.args, "nodes": state}))  # type: ignore[arg-type]
+    miss = nf.too_small(flavor, read, ad.demand_of_pod_set(ps, r.role, count=1))
+    if miss is None:
+        return amended(r, params=read_only({**r.params, "nodeFit": "holds"}))
+    fit = {"flavor": miss.flavor, "nodes": miss.nodes, "allowed": miss.allowed, "resource": miss.resource,
+           "requested": miss.requested, "largest": miss.largest, "node": miss.node}
+    return amended(r, params=read_only({**r.params, "nodeFit": "too-small", "nodes": fit}),
+                   clauses=(*r.clauses, say("nodes.too-small", role=r.role, **fit)),
+                   hint=say("next.nodes-too-small", role=r.role, **fit))
+
+
+def _said_when(qr: Condition, now: datetime | None) -> tuple[str, float | None] | None:
+    """When Kueue wrote its QuotaReserved message (lastTransitionTime as written) and how long before the run's
+    clock (None: no clock, or a time ahead of it); None when the condition carries no time."""
+    if not qr.last_transition:
+        return None
+    t = _parse_time(qr.last_transition)
+    age = (now - t).total_seconds() if t is not None and now is not None and t <= now else None
+    return qr.last_transition, age
+
+
+def _aged(r: Reason, message: str, said: tuple[str, float | None]) -> Reason:
+    """A reason that shows Kueue's QuotaReserved message: its time as data, its age said."""
+    if r.kueue_message is None or message.find(r.kueue_message) < 0:
+        return r
+    at, age = said
+    if "kueueDisagrees" in r.params:  # the disagreement says when Kueue wrote what the state read contradicts
+        clauses = tuple(say("kueue.disagrees", **{**c.args, "at": at, "age": age}) if c.id == "kueue.disagrees"
+                        else c for c in r.clauses)
+    else:  # its time as Kueue wrote it: an age in every screen would change by the day for the same state
+        clauses = (*r.clauses, say("kueue.said-ago", at=at))
+    return amended(r, params=read_only({**r.params, "kueueSaidAt": at}), clauses=clauses)
+
+
+def _queued_reasons(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
+                    notes: list[Say], hypothetical: bool) -> list[Reason]:
     g = u.group
     qr = wl.condition("QuotaReserved")
     ps_roles = {ps.name: podset_role(ps, u.pods, set(u.roles)) for ps in wl.pod_sets}
@@ -407,18 +493,33 @@ def _kueue_reasons(parsed: km.Message, token: str, ps_roles: dict[str, str],
     if parsed.kind == "flavors":
         out = []
         stale = False  # a pod set Kueue's retry judged from another flavor than ours (see _retried_elsewhere)
+        differs: list[dict[str, Any]] = []  # Kueue's figures the objects read contradict (issue 46, finding 6)
         for psf in parsed.pod_sets:
             role = ps_roles.get(psf.pod_set, psf.pod_set)
             ours = verdicts.get((g, psf.pod_set))
+            said = _figures_differ(psf, ours)
+            if said:
+                differs.extend({**d, "role": role} for d in said)
+                stale = True
+                continue
             if _retried_elsewhere(psf, ours):
                 stale = True
+                continue
+            other = _other_flavor(psf, ours)
+            if other is not None and ours is not None:  # one flavor from one record: the engine's, Kueue's beside it
+                out.extend(amended(r, kueue_message=psf.text, params=read_only({**r.params, "kueueSays": other}),
+                                   clauses=(*r.clauses, say("kueue.other-flavor", **other)))
+                           for r in verdict_reasons(ours, None, g))
                 continue
             out.extend(_topology_reasons(psf, role, g, u, facts) or _podset_reasons(psf, role, g, parsed, ours))
         if stale:  # our arithmetic's own verdicts for the pod sets it finds blocked, Kueue's words beside them
             named = {r.role for r in out}
-            out.extend(amended(r, kueue_message=text) for (wl, _ps), v in verdicts.items()
+            out.extend(_disagreeing(amended(r, kueue_message=text), differs) for (wl, _ps), v in verdicts.items()
                        if wl == g and v.verdict == vd.BLOCKED for r in verdict_reasons(v, None, g)
                        if r.role not in named)
+            if not out and differs:  # every pod set fits on the state read: Kueue has not tried it again yet
+                out.append(_disagreeing(Reason("WaitingInQueue", say("waiting-in-queue", untouched=False),
+                                               workload=g, kueue_message=text, hint=say("hint.wait")), differs))
         if out:
             return out
     token_code = _TOKENS.get(token)
@@ -503,6 +604,29 @@ def _insufficient_unused(psf: km.PodSetFailure, unused: list[Any], role: str, g:
                   needed=k.needed, hint=hint, clauses=(*clauses, *preempting))
 
 
+def _figures_differ(psf: km.PodSetFailure, ours: vd.PodSetVerdict | None) -> list[dict[str, Any]]:
+    """Kueue's "maximum capacity (C)" for a flavor and resource where the ClusterQueue read now gives another
+    figure (Kueue wrote it before the quota changed): each as {flavor, resource, field, kueue, read}. Empty when
+    our arithmetic did not weigh that flavor (nothing read to hold it against) or the figures agree."""
+    if ours is None:
+        return []
+    read: dict[tuple[str | None, str | None], Fraction] = {
+        (a.flavor, c.resource): c.capacity for psa in (ours.own, ours.assignment) if psa is not None
+        for a in psa.attempts for c in a.checks if c.capacity is not None and c.unknown is None}
+    return [{"flavor": k.flavor, "resource": k.resource, "field": "maximumCapacity", "kueue": k.capacity,
+             "read": read[(k.flavor, k.resource)]}
+            for k in psf.reasons if k.kind == km.INSUFFICIENT_QUOTA and k.capacity is not None
+            and read.get((k.flavor, k.resource)) not in (None, k.capacity)]
+
+
+def _disagreeing(r: Reason, differs: list[dict[str, Any]]) -> Reason:
+    """The reason the state read gives, saying where Kueue's message disagrees with it (its figures and ours)."""
+    if not differs:
+        return r
+    return amended(r, params=read_only({**r.params, "kueueDisagrees": differs[0]}),
+                   clauses=(*r.clauses, say("kueue.disagrees", **differs[0])))
+
+
 def _retried_elsewhere(psf: km.PodSetFailure, ours: vd.PodSetVerdict | None) -> bool:
     """Kueue's words say a pod set can never fit only because of the pod sets before it in flavors it tried,
     while our arithmetic finds it a flavor: Kueue's retry starts from the flavor after the one it last tried (a
@@ -512,6 +636,20 @@ def _retried_elsewhere(psf: km.PodSetFailure, ours: vd.PodSetVerdict | None) -> 
         return False
     return all(k.previous and k.capacity is not None and k.requested is not None and k.requested <= k.capacity
                for k in over)
+
+
+def _other_flavor(psf: km.PodSetFailure, ours: vd.PodSetVerdict | None) -> dict[str, Any] | None:
+    """Kueue's words and our arithmetic both find the pod set over a flavor's maximum capacity, but name different
+    flavors (Kueue placed the pod sets before it elsewhere on its last attempt, 0.19 seed 46007): the reason, the
+    table and `next:` follow the engine's one record, and Kueue's flavor and figure are said beside it."""
+    over = [r for r in psf.reasons if r.kind == km.INSUFFICIENT_QUOTA]
+    if not over or ours is None or ours.verdict != vd.BLOCKED or ours.code != "QuotaExceedsCapacity":
+        return None
+    b, k = ours.best, _closest(over)
+    if b is None or k.flavor == b.flavor or k.capacity is None:
+        return None
+    return {"flavor": k.flavor, "resource": k.resource, "previous": k.previous, "requested": k.requested,
+            "capacity": k.capacity, "needed": Fraction((k.previous or 0) + (k.requested or 0) - k.capacity)}
 
 
 def _closest(over: list[Any]) -> Any:
