@@ -86,7 +86,9 @@ def test_the_multikueue_blocks_steps_are_data(apiserver: Start, cli: Callable[..
         ("release", {"namespace": NS, "workload": "g"})]
     doc, _ = _run(apiserver, cli, tmp_path, _worker("16", "4"), _worker("2"))
     steps = {s["params"]["cluster"]: s for s in doc["multikueue"]["next"]}
-    assert steps["worker-1"]["code"] == "worker-fits" and steps["worker-1"]["params"]["roles"] == ["ps"]
+    # worker-1's own diagnosis: its queue read fits the copy (the state read outranks Kueue's older words, issue 46
+    # finding 6), so its step is its own wait, never a quota step
+    assert steps["worker-1"]["code"] == "worker" and steps["worker-1"]["params"]["reason"] == "WaitingInQueue"
     assert steps["worker-2"]["code"] == "worker"
     assert "release" not in [s["code"] for s in doc["multikueue"]["next"]]
 
@@ -107,6 +109,8 @@ def test_a_worker_whose_own_figures_fit_is_no_never(apiserver: Start, cli: Calla
     mk = doc["multikueue"]
     assert "MultiKueueNoWorkerFits" not in _codes(mk["reasons"])
     workers = {w["cluster"]: w for w in mk["workers"]}
-    assert "QuotaExceedsCapacity" in _codes(workers["worker-1"]["reasons"])  # Kueue's words, kept as its own
+    w1 = {r["code"]: r["params"] for r in workers["worker-1"]["reasons"]}  # the queue read decides; Kueue's words
+    assert "QuotaExceedsCapacity" not in w1 and w1["WaitingInQueue"]["kueueDisagrees"]["read"] != \
+        w1["WaitingInQueue"]["kueueDisagrees"]["kueue"]  # ... are said beside it as Kueue's
     assert {c: r[6] for c, r in rows.items()} == {"worker-1": "-", "worker-2": "6 nvidia.com/gpu"}
     assert doc["next"] == []
