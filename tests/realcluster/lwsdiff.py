@@ -14,9 +14,11 @@ state that moved in between is read again):
 - `headline`: every Workload admitted: no quota reason and no `PartlyAdmitted`; some: `PartlyAdmitted` among the
   reasons, its admitted and waiting roles (DisaggregatedSet) those of Kueue's Workloads; none: pending, no
   `PartlyAdmitted`;
-- `codes`: for each waiting Workload whose QuotaReserved message is Kueue's quota verdict, the reasons carrying
-  that Workload are of its class: `QuotaExceedsCapacity` for `> maximum capacity` alone, else one of the
-  short-of-quota codes (`QuotaExhausted`, `NeedsPreemption`, `PreemptionInProgress`).
+- `codes`: for each waiting Workload whose QuotaReserved message is Kueue's quota verdict, a reason naming a
+  waiting Workload of the same LWS (a DisaggregatedSet's: of the same role) is of its class:
+  `QuotaExceedsCapacity` for `> maximum capacity` alone, else one of the short-of-quota codes (`QuotaExhausted`,
+  `NeedsPreemption`, `PreemptionInProgress`). The groups of one LWS are alike, and Kueue writes nothing on a group
+  it has not tried, so the reason may name a group other than the one Kueue's message is on.
 
 Kueue's links (v0.19.2 `pkg/controller/jobs/leaderworkerset/`): one Workload per LWS group, owned by the LWS; a
 DisaggregatedSet is one LWS per role (LWS v0.9.0 `pkg/controllers/disaggregatedset/`), labelled with the set's
@@ -194,12 +196,16 @@ def check(d: Deploy, doc: Obj, ws: list[Obj]) -> tuple[dict[str, bool | None], O
         out["headline"] = ok
     else:
         out["headline"] = doc.get("pending") is True and "PartlyAdmitted" not in codes
+    # the groups of one LWS (of one role's LWS) are alike: a reason may name any waiting one of them, not
+    # necessarily the one Kueue tried last (Kueue writes nothing on a group behind its queue's head)
+    waiting = {w["metadata"]["name"]: role_of(w) for w in ws if not admitted(w)}
     verdicts = []
     for w in ws:
         cls = None if admitted(w) else quota_class(w)
         if cls is None:
             continue
-        mine = [r.get("code") for r in reasons if r.get("workload") == w["metadata"]["name"]]
+        mine = [r.get("code") for r in reasons if r.get("workload") in waiting
+                and waiting[r.get("workload")] == role_of(w)]
         verdicts.append(("QuotaExceedsCapacity" in mine) if cls == "capacity" else bool(set(SHORT) & set(mine)))
     out["codes"] = all(verdicts) if verdicts else None
     said = {"kueue": {w["metadata"]["name"]: {"admitted": admitted(w), "message": jr.kueue_message(w)} for w in ws},
