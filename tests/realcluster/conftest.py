@@ -27,6 +27,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cluster: needs a real control plane (scripts/real-cluster); "
                                        "run with `pytest -m cluster`")
     config.addinivalue_line("markers", "multikueue_skew: a MultiKueue manager and workers of two Kueue lines")
+    config.addinivalue_line("markers", "disaggregatedset: needs the DisaggregatedSet API (LWS v0.9, Kueue 0.19+): "
+                                       "deselected on the frameworks' planes of older lines")
 
 
 def _asked(config: pytest.Config) -> bool:
@@ -54,8 +56,21 @@ def _mk_sampled_out(item: pytest.Item) -> bool:
             and os.environ.get(MK_ALL) != "1")
 
 
+def _no_disaggregated_set(item: pytest.Item) -> bool:
+    """A test of the DisaggregatedSet API on a frameworks' plane whose LWS has none (Kueue 0.18's v0.8.0)."""
+    spec = getattr(item, "callspec", None)
+    line = spec.params.get("lws_plane") if spec is not None else None
+    return (line is not None and item.get_closest_marker("disaggregatedset") is not None
+            and tuple(int(x) for x in str(line).split(".")[:2]) < (0, 19))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if _asked(config):
+        no_ds = [i for i in items if _no_disaggregated_set(i)]
+        if no_ds:
+            config.hook.pytest_deselected(items=no_ds)
+            items[:] = [i for i in items if i not in no_ds]
+            config.stash[_DS_DROPPED] = len(no_ds)
         sampled = [i for i in items if _mk_sampled_out(i) or (len(mk_lines()) < 2 and i.get_closest_marker(
             "multikueue_skew") is not None)]  # version skew needs two lines
         if sampled:
@@ -72,6 +87,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 _DROPPED = pytest.StashKey[int]()
 _MK_DROPPED = pytest.StashKey[int]()
+_DS_DROPPED = pytest.StashKey[int]()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
@@ -83,6 +99,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"{n} MultiKueue tests deselected: on Kueue {', '.join(mk_lines()[:-1]) or '-'} CI "
                                     f"runs {len(MK_SAMPLED)} ({MK_ALL}=1 runs them all on every line); version skew "
                                     f"needs two lines in PD_REAL_CLUSTER_KUEUE")
+    n = config.stash.get(_DS_DROPPED, 0)
+    if n:
+        terminalreporter.write_line(f"{n} DisaggregatedSet tests deselected on Kueue lines before 0.19 (their LWS has "
+                                    f"no DisaggregatedSet API)")
 
 
 def lws_lines() -> list[str]:

@@ -4,7 +4,9 @@ pod sets, admitted or not, QuotaReserved's reason and message, flavors; the Clus
 JSON under PD_FW_RECORD (default the test's tmp dir). Each asserts only Kueue's side so far; the `kubectl pd
 why-pending lws/NAME` (ds/, deploy/) steps join them once those targets are in the tool, held against these
 records; three of them now do (`workloads[]` against Kueue's Workloads; `PartlyAdmitted` with the quota the
-ClusterQueue shows held). In the tier (`pytest -m cluster`)."""
+ClusterQueue shows held), and the group found only through Kueue's annotation is explained from its Pods. In the
+tier (`pytest -m cluster`) on the newest Kueue line; `PD_LWS_KUEUE=0.18,0.19` runs them on 0.18 (LWS v0.8.0) too,
+where the DisaggregatedSet journey is deselected (marker `disaggregatedset`), never skipped."""
 
 from __future__ import annotations
 
@@ -57,10 +59,10 @@ def _release(plane: Plane, ns: str, queue: str) -> None:
                   "-p", '[{"op":"remove","path":"/spec/stopPolicy"}]')
 
 
+@pytest.mark.disaggregatedset  # LWS v0.9 (Kueue 0.19's): deselected on 0.18's plane, whose LWS v0.8.0 has none
 def test_a_disaggregated_set_whose_prefill_is_admitted_and_decode_waits(lws_plane: Plane, tmp_path: Path) -> None:
     plane = lws_plane
-    if fw.lws_line(plane) < (0, 9):
-        pytest.fail("DisaggregatedSet needs LWS v0.9 (Kueue 0.19's)")
+    assert fw.lws_line(plane) >= (0, 9), "DisaggregatedSet needs LWS v0.9 (Kueue 0.19's)"
     ns = plane.namespace("fwj")
     # 5 cards; prefill (pd-high) one Pod of 2, decode (pd-low) one group of 2 Pods of 2: the queue held until
     # both roles' Workloads exist, so Kueue meets them together and takes prefill first
@@ -153,3 +155,42 @@ def test_an_lws_deleted_while_waiting(lws_plane: Plane, tmp_path: Path) -> None:
     wait_for("its Pods gone", lambda: not fw.pods(plane, ns, f"{fw.LWS_NAME}=gone"), timeout=90)
     _save("lws-deleted-while-waiting-after", tmp_path, plane, lay, {"gone": uid})
     assert not before["workloads"]["gone"][0]["admitted"]
+
+
+def test_a_group_found_only_through_the_annotation(lws_plane: Plane, tmp_path: Path) -> None:
+    """Kueue 0.18+ names the groups it makes itself (LWS, StatefulSet) by the annotation
+    kueue.x-k8s.io/pod-group-name only (pod_controller.go SetPodGroupName@v0.19.2, gate
+    WorkloadIdentifierAnnotations): why-pending finds the group's Pods through it, by the group's name, its
+    Workload and its LWS, and explains the wait with Kueue's own figures."""
+    plane = lws_plane
+    ns = plane.namespace("fwj")
+    lay = jr.layout(plane, "gpu", ns, {"q": {"z0": (4, None, None)}})
+    jr.hold(plane, lay, "holder", "q", 2)  # 2 of 4 cards held: the group of 2 Pods x 2 cards waits for 2 more
+    plane.apply(fw.lws(ns, "ann", "q", replicas=1, size=2, gpus=2))
+    uid = fw.uid(plane, LWS, "ann", ns)
+    pods = fw.wait_pods(plane, ns, f"{fw.LWS_NAME}=ann", 2)
+    wl = fw.settle(plane, ns, uid, 1)[0]
+    name = wl["metadata"]["name"]
+    # the premise: Kueue named the group by annotation only, on every Pod (a worker's a moment after it is made)
+    pods = wait_for("the group's name on both Pods", lambda: (ps := fw.pods(plane, ns, f"{fw.LWS_NAME}=ann")) and all(
+        (p["metadata"].get("annotations") or {}).get(fw.GROUP_NAME) == name for p in ps) and ps, timeout=30)
+    assert len(pods) == 2 and not any(fw.GROUP_NAME in (p["metadata"].get("labels") or {}) for p in pods)
+    wl = jr.settled(plane, ns, name)
+    rec = _save("group-by-annotation", tmp_path, plane, lay, {"ann": uid})
+    fact = rec["workloads"]["ann"][0]
+    assert not fact["admitted"] and not fact["quota_reserved"]
+    short = jr.shortfalls(wl)  # Kueue's "insufficient unused quota ..., N more needed", per pod set
+    assert len(short) == 1, jr.kueue_message(wl)
+    (pod_set, by_flavor), = short.items()
+    for target in (f"podgroup/{name}", f"workload/{name}", "lws/ann"):
+        said, doc = jr.why(plane, target, ns)
+        found = sum(int((r.get("pods") or {}).get("have") or 0) for r in doc["roles"])
+        assert found == 2, (target, doc["roles"], str(said))  # its Pods, found through the annotation
+        assert doc["pending"] is True, str(said)
+        codes = [r["code"] for r in doc["reasons"]]
+        assert codes == ["QuotaExhausted"], (target, codes, jr.kueue_message(wl))
+        r = doc["reasons"][0]
+        assert r["role"] == pod_set and r.get("workload") == name, (target, r)
+        assert r["flavor"] in by_flavor and parse(str(r["needed"])) == parse(by_flavor[r["flavor"]]), (
+            target, r, jr.kueue_message(wl))
+    fw.cleanup(plane, ns)
