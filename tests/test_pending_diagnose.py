@@ -45,6 +45,19 @@ def test_fast_admission_is_invalid() -> None:
         "with the whole total count, collapsing the roles (prefill, decode) into one")
 
 
+def test_fast_admission_on_a_group_of_one_role_is_no_finding() -> None:
+    """Kueue's StatefulSet integration writes pod-group-fast-admission on its own Pods (one role): nothing is
+    collapsed, so no PodGroupInvalid (found by the frameworks' plane: a StatefulSet short of quota)."""
+    items = [o for o in objs("quota-exhausted") if not (o["kind"] == "Pod" and "prefill" in o["metadata"]["name"])]
+    for p in of(items, "Pod"):
+        p["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] = "2"
+        p["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-fast-admission"] = "true"
+    for w in of(items, "Workload"):
+        w["spec"]["podSets"] = [ps for ps in w["spec"]["podSets"] if ps["name"] == "decode"]
+    d = run(items, "qwen-pd", "PodGroup")
+    assert [r.code for r in d.reasons] == ["QuotaExhausted"]
+
+
 def test_total_count_disagreement_and_kueues_event() -> None:
     items = [o for o in objs("pod-group-invalid") if o["kind"] != "Event"]
     pods = of(items, "Pod")
