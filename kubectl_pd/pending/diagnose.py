@@ -606,7 +606,7 @@ def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
     if not fast or (u.workload is not None and u.workload.admitted):
         return []
     if len(set(u.roles)) < 2:  # one role collapses into nothing: Kueue's StatefulSet integration sets it itself
-        return []  # on its Pods (pkg/controller/jobs/statefulset), a group of one role, and composes it as asked
+        return []  # on its Pods (statefulset_pod_reconciler.go:165@v0.19.2), a group of one role, and composes it as asked
     return [Reason("PodGroupInvalid", say("group.fast-admission", g=u.group, roles=list(u.roles)), workload=u.group,
                    hint=say("next.no-fast-admission"))]
 
