@@ -605,8 +605,8 @@ def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
     fast = [p for p in u.pods if p.annotations.get(FAST_ADMISSION) == "true"]
     if not fast or (u.workload is not None and u.workload.admitted):
         return []
-    if len(set(u.roles)) < 2:  # one role collapses into nothing: Kueue's StatefulSet integration sets it itself
-        return []  # on its Pods (statefulset_pod_reconciler.go:165@v0.19.2), a group of one role, and composes it as asked
+    if len(set(u.roles)) < 2:  # one role collapses into nothing: Kueue's StatefulSet integration sets it on its own
+        return []  # Pods (statefulset_pod_reconciler.go:165@v0.19.2), a group of one role, composed as asked
     return [Reason("PodGroupInvalid", say("group.fast-admission", g=u.group, roles=list(u.roles)), workload=u.group,
                    hint=say("next.no-fast-admission"))]
 
