@@ -81,6 +81,7 @@ CASES: dict[str, tuple[str, bool]] = {
     "dra-resources-unresolved": ("DRAResourcesUnresolved", True),
     "pods-unscheduled-timeout": ("PodsUnscheduledTimeout", True),
     "partly-admitted": ("PartlyAdmitted", True),  # a DisaggregatedSet (issue 47): its TARGETS entry
+    "multikueue-no-worker-fits": ("MultiKueueNoWorkerFits", True),  # a manager's snapshot with its workers' objects
 }
 # a fixture of what a PD framework makes: the target (its form, its kind); every other one is md/qwen-pd
 TARGETS = {"partly-admitted": ("ds/qwen-pd", "DisaggregatedSet")}
@@ -96,6 +97,38 @@ def server_groups(name: str) -> dict[str, Any]:
     from tests.frameworks import groups
 
     return {"groups": groups()} if name in TARGETS else {}
+
+
+def by_cluster(name: str) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """A fixture's objects as live clusters hold them: the manager's, and each MultiKueue worker's (a snapshot marks
+    them with kubectl-pd.io/multikueue-cluster: the mark is the snapshot's, not the worker's own)."""
+    from kubectl_pd.multikueue.snapshots import CLUSTER
+
+    manager: list[dict[str, Any]] = []
+    workers: dict[str, list[dict[str, Any]]] = {}
+    for o in load_objects(FIX / f"{name}.yaml"):
+        ann = o["metadata"].get("annotations") or {}
+        cluster = ann.pop(CLUSTER, None)
+        (workers.setdefault(cluster, []) if cluster else manager).append(o)
+    return manager, workers
+
+
+def worker_flags(name: str) -> list[str]:
+    """What a live run of a fixture with MultiKueue workers adds: read each worker by the context named like it."""
+    return ["--worker-contexts-by-name"] if by_cluster(name)[1] else []
+
+
+def serve(apiserver: Any, name: str, **kw: Any) -> tuple[Any, dict[str, str]]:
+    """The fixture on loopback servers: the manager's objects on one (KW: its options), each MultiKueue worker's on
+    its own, one kubeconfig with a context per worker named like it; (the manager's server, the env)."""
+    manager, workers = by_cluster(name)
+    server, env = apiserver(manager, **server_groups(name), **kw)
+    if not workers:
+        return server, env
+    from tests.test_multikueue_live import kubeconfig
+
+    return server, kubeconfig(Path(env["KUBECONFIG"]).parent, server,
+                              {c: apiserver(objs)[0] for c, objs in workers.items()})
 
 
 def test_every_code_has_a_fixture() -> None:
@@ -135,9 +168,9 @@ def test_through_the_api_server(cli: Any, apiserver: Any, name: str) -> None:
         raw[VIS_PATH] = json.loads((FIX / "waiting-in-queue-visibility.json").read_text())
     # live, the list of ClusterQueues is the cohort: unknown only when RBAC refuses it
     forbid = [Forbid("list", "clusterqueues")] if name == "quota-unknown" else []
-    server, env = apiserver(f"pending/{name}.yaml", raw=raw, forbid=forbid, **server_groups(name))
-    r = cli(["why-pending", TARGETS[name][0] if name in TARGETS else "qwen-pd", "-n", "team-a", "-o", "json"],
-            env=env)
+    server, env = serve(apiserver, name, raw=raw, forbid=forbid)
+    r = cli(["why-pending", TARGETS[name][0] if name in TARGETS else "qwen-pd", "-n", "team-a", "-o", "json",
+             *worker_flags(name)], env=env)
     assert r.exit_code == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["reasons"][0]["code"] == code

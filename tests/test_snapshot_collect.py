@@ -22,9 +22,9 @@ def _serve(apiserver: Any, name: str, forbid: list[Forbid] | None = None) -> dic
         raw[VIS_PATH] = json.loads((FIX / "waiting-in-queue-visibility.json").read_text())
     if forbid is None:
         forbid = [Forbid("list", "clusterqueues")] if name == "quota-unknown" else []
-    from tests.test_pending_fixtures import server_groups
+    from tests.test_pending_fixtures import serve
 
-    _server, env = apiserver(f"pending/{name}.yaml", raw=raw, forbid=forbid, **server_groups(name))
+    _server, env = serve(apiserver, name, raw=raw, forbid=forbid)  # a MultiKueue fixture's workers: their own
     return env
 
 
@@ -40,9 +40,10 @@ def _replayed(cli: Any, env: dict[str, str], args: list[str], out: Path) -> tupl
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_one_target_replays_byte_for_byte(cli: Any, apiserver: Any, tmp_path: Path, name: str) -> None:
     env = _serve(apiserver, name)
-    from tests.test_pending_fixtures import target_of
+    from tests.test_pending_fixtures import target_of, worker_flags
 
-    live, replay = _replayed(cli, env, [target_of(name)[0], "-n", "team-a"], tmp_path / "snap.yaml")
+    live, replay = _replayed(cli, env, [target_of(name)[0], "-n", "team-a", *worker_flags(name)],
+                             tmp_path / "snap.yaml")
     assert json.loads(live)["reasons"][0]["code"] == CASES[name][0]
     assert replay == live
 
