@@ -72,7 +72,7 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     each against the queues with the ones before it admitted.
     Exit codes: 0 answered, 1 a read failed or the shape could not be judged, 2 usage.
     """
-    from kubectl_pd.commands.common import namespace, open_source
+    from kubectl_pd.commands.common import namespace, open_manager
 
     shape_given = bool(roles or prefill or decode)
     if sum((shape_given, bool(target), bool(manifest))) != 1:
@@ -80,7 +80,7 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
                                "--manifest PATH")
     if local_queue and shape_target != "pods":
         raise click.UsageError("--local-queue applies to --target pods only")
-    source = open_source(cluster, files)
+    source = open_manager(cluster, files)
     ns = namespace(cluster)
     from kubectl_pd.capacity import shape
 

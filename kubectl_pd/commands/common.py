@@ -26,6 +26,18 @@ def open_source(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
     return open_files(files) if files else open_live(cluster)
 
 
+def open_manager(cluster: ClusterOptions, files: Sequence[str] = ()) -> Source:
+    """open_source, with a MultiKueue snapshot's worker copies set aside (objects marked with their worker's
+    cluster): the commands that read one cluster (queues, capacity, tree) see the manager's objects only, never a
+    worker's ClusterQueue as the manager's. why-pending replays the workers itself (multikueue/snapshots.split)."""
+    source = open_source(cluster, files)
+    if not files:
+        return source
+    from kubectl_pd.multikueue.snapshots import split
+
+    return split(source)[0]
+
+
 def open_files(files: Sequence[str]) -> SnapshotSource:
     """The snapshot in FILES (kubectl get -o yaml output, Lists, directories, - for stdin), within --max-input."""
     import click

@@ -38,11 +38,11 @@ def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...]
     '#' admitted, '=' reserved, '.' free, '!' after it when the queue borrows (why-pending's symbols).
     Exit codes: 0 printed, 1 a read failed, 2 usage.
     """
-    from kubectl_pd.commands.common import open_source
+    from kubectl_pd.commands.common import open_manager
 
     if watch and (files or output in ("json", "yaml")):
         raise click.UsageError("--watch follows a live cluster in the text or wide output")
-    source = open_source(cluster, files)
+    source = open_manager(cluster, files)
     doc = read(source)
     from kubectl_pd.output.printers import View
 

@@ -34,12 +34,12 @@ def tree(cluster: ClusterOptions, target: str, files: tuple[str, ...], output: s
     \b
     Exit codes: 0 printed, 1 the target does not exist or a read failed, 2 usage.
     """
-    from kubectl_pd.commands.common import open_source, parse_target, target_of
+    from kubectl_pd.commands.common import open_manager, parse_target, target_of
     from kubectl_pd.pending.gather import gather
     from kubectl_pd.pending.tree import build
 
     asked = parse_target(target, bare_forms=False)
-    source = open_source(cluster, files)
+    source = open_manager(cluster, files)
     t = target_of(cluster, source, files, asked)
     facts = gather(source, t, strict=False)
     events = _events(source, t.namespace)
