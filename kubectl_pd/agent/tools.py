@@ -140,7 +140,8 @@ LINT_INPUT = _obj({
                   "ResourceFlavors, ModelDeployments, ...)"},
     "files": {**_FILES, "description": "manifest files or directories, inside the server's --allow-file directories"},
     "namespace": _NAMESPACE,
-    "allNamespaces": {"type": "boolean", "description": "live: ModelDeployments of every namespace"},
+    "allNamespaces": {"type": "boolean", "description": "live: every namespace's objects (ModelDeployments and the PD "
+                                                        "frameworks' LWS, DisaggregatedSets, Deployments)"},
     "kueueVersion": {**_S, "description": "The Kueue to lint for, e.g. 0.19 or 0.20 (default: what the cluster "
                                           "serves; files, the newest known)"},
     "apiProfile": {"enum": ["auto", "pd-atomic", "per-replica"]},
