@@ -2,9 +2,10 @@
 
 Two views, never mixed up. Per pod set, Kueue's own: its Workload against the queue now, pod sets in
 order (what Kueue's message counts); a pod set blocked only by the ones before it is said to fit alone.
-For the target, the joint one: every pending Workload at once (the roles of one deployment are admitted
-together or not at all), as a shortfall per flavor and resource, and as "never" when the roles cannot
-fit together even in an empty queue's capacity.
+For the target, the joint one: every pending Workload at once, as a shortfall per flavor and resource (what
+the deployment needs freed to run whole). The joint view never turns a Workload's own verdict into "never":
+Kueue admits each Workload apart (a DisaggregatedSet's roles, an LWS's groups, a Deployment's Pods), so only a
+Workload's own pod sets can exceed the queue's capacity together.
 """
 
 from __future__ import annotations
@@ -233,6 +234,7 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner 
     out: dict[tuple[str, str], PodSetVerdict] = {}
     pending: list[tuple[RoleDemand, ad.PodSetDemand]] = []
     judged: list[ad.Assignment] = []
+    order: list[tuple[str, list[tuple[RoleDemand, ad.PodSetDemand]], ad.Assignment]] = []
     for wl, members in queue.workloads:
         if all(d.reserved for d, _ in members):
             for d, _ in members:
@@ -242,14 +244,20 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner 
         out.update(_workload_verdicts(snap, cq_name, members, kueue, queue.facts_of(wl).reclaimable))
         pending.extend(members)
         judged.append(kueue)
+        order.append((wl, members, kueue))
     if not pending:
         return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], {}, snap), {})
     everyone = ad.Demand(tuple(_charged(p, queue, d.workload) for d, p in pending))
     # one pending Workload: its joint view is the assignment its verdicts come from (one set of figures)
     together = judged[0] if len(judged) == 1 else ad.assign(snap, cq_name, everyone)
     joint = dict(together.joint)
-    _never_together(out, pending, together, cq_name)
+    # No "never together" from the sum: Kueue admits each Workload apart, one at a time (a DisaggregatedSet's roles,
+    # an LWS's groups, a Deployment's Pods); a Workload that fits the queue's capacity alone is at most short of
+    # unused quota behind the others, never beyond capacity (LWS differential, Kueue 0.19.2, seeds 4711, 4740,
+    # 4743). The sum of one Workload's pod sets is its own view above.
     _short_together(out, pending, together)
+    if len(judged) > 1:
+        _one_at_a_time(snap, cq_name, queue, out, order, _beyond_together(pending, together))
     for v in out.values():
         b = v.best
         if v.verdict == BLOCKED and b is not None and b.resource is not None:
@@ -305,19 +313,6 @@ def together_blocked(verdicts: Iterable[PodSetVerdict]) -> list[PodSetVerdict]:
     return out
 
 
-def _never_together(out: dict[tuple[str, str], PodSetVerdict], pending: list[tuple[RoleDemand, ad.PodSetDemand]],
-                    together: ad.Assignment, cq_name: str) -> None:
-    """Admitted together or not at all: what cannot fit next to the others is never admitted."""
-    for (d, _), psa in zip(pending, together.pod_sets, strict=True):
-        v = out[(d.workload, d.pod_set)]
-        if code_of(psa) == "QuotaExceedsCapacity" and (v.code is None or v.code in _NOW):
-            b = blocker(psa)
-            others = sum((o.requests.get(b.resource or "", Fraction(0)) for o, _ in pending if o is not d),
-                         Fraction(0)) if b is not None else Fraction(0)
-            out[(d.workload, d.pod_set)] = PodSetVerdict(d, BLOCKED, "QuotaExceedsCapacity", None, psa, v.own,
-                                                         max_pods(b, d, others), cq_name)
-
-
 def _short_together(out: dict[tuple[str, str], PodSetVerdict], pending: list[tuple[RoleDemand, ad.PodSetDemand]],
                     together: ad.Assignment) -> None:
     """Several Workloads of one deployment (its replica groups), each fitting the free quota alone, but not all
@@ -332,6 +327,41 @@ def _short_together(out: dict[tuple[str, str], PodSetVerdict], pending: list[tup
         if code in _NOW and v.verdict == FITS:
             out[(d.workload, d.pod_set)] = replace(v, verdict=BLOCKED, code=code, assignment=psa,
                                                    own=v.own or v.assignment)
+
+
+def _beyond_together(pending: list[tuple[RoleDemand, ad.PodSetDemand]], together: ad.Assignment) -> set[str]:
+    """The Workloads a pod set of which the joint view finds beyond the queue's capacity (with the others' before
+    it): Kueue, admitting them apart, finds such a one short of unused quota behind the others at most."""
+    return {d.workload for (d, _), psa in zip(pending, together.pod_sets, strict=True)
+            if code_of(psa) == "QuotaExceedsCapacity"}
+
+
+def _one_at_a_time(snap: Snapshot, cq_name: str, queue: QueueDemand, out: dict[tuple[str, str], PodSetVerdict],
+                   order: list[tuple[str, list[tuple[RoleDemand, ad.PodSetDemand]], ad.Assignment]],
+                   beyond: set[str]) -> None:
+    """Kueue's scheduler takes a queue's Workloads one at a time (queue order), each reserving its quota before
+    the next is tried. A Workload of `beyond` that fits alone is judged again after the earlier ones that fit
+    reserved theirs (the queue's reservation grown by their assignments): what it is short of then is Kueue's
+    "insufficient unused quota" for it, never the sum's "maximum capacity". Its own view stays (`own`)."""
+    cq = snap.cluster_queues[cq_name]
+    reserved: dict[tuple[str, str], Fraction] = dict(cq.reserved)
+    for wl, members, kueue in order:
+        keys = [(d.workload, d.pod_set) for d, _ in members]
+        if not kueue.fits or any(out[k].verdict != FITS for k in keys):
+            continue  # blocked on its own: it reserves nothing
+        if wl in beyond and reserved != cq.reserved:
+            later = replace(snap, cluster_queues={**snap.cluster_queues, cq_name: replace(cq, reserved=reserved)})
+            after = ad.assign(later, cq_name, queue.demand_of(wl, members))
+            if not after.fits:
+                for k, psa in zip(keys, after.pod_sets, strict=True):
+                    v, code = out[k], code_of(psa)
+                    if code in _NOW:
+                        out[k] = replace(v, verdict=BLOCKED, code=code, assignment=psa, own=v.own or v.assignment)
+                continue
+        for psa in kueue.pod_sets:
+            for r, q in psa.requests.items():
+                if (f := psa.flavors.get(r)) is not None:
+                    reserved[(f, r)] = reserved.get((f, r), _ZERO) + q
 
 
 def _wanted(together: ad.Assignment) -> dict[tuple[str, str], Fraction]:
