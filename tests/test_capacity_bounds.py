@@ -18,7 +18,7 @@ from kubectl_pd.capacity import simulate as sim
 from kubectl_pd.capacity.gather import parts_of
 from kubectl_pd.gpustack.roles import PD_ATOMIC
 from tests.builders import CREDITS, resource_flavor
-from tests.test_h41_capacity import NS, PD, instance_type, local_queue, pool, roles_of, snapshot
+from tests.test_capacity_count import NS, PD, instance_type, local_queue, pool, roles_of, snapshot
 
 BIN = Path(sys.executable).parent
 
@@ -106,7 +106,7 @@ def test_the_incremental_tree_counts_as_the_engine_does() -> None:
     """sim.Incremental (one cohort tree followed copy by copy) against the engine building its tree each time:
     the same copies, flavors, borrowing and stop, on every count case and on a nested cohort tree."""
     from tests.builders import cards, cluster_queue, cohort
-    from tests.test_h41_capacity import COUNT_CASES
+    from tests.test_capacity_count import COUNT_CASES
 
     nested = [*pool("pool", {"a": 6, "b": 4}, cohort="team"),
               cluster_queue("peer", {"a": cards(4), "b": cards(2)}, resource=CREDITS, cohort="team",

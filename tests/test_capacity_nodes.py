@@ -21,7 +21,7 @@ from kubectl_pd.kueue import admission as ad
 from kubectl_pd.kueue.model import ResourceFlavor, Snapshot, Taint, Toleration
 from kubectl_pd.kueue.quantity import parse
 from tests.builders import CARD, CREDITS, resource_flavor
-from tests.test_h41_capacity import NS, PD, pool, roles_of
+from tests.test_capacity_count import NS, PD, pool, roles_of
 
 GPU_LABEL = "nvidia.com/gpu.product"
 
@@ -272,7 +272,7 @@ def test_a_taint_keyed_by_a_requested_extended_resource_is_tolerated() -> None:
 def test_a_preempting_pool_reads_each_thing_once(cli: Callable, apiserver: Callable) -> None:
     """Every count (each pod-set order, each role alone) asks the engine's preemption view, which asks for Kueue's
     ConfigMap: one request all the same, as every list (the Nodes too)."""
-    from tests.test_h41_capacity import admitted
+    from tests.test_capacity_count import admitted
 
     objs = [*pool("pool", {"h20": 8}, used={"h20": 5}, preemption={"withinClusterQueue": "LowerPriority"}),
             resource_flavor("h20"), admitted("low-a", "pool", "h20", 2, -1), admitted("low-b", "pool", "h20", 3, -1),

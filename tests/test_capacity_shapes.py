@@ -15,7 +15,7 @@ import yaml
 from kubectl_pd.create.flags import CreateRequest, check_request, parse_role
 from kubectl_pd.create.pods import render_pods
 from tests.builders import CREDITS, resource_flavor
-from tests.test_h41_capacity import NS, pool
+from tests.test_capacity_count import NS, pool
 
 TEXTS = ("name=prefill,kind=prefill,replicas=1,image=e:1,accelerator=2", "name=decode,kind=decode,replicas=2,image=e:1")
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.builders import resource_flavor
-from tests.test_h41_capacity import _write, pool
+from tests.test_capacity_count import _write, pool
 from tests.test_unknown_quantities import CAPACITY
 
 

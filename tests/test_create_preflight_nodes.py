@@ -20,8 +20,8 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
 from kubectl_pd.kueue.model import Snapshot
 from kubectl_pd.registry import CHECKS
 from tests.builders import CARD, CREDITS, resource_flavor
+from tests.test_capacity_count import NS, pool, roles_of
 from tests.test_capacity_nodes import GPU_LABEL, GPU_TAINT, H100, node
-from tests.test_h41_capacity import NS, pool, roles_of
 
 CQ = "pool"
 

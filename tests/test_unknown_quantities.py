@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.builders import CREDITS, resource_flavor
-from tests.test_h41_capacity import NS, _write, pool
+from tests.test_capacity_count import NS, _write, pool
 
 CAPACITY = ["capacity", "--prefill", "1", "--decode", "2", "--instance-type", "pool", "-n", NS]
 

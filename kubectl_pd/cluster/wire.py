@@ -15,7 +15,7 @@ Reading rules (Go's net/http, which kubectl uses, where it is stricter than http
 - a body is read a piece at a time and never past MAX_BODY, whatever its length claims, into one growing
   buffer handed over as it is (a `bytearray`, never copied into `bytes`): a bad answer (a body cut at the
   bound, a gzip bomb, one huge chunk) costs the bound once, not a second time for a copy or a join (issue 42
-  N7; tests/test_h42b_memory.py measures it).
+  N7; tests/test_answer_memory_bound.py measures it).
 The differential test against http.client is tests/test_http_wire_property.py.
 """
 

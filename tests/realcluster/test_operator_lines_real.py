@@ -9,7 +9,7 @@ weights is diagnosed as such.
 - `049325a5` (an older stored source version): lowercase enums; the plane's v1alpha1 schema is swapped for
   tests/fixtures/create/crd-per-replica.yaml's for the block.
 - `0.11` (the published docs v0.9.2 to v0.11.2): v1 from a CRD whose engine takes `image` (required) and whose roles
-  take `acceleratorType` (tests/test_h40_lines.line_crd).
+  take `acceleratorType` (tests/test_gpustack_operator_lines.line_crd).
 Offline `create --operator-version LINE --dry-run=client` is sent with the real kubectl's `create --dry-run=server`
 (strict validation); live `create --dry-run=server` reads the served schema itself.
 
@@ -33,7 +33,7 @@ import yaml
 from tests.realcluster import aggregated, objs, standin
 from tests.realcluster.createcase import CARD, CREDITS
 from tests.realcluster.plane import Plane, is_true, wait_for
-from tests.test_h40_lines import line_crd
+from tests.test_gpustack_operator_lines import line_crd
 
 pytestmark = pytest.mark.cluster
 

@@ -108,7 +108,7 @@ def test_a_pod_group_is_read_in_four_waves() -> None:
     assert all(_overlap(a, b) for a in wave for b in wave)
     # the group, its LocalQueue, its ClusterQueue, what explains it (before: the Workload after the Pods, the
     # admitted Workloads after the rest); the queue chain follows the Workload's answer, not the Pods list's
-    # (pending/lookahead.py: tests/test_h43_lookahead.py), so the Pods list and the deployment its Pods name
+    # (pending/lookahead.py: tests/test_head_start.py), so the Pods list and the deployment its Pods name
     # (read once the Pods have answered, beside the LocalQueue) are left out of the count
     chain = [x for x in src.log if x[0] not in ("list Pod", "get ModelDeployment")]
     assert src.span("get LocalQueue")[0] >= src.span("get Workload")[1]
