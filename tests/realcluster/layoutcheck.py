@@ -311,14 +311,24 @@ def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[st
                                      {lay.resource: lay.amount(cards)})
                       for role, count, cards in lay.roles for i in range(count)], server_side=False)
     did, evicted = _what_kueue_did(plane, ns, admitted)
+    message = (condition(cp._group(plane, ns, "qwen") or {}, "QuotaReserved") or {}).get("message")
+    did = kueue_waits_or_never(did, message)
     agree = None if said == "unknown" else (said, victims) == (did, evicted)
     findings = [{k: f.get(k) for k in ("severity", "check", "params")} for f in doc.get("findings") or []]
     return Check("preflight", lay.seed, agree, ours={"said": said, "victims": victims, "findings": findings},
-                 kueue={"did": did, "preempted": evicted,
-                        "message": (condition(cp._group(plane, ns, "qwen") or {}, "QuotaReserved") or {}).get(
-                            "message")},
+                 kueue={"did": did, "preempted": evicted, "message": message},
                  snapshot=snap,
                  problems=[] if agree is not False else [f"said {said} {victims}, Kueue {did} {evicted}"])
+
+
+def kueue_waits_or_never(did: str, message: str | None) -> str:
+    """What Kueue did with a group it did not admit: `_what_kueue_did` says "never" when its message names a
+    maximum capacity anywhere, but Kueue lists every flavor it tried for the pod set it could not place, and a
+    flavor only short of unused quota ("insufficient unused quota ..., N more needed") is one the group waits for
+    (flavorassigner.go:1350 maximum capacity, :1368 unused quota @v0.19.2; :1096, :1113 @v0.18.4): blocked."""
+    if did == "never" and message and "insufficient unused quota" in message:
+        return "blocked"
+    return did
 
 
 # ---------------------------------------------------------------- one layout, every command
