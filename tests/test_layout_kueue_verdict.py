@@ -1,13 +1,15 @@
 """The layout differential's reading of what Kueue did with a group it did not admit (layoutcheck.kueue_waits_or_never):
 "never" only when no flavor Kueue tried is merely short of unused quota. The messages are Kueue's own, as the
 preflight cases under tests/realcluster/cases/layouts/ saved them (0.19.2 seed 46025, 0.18.4 seed 46031: the group
-waits, the preflight said so, and the check had called it never)."""
+waits, the preflight said so, and the check had called it never). And the copy capacity's byPreemption is judged
+against: made by create, as the copies are."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.realcluster import layoutcheck as lc
+from tests.realcluster import layouts as ly
 
 MAX_ONLY = ("couldn't assign flavors to pod set decode: insufficient quota for nvidia.com/gpu in flavor fa, previously "
             "considered podsets requests (0) + current podset request (8) > maximum capacity (6)")
@@ -39,3 +41,14 @@ def test_the_saved_cases_messages() -> None:
            if c["command"] == "preflight" and c["seed"] in (46025, 46031)}
     assert {k: lc.kueue_waits_or_never("never", m) for k, m in got.items()} == {k: "blocked" for k in got}
     assert len(got) == 3
+
+
+@pytest.mark.parametrize("seed", [46008, 46036])
+def test_the_higher_priority_copy_is_made_as_the_copies_are(seed: int) -> None:
+    """byPreemption is judged against a copy at pd-top made by `kubectl pd create`, as capacity's copies are (a pod
+    set per role), never bare group Pods, whose equal roles Kueue merges into one pod set (seed 46008, 0.19.2: one
+    pod set of 9600k, so Kueue preempted copy1 in fc where capacity, judging decode and prefill, named copy0)."""
+    lay = ly.generate(seed)
+    args = lc.top_copy_args(lay, "ns")
+    assert args == [*lc.copy_args(lay, "ns", "top"), "--force", "--priority-class", lc.TOP[0]]
+    assert [a for a in args if a.startswith("--role=")] == lc._roles(lay)
