@@ -448,7 +448,8 @@ def _every_printer(view: View, ns: str | None) -> Printer:
         return render_wide(rows, no_headers=no_headers, width=_detail_width())
 
     def names(every: Every) -> str:
-        return "".join(object_name(d.target.kind, d.target.name) + "\n" for _ns, d in every.pending)
+        # each object once, as kubectl's -o name: a PD framework's groups are rows of one owner (LWS, DisaggregatedSet)
+        return "".join(dict.fromkeys(object_name(d.target.kind, d.target.name) + "\n" for _ns, d in every.pending))
 
     def document(every: Every) -> tuple[dict[str, Any], list[Any]]:
         from kubectl_pd.contract import WHY_PENDING
