@@ -16,7 +16,8 @@ import yaml
 from tests.test_screen_property import check_screen
 
 CASES = Path(__file__).parent / "realcluster" / "cases" / "layouts"
-CASE = next(p for d in ("open", "fixed") if (p := CASES / d / "kueue-0.19-why-pending-seed-46007.yaml").is_file())
+CASE = next(p for d in ("open", "fixed", "explained")
+            if (p := CASES / d / "kueue-0.19-why-pending-seed-46007.yaml").is_file())
 
 
 def _live_state() -> tuple[list[dict[str, Any]], str]:
