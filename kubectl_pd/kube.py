@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from kubectl_pd.kueue.model import Condition, PodSet, Taint, conditions_of, pod_set_of_spec, to_int
+from kubectl_pd.kueue.model import Condition, PodSet, SpecMemo, Taint, conditions_of, pod_set_of_spec, to_int
 from kubectl_pd.kueue.quantity import try_parse
 from kubectl_pd.records import dataclass, field
 
@@ -88,7 +88,8 @@ def _unschedulable(status: dict[str, Any]) -> str | None:
     return None
 
 
-def pod(obj: Any) -> Pod:
+def pod(obj: Any, specs: SpecMemo | None = None) -> Pod:
+    """`specs`: the run's SpecMemo (kueue.model.pod_set_of_spec)."""
     obj = _d(obj)
     meta, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
     phase, node = status.get("phase"), spec.get("nodeName")
@@ -97,7 +98,7 @@ def pod(obj: Any) -> Pod:
                _str_map(meta.get("annotations")), phase if isinstance(phase, str) else None,
                bool(meta.get("deletionTimestamp")), node if isinstance(node, str) and node else None,
                conditions_of(obj), owners_of(meta), str(meta.get("creationTimestamp") or ""),
-               frozenset(map(str, _d(meta.get("labels")))), pod_set_of_spec("", 1, spec),
+               frozenset(map(str, _d(meta.get("labels")))), pod_set_of_spec("", 1, spec, memo=specs),
                {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, _gates(spec),
                _unschedulable(status), not spec.get("nodeName") and status.get("phase") in (None, "Pending"),
                tuple(str(f) for f in _list(meta.get("finalizers")) if isinstance(f, str)))

@@ -534,16 +534,52 @@ def affinity_of(spec: Any) -> tuple[tuple[Requirement, ...], ...] | None:
                  for t in _l(req.get("nodeSelectorTerms")))
 
 
-def pod_set_of_spec(name: str, count: int, spec: Any, group: str | None = None,
-                    labels: Mapping[str, str] | None = None, topology: TopologyRequest | None = None) -> PodSet:
-    """A pod set from a pod spec: what a Workload's template or a Pod of a not-yet-composed group asks."""
-    spec = _d(spec)
+# a run's memo of what pod_set_of_spec reads of a spec (SpecMemo): the read fields' repr -> (those fields, what
+# they make); a hit needs the repr and the fields equal (`==` alone takes 1 for 1.0 and True, which str() tells
+# apart), so equal reads make the same records. Pods of one template share them (records are never mutated).
+SpecMemo = dict[str, tuple[Any, tuple[Any, ...]]]
+_CONTAINER_READS = ("name", "resources", "restartPolicy")
+
+
+def _spec_reads(spec: dict[str, Any]) -> tuple[Any, ...]:
+    """Every field of a pod spec that _spec_parts reads (a container that is not a mapping reads as nothing)."""
+    return (tuple(tuple(c.get(f) for f in _CONTAINER_READS) if isinstance(c, dict) else None
+                  for c in _l(spec.get("containers"))),
+            tuple(tuple(c.get(f) for f in _CONTAINER_READS) if isinstance(c, dict) else None
+                  for c in _l(spec.get("initContainers"))),
+            "containers" in spec, spec.get("resources"), spec.get("overhead"), spec.get("nodeSelector"),
+            spec.get("affinity"), spec.get("tolerations"))
+
+
+def _spec_parts(spec: dict[str, Any]) -> tuple[Any, ...]:
     bad: list[str] = []
     reqs = pod_requests(spec, bad)
-    return PodSet(name, count, reqs, _limits_below_requests(spec), _container_table(spec),
-                  {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, affinity_of(spec),
-                  tolerations(spec.get("tolerations")), group, tuple(dict.fromkeys(bad)), dict(labels or {}),
-                  bool(_l(spec.get("containers"))), topology or _NO_TOPOLOGY)
+    return (reqs, _limits_below_requests(spec), _container_table(spec),
+            {str(k): str(v) for k, v in _d(spec.get("nodeSelector")).items()}, affinity_of(spec),
+            tolerations(spec.get("tolerations")), tuple(dict.fromkeys(bad)), bool(_l(spec.get("containers"))))
+
+
+def _memo_parts(spec: dict[str, Any], memo: SpecMemo) -> tuple[Any, ...]:
+    reads = _spec_reads(spec)
+    text = repr(reads)
+    hit = memo.get(text)
+    if hit is not None and hit[0] == reads:
+        return hit[1]
+    parts = _spec_parts(spec)
+    memo[text] = (reads, parts)
+    return parts
+
+
+def pod_set_of_spec(name: str, count: int, spec: Any, group: str | None = None,
+                    labels: Mapping[str, str] | None = None, topology: TopologyRequest | None = None,
+                    memo: SpecMemo | None = None) -> PodSet:
+    """A pod set from a pod spec: what a Workload's template or a Pod of a not-yet-composed group asks;
+    `memo`: the run's SpecMemo (equal specs are read once)."""
+    spec = _d(spec)
+    reqs, limits, containers, selector, affinity, tols, bad, has_template = (
+        _spec_parts(spec) if memo is None else _memo_parts(spec, memo))
+    return PodSet(name, count, reqs, limits, containers, selector, affinity, tols, group, bad, dict(labels or {}),
+                  has_template, topology or _NO_TOPOLOGY)
 
 
 @dataclass(frozen=True)
@@ -648,7 +684,8 @@ class Workload:
         return next((c for c in self.admission_checks if c.name == name), None)
 
 
-def workload(obj: Any) -> Workload:
+def workload(obj: Any, specs: SpecMemo | None = None) -> Workload:
+    """`specs`: the run's SpecMemo (pod_set_of_spec)."""
     obj = normalize(_d(obj))
     meta, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
     unknown = [k for k in ("spec", "status") if k in obj and not isinstance(obj[k], dict)]
@@ -661,7 +698,7 @@ def workload(obj: Any) -> Workload:
         group = _s(_d(ps.get("topologyRequest")).get("podSetGroupName"))
         pod_sets.append(pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count,
                                         tpl.get("spec"), group, _d(_d(tpl.get("metadata")).get("labels")),
-                                        topology_request(ps)))
+                                        topology_request(ps), specs))
     adm = _d(status.get("admission"))
     admission = tuple(_pod_set_admission(a) for a in map(_d, _l(adm.get("podSetAssignments"))))
     totals = {}

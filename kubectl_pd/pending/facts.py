@@ -4,6 +4,7 @@ reads (pending/gather.py, pending/owners.py). Nothing here reads."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ from kubectl_pd.kueue.model import (
     LocalQueue,
     PendingView,
     ResourceFlavor,
+    SpecMemo,
     Workload,
     admission_check,
     cluster_queue,
@@ -55,6 +57,10 @@ class Typed:
         self.memo: dict[tuple[str, Any], tuple[Any, Any]] = {}
         self.snapshots: dict[Any, Any] = {}  # the engine's Snapshots (engine_snapshot), by the names they hold
         self.every_workload: list[Any] | None = None  # -A on a live cluster: every Workload of it, listed whole
+        self.specs: SpecMemo = {}  # the pod specs the run's Pods and Workloads share (kueue.model.SpecMemo)
+        self._makers: dict[Any, Callable[[Any], Any]] = {
+            kube.pod: functools.partial(kube.pod, specs=self.specs),
+            workload: functools.partial(workload, specs=self.specs)}
 
     def parse(self, kind: str, obj: Any, make: Callable[[Any], T], key: Any = None) -> T:
         """`make(obj)`, once per object for the run; `key`: a record's own key (an API object has one)."""
@@ -62,7 +68,8 @@ class Typed:
         hit = self.memo.get(k)
         if hit is not None and (hit[0] is obj or hit[0] == obj):
             return hit[1]  # type: ignore[no-any-return]
-        made = make(obj)
+        maker: Callable[[Any], T] = self._makers.get(make) or make  # a Pod's or Workload's: with the SpecMemo
+        made = maker(obj)
         self.memo[k] = (obj, made)
         return made
 
