@@ -570,16 +570,28 @@ def _memo_parts(spec: dict[str, Any], memo: SpecMemo) -> tuple[Any, ...]:
     return parts
 
 
-def pod_set_of_spec(name: str, count: int, spec: Any, group: str | None = None,
-                    labels: Mapping[str, str] | None = None, topology: TopologyRequest | None = None,
+@dataclass(frozen=True)
+class TemplateMeta:
+    """What a Workload's pod set says beside its template's spec: its podSetGroupName, its template's labels, its
+    topology request."""
+
+    group: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    topology: TopologyRequest | None = None
+
+
+_NO_META = TemplateMeta()
+
+
+def pod_set_of_spec(name: str, count: int, spec: Any, meta: TemplateMeta = _NO_META,
                     memo: SpecMemo | None = None) -> PodSet:
     """A pod set from a pod spec: what a Workload's template or a Pod of a not-yet-composed group asks;
     `memo`: the run's SpecMemo (equal specs are read once)."""
     spec = _d(spec)
     reqs, limits, containers, selector, affinity, tols, bad, has_template = (
         _spec_parts(spec) if memo is None else _memo_parts(spec, memo))
-    return PodSet(name, count, reqs, limits, containers, selector, affinity, tols, group, bad, dict(labels or {}),
-                  has_template, topology or _NO_TOPOLOGY)
+    return PodSet(name, count, reqs, limits, containers, selector, affinity, tols, meta.group, bad,
+                  dict(meta.labels or {}), has_template, meta.topology or _NO_TOPOLOGY)
 
 
 @dataclass(frozen=True)
@@ -696,9 +708,9 @@ def workload(obj: Any, specs: SpecMemo | None = None) -> Workload:
         count = _int(ps.get("count"))
         tpl = _d(ps.get("template"))
         group = _s(_d(ps.get("topologyRequest")).get("podSetGroupName"))
+        said = TemplateMeta(group, _d(_d(tpl.get("metadata")).get("labels")), topology_request(ps))
         pod_sets.append(pod_set_of_spec(str(ps.get("name") or "main"), 1 if count is None else count,
-                                        tpl.get("spec"), group, _d(_d(tpl.get("metadata")).get("labels")),
-                                        topology_request(ps), specs))
+                                        tpl.get("spec"), said, specs))
     adm = _d(status.get("admission"))
     admission = tuple(_pod_set_admission(a) for a in map(_d, _l(adm.get("podSetAssignments"))))
     totals = {}

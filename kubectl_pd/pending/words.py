@@ -5,7 +5,7 @@ field of -o json/yaml both read it; nothing in the diagnosis reads back what is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -220,13 +220,12 @@ def _said_ago(at: str) -> str:
 
 
 @_sentence("kueue.disagrees")
-def _kueue_disagrees(flavor: str | None, resource: str | None, field: str, kueue: Fraction | None,
-                     read: Fraction | None, role: str | None = None, at: str | None = None,
-                     age: float | None = None) -> str:
-    what = {"maximumCapacity": "can give at most"}.get(field, field)
+def _kueue_disagrees(**p: Any) -> str:  # flavor, resource, field, kueue, read; role, at, age
+    resource, age, at = p.get("resource"), p.get("age"), p.get("at")
+    what = {"maximumCapacity": "can give at most"}.get(p["field"], p["field"])
     when = f" ({_human(age)} ago)" if age is not None else (f" (of {at})" if at else "")
-    return (f"; Kueue's message{when} says flavor {flavor} {what} {short(kueue, resource)}, but the ClusterQueue "
-            f"read gives {short(read, resource)}: the state read decides")
+    return (f"; Kueue's message{when} says flavor {p.get('flavor')} {what} {short(p.get('kueue'), resource)}, but the "
+            f"ClusterQueue read gives {short(p.get('read'), resource)}: the state read decides")
 
 
 @_sentence("kueue.other-flavor")
@@ -865,27 +864,26 @@ def _next_raise_nominal(flavor: str | None, amount: Fraction | None, resource: s
             + (f", or scale {role} down" if role else "") + _unweighed(flavor, nodes))
 
 
-def _too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None,
-               requested: Fraction | None, largest: Fraction | None) -> str:
+def _too_small(p: Mapping[str, Any]) -> str:
+    """role, flavor, nodes, allowed; resource, requested, largest (None: no Node the pod may go to at all)."""
+    role, flavor, resource = p.get("role"), p["flavor"], p.get("resource")
     if resource is None:
-        return f"none of flavor {flavor}'s {nodes} Node(s) is one a pod of {role} may go to (its selector or a taint)"
-    return (f"no Node of flavor {flavor} can hold one pod of {role}: it asks {short(requested, resource)}, the "
-            f"largest of the {allowed} Node(s) it may go to allocates {short(largest, resource)}")
+        return (f"none of flavor {flavor}'s {p['nodes']} Node(s) is one a pod of {role} may go to (its selector or a "
+                "taint)")
+    return (f"no Node of flavor {flavor} can hold one pod of {role}: it asks {short(p.get('requested'), resource)}, "
+            f"the largest of the {p['allowed']} Node(s) it may go to allocates {short(p.get('largest'), resource)}")
 
 
 @_sentence("nodes.too-small")
-def _nodes_too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None = None,
-                     requested: Fraction | None = None, largest: Fraction | None = None,
-                     node: str | None = None) -> str:
-    return "; " + _too_small(role, flavor, nodes, allowed, resource, requested, largest)
+def _nodes_too_small(**p: Any) -> str:  # role, flavor, nodes, allowed; resource, requested, largest, node
+    return "; " + _too_small(p)
 
 
 @_sentence("next.nodes-too-small")
-def _next_nodes_too_small(role: str | None, flavor: str, nodes: int, allowed: int, resource: str | None = None,
-                          requested: Fraction | None = None, largest: Fraction | None = None,
-                          node: str | None = None) -> str:
-    fix = (f"give {role} fewer {resource} per pod, or add Nodes that allocate {short(requested, resource)} to flavor "
-           f"{flavor}" if resource is not None else f"let {role}'s pods onto flavor {flavor}'s Nodes")
+def _next_nodes_too_small(**p: Any) -> str:  # role, flavor, nodes, allowed; resource, requested, largest, node
+    role, flavor, resource = p.get("role"), p["flavor"], p.get("resource")
+    fix = (f"give {role} fewer {resource} per pod, or add Nodes that allocate {short(p.get('requested'), resource)} "
+           f"to flavor {flavor}" if resource is not None else f"let {role}'s pods onto flavor {flavor}'s Nodes")
     return f"{fix}; more quota alone would admit a pod no Node runs"
 
 

@@ -279,7 +279,7 @@ def _workload_reasons(u: Unit, facts: Facts, verdicts: dict[tuple[str, str], vd.
     ev = wl.condition("Evicted")
     if ev is not None and ev.true:
         notes.append(say("note.requeued", g=g, reason=ev.reason, message=ev.message))
-    return _queued(u, wl, facts, verdicts, notes, hypothetical, now)
+    return _aged_as_kueue_said(_queued(u, wl, facts, verdicts, notes, hypothetical), wl, facts, now)
 
 
 def _is_true(wl: Workload, t: str) -> bool:
@@ -351,13 +351,16 @@ def _waiting_for_requeue(wl: Workload, g: str, now: datetime) -> Reason | None:
 
 
 def _queued(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[str, str], vd.PodSetVerdict],
-            notes: list[Say], hypothetical: bool, now: datetime | None = None) -> list[Reason]:
-    """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic. What came from
-    Kueue's QuotaReserved message carries its age (issue 46, finding 6)."""
+            notes: list[Say], hypothetical: bool) -> list[Reason]:
+    """In the queue, no reservation: queue problems, then Kueue's words, then our arithmetic."""
+    return [_node_checked(r, u, wl, facts) for r in _queued_reasons(u, wl, facts, verdicts, notes, hypothetical)]
+
+
+def _aged_as_kueue_said(out: list[Reason], wl: Workload, facts: Facts, now: datetime | None) -> list[Reason]:
+    """What came from Kueue's QuotaReserved message carries when Kueue said it (issue 46, finding 6)."""
     qr = wl.condition("QuotaReserved")
     said = _said_when(qr, now if facts.live else None) if qr is not None and qr.status == "False" and qr.message \
         else None  # from a file, the moment it was read is not known: Kueue's time is said, not an age
-    out = [_node_checked(r, u, wl, facts) for r in _queued_reasons(u, wl, facts, verdicts, notes, hypothetical)]
     return [_aged(r, qr.message, said) if said is not None and qr is not None else r for r in out]
 
 
