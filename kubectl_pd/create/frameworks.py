@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from kubectl_pd.create.flags import FRAMEWORK_TARGETS, INT32_MAX, CreateRequest, Role
-from kubectl_pd.create.pods import ACCELERATOR_LABEL, COMPONENT, PRIORITY_CLASS, credits_resource, per_card
+from kubectl_pd.create.pods import ACCELERATOR_LABEL, COMPONENT, PRIORITY_CLASS, credits_resource, engine_container
 from kubectl_pd.gpustack import names
 from kubectl_pd.labels import INSTANCE_LABEL, QUEUE_LABEL
 
@@ -40,7 +40,6 @@ GROUP = {LWS: "leaderworkerset.x-k8s.io", DS: "disaggregatedset.x-k8s.io"}
 PROFILE = "lws-groups"  # the preflight's demand shape: one Workload per LWS group (create/preflight.role_demands)
 DS_REVISION_LEN = 8  # pkg/utils/disaggregatedset/utils.go revisionLength@v0.9.0
 DS_ROLES = (2, 10)  # the DisaggregatedSet CRD: spec.roles minItems 2, maxItems 10 (config/crd/bases@v0.9.0)
-_MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
 _DNS_1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 
 
@@ -49,22 +48,8 @@ def lws_name(req: CreateRequest, role: Role) -> str:
     return f"{req.name}-{role.name}"
 
 
-def _container(req: CreateRequest, role: Role, resource: str | None) -> dict[str, Any]:
-    container: dict[str, Any] = {"name": "engine", "image": role.image}
-    flag = _MODEL_FLAG.get(req.engine.lower())
-    args = ([flag, req.model] if flag else []) + list(role.args)
-    if args:
-        container["args"] = args
-    if req.env:
-        container["env"] = [{"name": k, "value": v} for k, v in req.env]
-    if resource and role.accelerator:
-        amount = str(role.accelerator * per_card(resource))
-        container["resources"] = {"requests": {resource: amount}, "limits": {resource: amount}}
-    return container
-
-
 def _pod_template(req: CreateRequest, role: Role, resource: str | None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": [_container(req, role, resource)]}
+    spec: dict[str, Any] = {"containers": [engine_container(req, role, resource)]}
     if role.accelerator_key:
         spec["nodeSelector"] = {ACCELERATOR_LABEL + role.accelerator_key: "true"}
     return {"metadata": {"labels": _own_labels(req, role)}, "spec": spec}

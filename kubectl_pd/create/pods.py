@@ -26,6 +26,22 @@ PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"  # Kueue's WorkloadPriorityClas
 _MODEL_FLAG = {"vllm": "--model", "sglang": "--model-path"}
 
 
+def engine_container(req: CreateRequest, role: Role, resource: str | None) -> dict[str, Any]:
+    """The role's engine container: its image, the model flag its engine takes, --env, and RESOURCE's requests
+    and limits (the role's cards in that resource's unit), as every target writes it."""
+    container: dict[str, Any] = {"name": "engine", "image": role.image}
+    flag = _MODEL_FLAG.get(req.engine.lower())
+    args = ([flag, req.model] if flag else []) + list(role.args)
+    if args:
+        container["args"] = args
+    if req.env:
+        container["env"] = [{"name": k, "value": v} for k, v in req.env]
+    if resource and role.accelerator:
+        amount = str(role.accelerator * per_card(resource))
+        container["resources"] = {"requests": {resource: amount}, "limits": {resource: amount}}
+    return container
+
+
 def credits_resource(role: Role, covered: str | None = None, given: str | None = None) -> str | None:
     """The resource one card of a role's Pods requests: --resource, else the one its queue covers (credits or a
     plain accelerator such as nvidia.com/gpu), else the credits of `<manufacturer>` of its accelerator key or of
@@ -62,17 +78,7 @@ def render_pods(req: CreateRequest, roles: list[Role], queues: dict[str, str],
     for role in roles:
         resource = credits_resource(role, (covered or {}).get(role.name), req.resource)
         for ordinal in range(role.replicas):
-            container: dict[str, Any] = {"name": "engine", "image": role.image}
-            flag = _MODEL_FLAG.get(req.engine.lower())
-            args = ([flag, req.model] if flag else []) + list(role.args)
-            if args:
-                container["args"] = args
-            if req.env:
-                container["env"] = [{"name": k, "value": v} for k, v in req.env]
-            if resource and role.accelerator:
-                amount = str(role.accelerator * per_card(resource))
-                container["resources"] = {"requests": {resource: amount}, "limits": {resource: amount}}
-            spec: dict[str, Any] = {"containers": [container]}
+            spec: dict[str, Any] = {"containers": [engine_container(req, role, resource)]}
             if role.accelerator_key:
                 spec["nodeSelector"] = {ACCELERATOR_LABEL + role.accelerator_key: "true"}
             pods.append({
