@@ -311,7 +311,7 @@ def queue(*flavors: tuple[str, int], used: dict[str, int] | None = None, cohort:
 
 def findings(cq: dict, roles: list[flags.Role], profile: str = PD_ATOMIC, *extra: dict) -> list[tuple]:
     snap = Snapshot.read({"cq": cq}, {}, [cq, *extra], [])  # a list read holds the queue itself (issue 46)
-    result = vd.evaluate(snap, "cq", preflight.role_demands(roles, profile, RES, "cq"))
+    result = vd.evaluate(snap, "cq", preflight.role_demands(roles, profile, RES, "cq"), whole=True)  # as the preflight
     return [(f.check, f.params.get("role"), f.params.get("code"), f.params.get("flavor"),
              f.params.get("needed") and f.params["needed"] / CARD)
             for f in preflight.quota_findings("cq", RES, result, profile == PER_REPLICA)]
@@ -324,9 +324,8 @@ def findings(cq: dict, roles: list[flags.Role], profile: str = PD_ATOMIC, *extra
     (queue(("a", 4), ("b", 6)), [role("p", 5), role("d", 5)], PD_ATOMIC,
      [("never-fits", "d", "QuotaExceedsCapacity", "a", 1)]),
     (queue(("a", 5), ("b", 5)), [role("p", 5), role("d", 5)], PD_ATOMIC, []),
-    # per-replica: 4 replicas of 3 cards on one 8-card flavor: each Workload fits alone, so Kueue admits them one
-    # at a time and the third waits for unused quota, 1 card short (never "maximum capacity" for a 3-card Workload)
-    (queue(("a", 8)), [role("s", 4, 3, size=1)], PER_REPLICA, [("waits-for-quota", "s", "QuotaExhausted", "a", 1)]),
+    # per-replica: 4 replicas of 3 cards are judged together on one 8-card flavor
+    (queue(("a", 8)), [role("s", 4, 3, size=1)], PER_REPLICA, [("never-fits", "s", "QuotaExceedsCapacity", "a", 1)]),
     # fits the pool, not its unused quota now: a warning with the numbers
     (queue(("a", 8), used={"a": 6}), [role("p", 1, 4)], PD_ATOMIC,
      [("waits-for-quota", "p", "QuotaExhausted", "a", 2)]),

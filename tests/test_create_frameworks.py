@@ -186,11 +186,10 @@ PREFLIGHTS = [  # (case, target, decode role, the findings' (check, role, code),
     ("ds: the same roles, the same verdict", fw.DS, SMALL_DECODE,
      [("waits-for-quota", "decode", "QuotaExhausted"), ("admitted-apart", None, None)], ["prefill"], ["decode"],
      [{"role": "prefill", "resource": GPU, "quantity": "4"}]),
-    # 4 + 2 groups x 8 = 20 cards: the roles together never fit the queue's 10, but each Workload fits alone, so
-    # Kueue admits them one at a time: prefill is admitted and holds its 4, decode waits for unused quota (Kueue's
-    # code for one Workload, never "maximum capacity"), and admitted-apart says the deployment serves nothing
+    # 4 + 2 groups x 8 = 20 cards: the roles together never fit the queue's 10 (as for GPUStack's per-replica
+    # groups: the deployment never runs whole), while prefill alone would be admitted and hold its 4
     ("lws: the roles together exceed the queue", fw.LWS, DECODE,
-     [("waits-for-quota", "decode", "QuotaExhausted"), ("admitted-apart", None, None)], ["prefill"], ["decode"],
+     [("never-fits", "decode", "QuotaExceedsCapacity"), ("admitted-apart", None, None)], ["prefill"], ["decode"],
      [{"role": "prefill", "resource": GPU, "quantity": "4"}]),
 ]
 

@@ -456,7 +456,7 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     for order in orders_to_judge(source, cq_roles, per_replica):
         given = Answers(PreemptionView(Reading(source)))  # each assignment with who admitting it would preempt
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order,
-                                                         rd.priority), given.assign)
+                                                         rd.priority), given.assign, whole=True)
         judged.append((order, quota_findings(cq_name, resource, result, per_replica, profile_name == LWS_GROUPS),
                        given.every()))
     if all(_same(f, judged[0][1]) for _, f, _ in judged):

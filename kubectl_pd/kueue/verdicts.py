@@ -227,10 +227,14 @@ class QueueVerdict:
     joint: dict[tuple[str, str], Fraction]  # (flavor, resource) -> shortfall of every pending pod set at once
 
 
-def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner = policy_assign) -> QueueVerdict:
+def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner = policy_assign,
+             whole: bool = False) -> QueueVerdict:
     """Per pod set Kueue's view (its Workload, pod sets in order, its priority and reclaimable pods, through
     `assign`: the one assignment the preemption answer rests on too); a pod set that is blocked only by the
-    ones before it fits alone and is said to; then the joint shortfall of every pending Workload at once."""
+    ones before it fits alone and is said to; then the joint shortfall of every pending Workload at once.
+    WHOLE (create's preflight: will the deployment ever run whole?): what cannot fit next to the others even in
+    the queue's capacity is "never" for the deployment; else (why-pending: what Kueue says of each Workload) the
+    Workloads are taken one at a time, as Kueue's scheduler does."""
     out: dict[tuple[str, str], PodSetVerdict] = {}
     pending: list[tuple[RoleDemand, ad.PodSetDemand]] = []
     judged: list[ad.Assignment] = []
@@ -255,8 +259,10 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner 
     # an LWS's groups, a Deployment's Pods); a Workload that fits the queue's capacity alone is at most short of
     # unused quota behind the others, never beyond capacity (LWS differential, Kueue 0.19.2, seeds 4711, 4740,
     # 4743). The sum of one Workload's pod sets is its own view above.
+    if whole:
+        _never_together(out, pending, together, cq_name)
     _short_together(out, pending, together)
-    if len(judged) > 1:
+    if len(judged) > 1 and not whole:
         _one_at_a_time(snap, cq_name, queue, out, order, _beyond_together(pending, together))
     for v in out.values():
         b = v.best
@@ -311,6 +317,19 @@ def together_blocked(verdicts: Iterable[PodSetVerdict]) -> list[PodSetVerdict]:
         if code is not None:
             out.append(replace(v, verdict=BLOCKED, code=code, assignment=v.own))
     return out
+
+
+def _never_together(out: dict[tuple[str, str], PodSetVerdict], pending: list[tuple[RoleDemand, ad.PodSetDemand]],
+                    together: ad.Assignment, cq_name: str) -> None:
+    """The deployment whole (create's preflight): what cannot fit next to the others is never admitted with them."""
+    for (d, _), psa in zip(pending, together.pod_sets, strict=True):
+        v = out[(d.workload, d.pod_set)]
+        if code_of(psa) == "QuotaExceedsCapacity" and (v.code is None or v.code in _NOW):
+            b = blocker(psa)
+            others = sum((o.requests.get(b.resource or "", Fraction(0)) for o, _ in pending if o is not d),
+                         Fraction(0)) if b is not None else Fraction(0)
+            out[(d.workload, d.pod_set)] = PodSetVerdict(d, BLOCKED, "QuotaExceedsCapacity", None, psa, v.own,
+                                                         max_pods(b, d, others), cq_name)
 
 
 def _short_together(out: dict[tuple[str, str], PodSetVerdict], pending: list[tuple[RoleDemand, ad.PodSetDemand]],
