@@ -3,9 +3,10 @@
 Two views, never mixed up. Per pod set, Kueue's own: its Workload against the queue now, pod sets in
 order (what Kueue's message counts); a pod set blocked only by the ones before it is said to fit alone.
 For the target, the joint one: every pending Workload at once, as a shortfall per flavor and resource (what
-the deployment needs freed to run whole). The joint view never turns a Workload's own verdict into "never":
-Kueue admits each Workload apart (a DisaggregatedSet's roles, an LWS's groups, a Deployment's Pods), so only a
-Workload's own pod sets can exceed the queue's capacity together.
+the deployment needs freed to run whole). For why-pending the joint view never turns a Workload's own verdict
+into "never": Kueue admits each Workload apart (a DisaggregatedSet's roles, an LWS's groups, a Deployment's Pods),
+so only a Workload's own pod sets can exceed the queue's capacity together. create's preflight asks of the
+deployment whole (`evaluate(..., whole=True)`): there, roles that cannot fit together are "never".
 """
 
 from __future__ import annotations
@@ -237,7 +238,6 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner 
     Workloads are taken one at a time, as Kueue's scheduler does."""
     out: dict[tuple[str, str], PodSetVerdict] = {}
     pending: list[tuple[RoleDemand, ad.PodSetDemand]] = []
-    judged: list[ad.Assignment] = []
     order: list[tuple[str, list[tuple[RoleDemand, ad.PodSetDemand]], ad.Assignment]] = []
     for wl, members in queue.workloads:
         if all(d.reserved for d, _ in members):
@@ -247,22 +247,20 @@ def evaluate(snap: Snapshot, cq_name: str, queue: QueueDemand, assign: Assigner 
         kueue = assign(snap, cq_name, queue.demand_of(wl, members), queue.facts_of(wl))
         out.update(_workload_verdicts(snap, cq_name, members, kueue, queue.facts_of(wl).reclaimable))
         pending.extend(members)
-        judged.append(kueue)
         order.append((wl, members, kueue))
     if not pending:
         return QueueVerdict(out, _bars(snap.cluster_queues[cq_name], {}, snap), {})
     everyone = ad.Demand(tuple(_charged(p, queue, d.workload) for d, p in pending))
     # one pending Workload: its joint view is the assignment its verdicts come from (one set of figures)
-    together = judged[0] if len(judged) == 1 else ad.assign(snap, cq_name, everyone)
+    together = order[0][2] if len(order) == 1 else ad.assign(snap, cq_name, everyone)
     joint = dict(together.joint)
-    # No "never together" from the sum: Kueue admits each Workload apart, one at a time (a DisaggregatedSet's roles,
-    # an LWS's groups, a Deployment's Pods); a Workload that fits the queue's capacity alone is at most short of
-    # unused quota behind the others, never beyond capacity (LWS differential, Kueue 0.19.2, seeds 4711, 4740,
-    # 4743). The sum of one Workload's pod sets is its own view above.
+    # the deployment whole (the preflight): what cannot fit next to the others is never; else no "never" from the
+    # sum: Kueue admits each Workload apart, one at a time, and one that fits the queue's capacity alone is at most
+    # short of unused quota behind the others (LWS differential, Kueue 0.19.2, seeds 4711, 4740, 4743)
     if whole:
         _never_together(out, pending, together, cq_name)
     _short_together(out, pending, together)
-    if len(judged) > 1 and not whole:
+    if len(order) > 1 and not whole:
         _one_at_a_time(snap, cq_name, queue, out, order, _beyond_together(pending, together))
     for v in out.values():
         b = v.best
