@@ -100,12 +100,22 @@ def kubectl_binary() -> str:
 
 def run_kubectl(args: list[str], *, env: dict[str, str] | None = None, timeout: float = 60,
                 input: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real kubectl with this environment's bin directory first on PATH (plugins found there)."""
+    """Run the real kubectl with this environment's bin directory first on PATH (plugins found there).
+
+    Each run has a discovery cache of its own (KUBECACHEDIR), unless the caller gives one: kubectl keeps
+    discovery per host:port for ten minutes under ~/.kube/cache, and a loopback server that reuses the port
+    of an earlier test's server would otherwise be answered with that server's kinds (CI saw "no matches
+    for kind ClusterQueue" that way)."""
+    import tempfile
+
     bindir = str(Path(sys.executable).parent)
     full_env = {**os.environ, **(env or {})}
     full_env["PATH"] = bindir + os.pathsep + full_env.get("PATH", "")
-    return subprocess.run([kubectl_binary(), *args], capture_output=True, text=True, env=full_env,
-                          timeout=timeout, input=input)
+    with tempfile.TemporaryDirectory(prefix="kubectl-cache-") as cache:
+        if "KUBECACHEDIR" not in (env or {}):
+            full_env["KUBECACHEDIR"] = cache
+        return subprocess.run([kubectl_binary(), *args], capture_output=True, text=True, env=full_env,
+                              timeout=timeout, input=input)
 
 
 def _default_sigint() -> None:
