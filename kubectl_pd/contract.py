@@ -21,8 +21,10 @@ WHY_PENDING = "1.8"  # 1.8: the list with no TARGET (-A) names a PD framework's 
 # 1.3: quota[].lent; the list document's incomplete[]; pods.want null when unknown;
 # deployment.conditions[] and the phase note for v1alpha1 too
 LINT = "1.3"  # 1.3: rules PD414-PD416 (the PD frameworks), summary.unread; 1.2: rule PD413 cohort-cycle
-PREFLIGHT = "1.3"  # 1.3: target.kind LeaderWorkerSet and DisaggregatedSet (create --target lws|disaggregatedset),
-# findings[].check admitted-apart, params.podSet; 1.2: findings[].check priority-class (create --priority-class)
+PREFLIGHT = "1.4"  # 1.4: findings[].check integration-off (Kueue's configuration does not manage the target's
+# objects), params framework, frameworks, source; 1.3: target.kind LeaderWorkerSet and DisaggregatedSet (create
+# --target lws|disaggregatedset), findings[].check admitted-apart, params.podSet; 1.2: findings[].check
+# priority-class (create --priority-class)
 TREE = "1.1"  # 1.1: kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment, StatefulSet,
 # LLMInferenceService)
 CAPACITY = "1.3"  # 1.3: target.kind the PD frameworks' kinds (LeaderWorkerSet, DisaggregatedSet, Deployment,

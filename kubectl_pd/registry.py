@@ -369,6 +369,10 @@ CHECKS: tuple[Entry, ...] = tuple(Entry(i, i, CHECK, s, summary, fix, "create", 
     ("admitted-apart", WARNING, "--target lws|disaggregatedset: each LWS group of each role is its own Workload, "
      "admitted apart; when one role fits and another waits, the admitted one holds its quota and the deployment "
      "serves nothing.", "Use --target pods (one pod group, admitted whole), or give every role room."),
+    ("integration-off", ERROR, "Kueue's configuration, when it can be read, enables the integration that manages "
+     "what the target makes (`pod` for pod groups and GPUStack's, the LWS integration for lws and "
+     "disaggregatedset): otherwise Kueue ignores the queue label and the Pods run outside the queue's quota; "
+     "--force writes them anyway.", "Add the framework to Kueue's integrations.frameworks."),
 )))
 
 RULES: tuple[Entry, ...] = (

@@ -21,6 +21,7 @@ import jsonschema
 import pytest
 import yaml
 
+from kubectl_pd import contract
 from kubectl_pd.agent import schemas
 from kubectl_pd.create import frameworks as fw
 from kubectl_pd.create import preflight
@@ -206,7 +207,7 @@ def test_the_preflight_weighs_each_group_and_says_the_roles_are_admitted_apart(
     jsonschema.validate(doc, schemas.preflight())  # the published contract (docs/schema/preflight.json)
     assert {x.method for x in server.requests} == {"GET"}
     assert (doc["schemaVersion"], doc["target"]["kind"], doc["target"]["apiProfile"]) == (
-        "1.3", fw.KIND[target], fw.PROFILE)
+        contract.PREFLIGHT, fw.KIND[target], fw.PROFILE)
     assert [(f["check"], f["params"].get("role"), f["params"].get("code")) for f in doc["findings"]] == findings
     apart = doc["findings"][-1]["params"]
     assert (apart["fits"], apart["waits"], apart["partly"], apart["held"]) == (fits, waits, True, held)

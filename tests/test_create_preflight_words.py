@@ -102,6 +102,10 @@ FINDINGS: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
     ("admitted-apart", preflight.APART, WARNING, {"kind": "DisaggregatedSet", "workloads": {"p": 1, "d": 1},
                                                   "fits": ["p", "d"], "waits": [], "unknown": [], "partly": False,
                                                   "held": []}, {}),
+    ("integration-off", preflight.INTEGRATION, ERROR, {"framework": "pod", "frameworks": ["batch/job"],
+                                                       "source": "configmap"}, {}),
+    ("integration-off", preflight.INTEGRATION, ERROR, {"framework": "leaderworkerset.x-k8s.io/leaderworkerset",
+                                                       "frameworks": [], "source": "file"}, {}),
 ]
 
 

@@ -22,8 +22,10 @@ from kubectl_pd.errors import ForbiddenError
 from kubectl_pd.gpustack import names
 from kubectl_pd.gpustack.roles import PER_REPLICA
 from kubectl_pd.kueue import admission as ad
+from kubectl_pd.kueue import config as kc
 from kubectl_pd.kueue import resources as rs
 from kubectl_pd.kueue import verdicts as vd
+from kubectl_pd.kueue.config import KueueConfig
 from kubectl_pd.kueue.model import ClusterQueue, Snapshot, cluster_queue, conditions_of, local_queue
 from kubectl_pd.records import dataclass, field, replace
 
@@ -82,6 +84,7 @@ class _CheckReader:
         self.nodes_refused = False  # a Node list was forbidden: the node part is unknown, asked no more
         self.resource: str | None = None  # --resource: what a card of the Pods requests, when given
         self.priority = 0  # the group's priority: its WorkloadPriorityClass's value (--priority-class), else 0
+        self.config: KueueConfig | None = None  # Kueue's configuration, once read
 
     def _guard(self, what: dict[str, Any], fn: Callable[[], Any]) -> Any:
         try:
@@ -236,12 +239,42 @@ def run(source: Source, req: CreateRequest, roles: list[Role], profile_name: str
     if req.priority_class:
         rd.priority = _priority_of(rd, req.priority_class)
     by_lq = _local_queues(rd, req, roles)
+    if by_lq:
+        rd.config = _integration(rd, req.target)
     by_cq = _check_local_queues(rd, req, by_lq, namespace)
     for cq_name, cq_roles in by_cq.items():
         _check_cluster_queue(rd, source, cq_name, cq_roles, roles, profile_name)
     if profile_name == LWS_GROUPS:
         out.findings += admitted_apart(req.target, roles, out.findings, out.covered)
     return out
+
+
+INTEGRATION = "integration-off"  # Kueue's configuration does not manage what the target makes: no Workload, no quota
+FRAMEWORK_OF = {"modeldeployment": kc.POD, "pods": kc.POD, "lws": kc.LWS, "disaggregatedset": kc.LWS}
+
+
+def _integration(rd: _CheckReader, target: str) -> KueueConfig:
+    """Kueue's configuration, read once for the run; a finding when it was read and does not list the integration
+    that manages what TARGET makes (a GPUStack or hand-made pod group needs `pod`, an LWS or DisaggregatedSet the LWS
+    integration): Kueue would ignore the queue label, and the Pods would run outside the queue's quota. Not read
+    (refused, absent): nothing is claimed about it."""
+    from kubectl_pd.admitted_reads import read_kueue_config
+
+    cfg = read_kueue_config(rd.source)
+    finding = integration_finding(cfg, target)
+    if finding is not None:
+        rd.out.findings.append(finding)
+    return cfg
+
+
+def integration_finding(cfg: KueueConfig, target: str) -> CheckFinding | None:
+    """Pure: the integration-off finding for TARGET under CFG, or None (managed, or not known)."""
+    framework = FRAMEWORK_OF.get(target)
+    if framework is None or cfg.manages(framework) is not False:
+        return None
+    return CheckFinding(ERROR, INTEGRATION, INTEGRATION, forceable=True,
+                        params={"framework": framework, "frameworks": list(cfg.frameworks or ()),
+                                "source": cfg.source})
 
 
 APART = "admitted-apart"  # each LWS group (of each role) is its own Workload: Kueue admits the roles apart
@@ -454,7 +487,9 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     per_replica = profile_name in (PER_REPLICA, LWS_GROUPS)
     judged = []  # per order Kueue may give the pod sets: the findings and the preemption answers
     for order in orders_to_judge(source, cq_roles, per_replica):
-        given = Answers(PreemptionView(Reading(source)))  # each assignment with who admitting it would preempt
+        reading = Reading(source)
+        reading.config = rd.config  # the configuration this run read (None: read when first needed)
+        given = Answers(PreemptionView(reading))  # each assignment with who admitting it would preempt
         result = vd.evaluate(snap, cq_name, role_demands(cq_roles, profile_name, resource, cq_name, order,
                                                          rd.priority), given.assign, whole=True)
         judged.append((order, quota_findings(cq_name, resource, result, per_replica, profile_name == LWS_GROUPS),

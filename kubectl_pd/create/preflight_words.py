@@ -48,6 +48,15 @@ def _skipped_nodes(what: str, reason: str, **_: Any) -> str:
             f"allocatable not weighed)")
 
 
+def _integration_off(framework: str, frameworks: Any, source: str, **_: Any) -> str:
+    where = "its ConfigMap" if source == "configmap" else "--kueue-config"
+    listed = ", ".join(frameworks) if frameworks else "none"
+    return (f"Kueue's configuration ({where}) does not enable the {framework!r} integration (integrations.frameworks: "
+            f"{listed}): Kueue would not manage these objects, so no Workload would hold them to the queue's quota "
+            f"and their Pods would run outside it; add {framework!r} to integrations.frameworks (--force writes "
+            f"them anyway)")
+
+
 def _who(roles: Any) -> str:
     return ", ".join(repr(r) for r in roles)
 
@@ -249,4 +258,5 @@ SENTENCES: dict[str, Callable[..., str]] = {
     "skipped.read": _skipped_read,
     "priority-class.missing": _priority_class_missing,
     "admitted-apart": _admitted_apart,
+    "integration-off": _integration_off,
 }

@@ -3,8 +3,9 @@
 Kueue reads `controller_manager_config.yaml` from the ConfigMap `kueue-manager-config` in `kueue-system`
 (kind `Configuration`, `config.kueue.x-k8s.io/v1beta2`; v1beta1 still parsed). What matters here:
 `fairSharing` (v1beta2: present = on; v1beta1: `enable`), its `preemptionStrategies`, and the feature
-gates that change admission or preemption. When the configuration cannot be read, Kueue's defaults are
-assumed and `note` says why (a code; printers make the English).
+gates that change admission or preemption, and `integrations.frameworks` (which objects Kueue manages at all). When
+the configuration cannot be read, Kueue's defaults are assumed and `note` says why (a code; printers make the
+English); what it enables is then unknown (`frameworks` None), never Kueue's built-in default.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubectl_pd.kueue import preemption as pre
-from kubectl_pd.records import dataclass, field
+from kubectl_pd.records import dataclass, field, replace
 
 NAMESPACE = "kueue-system"
 CONFIGMAP = "kueue-manager-config"
@@ -36,6 +37,14 @@ GATE_DEFAULTS: Mapping[str, bool] = {
     "TopologyAwareScheduling": True,
 }
 
+# integrations.frameworks: with none listed Kueue enables only batch/job (apis/config/v1beta2/defaults.go:120@v0.19.2,
+# v1beta1/defaults.go:109@v0.18.4). Deployment, StatefulSet and LWS enable `pod` implicitly, but only for their own
+# Pods (ImplicitlyEnabledFrameworkNames; pod_controller.go:617@v0.19.2 skips a Pod without the parent annotation):
+# a pod group made by hand or by GPUStack's operator needs `pod` listed.
+FRAMEWORKS_DEFAULT = ("batch/job",)
+POD = "pod"
+LWS = "leaderworkerset.x-k8s.io/leaderworkerset"
+
 
 @dataclass(frozen=True)
 class KueueConfig:
@@ -44,6 +53,11 @@ class KueueConfig:
     gates: Mapping[str, bool] = field(default_factory=dict)
     source: str = "defaults"  # configmap | file | defaults
     note: str | None = None
+    frameworks: tuple[str, ...] | None = None  # integrations.frameworks as Kueue runs them; None: not read
+
+    def manages(self, framework: str) -> bool | None:
+        """Whether Kueue manages FRAMEWORK's objects (listed in integrations.frameworks); None when unknown."""
+        return None if self.frameworks is None else framework in self.frameworks
 
     def gate(self, name: str) -> bool:
         return self.gates.get(name, GATE_DEFAULTS.get(name, False))
@@ -88,7 +102,19 @@ def of(doc: Mapping[str, Any], source: str) -> KueueConfig:
     gates_raw = doc.get("featureGates") or {}
     if not isinstance(gates_raw, dict) or any(not isinstance(v, bool) for v in gates_raw.values()):
         raise ValueError("featureGates")
-    return KueueConfig(enabled, strategies, {str(k): v for k, v in gates_raw.items()}, source)
+    return KueueConfig(enabled, strategies, {str(k): v for k, v in gates_raw.items()}, source,
+                       frameworks=_frameworks(doc.get("integrations")))
+
+
+def _frameworks(raw: Any) -> tuple[str, ...] | None:
+    """integrations.frameworks, Kueue's default when none are listed, None (unknown) when not a list of names
+    (the rest of the configuration still counts)."""
+    if raw is None:
+        return FRAMEWORKS_DEFAULT
+    listed = raw.get("frameworks") if isinstance(raw, dict) else False
+    if not listed:
+        return None if listed is False else FRAMEWORKS_DEFAULT
+    return tuple(listed) if isinstance(listed, list) and all(isinstance(x, str) for x in listed) else None
 
 
 def from_configmap(obj: Any) -> KueueConfig:
@@ -124,7 +150,7 @@ def from_file(path: str) -> KueueConfig:
         cfg = from_configmap(doc)
         if cfg.note is not None:
             raise InputError(f"--kueue-config {path}: the ConfigMap holds no readable {KEY}")
-        return KueueConfig(cfg.fair_sharing, cfg.strategies, cfg.gates, "file")
+        return replace(cfg, source="file")
     try:
         return parse(text, "file")
     except ValueError as e:
