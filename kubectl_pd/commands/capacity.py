@@ -12,6 +12,7 @@ from kubectl_pd.create.flags import RoleSpec
 from kubectl_pd.create.role_flag import RoleType
 from kubectl_pd.errors import EXIT_OK, PdError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.labels import GROUP_LABEL
 
 if TYPE_CHECKING:
     from kubectl_pd.capacity.answer import Answer
@@ -142,12 +143,11 @@ def _manifest(path: str, ns: str, api_profile: str | None) -> tuple[Any, Any, st
     renders them). (request, roles, profile, the target's kind)."""
     from kubectl_pd.capacity import shape
     from kubectl_pd.cluster.snapshot import SnapshotSource
-    from kubectl_pd.create.pods import GROUP_NAME
 
     snap = SnapshotSource.from_paths([path])
     mds = list(snap.list("ModelDeployment"))
-    pods = [p for p in snap.list("Pod") if ((p.get("metadata") or {}).get("labels") or {}).get(GROUP_NAME)]
-    groups = {p["metadata"]["labels"][GROUP_NAME] for p in pods}
+    pods = [p for p in snap.list("Pod") if ((p.get("metadata") or {}).get("labels") or {}).get(GROUP_LABEL)]
+    groups = {p["metadata"]["labels"][GROUP_LABEL] for p in pods}
     if len(mds) == 1 and not pods:
         return (*shape.from_model_deployment(mds[0], ns, api_profile), "ModelDeployment")
     if not mds and len(groups) == 1:
@@ -158,7 +158,7 @@ def _manifest(path: str, ns: str, api_profile: str | None) -> tuple[Any, Any, st
                   f"{len(mds)} ModelDeployment(s) and {len(groups)} pod group(s)")
 
 
-GROUP_SELECTOR = "kueue.x-k8s.io/pod-group-name={}"
+GROUP_SELECTOR = GROUP_LABEL + "={}"
 
 
 def _resolve(source: Any, target: str, ns: str) -> tuple[str, str, Any]:
