@@ -9,7 +9,10 @@ from typing import Any
 from kubectl_pd.capacity import preempt as pe
 from kubectl_pd.capacity import simulate as sim
 from kubectl_pd.capacity.answer import Answer, Tally, Target
+from kubectl_pd.capacity.words import unread
+from kubectl_pd.contract import CAPACITY
 from kubectl_pd.kueue.quantity import format_quantity
+from kubectl_pd.pending.screen_words import incomplete
 
 
 def _q(q: Fraction | None, resource: str | None) -> str | None:
@@ -54,10 +57,6 @@ def _target(t: Target) -> dict[str, Any]:
 
 
 def to_dict(a: Answer) -> dict[str, Any]:
-    from kubectl_pd.capacity.words import unread
-    from kubectl_pd.contract import CAPACITY
-    from kubectl_pd.pending.screen_words import incomplete
-
     doc: dict[str, Any] = {
         "schemaVersion": CAPACITY, "target": _target(a.target),
         "roles": [{"name": r.name, "replicas": r.replicas, "size": r.size, "accelerator": r.accelerator,

@@ -5,9 +5,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from kubectl_pd.contract import QUEUES
 from kubectl_pd.kueue import figures as fg
 from kubectl_pd.kueue.quantity import format_quantity
+from kubectl_pd.pending.screen_words import incomplete
 from kubectl_pd.queues.answer import Answer, Cohort, Queue
+from kubectl_pd.queues.words import unread
 
 
 def _q(q: Fraction | None, resource: str) -> str | None:
@@ -15,10 +18,6 @@ def _q(q: Fraction | None, resource: str) -> str | None:
 
 
 def to_dict(a: Answer) -> dict[str, Any]:
-    from kubectl_pd.contract import QUEUES
-    from kubectl_pd.pending.screen_words import incomplete
-    from kubectl_pd.queues.words import unread
-
     doc: dict[str, Any] = {"schemaVersion": QUEUES, "clusterQueues": [_queue(q) for q in a.cluster_queues],
                            "cohorts": [_cohort(c) for c in a.cohorts], "borrowing": [_flow(f) for f in a.borrowing],
                            "cohortsKnown": a.cohorts_known}
