@@ -53,6 +53,7 @@ def test_the_count_stops_at_its_deadline() -> None:
 
 def test_the_largest_queue_answers_by_the_deadline(tmp_path: Path) -> None:
     from kubectl_pd.capacity import shape
+    from kubectl_pd.capacity.answer import Target
     from kubectl_pd.capacity.run import run
     from kubectl_pd.cluster.snapshot import SnapshotSource
 
@@ -60,11 +61,10 @@ def test_the_largest_queue_answers_by_the_deadline(tmp_path: Path) -> None:
     req, roles, profile = shape.from_flags(NS, (), "1", "2", "pool", "modeldeployment", None, PD_ATOMIC)
     t = time.monotonic()
     # a deadline spent at once, so the count stops after its first copy on any machine, fast or slow
-    doc, _ = run(source, req, roles, profile, {"kind": "Request", "name": None, "namespace": NS,
-                                                "apiProfile": profile}, limit=1000, deadline_s=0)
+    a, _ = run(source, req, roles, profile, Target("Request", None, NS, profile), limit=1000, deadline_s=0)
     took = time.monotonic() - t
-    assert doc["atLeast"] is True and doc["now"] >= 1
-    assert [i["read"] for i in doc["incomplete"]][0] == "the count of copies"  # each role's too, when it ran out
+    assert a.copies.at_least is True and a.copies.now is not None and a.copies.now >= 1
+    assert a.timed_out[0] == (None, a.copies.now)  # the count of copies (each role's too, when it ran out)
     assert took < 60, took  # the gather and one copy, never 1,000 copies
 
 

@@ -294,8 +294,8 @@ def test_the_queue_lists_go_out_with_the_targets_first_reads() -> None:
 
     ds, objs = _ds()
     src = Far([*fw.queues(gpus=8, used=2), ds, *objs])
-    doc, _plan = run_owner(src, "DisaggregatedSet", "pd", fw.NS)
-    assert doc["now"] == 1
+    a, _plan = run_owner(src, "DisaggregatedSet", "pd", fw.NS)
+    assert a.copies.now == 1
     rounds = src.rounds()
     first = {w for d, w in rounds if d == 1}
     assert {"list ClusterQueue", "list Cohort", "list ResourceFlavor", "get DisaggregatedSet"} <= first, rounds

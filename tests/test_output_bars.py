@@ -11,6 +11,7 @@ from kubectl_pd.kueue.verdicts import FlavorBar
 from kubectl_pd.output import bars
 from kubectl_pd.pending.render import bar as why_pending_bar
 from kubectl_pd.queues.words import bar as queues_bar
+from tests.test_queues_figures import figures as queue_figures
 
 F = Fraction
 
@@ -35,8 +36,7 @@ def test_the_one_printer(figures: bars.Figures, style: bars.Style, want: str) ->
 def test_both_commands_draw_their_figures_with_it(nominal: int, used: int, reserved: int, borrowed: int) -> None:
     """The queues row and why-pending's bar are the one printer over the same figures (each in its own style)."""
     figures = bars.Figures(F(nominal), F(used), F(reserved), borrowed=F(borrowed))
-    row = {"nominal": str(nominal), "used": str(used), "reserved": str(reserved), "borrowed": str(borrowed)}
-    assert queues_bar(row) == bars.bar(figures, bars.QUEUES)
+    assert queues_bar(queue_figures(nominal, used, reserved, borrowed)) == bars.bar(figures, bars.QUEUES)
     fb = FlavorBar("f", "nvidia.com/gpu", F(nominal), F(used), F(reserved), F(0), borrowed=F(borrowed))
     assert why_pending_bar(fb, unicode=False) == bars.bar(figures, bars.WHY_PENDING)
     assert bars.bar(figures, bars.QUEUES) == bars.bar(figures, bars.QUEUES)

@@ -171,6 +171,13 @@ def test_watch_prints_changed_rows(cli: Callable, apiserver: Callable, monkeypat
     assert len(rows) == 2 and rows[0].split()[5] == "1c" and rows[1].split()[5] == "3c"
 
 
+def figures(nominal: int, used: int, reserved: int, borrowed: int) -> Any:
+    """A flavor's figures as kueue/figures.py gives them (the record queues' bar is drawn from)."""
+    F = Fraction
+    return fg.FlavorFigures("q", "f", "nvidia.com/gpu", F(nominal), F(used), F(reserved), F(nominal - used - reserved),
+                            F(borrowed), None, F(0))
+
+
 @pytest.mark.parametrize("used, reserved, borrowed, want", [
     ("0", "0", "0", "[............]"),
     ("6", "0", "0", "[######......]"),
@@ -180,7 +187,7 @@ def test_watch_prints_changed_rows(cli: Callable, apiserver: Callable, monkeypat
 def test_bar(used: str, reserved: str, borrowed: str, want: str) -> None:
     from kubectl_pd.queues.words import bar
 
-    assert bar({"nominal": "12", "used": used, "reserved": reserved, "borrowed": borrowed}) == want
+    assert bar(figures(12, int(used), int(reserved), int(borrowed))) == want
 
 
 def test_documents_obey_the_schema_and_the_mcp_tool(cli: Callable, tmp_path: Path) -> None:

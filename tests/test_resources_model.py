@@ -24,6 +24,7 @@ from kubectl_pd.gpustack.roles import PD_ATOMIC
 from kubectl_pd.kube import node as node_record
 from kubectl_pd.kueue import resources as rs
 from kubectl_pd.kueue.model import Snapshot
+from kubectl_pd.labels import QUEUE_LABEL
 from tests.builders import CREDITS, cluster_queue, resource_flavor
 
 GPU = "nvidia.com/gpu"
@@ -202,7 +203,7 @@ def test_a_pod_groups_roles_by_kueues_role_hash_annotation() -> None:
     each counted in devices."""
     def pod(name: str, role_hash: str, n: int) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": name, "namespace": NS, "labels": {pd.QUEUE_NAME: "prod"},
+                "metadata": {"name": name, "namespace": NS, "labels": {QUEUE_LABEL: "prod"},
                              "annotations": {pd.ROLE_HASH: role_hash}},
                 "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {GPU: str(n)}}}]}}
 

@@ -14,6 +14,7 @@ from kubectl_pd.kueue.verdicts import FlavorBar
 from kubectl_pd.pending.render import bar as wp_bar
 from kubectl_pd.queues.words import bar as q_bar
 from tests.builders import cluster_queue
+from tests.test_queues_figures import figures
 
 
 def test_prefill_decode_take_the_engine_image_with_target_pods(cli: Callable) -> None:
@@ -51,7 +52,7 @@ def test_ctrl_c_ends_a_watch_with_exit_0(cli: Callable, apiserver: Callable, mon
 
 def test_one_meaning_per_bar_symbol() -> None:
     """Reserved is '=' on both screens; '+' only ever what a pending Workload needs (why-pending)."""
-    assert q_bar({"nominal": "12", "used": "3", "reserved": "3", "borrowed": "0"}) == "[###===......]"
+    assert q_bar(figures(12, 3, 3, 0)) == "[###===......]"
     b = FlavorBar("f", "nvidia.com/gpu", Fraction(12), Fraction(3), Fraction(3), Fraction(0))
     drawn = wp_bar(b, unicode=False)
     assert drawn.count("=") == drawn.count("#") and "+" not in drawn

@@ -187,7 +187,7 @@ def tree() -> dict[str, Any]:
 
 
 def capacity() -> dict[str, Any]:
-    """`kubectl pd capacity -o json` (kubectl_pd/capacity/answer.py)."""
+    """`kubectl pd capacity -o json` (kubectl_pd/capacity/document.py)."""
     count = {"type": "integer", "minimum": 0}
     ncount = {"type": ["integer", "null"], "minimum": 0}
     stop_props = {
@@ -255,7 +255,7 @@ def capacity() -> dict[str, Any]:
 
 
 def queues() -> dict[str, Any]:
-    """`kubectl pd queues -o json` (kubectl_pd/capacity/queues_doc.py)."""
+    """`kubectl pd queues -o json` (kubectl_pd/queues/document.py)."""
     flavor = closed({"flavor": S, "resource": S, "nominal": QUANTITY, "used": QUANTITY, "reserved": QUANTITY,
                      "borrowed": QUANTITY, "lent": {**NQUANTITY, "description": "null: not attributable"},
                      "lendable": QUANTITY, "free": QUANTITY, "borrowingLimit": NQUANTITY, "lendingLimit": NQUANTITY,

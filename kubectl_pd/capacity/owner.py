@@ -128,8 +128,3 @@ def _discovered(source: Any, target: Any) -> Any:
     if not ok:
         raise facts
     return facts
-
-
-def modeled_doc(modeled: list[Modeled]) -> list[dict[str, Any]]:
-    """target.workloads: the Workload each role of the copy is modeled on."""
-    return [{"role": m.role, "workload": m.workload.name, "groups": m.groups} for m in modeled]

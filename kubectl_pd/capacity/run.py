@@ -1,5 +1,5 @@
 """One capacity run: gather (reads, once), count now (pure), count by preemption (the engine's Context),
-each role alone (pure), and the document."""
+each role alone (pure), and the one record (capacity/answer.py) the printer is handed."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from typing import Any
 
 from kubectl_pd.capacity import preempt as pe
 from kubectl_pd.capacity import simulate as sim
-from kubectl_pd.capacity.answer import document
+from kubectl_pd.capacity.answer import Answer, ModeledOn, Target, answer
 from kubectl_pd.capacity.gather import Capacity, Once, gather
 from kubectl_pd.create.flags import CreateRequest, Role
 
 
-def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target: dict[str, Any], *,
+def run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target: Target, *,
         limit: int = sim.DEFAULT_LIMIT, preempt_limit: int = pe.DEFAULT_LIMIT, priority: int = 0,
-        deadline_s: float = sim.DEFAULT_DEADLINE_S) -> tuple[dict[str, Any], Capacity]:
-    """The answer for one deployment shape: (the document, the plan it rests on). Its counts together end by
+        deadline_s: float = sim.DEFAULT_DEADLINE_S) -> tuple[Answer, Capacity]:
+    """The answer for one deployment shape: (the record, the plan it rests on). Its counts together end by
     `deadline_s` (then "at least"), with a progress line on a terminal."""
     import time
 
@@ -61,7 +61,7 @@ def _progress() -> sim.Progress | None:
 
 def run_owner(source: Any, kind: str, name: str, namespace: str, *, limit: int = sim.DEFAULT_LIMIT,
               preempt_limit: int = pe.DEFAULT_LIMIT, priority: int | None = None,
-              deadline_s: float = sim.DEFAULT_DEADLINE_S) -> tuple[dict[str, Any], Capacity]:
+              deadline_s: float = sim.DEFAULT_DEADLINE_S) -> tuple[Answer, Capacity]:
     """The answer for one more group of what a PD framework made (capacity/owner.py): its roles' Workloads as Kueue
     built them are the copy; PRIORITY None: theirs (the copy's newest Workload's)."""
     import time
@@ -77,8 +77,8 @@ def run_owner(source: Any, kind: str, name: str, namespace: str, *, limit: int =
         raise PdError(no_workloads(kind, name, namespace))
     if priority is None:
         priority = max((m.workload.priority for m in modeled), default=0)
-    target = {"kind": kind, "name": name, "namespace": namespace, "apiProfile": owner.PROFILE,
-              "workloads": owner.modeled_doc(modeled)}
+    target = Target(kind, name, namespace, owner.PROFILE,
+                    tuple(ModeledOn(m.role, m.workload.name, m.groups) for m in modeled))
     bound = Bound(time.monotonic() + deadline_s, _progress())
     try:
         return _counted(once, plan, target, bool(plan.parts), limit, preempt_limit, priority, bound), plan
@@ -86,17 +86,17 @@ def run_owner(source: Any, kind: str, name: str, namespace: str, *, limit: int =
         bound.done()
 
 
-def _run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target: dict[str, Any], limit: int,
-         preempt_limit: int, priority: int, bound: Bound) -> tuple[dict[str, Any], Capacity]:
+def _run(source: Any, req: CreateRequest, roles: list[Role], profile: str, target: Target, limit: int,
+         preempt_limit: int, priority: int, bound: Bound) -> tuple[Answer, Capacity]:
     once = Once(source)
     plan = gather(once, req, roles, profile)
     judged = bool(plan.parts) and len(plan.resources) == len([r for r in roles if r.accelerator > 0])
     return _counted(once, plan, target, judged, limit, preempt_limit, priority, bound), plan
 
 
-def _counted(once: Once, plan: Capacity, target: dict[str, Any], judged: bool, limit: int, preempt_limit: int,
-             priority: int, bound: Bound) -> dict[str, Any]:
-    """The counts of a gathered plan (none when not JUDGED or its snapshot is unread), as the document."""
+def _counted(once: Once, plan: Capacity, target: Target, judged: bool, limit: int, preempt_limit: int,
+             priority: int, bound: Bound) -> Answer:
+    """The counts of a gathered plan (none when not JUDGED or its snapshot is unread), as the one record."""
     snap = plan.snapshot
     copies = preempting = None
     per_role: dict[str, sim.Count] = {}
@@ -110,10 +110,7 @@ def _counted(once: Once, plan: Capacity, target: dict[str, Any], judged: bool, l
         _, copies, preempting = min(counted, key=lambda x: x[1].now)
         for name, alone in plan.per_role.items():
             per_role[name] = _count(once, plan, alone, priority, limit, 0, bound)[0]
-    doc = document(target, plan, copies, preempting, per_role)
-    if len(set(by_order.values())) > 1:
-        doc["byPodSetOrder"] = by_order
-    return doc
+    return answer(target, plan, copies, preempting, per_role, by_order)
 
 
 def _count(source: Any, plan: Capacity, parts: list[Any], priority: int, limit: int, preempt_limit: int,

@@ -9,6 +9,7 @@ from kubectl_pd.create import flags
 from kubectl_pd.create.flags import CreateRequest, Role, RoleSpec
 from kubectl_pd.errors import PdError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.labels import QUEUE_LABEL
 
 KIND_REQUEST = "Request"
 PLACEHOLDER = "capacity"  # the name and model a request by flags is checked under (nothing is written)
@@ -88,8 +89,8 @@ def from_pod_group(pods: list[dict[str, Any]], name: str, namespace: str) -> tup
         notes = _dict(_dict(p.get("metadata")).get("annotations"))  # Kueue's webhook writes the role hash there
         role = notes.get(pd.ROLE_HASH) or labels.get(pd.ROLE_HASH) or labels.get(pd.COMPONENT) or "main"
         by_role.setdefault(str(role), []).append(p)
-        if labels.get(pd.QUEUE_NAME):
-            queues.add(str(labels[pd.QUEUE_NAME]))
+        if labels.get(QUEUE_LABEL):
+            queues.add(str(labels[QUEUE_LABEL]))
     if not by_role:
         from kubectl_pd.errors import NotFoundError
 

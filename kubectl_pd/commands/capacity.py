@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +12,10 @@ from kubectl_pd.create.flags import RoleSpec
 from kubectl_pd.create.role_flag import RoleType
 from kubectl_pd.errors import EXIT_OK, PdError
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.labels import GROUP_LABEL
+
+if TYPE_CHECKING:
+    from kubectl_pd.capacity.answer import Answer
 
 
 def _complete_target(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -83,6 +87,7 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     source = open_manager(cluster, files)
     ns = namespace(cluster)
     from kubectl_pd.capacity import shape
+    from kubectl_pd.capacity.answer import Target
 
     found: Any = None
     kind, name = "", ""
@@ -91,41 +96,43 @@ def capacity(cluster: ClusterOptions, target: str | None, roles: tuple[RoleSpec,
     if kind not in ("", "ModelDeployment", "PodGroup"):
         from kubectl_pd.capacity.run import run_owner
 
-        doc, _plan = run_owner(source, kind, name, ns, limit=limit, preempt_limit=preempt_limit, priority=priority)
-        return _answer(doc, output)
+        answer, _plan = run_owner(source, kind, name, ns, limit=limit, preempt_limit=preempt_limit,
+                                  priority=priority)
+        return _answer(answer, output)
     if shape_given:
         req, role_list, profile = shape.from_flags(ns, roles, prefill, decode, instance_type, shape_target,
                                                    local_queue, api_profile or PD_ATOMIC)
-        tgt = {"kind": "PodGroup" if shape_target == "pods" else shape.KIND_REQUEST, "name": None,
-               "namespace": ns, "apiProfile": profile}
+        tgt = Target("PodGroup" if shape_target == "pods" else shape.KIND_REQUEST, None, ns, profile)
     elif kind == "PodGroup":
         req, role_list, profile = shape.from_pod_group(found, name, ns)
-        tgt = {"kind": "PodGroup", "name": name, "namespace": ns, "apiProfile": profile}
+        tgt = Target("PodGroup", name, ns, profile)
     elif manifest:
         req, role_list, profile, mkind = _manifest(manifest, ns, api_profile)
-        tgt = {"kind": mkind, "name": req.name, "namespace": req.namespace, "apiProfile": profile}
+        tgt = Target(mkind, req.name, req.namespace, profile)
     else:
         req, role_list, profile = shape.from_model_deployment(found, ns, api_profile)
-        tgt = {"kind": "ModelDeployment", "name": req.name, "namespace": ns, "apiProfile": profile}
+        tgt = Target("ModelDeployment", req.name, ns, profile)
     from kubectl_pd.capacity.run import run
 
-    doc, plan = run(source, req, role_list, profile, tgt, limit=limit, preempt_limit=preempt_limit,
-                    priority=priority or 0)
-    return _answer(doc, output)
+    answer, _plan = run(source, req, role_list, profile, tgt, limit=limit, preempt_limit=preempt_limit,
+                        priority=priority or 0)
+    return _answer(answer, output)
 
 
-def _answer(doc: dict[str, Any], output: str) -> int:
-    """Print the document; a read that failed or a copy not judged is exit 1, after it."""
-    from kubectl_pd.capacity.words import render
+def _answer(answer: Answer, output: str) -> int:
+    """Print the record; a read that failed or a copy not judged is exit 1, after it."""
+    from kubectl_pd.capacity.document import to_dict
+    from kubectl_pd.capacity.words import render, unread
     from kubectl_pd.output.printers import View
 
-    View(output_spec(output)).to_printer({"text": render}, lambda d: (d, [d])).write(doc)
-    if doc.get("incomplete"):
-        what = "; ".join(f"{i['read']}: {i['error']}" for i in doc["incomplete"])
-        raise PdError(f"the answer is incomplete: could not read {what}")
-    if doc["now"] is None:
+    View(output_spec(output)).to_printer({"text": render}, lambda a: (to_dict(a), [to_dict(a)])).write(answer)
+    if not answer.complete:
+        from kubectl_pd.pending.screen_words import could_not_read
+
+        raise PdError(f"the answer is incomplete: {could_not_read(unread(answer))}")
+    if answer.copies.now is None:
         raise PdError("the deployment could not be judged: " + (
-            "; ".join(f["message"] for f in doc["findings"] if f["severity"] == "error")
+            "; ".join(f.message for f in answer.findings if f.severity == "error")
             or "no role asks for an accelerator a queue covers (GPUStack's credits, or a device such as "
                "nvidia.com/gpu)"))
     return EXIT_OK
@@ -136,12 +143,11 @@ def _manifest(path: str, ns: str, api_profile: str | None) -> tuple[Any, Any, st
     renders them). (request, roles, profile, the target's kind)."""
     from kubectl_pd.capacity import shape
     from kubectl_pd.cluster.snapshot import SnapshotSource
-    from kubectl_pd.create.pods import GROUP_NAME
 
     snap = SnapshotSource.from_paths([path])
     mds = list(snap.list("ModelDeployment"))
-    pods = [p for p in snap.list("Pod") if ((p.get("metadata") or {}).get("labels") or {}).get(GROUP_NAME)]
-    groups = {p["metadata"]["labels"][GROUP_NAME] for p in pods}
+    pods = [p for p in snap.list("Pod") if ((p.get("metadata") or {}).get("labels") or {}).get(GROUP_LABEL)]
+    groups = {p["metadata"]["labels"][GROUP_LABEL] for p in pods}
     if len(mds) == 1 and not pods:
         return (*shape.from_model_deployment(mds[0], ns, api_profile), "ModelDeployment")
     if not mds and len(groups) == 1:
@@ -152,7 +158,7 @@ def _manifest(path: str, ns: str, api_profile: str | None) -> tuple[Any, Any, st
                   f"{len(mds)} ModelDeployment(s) and {len(groups)} pod group(s)")
 
 
-GROUP_SELECTOR = "kueue.x-k8s.io/pod-group-name={}"
+GROUP_SELECTOR = GROUP_LABEL + "={}"
 
 
 def _resolve(source: Any, target: str, ns: str) -> tuple[str, str, Any]:

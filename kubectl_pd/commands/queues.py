@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.options import COLOR, cluster_options, output_spec
 from kubectl_pd.errors import EXIT_OK, ForbiddenError, PdError
+
+if TYPE_CHECKING:
+    from kubectl_pd.queues.answer import Answer
 
 # What `--watch` sleeps with between reads: the seam through which tests replace time.
 SLEEP: Callable[[float], None] = time.sleep
@@ -43,24 +46,25 @@ def queues(cluster: ClusterOptions, all_namespaces: bool, files: tuple[str, ...]
     if watch and (files or output in ("json", "yaml")):
         raise click.UsageError("--watch follows a live cluster in the text or wide output")
     source = open_manager(cluster, files)
-    doc = read(source)
+    answer = read(source)
     from kubectl_pd.output.printers import View
+    from kubectl_pd.queues.document import to_dict
 
-    View(output_spec(output)).to_printer({"text": lambda d: _table(d, False), "wide": lambda d: _table(d, True)},
-                                         lambda d: (d, [d])).write(doc)
-    _fail_if_incomplete(doc)
+    View(output_spec(output)).to_printer({"text": lambda a: _table(a, False), "wide": lambda a: _table(a, True)},
+                                         lambda a: (to_dict(a), [to_dict(a)])).write(answer)
+    _fail_if_incomplete(answer)
     if watch:
         try:
-            return _watch(source, doc, output == "wide", watch_interval, watch_rounds)
+            return _watch(source, answer, output == "wide", watch_interval, watch_rounds)
         except KeyboardInterrupt:  # Ctrl-C ends the watch: exit 0, as why-pending --watch ends (both forms)
             return EXIT_OK
     return EXIT_OK
 
 
-def read(source: Any) -> dict[str, Any]:
-    """Every ClusterQueue and Cohort, one list each (paged by the Source), into the document."""
-    from kubectl_pd.capacity.queues_doc import document
+def read(source: Any) -> Answer:
+    """Every ClusterQueue and Cohort, one list each (paged by the Source), into the run's one record."""
     from kubectl_pd.cluster import engine_reads
+    from kubectl_pd.queues.answer import answer
 
     unread: list[tuple[str, str]] = []
 
@@ -75,43 +79,42 @@ def read(source: Any) -> dict[str, Any]:
 
     got = engine_reads.read(lister, source.is_live, list_flavors=False)  # every queue; the list is every peer
     assert got is not None  # the ClusterQueue list raises when refused
-    return document(got.snapshot(), unread)
+    return answer(got.snapshot(), unread)
 
 
-def _table(doc: dict[str, Any], wide: bool) -> str:
+def _table(a: Answer, wide: bool) -> str:
     """The table (bars on a terminal); none, as kubectl says on stderr, when there is no ClusterQueue."""
     from kubectl_pd.queues.words import render
 
-    if not doc["clusterQueues"]:
+    if not a.cluster_queues:
         click.echo("No resources found", err=True)
         return ""
     import sys
 
-    return render(doc, wide, sys.stdout.isatty())
+    return render(a, wide, sys.stdout.isatty())
 
 
-def _fail_if_incomplete(doc: dict[str, Any]) -> None:
-    if doc.get("incomplete"):
-        what = "; ".join(f"{i['read']}: {i['error']}" for i in doc["incomplete"])
-        raise PdError(f"could not read {what}")
+def _fail_if_incomplete(a: Answer) -> None:
+    from kubectl_pd.queues.words import unread
+
+    if rows := unread(a):
+        from kubectl_pd.pending.screen_words import could_not_read
+
+        raise PdError(could_not_read(rows))
 
 
-def _watch(source: Any, doc: dict[str, Any], wide: bool, interval: float, rounds: int | None) -> int:
+def _watch(source: Any, answer: Answer, wide: bool, interval: float, rounds: int | None) -> int:
     """Re-read every `interval` seconds and print each row that changed, as `kubectl get -w` prints updates."""
-    from kubectl_pd.queues.words import rows
+    from kubectl_pd.queues.words import changed, rows, table
 
-    seen = {tuple(r[:4]): r for r in rows(doc, wide, False)}
+    seen = {tuple(r[:4]): r for r in rows(answer, wide, False)}
     n = 0
     while rounds is None or n < rounds:
         n += 1
         SLEEP(interval)
         now = read(source)
-        changed = [r for r in rows(now, wide, False) if seen.get(tuple(r[:4])) != r]
-        if changed:
-            from kubectl_pd.queues.words import table
-
-            click.echo(table({**now, "clusterQueues": [q for q in now["clusterQueues"]
-                                                       if any(q["name"] == r[0] for r in changed)]},
-                             wide, False, header=False), nl=False)
-            seen.update({tuple(r[:4]): r for r in changed})
+        new = [r for r in rows(now, wide, False) if seen.get(tuple(r[:4])) != r]
+        if new:
+            click.echo(table(changed(now, {r[0] for r in new}), wide, False, header=False), nl=False)
+            seen.update({tuple(r[:4]): r for r in new})
     return EXIT_OK

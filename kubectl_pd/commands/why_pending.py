@@ -329,9 +329,10 @@ def _one_document(s: _Shown) -> tuple[dict[str, Any], list[Any]]:
             **s.preemption.json,  # top-level `preemption` (and `holders`, `preemptedBy`)
             **_multikueue_json(s)}
     if s.facts.incomplete:
+        from kubectl_pd.pending.screen_words import incomplete
         from kubectl_pd.pending.words import read_text
 
-        data["incomplete"] = [{"read": read_text(u.read), "error": u.why} for u in s.facts.incomplete]
+        data["incomplete"] = incomplete((read_text(u.read), u.why) for u in s.facts.incomplete)
     return data, [data]
 
 
@@ -434,8 +435,9 @@ def _every_printer(view: View, ns: str | None) -> Printer:
         from kubectl_pd.pending.render import render_list
 
         if not every.pending:
-            return "" if every.unknown or every.refused else f"No pending deployments, pod groups or Workloads " \
-                                                              f"in {where}.\n"
+            from kubectl_pd.pending.screen_words import nothing_pending
+
+            return "" if every.unknown or every.refused else nothing_pending(where) + "\n"
         return render_list(every.pending, no_headers=no_headers, width=_detail_width())
 
     def wide(every: Every) -> str:
@@ -458,10 +460,10 @@ def _every_printer(view: View, ns: str | None) -> Printer:
         doc: dict[str, Any] = {"schemaVersion": WHY_PENDING, "items": every.items,
                                "notes": [words.text(n) for n in every.notes]}
         if every.refused:
-            from kubectl_pd.pending.screen_words import list_read
+            from kubectl_pd.pending.screen_words import incomplete, list_read
 
-            doc["incomplete"] = [{"read": list_read(str(n.args["kind"]), ns), "error": str(n.args["message"])}
-                                 for n in every.refused]
+            doc["incomplete"] = incomplete((list_read(str(n.args["kind"]), ns), str(n.args["message"]))
+                                           for n in every.refused)
         return doc, every.items
 
     return view.to_printer({"text": table, "wide": wide, "name": names}, document)

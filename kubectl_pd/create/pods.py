@@ -10,10 +10,7 @@ from typing import Any
 from kubectl_pd.create.flags import CreateRequest, Role
 from kubectl_pd.gpustack import names
 from kubectl_pd.kueue.quantity import CREDITS_PER_CARD, CREDITS_PREFIX
-from kubectl_pd.labels import APP_NAME_LABEL as APP_NAME
-from kubectl_pd.labels import GROUP_LABEL as GROUP_NAME
-from kubectl_pd.labels import INSTANCE_LABEL as INSTANCE
-from kubectl_pd.labels import QUEUE_LABEL as QUEUE_NAME
+from kubectl_pd.labels import APP_NAME_LABEL, GROUP_LABEL, INSTANCE_LABEL, QUEUE_LABEL
 
 TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 ROLE_HASH = "kueue.x-k8s.io/role-hash"
@@ -88,10 +85,10 @@ def render_pods(req: CreateRequest, roles: list[Role], queues: dict[str, str],
                     "name": f"{req.name}-{role.name}-{ordinal}",
                     "namespace": req.namespace,
                     "labels": {
-                        GROUP_NAME: group,
-                        QUEUE_NAME: queues[role.name],
-                        APP_NAME: "model-deployment",
-                        INSTANCE: req.name if names.is_label_value(req.name) else group,
+                        GROUP_LABEL: group,
+                        QUEUE_LABEL: queues[role.name],
+                        APP_NAME_LABEL: "model-deployment",
+                        INSTANCE_LABEL: req.name if names.is_label_value(req.name) else group,
                         COMPONENT: role.name,
                         **({PRIORITY_CLASS: req.priority_class} if req.priority_class else {}),
                     },

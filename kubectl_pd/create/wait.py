@@ -12,9 +12,10 @@ from typing import Any
 
 from kubectl_pd import interrupt, kube
 from kubectl_pd.cluster.protocols import Source
-from kubectl_pd.create.pods import COMPONENT, GROUP_NAME, INSTANCE
+from kubectl_pd.create.pods import COMPONENT
 from kubectl_pd.errors import ApiUnavailable, ClusterError, ForbiddenError
 from kubectl_pd.kueue import model
+from kubectl_pd.labels import GROUP_LABEL, INSTANCE_LABEL
 from kubectl_pd.records import dataclass
 
 Obj = dict[str, Any]
@@ -40,7 +41,7 @@ class RoleProgress:
 
 
 def _group_of(p: kube.Pod) -> str | None:
-    return p.annotations.get(GROUP_NAME) or p.labels.get(GROUP_NAME)
+    return p.annotations.get(GROUP_LABEL) or p.labels.get(GROUP_LABEL)
 
 
 def _by_owner(workloads: list[model.Workload]) -> dict[str, model.Workload]:
@@ -181,4 +182,4 @@ def _within(left: float, poll: Callable[[], list[RoleProgress]]) -> list[RolePro
 
 
 def instance_selector(label_value: str) -> str:
-    return f"{INSTANCE}={label_value}"
+    return f"{INSTANCE_LABEL}={label_value}"

@@ -25,7 +25,14 @@ from typing import Any
 from kubectl_pd.kueue import resources
 from kubectl_pd.kueue.model import ClusterQueue, ResourceGroup, cluster_queue, pod_requests
 from kubectl_pd.kueue.quantity import format_quantity
-from kubectl_pd.labels import DS_NAME_LABEL, DS_ROLE_LABEL, LLMD_ROLE_LABEL, QUEUE_LABEL
+from kubectl_pd.labels import (
+    APP_NAME_LABEL,
+    DS_NAME_LABEL,
+    DS_ROLE_LABEL,
+    INSTANCE_LABEL,
+    LLMD_ROLE_LABEL,
+    QUEUE_LABEL,
+)
 from kubectl_pd.lint.findings import Finding, ObjectRef, PathT
 from kubectl_pd.records import dataclass
 
@@ -34,8 +41,7 @@ FRAMEWORK_KINDS = ("LeaderWorkerSet", "DisaggregatedSet", "Deployment", "LLMInfe
 FIXABLE = ("DisaggregatedSet", "LLMInferenceService")  # PD415: the label moved where the framework carries it
 ROLE_KEYS = (LLMD_ROLE_LABEL, DS_ROLE_LABEL, "app.kubernetes.io/component", "role")
 # labels that tie the objects of one deployment together, the most specific first
-GROUP_KEYS = ("app.kubernetes.io/instance", "app.kubernetes.io/part-of", "llm-d.ai/model", "app.kubernetes.io/name",
-              "app")
+GROUP_KEYS = (INSTANCE_LABEL, "app.kubernetes.io/part-of", "llm-d.ai/model", APP_NAME_LABEL, "app")
 MADE_BY = ("DisaggregatedSet", "LLMInferenceService")  # an owner whose own finding speaks for what it made
 KSERVE_POD_ONLY = (("spec", "labels"), ("spec", "prefill", "labels"))
 ATOMIC_WAY = ("one pod group holds every role in one Workload, all admitted or none (as `kubectl pd create "

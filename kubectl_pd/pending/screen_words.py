@@ -3,6 +3,10 @@ found under no form, a refused list, an API that is not served."""
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not typing's: these words load on the Tab and error paths
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 _FORM = {"ModelDeployment": "modeldeployment", "PodGroup": "pod group", "Workload": "workload"}
 
 
@@ -45,3 +49,18 @@ def ambiguous_in_snapshot(name: str, namespaces: list[str]) -> str:
 
 
 WORKER_HEADER = "WORKER"  # why-pending's list (no TARGET): the column after ROLE (pending/placements.py)
+
+
+def nothing_pending(where: str) -> str:
+    """No target is pending in WHERE (`namespace NS`, `any namespace`): why-pending's list and -A --watch."""
+    return f"No pending deployments, pod groups or Workloads in {where}."
+
+
+def incomplete(rows: Iterable[tuple[str, str]]) -> list[dict[str, str]]:
+    """A document's `incomplete[]` from its (what was not read, why) rows: every command's, built in one place."""
+    return [{"read": what, "error": why} for what, why in rows]
+
+
+def could_not_read(rows: Iterable[tuple[str, str]]) -> str:
+    """The rows of `incomplete[]` as one error's clause: `could not read WHAT: WHY; ...`."""
+    return "could not read " + "; ".join(f"{what}: {why}" for what, why in rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kubectl_pd.pending.screen_words import nothing_pending
 from kubectl_pd.pending.target import OWNER_KINDS
 from kubectl_pd.pending.watch_all import Row, Rows
 
@@ -13,7 +14,7 @@ def table(rows: Rows, stamp: str) -> str:
     from tabulate import tabulate
 
     if not rows:
-        return f"{stamp}  No pending deployments, pod groups or Workloads in any namespace.\n"
+        return f"{stamp}  {nothing_pending('any namespace')}\n"
     body = [[ns, f"{_kind(kind)}/{r[3]}", r[0], r[1], r[2]] for (ns, kind, _name), r in sorted(rows.items())]
     text: str = tabulate(body, headers=["NAMESPACE", "TARGET", "ROLE", "REASON", "DETAIL"], tablefmt="plain",
                          disable_numparse=True)
