@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubectl_pd.admitted_reads import Reading
+from kubectl_pd.cluster.admitted import Reading
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.create import flags, preflight
 from kubectl_pd.gpustack.roles import PD_ATOMIC

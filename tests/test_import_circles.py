@@ -117,7 +117,7 @@ def test_no_import_circle_at_any_level(level: str) -> None:
     assert not circles, sorted(sorted(c) for c in circles)
 
 
-ROOT_MODULES = {"__init__", "__main__", "admitted_reads", "atomic", "contract", "errors", "interrupt", "kube", "labels",
+ROOT_MODULES = {"__init__", "__main__", "atomic", "contract", "errors", "interrupt", "kube", "labels",
                 "lazyre", "memo", "records", "registry", "termsafe"}  # shared infrastructure: what many wings use
 
 
@@ -129,7 +129,7 @@ FLOORS = {  # docs/architecture.md, "The wings and their floors": a wing imports
     **dict.fromkeys(("errors", "memo", "records", "lazyre", "interrupt", "termsafe", "contract", "labels", "atomic",
                      "registry", "__init__"), 0),
     **dict.fromkeys(("kueue", "kube", "gpustack", "output"), 1),
-    **dict.fromkeys(("cluster", "admitted_reads", "snapshot", "completion"), 2),
+    **dict.fromkeys(("cluster", "snapshot", "completion"), 2),
     **dict.fromkeys(("pending", "lint", "create", "queues"), 3),
     **dict.fromkeys(("multikueue", "capacity"), 4),
     "agent": 5,

@@ -71,7 +71,7 @@ class _Snap:
 def test_read_from_snapshot() -> None:
     cm = {"kind": "ConfigMap", "metadata": {"name": config.CONFIGMAP, "namespace": config.NAMESPACE},
           "data": {config.KEY: V2 + "fairSharing: {}\n"}}
-    from kubectl_pd.admitted_reads import read_kueue_config
+    from kubectl_pd.cluster.admitted import read_kueue_config
 
     assert read_kueue_config(_Snap([cm])).fair_sharing  # type: ignore[arg-type]
     assert read_kueue_config(_Snap([])).note == config.NOTE_DEFAULTS_UNREAD  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_pd.admitted_reads import read_admitted
+from kubectl_pd.cluster.admitted import read_admitted
 from kubectl_pd.cluster.snapshot import SnapshotSource
 from kubectl_pd.cluster.source import Obj, Origin, SourceDefaults
 from kubectl_pd.errors import NotFoundError
@@ -142,7 +142,7 @@ def test_an_answer_sees_only_the_queues_it_consulted() -> None:
 
 def test_the_test_catches_a_diagnosis_that_reads() -> None:
     """The same run with a record that reads when asked (create's preflight's) reads after the close."""
-    from kubectl_pd.admitted_reads import Reading
+    from kubectl_pd.cluster.admitted import Reading
     from kubectl_pd.kueue.preempt_answer import PreemptionView
 
     src = _source("needs-preemption")

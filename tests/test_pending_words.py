@@ -160,7 +160,7 @@ def test_a_refused_workload_field_selector_falls_back_to_one_list(apiserver: Any
     server, env = apiserver([_admitted("a", "gpu"), _admitted("b", "other"), _admitted("c", "gpu")],
                             refuse_fields={preempt_reads.SELECTOR} if refused else set())
     source = LiveSource(ClusterOptions(kubeconfig=env["KUBECONFIG"], request_timeout=5.0))
-    from kubectl_pd.admitted_reads import read_admitted
+    from kubectl_pd.cluster.admitted import read_admitted
 
     reads = read_admitted(source, ["gpu", "other"])
     assert (reads.unknown, reads.fallback) == (None, refused)

@@ -131,7 +131,7 @@ def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
     """Kueue's flavor assigner asks the preemption oracle per flavor: f0 is held by Workloads of the pending
     one's priority (LowerPriority: no candidate), f1 by lower ones, so Kueue preempts in f1. The policy-only
     oracle would stop at f0; the verdict's one assignment names f1 and its targets."""
-    from kubectl_pd.admitted_reads import read_admitted
+    from kubectl_pd.cluster.admitted import read_admitted
     from kubectl_pd.cluster.snapshot import SnapshotSource
     from kubectl_pd.kueue.preempt_answer import Answers, Context
     from tests.builders import cluster_queue, resource_flavor
@@ -159,7 +159,7 @@ def test_no_candidates_in_the_first_flavor_moves_to_the_next() -> None:
 def test_the_assignment_returns_its_answer_and_the_view_keeps_none() -> None:
     """PreemptionView.judge returns the assignment with its preemption answer (Kueue's getAssignments returns the
     targets with the assignment); the view keeps no answer, and judging again gives the same pair."""
-    from kubectl_pd.admitted_reads import read_admitted
+    from kubectl_pd.cluster.admitted import read_admitted
     from kubectl_pd.cluster.snapshot import SnapshotSource
     from kubectl_pd.kueue.preempt_answer import Judged, PreemptionView
     from tests.builders import cluster_queue, resource_flavor

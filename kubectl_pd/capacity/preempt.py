@@ -73,7 +73,7 @@ def prepare(ctx: Any, original: Snapshot, parts: Sequence[Part], placed: Sequenc
     for part in parts:
         if part.cluster_queue in original.cluster_queues:
             queues += rd.queues_to_read(original, part.cluster_queue, _all_frs(original, part.cluster_queue))
-    ctx.reads.consult(list(dict.fromkeys(queues)))  # a reading record (admitted_reads.Reading) reads them now
+    ctx.reads.consult(list(dict.fromkeys(queues)))  # a reading record (cluster/admitted.Reading) reads them now
     for i, copy in enumerate(placed):
         _admit(ctx, copy.usage, f"copy-{i + 1}", priority, ctx.now + i)
 

@@ -124,7 +124,7 @@ def _count(source: Any, plan: Capacity, parts: list[Any], priority: int, limit: 
         return (sim.count(snap, parts, limit=limit, fit=plan.fit, deadline=bound.deadline if bound else None,
                           progress=bound.tell if bound else None),
                 pe.PreemptCount((), None, reason=pe.NOT_ALLOWED))
-    from kubectl_pd.admitted_reads import Reading
+    from kubectl_pd.cluster.admitted import Reading
     from kubectl_pd.kueue.preempt_answer import Context
 
     now, preempting = pe.count_all(Context(Reading(source)), snap, parts, priority=priority, limit=limit,

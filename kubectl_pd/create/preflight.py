@@ -258,7 +258,7 @@ def _integration(rd: _CheckReader, target: str) -> KueueConfig:
     that manages what TARGET makes (a GPUStack or hand-made pod group needs `pod`, an LWS or DisaggregatedSet the LWS
     integration): Kueue would ignore the queue label, and the Pods would run outside the queue's quota. Not read
     (refused, absent): nothing is claimed about it."""
-    from kubectl_pd.admitted_reads import read_kueue_config
+    from kubectl_pd.cluster.admitted import read_kueue_config
 
     cfg = read_kueue_config(rd.source)
     finding = integration_finding(cfg, target)
@@ -481,7 +481,7 @@ def _weigh_quota(rd: _CheckReader, source: Source, cq_name: str, cq: dict[str, A
     got = engine_reads.read(rd.list, source.is_live, queues={cq_name: cq}, flavors=flavors, cohort_only=True)
     assert got is not None  # the queue was read: nothing here leaves none
     snap = got.snapshot()
-    from kubectl_pd.admitted_reads import Reading
+    from kubectl_pd.cluster.admitted import Reading
     from kubectl_pd.kueue.preempt_answer import Answers, PreemptionView
 
     per_replica = profile_name in (PER_REPLICA, LWS_GROUPS)

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kubectl_pd import kube, memo
-from kubectl_pd.admitted_reads import read_admitted
 from kubectl_pd.cluster import kinds
+from kubectl_pd.cluster.admitted import read_admitted
 from kubectl_pd.cluster.engine_reads import Inputs
 from kubectl_pd.cluster.prefetch import INVOLVED_NAME, PrefetchedSource, together
 from kubectl_pd.cluster.protocols import Source
@@ -1000,7 +1000,7 @@ def gather_preemption(source: Source, all_facts: list[Facts], ctx: PreemptionVie
     queues = [q for q in plan.queues if not ctx.known.has(q)]
     run = all_facts[0].run if all_facts else None
     if run is not None and run.every_workload is not None and queues:  # -A listed every Workload already: each
-        # queue's admitted ones are those the field selector would return (admitted_reads: the same filter), read
+        # queue's admitted ones are those the field selector would return (cluster/admitted.py: the same filter), read
         # with the run's lists, not in a round after its diagnoses' reads (issue 49)
         admitted = [a for a in map(pr.admitted_of, run.workloads(run.every_workload)) if a is not None]
         for q in queues:
