@@ -118,3 +118,25 @@ def test_nothing_a_target_needs_only_later_is_imported_before_its_first_round_go
             "kubectl_pd.pending.diagnose")
     assert not [m for m in late if m in before], before
     assert all(m in order for m in late[::2])  # loaded all the same, after
+
+
+def test_a_one_target_json_run_loads_no_template_engine_nor_click_suggestions_and_readies_its_transport_first(
+        apiserver: Callable) -> None:
+    """Start-up of one target's -o json (a bare NAME, with short options): the jsonpath engine (output/printers.py
+    loads it only for a template, a -file form or --sort-by) and difflib (click's suggestions for an unknown
+    option, which click computed on the way to every short option: commands/options.quick_short_options) never
+    load; the transport's TLS modules load before the diagnosis' (cluster/live.LiveSource.ready: round 1's
+    requests then go out without sharing the interpreter with those imports)."""
+    import os
+    import subprocess
+    import sys
+
+    objects, raw = _layout(GROUPS)
+    _server, env = apiserver(*objects, raw=raw)
+    args = ["why-pending", f"pg-{GROUPS - 1}", "-n", NS, "-o", "json"]
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "kubectl_pd", *args], capture_output=True, text=True,
+                       env={**os.environ, **env}, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    order = [line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")]
+    assert not [m for m in order if m in ("kubectl_pd.output.jsonpath", "difflib")], order
+    assert order.index("ssl") < order.index("kubectl_pd.pending.render"), order

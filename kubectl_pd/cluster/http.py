@@ -162,6 +162,13 @@ class Transport:
             return True
 
     # -- the pool -------------------------------------------------------------------------------
+    def ready(self) -> None:
+        """The pool and its TLS context built now (LiveSource.ready), unless a credential plugin may yet add a
+        client certificate to that context (an exec plugin, an auth-provider): then at the first request, as
+        before."""
+        if self.ep.exec_spec is None and self._client_auth is None:
+            self._pool()
+
     def _pool(self) -> Any:
         with self._lock:
             if self._manager is None:

@@ -131,6 +131,16 @@ class LiveSource(SourceDefaults):
                 self._transport = self._new_transport()
             return self._transport
 
+    def ready(self) -> None:
+        """Make now what the first request would make on its way out (the HTTP modules, the transport, its TLS
+        context and pool: cluster/http.Transport.ready), so that the head start's requests (pending/run.head_start)
+        go straight to their connections instead of sharing the interpreter with the imports that follow them.
+        A failure here is left where it was met before: the first request makes the same again and reports it."""
+        try:
+            self._connect().ready()
+        except Exception:  # noqa: BLE001, S110 - met again, and reported, by the first request
+            pass
+
     def _new_transport(self) -> Any:
         """The HTTP transport: one TLS context (with the kubeconfig's CA) and one pool of connections."""
         from kubectl_pd.cluster.config import origin_of

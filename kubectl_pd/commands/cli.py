@@ -16,7 +16,12 @@ short_lived_gc()  # before click loads: its import is most of what start-up allo
 import click  # noqa: E402
 
 from kubectl_pd import __version__, memo  # noqa: E402
-from kubectl_pd.commands.options import normalize_bool_flags, options_of, with_cluster_flags  # noqa: E402
+from kubectl_pd.commands.options import (  # noqa: E402
+    normalize_bool_flags,
+    options_of,
+    quick_short_options,
+    with_cluster_flags,
+)
 from kubectl_pd.errors import EXIT_USAGE, PdError  # noqa: E402
 
 PROG = "kubectl pd"
@@ -84,7 +89,14 @@ class LazyGroup(click.Group):
         if spec is None:
             return None
         module = importlib.import_module(spec[0])
-        return getattr(module, spec[1])
+        cmd: click.Command = getattr(module, spec[1])
+        if "make_parser" not in vars(cmd):  # its short options matched directly (options.quick_short_options)
+            made = cmd.make_parser
+            cmd.make_parser = lambda c: quick_short_options(made(c))  # type: ignore[method-assign, assignment]
+        return cmd
+
+    def make_parser(self, ctx: click.Context) -> Any:
+        return quick_short_options(super().make_parser(ctx))
 
     def shell_complete(self, ctx: click.Context, incomplete: str) -> list[Any]:
         """Subcommand names from the registry: Tab must not import every command's module."""

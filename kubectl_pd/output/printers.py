@@ -5,10 +5,12 @@ variants), the sort of --sort-by, the tab layout of kubectl's tables. Pure: the 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kubectl_pd.output.jsonpath import Template, TemplateError, go_value, parse_template, relaxed
 from kubectl_pd.records import dataclass
+
+if TYPE_CHECKING:  # the jsonpath engine loads with a template, an -o file or --sort-by: -o json needs none of it
+    from kubectl_pd.output.jsonpath import Template
 
 # the -o values that take an argument (`-o jsonpath=TEMPLATE`), kubectl's names
 TEMPLATED = ("jsonpath", "jsonpath-file", "custom-columns", "custom-columns-file")
@@ -48,6 +50,10 @@ def parse_output(value: str, file_text: str | None = None) -> Output:
     """`-o VALUE` (for the -file forms, `file_text` is the file's content); a TemplateError when kubectl
     would refuse the template."""
     name, arg = split_output(value)
+    if arg is None and name not in TEMPLATED:
+        return Output(name)  # json, yaml, text...: no template, so no jsonpath engine
+    from kubectl_pd.output.jsonpath import TemplateError, parse_template
+
     if arg is None:
         if name in TEMPLATED:
             what = "template" if name.startswith("jsonpath") else "custom columns"
@@ -64,6 +70,8 @@ def parse_output(value: str, file_text: str | None = None) -> Output:
 
 def columns_from_spec(spec: str) -> tuple[Column, ...]:
     """`NAME:.path,OTHER:.path2` (kubectl's custom-columns)."""
+    from kubectl_pd.output.jsonpath import TemplateError
+
     if not spec:
         raise TemplateError("custom-columns format specified but no custom columns given")
     out = []
@@ -77,6 +85,8 @@ def columns_from_spec(spec: str) -> tuple[Column, ...]:
 
 def columns_from_file(text: str) -> tuple[Column, ...]:
     """kubectl's custom-columns-file: a line of headers, a line of paths, split on white space."""
+    from kubectl_pd.output.jsonpath import TemplateError
+
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) != 2:
         raise TemplateError(f"unexpected custom-columns file: expected 2 lines (headers, paths), got {len(lines)}")
@@ -87,6 +97,8 @@ def columns_from_file(text: str) -> tuple[Column, ...]:
 
 
 def _column(header: str, path: str) -> Column:
+    from kubectl_pd.output.jsonpath import parse_template, relaxed
+
     return Column(header, path, parse_template(relaxed(path)))
 
 
@@ -106,6 +118,8 @@ def custom_columns(columns: tuple[Column, ...], rows: list[Any], *, no_headers: 
 
 def cell(t: Template, row: Any) -> str:
     """A column's values in a row: `<none>` when the path finds nothing, several joined by `,`."""
+    from kubectl_pd.output.jsonpath import go_value
+
     found = t.results(row)
     values = found[0] if found else []
     return ",".join(go_value(v) for v in values) if values else "<none>"
@@ -132,6 +146,8 @@ def sort_rows(rows: list[Any], path: str) -> list[Any]:
 
 def sort_order(rows: list[Any], path: str) -> list[int]:
     """The indices of `rows` in --sort-by order (a stable sort)."""
+    from kubectl_pd.output.jsonpath import parse_template, relaxed
+
     t = parse_template(relaxed(path))
     keys = []
     for row in rows:
@@ -142,6 +158,8 @@ def sort_order(rows: list[Any], path: str) -> list[int]:
 
 
 def _sort_key(v: Any) -> tuple[Any, ...]:
+    from kubectl_pd.output.jsonpath import go_value
+
     if v is None:
         return (0,)
     if isinstance(v, bool):
@@ -173,6 +191,8 @@ def read_template_file(value: str) -> str | None:
     name, arg = split_output(value)
     if arg is None or not name.endswith("-file"):
         return None
+    from kubectl_pd.output.jsonpath import TemplateError
+
     try:
         raw = _read_regular(arg)
     except OSError as e:
@@ -192,6 +212,8 @@ def _read_regular(path: str) -> bytes:
     /dev/zero never fills memory; at most MAX_TEMPLATE_FILE bytes."""
     import os
 
+    from kubectl_pd.output.jsonpath import TemplateError
+
     _regular_only(os.stat(path).st_mode, path)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put in its place: opened, never waited on
     with open(fd, "rb") as fh:
@@ -205,6 +227,8 @@ def _read_regular(path: str) -> bytes:
 
 def _regular_only(mode: int, path: str) -> None:
     import stat
+
+    from kubectl_pd.output.jsonpath import TemplateError
 
     if stat.S_ISREG(mode):
         return

@@ -134,6 +134,9 @@ def head_start(source: Source, asked: Asked, namespace: str, more: tuple[Any, ..
     from kubectl_pd.pending.lookahead import Lookahead
 
     forms = BARE_FORMS if asked.bare else (asked.kind,)
+    ready = getattr(source, "ready", None)  # a live cluster's transport made here: its requests leave at once
+    if callable(ready):
+        ready()
     return Lookahead(source).send(plan.first_round(forms, asked.name, namespace, list(more)))
 
 
