@@ -273,11 +273,10 @@ def lint(cluster: ClusterOptions, files: tuple[str, ...], all_namespaces: bool, 
         gc.unfreeze()  # for callers that run the command in process (tests); free in a real run
 
 
-def _note_unchecked(unchecked: list[str]) -> None:
+def _note_unchecked(unchecked: list[tuple[str, str]]) -> None:
     """One note per CEL rule that could not run, naming the object, or how many objects it concerns."""
     by_rule: dict[str, list[str]] = {}
-    for u in unchecked:
-        obj, _, rest = u.partition(": ")
+    for obj, rest in unchecked:
         by_rule.setdefault(rest, []).append(obj)
     for rest, objs in by_rule.items():
         who = objs[0] if len(objs) == 1 else f"{len(objs)} objects ({objs[0]}, ...)"

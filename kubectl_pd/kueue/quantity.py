@@ -154,6 +154,10 @@ def cards(q: Fraction) -> Fraction:
 
 
 def format_cards(q: Fraction) -> str:
+    return " ".join(card_count(q))
+
+
+def card_count(q: Fraction) -> tuple[str, str]:
+    """The cards of Q as a number and its noun: ("4", "cards"), ("1", "card")."""
     c = cards(q)
-    text = str(c.numerator) if c.denominator == 1 else f"{float(c):.3g}"
-    return f"{text} card" + ("" if c == 1 else "s")
+    return (str(c.numerator) if c.denominator == 1 else f"{float(c):.3g}"), ("card" if c == 1 else "cards")

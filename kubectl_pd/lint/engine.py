@@ -33,7 +33,7 @@ class LintResult:
     unknown_suppressions: list[str] = field(default_factory=list)
     objects: list[tuple[ObjectRef, str | None]] = field(default_factory=list)  # linted, with their file
     baselined: int | None = None  # findings a --baseline already recorded (None: no baseline)
-    unchecked: list[str] = field(default_factory=list)  # CEL rules that could not be evaluated
+    unchecked: list[tuple[str, str]] = field(default_factory=list)  # (object, CEL rule) that could not be evaluated
     unjudged: list[str] = field(default_factory=list)  # PD416 not judged: the queue was not read
     unread: list[str] = field(default_factory=list)  # live reads RBAC refused: that part is unknown (exit 1)
 
@@ -56,7 +56,8 @@ class LintResult:
             "skippedKinds": dict(sorted(self.skipped.items())),
             **({"baselined": self.baselined} if self.baselined is not None else {}),
             # CEL rules that could not run, fits not judged: "no findings" then means "none among what was checked"
-            **({"unchecked": [*self.unchecked, *self.unjudged]} if self.unchecked or self.unjudged else {}),
+            **({"unchecked": [*(f"{o}: {u}" for o, u in self.unchecked), *self.unjudged]}
+               if self.unchecked or self.unjudged else {}),
             **({"unread": list(self.unread)} if self.unread else {}),
         }
 
@@ -161,7 +162,7 @@ def _schema_findings(obj: Obj, raw: Obj | None, found: list[Finding], schemas: S
     from kubectl_pd.lint.schema.layer import check_schema
 
     more, unchecked = check_schema(obj, raw, ref_of(obj), schemas, found)
-    result.unchecked.extend(f"{ref_of(obj)}: {u}" for u in unchecked)
+    result.unchecked.extend((str(ref_of(obj)), u) for u in unchecked)
     return more
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from kubectl_pd.gpustack.model import ModelDeployment
 from kubectl_pd.kueue import verdicts as vd
-from kubectl_pd.kueue.quantity import format_cards, format_quantity, is_credits
+from kubectl_pd.kueue.quantity import card_count, format_cards, format_quantity, is_credits
 from kubectl_pd.pending.say import Say as Say  # re-exported: the diagnosis speaks in these
 from kubectl_pd.pending.say import say as say
 from kubectl_pd.pending.target import Target
@@ -207,15 +207,13 @@ def short(q: Fraction | None, resource: str | None) -> str:
 
 def amount_of(q: Fraction | None, resource: str) -> str:
     """`6` for 6 cards (the unit follows), else the quantity."""
-    text = short(q, resource)
-    return text.split(" ")[0] if is_credits(resource) else text
+    return card_count(q)[0] if q is not None and is_credits(resource) else short(q, resource)
 
 
 def more(q: Fraction | None, resource: str | None) -> str:
     """`4 more cards`, `500m more cpu`."""
     if resource and is_credits(resource) and q is not None:
-        text = short(q, resource)
-        n, _, unit = text.partition(" ")
+        n, unit = card_count(q)
         return f"{n} more {unit}"
     return f"{short(q, resource)} more"
 
