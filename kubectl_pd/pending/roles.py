@@ -97,17 +97,20 @@ class Unit:
     reads: RoleReads | None = field(default=None, repr=False, compare=False)  # made on the first question
 
     def _reads(self) -> RoleReads:
-        if self.reads is None:
-            self.reads = RoleReads(self.pods)
-        return self.reads
+        reads = self.reads
+        if reads is None:
+            reads = self.reads = RoleReads(self.pods)
+        return reads
 
     def mark(self, pod: kube.Pod) -> Mark:
         """The Pod's role reads (roles.mark), made once per unit."""
-        return self._reads().mark(pod)
+        hit = self._reads().pods.get(id(pod))
+        return hit[1] if hit is not None else mark(pod)
 
     def role_of(self, pod: kube.Pod, role_names: set[str]) -> str:
         """pod_role, from the Pod's mark."""
-        return role_of_mark(self._reads().mark(pod), role_names)
+        hit = self._reads().pods.get(id(pod))
+        return role_of_mark(hit[1] if hit is not None else mark(pod), role_names)
 
     def podset_role(self, ps: PodSet, role_names: set[str]) -> str:
         """podset_role over the unit's Pods, from what they were read to say."""
@@ -131,10 +134,6 @@ class RoleReads:
             if rh is not None and comp:
                 self.by_hash.setdefault(rh, comp)
         self.templates: dict[int, tuple[PodSet, str | None]] = {}
-
-    def mark(self, pod: kube.Pod) -> Mark:
-        hit = self.pods.get(id(pod))
-        return hit[1] if hit is not None else mark(pod)
 
     def template_role(self, ps: PodSet) -> str | None:
         hit = self.templates.get(id(ps))
