@@ -807,10 +807,13 @@ def _mapping_key(m: Mapping[Any, Any]) -> tuple[Any, ...]:
     return tuple(sorted(m.items()))
 
 
+_EXACT = (Fraction, int)  # a tuple: `Fraction | int` would build a new union on every call
+
+
 def _quantities_key(m: Mapping[str, Fraction]) -> tuple[Any, ...]:
     """A mapping of quantities as a key of plain integers (numerator, denominator): equal for equal values,
     hashed and compared in C, not by Fraction's methods, which run in Python."""
-    return tuple(sorted((k, (q.numerator, q.denominator) if isinstance(q, Fraction | int) else q)
+    return tuple(sorted((k, (q.numerator, q.denominator) if isinstance(q, _EXACT) else q)
                         for k, q in m.items()))
 
 

@@ -428,6 +428,8 @@ def topology_request(ps: Any) -> TopologyRequest:
     ps = _d(ps)
     tr = _d(ps.get("topologyRequest"))
     ann = _d(_d(_d(ps.get("template")).get("metadata")).get("annotations"))
+    if not tr and not ann:  # nothing asked (most pod sets): what the reads below would make of two empty dicts
+        return _NO_TOPOLOGY
     mode = level = None
     for m, key, annotation in (("required", "required", TAS_REQUIRED), ("preferred", "preferred", TAS_PREFERRED)):
         level = _s(tr.get(key)) or _s(ann.get(annotation))

@@ -297,12 +297,17 @@ def _workload_verdicts(snap: Snapshot, cq_name: str, members: list[tuple[RoleDem
                     d, FITS, None, next(iter(alone.flavors.values()), None), alone, psa, cluster_queue=cq_name)
                 continue
         b = blocker(psa)
-        res = b.resource if b is not None else None
-        others = sum((o.requests.get(res or "", Fraction(0)) for o, _ in members if o is not d), Fraction(0))
         out[(d.workload, d.pod_set)] = PodSetVerdict(
             d, verdict_of(code), code, next(iter(psa.flavors.values()), None), psa, psa,
-            max_pods(b, d, others) if code else None, cq_name)
+            max_pods(b, d, _others(members, d, b)) if code else None, cq_name)
     return out
+
+
+def _others(members: list[tuple[RoleDemand, ad.PodSetDemand]], d: RoleDemand, b: Blocker | None) -> Fraction:
+    """What the Workload's other pod sets ask of the blocking resource (summed only for a pod set that is blocked:
+    Fraction's arithmetic runs in Python)."""
+    res = b.resource if b is not None else None
+    return sum((o.requests.get(res or "", Fraction(0)) for o, _ in members if o is not d), Fraction(0))
 
 
 def together_blocked(verdicts: Iterable[PodSetVerdict]) -> list[PodSetVerdict]:

@@ -59,14 +59,11 @@ from kubectl_pd.pending.queues import STRUCTURAL, cq_of_queue, structural
 from kubectl_pd.pending.roles import (
     COMPONENT,
     FAST_ADMISSION,
-    ROLE_HASH,
     TOTAL_COUNT,
     DeploymentRole,
     Unit,
     group_want,
     md_roles,
-    pod_role,
-    podset_role,
     role_order,
     role_size,
     runnable,
@@ -341,19 +338,19 @@ def _roles_seen(facts: Facts, units: list[Unit]) -> list[DeploymentRole]:
     seen: dict[str, None] = {}
     for u in units:
         for ps in _pod_sets(facts, u):
-            seen.setdefault(podset_role(ps, u.pods, set()), None)
+            seen.setdefault(u.podset_role(ps, set()), None)
         for p in u.pods:
-            seen.setdefault(pod_role(p, set()), None)
+            seen.setdefault(u.role_of(p, set()), None)
     return [DeploymentRole(n, _kind_of(n, facts.pods), None, 1, None) for n in seen]
 
 
 def _compose(facts: Facts, units: list[Unit], roles: list[DeploymentRole], role_names: set[str]) -> None:
     """Each group's roles and queue (what keeps Kueue from composing it is _group_checks')."""
     for u in units:
-        u.roles = sorted({pod_role(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
+        u.roles = sorted({u.role_of(p, role_names) for p in u.pods}, key=lambda r: role_order(r, roles))
         if u.workload is not None:
             for ps in _pod_sets(facts, u):
-                r = podset_role(ps, u.pods, role_names)
+                r = u.podset_role(ps, role_names)
                 if r not in u.roles:
                     u.roles.append(r)
             u.queue = u.workload.queue_name
@@ -501,8 +498,8 @@ def _kind_of(role: str, pods: list[kube.Pod]) -> str:
 
 
 def _shape(facts: Facts, units: list[Unit], role_names: set[str], pods: list[kube.Pod]) -> str:
-    multi = any(len({pod_role(p, role_names) for p in u.pods}) > 1
-                or len({podset_role(ps, u.pods, role_names) for ps in _pod_sets(facts, u)}) > 1 for u in units)
+    multi = any(len({u.role_of(p, role_names) for p in u.pods}) > 1
+                or len({u.podset_role(ps, role_names) for ps in _pod_sets(facts, u)}) > 1 for u in units)
     if multi:
         return "pd-atomic"
     if len([u for u in units if u.group]) > 1 or any(
@@ -612,7 +609,7 @@ def _fast_admission(u: Unit, facts: Facts) -> list[Reason]:
 
 
 def _too_many_roles(u: Unit, composes: list[km.ComposeError], role_names: set[str]) -> list[Reason]:
-    hashes = {p.annotations.get(ROLE_HASH) or pod_role(p, role_names) for p in u.pods if runnable(p)}
+    hashes = {u.mark(p)[0] or u.role_of(p, role_names) for p in u.pods if runnable(p)}
     too_many = next((c for c in composes if c.kind == "too-many-roles"), None)
     if too_many is None and len(hashes) <= MAX_ROLES_018:
         return []
@@ -668,7 +665,7 @@ def _per_role_have_want(u: Unit, facts: Facts, roles: list[DeploymentRole], role
     have: dict[str, int] = {}
     for p in u.pods:
         if runnable(p):
-            name = pod_role(p, role_names)
+            name = u.role_of(p, role_names)
             have[name] = have.get(name, 0) + 1
     out: list[tuple[str, int, int | None]] = []
     want_total = group_want(u)
@@ -701,15 +698,15 @@ def _demands(ctx: Context, u: Unit) -> list[tuple[vd.RoleDemand, ad.PodSetDemand
     limits = tuple(facts.limit_ranges)
     if u.workload is not None:
         wl = u.workload
-        role_of = {ps.name: podset_role(ps, u.pods, role_names) for ps in wl.pod_sets}
+        role_of = {ps.name: u.podset_role(ps, role_names) for ps in wl.pod_sets}
         specs: dict[str, PodSet] = {}
         for p in u.pods:
-            specs.setdefault(pod_role(p, role_names), p.template)
+            specs.setdefault(u.role_of(p, role_names), p.template)
         return vd.pod_set_demands(wl, u.group, role_of, specs, sizes, limits)
     # no Workload: what Kueue would compose, one pod set per role, count = the role's share
     by_role: dict[str, list[kube.Pod]] = {}
     for p in u.pods:
-        by_role.setdefault(pod_role(p, role_names), []).append(p)
+        by_role.setdefault(u.role_of(p, role_names), []).append(p)
     want_total = group_want(u)
     out = []
     for r, pods in by_role.items():
@@ -806,7 +803,7 @@ def _after_admission(u: Unit, facts: Facts, role_names: set[str]) -> list[Reason
     by_role: dict[str, list[kube.Pod]] = {}
     for p in u.pods:
         if runnable(p) and pod_waiting(p):
-            by_role.setdefault(pod_role(p, role_names), []).append(p)
+            by_role.setdefault(u.role_of(p, role_names), []).append(p)
     for role, pods in by_role.items():
         gated = [p for p in pods if pod_gates(p)]
         if gated:
@@ -943,8 +940,9 @@ def _role_rows(scene: Context, verdicts: Verdicts) -> list[RoleRow]:
     rows = []
     facts, units, role_names, what_if = scene.facts, scene.units, scene.role_names, scene.what_if
     whole = facts.target.kind == "ModelDeployment"
+    have_of = _runnable_per_role(units, role_names)
     for r in scene.roles:
-        have = sum(1 for u in units for p in u.pods if runnable(p) and pod_role(p, role_names) == r.name)
+        have = have_of.get(r.name, 0)
         want = what_if[r.name] * r.size if r.name in what_if else _row_want(facts, r, units, whole)
         vs = [v for v in verdicts.values() if v.demand.role == r.name]
         per_pod = _row_per_pod(r, units, vs, role_names)
@@ -953,6 +951,17 @@ def _role_rows(scene: Context, verdicts: Verdicts) -> list[RoleRow]:
         reserved = bool(vs) and all(v.demand.reserved for v in vs)
         rows.append(RoleRow(r.name, r.kind, have, want, per_pod, flavor, verdict, reserved, r.name in what_if))
     return rows
+
+
+def _runnable_per_role(units: list[Unit], role_names: set[str]) -> dict[str, int]:
+    """The runnable Pods of each role, counted in one pass over the units."""
+    out: dict[str, int] = {}
+    for u in units:
+        for p in u.pods:
+            if runnable(p):
+                r = u.role_of(p, role_names)
+                out[r] = out.get(r, 0) + 1
+    return out
 
 
 def _row_want(facts: Facts, r: DeploymentRole, units: list[Unit], whole: bool) -> int | None:
@@ -967,7 +976,7 @@ def _row_want(facts: Facts, r: DeploymentRole, units: list[Unit], whole: bool) -
 def _pod_set_counts(facts: Facts, r: DeploymentRole, units: list[Unit]) -> int | None:
     """No deployment says how many: the pod sets of the role's Workloads do (None when no Workload was read)."""
     counts = [ps.count for u in units if u.workload is not None for ps in u.workload.pod_sets
-              if podset_role(ps, u.pods, {r.name}) == r.name]
+              if u.podset_role(ps, {r.name}) == r.name]
     return sum(counts) if counts else None
 
 
@@ -979,7 +988,7 @@ def _row_per_pod(r: DeploymentRole, units: list[Unit], vs: list[vd.PodSetVerdict
             return dict(v.demand.requests)
         if v.demand.count:
             return {k: q / v.demand.count for k, q in v.demand.requests.items()}
-    pod = next((p for u in units for p in u.pods if pod_role(p, role_names) == r.name), None)
+    pod = next((p for u in units for p in u.pods if u.role_of(p, role_names) == r.name), None)
     return dict(pod.template.requests) if pod is not None else {}
 
 
@@ -1020,7 +1029,7 @@ def _assigned_flavors(facts: Facts, units: list[Unit], role: str, role_names: se
             continue
         for psa in wl.admission:
             spec_ps = next((p for p in wl.pod_sets if p.name == psa.name), None) or PodSet(psa.name, 0, {})
-            if podset_role(spec_ps, u.pods, role_names) == role:
+            if u.podset_role(spec_ps, role_names) == role:
                 out.update(psa.flavors.values())
     return sorted(out)
 

@@ -19,7 +19,7 @@ from kubectl_pd.pending import topology as tp
 from kubectl_pd.pending.gather import Facts
 from kubectl_pd.pending.model import Reason, Say, amended, read_only, say
 from kubectl_pd.pending.queues import structural
-from kubectl_pd.pending.roles import Unit, pod_role, podset_role
+from kubectl_pd.pending.roles import Unit
 from kubectl_pd.pending.say import QuotaAsk
 
 TYPE_CHECKING = False
@@ -193,7 +193,7 @@ def _fragmentation(u: Unit, facts: Facts) -> dict[str, Any] | None:
     asks: dict[str, Fraction | None] = {}
     role_names = set(u.roles)
     for p in u.pods:
-        r = pod_role(p, role_names)
+        r = u.role_of(p, role_names)
         if r not in asks:
             req = dict(p.template.requests)
             asks[r] = next((q for res, q in req.items() if is_credits(res)), None)
@@ -377,7 +377,7 @@ def _node_checked(r: Reason, u: Unit, wl: Workload, facts: Facts) -> Reason:
     from kubectl_pd.kueue import admission as ad
 
     flavor, read = facts.flavors.get(r.flavor), facts.nodes.get(r.flavor, ())
-    ps = next((p for p in wl.pod_sets if podset_role(p, u.pods, set(u.roles)) == r.role), None)
+    ps = next((p for p in wl.pod_sets if u.podset_role(p, set(u.roles)) == r.role), None)
     if flavor is None or ps is None or read is None or r.flavor not in facts.nodes:
         state = "refused" if r.flavor in facts.nodes and read is None else "unread"
         return amended(r, params=read_only({**r.params, "nodeFit": state}),
@@ -419,7 +419,7 @@ def _queued_reasons(u: Unit, wl: Workload, facts: Facts, verdicts: dict[tuple[st
                     notes: list[Say], hypothetical: bool) -> list[Reason]:
     g = u.group
     qr = wl.condition("QuotaReserved")
-    ps_roles = {ps.name: podset_role(ps, u.pods, set(u.roles)) for ps in wl.pod_sets}
+    ps_roles = {ps.name: u.podset_role(ps, set(u.roles)) for ps in wl.pod_sets}
     queue_problems = structural(facts, u.queue, g)
     qr_reason = qr.reason if qr is not None else ""
     qr_msg = qr.message if qr is not None and qr.status == "False" and not hypothetical else None
