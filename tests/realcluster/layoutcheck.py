@@ -167,6 +167,11 @@ def compare_queues(doc: dict[str, Any], snap: list[dict[str, Any]], lay: ly.Layo
 
 def check_queues(plane: Plane, lay: ly.Layout, n: df.Names, when: str) -> Check:
     """queues live, then the objects it read, read again; repeated once when Kueue wrote a status in between."""
+    with df.timed("queues"):
+        return _check_queues(plane, lay, n, when)
+
+
+def _check_queues(plane: Plane, lay: ly.Layout, n: df.Names, when: str) -> Check:
     problems: list[str] = []
     snap: list[dict[str, Any]] = []
     doc: dict[str, Any] = {}
@@ -229,27 +234,51 @@ def check_capacity(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[str
         return [*out, Check("capacity", lay.seed, None, ours=ours, kueue="not created copy by copy")]
     if pre.get("copies"):
         res.named = [t["name"] for t in pre["copies"][0]["targets"]]
-    for i in range(doc["now"]):
-        made = _create(plane, lay, ns, f"copy{i}", "--force")  # the preflight's word is not what is judged here
-        if made.returncode != 0:
-            raise PlaneError(f"create copy{i}: {made.stderr.strip()}")
-        w = wait_for(f"copy{i} tried", lambda i=i: (g := cp._group(plane, ns, f"copy{i}")) is not None and condition(
-            g, "QuotaReserved") is not None and g, timeout=30)
-        res.admitted.append(is_true(w, "QuotaReserved"))
+    before = _reserving(plane, n.cq(lay.target_queue))
+    with df.timed("capacity.copies"):
+        res.admitted = _copies(plane, lay, ns, doc["now"])
     if all(res.admitted) and doc["now"]:
-        time.sleep(1.0)  # the ClusterQueues' status after the copies
+        _copies_counted(plane, n.cq(lay.target_queue), before, doc["now"])  # the ClusterQueue's status after them
         out.append(check_queues(plane, lay, n, f"after {doc['now']} copies"))
     made = _create(plane, lay, ns, "one-more", "--force")
     if made.returncode != 0:
         raise PlaneError(f"create one-more: {made.stderr.strip()}")
-    res.one_more, res.preempted = cp._one_more(plane, ns)
+    with df.timed("capacity.one-more"):
+        res.one_more, res.preempted = cp._one_more(plane, ns)
     kueue = {"admitted": res.admitted, "oneMore": res.one_more, "preempted": res.preempted}
     out.append(Check("capacity", lay.seed, res.holds, ours=ours, kueue=kueue, snapshot=snap,
                      problems=[] if res.holds else [f"now {doc['now']}: copies admitted {res.admitted}, one more "
                                                     f"{res.one_more} {res.preempted} (named {res.named})"]))
     if res.one_more == "pending":
-        out.append(check_by_preemption(plane, lay, n))
+        with df.timed("capacity.byPreemption"):
+            out.append(check_by_preemption(plane, lay, n))
     return out
+
+
+def _copies(plane: Plane, lay: ly.Layout, ns: str, count: int) -> list[bool]:
+    """COUNT copies created one by one, each tried by Kueue before the next: admitted or not, each."""
+    out = []
+    for i in range(count):
+        made = _create(plane, lay, ns, f"copy{i}", "--force")  # the preflight's word is not what is judged here
+        if made.returncode != 0:
+            raise PlaneError(f"create copy{i}: {made.stderr.strip()}")
+        w = wait_for(f"copy{i} tried", lambda i=i: (g := cp._group(plane, ns, f"copy{i}")) is not None and condition(
+            g, "QuotaReserved") is not None and g, timeout=30)
+        out.append(is_true(w, "QuotaReserved"))
+    return out
+
+
+def _reserving(plane: Plane, cq: str) -> int:
+    return int((plane.get("clusterqueue", cq).get("status") or {}).get("reservingWorkloads", 0))
+
+
+def _copies_counted(plane: Plane, cq: str, before: int, copies: int) -> None:
+    """Until the ClusterQueue's status counts the copies admitted (Kueue writes it a little after each admission);
+    at most 3 s, the fixed second this replaced and check_queues' own two retries."""
+    try:
+        wait_for("the copies counted", lambda: _reserving(plane, cq) >= before + copies, timeout=3)
+    except PlaneError:
+        pass  # check_queues reads again on a mismatch, and says what it saw
 
 
 def check_by_preemption(plane: Plane, lay: ly.Layout, n: df.Names) -> Check:
@@ -325,7 +354,8 @@ def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[st
         plane.apply(*[objs.group_pod(ns, f"qwen-{role}-{i}", "qwen", total, lay.target_queue, role,
                                      {lay.resource: lay.amount(cards)})
                       for role, count, cards in lay.roles for i in range(count)], server_side=False)
-    did, evicted = _what_kueue_did(plane, ns, admitted)
+    with df.timed("preflight.kueue"):
+        did, evicted = _what_kueue_did(plane, ns, admitted)
     message = (condition(cp._group(plane, ns, "qwen") or {}, "QuotaReserved") or {}).get("message")
     did = kueue_waits_or_never(did, message)
     agree = None if said == "unknown" else (said, victims) == (did, evicted)
@@ -359,16 +389,19 @@ def check(plane: Plane, lay: ly.Layout, kueue_config: str | None = None,
     rec = None
     for command in ("capacity", "preflight"):
         if command in commands:
-            n, admitted = _fresh(plane, lay, command[0])
-            try:
-                out += (check_capacity(plane, lay, n, admitted) if command == "capacity"
-                        else [check_preflight(plane, lay, n, admitted)])
-            except PlaneError as e:  # the harness failed on this command: said, never counted as agreement
-                out.append(Check(command, lay.seed, None, problems=[f"harness: {str(e)[:300]}"]))
-            finally:
-                ly.cleanup(plane, lay, n)
+            with df.timed(command):
+                n, admitted = _fresh(plane, lay, command[0])
+                try:
+                    out += (check_capacity(plane, lay, n, admitted) if command == "capacity"
+                            else [check_preflight(plane, lay, n, admitted)])
+                except PlaneError as e:  # the harness failed on this command: said, never counted as agreement
+                    out.append(Check(command, lay.seed, None, problems=[f"harness: {str(e)[:300]}"]))
+                finally:
+                    with df.timed("cleanup"):
+                        ly.cleanup(plane, lay, n)
     if "why-pending" in commands:
-        rec = df.run(plane, lay, kueue_config=kueue_config, kit=ly.kit())
+        with df.timed("why-pending"):
+            rec = df.run(plane, lay, kueue_config=kueue_config, kit=ly.kit())
         values = [*rec.agree.values(), *rec.preemptor.values(), *rec.words.values()]
         agree = False if rec.disagrees else (True if True in values else None)
         out.append(Check("why-pending", lay.seed, agree, ours=rec.predicted, kueue=rec.kueue_did,
