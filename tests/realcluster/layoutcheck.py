@@ -338,8 +338,6 @@ def _top(plane: Plane, ns: str) -> tuple[bool, list[str]]:
 # ---------------------------------------------------------------- preflight
 
 def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[str]) -> Check:
-    from tests.realcluster.test_create_real import _what_kueue_did
-
     ns = n.namespace
     pre = _create(plane, lay, ns, "qwen", "--preflight", "-o", "json")
     if pre.returncode not in (0, 1) or not pre.stdout.strip():
@@ -356,7 +354,7 @@ def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[st
                                      {lay.resource: lay.amount(cards)})
                       for role, count, cards in lay.roles for i in range(count)], server_side=False)
     with df.timed("preflight.kueue"):
-        did, evicted = _what_kueue_did(plane, ns, admitted)
+        did, evicted = what_kueue_did(plane, ns, admitted)
     message = (condition(cp._group(plane, ns, "qwen") or {}, "QuotaReserved") or {}).get("message")
     did = kueue_waits_or_never(did, message)
     agree = None if said == "unknown" else (said, victims) == (did, evicted)
@@ -365,6 +363,41 @@ def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[st
                  kueue={"did": did, "preempted": evicted, "message": message},
                  snapshot=snap,
                  problems=[] if agree is not False else [f"said {said} {victims}, Kueue {did} {evicted}"])
+
+
+def what_kueue_did(plane: Plane, ns: str, admitted: list[str]) -> tuple[str, list[str]]:
+    """test_create_real's reading of Kueue on the group qwen (fits, preempts these, never, blocked), waiting as
+    differential._settle does: until it is admitted or nothing changed for SETTLE seconds, each eviction Kueue asks
+    for finished (nothing owns our Workloads), where that test watches twenty fixed half-seconds."""
+    wait_for("the pod group's Workload tried", lambda: (g := cp._group(plane, ns, "qwen")) is not None and condition(
+        g, "QuotaReserved") is not None and g)
+    victims: set[str] = set()
+    wl: dict[str, Any] = {}
+    last, quiet = "", time.monotonic()
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline:
+        items = plane.get("workloads", namespace=ns)["items"]
+        wl = next((w for w in items if w["metadata"]["name"] == "qwen"), wl)
+        if is_true(wl, "QuotaReserved"):
+            break
+        for w in items:
+            if w["metadata"]["name"] in admitted and df._preempted(w) and w["metadata"]["name"] not in victims:
+                victims.add(w["metadata"]["name"])
+                df._finish_eviction(plane, ns, w["metadata"]["name"], deactivate=True)
+        key = json.dumps([(w["metadata"]["name"], (w.get("status") or {}).get("admission"),
+                           [(c["type"], c["status"], c.get("reason")) for c in (w.get("status") or {}).get(
+                               "conditions") or []]) for w in items], sort_keys=True)
+        if key != last:
+            last, quiet = key, time.monotonic()
+        elif time.monotonic() - quiet > df.SETTLE:
+            break
+        time.sleep(0.3)
+    if victims:
+        return "preempts", sorted(victims)
+    if is_true(wl, "QuotaReserved"):
+        return "fits", []
+    msg = (condition(wl, "QuotaReserved") or {}).get("message", "")
+    return ("never" if "maximum capacity" in msg else "blocked"), []
 
 
 def kueue_waits_or_never(did: str, message: str | None) -> str:

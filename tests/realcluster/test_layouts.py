@@ -44,8 +44,7 @@ def test_every_command_agrees_with_kueue_on_generated_layouts(plane: Plane) -> N
                     new.append(c)
                     lc.save(plane, lay, c, rec if c.command == "why-pending" else None)
 
-    import tests.realcluster.test_create_real  # noqa: F401 - imported by layoutcheck on first use: before the threads
-    import tests.test_screen_property  # noqa: F401
+    import tests.test_screen_property  # noqa: F401 - imported by differential.run on first use: before the threads
 
     with ThreadPoolExecutor(max_workers=max(1, JOBS)) as pool:
         list(pool.map(one, SEEDS))
