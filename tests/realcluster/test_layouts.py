@@ -1,6 +1,6 @@
 """The layout differential's CI sample (issue 46, item 6): every command against the real Kueue on generated
 layouts (tests/realcluster/layouts.py, layoutcheck.py), a few seeds per Kueue line, bounded in time.
-`scripts/differential layouts --kueue 0.19 --states 300 --save` runs the full set.
+`scripts/differential layouts --kueue 0.19 --states 300 --jobs 4 --save` runs the full set.
 
 A disagreement already kept under tests/realcluster/cases/layouts/ (open: a known bug another change fixes,
 listed in docs/real-cluster.md; explained: not a bug) does not fail the sample; a new one fails it and is saved
