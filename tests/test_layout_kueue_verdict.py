@@ -19,11 +19,16 @@ SEED_46025 = ("couldn't assign flavors to pod set decode: insufficient quota for
 SEED_46031 = ("couldn't assign flavors to pod set prefill: insufficient quota for credits.gpustack.ai/nvidia in flavor "
               "fb, previously considered podsets requests (3200k) + current podset request (3200k) > maximum capacity "
               "(3200k), insufficient unused quota for credits.gpustack.ai/nvidia in flavor fa, 3200k more needed")
+SEED_46003 = ("couldn't assign flavors to pod set decode: insufficient unused quota for nvidia.com/gpu in flavor fa, 4 "
+              "more needed; couldn't assign flavors to pod set prefill: insufficient quota for nvidia.com/gpu in "
+              "flavor fa, previously considered podsets requests (4) + current podset request (2) > maximum capacity "
+              "(4)")
 
 CASES = [
     ("every flavor over its maximum: never", "never", MAX_ONLY, "never"),
     ("0.19 46025: fa over its maximum, fb short of unused quota: waits", "never", SEED_46025, "blocked"),
     ("0.18 46031: fb over its maximum, fa short of unused quota: waits", "never", SEED_46031, "blocked"),
+    ("0.19 46003: decode short of unused quota, prefill over fa's maximum: never", "never", SEED_46003, "never"),
     ("blocked stays blocked", "blocked", SEED_46025, "blocked"),
     ("admitted", "fits", None, "fits"),
     ("preempted", "preempts", None, "preempts"),

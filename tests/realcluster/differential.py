@@ -16,11 +16,13 @@ way Kueue's test utilities do (the quota reservation cleared), and Kueue then ad
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -34,6 +36,30 @@ PRIORITIES = {"pd-low": 10, "pd-mid": 50, "pd-high": 100}
 POLICIES_WITHIN = ("Never", "LowerPriority", "LowerOrNewerEqualPriority")
 POLICIES_RECLAIM = ("Never", "LowerPriority", "Any")
 SETTLE = 4.0  # seconds with nothing changing after the hold is lifted: Kueue's verdict is in
+
+_PHASES = threading.local()  # this thread's seconds per phase (timed), while `timings` collects them
+
+
+@contextlib.contextmanager
+def timings() -> Iterator[dict[str, float]]:
+    """Collect, on this thread, the seconds spent in each `timed` phase (a state runs on one thread)."""
+    out: dict[str, float] = {}
+    _PHASES.d = out
+    try:
+        yield out
+    finally:
+        _PHASES.d = None
+
+
+@contextlib.contextmanager
+def timed(phase: str) -> Iterator[None]:
+    t0 = time.monotonic()
+    try:
+        yield
+    finally:
+        d = getattr(_PHASES, "d", None)
+        if d is not None:
+            d[phase] = round(d.get(phase, 0.0) + time.monotonic() - t0, 2)
 
 
 @dataclass
@@ -329,29 +355,45 @@ def ensure_priorities(plane: Plane) -> None:
 def run(plane: Plane, state: Any, kueue_config: str | None = None, kit: Kit | None = None) -> Record:
     kit = kit or KIT
     t0 = time.monotonic()
-    ns = plane.namespace(f"{kit.namespace_prefix}{state.seed}")
-    n = Names(ns)
-    admitted = setup(plane, state, n, kit)
+    with timed("setup"):
+        ns = plane.namespace(f"{kit.namespace_prefix}{state.seed}")
+        n = Names(ns)
+        admitted = setup(plane, state, n, kit)
     resource = kit.resource_of(state)
-    plane.apply(*kit.target_pods(state, n), server_side=False)
-    wl = wait_for("the pod group's Workload", lambda: _target(plane, ns), timeout=30)
-    roles = _role_names(plane, ns, wl, resource)
-    # the hold seen by Kueue (the Workload inadmissible), then the snapshot
-    wait_for("the held Workload seen", lambda: condition(_target(plane, ns) or {}, "QuotaReserved") is not None,
-             timeout=30)
-    snap = lift(kit.snapshot(plane, n), wl["metadata"]["name"])
-    args = ["why-pending", "podgroup/pd", "-n", ns, "-o", "json", "-f", "-"]
-    if kueue_config:
-        args += ["--kueue-config", kueue_config]
-    got = plane.pd(*args, input=yaml.safe_dump_all(snap, sort_keys=False))
+    with timed("why-pending.wait-held"):
+        plane.apply(*kit.target_pods(state, n), server_side=False)
+        wl = wait_for("the pod group's Workload", lambda: _target(plane, ns), timeout=30)
+        roles = _role_names(plane, ns, wl, resource)
+        # the hold seen by Kueue (the Workload inadmissible), then the snapshot
+        wait_for("the held Workload seen", lambda: condition(_target(plane, ns) or {}, "QuotaReserved") is not None,
+                 timeout=30)
+    with timed("why-pending.predict"):
+        snap = lift(kit.snapshot(plane, n), wl["metadata"]["name"])
+        args = ["why-pending", "podgroup/pd", "-n", ns, "-o", "json", "-f", "-"]
+        if kueue_config:
+            args += ["--kueue-config", kueue_config]
+        got = plane.pd(*args, input=yaml.safe_dump_all(snap, sort_keys=False))
     if got.returncode not in (0, 1):
         raise PlaneError(f"why-pending --from-file exited {got.returncode}: {got.stderr.strip()}")
     doc = json.loads(got.stdout)
     predicted = _rename(predict(doc, n), roles)
     # lift the hold in the cluster and let Kueue act
-    plane.kubectl("patch", "localqueue", "target", "-n", ns, "--type=json",
-                  "-p", '[{"op":"remove","path":"/spec/stopPolicy"}]')
-    kueue_did = _settle(plane, ns, n, admitted, roles, resource)
+    with timed("why-pending.settle"):
+        plane.kubectl("patch", "localqueue", "target", "-n", ns, "--type=json",
+                      "-p", '[{"op":"remove","path":"/spec/stopPolicy"}]')
+        kueue_did = _settle(plane, ns, n, admitted, roles, resource)
+    with timed("why-pending.live"):
+        rec = _live(plane, state, kueue_did, predicted, roles, snap, wl, n)
+    rec.seconds = round(time.monotonic() - t0, 2)
+    with timed("cleanup"):
+        kit.cleanup(plane, state, n)
+    return rec
+
+
+def _live(plane: Plane, state: Any, kueue_did: Verdict, predicted: Verdict, roles: dict[str, str],
+          snap: list[dict[str, Any]], wl: dict[str, Any], n: Names) -> Record:
+    """The record of one state once Kueue settled: the preemptor named on each victim, the live answer's words."""
+    ns = n.namespace
     rec = Record(state.seed, plane.version, state.to_dict(), asdict(predicted), asdict(kueue_did),
                  compare(predicted, kueue_did), roles=roles, snapshot=snap)
     for victim in kueue_did.preempted or []:
@@ -373,8 +415,6 @@ def run(plane: Plane, state: Any, kueue_config: str | None = None, kit: Kit | No
             text = plane.pd("why-pending", "podgroup/pd", "-n", ns)
             rec.screen = check_screen(doc, text.stdout) if text.returncode == 0 else []
             rec.words["screen"] = not rec.screen
-    rec.seconds = round(time.monotonic() - t0, 2)
-    kit.cleanup(plane, state, n)
     return rec
 
 
@@ -383,35 +423,39 @@ def setup(plane: Plane, state: Any, n: Names, kit: Kit | None = None) -> list[st
     ClusterQueues' status shows every admitted one: the names admitted."""
     kit = kit or KIT
     ns = n.namespace
-    if kit.prepare is not None:
-        kit.prepare(plane, state, n)
-    plane.apply(*kit.queue_objects(state, n))
-    for q in kit.active(state):
-        wait_for(f"ClusterQueue {n.cq(q)} active", lambda q=q: is_true(plane.get("clusterqueue", n.cq(q)),
-                                                                       "Active"), timeout=30)
+    with timed("setup.queues"):
+        if kit.prepare is not None:
+            kit.prepare(plane, state, n)
+        plane.apply(*kit.queue_objects(state, n))
+        for q in kit.active(state):
+            wait_for(f"ClusterQueue {n.cq(q)} active", lambda q=q: is_true(plane.get("clusterqueue", n.cq(q)),
+                                                                           "Active"), timeout=30)
     admitted: list[str] = []
-    for r in kit.running_objects(state, n):  # one at a time, in order: each is admitted or deactivated
-        plane.apply(r)
-        name = r["metadata"]["name"]
-        got = wait_for(f"Workload {name} settled", lambda name=name: _settled_running(plane, ns, name), timeout=30)
-        if got == "admitted":
-            admitted.append(name)
-        else:
+    with timed("setup.running"):
+        for r in kit.running_objects(state, n):  # one at a time, in order: each is admitted or deactivated
+            plane.apply(r)
+            name = r["metadata"]["name"]
+            got = wait_for(f"Workload {name} settled", lambda name=name: _settled_running(plane, ns, name),
+                           timeout=30)
+            if got == "admitted":  # admitted by quota alone: Kueue admits a preemptor only once its victims
+                admitted.append(name)  # release their quota, which nothing does for ours, so none was evicted
+                continue
             plane.kubectl("patch", "workload", name, "-n", ns, "--type=merge", "-p", '{"spec":{"active":false}}')
-        # a Workload that needed preemption to fit may have had Kueue evict earlier ones before it was
-        # deactivated: those are finished and leave the state (the target must meet a quiet cluster)
-        time.sleep(0.5)
-        for w in plane.get("workloads", namespace=ns)["items"]:
-            if w["metadata"]["name"] in admitted and (_preempted(w) or not is_true(w, "QuotaReserved")):
-                _finish_eviction(plane, ns, w["metadata"]["name"], deactivate=True)
-                admitted.remove(w["metadata"]["name"])
+            # a Workload that needed preemption to fit may have had Kueue evict earlier ones before it was
+            # deactivated: those are finished and leave the state (the target must meet a quiet cluster)
+            time.sleep(0.5)
+            for w in plane.get("workloads", namespace=ns)["items"]:
+                if w["metadata"]["name"] in admitted and (_preempted(w) or not is_true(w, "QuotaReserved")):
+                    _finish_eviction(plane, ns, w["metadata"]["name"], deactivate=True)
+                    admitted.remove(w["metadata"]["name"])
     # the ClusterQueues' status (usage, counts) is written by Kueue a little after each admission: the
     # snapshot is taken once it shows every admitted Workload, as a user's `kubectl get` would see it later
     by_queue = {q.name: sum(1 for r in state.running if r.name in admitted and r.queue == q.name)
                 for q in state.queues}
-    wait_for("the ClusterQueues' status current", lambda: all(
-        (plane.get("clusterqueue", n.cq(q)).get("status") or {}).get("reservingWorkloads", 0) == c
-        for q, c in by_queue.items()), timeout=30)
+    with timed("setup.status"):
+        wait_for("the ClusterQueues' status current", lambda: all(
+            (plane.get("clusterqueue", n.cq(q)).get("status") or {}).get("reservingWorkloads", 0) == c
+            for q, c in by_queue.items()), timeout=30)
     return admitted
 
 

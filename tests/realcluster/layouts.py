@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,6 +32,8 @@ GPU = objs.GPU
 CREDITS = "credits.gpustack.ai/nvidia"
 CARD = {GPU: 1, CREDITS: 1_600_000}
 POOL = "pd.test/pool"  # the node label of a labelled flavor: its value is the flavor's cluster name
+# and the NoSchedule taint of its Nodes, which the flavor tolerates (Kueue adds a flavor's tolerations to the Pods
+# it admits there): no other Pod lands on a state's Nodes, so states run side by side on one plane (--jobs)
 PREFIX = "ly"  # the layouts' namespaces begin with it
 SMALL, LARGE = 4, (8, 16)
 
@@ -165,7 +166,22 @@ def nodes(lay: Layout, n: df.Names) -> list[dict[str, Any]]:
                         "metadata": {"name": name, "annotations": {"kwok.x-k8s.io/node": "fake"},
                                      "labels": {"type": "kwok", "kubernetes.io/hostname": name,
                                                 POOL: n.flavor(f.name)}},
-                        "spec": {}, "status": {"allocatable": res, "capacity": res}})
+                        "spec": {"taints": [_taint(n, f.name)]},
+                        "status": {"allocatable": res, "capacity": res}})
+    return out
+
+
+def _taint(n: df.Names, f: str) -> dict[str, str]:
+    return {"key": POOL, "value": n.flavor(f), "effect": "NoSchedule"}
+
+
+def _flavor(n: df.Names, f: FlavorSpec) -> dict[str, Any]:
+    """A labelled flavor selects its own Nodes and tolerates their taint; an unlabelled one, every untainted Node."""
+    if not f.labelled:
+        return objs.flavor(n.flavor(f.name))
+    out = objs.flavor(n.flavor(f.name), {POOL: n.flavor(f.name)})
+    out["spec"]["tolerations"] = [{"key": POOL, "operator": "Equal", **{k: v for k, v in _taint(n, f.name).items()
+                                                                       if k != "key"}}]
     return out
 
 
@@ -181,8 +197,7 @@ def _cpu_group() -> dict[str, Any]:
 
 
 def queue_objects(lay: Layout, n: df.Names) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [objs.flavor(n.flavor(f.name), {POOL: n.flavor(f.name)} if f.labelled else None)
-                                 for f in lay.flavors]
+    out: list[dict[str, Any]] = [_flavor(n, f) for f in lay.flavors]
     if lay.cpu:
         out.append(objs.flavor(n.flavor("cpu")))
     for c in lay.cohorts:
@@ -258,16 +273,12 @@ def snapshot(plane: Plane, n: df.Names) -> list[dict[str, Any]]:
 def cleanup(plane: Plane, lay: Layout, n: df.Names) -> None:
     plane.kubectl("delete", "pods,workloads,localqueues", "--all", "-n", n.namespace, "--wait=false",
                   "--grace-period=0", "--force", check=False)
-    plane.kubectl("delete", "clusterqueues", *[n.cq(q.name) for q in lay.queues], "--wait=false", check=False)
-    if lay.cohorts:
-        plane.kubectl("delete", "cohorts", *[cohort_name(n, c.name) for c in lay.cohorts], "--wait=false",
-                      check=False)
     flavors = [n.flavor(f.name) for f in lay.flavors] + ([n.flavor("cpu")] if lay.cpu else [])
-    plane.kubectl("delete", "resourceflavors", *flavors, "--wait=false", check=False)
-    made = [x["metadata"]["name"] for x in nodes(lay, n)]
-    if made:
-        plane.kubectl("delete", "nodes", *made, "--wait=false", check=False)
-    time.sleep(0.2)
+    # the cluster-scoped objects in one call (kind/name each; --ignore-not-found: a harness failure mid-setup)
+    plane.kubectl("delete", *[f"clusterqueue/{n.cq(q.name)}" for q in lay.queues],
+                  *[f"cohort/{cohort_name(n, c.name)}" for c in lay.cohorts],
+                  *[f"resourceflavor/{f}" for f in flavors], *[f"node/{x['metadata']['name']}" for x in nodes(lay, n)],
+                  "--wait=false", "--ignore-not-found", check=False)
 
 
 def kit() -> df.Kit:
