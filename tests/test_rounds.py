@@ -98,21 +98,27 @@ def _ahead_of(doc: dict[str, Any]) -> Any:
     return doc["queue"]["ahead"]
 
 
-def test_nothing_a_target_needs_only_later_is_imported_before_its_first_round_goes_out(apiserver: Callable) -> None:
-    """Start-up (issue 49, item 3): what a run imports before the head start (pending/lookahead.py) sends the first
-    round is waited for at every distance; the Kueue model, MultiKueue's words and the diagnosis load while the
-    reads are in flight. Read from `python -X importtime`'s order (a module is listed when its import ends)."""
+def _import_order(apiserver: Callable, target: str) -> list[str]:
+    """The modules `why-pending TARGET -n NS -o json` imports, in the order their imports end (`python -X
+    importtime`), against the loopback server holding the GROUPS layout."""
     import os
     import subprocess
     import sys
 
     objects, raw = _layout(GROUPS)
     _server, env = apiserver(*objects, raw=raw)
-    args = ["why-pending", f"podgroup/pg-{GROUPS - 1}", "-n", NS, "-o", "json"]
+    args = ["why-pending", target, "-n", NS, "-o", "json"]
     r = subprocess.run([sys.executable, "-X", "importtime", "-m", "kubectl_pd", *args], capture_output=True, text=True,
                        env={**os.environ, **env}, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
-    order = [line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")]
+    return [line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")]
+
+
+def test_nothing_a_target_needs_only_later_is_imported_before_its_first_round_goes_out(apiserver: Callable) -> None:
+    """Start-up (issue 49, item 3): what a run imports before the head start (pending/lookahead.py) sends the first
+    round is waited for at every distance; the Kueue model, MultiKueue's words and the diagnosis load while the
+    reads are in flight. Read from `python -X importtime`'s order (a module is listed when its import ends)."""
+    order = _import_order(apiserver, f"podgroup/pg-{GROUPS - 1}")
     before = order[:order.index("kubectl_pd.pending.lookahead")]
     late = ("kubectl_pd.kueue.model", "kubectl_pd.multikueue.words", "kubectl_pd.pending.gather",
             "kubectl_pd.pending.diagnose")
@@ -127,16 +133,6 @@ def test_a_one_target_json_run_loads_no_template_engine_nor_click_suggestions_an
     option, which click computed on the way to every short option: commands/options.quick_short_options) never
     load; the transport's TLS modules load before the diagnosis' (cluster/live.LiveSource.ready: round 1's
     requests then go out without sharing the interpreter with those imports)."""
-    import os
-    import subprocess
-    import sys
-
-    objects, raw = _layout(GROUPS)
-    _server, env = apiserver(*objects, raw=raw)
-    args = ["why-pending", f"pg-{GROUPS - 1}", "-n", NS, "-o", "json"]
-    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "kubectl_pd", *args], capture_output=True, text=True,
-                       env={**os.environ, **env}, timeout=120)
-    assert r.returncode == 0, r.stderr[-2000:]
-    order = [line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")]
+    order = _import_order(apiserver, f"pg-{GROUPS - 1}")
     assert not [m for m in order if m in ("kubectl_pd.output.jsonpath", "difflib")], order
     assert order.index("ssl") < order.index("kubectl_pd.pending.render"), order
