@@ -178,3 +178,29 @@ def test_the_assignment_returns_its_answer_and_the_view_keeps_none() -> None:
     assert not hasattr(view, "answers")
     again = view.judge(snap, "cq", demand, vd.WorkloadFacts("team-a/wl"))
     assert again.answer == first.answer and again.assignment.mode == first.assignment.mode
+
+
+def test_no_targets_for_the_whole_workload_resumes_the_scan() -> None:
+    """Kueue 0.19.2, layout seed 46054 (tests/realcluster/cases/layouts/fixed/): prefill's own search in fa finds
+    Workloads to reclaim, but the whole Workload (decode borrowing in fb, borrowWithinCohort Never) finds none, so
+    Kueue preempts nothing, requeues it with its scan's progress, and the next attempt resumes each pod set after
+    the flavor it tried last: decode in fc, prefill in fb, admitted with no preemption. Starting over with "no
+    candidates" everywhere put both in fb, and the next copy then "preempted run2", which Kueue did not."""
+    from kubectl_pd.cluster.admitted import read_admitted
+    from kubectl_pd.cluster.snapshot import SnapshotSource
+    from kubectl_pd.kueue.preempt_answer import PreemptionView
+
+    case = Path(__file__).parent / "realcluster/cases/layouts/fixed/kueue-0.19-capacity-seed-46054.yaml"
+    objs = yaml.safe_load(case.read_text())["snapshot"]
+    prefix = next(o["metadata"]["namespace"] for o in objs if o["kind"] == "Workload")
+    cq, res, card = f"{prefix}-q1", "credits.gpustack.ai/nvidia", Fraction(1600000)
+    snap = Snapshot.of(objs)
+    view = PreemptionView(read_admitted(SnapshotSource.from_objects(objs), [f"{prefix}-q0", cq], config=True))
+    demand = ad.Demand((ad.PodSetDemand("decode", 2, {res: card}), ad.PodSetDemand("prefill", 1, {res: card})),
+                       priority=50)
+    policy = ad.assign(snap, cq, demand)
+    assert policy.mode == ad.PREEMPT  # each flavor's own search: reclaim in fa stops the scan there
+    judged = view.judge(snap, cq, demand, vd.WorkloadFacts("team-a/copy", 50))
+    got = {p.name: p.flavors[res] for p in judged.assignment.pod_sets}
+    assert (judged.assignment.mode, got) == (ad.FIT, {"decode": f"{prefix}-fc", "prefill": f"{prefix}-fb"})
+    assert judged.answer is not None and not judged.answer.targets

@@ -449,14 +449,39 @@ def setup(plane: Plane, state: Any, n: Names, kit: Kit | None = None) -> list[st
                     _finish_eviction(plane, ns, w["metadata"]["name"], deactivate=True)
                     admitted.remove(w["metadata"]["name"])
     # the ClusterQueues' status (usage, counts) is written by Kueue a little after each admission: the
-    # snapshot is taken once it shows every admitted Workload, as a user's `kubectl get` would see it later
-    by_queue = {q.name: sum(1 for r in state.running if r.name in admitted and r.queue == q.name)
-                for q in state.queues}
+    # snapshot is taken once it shows every admitted Workload and what they reserve,
+    # as a user's `kubectl get` would see it later. The count alone is not enough: a preempted Workload still
+    # counted while the one admitted after it is not yet gives the same count (0.19.2 seed 46091: q1 counted 8
+    # cards of run0 evicted instead of run4's 4, so the preflight saw no room a moment before Kueue admitted)
     with timed("setup.status"):
-        wait_for("the ClusterQueues' status current", lambda: all(
-            (plane.get("clusterqueue", n.cq(q)).get("status") or {}).get("reservingWorkloads", 0) == c
-            for q, c in by_queue.items()), timeout=30)
+        wait_for("the ClusterQueues' status current", lambda: _status_current(plane, state, n, admitted),
+                 timeout=30)
     return admitted
+
+
+def _status_current(plane: Plane, state: Any, n: Names, admitted: list[str]) -> bool:
+    """Every ClusterQueue's status counts the admitted Workloads, and reserves what their admissions charge."""
+    by_queue = {q.name: [r.name for r in state.running if r.name in admitted and r.queue == q.name]
+                for q in state.queues}
+    workloads = {w["metadata"]["name"]: w for w in plane.get("workloads", namespace=n.namespace)["items"]}
+    for q, names in by_queue.items():
+        st = plane.get("clusterqueue", n.cq(q)).get("status") or {}
+        if st.get("reservingWorkloads", 0) != len(names):
+            return False
+        want: dict[tuple[str, str], Any] = {}
+        for name in names:
+            for psa in ((workloads.get(name) or {}).get("status") or {}).get("admission", {}).get(
+                    "podSetAssignments") or []:
+                for res, qty in (psa.get("resourceUsage") or {}).items():
+                    key = (psa.get("flavors", {}).get(res, ""), res)
+                    want[key] = want.get(key, 0) + parse(qty)
+        have = {(f["name"], r["name"]): parse(r.get("total", "0"))
+                for f in st.get("flavorsReservation") or [] for r in f.get("resources") or []}
+        covered = {r for _, r in have}  # what the queue covers: a resource it does not cover is not reserved
+        want = {k: v for k, v in want.items() if k[1] in covered}
+        if any(have.get(k, 0) != v for k, v in want.items()) or any(v and k not in want for k, v in have.items()):
+            return False
+    return True
 
 
 def _settled_running(plane: Plane, ns: str, name: str) -> str | None:
