@@ -240,6 +240,8 @@ def check_capacity(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[str
     pre = doc.get("byPreemption") or {}
     res = cp.Outcome(lay.seed, doc["now"], pre.get("count"))
     ours = {k: doc.get(k) for k in ("now", "atLeast", "byBorrowing", "withinNominal", "byPreemption", "next")}
+    if doc["now"] is None and _held(doc):
+        return [*out, _check_held(plane, lay, ns, ours, snap)]
     if doc["now"] is None or doc["now"] > cp.MAX_COPIES or doc.get("atLeast") or pre.get("unknown"):
         return [*out, Check("capacity", lay.seed, None, ours=ours, kueue="not created copy by copy")]
     if pre.get("copies"):
@@ -263,6 +265,32 @@ def check_capacity(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[str
         with df.timed("capacity.byPreemption"):
             out.append(check_by_preemption(plane, lay, n))
     return out
+
+
+def _group_pods(plane: Plane, lay: ly.Layout, ns: str, group: str) -> None:
+    """The Pods `create GROUP` would write, applied as they are (for a queue create refuses even with --force)."""
+    total = sum(c for _, c, _ in lay.roles)
+    plane.apply(*[objs.group_pod(ns, f"{group}-{role}-{i}", group, total, lay.target_queue, role,
+                                 {lay.resource: lay.amount(cards)})
+                  for role, count, cards in lay.roles for i in range(count)], server_side=False)
+
+
+def _held(doc: dict[str, Any]) -> bool:
+    """capacity counted nothing because the queue admits nothing now: a stopped or inactive LocalQueue or
+    ClusterQueue (an error of the preflight's queue checks)."""
+    return any(f.get("severity") == "error" and f.get("check") in ("cluster-queue", "local-queue")
+               for f in doc.get("findings") or [])
+
+
+def _check_held(plane: Plane, lay: ly.Layout, ns: str, ours: dict[str, Any], snap: Any) -> Check:
+    """A queue capacity calls not active: one copy created must stay pending (Kueue admits nothing there)."""
+    if _create(plane, lay, ns, "one-more", "--force").returncode != 0:  # refused even with --force: the Pods
+        _group_pods(plane, lay, ns, "one-more")  # create would write, so Kueue is what is judged
+    with df.timed("capacity.one-more"):
+        one_more, preempted = cp._one_more(plane, ns)
+    ok = one_more == "pending"
+    return Check("capacity", lay.seed, ok, ours=ours, kueue={"oneMore": one_more, "preempted": preempted},
+                 snapshot=snap, problems=[] if ok else [f"queue not active, yet one more {one_more} {preempted}"])
 
 
 def _copies(plane: Plane, lay: ly.Layout, ns: str, count: int) -> list[bool]:
@@ -380,10 +408,7 @@ def check_preflight(plane: Plane, lay: ly.Layout, n: df.Names, admitted: list[st
     if made.returncode != 0 and said == "fits":
         raise PlaneError(f"create qwen: {made.stderr.strip()}")
     if made.returncode != 0:  # create refuses even with --force (a stopped queue): the Pods create would write
-        total = sum(c for _, c, _ in lay.roles)
-        plane.apply(*[objs.group_pod(ns, f"qwen-{role}-{i}", "qwen", total, lay.target_queue, role,
-                                     {lay.resource: lay.amount(cards)})
-                      for role, count, cards in lay.roles for i in range(count)], server_side=False)
+        _group_pods(plane, lay, ns, "qwen")
     with df.timed("preflight.kueue"):
         did, evicted = what_kueue_did(plane, ns, admitted)
     message = (condition(cp._group(plane, ns, "qwen") or {}, "QuotaReserved") or {}).get("message")
