@@ -28,3 +28,21 @@ def test_copies_preempt_only_lower_priority(cli: Callable, priority: int, count:
     assert [t["priority"] for t in targets] == preempted
     assert all(t["priority"] < priority for t in targets)  # LowerPriority: strictly lower, never an equal copy
     assert not [t for t in targets if t["namespace"] == "(capacity)"]
+
+
+def test_a_copy_preempts_again_once_its_targets_are_gone(cli: Callable) -> None:
+    """Kueue 0.19.2, layout seed 46157 (tests/realcluster/cases/layouts/): the copy at 1000 first preempts copy1
+    (decode's fb), then Kueue assigns flavors afresh with copy1 gone, prefill's scan ends in fb and preempts copy0
+    too; Kueue preempted both. Judged once, the copy "preempted copy1" alone."""
+    import yaml
+
+    case = Path(__file__).parent / "realcluster/cases/layouts/fixed/kueue-0.19-capacity.byPreemption-seed-46157.yaml"
+    objs = [o for o in yaml.safe_load(case.read_text())["snapshot"] if o["metadata"]["name"] != "one-more"]
+    ns = next(o["metadata"]["namespace"] for o in objs if o["kind"] == "Workload")
+    roles = ["--role=name=prefill,kind=prefill,replicas=1,accelerator=1,image=e:1",
+             "--role=name=decode,kind=decode,replicas=1,accelerator=4,image=e:1"]
+    r = cli(["capacity", "-n", ns, "--target", "pods", "--local-queue", "q2", *roles, "--priority", "1000",
+             "-o", "json", "-f", "-"], input=yaml.safe_dump_all(objs))
+    assert r.exit_code == 0, r.stderr
+    first = json.loads(r.stdout)["byPreemption"]["copies"][0]
+    assert sorted(t["name"] for t in first["targets"]) == ["copy0", "copy1"]

@@ -2,8 +2,9 @@
 
 Each further copy is judged by the engine's preemption view (`kueue.preempt_answer.PreemptionView.judge`: the policy
 pass, then the real oracle over the admitted Workloads read once per queue, and Kueue's targets from that same
-assignment). A copy that would preempt is then taken as admitted: its targets leave the queues (their usage out
-of the snapshot and out of the Workloads the Context read) and its own usage comes in, as a Workload of the
+assignment). A copy that would preempt sees its targets leave the queues (their usage out of the snapshot and out
+of the Workloads the Context read) and is judged again, as Kueue tries it again once they are gone, preempting more
+where that assignment needs it; once it fits it is taken as admitted, its own usage in, as a Workload of the
 request's priority, newer than every other; the next copy is judged against that. The copies `now` counted are
 put in first the same way, so the quota the preemptor sees is the one they leave.
 """
@@ -29,6 +30,10 @@ DEFAULT_LIMIT = 20  # further copies judged at most
 OWN_NAMESPACE = "(capacity)"  # the namespace the hypothetical copies are given in the preemptor's view
 
 NOT_ALLOWED = "policy-never"  # the queue's preemption policies allow none
+# Kueue's cycles for one preempting copy: after its targets are gone Kueue assigns flavors afresh (the preemption's
+# outcome clears LastAssignment, scheduler.go:291@v0.19.2), which may choose others and preempt again (layout seed
+# 46157: decode's fb freed by copy1, prefill then ends its scan in fb and preempts copy0 too); a bound no queue nears
+MAX_CYCLES = 16
 
 
 @dataclass(frozen=True)
@@ -177,12 +182,14 @@ def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int,
                                          never=True)), snap
         if (never := sim.never_on_nodes(fit, s, part)) is not None:
             return _Step(None, stop=never), snap
-        label = f"{OWN_NAMESPACE}/copy-{n}/{part.workload}"
-        judged = ctx.judge(s, part.cluster_queue, part.demand, vd.WorkloadFacts(label, priority, created))
-        a, answer = judged.assignment, judged.answer
-        if a.mode in (ad.FIT, ad.PREEMPT) and (small := sim.landed_on_small(fit, s, part, a)) is not None:
-            return _Step(None, stop=small), snap
-        if a.mode == ad.PREEMPT:
+        facts = vd.WorkloadFacts(f"{OWN_NAMESPACE}/copy-{n}/{part.workload}", priority, created)
+        for _ in range(MAX_CYCLES):
+            judged = ctx.judge(s, part.cluster_queue, part.demand, facts)
+            a, answer = judged.assignment, judged.answer
+            if a.mode in (ad.FIT, ad.PREEMPT) and (small := sim.landed_on_small(fit, s, part, a)) is not None:
+                return _Step(None, stop=small), snap
+            if a.mode != ad.PREEMPT:
+                break
             if answer is None or answer.targets is None:
                 return _Step(None, stop=stop_of(part, a),
                              unknown=(answer.unknown if answer is not None else None) or "unknown"), snap
@@ -191,8 +198,8 @@ def _one(ctx: Any, snap: Snapshot, parts: Sequence[Part], n: int, priority: int,
             first_stop = first_stop or stop_of(part, a)
             victims = list(answer.targets)  # the engine's own records of who it would preempt
             targets += victims
-            s = _evict(ctx, s, victims)
-        elif a.mode != ad.FIT:
+            s = _evict(ctx, s, victims)  # once they are gone Kueue tries the Workload again, from its first flavor
+        if a.mode != ad.FIT:
             return _Step(None, stop=stop_of(part, a)), snap
         borrows = borrows or a.borrowing > 0
         flavors += [(part.workload, p.name, r, f) for p in a.pod_sets for r, f in sorted(p.flavors.items())]
