@@ -24,8 +24,12 @@ SEED_46003 = ("couldn't assign flavors to pod set decode: insufficient unused qu
               "flavor fa, previously considered podsets requests (4) + current podset request (2) > maximum capacity "
               "(4)")
 
+SEED_46187 = ("couldn't assign flavors to pod set decode: insufficient quota for nvidia.com/gpu in flavor fc, "
+              "previously considered podsets requests (0) + current podset request (2) > maximum capacity (0)")
+
 CASES = [
     ("every flavor over its maximum: never", "never", MAX_ONLY, "never"),
+    ("0.19 46187: a resumed scan names fc alone of fa, fb, fc: unknown", "never", SEED_46187, lc.UNKNOWN),
     ("0.19 46025: fa over its maximum, fb short of unused quota: waits", "never", SEED_46025, "blocked"),
     ("0.18 46031: fb over its maximum, fa short of unused quota: waits", "never", SEED_46031, "blocked"),
     ("0.19 46003: decode short of unused quota, prefill over fa's maximum: never", "never", SEED_46003, "never"),
@@ -37,7 +41,8 @@ CASES = [
 
 @pytest.mark.parametrize("case, did, message, want", CASES, ids=[c[0] for c in CASES])
 def test_kueue_waits_or_never(case: str, did: str, message: str | None, want: str) -> None:
-    assert lc.kueue_waits_or_never(did, message) == want
+    flavors = ("fa", "fb", "fc") if message == SEED_46187 else ()  # the queue's flavors, where the case gives them
+    assert lc.kueue_waits_or_never(did, message, flavors) == want
 
 
 def test_the_saved_cases_messages() -> None:
