@@ -23,6 +23,7 @@ from kubectl_pd.cluster.endpoint import Endpoint
 from kubectl_pd.cluster.urls import split
 from kubectl_pd.errors import BrokenAnswer, ClusterError, PdError
 from kubectl_pd.lazyre import lazy
+from kubectl_pd.output import stderr
 from kubectl_pd.records import dataclass
 from kubectl_pd.termsafe import SECRETS as _SECRETS  # one registry of credentials, printed through termsafe
 from kubectl_pd.termsafe import redact  # noqa: F401 - the one redaction (callers import it from here)
@@ -186,9 +187,9 @@ class Transport:
             if ep.insecure and (warned is None or ep.origin not in warned):
                 if warned is not None:
                     warned[ep.origin] = True
-                sys.stderr.write(f"warning: not verifying the certificate of the API server at {ep.origin} "
-                                 f"(insecure-skip-tls-verify in context {ep.context!r}): the connection is "
-                                 f"not secure\n")
+                stderr.say(stderr.WARNING, f"not verifying the certificate of the API server at {ep.origin} "
+                           f"(insecure-skip-tls-verify in context {ep.context!r}): the connection is not secure",
+                           echo=False, flush=False)
         try:
             route = Route.of(ep.server, ep.proxy, None if ep.insecure else ep.tls_server_name)
         except ProxyUnsupported as e:
@@ -281,10 +282,9 @@ class Transport:
             return
         self.warned.add(key)
         shown = "".join(c if " " <= c <= "~" else "?" for c in encoding[:40])
-        sys.stderr.write(f"warning: the API server at {self.ep.origin} sent its answer with Content-Encoding "
-                         f"{shown} although kubectl-pd asked for identity (a proxy or middlebox?): read it "
-                         f"inflated\n")
-        sys.stderr.flush()
+        stderr.say(stderr.WARNING, f"the API server at {self.ep.origin} sent its answer with Content-Encoding "
+                   f"{shown} although kubectl-pd asked for identity (a proxy or middlebox?): read it inflated",
+                   echo=False)
 
     def _unreachable(self, e: BaseException) -> ClusterError:
         from kubectl_pd.cluster.pool import describe

@@ -33,6 +33,7 @@ from kubectl_pd.errors import (
     ServerError,
 )
 from kubectl_pd.kueue.normalize import normalize
+from kubectl_pd.output import stderr
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:
@@ -562,11 +563,9 @@ class LiveSource(SourceDefaults):
         if not ours:
             raise ConflictError(f"{ref} exists but was not written by this run: the answer to its POST was lost "
                                 f"({_first(lost)}) and another writer holds the name; {settle}") from None
-        import sys
-
         uid = (found.get("metadata") or {}).get("uid") or "unknown"
-        sys.stderr.write(f"warning: the answer to the POST of {ref} was lost ({_first(lost)}); reading it back "
-                         f"finds it created by this run (uid {uid})\n")
+        stderr.say(stderr.WARNING, f"the answer to the POST of {ref} was lost ({_first(lost)}); reading it back "
+                   f"finds it created by this run (uid {uid})", echo=False, flush=False)
         return found
 
 

@@ -23,6 +23,7 @@ from kubectl_pd.commands.options import (  # noqa: E402
     with_cluster_flags,
 )
 from kubectl_pd.errors import EXIT_USAGE, PdError  # noqa: E402
+from kubectl_pd.output import stderr  # noqa: E402
 
 PROG = "kubectl pd"
 
@@ -145,11 +146,11 @@ def cli(ctx: click.Context, **flags: Any) -> None:
         ctx.exit(0)
 
 
-def _usage_line(e: click.UsageError) -> str:
+def _usage_text(e: click.UsageError) -> str:
     ctx = e.ctx
     where = ctx.command_path if ctx is not None else PROG
     msg = e.format_message().strip().replace("\n", " ")
-    return f"error: {msg} (see '{where} --help')"
+    return f"{msg} (see '{where} --help')"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -202,33 +203,32 @@ def _main(argv: list[str] | None) -> None:
         rv = cli.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_PD_COMPLETE", standalone_mode=False)
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
     except click.UsageError as e:  # includes BadParameter, NoSuchOption
-        click.echo(_usage_line(e), err=True)
+        stderr.error(_usage_text(e))
         sys.exit(EXIT_USAGE)
     except click.exceptions.Abort as e:  # click's own form of a KeyboardInterrupt (or EOF at a prompt)
-        click.echo("error: interrupted" if isinstance(e.__context__, KeyboardInterrupt) else "error: aborted",
-                   err=True)
+        stderr.error("interrupted" if isinstance(e.__context__, KeyboardInterrupt) else "aborted")
         sys.exit(130)
     except click.ClickException as e:
-        click.echo(f"error: {e.format_message()}", err=True)
+        stderr.error(e.format_message())
         sys.exit(e.exit_code)
     except PdError as e:
-        click.echo(f"error: {e.message}", err=True)
+        stderr.error(e.message)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
-        click.echo("error: interrupted", err=True)
+        stderr.error("interrupted")
         sys.exit(130)
     except (BrokenPipeError, ClosedStdout):
         # the reader went away (`| head`): not an error worth a message; exit 0 as kubectl's `get` ends
         _drop_stdout()
         sys.exit(0)
     except RecursionError:  # nothing of ours recurses without bound but the input's own nesting
-        click.echo("error: the input is nested too deeply to process (more levels than Python follows)", err=True)
+        stderr.error("the input is nested too deeply to process (more levels than Python follows)")
         sys.exit(EXIT_USAGE)
     except OSError as e:
         if e.errno not in _WRITE_ERRORS:
             _internal(e, debug)
         _drop_stdout()
-        click.echo(f"error: cannot write the output: {e.strerror or e} (is the disk full?)", err=True)
+        stderr.error(f"cannot write the output: {e.strerror or e} (is the disk full?)")
         sys.exit(1)
     except Exception as e:  # a bug of ours: still one line, the traceback only on request
         _internal(e, debug)
@@ -250,9 +250,6 @@ def _drop_stdout() -> None:
 def _internal(e: BaseException, debug: bool) -> None:
     if debug:
         raise e
-    click.echo(
-        f"error: internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
-        "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it",
-        err=True,
-    )
+    stderr.error(f"internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+                 "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it")
     sys.exit(1)
