@@ -33,7 +33,6 @@ from kubectl_pd.errors import (
     ServerError,
 )
 from kubectl_pd.kueue.normalize import normalize
-from kubectl_pd.output import stderr
 
 TYPE_CHECKING = False  # typing stays unloaded on a Tab press (docs/architecture.md, start-up path)
 if TYPE_CHECKING:
@@ -563,6 +562,8 @@ class LiveSource(SourceDefaults):
         if not ours:
             raise ConflictError(f"{ref} exists but was not written by this run: the answer to its POST was lost "
                                 f"({_first(lost)}) and another writer holds the name; {settle}") from None
+        from kubectl_pd.output import stderr  # rare: kept off the start-up path
+
         uid = (found.get("metadata") or {}).get("uid") or "unknown"
         stderr.say(stderr.WARNING, f"the answer to the POST of {ref} was lost ({_first(lost)}); reading it back "
                    f"finds it created by this run (uid {uid})", echo=False, flush=False)

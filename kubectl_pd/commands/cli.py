@@ -23,7 +23,6 @@ from kubectl_pd.commands.options import (  # noqa: E402
     with_cluster_flags,
 )
 from kubectl_pd.errors import EXIT_USAGE, PdError  # noqa: E402
-from kubectl_pd.output import stderr  # noqa: E402
 
 PROG = "kubectl pd"
 
@@ -193,6 +192,14 @@ class _WholeWrites(io.FileIO):
         return done
 
 
+def _error(text: str) -> None:
+    """The run's `error:` line (kubectl_pd/output/stderr.py: the MCP server's runs keep it as data). Loaded only
+    when a run fails: start-up (help, Tab) imports nothing for it."""
+    from kubectl_pd.output import stderr
+
+    stderr.error(text)
+
+
 def _main(argv: list[str] | None) -> None:
     debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
     if os.environ.get("_KUBECTL_PD_COMPLETE"):  # a shell's Tab: the shells' classes with one escaping
@@ -203,32 +210,32 @@ def _main(argv: list[str] | None) -> None:
         rv = cli.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_PD_COMPLETE", standalone_mode=False)
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
     except click.UsageError as e:  # includes BadParameter, NoSuchOption
-        stderr.error(_usage_text(e))
+        _error(_usage_text(e))
         sys.exit(EXIT_USAGE)
     except click.exceptions.Abort as e:  # click's own form of a KeyboardInterrupt (or EOF at a prompt)
-        stderr.error("interrupted" if isinstance(e.__context__, KeyboardInterrupt) else "aborted")
+        _error("interrupted" if isinstance(e.__context__, KeyboardInterrupt) else "aborted")
         sys.exit(130)
     except click.ClickException as e:
-        stderr.error(e.format_message())
+        _error(e.format_message())
         sys.exit(e.exit_code)
     except PdError as e:
-        stderr.error(e.message)
+        _error(e.message)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
-        stderr.error("interrupted")
+        _error("interrupted")
         sys.exit(130)
     except (BrokenPipeError, ClosedStdout):
         # the reader went away (`| head`): not an error worth a message; exit 0 as kubectl's `get` ends
         _drop_stdout()
         sys.exit(0)
     except RecursionError:  # nothing of ours recurses without bound but the input's own nesting
-        stderr.error("the input is nested too deeply to process (more levels than Python follows)")
+        _error("the input is nested too deeply to process (more levels than Python follows)")
         sys.exit(EXIT_USAGE)
     except OSError as e:
         if e.errno not in _WRITE_ERRORS:
             _internal(e, debug)
         _drop_stdout()
-        stderr.error(f"cannot write the output: {e.strerror or e} (is the disk full?)")
+        _error(f"cannot write the output: {e.strerror or e} (is the disk full?)")
         sys.exit(1)
     except Exception as e:  # a bug of ours: still one line, the traceback only on request
         _internal(e, debug)
@@ -250,6 +257,6 @@ def _drop_stdout() -> None:
 def _internal(e: BaseException, debug: bool) -> None:
     if debug:
         raise e
-    stderr.error(f"internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+    _error(f"internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
                  "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it")
     sys.exit(1)
