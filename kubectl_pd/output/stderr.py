@@ -4,8 +4,9 @@ around each CLI run (kubectl_pd/agent/run.py), so a tool reads the run's errors 
 never by reading its stderr back. Outside a `Collected` only the line is written.
 
 A ContextVar holds the open collector's list: the threads a run starts (interrupt.thread) run in a copy of its
-context, so what they say is recorded in the same list. Tiny on purpose: the CLI's start-up imports it, so it
-imports nothing but what start-up has loaded already (click only where a line is written through it)."""
+context, so what they say is recorded in the same list. Tiny on purpose: the CLI's entry point and the reads load
+it only when a line is said (start-up imports nothing for it), and it imports nothing a run has not loaded
+already (click only where a line is written through it)."""
 
 from __future__ import annotations
 
