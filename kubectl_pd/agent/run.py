@@ -19,6 +19,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 
+from kubectl_pd.output import stderr
 from kubectl_pd.records import dataclass
 
 ENTRY = "kubectl_pd.commands.cli"  # the `kubectl-pd` console script's module (pyproject.toml)
@@ -31,16 +32,18 @@ class Ran:
     code: int  # the exit code the CLI would give
     stdout: str
     stderr: str
+    errors: tuple[str, ...] = ()  # what the run said as `error: ...` lines, as data (kubectl_pd/output/stderr.py)
+    warnings: tuple[str, ...] = ()  # and as `warning: ...` lines
 
     @property
     def error(self) -> str:
-        """The CLI's last `error: ...` line without its prefix ("" when there is none)."""
-        lines = [x for x in self.stderr.splitlines() if x.startswith("error: ")]
-        return lines[-1][len("error: "):] if lines else ""
+        """The run's last error ("" when there is none)."""
+        return self.errors[-1] if self.errors else ""
 
-    @property
-    def warnings(self) -> list[str]:
-        return [x[len("warning: "):] for x in self.stderr.splitlines() if x.startswith("warning: ")]
+    @classmethod
+    def failed(cls, error: str) -> Ran:
+        """A run that did not happen or did not end (the server's own failure): exit 1 and its one error."""
+        return cls(1, "", stderr.line(stderr.ERROR, error) + "\n", (error,))
 
 
 def _stream(data: bytes = b"") -> io.TextIOWrapper:
@@ -74,13 +77,30 @@ def run(argv: Sequence[str], stdin: str | None = None) -> Ran:
 
     cli = importlib.import_module(ENTRY)
 
-    with _LOCK, _captured(stdin) as (out, err):
+    with _LOCK, _captured(stdin) as (out, err), stderr.Collected() as said:
         code = 0
         try:
             cli.main(list(argv))
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        return Ran(code, _text(out), _text(err))
+        return Ran(code, _text(out), _text(err), stderr.texts(said, stderr.ERROR), stderr.texts(said, stderr.WARNING))
+
+
+def answer(ran: Ran) -> dict[str, object]:
+    """A worker's answer (kubectl_pd/agent/worker.py): the run as JSON data, its errors and warnings as lists."""
+    return {"code": ran.code, "stdout": ran.stdout, "stderr": ran.stderr, "errors": list(ran.errors),
+            "warnings": list(ran.warnings)}
+
+
+def answered(doc: dict[str, object]) -> Ran:
+    """The run a worker's answer holds (ValueError, KeyError, TypeError: not one)."""
+    errors, warnings = doc["errors"], doc["warnings"]
+    if not isinstance(errors, list) or not isinstance(warnings, list):
+        raise TypeError("errors and warnings are lists")
+    code = doc["code"]
+    if not isinstance(code, int):
+        raise TypeError("code is an int")
+    return Ran(code, str(doc["stdout"]), str(doc["stderr"]), tuple(map(str, errors)), tuple(map(str, warnings)))
 
 
 def _worker_env() -> dict[str, str]:
@@ -120,23 +140,22 @@ class Workers:
         from kubectl_pd.agent import words as agent_words
 
         if self.stopping.is_set():
-            return Ran(1, "", f"error: {agent_words.STOPPING}\n")
+            return Ran.failed(agent_words.STOPPING)
         proc = self._take()
         try:
             data, _ = proc.communicate(json.dumps({"argv": list(argv), "stdin": stdin}).encode(), timeout=deadline)
         except subprocess.TimeoutExpired:
             _kill(proc)
-            return Ran(1, "", f"error: {agent_words.past_deadline(deadline or 0)}\n")
+            return Ran.failed(agent_words.past_deadline(deadline or 0))
         finally:
             with self._lock:
                 self._live.discard(proc)
         if self.stopping.is_set() and proc.returncode and proc.returncode < 0:
-            return Ran(1, "", f"error: {agent_words.STOPPING}\n")
+            return Ran.failed(agent_words.STOPPING)
         try:
-            answer = json.loads(data)
-            return Ran(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
+            return answered(json.loads(data))
         except (ValueError, KeyError, TypeError):
-            return Ran(1, "", f"error: {agent_words.worker_failed(proc.returncode)}\n")
+            return Ran.failed(agent_words.worker_failed(proc.returncode))
 
     def _start(self) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen([sys.executable, "-m", "kubectl_pd.agent.worker"], stdin=subprocess.PIPE,

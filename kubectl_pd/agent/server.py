@@ -29,6 +29,7 @@ from mcp.server.stdio import stdio_server
 from kubectl_pd import __version__
 from kubectl_pd.agent import run as running
 from kubectl_pd.agent import tools as T
+from kubectl_pd.output import stderr as said
 
 INSTRUCTIONS = ("kubectl-pd diagnoses prefill/decode deployments admitted through Kueue: why one is pending "
                 "(pd_why_pending), who preempted it (pd_who_preempted), what Kueue would refuse (pd_lint), and "
@@ -81,7 +82,7 @@ def build(guard: T.Guard, connection: Sequence[str], deadline: float = DEFAULT_C
         try:
             answer = await anyio.to_thread.run_sync(work)
         except Exception as e:  # a bug of ours: one line, and the server goes on
-            answer = T.ToolAnswer(None, f"error: internal error ({type(e).__name__}: {e})", 1)
+            answer = T.ToolAnswer(None, said.line(said.ERROR, f"internal error ({type(e).__name__}: {e})"), 1)
         return result(answer)
 
     return Server("kubectl-pd", version=__version__, title="kubectl pd", instructions=INSTRUCTIONS,

@@ -18,6 +18,7 @@ from typing import Any
 from kubectl_pd.agent import schemas, words
 from kubectl_pd.agent.run import Ran
 from kubectl_pd.errors import EXIT_USAGE
+from kubectl_pd.output.stderr import ERROR, WARNING, line
 from kubectl_pd.records import dataclass, field
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
@@ -446,24 +447,24 @@ def call(name: str, args: dict[str, Any] | None, guard: Guard, connection: Seque
     """One tool call: check the arguments, run the command with the server's connection flags, read its document."""
     tool = BY_NAME.get(name)
     if tool is None:
-        return ToolAnswer(None, f"error: no tool {name!r} (tools: {', '.join(BY_NAME)})", EXIT_USAGE)
+        return ToolAnswer(None, line(ERROR, f"no tool {name!r} (tools: {', '.join(BY_NAME)})"), EXIT_USAGE)
     try:
         args = dict(args or {})
         validate(tool, args)
         argv, stdin = tool.argv(args, guard)
     except ToolError as e:
-        return ToolAnswer(None, f"error: {e.message}", e.code)
+        return ToolAnswer(None, line(ERROR, e.message), e.code)
     out = runner([*connection, *argv], stdin)
     if not out.stdout.strip():  # no document: the CLI failed before it had one
-        return ToolAnswer(None, f"error: {out.error or 'the command printed nothing'}", out.code or 1)
+        return ToolAnswer(None, line(ERROR, out.error or "the command printed nothing"), out.code or 1)
     doc = json.loads(out.stdout)
     lines = [tool.summary(doc)]
     doc, page = paged(doc, int(args.get("cursor") or 0), len(out.stdout))
     if page is not None:
         lines.append(words.paged(page["count"], page["offset"], page["total"], page["key"], page["nextCursor"]))
-    lines += [f"warning: {w}" for w in out.warnings]
+    lines += [line(WARNING, w) for w in out.warnings]
     if out.code != 0 and out.error:
-        lines.append(f"error: {out.error}")
+        lines.append(line(ERROR, out.error))
     lines.append(UNTRUSTED)
     return ToolAnswer(doc, "\n".join(lines), out.code, untrusted_pointers(doc), page)
 

@@ -1,6 +1,7 @@
 """One MCP tool call in a process of its own (issue 42, M11): the server starts `python -m kubectl_pd.agent.worker`
 per call (one ahead of need, its imports done), sends it {"argv": [...], "stdin": TEXT|null} on its stdin, and
-reads {"code", "stdout", "stderr"} back.
+reads {"code", "stdout", "stderr", "errors", "warnings"} back (the errors and warnings the run said, as data:
+kubectl_pd/agent/run.answer).
 
 A call that outlives its deadline, or whose client went away, is killed with its process group (a credential
 plugin it started too): it can never block the next call nor outlive the server. The argv (which carries the
@@ -37,7 +38,7 @@ def main() -> None:
         return
     request = json.loads(raw)
     out = running.run([str(a) for a in request["argv"]], request.get("stdin"))
-    data = json.dumps({"code": out.code, "stdout": out.stdout, "stderr": out.stderr}).encode()
+    data = json.dumps(running.answer(out)).encode()
     with open(answer, "wb", closefd=True) as fh:
         fh.write(data)
 

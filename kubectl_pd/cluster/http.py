@@ -186,9 +186,8 @@ class Transport:
             if ep.insecure and (warned is None or ep.origin not in warned):
                 if warned is not None:
                     warned[ep.origin] = True
-                sys.stderr.write(f"warning: not verifying the certificate of the API server at {ep.origin} "
-                                 f"(insecure-skip-tls-verify in context {ep.context!r}): the connection is "
-                                 f"not secure\n")
+                _warn(f"not verifying the certificate of the API server at {ep.origin} (insecure-skip-tls-verify "
+                      f"in context {ep.context!r}): the connection is not secure", flush=False)
         try:
             route = Route.of(ep.server, ep.proxy, None if ep.insecure else ep.tls_server_name)
         except ProxyUnsupported as e:
@@ -281,10 +280,8 @@ class Transport:
             return
         self.warned.add(key)
         shown = "".join(c if " " <= c <= "~" else "?" for c in encoding[:40])
-        sys.stderr.write(f"warning: the API server at {self.ep.origin} sent its answer with Content-Encoding "
-                         f"{shown} although kubectl-pd asked for identity (a proxy or middlebox?): read it "
-                         f"inflated\n")
-        sys.stderr.flush()
+        _warn(f"the API server at {self.ep.origin} sent its answer with Content-Encoding {shown} although "
+              f"kubectl-pd asked for identity (a proxy or middlebox?): read it inflated", flush=True)
 
     def _unreachable(self, e: BaseException) -> ClusterError:
         from kubectl_pd.cluster.pool import describe
@@ -356,6 +353,14 @@ def tls_failure(origin: str, e: BaseException) -> str:
         return f"the API server at {origin} cannot be trusted: {why}"
     return (f"TLS handshake with the API server at {origin} failed: check the cluster's certificate-authority "
             f"(and the user's client certificate) in the kubeconfig")
+
+
+def _warn(text: str, flush: bool) -> None:
+    """A `warning:` line, one plain write to stderr (kubectl_pd/output/stderr.py; loaded only when a warning is
+    said: a live Tab press imports nothing for it)."""
+    from kubectl_pd.output import stderr
+
+    stderr.say(stderr.WARNING, text, echo=False, flush=flush)
 
 
 def _retry_after(reply: Reply) -> float | None:

@@ -562,11 +562,11 @@ class LiveSource(SourceDefaults):
         if not ours:
             raise ConflictError(f"{ref} exists but was not written by this run: the answer to its POST was lost "
                                 f"({_first(lost)}) and another writer holds the name; {settle}") from None
-        import sys
+        from kubectl_pd.output import stderr  # rare: kept off the start-up path
 
         uid = (found.get("metadata") or {}).get("uid") or "unknown"
-        sys.stderr.write(f"warning: the answer to the POST of {ref} was lost ({_first(lost)}); reading it back "
-                         f"finds it created by this run (uid {uid})\n")
+        stderr.say(stderr.WARNING, f"the answer to the POST of {ref} was lost ({_first(lost)}); reading it back "
+                   f"finds it created by this run (uid {uid})", echo=False, flush=False)
         return found
 
 

@@ -145,11 +145,11 @@ def cli(ctx: click.Context, **flags: Any) -> None:
         ctx.exit(0)
 
 
-def _usage_line(e: click.UsageError) -> str:
+def _usage_text(e: click.UsageError) -> str:
     ctx = e.ctx
     where = ctx.command_path if ctx is not None else PROG
     msg = e.format_message().strip().replace("\n", " ")
-    return f"error: {msg} (see '{where} --help')"
+    return f"{msg} (see '{where} --help')"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -192,6 +192,14 @@ class _WholeWrites(io.FileIO):
         return done
 
 
+def _error(text: str) -> None:
+    """The run's `error:` line (kubectl_pd/output/stderr.py: the MCP server's runs keep it as data). Loaded only
+    when a run fails: start-up (help, Tab) imports nothing for it."""
+    from kubectl_pd.output import stderr
+
+    stderr.error(text)
+
+
 def _main(argv: list[str] | None) -> None:
     debug = bool(os.environ.get("KUBECTL_PD_DEBUG"))
     if os.environ.get("_KUBECTL_PD_COMPLETE"):  # a shell's Tab: the shells' classes with one escaping
@@ -202,33 +210,32 @@ def _main(argv: list[str] | None) -> None:
         rv = cli.main(args=argv, prog_name=PROG, complete_var="_KUBECTL_PD_COMPLETE", standalone_mode=False)
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
     except click.UsageError as e:  # includes BadParameter, NoSuchOption
-        click.echo(_usage_line(e), err=True)
+        _error(_usage_text(e))
         sys.exit(EXIT_USAGE)
     except click.exceptions.Abort as e:  # click's own form of a KeyboardInterrupt (or EOF at a prompt)
-        click.echo("error: interrupted" if isinstance(e.__context__, KeyboardInterrupt) else "error: aborted",
-                   err=True)
+        _error("interrupted" if isinstance(e.__context__, KeyboardInterrupt) else "aborted")
         sys.exit(130)
     except click.ClickException as e:
-        click.echo(f"error: {e.format_message()}", err=True)
+        _error(e.format_message())
         sys.exit(e.exit_code)
     except PdError as e:
-        click.echo(f"error: {e.message}", err=True)
+        _error(e.message)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
-        click.echo("error: interrupted", err=True)
+        _error("interrupted")
         sys.exit(130)
     except (BrokenPipeError, ClosedStdout):
         # the reader went away (`| head`): not an error worth a message; exit 0 as kubectl's `get` ends
         _drop_stdout()
         sys.exit(0)
     except RecursionError:  # nothing of ours recurses without bound but the input's own nesting
-        click.echo("error: the input is nested too deeply to process (more levels than Python follows)", err=True)
+        _error("the input is nested too deeply to process (more levels than Python follows)")
         sys.exit(EXIT_USAGE)
     except OSError as e:
         if e.errno not in _WRITE_ERRORS:
             _internal(e, debug)
         _drop_stdout()
-        click.echo(f"error: cannot write the output: {e.strerror or e} (is the disk full?)", err=True)
+        _error(f"cannot write the output: {e.strerror or e} (is the disk full?)")
         sys.exit(1)
     except Exception as e:  # a bug of ours: still one line, the traceback only on request
         _internal(e, debug)
@@ -250,9 +257,6 @@ def _drop_stdout() -> None:
 def _internal(e: BaseException, debug: bool) -> None:
     if debug:
         raise e
-    click.echo(
-        f"error: internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
-        "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it",
-        err=True,
-    )
+    _error(f"internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+                 "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it")
     sys.exit(1)

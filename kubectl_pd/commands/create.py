@@ -25,6 +25,7 @@ from kubectl_pd.gpustack.lines import NAMES as LINE_NAMES
 from kubectl_pd.gpustack.lines import lines_help
 from kubectl_pd.gpustack.profiles import API_VERSIONS, CRD_NAME, GROUP, ApiProfile, ProfileError, from_crd, offline
 from kubectl_pd.gpustack.roles import PD_ATOMIC, PER_REPLICA
+from kubectl_pd.output import stderr
 from kubectl_pd.records import dataclass
 
 if TYPE_CHECKING:
@@ -49,12 +50,12 @@ def _env_pair(ctx: click.Context, param: click.Parameter, values: tuple[str, ...
 def _fail(problems: list[str], suffix: str = "") -> None:
     """Every problem on its own `error:` line; the last one is raised so main() sets the exit code."""
     for p in problems[:-1]:
-        click.echo(f"error: {p}", err=True)
+        stderr.error(p)
     raise PdError(problems[-1] + suffix)
 
 
 def _warn(message: str) -> None:
-    click.echo(f"warning: {message}", err=True)
+    stderr.warning(message)
 
 
 @click.command("create", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})

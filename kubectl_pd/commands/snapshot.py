@@ -12,6 +12,7 @@ import click
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.options import cluster_options
 from kubectl_pd.errors import EXIT_OK
+from kubectl_pd.output import stderr
 
 if TYPE_CHECKING:
     from kubectl_pd.multikueue.access import Access
@@ -69,8 +70,8 @@ def snapshot(cluster: ClusterOptions, target: str | None, all_namespaces: bool, 
     written = _write(path, header, rec, into_dir)
     from kubectl_pd.snapshot import words as snapshot_words
 
-    for line in snapshot_words.unread_lines(header):
-        click.echo(line, err=True)
+    for text in snapshot_words.unread_warnings(header):
+        stderr.warning(text)
     click.echo(snapshot_words.written(path, written, header))
     return EXIT_OK
 

@@ -17,6 +17,7 @@ import click
 from kubectl_pd.cluster.config import ClusterOptions
 from kubectl_pd.commands.options import COLOR, NO_HEADERS, SORT_BY, OutputType, cluster_options, output_spec
 from kubectl_pd.errors import EXIT_FAILED, EXIT_OK, ClusterError
+from kubectl_pd.output import stderr
 from kubectl_pd.records import dataclass, field
 
 if TYPE_CHECKING:  # the diagnosis, its renderers and tables load inside the command: Tab needs none of them
@@ -251,7 +252,7 @@ def run(c: WhyPending) -> int:
     for line in mk.notes(mkp):
         click.echo(f"note: {line}", err=True)
     for line in mk.errors(mkp):  # a worker not read: named, the others still diagnosed; exit 1 as kubectl's errors
-        click.echo(f"error: {line}", err=True)
+        stderr.error(line)
     return EXIT_FAILED if mkp.incomplete else EXIT_OK
 
 
@@ -414,7 +415,7 @@ def _errors(every: Every, where: str) -> None:
     from kubectl_pd.pending import words
 
     for e in every.unknown[1 if not every.refused else 0:]:
-        click.echo(f"error: {words.incomplete(e.target, e.unread)}", err=True)
+        stderr.error(words.incomplete(e.target, e.unread))
     if every.refused:
         from kubectl_pd.errors import ForbiddenError
         from kubectl_pd.pending.screen_words import forbidden_lists

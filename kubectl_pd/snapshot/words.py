@@ -21,12 +21,13 @@ def _replay_args(header: dict[str, Any]) -> str:
     return f" -n {header['namespace']}"
 
 
-def unread_lines(header: dict[str, Any]) -> list[str]:
-    lines = [f"warning: the diagnosis rests on a read that failed: {u['read']}: {u['error']}"
+def unread_warnings(header: dict[str, Any]) -> list[str]:
+    """The warnings (each a `warning:` line on stderr) of the reads that failed."""
+    lines = [f"the diagnosis rests on a read that failed: {u['read']}: {u['error']}"
              for u in header.get("unread") or []]
     for f in header.get("failed") or []:
         what = f.get("path") or " ".join(str(f[k]) for k in ("kind", "namespace", "name") if f.get(k))
-        lines.append(f"warning: could not {f.get('verb', 'read')} {what}: {f.get('refusal') or f['message']}")
+        lines.append(f"could not {f.get('verb', 'read')} {what}: {f.get('refusal') or f['message']}")
     return lines
 
 
