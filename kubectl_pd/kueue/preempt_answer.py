@@ -197,7 +197,7 @@ class PreemptionView:
         out = Answer(about.label, cq_name, needed=first.mode == ad.PREEMPT)
         if _preemption_may_win(first) and rd.policies_allow(snap, cq_name):
             return self._with_candidates(snap, cq_name, demand, about, first, out)
-        if not out.needed or not rd.policies_allow(snap, cq_name):
+        if not _some_pod_set_preempts(first) or not rd.policies_allow(snap, cq_name):
             frs = _blocking_frs(first) if self.want_holders else []
             if frs:
                 queues = rd.holder_queues(snap, cq_name, frs)
@@ -325,6 +325,14 @@ def _preemption_may_win(first: ad.Assignment) -> bool:
     (scheduler_test.go:5573@v0.18.4)."""
     return first.mode == ad.FIT and any(a.mode == ad.PREEMPT and a.borrow > 0
                                         for p in first.pod_sets for a in p.attempts)
+
+
+def _some_pod_set_preempts(first: ad.Assignment) -> bool:
+    """The Workload needs preemption, or some pod set the policy pass placed needs it while a later one finds no
+    flavor: whether that pod set has candidates (its code: needs preemption, or waits) only the admitted Workloads
+    can say (0.19.2 layout seed 46239: prefill "needs preemption" under LowerPriority among holders of higher
+    priority only, beside decode's QuotaExhausted; Kueue preempts nothing)."""
+    return first.mode == ad.PREEMPT or any(p.evaluated and p.mode == ad.PREEMPT for p in first.pod_sets)
 
 
 def _some_flavor_no_fit(first: ad.Assignment) -> bool:
