@@ -860,20 +860,19 @@ def assign_now(snap: Snapshot, cluster_queue: str, demand: Demand, *, oracle: Or
     unless that attempt leaves a pod set without a flavor the first attempt gave it (`_placed_before`)."""
     first = got = assign_once(snap, cluster_queue, demand, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue)
     for _ in range(_MAX_ATTEMPTS):
-        nxt = resume(snap, cluster_queue, demand, got, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue) \
-            if waits(got) else None
+        nxt = resume(snap, demand, got, oracle=oracle, fair_sharing=fair_sharing, kueue=kueue) if waits(got) else None
         if nxt is None:
             break
         got = nxt
     return got if got.fits or not _placed_before(first, got) else first
 
 
-def resume(snap: Snapshot, cluster_queue: str, demand: Demand, last: Assignment, *, oracle: Oracle = policy_oracle,
+def resume(snap: Snapshot, demand: Demand, last: Assignment, *, oracle: Oracle = policy_oracle,
            fair_sharing: bool = False, kueue: tuple[int, int] = KUEUE_DEFAULT) -> Assignment | None:
-    """Kueue's next attempt at a Workload whose attempt LAST left it waiting in its queue: each pod set's scan
-    resumed from the flavor after the one it tried last (`tried_flavors`); None when every scan had reached its
-    last flavor (the next attempt starts over: the first again)."""
-    cq = snap.cluster_queues[cluster_queue]
+    """Kueue's next attempt at a Workload whose attempt LAST (on its ClusterQueue) left it waiting in its queue:
+    each pod set's scan resumed from the flavor after the one it tried last (`tried_flavors`); None when every scan
+    had reached its last flavor (the next attempt starts over: the first again)."""
+    cq = snap.cluster_queues[last.cluster_queue]
     tried = tried_flavors(cq, last)
     if not any(i != -1 for t in tried.values() for i in t.values()):
         return None

@@ -223,14 +223,40 @@ class PreemptionView:
         real = ad.assign(snap, cq_name, demand, oracle=oracle, fair_sharing=cfg.fair_sharing)
         needed, targets = real.mode == ad.PREEMPT, out.targets
         if needed:
-            real, found = _targets_or_next(snap, cq_name, demand, real, oracle, created, settings, state,
-                                           cfg.fair_sharing)
+            real, found = self._targets_or_next(snap, demand, real, oracle, created)
             needed = real.mode == ad.PREEMPT
             targets = tuple(Victim(t.workload.namespace, t.workload.name, t.workload.cluster_queue,
                                    t.workload.priority, t.reason) for t in found)
         frs = _blocking_frs(first)
         held = holders(snap, self.reads, frs, queues, state) if frs else out.holders
         return Judged(real, replace(out, needed=needed, targets=targets, holders=held, notes=notes, searched=True))
+
+    def _targets_or_next(self, snap: Snapshot, demand: ad.Demand, real: ad.Assignment, oracle: ad.Oracle,
+                         created: float) -> tuple[ad.Assignment, tuple[Any, ...]]:
+        """Kueue's scheduler on an assignment that needs preemption: the targets for the whole Workload
+        (GetTargets, its usage in every flavor it was given). Where it finds none (each flavor's own search may
+        have found some, the whole Workload's none: a pod set borrowing elsewhere while borrowWithinCohort is
+        Never), it preempts nothing and requeues the Workload (RequeueReasonPreemptionNoCandidates,
+        scheduler.go:438@v0.19.2) with its scan's progress kept (recordAssignment, :284), so its next attempt
+        resumes each pod set's scan after the flavor it tried last (`ad.resume`): that attempt is judged the same
+        way, until one fits, preempts someone, or no scan can go on; then the Workload waits as one that does not
+        fit, the answer says "nothing", the verdict never "fits by preempting" (issue 37 W8; layout seed 46054,
+        tests/realcluster/cases/layouts)."""
+        cfg = self.config
+        settings, state, fair = cfg.settings(now=self.now), self._state(snap), cfg.fair_sharing
+        got: ad.Assignment | None = real
+        for _ in range(ad._MAX_ATTEMPTS):
+            if got is None or got.mode == ad.FIT:
+                break
+            if got.mode == ad.PREEMPT:
+                me = pre.Preemptor(got.cluster_queue, demand.priority, pre.usage_of(got), created)
+                found = pre.targets(snap, (), me, pre.needs_preemption(got), settings, state)
+                if found:
+                    return got, tuple(found)
+            got = ad.resume(snap, demand, got, oracle=oracle, fair_sharing=fair)
+        if got is not None and got.mode == ad.FIT:
+            return got, ()
+        return ad.assign(snap, real.cluster_queue, demand, oracle=_no_candidates, fair_sharing=fair), ()
 
     def preempted_by(self, conditions: Mapping[str, Condition]) -> PreemptedBy | None:
         """Resolve the preemptor named by UID in a Workload's Preempted condition to namespace/name and queue."""
@@ -363,32 +389,6 @@ def _candidate_frs(snap: Snapshot, cq_name: str, demand: ad.Demand) -> list[Flav
 
 
 Context = PreemptionView  # the name its callers import (commands/why_pending.py, pending/run.py), until they move
-
-
-def _targets_or_next(snap: Snapshot, cq_name: str, demand: ad.Demand, real: ad.Assignment, oracle: ad.Oracle,
-                     created: float, settings: Any, state: pre.State, fair: bool,
-                     ) -> tuple[ad.Assignment, tuple[Any, ...]]:
-    """Kueue's scheduler on an assignment that needs preemption: the targets for the whole Workload (GetTargets,
-    its usage in every flavor it was given). Where it finds none (each flavor's own search may have found some,
-    the whole Workload's none: a pod set borrowing elsewhere while borrowWithinCohort is Never), it preempts
-    nothing and requeues the Workload (RequeueReasonPreemptionNoCandidates, scheduler.go:438@v0.19.2) with its
-    scan's progress kept (recordAssignment, :284), so its next attempt resumes each pod set's scan after the
-    flavor it tried last (`ad.resume`): that attempt is judged the same way, until one fits, preempts someone,
-    or no scan can go on; then the Workload waits as one that does not fit, the answer says "nothing", the
-    verdict never "fits by preempting" (issue 37 W8; layout seed 46054, tests/realcluster/cases/layouts)."""
-    got: ad.Assignment | None = real
-    for _ in range(ad._MAX_ATTEMPTS):
-        if got is None or got.mode == ad.FIT:
-            break
-        if got.mode == ad.PREEMPT:
-            me = pre.Preemptor(cq_name, demand.priority, pre.usage_of(got), created)
-            found = pre.targets(snap, (), me, pre.needs_preemption(got), settings, state)
-            if found:
-                return got, tuple(found)
-        got = ad.resume(snap, cq_name, demand, got, oracle=oracle, fair_sharing=fair)
-    if got is not None and got.mode == ad.FIT:
-        return got, ()
-    return ad.assign(snap, cq_name, demand, oracle=_no_candidates, fair_sharing=fair), ()
 
 
 def _no_candidates(_cq: Any, _fr: Any, _val: Any, borrow: int) -> tuple[ad.Possibility, int]:
