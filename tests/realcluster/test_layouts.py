@@ -22,11 +22,11 @@ from tests.realcluster.plane import Plane
 pytestmark = pytest.mark.cluster
 
 # chosen so the sample covers a Cohort tree with quota at two levels, credits and plain GPUs, labelled flavors
-# with small and large Nodes and without, cpu and memory, HoldAndDrain, the three withinClusterQueue policies;
-# 46054 and 46157 hold two fixes to the real Kueue (a Workload with no targets resumes its scan; a preempting copy
-# plans again once its targets are gone: docs/real-cluster.md, "The full sets")
-SEEDS = [int(s) for s in os.environ.get("PD_LAYOUT_SEEDS", "46000,46001,46002,46004,46054,46157").split(",")
-         if s.strip()]
+# with small and large Nodes and without, cpu and memory, Hold and HoldAndDrain, the three withinClusterQueue
+# policies, in one wave of PD_LAYOUT_JOBS; 46054 and 46157 also hold two fixes against the real Kueue (a Workload
+# with no targets resumes its scan; a preempting copy plans again once its targets are gone: docs/real-cluster.md,
+# "The full sets")
+SEEDS = [int(s) for s in os.environ.get("PD_LAYOUT_SEEDS", "46001,46002,46054,46157").split(",") if s.strip()]
 JOBS = int(os.environ.get("PD_LAYOUT_JOBS", "4"))
 
 
