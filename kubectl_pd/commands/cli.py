@@ -258,5 +258,5 @@ def _internal(e: BaseException, debug: bool) -> None:
     if debug:
         raise e
     _error(f"internal error ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
-                 "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it")
+           "rerun with KUBECTL_PD_DEBUG=1 for a traceback and report it")
     sys.exit(1)
